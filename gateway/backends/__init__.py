@@ -1,0 +1,1 @@
+"""Inference backend adapters: chat completions (vLLM's universal API) and native Responses."""

@@ -1,0 +1,76 @@
+"""What the engine asks of an inference backend.
+
+`TurnRequest` is one model call of the tool loop, independent of wire format; an adapter turns it
+into a backend request and reports the model's output into a `TurnAssembler`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from gateway.engine.turn import TurnAssembler
+from gateway.errors import APIError, BackendError, InvalidRequest, NotFound
+from gateway.jsonutil import JSONDecodeError, loads
+
+
+@dataclass(slots=True)
+class TurnRequest:
+    model: str
+    instructions: str | None
+    items: list[dict[str, Any]]
+    # Responses-style function tools ({"type": "function", "name", "parameters", ...}), client- and server-side
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    tool_choice: Any = None
+    parallel_tool_calls: bool | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    max_output_tokens: int | None = None
+    text: dict[str, Any] | None = None
+    reasoning: dict[str, Any] | None = None
+    user: str | None = None
+    top_logprobs: int | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+class Backend(Protocol):
+    def turn_stream(self, turn: TurnRequest, sink: TurnAssembler) -> AsyncIterator[None]:
+        """Run one model call, reporting into `sink` and yielding after each piece of output."""
+        ...
+
+    async def list_models(self) -> list[dict[str, Any]]: ...
+
+    async def ping(self) -> bool: ...
+
+    async def close(self) -> None: ...
+
+
+def map_backend_error(status: int, body: bytes) -> APIError:
+    """Map a backend's error reply to what the gateway's client should see.
+
+    Client mistakes the backend detects (context too long, unknown model, bad sampling values) stay
+    4xx; anything else is the gateway's upstream failing, a 502.
+    """
+    message = body.decode("utf-8", "replace")[:2000] or f"backend answered HTTP {status}"
+    try:
+        parsed = loads(body)
+        err = parsed.get("error", parsed) if isinstance(parsed, dict) else {}
+        if isinstance(err, dict) and err.get("message"):
+            message = str(err["message"])
+        elif isinstance(err, str):
+            message = err
+    except (JSONDecodeError, ValueError, AttributeError):
+        pass
+    lowered = message.lower()
+    if status in (400, 413, 422) and (
+        "context length" in lowered or "maximum context" in lowered or "too long" in lowered
+    ):
+        return InvalidRequest(message, param="input", code="context_length_exceeded")
+    if status == 404:
+        return NotFound(message, param="model", code="model_not_found")
+    if status in (400, 422):
+        return InvalidRequest(message, code="invalid_request")
+    if status == 429:
+        return APIError(message, status=429, type="rate_limit_error", code="rate_limit_exceeded")
+    return BackendError(f"inference backend error (HTTP {status}): {message}")

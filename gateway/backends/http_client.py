@@ -1,0 +1,76 @@
+"""Shared HTTP plumbing for backends: one pooled aiohttp session and failure mapping.
+
+Transport failures become `BackendError`/`BackendTimeout`, so the engine records a `failed`
+response with a reason instead of leaking a traceback or leaving the response `in_progress`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiohttp
+
+from gateway.backends.base import map_backend_error
+from gateway.backends.sse import SSEParser
+from gateway.errors import BackendError, BackendTimeout
+from gateway.jsonutil import dumps
+
+
+class BackendHTTP:
+    def __init__(self, base_url: str, api_key: str | None, connect_timeout: float, read_timeout: float) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.headers = {"Content-Type": "application/json"}
+        if api_key:
+            self.headers["Authorization"] = f"Bearer {api_key}"
+        self.timeout = aiohttp.ClientTimeout(total=None, connect=connect_timeout, sock_read=read_timeout)
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def session(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(limit=512, keepalive_timeout=30, ttl_dns_cache=300)
+            self._session = aiohttp.ClientSession(
+                connector=connector, timeout=self.timeout, auto_decompress=False, skip_auto_headers=("User-Agent",)
+            )
+        return self._session
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+    @asynccontextmanager
+    async def post(self, path: str, body: dict[str, Any]) -> AsyncIterator[aiohttp.ClientResponse]:
+        url = self.base_url + path
+        try:
+            async with self.session.post(url, data=dumps(body), headers=self.headers) as resp:
+                if resp.status >= 400:
+                    raise map_backend_error(resp.status, await resp.read())
+                yield resp
+        except (aiohttp.ClientConnectorError, ConnectionRefusedError) as exc:
+            raise BackendError(f"could not connect to the inference backend at {self.base_url}: {exc}") from None
+        except TimeoutError:
+            raise BackendTimeout(f"the inference backend at {self.base_url} timed out") from None
+        except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
+            raise BackendError(f"the inference backend dropped the connection: {exc}") from None
+
+    async def get_json(self, path: str) -> Any:
+        try:
+            async with self.session.get(self.base_url + path, headers=self.headers) as resp:
+                if resp.status >= 400:
+                    raise map_backend_error(resp.status, await resp.read())
+                return await resp.json(content_type=None)
+        except aiohttp.ClientError as exc:
+            raise BackendError(f"could not reach the inference backend at {self.base_url}: {exc}") from None
+        except TimeoutError:
+            raise BackendTimeout(f"the inference backend at {self.base_url} timed out") from None
+
+
+async def iter_sse(resp: aiohttp.ClientResponse) -> AsyncIterator[tuple[str | None, bytes]]:
+    parser = SSEParser()
+    async for chunk in resp.content.iter_any():
+        for event in parser.feed(chunk):
+            yield event
+    for event in parser.close():
+        yield event

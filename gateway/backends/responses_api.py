@@ -1,0 +1,110 @@
+"""A backend that serves `/v1/responses` natively (vLLM, Ollama, OpenAI).
+
+The gateway still owns the state: it sends the assembled context with `store: false`, so the
+backend never needs to know about earlier turns, and re-emits the backend's events under its own
+ids and sequence numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from gateway.backends.base import TurnRequest
+from gateway.backends.http_client import BackendHTTP, iter_sse
+from gateway.engine.turn import TurnAssembler
+from gateway.errors import BackendError
+from gateway.jsonutil import loads
+
+
+def build_responses_body(turn: TurnRequest) -> dict[str, Any]:
+    body: dict[str, Any] = dict(turn.extras)
+    body.update({"model": turn.model, "input": turn.items, "stream": True, "store": False})
+    optional = {
+        "instructions": turn.instructions,
+        "temperature": turn.temperature,
+        "top_p": turn.top_p,
+        "max_output_tokens": turn.max_output_tokens,
+        "text": turn.text,
+        "reasoning": turn.reasoning,
+        "user": turn.user,
+        "tool_choice": turn.tool_choice,
+        "parallel_tool_calls": turn.parallel_tool_calls,
+    }
+    body.update({k: v for k, v in optional.items() if v is not None})
+    if turn.tools:
+        body["tools"] = turn.tools
+    else:
+        body.pop("tool_choice", None)
+    return body
+
+
+def chat_usage(usage: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "prompt_tokens": usage.get("input_tokens", 0),
+        "completion_tokens": usage.get("output_tokens", 0),
+        "prompt_tokens_details": usage.get("input_tokens_details"),
+        "completion_tokens_details": usage.get("output_tokens_details"),
+    }
+
+
+def apply_event(event: dict[str, Any], sink: TurnAssembler) -> None:
+    etype = event.get("type", "")
+    if etype == "response.output_text.delta":
+        sink.text(event.get("delta", ""))
+    elif etype in ("response.reasoning_text.delta", "response.reasoning_summary_text.delta"):
+        sink.reasoning(event.get("delta", ""))
+    elif etype == "response.output_item.added" and (event.get("item") or {}).get("type") == "function_call":
+        item = event["item"]
+        sink.tool_call(event.get("output_index", 0), item.get("call_id"), item.get("name"), item.get("arguments"))
+    elif etype == "response.function_call_arguments.delta":
+        sink.tool_call(event.get("output_index", 0), None, None, event.get("delta"))
+    elif etype in ("response.completed", "response.incomplete"):
+        resp = event.get("response") or {}
+        if resp.get("usage"):
+            sink.set_usage(chat_usage(resp["usage"]))
+        reason = (resp.get("incomplete_details") or {}).get("reason")
+        sink.finish("length" if reason == "max_output_tokens" else ("tool_calls" if sink.calls else "stop"))
+    elif etype in ("response.failed", "error"):
+        err = (event.get("response") or {}).get("error") or event
+        raise BackendError(f"the inference backend failed the response: {err.get('message', err)}")
+
+
+class ResponsesBackend:
+    def __init__(self, http: BackendHTTP) -> None:
+        self.http = http
+
+    async def turn_stream(self, turn: TurnRequest, sink: TurnAssembler) -> AsyncIterator[None]:
+        async with self.http.post("/responses", build_responses_body(turn)) as resp:
+            if "text/event-stream" not in resp.headers.get("Content-Type", ""):
+                body = loads(await resp.read())
+                for index, item in enumerate(body.get("output", [])):
+                    if item.get("type") == "message":
+                        for part in item.get("content", []):
+                            sink.text(part.get("text", ""))
+                    elif item.get("type") == "function_call":
+                        sink.tool_call(index, item.get("call_id"), item.get("name"), item.get("arguments"))
+                apply_event({"type": f"response.{body.get('status', 'completed')}", "response": body}, sink)
+                yield None
+                return
+            async for _event, data in iter_sse(resp):
+                if data == b"[DONE]":
+                    break
+                apply_event(loads(data), sink)
+                yield None
+        if sink.finish_reason is None:
+            raise BackendError("the inference backend's stream ended before the response was complete")
+
+    async def list_models(self) -> list[dict[str, Any]]:
+        body = await self.http.get_json("/models")
+        return list(body.get("data", [])) if isinstance(body, dict) else []
+
+    async def ping(self) -> bool:
+        try:
+            await self.list_models()
+        except BackendError:
+            return False
+        return True
+
+    async def close(self) -> None:
+        await self.http.close()

@@ -1,0 +1,48 @@
+"""An incremental Server-Sent Events parser.
+
+Bytes arrive in arbitrary slices (TCP reads, Envoy body chunks); events are only complete at a blank
+line. The parser keeps the partial tail between calls, so both the HTTP client and the ExtProc feed
+it whatever they get.
+"""
+
+from __future__ import annotations
+
+
+class SSEParser:
+    __slots__ = ("_buf", "_data", "_event")
+
+    def __init__(self) -> None:
+        self._buf = b""
+        self._event: str | None = None
+        self._data: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> list[tuple[str | None, bytes]]:
+        """Return the complete `(event, data)` pairs that `chunk` finishes."""
+        buf = self._buf + chunk if self._buf else chunk
+        out: list[tuple[str | None, bytes]] = []
+        start = 0
+        while True:
+            nl = buf.find(b"\n", start)
+            if nl < 0:
+                break
+            line = buf[start:nl]
+            start = nl + 1
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            if not line:
+                if self._data:
+                    out.append((self._event, b"\n".join(self._data)))
+                self._event, self._data = None, []
+            elif line.startswith(b"data:"):
+                value = line[5:]
+                self._data.append(value[1:] if value.startswith(b" ") else value)
+            elif line.startswith(b"event:"):
+                self._event = line[6:].strip().decode()
+            # ids, retry fields and comments (":") carry nothing the gateway needs
+        self._buf = buf[start:]
+        return out
+
+    def close(self) -> list[tuple[str | None, bytes]]:
+        """Flush an event the stream ended without a trailing blank line."""
+        out = self.feed(b"\n\n") if self._buf or self._data else []
+        return out

@@ -1,0 +1,71 @@
+"""Settings from environment variables (`GATEWAY_*`), optionally layered over a YAML file.
+
+One immutable object is built at start-up and handed to every component, so the HTTP server, the
+ExtProc and the supervisor agree on ports, paths and the backend without re-reading the environment.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    backend_url: str | None = Field(default=None, description="e.g. http://127.0.0.1:8000/v1; unset → local model")
+    backend_api: Literal["chat_completions", "responses"] = "chat_completions"
+    backend_api_key: str | None = None
+    backend_connect_timeout: float = 5.0
+    backend_read_timeout: float = 300.0
+    default_model: str | None = None
+    data_dir: Path = Path("./data")
+    host: str = "127.0.0.1"
+    http_port: int = 8082
+    envoy_port: int = 8081
+    envoy_admin_port: int = 9901
+    extproc_port: int = 10000
+    local_model_port: int = 8000
+    max_body_bytes: int = 32 * 1024 * 1024
+    models_refresh_seconds: float = 60.0
+    log_level: str = "INFO"
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / "gateway.db"
+
+    @property
+    def backend_base(self) -> str:
+        """The backend base URL without a trailing slash (always ends in the API prefix, e.g. /v1)."""
+        if not self.backend_url:
+            return f"http://127.0.0.1:{self.local_model_port}/v1"
+        return self.backend_url.rstrip("/")
+
+
+_ENV_PREFIX = "GATEWAY_"
+
+
+def load_settings(env: dict[str, str] | None = None, **overrides: Any) -> Settings:
+    """Build settings: YAML file (`GATEWAY_CONFIG`) < environment < explicit overrides."""
+    env = dict(os.environ if env is None else env)
+    values: dict[str, Any] = {}
+    config_file = env.get("GATEWAY_CONFIG")
+    if config_file:
+        with open(config_file, encoding="utf-8") as fh:
+            loaded = yaml.safe_load(fh) or {}
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{config_file}: expected a mapping of settings")
+        values.update(loaded)
+    for name in Settings.model_fields:
+        key = _ENV_PREFIX + name.upper()
+        if key in env and env[key] != "":
+            values[name] = env[key]
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return Settings(**values)
+    except ValidationError as exc:
+        raise ValueError(f"invalid gateway settings: {exc}") from exc

@@ -1,0 +1,1 @@
+"""The transport-agnostic engine: context assembly, the tool loop, the event stream, persistence."""

@@ -1,0 +1,147 @@
+"""Context assembly: turn a validated request into everything a run needs, before any output.
+
+All client mistakes (unknown previous response, conversation and previous_response_id together,
+dangling item references, unsupported tools) are found here, so they become clean 4xx replies
+before a stream has started.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from gateway.backends.base import Backend
+from gateway.config import Settings
+from gateway.engine.models import ModelCatalog
+from gateway.errors import InvalidRequest, NotFound
+from gateway.ids import response_id
+from gateway.schema.items import normalize_input
+from gateway.schema.requests import CreateResponseRequest
+from gateway.tools.registry import ToolRegistry
+from storage.base import StateStore
+
+
+@dataclass
+class EngineDeps:
+    settings: Settings
+    store: StateStore
+    backend: Backend
+    models: ModelCatalog
+    tools: ToolRegistry = field(default_factory=ToolRegistry)
+
+
+@dataclass
+class Prepared:
+    req: CreateResponseRequest
+    response: dict[str, Any]
+    inputs: list[dict[str, Any]]  # stored form, item references resolved
+    history: list[dict[str, Any]]
+    conversation_id: str | None
+
+    @property
+    def stored(self) -> bool:
+        return self.req.store
+
+    def context_items(self) -> list[dict[str, Any]]:
+        return self.history + self.inputs
+
+
+def new_response_object(req: CreateResponseRequest, *, model: str, conversation_id: str | None) -> dict[str, Any]:
+    text = req.text.model_dump(by_alias=True, exclude_none=True) if req.text else {}
+    text.setdefault("format", {"type": "text"})
+    text.setdefault("verbosity", "medium")
+    reasoning = req.reasoning.model_dump(exclude_none=True) if req.reasoning else {}
+    return {
+        "id": response_id(),
+        "object": "response",
+        "created_at": int(time.time()),
+        "status": "queued" if req.background else "in_progress",
+        "background": req.background,
+        "completed_at": None,
+        "error": None,
+        "incomplete_details": None,
+        "instructions": req.instructions,
+        "max_output_tokens": req.max_output_tokens,
+        "max_tool_calls": req.max_tool_calls,
+        "model": model,
+        "output": [],
+        "parallel_tool_calls": True if req.parallel_tool_calls is None else req.parallel_tool_calls,
+        "previous_response_id": req.previous_response_id,
+        "conversation": {"id": conversation_id} if conversation_id else None,
+        "prompt": req.prompt.model_dump(exclude_none=True) if req.prompt else None,
+        "prompt_cache_key": req.prompt_cache_key,
+        "reasoning": {"effort": reasoning.get("effort"), "summary": reasoning.get("summary")},
+        "safety_identifier": req.safety_identifier,
+        "service_tier": req.service_tier or "default",
+        "store": req.store,
+        "temperature": 1.0 if req.temperature is None else req.temperature,
+        "text": text,
+        "tool_choice": req.tool_choice or "auto",
+        "tools": req.tools or [],
+        "top_logprobs": req.top_logprobs or 0,
+        "top_p": 1.0 if req.top_p is None else req.top_p,
+        "truncation": req.truncation or "disabled",
+        "usage": None,
+        "user": req.user,
+        "metadata": req.metadata or {},
+    }
+
+
+async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
+    if req.background and not req.store:
+        raise InvalidRequest("background responses require 'store' to be true.", param="background")
+    if req.previous_response_id and req.conversation is not None:
+        raise InvalidRequest(
+            "Parameters 'previous_response_id' and 'conversation' cannot be used together.",
+            param="conversation",
+            code="invalid_request",
+        )
+    if req.input is None and req.prompt is None:
+        raise InvalidRequest("Missing required parameter: 'input'.", param="input", code="missing_required_parameter")
+    if req.prompt is not None:
+        raise InvalidRequest(
+            "Prompt templates are not available on this gateway yet.", param="prompt", code="unsupported_parameter"
+        )
+    deps.tools.validate(req.tools or [])
+    inputs = normalize_input(req.input)
+
+    history: list[dict[str, Any]] = []
+    conversation_id = req.conversation_id
+    if req.previous_response_id:
+        found = await deps.store.response_history(req.previous_response_id)
+        if found is None:
+            raise InvalidRequest(
+                f"Previous response with id '{req.previous_response_id}' not found.",
+                param="previous_response_id",
+                code="previous_response_not_found",
+            )
+        history = found
+    elif conversation_id:
+        if await deps.store.get_conversation(conversation_id) is None:
+            raise NotFound(f"Conversation with id '{conversation_id}' not found.", param="conversation")
+        history = await deps.store.conversation_items(conversation_id)
+
+    refs = [it["id"] for it in inputs if it["type"] == "item_reference"]
+    if refs:
+        found_items = await deps.store.get_items(refs)
+        resolved = []
+        for i, item in enumerate(inputs):
+            if item["type"] == "item_reference":
+                target = found_items.get(item["id"])
+                if target is None:
+                    raise InvalidRequest(
+                        f"Item with id '{item['id']}' not found.", param=f"input[{i}].id", code="item_not_found"
+                    )
+                item = target
+            resolved.append(item)
+        inputs = resolved
+
+    model = await deps.models.resolve(req.model)
+    return Prepared(
+        req=req,
+        response=new_response_object(req, model=model, conversation_id=conversation_id),
+        inputs=inputs,
+        history=history,
+        conversation_id=conversation_id,
+    )

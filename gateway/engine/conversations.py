@@ -1,0 +1,103 @@
+"""The Conversations API: durable item lists that responses read from and append to."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from gateway.errors import NotFound
+from gateway.ids import conversation_id
+from gateway.schema.items import normalize_input
+from gateway.schema.requests import (
+    CreateConversationItemsRequest,
+    CreateConversationRequest,
+    UpdateConversationRequest,
+)
+from gateway.schema.validation import parse
+from storage.base import Page, StateStore
+
+
+class ConversationsService:
+    def __init__(self, store: StateStore) -> None:
+        self.store = store
+
+    async def create(self, body: Any) -> dict[str, Any]:
+        req = parse(CreateConversationRequest, body if body is not None else {})
+        items = normalize_input(req.items or [], "items")
+        conv = {
+            "id": conversation_id(),
+            "object": "conversation",
+            "created_at": int(time.time()),
+            "metadata": req.metadata or {},
+        }
+        await self.store.create_conversation(conv, items)
+        return conv
+
+    async def retrieve(self, conv_id: str) -> dict[str, Any]:
+        conv = await self.store.get_conversation(conv_id)
+        if conv is None:
+            raise NotFound(f"Conversation with id '{conv_id}' not found.", param="conversation_id")
+        return conv
+
+    async def update(self, conv_id: str, body: Any) -> dict[str, Any]:
+        req = parse(UpdateConversationRequest, body)
+        conv = await self.store.update_conversation(conv_id, req.metadata)
+        if conv is None:
+            raise NotFound(f"Conversation with id '{conv_id}' not found.", param="conversation_id")
+        return conv
+
+    async def delete(self, conv_id: str) -> dict[str, Any]:
+        if not await self.store.delete_conversation(conv_id):
+            raise NotFound(f"Conversation with id '{conv_id}' not found.", param="conversation_id")
+        return {"id": conv_id, "object": "conversation.deleted", "deleted": True}
+
+    async def add_items(self, conv_id: str, body: Any) -> dict[str, Any]:
+        req = parse(CreateConversationItemsRequest, body)
+        items = normalize_input(req.items, "items")
+        refs = [i["id"] for i in items if i["type"] == "item_reference"]
+        if refs:
+            found = await self.store.get_items(refs)
+            for n, item in enumerate(items):
+                if item["type"] == "item_reference":
+                    if item["id"] not in found:
+                        raise NotFound(f"Item with id '{item['id']}' not found.", param=f"items[{n}].id")
+                    items[n] = found[item["id"]]
+        if not await self.store.add_conversation_items(conv_id, items):
+            raise NotFound(f"Conversation with id '{conv_id}' not found.", param="conversation_id")
+        return _list(items, has_more=False)
+
+    async def list_items(
+        self, conv_id: str, *, limit: int, order: str, after: str | None, before: str | None
+    ) -> dict[str, Any]:
+        await self.retrieve(conv_id)
+        page: Page = await self.store.list_conversation_items(
+            conv_id,
+            limit=limit,
+            order=order,  # type: ignore[arg-type]
+            after=after,
+            before=before,
+        )
+        return _list(page.data, page.has_more)
+
+    async def get_item(self, conv_id: str, item_id: str) -> dict[str, Any]:
+        await self.retrieve(conv_id)
+        item = await self.store.get_conversation_item(conv_id, item_id)
+        if item is None:
+            raise NotFound(f"Item with id '{item_id}' not found in conversation '{conv_id}'.", param="item_id")
+        return item
+
+    async def delete_item(self, conv_id: str, item_id: str) -> dict[str, Any]:
+        conv = await self.retrieve(conv_id)
+        if not await self.store.delete_conversation_item(conv_id, item_id):
+            raise NotFound(f"Item with id '{item_id}' not found in conversation '{conv_id}'.", param="item_id")
+        return conv
+
+
+def _list(items: list[dict[str, Any]], has_more: bool) -> dict[str, Any]:
+    return {
+        "object": "list",
+        "data": items,
+        "first_id": items[0]["id"] if items else None,
+        "last_id": items[-1]["id"] if items else None,
+        "has_more": has_more,
+    }

@@ -1,0 +1,199 @@
+"""The event builder: the one place that knows the Responses streaming grammar.
+
+It owns the response snapshot, `sequence_number`, `output_index`/`content_index` and item ids, and
+emits events as plain dicts. Streaming clients get them as SSE; non-streaming clients get the final
+snapshot of the very same stream, so the two can never disagree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.ids import function_call_id, message_id, reasoning_id
+
+Event = dict[str, Any]
+
+
+class EventBuilder:
+    def __init__(self, response: dict[str, Any]) -> None:
+        self.response = response
+        self.output: list[dict[str, Any]] = response["output"]
+        self._seq = 0
+        self.events: list[Event] = []  # drained by the runner after each step
+
+    def emit(self, type_: str, payload: dict[str, Any]) -> Event:
+        event = {"type": type_, **payload, "sequence_number": self._seq}
+        self._seq += 1
+        self.events.append(event)
+        return event
+
+    def drain(self) -> list[Event]:
+        events, self.events = self.events, []
+        return events
+
+    def snapshot(self) -> dict[str, Any]:
+        return {**self.response, "output": list(self.output)}
+
+    def lifecycle(self, type_: str) -> Event:
+        return self.emit(type_, {"response": self.snapshot()})
+
+    def error(self, message: str, code: str | None = None, param: str | None = None) -> Event:
+        return self.emit("error", {"code": code, "message": message, "param": param})
+
+    # -- output items ------------------------------------------------------------------------------
+    def add_item(self, item: dict[str, Any]) -> int:
+        """Append a finished item (e.g. a server-side tool call) with its added/done pair."""
+        index = len(self.output)
+        self.output.append(item)
+        self.emit("response.output_item.added", {"output_index": index, "item": item})
+        self.emit("response.output_item.done", {"output_index": index, "item": item})
+        return index
+
+    def open_item(self, item: dict[str, Any]) -> int:
+        index = len(self.output)
+        self.output.append(item)
+        self.emit("response.output_item.added", {"output_index": index, "item": _copy_item(item)})
+        return index
+
+    def close_item(self, index: int, status: str = "completed") -> None:
+        item = self.output[index]
+        if "status" in item:
+            item["status"] = status
+        self.emit("response.output_item.done", {"output_index": index, "item": item})
+
+
+def _copy_item(item: dict[str, Any]) -> dict[str, Any]:
+    copy = dict(item)
+    if "content" in copy:
+        copy["content"] = []
+    return copy
+
+
+class TextItem:
+    """An assistant message with one output_text part, streamed delta by delta."""
+
+    def __init__(self, events: EventBuilder) -> None:
+        self.events = events
+        self.id = message_id()
+        self.item: dict[str, Any] = {
+            "id": self.id,
+            "type": "message",
+            "status": "in_progress",
+            "content": [],
+            "role": "assistant",
+        }
+        self.index = events.open_item(self.item)
+        self.chunks: list[str] = []
+        part = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
+        events.emit(
+            "response.content_part.added",
+            {"item_id": self.id, "output_index": self.index, "content_index": 0, "part": part},
+        )
+
+    def delta(self, text: str) -> None:
+        self.chunks.append(text)
+        self.events.emit(
+            "response.output_text.delta",
+            {"item_id": self.id, "output_index": self.index, "content_index": 0, "delta": text, "logprobs": []},
+        )
+
+    def close(self, status: str = "completed") -> None:
+        text = "".join(self.chunks)
+        part = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+        self.item["content"] = [part]
+        ev = self.events
+        ev.emit(
+            "response.output_text.done",
+            {"item_id": self.id, "output_index": self.index, "content_index": 0, "text": text, "logprobs": []},
+        )
+        ev.emit(
+            "response.content_part.done",
+            {"item_id": self.id, "output_index": self.index, "content_index": 0, "part": part},
+        )
+        ev.close_item(self.index, status)
+
+
+class ReasoningItem:
+    """A reasoning item whose `reasoning_text` comes from the backend's `reasoning_content`."""
+
+    def __init__(self, events: EventBuilder) -> None:
+        self.events = events
+        self.id = reasoning_id()
+        self.item: dict[str, Any] = {
+            "id": self.id,
+            "type": "reasoning",
+            "summary": [],
+            "content": [],
+            "status": "in_progress",
+        }
+        self.index = events.open_item(self.item)
+        self.chunks: list[str] = []
+        events.emit(
+            "response.content_part.added",
+            {
+                "item_id": self.id,
+                "output_index": self.index,
+                "content_index": 0,
+                "part": {"type": "reasoning_text", "text": ""},
+            },
+        )
+
+    def delta(self, text: str) -> None:
+        self.chunks.append(text)
+        self.events.emit(
+            "response.reasoning_text.delta",
+            {"item_id": self.id, "output_index": self.index, "content_index": 0, "delta": text},
+        )
+
+    def close(self, status: str = "completed") -> None:
+        text = "".join(self.chunks)
+        part = {"type": "reasoning_text", "text": text}
+        self.item["content"] = [part]
+        ev = self.events
+        ev.emit(
+            "response.reasoning_text.done",
+            {"item_id": self.id, "output_index": self.index, "content_index": 0, "text": text},
+        )
+        ev.emit(
+            "response.content_part.done",
+            {"item_id": self.id, "output_index": self.index, "content_index": 0, "part": part},
+        )
+        ev.close_item(self.index, status)
+
+
+class FunctionCallItem:
+    """A function call whose arguments stream in; `call_id` is what the client answers with."""
+
+    def __init__(self, events: EventBuilder, call_id: str, name: str) -> None:
+        self.events = events
+        self.id = function_call_id()
+        self.item: dict[str, Any] = {
+            "id": self.id,
+            "type": "function_call",
+            "status": "in_progress",
+            "arguments": "",
+            "call_id": call_id,
+            "name": name,
+        }
+        self.index = events.open_item(self.item)
+        self.chunks: list[str] = []
+
+    @property
+    def name(self) -> str:
+        return str(self.item["name"])
+
+    def delta(self, text: str) -> None:
+        self.chunks.append(text)
+        self.events.emit(
+            "response.function_call_arguments.delta",
+            {"item_id": self.id, "output_index": self.index, "delta": text},
+        )
+
+    def close(self, status: str = "completed") -> None:
+        args = "".join(self.chunks)
+        self.item["arguments"] = args
+        self.events.emit(
+            "response.function_call_arguments.done",
+            {"item_id": self.id, "output_index": self.index, "name": self.name, "arguments": args},
+        )
+        self.events.close_item(self.index, status)

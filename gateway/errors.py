@@ -1,0 +1,84 @@
+"""OpenAI-shaped errors.
+
+Every failure a client can cause maps to one `APIError` so both front doors (HTTP and ExtProc) render
+the same `{"error": {"message", "type", "param", "code"}}` body with the same status.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class APIError(Exception):
+    """An error with an HTTP status and an OpenAI error body."""
+
+    status: int = 500
+    type: str = "server_error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        param: str | None = None,
+        code: str | None = None,
+        status: int | None = None,
+        type: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.param = param
+        self.code = code
+        if status is not None:
+            self.status = status
+        if type is not None:
+            self.type = type
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.code}}
+
+    def as_error_object(self) -> dict[str, Any]:
+        """The `error` field stored on a failed response (OpenAI's ResponseError: code + message)."""
+        return {"code": self.code or self.type, "message": self.message}
+
+
+class InvalidRequest(APIError):
+    status = 400
+    type = "invalid_request_error"
+
+
+class NotFound(APIError):
+    status = 404
+    type = "invalid_request_error"
+
+    def __init__(self, message: str, *, param: str | None = None, code: str | None = "not_found") -> None:
+        super().__init__(message, param=param, code=code)
+
+
+class Conflict(APIError):
+    status = 409
+    type = "invalid_request_error"
+
+
+class PayloadTooLarge(APIError):
+    status = 413
+    type = "invalid_request_error"
+
+
+class BackendError(APIError):
+    """The inference backend failed (refused, timed out, broke the stream, answered 5xx)."""
+
+    status = 502
+    type = "server_error"
+
+    def __init__(self, message: str, *, status: int = 502, code: str = "backend_error") -> None:
+        super().__init__(message, code=code, status=status)
+
+
+class BackendTimeout(BackendError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message, status=504, code="backend_timeout")
+
+
+class ServerError(APIError):
+    status = 500
+    type = "server_error"

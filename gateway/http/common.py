@@ -1,0 +1,86 @@
+"""Request parsing and reply rendering shared by every route."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from gateway.errors import APIError, InvalidRequest, PayloadTooLarge
+from gateway.jsonutil import JSONDecodeError, dumps, loads
+
+
+def json_response(body: Any, status: int = 200) -> web.Response:
+    return web.Response(body=dumps(body), status=status, content_type="application/json")
+
+
+def error_response(err: APIError) -> web.Response:
+    return json_response(err.body(), status=err.status)
+
+
+async def read_json(request: web.Request, *, optional: bool = False) -> Any:
+    try:
+        raw = await request.read()
+    except web.HTTPRequestEntityTooLarge as exc:
+        raise PayloadTooLarge(
+            f"Request body too large: the limit is {request.app['settings'].max_body_bytes} bytes.",
+            code="request_too_large",
+        ) from exc
+    if not raw.strip():
+        if optional:
+            return None
+        raise InvalidRequest("The request body is empty; expected a JSON object.", code="invalid_json")
+    try:
+        return loads(raw)
+    except JSONDecodeError:
+        raise InvalidRequest(
+            "We could not parse the JSON body of your request. The body must be valid JSON.", code="invalid_json"
+        ) from None
+
+
+def page_params(request: web.Request, default_order: str = "desc") -> dict[str, Any]:
+    q = request.query
+    try:
+        limit = int(q.get("limit", "20"))
+    except ValueError:
+        raise InvalidRequest("Invalid 'limit': expected an integer.", param="limit") from None
+    if not 1 <= limit <= 100:
+        raise InvalidRequest("Invalid 'limit': must be between 1 and 100.", param="limit")
+    order = q.get("order", default_order)
+    if order not in ("asc", "desc"):
+        raise InvalidRequest("Invalid 'order': expected 'asc' or 'desc'.", param="order")
+    return {"limit": limit, "order": order, "after": q.get("after") or None, "before": q.get("before") or None}
+
+
+def sse_frame(event: dict[str, Any]) -> bytes:
+    return b"event: " + event["type"].encode() + b"\ndata: " + dumps(event) + b"\n\n"
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
+    """Every failure leaves as an OpenAI error body; unexpected ones are logged, never leaked."""
+    try:
+        return await handler(request)
+    except APIError as err:
+        return error_response(err)
+    except web.HTTPRequestEntityTooLarge:
+        return error_response(PayloadTooLarge("Request body too large.", code="request_too_large"))
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        kind = "invalid_request_error" if exc.status < 500 else "server_error"
+        message = {
+            404: f"Unknown route: {request.method} {request.path}",
+            405: f"Method {request.method} not allowed for {request.path}",
+        }.get(exc.status, exc.reason)
+        return json_response(
+            {
+                "error": {
+                    "message": message,
+                    "type": kind,
+                    "param": None,
+                    "code": "not_found" if exc.status == 404 else None,
+                }
+            },
+            status=exc.status,
+        )

@@ -1,0 +1,52 @@
+"""Chat Completions, Completions and Embeddings forwarded to the backend byte for byte.
+
+Chat clients such as Open WebUI share the gateway's base URL. Bodies are relayed as they arrive
+(no parsing, no re-encoding), so a streamed completion reaches the client chunk by chunk with
+negligible overhead.
+"""
+
+from __future__ import annotations
+
+import aiohttp
+from aiohttp import web
+
+from gateway.backends.http_client import BackendHTTP
+from gateway.errors import BackendError, BackendTimeout
+from gateway.http.common import error_response, read_json
+
+routes = web.RouteTableDef()
+HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding"})
+
+
+async def _forward(request: web.Request, path: str) -> web.StreamResponse:
+    http: BackendHTTP = request.app["backend_http"]
+    await read_json(request)  # malformed JSON is the client's error, answered here with a 400
+    body = await request.read()
+    try:
+        async with http.session.post(http.base_url + path, data=body, headers=http.headers) as upstream:
+            headers = {k: v for k, v in upstream.headers.items() if k.lower() not in HOP_BY_HOP}
+            resp = web.StreamResponse(status=upstream.status, headers=headers)
+            await resp.prepare(request)
+            async for chunk in upstream.content.iter_any():
+                await resp.write(chunk)
+            await resp.write_eof()
+            return resp
+    except (aiohttp.ClientConnectorError, ConnectionRefusedError) as exc:
+        return error_response(BackendError(f"could not connect to the inference backend: {exc}"))
+    except TimeoutError:
+        return error_response(BackendTimeout("the inference backend timed out"))
+
+
+@routes.post("/v1/chat/completions")
+async def chat_completions(request: web.Request) -> web.StreamResponse:
+    return await _forward(request, "/chat/completions")
+
+
+@routes.post("/v1/completions")
+async def completions(request: web.Request) -> web.StreamResponse:
+    return await _forward(request, "/completions")
+
+
+@routes.post("/v1/embeddings")
+async def embeddings(request: web.Request) -> web.StreamResponse:
+    return await _forward(request, "/embeddings")

@@ -1,0 +1,80 @@
+"""Routes of `/v1/responses`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from aiohttp import web
+
+from gateway.engine.events import Event
+from gateway.engine.service import ResponsesService
+from gateway.http.common import error_response, json_response, page_params, read_json, sse_frame
+
+routes = web.RouteTableDef()
+
+
+def _service(request: web.Request) -> ResponsesService:
+    return request.app["responses"]  # type: ignore[no-any-return]
+
+
+async def stream_events(request: web.Request, events: AsyncIterator[Event]) -> web.StreamResponse:
+    resp = web.StreamResponse(
+        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )
+    await resp.prepare(request)
+    try:
+        async for event in events:
+            await resp.write(sse_frame(event))
+    except (ConnectionResetError, ConnectionError):
+        pass  # the client left; a stored run carries on in its own task
+    finally:
+        await events.aclose()  # type: ignore[attr-defined]
+    return resp
+
+
+@routes.post("/v1/responses")
+async def create(request: web.Request) -> web.StreamResponse:
+    service = _service(request)
+    prepared = await service.prepare(await read_json(request))
+    req = prepared.req
+    if req.background:
+        result = await service.background(prepared, stream=req.stream)
+        if isinstance(result, dict):
+            return json_response(result)
+        return await stream_events(request, result)
+    if req.stream:
+        return await stream_events(request, service.stream(prepared))
+    response, error = await service.create(prepared)
+    if error is not None and response["status"] == "failed":
+        return error_response(error)
+    return json_response(response)
+
+
+@routes.get("/v1/responses/{response_id}")
+async def retrieve(request: web.Request) -> web.Response:
+    return json_response(await _service(request).retrieve(request.match_info["response_id"]))
+
+
+@routes.delete("/v1/responses/{response_id}")
+async def delete(request: web.Request) -> web.Response:
+    return json_response(await _service(request).delete(request.match_info["response_id"]))
+
+
+@routes.post("/v1/responses/{response_id}/cancel")
+async def cancel(request: web.Request) -> web.Response:
+    return json_response(await _service(request).cancel(request.match_info["response_id"]))
+
+
+@routes.get("/v1/responses/{response_id}/input_items")
+async def input_items(request: web.Request) -> web.Response:
+    page = await _service(request).input_items(request.match_info["response_id"], **page_params(request))
+    data = page.data
+    return json_response(
+        {
+            "object": "list",
+            "data": data,
+            "first_id": data[0]["id"] if data else None,
+            "last_id": data[-1]["id"] if data else None,
+            "has_more": page.has_more,
+        }
+    )

@@ -1,0 +1,53 @@
+"""Identifiers shaped like OpenAI's (`resp_…`, `msg_…`, `fc_…`) so clients that inspect prefixes work."""
+
+from __future__ import annotations
+
+import os
+
+
+def new_id(prefix: str) -> str:
+    # 24 random bytes → 48 hex chars, the length OpenAI's ids have; os.urandom is cheaper than secrets.
+    return f"{prefix}_{os.urandom(24).hex()}"
+
+
+def response_id() -> str:
+    return new_id("resp")
+
+
+def message_id() -> str:
+    return new_id("msg")
+
+
+def function_call_id() -> str:
+    return new_id("fc")
+
+
+def reasoning_id() -> str:
+    return new_id("rs")
+
+
+def conversation_id() -> str:
+    return new_id("conv")
+
+
+def call_id() -> str:
+    return new_id("call")
+
+
+ITEM_PREFIXES: dict[str, str] = {
+    "message": "msg",
+    "function_call": "fc",
+    "function_call_output": "fco",
+    "reasoning": "rs",
+    "item_reference": "ref",
+    "file_search_call": "fs",
+    "web_search_call": "ws",
+    "mcp_list_tools": "mcpl",
+    "mcp_call": "mcp",
+    "mcp_approval_request": "mcpr",
+    "mcp_approval_response": "mcpa",
+}
+
+
+def item_id(item_type: str) -> str:
+    return new_id(ITEM_PREFIXES.get(item_type, "item"))

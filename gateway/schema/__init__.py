@@ -1,0 +1,1 @@
+"""Pydantic models and validators of the OpenAI API surface the gateway serves."""

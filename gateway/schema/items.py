@@ -1,0 +1,168 @@
+"""Validate and normalise input items into their stored form.
+
+Every item a client sends is checked here, with a precise `param` path for errors, and given the
+shape OpenAI returns from `input_items.list` (messages always carry a content-part list, every item
+has an id). Later layers can then trust the shape and stay branch-free.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.errors import InvalidRequest
+from gateway.ids import item_id
+
+USER_ROLES = frozenset({"user", "system", "developer"})
+INPUT_PART_TYPES = frozenset({"input_text", "input_image", "input_file", "input_audio"})
+OUTPUT_PART_TYPES = frozenset({"output_text", "refusal"})
+# Items produced by server-side tools: accepted back as input (clients echo `response.output`).
+ECHO_TYPES = frozenset({"file_search_call", "web_search_call", "mcp_list_tools", "mcp_call", "mcp_approval_request"})
+
+
+def _bad(message: str, param: str, code: str = "invalid_value") -> InvalidRequest:
+    return InvalidRequest(message, param=param, code=code)
+
+
+def _require_str(item: dict[str, Any], key: str, param: str) -> str:
+    value = item.get(key)
+    if not isinstance(value, str):
+        if value is None:
+            raise _bad(f"Missing required parameter: '{param}.{key}'.", f"{param}.{key}", "missing_required_parameter")
+        raise _bad(f"Invalid type for '{param}.{key}': expected a string.", f"{param}.{key}", "invalid_type")
+    return value
+
+
+def _parts(content: Any, role: str, param: str) -> list[dict[str, Any]]:
+    allowed = OUTPUT_PART_TYPES if role == "assistant" else INPUT_PART_TYPES
+    if isinstance(content, str):
+        if role == "assistant":
+            return [{"type": "output_text", "text": content, "annotations": [], "logprobs": []}]
+        return [{"type": "input_text", "text": content}]
+    if not isinstance(content, list):
+        raise _bad(
+            f"Invalid type for '{param}.content': expected a string or an array of content parts.",
+            f"{param}.content",
+            "invalid_type",
+        )
+    parts = []
+    for i, part in enumerate(content):
+        p = f"{param}.content[{i}]"
+        if not isinstance(part, dict):
+            raise _bad(f"Invalid type for '{p}': expected an object.", p, "invalid_type")
+        ptype = part.get("type")
+        if ptype not in allowed:
+            raise _bad(
+                f"Invalid value: '{ptype}'. Supported values for a {role} message are: "
+                + ", ".join(f"'{t}'" for t in sorted(allowed))
+                + ".",
+                f"{p}.type",
+            )
+        if ptype in ("input_text", "output_text"):
+            _require_str(part, "text", p)
+        elif ptype == "refusal":
+            _require_str(part, "refusal", p)
+        elif ptype == "input_image" and not (part.get("image_url") or part.get("file_id")):
+            raise _bad(f"'{p}' needs 'image_url' or 'file_id'.", p, "missing_required_parameter")
+        elif ptype == "input_file" and not (part.get("file_data") or part.get("file_id") or part.get("file_url")):
+            raise _bad(f"'{p}' needs 'file_data', 'file_id' or 'file_url'.", p, "missing_required_parameter")
+        if ptype == "output_text":
+            part = {"annotations": [], "logprobs": [], **part}
+        parts.append(part)
+    return parts
+
+
+def _message(item: dict[str, Any], param: str) -> dict[str, Any]:
+    role = item.get("role")
+    if role not in USER_ROLES and role != "assistant":
+        raise _bad(
+            f"Invalid value: '{role}'. Supported values are: 'user', 'assistant', 'system' and 'developer'.",
+            f"{param}.role",
+        )
+    if "content" not in item:
+        raise _bad(f"Missing required parameter: '{param}.content'.", f"{param}.content", "missing_required_parameter")
+    return {
+        "id": item.get("id") or item_id("message"),
+        "type": "message",
+        "role": role,
+        "content": _parts(item["content"], role, param),
+        "status": item.get("status") or "completed",
+    }
+
+
+def _output_text(output: Any, param: str) -> Any:
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list):
+        return [p for p in _parts(output, "user", param.rsplit(".", 1)[0])] if output else output
+    raise _bad(f"Invalid type for '{param}': expected a string or an array.", param, "invalid_type")
+
+
+def normalize_item(item: Any, param: str) -> dict[str, Any]:
+    if not isinstance(item, dict):
+        raise _bad(f"Invalid type for '{param}': expected an object.", param, "invalid_type")
+    itype = item.get("type")
+    if itype is None and "role" in item:
+        itype = "message"
+    if itype is None and "id" in item:
+        itype = "item_reference"
+    if itype == "message":
+        return _message(item, param)
+    if itype == "function_call":
+        return {
+            "id": item.get("id") or item_id("function_call"),
+            "type": "function_call",
+            "call_id": _require_str(item, "call_id", param),
+            "name": _require_str(item, "name", param),
+            "arguments": _require_str(item, "arguments", param),
+            "status": item.get("status") or "completed",
+        }
+    if itype == "function_call_output":
+        if "output" not in item:
+            raise _bad(
+                f"Missing required parameter: '{param}.output'.", f"{param}.output", "missing_required_parameter"
+            )
+        return {
+            "id": item.get("id") or item_id("function_call_output"),
+            "type": "function_call_output",
+            "call_id": _require_str(item, "call_id", param),
+            "output": _output_text(item["output"], f"{param}.output"),
+            "status": item.get("status") or "completed",
+        }
+    if itype == "reasoning":
+        out = {"id": item.get("id") or item_id("reasoning"), "type": "reasoning", "summary": item.get("summary") or []}
+        for key in ("content", "encrypted_content", "status"):
+            if item.get(key) is not None:
+                out[key] = item[key]
+        return out
+    if itype == "item_reference":
+        return {"type": "item_reference", "id": _require_str(item, "id", param)}
+    if itype == "mcp_approval_response":
+        if not isinstance(item.get("approve"), bool):
+            raise _bad(f"'{param}.approve' must be a boolean.", f"{param}.approve", "invalid_type")
+        return {
+            "id": item.get("id") or item_id("mcp_approval_response"),
+            "type": "mcp_approval_response",
+            "approval_request_id": _require_str(item, "approval_request_id", param),
+            "approve": item["approve"],
+            "reason": item.get("reason"),
+        }
+    if itype in ECHO_TYPES:
+        return {**item, "id": item.get("id") or item_id(itype)}
+    raise _bad(f"Invalid value: '{itype}'. Unsupported input item type.", f"{param}.type", "invalid_value")
+
+
+def normalize_input(value: str | list[Any] | None, param: str = "input") -> list[dict[str, Any]]:
+    """The request's `input` as stored items (a bare string is one user message)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [
+            {
+                "id": item_id("message"),
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": value}],
+                "status": "completed",
+            }
+        ]
+    return [normalize_item(item, f"{param}[{i}]") for i, item in enumerate(value)]

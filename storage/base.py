@@ -1,0 +1,98 @@
+"""The state store interface.
+
+The engine only talks to this protocol, so a second implementation (Postgres, say) needs no engine
+change and passes the same conformance suite (`tests/test_store_conformance.py`).
+
+Items are stored once and referenced by id: a response links its input and output items by position,
+a conversation links its items by position, and the history of a `previous_response_id` chain is a
+walk over those links. Nothing ever copies the history into a new row, so a chain of N turns costs
+O(N) storage, not O(N²).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+Order = Literal["asc", "desc"]
+JSON = dict[str, Any]
+
+
+@dataclass(slots=True)
+class Page:
+    """One page of a cursor-paginated list."""
+
+    data: list[JSON] = field(default_factory=list)
+    has_more: bool = False
+
+
+class StateStore(Protocol):
+    async def open(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def ping(self) -> bool: ...
+
+    # -- responses ---------------------------------------------------------------------------------
+    async def write_response(
+        self,
+        response: JSON,
+        *,
+        inputs: list[JSON] | None = None,
+        outputs: list[JSON] | None = None,
+        conversation_append: list[JSON] | None = None,
+        owner: str | None = None,
+    ) -> None:
+        """Upsert a response snapshot and, in the same transaction, link new items.
+
+        `response` is the Response object; its `output` is not stored in the row but rebuilt from the
+        linked output items. `inputs`/`outputs` are appended to the response's links (items whose id
+        already exists are linked, not duplicated). `conversation_append` items are appended to the
+        response's conversation (`response["conversation"]["id"]`) in the same transaction.
+        `owner` marks a response as being produced by a live process (cleared when the status is
+        terminal) so a crash can be recovered.
+        """
+        ...
+
+    async def get_response(self, response_id: str) -> JSON | None: ...
+
+    async def delete_response(self, response_id: str) -> bool: ...
+
+    async def list_input_items(
+        self, response_id: str, *, limit: int, order: Order, after: str | None, before: str | None
+    ) -> Page: ...
+
+    async def response_history(self, response_id: str) -> list[JSON] | None:
+        """Inputs and outputs of the whole `previous_response_id` chain ending here.
+
+        None when there is no such response.
+        """
+        ...
+
+    async def get_items(self, item_ids: list[str]) -> dict[str, JSON]: ...
+
+    async def recover_interrupted(self, is_alive: Callable[[str], bool]) -> list[str]:
+        """Mark responses whose producing process is gone as failed; return their ids."""
+        ...
+
+    # -- conversations -----------------------------------------------------------------------------
+    async def create_conversation(self, conversation: JSON, items: list[JSON]) -> None: ...
+
+    async def get_conversation(self, conversation_id: str) -> JSON | None: ...
+
+    async def update_conversation(self, conversation_id: str, metadata: dict[str, str]) -> JSON | None: ...
+
+    async def delete_conversation(self, conversation_id: str) -> bool: ...
+
+    async def add_conversation_items(self, conversation_id: str, items: list[JSON]) -> bool: ...
+
+    async def list_conversation_items(
+        self, conversation_id: str, *, limit: int, order: Order, after: str | None, before: str | None
+    ) -> Page: ...
+
+    async def conversation_items(self, conversation_id: str) -> list[JSON]: ...
+
+    async def get_conversation_item(self, conversation_id: str, item_id: str) -> JSON | None: ...
+
+    async def delete_conversation_item(self, conversation_id: str, item_id: str) -> bool: ...

@@ -1,0 +1,388 @@
+"""The SQLite state store (WAL; safe for several processes on one file).
+
+Two connections per process: a writer whose transactions are short and IMMEDIATE, and a reader, so
+reads never queue behind writes (WAL lets readers proceed while a writer commits).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from storage.base import JSON, Order, Page
+from storage.sqlite_conn import ThreadConnection, transaction
+
+TERMINAL = frozenset({"completed", "failed", "incomplete", "cancelled"})
+INPUT, OUTPUT = 0, 1
+
+
+def _migrations() -> list[tuple[int, str]]:
+    found = []
+    for entry in resources.files("storage.migrations").iterdir():
+        if entry.name.endswith(".sql"):
+            found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+def _migrate(conn: Any) -> None:
+    def apply(c: Any) -> None:
+        version = c.execute("PRAGMA user_version").fetchone()[0]
+        for number, sql in _migrations():
+            if number > version:
+                # Comments are dropped first: they may contain ";" (statements never do in strings).
+                code = "\n".join(line.split("--", 1)[0] for line in sql.splitlines())
+                for statement in code.split(";"):
+                    if statement.strip():
+                        c.execute(statement)
+                c.execute(f"PRAGMA user_version={number}")
+
+    transaction(conn, apply)
+
+
+def _insert_items(c: Any, items: list[JSON], now: float) -> None:
+    c.executemany(
+        "INSERT OR IGNORE INTO items (id, type, created_at, data) VALUES (?, ?, ?, ?)",
+        [(it["id"], it.get("type", ""), now, orjson.dumps(it)) for it in items],
+    )
+
+
+def _append_links(c: Any, table: str, key_col: str, key: str, role: int | None, item_ids: list[str]) -> None:
+    if not item_ids:
+        return
+    if role is None:
+        row = c.execute(f"SELECT COALESCE(MAX(position), -1) FROM {table} WHERE {key_col} = ?", (key,)).fetchone()
+        start = row[0] + 1
+        c.executemany(
+            f"INSERT INTO {table} ({key_col}, position, item_id) VALUES (?, ?, ?)",
+            [(key, start + i, iid) for i, iid in enumerate(item_ids)],
+        )
+    else:
+        row = c.execute(
+            f"SELECT COALESCE(MAX(position), -1) FROM {table} WHERE {key_col} = ? AND role = ?", (key, role)
+        ).fetchone()
+        start = row[0] + 1
+        c.executemany(
+            f"INSERT INTO {table} ({key_col}, role, position, item_id) VALUES (?, ?, ?, ?)",
+            [(key, role, start + i, iid) for i, iid in enumerate(item_ids)],
+        )
+
+
+def _page(rows: list[Any], limit: int) -> Page:
+    has_more = len(rows) > limit
+    return Page(data=[orjson.loads(r[0]) for r in rows[:limit]], has_more=has_more)
+
+
+def _cursor_clause(
+    c: Any, position_sql: str, args: tuple[Any, ...], order: Order, after: str | None, before: str | None
+) -> tuple[str, list[Any]]:
+    """Translate item-id cursors into position bounds (ids are opaque to clients, positions are not)."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    for cursor, forward in ((after, True), (before, False)):
+        if cursor is None:
+            continue
+        row = c.execute(position_sql, (*args, cursor)).fetchone()
+        if row is None:
+            clauses.append("0")  # an unknown cursor yields an empty page, as OpenAI does
+            continue
+        greater = forward == (order == "asc")
+        clauses.append(f"x.position {'>' if greater else '<'} ?")
+        params.append(row[0])
+    return ("".join(f" AND {cl}" for cl in clauses), params)
+
+
+class SQLiteStore:
+    """`StateStore` on one SQLite file shared by every gateway process."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self._writer = ThreadConnection(self.path, "sqlite-writer")
+        self._reader = ThreadConnection(self.path, "sqlite-reader")
+
+    async def open(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        await self._writer.open()
+        await self._writer.run(_migrate)
+        await self._reader.open()
+
+    async def close(self) -> None:
+        await self._reader.close()
+        await self._writer.close()
+
+    async def ping(self) -> bool:
+        return bool(await self._reader.run(lambda c: c.execute("SELECT 1").fetchone()[0]))
+
+    async def integrity_check(self) -> str:
+        return str(await self._reader.run(lambda c: c.execute("PRAGMA integrity_check").fetchone()[0]))
+
+    # -- responses ---------------------------------------------------------------------------------
+    async def write_response(
+        self,
+        response: JSON,
+        *,
+        inputs: list[JSON] | None = None,
+        outputs: list[JSON] | None = None,
+        conversation_append: list[JSON] | None = None,
+        owner: str | None = None,
+    ) -> None:
+        row = {k: v for k, v in response.items() if k != "output"}
+        status = response.get("status") or "completed"
+        prev = response.get("previous_response_id")
+        conv = (response.get("conversation") or {}).get("id")
+        data = orjson.dumps(row)
+        owner = None if status in TERMINAL else owner
+
+        def write(c: Any) -> None:
+            now = time.time()
+            c.execute(
+                "INSERT INTO responses (id, created_at, updated_at, status, previous_response_id, "
+                "conversation_id, owner, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(id) DO UPDATE SET updated_at=excluded.updated_at, status=excluded.status, "
+                "owner=excluded.owner, data=excluded.data",
+                (response["id"], response.get("created_at", now), now, status, prev, conv, owner, data),
+            )
+            for role, items in ((INPUT, inputs), (OUTPUT, outputs)):
+                if items:
+                    _insert_items(c, items, now)
+                    _append_links(c, "response_items", "response_id", response["id"], role, [i["id"] for i in items])
+            if conv and conversation_append:
+                _insert_items(c, conversation_append, now)
+                c.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv))
+                _append_links(
+                    c, "conversation_items", "conversation_id", conv, None, [i["id"] for i in conversation_append]
+                )
+
+        await self._writer.run(transaction, write)
+
+    async def get_response(self, response_id: str) -> JSON | None:
+        def read(c: Any) -> JSON | None:
+            row = c.execute("SELECT data FROM responses WHERE id = ?", (response_id,)).fetchone()
+            if row is None:
+                return None
+            resp: JSON = orjson.loads(row[0])
+            rows = c.execute(
+                "SELECT i.data FROM response_items x JOIN items i ON i.id = x.item_id "
+                "WHERE x.response_id = ? AND x.role = 1 ORDER BY x.position",
+                (response_id,),
+            ).fetchall()
+            resp["output"] = [orjson.loads(r[0]) for r in rows]
+            return resp
+
+        return await self._reader.run(read)
+
+    async def delete_response(self, response_id: str) -> bool:
+        def delete(c: Any) -> bool:
+            cur = c.execute("DELETE FROM responses WHERE id = ?", (response_id,))
+            if cur.rowcount == 0:
+                return False
+            ids = [r[0] for r in c.execute("SELECT item_id FROM response_items WHERE response_id = ?", (response_id,))]
+            c.execute("DELETE FROM response_items WHERE response_id = ?", (response_id,))
+            # Items still referenced by another response or a conversation stay.
+            c.executemany(
+                "DELETE FROM items WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM response_items WHERE item_id = ?1) "
+                "AND NOT EXISTS (SELECT 1 FROM conversation_items WHERE item_id = ?1)",
+                [(i,) for i in ids],
+            )
+            return True
+
+        return await self._writer.run(transaction, delete)
+
+    async def list_input_items(
+        self, response_id: str, *, limit: int, order: Order, after: str | None, before: str | None
+    ) -> Page:
+        def read(c: Any) -> Page:
+            where, params = _cursor_clause(
+                c,
+                "SELECT position FROM response_items WHERE response_id = ? AND role = 0 AND item_id = ?",
+                (response_id,),
+                order,
+                after,
+                before,
+            )
+            rows = c.execute(
+                "SELECT i.data FROM response_items x JOIN items i ON i.id = x.item_id "
+                f"WHERE x.response_id = ? AND x.role = 0{where} "
+                f"ORDER BY x.position {'ASC' if order == 'asc' else 'DESC'} LIMIT ?",
+                (response_id, *params, limit + 1),
+            ).fetchall()
+            return _page(rows, limit)
+
+        return await self._reader.run(read)
+
+    async def response_history(self, response_id: str) -> list[JSON] | None:
+        def read(c: Any) -> list[JSON] | None:
+            if c.execute("SELECT 1 FROM responses WHERE id = ?", (response_id,)).fetchone() is None:
+                return None
+            rows = c.execute(
+                "WITH RECURSIVE chain(id, prev, depth) AS ("
+                " SELECT id, previous_response_id, 0 FROM responses WHERE id = ?"
+                " UNION ALL SELECT r.id, r.previous_response_id, chain.depth + 1"
+                " FROM responses r JOIN chain ON r.id = chain.prev)"
+                " SELECT i.data FROM chain JOIN response_items x ON x.response_id = chain.id"
+                " JOIN items i ON i.id = x.item_id ORDER BY chain.depth DESC, x.role, x.position",
+                (response_id,),
+            ).fetchall()
+            return [orjson.loads(r[0]) for r in rows]
+
+        return await self._reader.run(read)
+
+    async def get_items(self, item_ids: list[str]) -> dict[str, JSON]:
+        if not item_ids:
+            return {}
+
+        def read(c: Any) -> dict[str, JSON]:
+            marks = ",".join("?" * len(item_ids))
+            rows = c.execute(f"SELECT id, data FROM items WHERE id IN ({marks})", item_ids).fetchall()
+            return {r[0]: orjson.loads(r[1]) for r in rows}
+
+        return await self._reader.run(read)
+
+    async def recover_interrupted(self, is_alive: Callable[[str], bool]) -> list[str]:
+        def recover(c: Any) -> list[str]:
+            rows = c.execute("SELECT id, owner, data FROM responses WHERE owner IS NOT NULL").fetchall()
+            recovered = []
+            now = time.time()
+            for rid, owner, data in rows:
+                if is_alive(owner):
+                    continue
+                resp = orjson.loads(data)
+                resp["status"] = "failed"
+                resp["error"] = {
+                    "code": "server_error",
+                    "message": "The gateway process producing this response stopped.",
+                }
+                c.execute(
+                    "UPDATE responses SET status = 'failed', owner = NULL, updated_at = ?, data = ? WHERE id = ?",
+                    (now, orjson.dumps(resp), rid),
+                )
+                recovered.append(rid)
+            return recovered
+
+        return await self._writer.run(transaction, recover)
+
+    # -- conversations -----------------------------------------------------------------------------
+    async def create_conversation(self, conversation: JSON, items: list[JSON]) -> None:
+        def write(c: Any) -> None:
+            now = time.time()
+            c.execute(
+                "INSERT INTO conversations (id, created_at, updated_at, metadata) VALUES (?, ?, ?, ?)",
+                (conversation["id"], conversation["created_at"], now, orjson.dumps(conversation.get("metadata") or {})),
+            )
+            _insert_items(c, items, now)
+            _append_links(
+                c, "conversation_items", "conversation_id", conversation["id"], None, [i["id"] for i in items]
+            )
+
+        await self._writer.run(transaction, write)
+
+    @staticmethod
+    def _conversation(row: Any) -> JSON:
+        return {"id": row[0], "object": "conversation", "created_at": row[1], "metadata": orjson.loads(row[2])}
+
+    async def get_conversation(self, conversation_id: str) -> JSON | None:
+        row = await self._reader.run(
+            lambda c: c.execute(
+                "SELECT id, created_at, metadata FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+        )
+        return None if row is None else self._conversation(row)
+
+    async def update_conversation(self, conversation_id: str, metadata: dict[str, str]) -> JSON | None:
+        def write(c: Any) -> Any:
+            c.execute(
+                "UPDATE conversations SET metadata = ?, updated_at = ? WHERE id = ?",
+                (orjson.dumps(metadata), time.time(), conversation_id),
+            )
+            return c.execute(
+                "SELECT id, created_at, metadata FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+
+        row = await self._writer.run(transaction, write)
+        return None if row is None else self._conversation(row)
+
+    async def delete_conversation(self, conversation_id: str) -> bool:
+        def delete(c: Any) -> bool:
+            if c.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,)).rowcount == 0:
+                return False
+            ids = [
+                r[0]
+                for r in c.execute(
+                    "SELECT item_id FROM conversation_items WHERE conversation_id = ?", (conversation_id,)
+                )
+            ]
+            c.execute("DELETE FROM conversation_items WHERE conversation_id = ?", (conversation_id,))
+            c.executemany(
+                "DELETE FROM items WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM response_items WHERE item_id = ?1) "
+                "AND NOT EXISTS (SELECT 1 FROM conversation_items WHERE item_id = ?1)",
+                [(i,) for i in ids],
+            )
+            return True
+
+        return await self._writer.run(transaction, delete)
+
+    async def add_conversation_items(self, conversation_id: str, items: list[JSON]) -> bool:
+        def write(c: Any) -> bool:
+            now = time.time()
+            if c.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)).rowcount == 0:
+                return False
+            _insert_items(c, items, now)
+            _append_links(c, "conversation_items", "conversation_id", conversation_id, None, [i["id"] for i in items])
+            return True
+
+        return await self._writer.run(transaction, write)
+
+    async def list_conversation_items(
+        self, conversation_id: str, *, limit: int, order: Order, after: str | None, before: str | None
+    ) -> Page:
+        def read(c: Any) -> Page:
+            where, params = _cursor_clause(
+                c,
+                "SELECT position FROM conversation_items WHERE conversation_id = ? AND item_id = ?",
+                (conversation_id,),
+                order,
+                after,
+                before,
+            )
+            rows = c.execute(
+                "SELECT i.data FROM conversation_items x JOIN items i ON i.id = x.item_id "
+                f"WHERE x.conversation_id = ?{where} "
+                f"ORDER BY x.position {'ASC' if order == 'asc' else 'DESC'} LIMIT ?",
+                (conversation_id, *params, limit + 1),
+            ).fetchall()
+            return _page(rows, limit)
+
+        return await self._reader.run(read)
+
+    async def conversation_items(self, conversation_id: str) -> list[JSON]:
+        rows = await self._reader.run(
+            lambda c: c.execute(
+                "SELECT i.data FROM conversation_items x JOIN items i ON i.id = x.item_id "
+                "WHERE x.conversation_id = ? ORDER BY x.position",
+                (conversation_id,),
+            ).fetchall()
+        )
+        return [orjson.loads(r[0]) for r in rows]
+
+    async def get_conversation_item(self, conversation_id: str, item_id: str) -> JSON | None:
+        row = await self._reader.run(
+            lambda c: c.execute(
+                "SELECT i.data FROM conversation_items x JOIN items i ON i.id = x.item_id "
+                "WHERE x.conversation_id = ? AND x.item_id = ?",
+                (conversation_id, item_id),
+            ).fetchone()
+        )
+        return None if row is None else orjson.loads(row[0])
+
+    async def delete_conversation_item(self, conversation_id: str, item_id: str) -> bool:
+        def delete(c: Any) -> bool:
+            cur = c.execute(
+                "DELETE FROM conversation_items WHERE conversation_id = ? AND item_id = ?", (conversation_id, item_id)
+            )
+            return bool(cur.rowcount)
+
+        return await self._writer.run(transaction, delete)
