@@ -35,6 +35,11 @@ def door(http_gateway: Gateway) -> str:
     return http_gateway.url
 
 
+@pytest.fixture(scope="session")
+def door_kind() -> str:
+    return "http"
+
+
 @pytest.fixture
 def client(door: str) -> OpenAI:
     return OpenAI(base_url=door, api_key="test-key", max_retries=0, timeout=30)

@@ -20,7 +20,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = Path(sys.executable).parent
 
@@ -88,7 +87,9 @@ class Backend:
 def scripted_backend(model: str = "scripted-model") -> Iterator[Backend]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.scripted_backend", "--port", "0", "--model", model],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -110,8 +111,9 @@ class Gateway:
 
 def gateway_env(backend_url: str, data_dir: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
-    env.update({"GATEWAY_BACKEND_URL": backend_url, "GATEWAY_DATA_DIR": str(data_dir),
-                "GATEWAY_LOG_LEVEL": "WARNING", **extra})
+    env.update(
+        {"GATEWAY_BACKEND_URL": backend_url, "GATEWAY_DATA_DIR": str(data_dir), "GATEWAY_LOG_LEVEL": "WARNING", **extra}
+    )
     return env
 
 

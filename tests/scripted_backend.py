@@ -43,10 +43,22 @@ _WORD = re.compile(r"\w+")
 _REQUIRED = {"chat": "messages", "completions": "prompt", "responses": "input", "embeddings": "input"}
 # Request fields a Response object reports back, with vLLM's ResponsesRequest defaults.
 _RESPONSE_ECHO: Json = {
-    "instructions": None, "metadata": None, "parallel_tool_calls": True, "temperature": None,
-    "top_p": None, "tool_choice": "auto", "tools": [], "max_output_tokens": None,
-    "previous_response_id": None, "reasoning": None, "text": None, "truncation": "disabled",
-    "store": True, "background": False, "user": None}
+    "instructions": None,
+    "metadata": None,
+    "parallel_tool_calls": True,
+    "temperature": None,
+    "top_p": None,
+    "tool_choice": "auto",
+    "tools": [],
+    "max_output_tokens": None,
+    "previous_response_id": None,
+    "reasoning": None,
+    "text": None,
+    "truncation": "disabled",
+    "store": True,
+    "background": False,
+    "user": None,
+}
 
 
 def _hex() -> str:
@@ -60,8 +72,7 @@ def _json(obj: Any, status: int = 200) -> web.Response:
 def _error(status: int, message: str, err_type: str | None = None, param: str | None = None) -> web.Response:
     """vLLM's error envelope; ``code`` repeats the HTTP status, as vLLM does."""
     if err_type is None:
-        err_type = "NotFoundError" if status == 404 else "BadRequestError" if status < 500 else (
-            "InternalServerError")
+        err_type = "NotFoundError" if status == 404 else "BadRequestError" if status < 500 else ("InternalServerError")
     return _json({"error": {"message": message, "type": err_type, "param": param, "code": status}}, status)
 
 
@@ -88,8 +99,14 @@ def _texts(body: Json) -> list[tuple[Any, str]]:
     """(role, text) of every prompt item; a bare string (prompt or input) counts as the user's."""
     src = _source(body)
     items = [src] if isinstance(src, str) else src if isinstance(src, list) else []
-    return [("user", m) if isinstance(m, str) else (m.get("role"), _text_of(m.get("content")))
-            if isinstance(m, dict) else (None, str(m)) for m in items]
+    return [
+        ("user", m)
+        if isinstance(m, str)
+        else (m.get("role"), _text_of(m.get("content")))
+        if isinstance(m, dict)
+        else (None, str(m))
+        for m in items
+    ]
 
 
 def _prompt_words(body: Json) -> int:
@@ -124,7 +141,8 @@ class _Plan:
             pieces = [args[i : i + step] for i in range(0, len(args), step)]
             self.tools.append({"id": t.get("id"), "name": t["name"], "arguments": args, "pieces": pieces})
         self.finish: str = reply.get("finish_reason") or (
-            "length" if truncated else "tool_calls" if self.tools else "stop")
+            "length" if truncated else "tool_calls" if self.tools else "stop"
+        )
         usage = reply.get("usage") or {}
         self.prompt_tokens = int(usage.get("prompt_tokens", _prompt_words(body)))
         emitted = len(self.pieces) + len(self.rpieces) + sum(len(t["pieces"]) for t in self.tools)
@@ -156,8 +174,9 @@ class ScriptedBackend:
     """The server.  In-process: ``await b.start()``, use ``b.url``, ``await b.stop()``; script it
     with ``b.script(match, replies)`` or ``POST /_script``; inspect ``b.requests``."""
 
-    def __init__(self, model: str = "scripted-model", *, max_model_len: int = 4096,
-                 require_model: bool = False) -> None:
+    def __init__(
+        self, model: str = "scripted-model", *, max_model_len: int = 4096, require_model: bool = False
+    ) -> None:
         self.model = model
         self.max_model_len = max_model_len
         self.require_model = require_model  # vLLM accepts a missing model; opt in to reject it
@@ -167,8 +186,12 @@ class ScriptedBackend:
         self.host, self.port = "127.0.0.1", 0
         self._runner: web.AppRunner | None = None
         self.app = web.Application(client_max_size=256 * 1024 * 1024)
-        for path, kind in (("chat/completions", "chat"), ("completions", "completions"),
-                           ("responses", "responses"), ("embeddings", "embeddings")):
+        for path, kind in (
+            ("chat/completions", "chat"),
+            ("completions", "completions"),
+            ("responses", "responses"),
+            ("embeddings", "embeddings"),
+        ):
             self.app.router.add_post(f"/v1/{path}", functools.partial(self._serve, kind=kind))
         for path in ("/health", "/v1/models", "/_script", "/_requests"):
             self.app.router.add_route("*", path, self._control)
@@ -180,8 +203,7 @@ class ScriptedBackend:
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
         """Listen; returns the bound port.  ``handler_cancellation`` mirrors vLLM aborting a
         request whose client went away; ``access_log=None`` keeps the hot path quiet."""
-        self._runner = web.AppRunner(self.app, access_log=None, handler_cancellation=True,
-                                     shutdown_timeout=0.5)
+        self._runner = web.AppRunner(self.app, access_log=None, handler_cancellation=True, shutdown_timeout=0.5)
         await self._runner.setup()
         await web.TCPSite(self._runner, host, port).start()
         self.host, self.port = host, int(self._runner.addresses[0][1])
@@ -215,12 +237,30 @@ class ScriptedBackend:
         return _json({"status": "ok"})
 
     def _models(self) -> web.Response:
-        perm = {"id": f"modelperm-{_hex()}", "object": "model_permission", "created": self.created,
-                "allow_create_engine": False, "allow_sampling": True, "allow_logprobs": True,
-                "allow_search_indices": False, "allow_view": True, "allow_fine_tuning": False,
-                "organization": "*", "group": None, "is_blocking": False}
-        card = {"id": self.model, "object": "model", "created": self.created, "owned_by": "vllm",
-                "root": self.model, "parent": None, "max_model_len": self.max_model_len, "permission": [perm]}
+        perm = {
+            "id": f"modelperm-{_hex()}",
+            "object": "model_permission",
+            "created": self.created,
+            "allow_create_engine": False,
+            "allow_sampling": True,
+            "allow_logprobs": True,
+            "allow_search_indices": False,
+            "allow_view": True,
+            "allow_fine_tuning": False,
+            "organization": "*",
+            "group": None,
+            "is_blocking": False,
+        }
+        card = {
+            "id": self.model,
+            "object": "model",
+            "created": self.created,
+            "owned_by": "vllm",
+            "root": self.model,
+            "parent": None,
+            "max_model_len": self.max_model_len,
+            "permission": [perm],
+        }
         return _json({"object": "list", "data": [card]})
 
     def _pop_reply(self, body: Json) -> Json:
@@ -234,10 +274,14 @@ class ScriptedBackend:
         """vLLM >= 0.18's 400 for a prompt that does not fit (renderers/params.py wording)."""
         m, n = max_tokens or 0, self.max_model_len
         t = max(prompt_tokens, n - m + 1)
-        return _error(400, f"This model's maximum context length is {n} tokens. However, you requested {m} "
-                      f"output tokens and your prompt contains at least {t} input tokens, for a total of at "
-                      f"least {t + m} tokens. Please reduce the length of the input prompt or the number of "
-                      f"requested output tokens. (parameter=input_tokens, value={t})", param="input_tokens")
+        return _error(
+            400,
+            f"This model's maximum context length is {n} tokens. However, you requested {m} "
+            f"output tokens and your prompt contains at least {t} input tokens, for a total of at "
+            f"least {t + m} tokens. Please reduce the length of the input prompt or the number of "
+            f"requested output tokens. (parameter=input_tokens, value={t})",
+            param="input_tokens",
+        )
 
     async def _serve(self, request: web.Request, *, kind: str) -> web.StreamResponse:
         try:
@@ -249,8 +293,10 @@ class ScriptedBackend:
         model = body.get("model") if isinstance(body, dict) else None
         for field in (_REQUIRED[kind], "model" if self.require_model else ""):
             if field and (not isinstance(body, dict) or field not in body):
-                return _error(400, f"1 validation error: {{'type': 'missing', 'loc': ('body', '{field}'), "
-                              "'msg': 'Field required'}")
+                return _error(
+                    400,
+                    f"1 validation error: {{'type': 'missing', 'loc': ('body', '{field}'), 'msg': 'Field required'}}",
+                )
         if model is not None and model != self.model:
             return _error(404, f"The model `{model}` does not exist.", param="model")
         if kind == "embeddings":
@@ -261,8 +307,10 @@ class ScriptedBackend:
         stream = bool(body.get("stream"))
         if not stream and reply.get("drop_after_chunks") is not None:
             return await self._drop(request)
-        limit = next((body[k] for k in ("max_completion_tokens", "max_tokens", "max_output_tokens")
-                      if body.get(k) is not None), None)
+        limit = next(
+            (body[k] for k in ("max_completion_tokens", "max_tokens", "max_output_tokens") if body.get(k) is not None),
+            None,
+        )
         words = _prompt_words(body)
         if reply.get("error_kind") == "context_length" or words + (limit or 0) > self.max_model_len:
             return self._context_error(words, limit)
@@ -282,8 +330,9 @@ class ScriptedBackend:
         await asyncio.sleep(5)  # normally cancelled as soon as the connection is lost
         raise asyncio.CancelledError
 
-    async def _send_stream(self, request: web.Request, frames: list[bytes], reply: Json,
-                           tail: bytes | None) -> web.StreamResponse:
+    async def _send_stream(
+        self, request: web.Request, frames: list[bytes], reply: Json, tail: bytes | None
+    ) -> web.StreamResponse:
         resp = web.StreamResponse(headers={"Content-Type": SSE_CONTENT_TYPE})
         await resp.prepare(request)
         drop, gap = reply.get("drop_after_chunks"), float(reply.get("chunk_delay") or 0)
@@ -300,8 +349,11 @@ class ScriptedBackend:
 
     def _prefix(self, cid: str, obj: str) -> bytes:
         """Shared head of every chunk, in vLLM's key order, so a chunk costs one small dumps."""
-        return (f'data: {{"id":"{cid}","object":"{obj}","created":{int(time.time())},"model":'.encode()
-                + orjson.dumps(self.model) + b',"choices":[')
+        return (
+            f'data: {{"id":"{cid}","object":"{obj}","created":{int(time.time())},"model":'.encode()
+            + orjson.dumps(self.model)
+            + b',"choices":['
+        )
 
     @staticmethod
     def _usage_frame(prefix: bytes, body: Json, plan: _Plan) -> list[bytes]:
@@ -311,26 +363,51 @@ class ScriptedBackend:
         return [prefix + b'],"usage":' + orjson.dumps(plan.usage()) + b"}\n\n"]
 
     def _final(self, cid: str, obj: str, choice: Json, plan: _Plan, **extra: Any) -> web.Response:
-        return _json({"id": cid, "object": obj, "created": int(time.time()), "model": self.model,
-                      "choices": [choice], "service_tier": None, "system_fingerprint": None,
-                      "usage": plan.usage(details=True), **extra, "kv_transfer_params": None})
+        return _json(
+            {
+                "id": cid,
+                "object": obj,
+                "created": int(time.time()),
+                "model": self.model,
+                "choices": [choice],
+                "service_tier": None,
+                "system_fingerprint": None,
+                "usage": plan.usage(details=True),
+                **extra,
+                "kv_transfer_params": None,
+            }
+        )
 
-    async def _chat(self, request: web.Request, body: Json, reply: Json, plan: _Plan,
-                    stream: bool) -> web.StreamResponse:
+    async def _chat(
+        self, request: web.Request, body: Json, reply: Json, plan: _Plan, stream: bool
+    ) -> web.StreamResponse:
         cid = f"chatcmpl-{_hex()}"
         for t in plan.tools:
             t["id"] = t["id"] or f"chatcmpl-tool-{_hex()}"
         if not stream:
-            msg: Json = {"role": "assistant", "content": plan.content or (None if plan.tools else ""),
-                         "refusal": None, "annotations": None, "audio": None, "function_call": None}
+            msg: Json = {
+                "role": "assistant",
+                "content": plan.content or (None if plan.tools else ""),
+                "refusal": None,
+                "annotations": None,
+                "audio": None,
+                "function_call": None,
+            }
             if plan.tools:
-                msg["tool_calls"] = [{"id": t["id"], "type": "function", "function": {
-                    "name": t["name"], "arguments": t["arguments"]}} for t in plan.tools]
+                msg["tool_calls"] = [
+                    {"id": t["id"], "type": "function", "function": {"name": t["name"], "arguments": t["arguments"]}}
+                    for t in plan.tools
+                ]
             msg["reasoning"] = msg["reasoning_content"] = plan.reasoning
-            choice = {"index": 0, "message": msg, "logprobs": None, "finish_reason": plan.finish,
-                      "stop_reason": None, "token_ids": None}
-            return self._final(cid, "chat.completion", choice, plan, prompt_logprobs=None,
-                               prompt_token_ids=None)
+            choice = {
+                "index": 0,
+                "message": msg,
+                "logprobs": None,
+                "finish_reason": plan.finish,
+                "stop_reason": None,
+                "token_ids": None,
+            }
+            return self._final(cid, "chat.completion", choice, plan, prompt_logprobs=None, prompt_token_ids=None)
         prefix = self._prefix(cid, "chat.completion.chunk")
 
         def chunk(delta: Json, finish: str | None = None) -> bytes:
@@ -343,53 +420,117 @@ class ScriptedBackend:
         frames += [chunk({"reasoning": p, "reasoning_content": p}) for p in plan.rpieces]
         frames += [chunk({"content": p}) for p in plan.pieces]
         for i, t in enumerate(plan.tools):
-            frames.append(chunk({"tool_calls": [{"id": t["id"], "type": "function", "index": i,
-                                                 "function": {"name": t["name"], "arguments": ""}}]}))
-            frames += [chunk({"tool_calls": [{"index": i, "function": {"arguments": a}}]})
-                       for a in t["pieces"]]
+            frames.append(
+                chunk(
+                    {
+                        "tool_calls": [
+                            {
+                                "id": t["id"],
+                                "type": "function",
+                                "index": i,
+                                "function": {"name": t["name"], "arguments": ""},
+                            }
+                        ]
+                    }
+                )
+            )
+            frames += [chunk({"tool_calls": [{"index": i, "function": {"arguments": a}}]}) for a in t["pieces"]]
         frames.append(chunk({} if plan.tools else {"content": ""}, plan.finish))
         return await self._send_stream(request, frames + self._usage_frame(prefix, body, plan), reply, DONE)
 
-    async def _completions(self, request: web.Request, body: Json, reply: Json, plan: _Plan,
-                           stream: bool) -> web.StreamResponse:
+    async def _completions(
+        self, request: web.Request, body: Json, reply: Json, plan: _Plan, stream: bool
+    ) -> web.StreamResponse:
         cid = f"cmpl-{_hex()}"
         if not stream:
-            choice = {"index": 0, "text": plan.content or "", "logprobs": None, "finish_reason": plan.finish,
-                      "stop_reason": None, "prompt_logprobs": None}
+            choice = {
+                "index": 0,
+                "text": plan.content or "",
+                "logprobs": None,
+                "finish_reason": plan.finish,
+                "stop_reason": None,
+                "prompt_logprobs": None,
+            }
             return self._final(cid, "text_completion", choice, plan)
         prefix = self._prefix(cid, "text_completion")
         choices = [{"index": 0, "text": p, "logprobs": None, "finish_reason": None} for p in plan.pieces]
-        choices.append({"index": 0, "text": "", "logprobs": None, "finish_reason": plan.finish,
-                        "stop_reason": None})
+        choices.append({"index": 0, "text": "", "logprobs": None, "finish_reason": plan.finish, "stop_reason": None})
         frames = [prefix + orjson.dumps(c) + b"]}\n\n" for c in choices]
         return await self._send_stream(request, frames + self._usage_frame(prefix, body, plan), reply, DONE)
 
-    async def _responses(self, request: web.Request, body: Json, reply: Json, plan: _Plan,
-                         stream: bool) -> web.StreamResponse:
+    async def _responses(
+        self, request: web.Request, body: Json, reply: Json, plan: _Plan, stream: bool
+    ) -> web.StreamResponse:
         """A minimal native Responses API: reasoning, message and function_call output items."""
         rid, created = f"resp_{_hex()}", int(time.time())
         items: list[tuple[Json, list[str]]] = []
         if plan.reasoning is not None:
             thought = {"type": "reasoning_text", "text": plan.reasoning}
-            items.append(({"id": f"rs_{_hex()}", "type": "reasoning", "summary": [], "content": [thought],
-                           "encrypted_content": None, "status": None}, plan.rpieces))
+            items.append(
+                (
+                    {
+                        "id": f"rs_{_hex()}",
+                        "type": "reasoning",
+                        "summary": [],
+                        "content": [thought],
+                        "encrypted_content": None,
+                        "status": None,
+                    },
+                    plan.rpieces,
+                )
+            )
         if plan.content or not plan.tools:
             text = {"type": "output_text", "text": plan.content or "", "annotations": [], "logprobs": []}
-            items.append(({"id": f"msg_{_hex()}", "type": "message", "role": "assistant",
-                           "status": "completed", "content": [text]}, plan.pieces))
-        items += [({"id": f"fc_{_hex()}", "type": "function_call", "status": "completed", "call_id": t["id"]
-                    or f"call_{_hex()}", "name": t["name"], "arguments": t["arguments"]}, t["pieces"])
-                  for t in plan.tools]
+            items.append(
+                (
+                    {
+                        "id": f"msg_{_hex()}",
+                        "type": "message",
+                        "role": "assistant",
+                        "status": "completed",
+                        "content": [text],
+                    },
+                    plan.pieces,
+                )
+            )
+        items += [
+            (
+                {
+                    "id": f"fc_{_hex()}",
+                    "type": "function_call",
+                    "status": "completed",
+                    "call_id": t["id"] or f"call_{_hex()}",
+                    "name": t["name"],
+                    "arguments": t["arguments"],
+                },
+                t["pieces"],
+            )
+            for t in plan.tools
+        ]
         p, c = plan.prompt_tokens, plan.completion_tokens
-        usage = {"input_tokens": p, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": c,
-                 "output_tokens_details": {"reasoning_tokens": len(plan.rpieces)}, "total_tokens": p + c}
+        usage = {
+            "input_tokens": p,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": c,
+            "output_tokens_details": {"reasoning_tokens": len(plan.rpieces)},
+            "total_tokens": p + c,
+        }
         echoed = {k: body.get(k, default) for k, default in _RESPONSE_ECHO.items()}
 
         def resp(status: str, output: list[Json], use: Json | None) -> Json:
             incomplete = {"reason": "max_output_tokens"} if status == "incomplete" else None
-            return {"id": rid, "object": "response", "created_at": created, "model": self.model,
-                    "status": status, "output": output, "usage": use, "error": None,
-                    "incomplete_details": incomplete, **echoed}
+            return {
+                "id": rid,
+                "object": "response",
+                "created_at": created,
+                "model": self.model,
+                "status": status,
+                "output": output,
+                "usage": use,
+                "error": None,
+                "incomplete_details": incomplete,
+                **echoed,
+            }
 
         done_status = "incomplete" if plan.finish == "length" else "completed"
         final = resp(done_status, [item for item, _ in items], usage)
@@ -423,8 +564,10 @@ class ScriptedBackend:
                 ev("function_call_arguments.done", **at, name=item["name"], arguments=item["arguments"])
             ev("output_item.done", output_index=idx, item=item)
         ev(done_status, response=final)
-        frames = [b"event: " + e["type"].encode() + b"\ndata: " + orjson.dumps({**e, "sequence_number": n})
-                  + b"\n\n" for n, e in enumerate(events)]
+        frames = [
+            b"event: " + e["type"].encode() + b"\ndata: " + orjson.dumps({**e, "sequence_number": n}) + b"\n\n"
+            for n, e in enumerate(events)
+        ]
         return await self._send_stream(request, frames, reply, None)
 
     def _embeddings(self, body: Json) -> web.Response:
@@ -432,12 +575,26 @@ class ScriptedBackend:
         texts = [raw] if isinstance(raw, str) else [t if isinstance(t, str) else str(t) for t in raw]
         b64 = body.get("encoding_format") == "base64"  # the openai SDK asks for base64 by default
         vecs = [embed(t) for t in texts]
-        data = [{"index": i, "object": "embedding", "embedding": base64.b64encode(
-            struct.pack(f"<{EMBED_DIM}f", *v)).decode() if b64 else v} for i, v in enumerate(vecs)]
+        data = [
+            {
+                "index": i,
+                "object": "embedding",
+                "embedding": base64.b64encode(struct.pack(f"<{EMBED_DIM}f", *v)).decode() if b64 else v,
+            }
+            for i, v in enumerate(vecs)
+        ]
         n = sum(max(1, len(t.split())) for t in texts)
         usage = {"prompt_tokens": n, "total_tokens": n, "completion_tokens": 0, "prompt_tokens_details": None}
-        return _json({"id": f"embd-{_hex()}", "object": "list", "created": int(time.time()),
-                      "model": self.model, "data": data, "usage": usage})
+        return _json(
+            {
+                "id": f"embd-{_hex()}",
+                "object": "list",
+                "created": int(time.time()),
+                "model": self.model,
+                "data": data,
+                "usage": usage,
+            }
+        )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -451,8 +608,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
 
     async def run() -> None:
-        backend = ScriptedBackend(args.model, max_model_len=args.max_model_len,
-                                  require_model=args.require_model)
+        backend = ScriptedBackend(args.model, max_model_len=args.max_model_len, require_model=args.require_model)
         print(f"READY {await backend.start(args.host, args.port)}", flush=True)
         await asyncio.Event().wait()
 

@@ -71,8 +71,9 @@ async def test_chat_non_stream_default_echo(client: AsyncOpenAI) -> None:
 
 
 async def test_chat_stream_wire_format(backend: ScriptedBackend, client: AsyncOpenAI) -> None:
-    status, ctype, raw = await raw_post(backend, "/chat/completions",
-                                        {"model": MODEL, "messages": USER, "stream": True})
+    status, ctype, raw = await raw_post(
+        backend, "/chat/completions", {"model": MODEL, "messages": USER, "stream": True}
+    )
     assert status == 200 and ctype.startswith("text/event-stream")
     frames = raw.decode().split("\n\n")
     assert frames[-2:] == ["data: [DONE]", ""] and all(f.startswith("data: ") for f in frames[:-1])
@@ -83,15 +84,16 @@ async def test_chat_stream_wire_format(backend: ScriptedBackend, client: AsyncOp
     assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
 
     backend.script("chunky", [{"content": "abcdefghij", "chunk_size": 4}])
-    stream = await client.chat.completions.create(
-        model=MODEL, messages=user("chunky"), stream=True)
+    stream = await client.chat.completions.create(model=MODEL, messages=user("chunky"), stream=True)
     pieces = [c.choices[0].delta.content async for c in stream if c.choices and c.choices[0].delta.content]
     assert pieces == ["abcd", "efgh", "ij"]
 
 
 async def test_tool_calls_stream_and_non_stream(backend: ScriptedBackend, client: AsyncOpenAI) -> None:
-    calls = [{"name": "get_weather", "arguments": '{"city": "Paris", "unit": "celsius"}'},
-             {"name": "get_time", "arguments": '{"tz": "Europe/Paris"}', "id": "chatcmpl-tool-fixed"}]
+    calls = [
+        {"name": "get_weather", "arguments": '{"city": "Paris", "unit": "celsius"}'},
+        {"name": "get_time", "arguments": '{"tz": "Europe/Paris"}', "id": "chatcmpl-tool-fixed"},
+    ]
     backend.script("weather", [{"tool_calls": calls}, {"tool_calls": calls[:1], "content": "Let me check."}])
     messages = user("weather and time?")
     stream = await client.chat.completions.create(model=MODEL, messages=messages, stream=True)
@@ -107,8 +109,7 @@ async def test_tool_calls_stream_and_non_stream(backend: ScriptedBackend, client
             entry["name"] += (tc.function and tc.function.name) or ""
             entry["arguments"] += (tc.function and tc.function.arguments) or ""
     assert finish == "tool_calls" and deltas > 4  # arguments arrive in several pieces
-    assert [(got[i]["name"], got[i]["arguments"]) for i in (0, 1)] == [
-        (c["name"], c["arguments"]) for c in calls]
+    assert [(got[i]["name"], got[i]["arguments"]) for i in (0, 1)] == [(c["name"], c["arguments"]) for c in calls]
     assert got[0]["id"].startswith("chatcmpl-tool-") and got[1]["id"] == "chatcmpl-tool-fixed"
 
     r = await client.chat.completions.create(model=MODEL, messages=messages)
@@ -137,7 +138,8 @@ async def test_reasoning(backend: ScriptedBackend, client: AsyncOpenAI) -> None:
 
 async def test_usage_chunk_and_override(backend: ScriptedBackend, client: AsyncOpenAI) -> None:
     stream = await client.chat.completions.create(
-        model=MODEL, messages=USER, stream=True, stream_options={"include_usage": True})
+        model=MODEL, messages=USER, stream=True, stream_options={"include_usage": True}
+    )
     chunks = [c async for c in stream]
     assert chunks[-1].choices == [] and chunks[-1].usage is not None
     assert (chunks[-1].usage.prompt_tokens, chunks[-1].usage.completion_tokens) == (2, 3)
@@ -153,8 +155,7 @@ async def test_errors(backend: ScriptedBackend, client: AsyncOpenAI) -> None:
     with pytest.raises(openai.APIStatusError) as exc:
         await client.chat.completions.create(model=MODEL, messages=boom)
     assert exc.value.status_code == 503
-    assert exc.value.body == {"message": "engine overloaded", "type": "InternalServerError", "param": None,
-                              "code": 503}
+    assert exc.value.body == {"message": "engine overloaded", "type": "InternalServerError", "param": None, "code": 503}
     with pytest.raises(openai.BadRequestError) as bad:
         await client.chat.completions.create(model=MODEL, messages=boom, max_tokens=100)
     message = bad.value.body["message"]  # type: ignore[index]
@@ -189,8 +190,7 @@ async def test_max_tokens_length_and_delays(backend: ScriptedBackend, client: As
     long = user("one two three four five six")
     r = await client.chat.completions.create(model=MODEL, messages=long, max_tokens=3)
     assert r.choices[0].message.content == "Echo: one two" and r.choices[0].finish_reason == "length"
-    stream = await client.chat.completions.create(
-        model=MODEL, messages=long, max_completion_tokens=2, stream=True)
+    stream = await client.chat.completions.create(model=MODEL, messages=long, max_completion_tokens=2, stream=True)
     chunks = [c async for c in stream]
     assert "".join(c.choices[0].delta.content or "" for c in chunks) == "Echo: one"
     assert chunks[-1].choices[0].finish_reason == "length"
@@ -206,16 +206,22 @@ async def test_responses_api(backend: ScriptedBackend, client: AsyncOpenAI) -> N
     r = await client.responses.create(model=MODEL, input="hello there")
     assert r.id.startswith("resp_") and r.status == "completed" and r.output_text == "Echo: hello there"
     assert r.usage is not None and r.usage.input_tokens == 2
-    backend.script("tool", [{"reasoning": "hmm", "content": "Calling.",
-                             "tool_calls": [{"name": "lookup", "arguments": '{"q": "x"}'}]}])
+    backend.script(
+        "tool",
+        [{"reasoning": "hmm", "content": "Calling.", "tool_calls": [{"name": "lookup", "arguments": '{"q": "x"}'}]}],
+    )
     stream = await client.responses.create(model=MODEL, input=user("tool please"), stream=True)
     events = [e async for e in stream]
     assert [e.sequence_number for e in events] == list(range(len(events)))
     types = [e.type for e in events]
     assert types[:3] == ["response.created", "response.in_progress", "response.output_item.added"]
     start, end = types.index("response.content_part.added"), types.index("response.content_part.done")
-    assert types[start : end + 1] == ["response.content_part.added", "response.output_text.delta",
-                                      "response.output_text.done", "response.content_part.done"]
+    assert types[start : end + 1] == [
+        "response.content_part.added",
+        "response.output_text.delta",
+        "response.output_text.done",
+        "response.content_part.done",
+    ]
     assert types[-2:] == ["response.output_item.done", "response.completed"]
     dumped = [e.model_dump() for e in events]
     final = dumped[-1]["response"]
@@ -246,8 +252,10 @@ async def test_control_endpoints(backend: ScriptedBackend, client: AsyncOpenAI) 
         await s.post(base + "/_script", json={"match": "ping", "replies": [{"content": "pong"}]})
         await s.post(base + "/_script", json={"match": "ping", "replies": [{"content": "second"}]})
         ping = user("ping")
-        answers = [(await client.chat.completions.create(model=MODEL, messages=ping))
-                   .choices[0].message.content for _ in range(3)]
+        answers = [
+            (await client.chat.completions.create(model=MODEL, messages=ping)).choices[0].message.content
+            for _ in range(3)
+        ]
         assert answers == ["pong", "second", "Echo: ping"]
         async with s.get(base + "/_requests") as r:
             recorded = await r.json()
@@ -266,8 +274,16 @@ async def test_control_endpoints(backend: ScriptedBackend, client: AsyncOpenAI) 
 
 async def test_subprocess_mode() -> None:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tests.scripted_backend", "--port", "0", "--model", "m2",
-        stdout=asyncio.subprocess.PIPE, cwd=REPO_ROOT)
+        sys.executable,
+        "-m",
+        "tests.scripted_backend",
+        "--port",
+        "0",
+        "--model",
+        "m2",
+        stdout=asyncio.subprocess.PIPE,
+        cwd=REPO_ROOT,
+    )
     try:
         assert proc.stdout is not None
         line = (await asyncio.wait_for(proc.stdout.readline(), 10)).decode()

@@ -228,7 +228,10 @@ class ResponseRun:
             return result.model_output
 
         outputs = await asyncio.gather(*(one(c) for c in calls))
-        for call, output in zip(calls, outputs, strict=True):
-            self.context.append(call)
-            self.context.append({"type": "function_call_output", "call_id": call["call_id"], "output": output})
+        # one assistant turn with every call, then every result: how chat templates expect parallel calls
+        self.context.extend(calls)
+        self.context.extend(
+            {"type": "function_call_output", "call_id": call["call_id"], "output": output}
+            for call, output in zip(calls, outputs, strict=True)
+        )
         return budget is None or self.server_calls_made < budget

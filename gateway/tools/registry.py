@@ -93,7 +93,17 @@ class ToolRegistry:
         if not self.converters:
             return items
         out: list[dict[str, Any]] = []
+        calls: list[dict[str, Any]] = []
+        results: list[dict[str, Any]] = []
         for item in items:
             convert = self.converters.get(item.get("type", ""))
-            out.extend(convert(item) if convert else [item])
+            if convert is None:
+                out.extend(calls + results)
+                calls, results = [], []
+                out.append(item)
+                continue
+            # consecutive server-side items were one parallel turn: all calls first, then all results
+            for converted in convert(item):
+                (calls if converted.get("type") == "function_call" else results).append(converted)
+        out.extend(calls + results)
         return out

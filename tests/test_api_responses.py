@@ -1,0 +1,249 @@
+"""The Responses API through the official `openai` SDK, against a real gateway process.
+
+The same tests run through Envoy's door too (see conftest's `door`), so everything here is what a
+client sees on either port.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import openai
+import pytest
+from openai import OpenAI
+
+from tests.procs import Backend
+
+MODEL = "scripted-model"
+
+
+def test_create_non_streaming_is_stored_and_retrievable(client: OpenAI, marker: str) -> None:
+    resp = client.responses.create(model=MODEL, input=f"hello {marker}", metadata={"k": "v"}, user="u-1")
+    assert resp.object == "response"
+    assert resp.id.startswith("resp_")
+    assert resp.status == "completed"
+    assert resp.output_text == f"Echo: hello {marker}"
+    assert resp.metadata == {"k": "v"}
+    assert resp.user == "u-1"
+    assert resp.usage is not None and resp.usage.output_tokens > 0
+    assert resp.usage.total_tokens == resp.usage.input_tokens + resp.usage.output_tokens
+    message = resp.output[0]
+    assert message.type == "message" and message.id.startswith("msg_") and message.status == "completed"
+    again = client.responses.retrieve(resp.id)
+    assert again.model_dump() == resp.model_dump()
+
+
+def test_streaming_grammar_and_snapshot(client: OpenAI, backend: Backend, marker: str) -> None:
+    backend.script(marker, {"content": "one two three four", "reasoning": "thinking hard"})
+    events = list(client.responses.create(model=MODEL, input=f"go {marker}", stream=True))
+    types = [e.type for e in events]
+    assert types[0] == "response.created" and types[1] == "response.in_progress"
+    assert types[-1] == "response.completed"
+    assert [e.sequence_number for e in events] == list(range(len(events)))
+    # reasoning item first, then the message, each with the full add/part/delta/done grammar
+    assert (
+        types[2:8]
+        == [
+            "response.output_item.added",
+            "response.content_part.added",
+            "response.reasoning_text.delta",
+            "response.reasoning_text.delta",
+            "response.reasoning_text.done",
+            "response.content_part.done",
+        ][: len(types[2:8])]
+    )
+    assert "response.output_text.done" in types
+    deltas = "".join(e.delta for e in events if e.type == "response.output_text.delta")
+    assert deltas == "one two three four"
+    reasoning = "".join(e.delta for e in events if e.type == "response.reasoning_text.delta")
+    assert reasoning == "thinking hard"
+    final = events[-1].response
+    assert final.output_text == "one two three four"
+    assert final.output[0].type == "reasoning" and final.output[0].content[0].text == "thinking hard"
+    stored = client.responses.retrieve(final.id)
+    assert stored.model_dump() == final.model_dump()
+    done_items = [e.item for e in events if e.type == "response.output_item.done"]
+    assert [i.model_dump() for i in done_items] == [o.model_dump() for o in final.output]
+
+
+def test_previous_response_id_keeps_history_but_not_instructions(client: OpenAI, backend: Backend, marker: str) -> None:
+    first = client.responses.create(model=MODEL, input=f"first {marker}", instructions="Be terse.")
+    backend.script(marker, {"echo_request": True})
+    second = client.responses.create(model=MODEL, input=f"second {marker}", previous_response_id=first.id)
+    messages = json.loads(second.output_text)
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert messages[0]["content"] == f"first {marker}"
+    assert messages[1]["content"] == f"Echo: first {marker}"
+    assert second.previous_response_id == first.id
+    assert second.instructions is None
+
+
+def test_instructions_become_system_message(client: OpenAI, backend: Backend, marker: str) -> None:
+    backend.script(marker, {"echo_request": True})
+    resp = client.responses.create(model=MODEL, input=f"hi {marker}", instructions="You are a pirate.")
+    messages = json.loads(resp.output_text)
+    assert messages[0] == {"role": "system", "content": "You are a pirate."}
+    assert resp.instructions == "You are a pirate."
+
+
+def test_store_false_is_not_retrievable(client: OpenAI, marker: str) -> None:
+    resp = client.responses.create(model=MODEL, input=f"ephemeral {marker}", store=False)
+    assert resp.status == "completed"
+    with pytest.raises(openai.NotFoundError):
+        client.responses.retrieve(resp.id)
+
+
+def test_function_call_round_trip(client: OpenAI, backend: Backend, marker: str) -> None:
+    tools = [
+        {
+            "type": "function",
+            "name": "get_weather",
+            "description": "Weather for a city",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        }
+    ]
+    backend.script(
+        marker,
+        {
+            "tool_calls": [
+                {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                {"name": "get_weather", "arguments": '{"city": "Rome"}'},
+            ]
+        },
+        {"content": "Sunny in both."},
+    )
+    resp = client.responses.create(model=MODEL, input=f"weather {marker}", tools=tools)  # type: ignore[arg-type]
+    calls = [o for o in resp.output if o.type == "function_call"]
+    assert len(calls) == 2  # parallel calls stay separate items
+    assert [json.loads(c.arguments)["city"] for c in calls] == ["Paris", "Rome"]
+    assert all(c.id.startswith("fc_") and c.call_id and c.status == "completed" for c in calls)
+    sent = backend.requests_matching(marker)[-1]["body"]
+    assert sent["tools"][0]["function"]["name"] == "get_weather"
+    follow = client.responses.create(
+        model=MODEL,
+        previous_response_id=resp.id,
+        tools=tools,  # type: ignore[arg-type]
+        input=[
+            {"type": "function_call_output", "call_id": c.call_id, "output": f"sunny-{i}"} for i, c in enumerate(calls)
+        ],
+    )
+    assert follow.output_text == "Sunny in both."
+    messages = backend.requests_matching(marker)[-1]["body"]["messages"]
+    assert messages[1]["role"] == "assistant" and len(messages[1]["tool_calls"]) == 2
+    assert [m["content"] for m in messages if m["role"] == "tool"] == ["sunny-0", "sunny-1"]
+    assert messages[2]["tool_call_id"] == calls[0].call_id
+
+
+def test_streamed_function_call_arguments(client: OpenAI, backend: Backend, marker: str) -> None:
+    tools = [{"type": "function", "name": "lookup", "parameters": {"type": "object", "properties": {}}}]
+    backend.script(marker, {"tool_calls": [{"name": "lookup", "arguments": '{"q": "a long query string"}'}]})
+    events = list(client.responses.create(model=MODEL, input=f"x {marker}", tools=tools, stream=True))  # type: ignore[arg-type]
+    deltas = [e.delta for e in events if e.type == "response.function_call_arguments.delta"]
+    assert len(deltas) > 1 and "".join(deltas) == '{"q": "a long query string"}'
+    done = next(e for e in events if e.type == "response.function_call_arguments.done")
+    assert done.arguments == '{"q": "a long query string"}'
+    assert events[-1].response.output[0].name == "lookup"
+
+
+def test_max_output_tokens_gives_incomplete(client: OpenAI, marker: str) -> None:
+    resp = client.responses.create(model=MODEL, input=f"a b c d e f g {marker}", max_output_tokens=3)
+    assert resp.status == "incomplete"
+    assert resp.incomplete_details is not None and resp.incomplete_details.reason == "max_output_tokens"
+    assert resp.output[0].status == "incomplete"
+
+
+def test_sampling_and_structured_output_reach_backend(client: OpenAI, backend: Backend, marker: str) -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
+    resp = client.responses.create(
+        model=MODEL,
+        input=f"json {marker}",
+        temperature=0.2,
+        top_p=0.9,
+        max_output_tokens=50,
+        text={"format": {"type": "json_schema", "name": "thing", "schema": schema, "strict": True}},
+        reasoning={"effort": "low"},
+        extra_body={"top_k": 7, "repetition_penalty": 1.1},
+        safety_identifier="sid",
+        prompt_cache_key="pck",
+        truncation="disabled",
+    )
+    body = backend.requests_matching(marker)[-1]["body"]
+    assert body["temperature"] == 0.2 and body["top_p"] == 0.9 and body["max_tokens"] == 50
+    assert body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "thing", "schema": schema, "strict": True},
+    }
+    assert body["reasoning_effort"] == "low"
+    assert body["top_k"] == 7 and body["repetition_penalty"] == 1.1  # vLLM extras forwarded
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    assert resp.text.format.type == "json_schema"
+    assert resp.safety_identifier == "sid" and resp.prompt_cache_key == "pck"
+    client.responses.create(model=MODEL, input=f"obj {marker}", text={"format": {"type": "json_object"}})
+    assert backend.requests_matching(marker)[-1]["body"]["response_format"] == {"type": "json_object"}
+
+
+def test_input_items_list_paginates(client: OpenAI, marker: str) -> None:
+    items = [{"role": "user", "content": f"m{i} {marker}"} for i in range(5)]
+    resp = client.responses.create(model=MODEL, input=items)  # type: ignore[arg-type]
+    page = client.responses.input_items.list(resp.id, limit=2, order="asc")
+    assert [i.content[0].text for i in page.data] == [f"m0 {marker}", f"m1 {marker}"]
+    assert page.has_more and page.first_id == page.data[0].id and page.last_id == page.data[1].id
+    everything = list(client.responses.input_items.list(resp.id, limit=2, order="asc"))
+    assert [i.content[0].text for i in everything] == [f"m{i} {marker}" for i in range(5)]
+    desc = client.responses.input_items.list(resp.id)
+    assert desc.data[0].content[0].text == f"m4 {marker}"
+    before = client.responses.input_items.list(resp.id, order="asc", extra_query={"before": everything[3].id})
+    assert [i.content[0].text for i in before.data] == [f"m{i} {marker}" for i in range(3)]
+
+
+def test_delete_response(client: OpenAI, marker: str) -> None:
+    resp = client.responses.create(model=MODEL, input=f"bye {marker}")
+    client.responses.delete(resp.id)
+    with pytest.raises(openai.NotFoundError):
+        client.responses.retrieve(resp.id)
+    with pytest.raises(openai.NotFoundError):
+        client.responses.delete(resp.id)
+
+
+def test_background_lifecycle_and_cancel(client: OpenAI, backend: Backend, marker: str) -> None:
+    backend.script(marker, {"content": "slow reply here", "delay": 0.5})
+    resp = client.responses.create(model=MODEL, input=f"bg {marker}", background=True)
+    assert resp.status == "queued" and resp.background is True
+    deadline = time.monotonic() + 10
+    while (resp := client.responses.retrieve(resp.id)).status in ("queued", "in_progress"):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert resp.status == "completed" and resp.output_text == "slow reply here"
+    with pytest.raises(openai.BadRequestError):
+        client.responses.cancel(resp.id)  # cannot cancel a completed response
+
+    backend.script(marker, {"content": "never finished", "delay": 5})
+    slow = client.responses.create(model=MODEL, input=f"bg2 {marker}", background=True)
+    cancelled = client.responses.cancel(slow.id)
+    assert cancelled.status == "cancelled"
+    assert client.responses.retrieve(slow.id).status == "cancelled"
+
+
+def test_background_requires_store(client: OpenAI) -> None:
+    with pytest.raises(openai.BadRequestError) as err:
+        client.responses.create(model=MODEL, input="x", background=True, store=False)
+    assert err.value.body["param"] == "background"  # type: ignore[index]
+
+
+def test_backend_reasoning_usage_reported(client: OpenAI, backend: Backend, marker: str) -> None:
+    backend.script(marker, {"content": "ok", "usage": {"prompt_tokens": 11, "completion_tokens": 7}})
+    resp = client.responses.create(model=MODEL, input=f"u {marker}")
+    assert resp.usage is not None
+    assert (resp.usage.input_tokens, resp.usage.output_tokens, resp.usage.total_tokens) == (11, 7, 18)
+
+
+def test_item_reference_resolves_stored_items(client: OpenAI, backend: Backend, marker: str) -> None:
+    first = client.responses.create(model=MODEL, input=f"remember {marker}")
+    backend.script(marker, {"echo_request": True})
+    resp = client.responses.create(
+        model=MODEL,
+        input=[{"type": "item_reference", "id": first.output[0].id}, {"role": "user", "content": f"and {marker}"}],  # type: ignore[misc,list-item]
+    )
+    messages = json.loads(resp.output_text)
+    assert messages[0] == {"role": "assistant", "content": f"Echo: remember {marker}"}

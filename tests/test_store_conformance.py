@@ -1,0 +1,134 @@
+"""One conformance suite for every `StateStore` implementation (SQLite today)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from storage import SQLiteStore, StateStore
+
+IMPLEMENTATIONS: dict[str, Callable[[Path], StateStore]] = {"sqlite": lambda p: SQLiteStore(p / "state.db")}
+
+
+@pytest.fixture(params=sorted(IMPLEMENTATIONS))
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[StateStore]:
+    s = IMPLEMENTATIONS[request.param](tmp_path)
+    await s.open()
+    yield s
+    await s.close()
+
+
+def msg(i: str, text: str, role: str = "user") -> dict[str, Any]:
+    ptype = "output_text" if role == "assistant" else "input_text"
+    return {"id": i, "type": "message", "role": role, "content": [{"type": ptype, "text": text}], "status": "completed"}
+
+
+def resp(i: str, prev: str | None = None, status: str = "completed", conv: str | None = None) -> dict[str, Any]:
+    return {
+        "id": i,
+        "object": "response",
+        "created_at": 1,
+        "status": status,
+        "previous_response_id": prev,
+        "conversation": {"id": conv} if conv else None,
+        "output": [],
+        "model": "m",
+    }
+
+
+async def test_write_and_read_response(store: StateStore) -> None:
+    await store.write_response(resp("r1"), inputs=[msg("m1", "hi")], outputs=[msg("m2", "yo", "assistant")])
+    got = await store.get_response("r1")
+    assert got is not None and got["output"] == [msg("m2", "yo", "assistant")] and got["status"] == "completed"
+    assert await store.get_response("nope") is None
+
+
+async def test_two_phase_write_appends_links(store: StateStore) -> None:
+    await store.write_response(resp("r1", status="in_progress"), inputs=[msg("m1", "hi")], owner="h:1:1")
+    assert (await store.get_response("r1"))["status"] == "in_progress"  # type: ignore[index]
+    await store.write_response(resp("r1"), outputs=[msg("m2", "a", "assistant"), msg("m3", "b", "assistant")])
+    got = await store.get_response("r1")
+    assert got is not None and [o["id"] for o in got["output"]] == ["m2", "m3"]
+    page = await store.list_input_items("r1", limit=10, order="asc", after=None, before=None)
+    assert [i["id"] for i in page.data] == ["m1"]
+
+
+async def test_history_walks_the_chain_in_order(store: StateStore) -> None:
+    prev = None
+    for n in range(5):
+        await store.write_response(
+            resp(f"r{n}", prev), inputs=[msg(f"i{n}", f"q{n}")], outputs=[msg(f"o{n}", f"a{n}", "assistant")]
+        )
+        prev = f"r{n}"
+    history = await store.response_history("r4")
+    assert history is not None
+    assert [h["id"] for h in history] == [x for n in range(5) for x in (f"i{n}", f"o{n}")]
+    assert await store.response_history("missing") is None
+
+
+async def test_items_are_stored_once(store: StateStore) -> None:
+    await store.write_response(resp("r1"), inputs=[msg("m1", "hi")], outputs=[msg("m2", "yo", "assistant")])
+    # a client echoing the previous output back as input links the existing item
+    await store.write_response(resp("r2"), inputs=[msg("m2", "yo", "assistant"), msg("m3", "next")])
+    found = await store.get_items(["m1", "m2", "m3", "zz"])
+    assert sorted(found) == ["m1", "m2", "m3"]
+    assert await store.delete_response("r1")
+    assert sorted(await store.get_items(["m1", "m2"])) == ["m2"]  # m2 is still used by r2
+    assert not await store.delete_response("r1")
+
+
+async def test_input_item_pagination(store: StateStore) -> None:
+    await store.write_response(resp("r1"), inputs=[msg(f"m{i}", str(i)) for i in range(7)])
+
+    async def ids(**kw: Any) -> tuple[list[str], bool]:
+        page = await store.list_input_items("r1", **{"limit": 3, "order": "asc", "after": None, "before": None, **kw})
+        return [i["id"] for i in page.data], page.has_more
+
+    assert await ids() == (["m0", "m1", "m2"], True)
+    assert await ids(after="m2") == (["m3", "m4", "m5"], True)
+    assert await ids(after="m5") == (["m6"], False)
+    assert await ids(order="desc") == (["m6", "m5", "m4"], True)
+    assert await ids(order="desc", after="m4") == (["m3", "m2", "m1"], True)
+    assert await ids(before="m2") == (["m0", "m1"], False)
+    assert await ids(after="unknown") == ([], False)
+
+
+async def test_recover_interrupted_only_dead_owners(store: StateStore) -> None:
+    await store.write_response(resp("dead", status="in_progress"), owner="h:1:dead")
+    await store.write_response(resp("live", status="in_progress"), owner="h:2:live")
+    recovered = await store.recover_interrupted(lambda owner: owner.endswith("live"))
+    assert recovered == ["dead"]
+    dead = await store.get_response("dead")
+    assert dead is not None and dead["status"] == "failed" and dead["error"]["message"]
+    assert (await store.get_response("live"))["status"] == "in_progress"  # type: ignore[index]
+    await store.write_response(resp("live"))
+    assert await store.recover_interrupted(lambda owner: False) == []  # terminal rows have no owner
+
+
+async def test_conversations(store: StateStore) -> None:
+    conv = {"id": "c1", "object": "conversation", "created_at": 5, "metadata": {"a": "b"}}
+    await store.create_conversation(conv, [msg("s1", "seed")])
+    assert await store.get_conversation("c1") == conv
+    assert (await store.update_conversation("c1", {"x": "y"}))["metadata"] == {"x": "y"}  # type: ignore[index]
+    assert await store.update_conversation("nope", {}) is None
+    await store.write_response(
+        resp("r1", conv="c1"),
+        inputs=[msg("i1", "q")],
+        outputs=[msg("o1", "a", "assistant")],
+        conversation_append=[msg("i1", "q"), msg("o1", "a", "assistant")],
+    )
+    assert [i["id"] for i in await store.conversation_items("c1")] == ["s1", "i1", "o1"]
+    assert await store.add_conversation_items("c1", [msg("x1", "more")])
+    assert not await store.add_conversation_items("nope", [msg("x2", "more")])
+    page = await store.list_conversation_items("c1", limit=2, order="desc", after=None, before=None)
+    assert [i["id"] for i in page.data] == ["x1", "o1"] and page.has_more
+    assert (await store.get_conversation_item("c1", "i1"))["id"] == "i1"  # type: ignore[index]
+    assert await store.delete_conversation_item("c1", "i1")
+    assert await store.get_conversation_item("c1", "i1") is None
+    assert await store.delete_conversation("c1")
+    assert await store.get_conversation("c1") is None
+    assert not await store.delete_conversation("c1")
+    assert await store.get_items(["o1"])  # still referenced by response r1

@@ -1,0 +1,122 @@
+"""The server-side tool loop, driven through the engine's public service with a real backend process.
+
+A server-side tool type is registered the way file_search and MCP plug in: its calls run in the
+gateway, concurrently, and never reach the client as `function_call` items.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gateway.config import load_settings
+from gateway.engine.events import EventBuilder
+from gateway.engine.service import ResponsesService
+from gateway.http.app import build_deps
+from gateway.ids import new_id
+from gateway.tools.registry import ToolResult
+from tests.scripted_backend import ScriptedBackend
+
+
+class SlowClock:
+    """A server-side tool whose single function takes 200 ms, like a remote call."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.config = config
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return [{"type": "function", "name": "clock", "parameters": {"type": "object", "properties": {}}}]
+
+    def handles(self, name: str) -> bool:
+        return name == "clock"
+
+    async def run(self, call: dict[str, Any], events: EventBuilder) -> ToolResult:
+        await asyncio.sleep(0.2)
+        item = {"id": new_id("clk"), "type": "clock_call", "status": "completed", "arguments": call["arguments"]}
+        events.add_item(item)
+        return ToolResult(output_items=[item], model_output=f"tick {call['arguments']}")
+
+
+@pytest.fixture
+async def engine(tmp_path: Path) -> AsyncIterator[tuple[ResponsesService, ScriptedBackend]]:
+    backend = ScriptedBackend()
+    await backend.start()
+    deps, _http = build_deps(load_settings(env={}, backend_url=backend.url, data_dir=str(tmp_path)))
+
+    async def factory(tool: dict[str, Any], run: Any) -> SlowClock:
+        return SlowClock(tool)
+
+    deps.tools.register(
+        "clock",
+        factory,
+        converter=lambda item: [
+            {"type": "function_call", "call_id": item["id"], "name": "clock", "arguments": item["arguments"]},
+            {"type": "function_call_output", "call_id": item["id"], "output": "tick"},
+        ],
+        item_type="clock_call",
+    )
+    await deps.store.open()
+    yield ResponsesService(deps), backend
+    await deps.backend.close()
+    await deps.store.close()
+    await backend.stop()
+
+
+async def test_concurrent_server_calls_then_answer(engine: tuple[ResponsesService, ScriptedBackend]) -> None:
+    service, backend = engine
+    backend.script(
+        "loop-1",
+        [
+            {
+                "tool_calls": [
+                    {"name": "clock", "arguments": '{"n": 1}'},
+                    {"name": "clock", "arguments": '{"n": 2}'},
+                    {"name": "clock", "arguments": '{"n": 3}'},
+                ]
+            },
+            {"content": "three ticks"},
+        ],
+    )
+    prepared = await service.prepare({"model": "scripted-model", "input": "loop-1", "tools": [{"type": "clock"}]})
+    started = time.monotonic()
+    response, error = await service.create(prepared)
+    elapsed = time.monotonic() - started
+    assert error is None and response["status"] == "completed"
+    assert [o["type"] for o in response["output"]] == ["clock_call"] * 3 + ["message"]
+    assert response["output"][-1]["content"][0]["text"] == "three ticks"
+    assert elapsed < 0.5, f"three 200 ms calls took {elapsed:.2f}s: not concurrent"
+    second = [r for r in backend.requests if "loop-1" in str(r["body"])][-1]["body"]["messages"]
+    assert [m["role"] for m in second] == ["user", "assistant", "tool", "tool", "tool"]
+    assert [m["content"] for m in second if m["role"] == "tool"] == ['tick {"n": 1}', 'tick {"n": 2}', 'tick {"n": 3}']
+    # a later turn replays the stored clock_call items through the registered converter
+    follow = await service.prepare(
+        {"model": "scripted-model", "input": "loop-1 again", "previous_response_id": response["id"]}
+    )
+    final, _ = await service.create(follow)
+    replay = [r for r in backend.requests if "loop-1 again" in str(r["body"])][-1]["body"]["messages"]
+    assert [m["role"] for m in replay] == ["user", "assistant", "tool", "tool", "tool", "assistant", "user"]
+    assert final["status"] == "completed"
+
+
+async def test_max_tool_calls_budget(engine: tuple[ResponsesService, ScriptedBackend]) -> None:
+    service, backend = engine
+    backend.script(
+        "loop-2",
+        [
+            {"tool_calls": [{"name": "clock", "arguments": "{}"}, {"name": "clock", "arguments": "{}"}]},
+            {"content": "done"},
+        ],
+    )
+    prepared = await service.prepare(
+        {"model": "scripted-model", "input": "loop-2", "tools": [{"type": "clock"}], "max_tool_calls": 1}
+    )
+    response, _ = await service.create(prepared)
+    assert [o["type"] for o in response["output"]] == ["clock_call", "message"]
+    last = [r for r in backend.requests if "loop-2" in str(r["body"])][-1]["body"]
+    assert "tools" not in last  # budget spent: the final turn is offered no tools
+    assert "maximum number of tool calls" in last["messages"][-1]["content"]
