@@ -17,6 +17,7 @@ import string
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -193,6 +194,7 @@ def start_envoy(
     base_id: int | None = None,
     concurrency: int | None = None,
     log_path: str | os.PathLike[str] | None = None,
+    preexec_fn: Callable[[], object] | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start Envoy and return the process (not yet ready: await wait_envoy_ready).
 
@@ -202,6 +204,9 @@ def start_envoy(
 
     Without ``base_id`` hot restart is disabled, so any number of Envoys (tests) coexist; with it,
     hot restart uses that id's shared memory, which must then be unique per running Envoy.
+
+    ``preexec_fn`` runs in the child before exec (the supervisor sets PR_SET_PDEATHSIG with it, so
+    Envoy does not outlive a supervisor that is killed outright; measured here, it otherwise does).
     """
     cmd = [envoy_binary(), "-c", str(config_path), "--log-level", log_level]
     cmd += ["--disable-hot-restart"] if base_id is None else ["--base-id", str(base_id)]
@@ -209,7 +214,7 @@ def start_envoy(
         cmd += ["--concurrency", str(concurrency)]
     if log_path is not None:
         cmd += ["--log-path", str(log_path)]
-    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL)
+    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, preexec_fn=preexec_fn)
 
 
 def stop_envoy(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> None:

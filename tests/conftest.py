@@ -10,6 +10,7 @@ import pytest
 from openai import OpenAI
 
 from tests.procs import Backend, Gateway, gateway, scripted_backend
+from tests.stack import EnvoyStack, envoy_stack
 
 
 @pytest.fixture(scope="session")
@@ -30,14 +31,24 @@ def http_gateway(backend: Backend, data_dir: Path) -> Iterator[Gateway]:
 
 
 @pytest.fixture(scope="session")
-def door(http_gateway: Gateway) -> str:
-    """The base URL a client uses (the HTTP server; the Envoy suite overrides this)."""
-    return http_gateway.url
+def envoy(backend: Backend, data_dir: Path, http_gateway: Gateway) -> Iterator[EnvoyStack]:
+    """Envoy + ExtProc in front of the same backend, sharing the HTTP server's database."""
+    with envoy_stack(backend.url, data_dir, http_gateway=http_gateway) as stack:
+        yield stack
+
+
+@pytest.fixture(scope="session", params=["http", "envoy"])
+def door_kind(request: pytest.FixtureRequest) -> str:
+    """Which front door the API suite goes through: every API test runs through both."""
+    return str(request.param)
 
 
 @pytest.fixture(scope="session")
-def door_kind() -> str:
-    return "http"
+def door(door_kind: str, request: pytest.FixtureRequest, http_gateway: Gateway) -> str:
+    """The base URL a client uses: the HTTP server (:8082 role) or Envoy (:8081 role)."""
+    if door_kind == "envoy":
+        return str(request.getfixturevalue("envoy").url)
+    return http_gateway.url
 
 
 @pytest.fixture

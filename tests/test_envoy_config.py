@@ -173,12 +173,8 @@ class Processor(ep_grpc.ExternalProcessorServicer):
                 if mode == "reroute-headers":
                     common.header_mutation.set_headers.append(_set("x-gateway-route", "gateway"))
                     common.clear_route_cache = True
-                    override = PM(
-                        request_body_mode=PM.NONE, response_header_mode=PM.SKIP, response_body_mode=PM.NONE
-                    )
-                yield ep.ProcessingResponse(
-                    request_headers=ep.HeadersResponse(response=common), mode_override=override
-                )
+                    override = PM(request_body_mode=PM.NONE, response_header_mode=PM.SKIP, response_body_mode=PM.NONE)
+                yield ep.ProcessingResponse(request_headers=ep.HeadersResponse(response=common), mode_override=override)
             elif kind == "request_body":
                 common = ep.CommonResponse()
                 if mode in ("reroute-body", "reroute-body-open"):
@@ -300,9 +296,7 @@ def fresh(stack: Stack) -> Stack:
 
 
 @pytest.mark.slow
-async def test_processor_down(
-    fresh: Stack, upstreams: tuple[Recorder, int, Recorder, int], tmp_path: Path
-) -> None:
+async def test_processor_down(fresh: Stack, upstreams: tuple[Recorder, int, Recorder, int], tmp_path: Path) -> None:
     """ext_proc is off per route for everything but POST /v1/responses, which fails cleanly.
     (A second Envoy, running beside the live stack's: hot restart is off, so they coexist.)"""
     gw, gw_port, inf, inf_port = upstreams
@@ -317,8 +311,9 @@ async def test_processor_down(
             async with s.get("/v1/responses/resp_1") as r:
                 assert r.status == 200
             async with s.post("/v1/responses", json={"model": "m", "input": "hi"}) as r:
-                assert r.status == 500  # Envoy 1.40: local reply, empty body
-                await r.read()
+                # Envoy 1.40 alone: 500 with an empty body; local_reply_config makes it OpenAI-shaped.
+                assert r.status == 503
+                assert (await r.json())["error"]["code"] == "processor_unavailable"
             # A client-sent x-gateway-route matches route (1), where ext_proc is off too.
             async with s.post("/v1/responses", json={}, headers={"x-gateway-route": "gateway"}) as r:
                 assert r.status == 200

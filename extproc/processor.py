@@ -1,0 +1,418 @@
+"""The Envoy external processor: POST /v1/responses translated inside Envoy's filter chain.
+
+One gRPC stream per HTTP request; everything the request needs (the prepared request, the run, the
+SSE parser) lives in an `_Exchange` owned by that stream, so nothing travels in headers.
+
+    request_headers   continue (an empty body is a 400 at once)
+    request_body      validate and prepare with the engine; either
+                      - re-route to the gateway HTTP cluster (tool loop, background, a Responses
+                        backend: several backend calls or a detached run cannot ride one upstream
+                        request) and end the gRPC stream, so the gateway's SSE passes unbuffered, or
+                      - start the run and rewrite the body into a streamed chat completion request
+    response_headers  200 + SSE for a streaming client: switch the body to STREAMED; otherwise keep
+                      it BUFFERED (errors and non-streaming replies are rendered from the whole body)
+    response_body     chat chunks -> Responses events (one reply per message; the parser holds a
+                      partial SSE event until the next chunk); the terminal events ride the reply to
+                      the final, empty end-of-stream chunk
+
+Whatever happens (client gone, Envoy reset, a bug) the run ends with a terminal status in storage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+from extproc.pb.envoy.config.core.v3 import base_pb2 as core_pb2
+from extproc.pb.envoy.extensions.filters.http.ext_proc.v3 import processing_mode_pb2 as mode_pb2
+from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
+from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as ep_grpc
+from extproc.pb.envoy.type.v3 import http_status_pb2
+from gateway.backends.base import map_backend_error
+from gateway.backends.chat_translate import apply_chunk, apply_completion, build_chat_body
+from gateway.backends.sse import SSEParser
+from gateway.engine.context import EngineDeps, Prepared
+from gateway.engine.events import Event
+from gateway.engine.runner import ResponseRun
+from gateway.engine.service import ResponsesService
+from gateway.engine.turn import TurnAssembler
+from gateway.errors import APIError, BackendError, BackendTimeout, InvalidRequest, ServerError
+from gateway.http.common import sse_frame
+from gateway.jsonutil import JSONDecodeError, dumps, loads
+
+log = logging.getLogger(__name__)
+
+PM = mode_pb2.ProcessingMode
+_OVERWRITE = core_pb2.HeaderValueOption.OVERWRITE_IF_EXISTS_OR_ADD
+ROUTE_HEADER = "x-gateway-route"  # matched by route (1) of envoy/envoy.yaml.tmpl
+# Client credentials for the gateway must not reach the inference backend.
+_CLIENT_HEADERS = ("authorization", "openai-organization", "openai-project")
+
+
+def _set(key: str, value: str) -> core_pb2.HeaderValueOption:
+    return core_pb2.HeaderValueOption(
+        header=core_pb2.HeaderValue(key=key, raw_value=value.encode()), append_action=_OVERWRITE
+    )
+
+
+def _header(headers: ep.HttpHeaders, name: str) -> str:
+    for h in headers.headers.headers:
+        if h.key == name:
+            return h.raw_value.decode("latin-1") if h.raw_value else h.value
+    return ""
+
+
+def _frames(events: Iterable[Event]) -> bytes:
+    return b"".join(sse_frame(e) for e in events)
+
+
+def immediate(status: int, body: bytes, content_type: str = "application/json") -> ep.ProcessingResponse:
+    mutation = ep.HeaderMutation(set_headers=[_set("content-type", content_type)])
+    if content_type == "text/event-stream":
+        mutation.set_headers.append(_set("cache-control", "no-cache"))
+    return ep.ProcessingResponse(
+        immediate_response=ep.ImmediateResponse(
+            status=http_status_pb2.HttpStatus(code=status),  # type: ignore[arg-type]
+            headers=mutation,
+            body=body,
+            details="responses_gateway",
+        )
+    )
+
+
+def error_reply(err: APIError) -> ep.ProcessingResponse:
+    return immediate(err.status, dumps(err.body()))
+
+
+def _body_reply(kind: str, body: bytes | None, mutation: ep.HeaderMutation | None = None) -> ep.ProcessingResponse:
+    """A BodyResponse; ``body`` None leaves the bytes alone, b"" replaces them with nothing."""
+    common = ep.CommonResponse()
+    if mutation is not None:
+        common.header_mutation.CopyFrom(mutation)
+    if body is not None:
+        common.body_mutation.body = body  # sets the oneof even when empty
+    if kind == "request":
+        return ep.ProcessingResponse(request_body=ep.BodyResponse(response=common))
+    return ep.ProcessingResponse(response_body=ep.BodyResponse(response=common))
+
+
+def envoy_local_error(status: int, body: bytes, backend: str) -> APIError:
+    """Map the backend's error reply, or Envoy's own (connection refused, no endpoint, timeout)."""
+    if status in (502, 503, 504) and body.startswith(
+        (b"upstream connect error", b"no healthy upstream", b"upstream request timeout")
+    ):
+        detail = body.decode("utf-8", "replace").strip()
+        if status == 504 or body.startswith(b"upstream request timeout"):
+            return BackendTimeout(f"the inference backend at {backend} timed out ({detail})")
+        return BackendError(f"could not connect to the inference backend at {backend}: {detail}")
+    return map_backend_error(status, body)
+
+
+class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
+    def __init__(self, deps: EngineDeps, service: ResponsesService | None = None) -> None:
+        self.deps = deps
+        self.service = service or ResponsesService(deps)
+        settings = deps.settings
+        self.backend = settings.backend_base
+        self.chat_path = (urlsplit(settings.backend_base).path.rstrip("/") or "") + "/chat/completions"
+        self.translate = settings.backend_api == "chat_completions"
+        # The request mutation is the same for every request: build it once, copy it per request.
+        m = ep.HeaderMutation(
+            set_headers=[_set(":path", self.chat_path), _set("content-type", "application/json")],
+            remove_headers=["content-length"],
+        )
+        if settings.backend_api_key:
+            m.set_headers.append(_set("authorization", f"Bearer {settings.backend_api_key}"))
+            m.remove_headers.extend(h for h in _CLIENT_HEADERS if h != "authorization")
+        else:
+            m.remove_headers.extend(_CLIENT_HEADERS)
+        self.request_mutation = m
+        self.reroute_mutation = ep.HeaderMutation(set_headers=[_set(ROUTE_HEADER, "gateway")])
+        self._finishing: set[asyncio.Task[Any]] = set()
+
+    def needs_gateway(self, prepared: Prepared) -> bool:
+        """Requests one upstream request cannot serve go to the gateway HTTP server instead."""
+        req = prepared.req
+        if req.background or not self.translate:
+            return True
+        tools = self.deps.tools
+        return any(tools.is_server_side(t) for t in req.tools or [])
+
+    async def Process(
+        self, request_iterator: AsyncIterator[ep.ProcessingRequest], context: Any
+    ) -> AsyncIterator[ep.ProcessingResponse]:
+        ex = _Exchange(self)
+        try:
+            async for msg in request_iterator:
+                reply, last = await ex.handle(msg)
+                yield reply
+                if last:
+                    return
+        finally:
+            if ex.run is not None and not ex.run.finished:
+                self._finish_abandoned(ex)
+
+    def _finish_abandoned(self, ex: _Exchange) -> None:
+        """The stream ended before the response did (client gone, Envoy reset, shutdown).
+
+        Runs in its own task: this may be a cancelled handler, which must not await any more.
+        """
+        run, turn = ex.run, ex.turn
+        assert run is not None
+        if turn is not None and not turn.closed:
+            turn.abort()
+        err = APIError(
+            "The response was interrupted before it completed: the client disconnected or the connection "
+            "to the inference backend was lost.",
+            code="stream_interrupted",
+            status=499,
+        )
+        task = asyncio.get_running_loop().create_task(run.finish("failed", error=err), name=f"finish-{run.id}")
+        self._finishing.add(task)
+        task.add_done_callback(self._finishing.discard)
+
+    async def drain(self) -> None:
+        """Wait for abandoned runs to be stored (at shutdown)."""
+        while self._finishing:
+            await asyncio.gather(*list(self._finishing), return_exceptions=True)
+
+
+class _Exchange:
+    """The state of one POST /v1/responses going through Envoy."""
+
+    __slots__ = (
+        "body_parts",
+        "done",
+        "failed",
+        "p",
+        "parser",
+        "pending",
+        "resp_parts",
+        "run",
+        "sse",
+        "status",
+        "stream",
+        "streamed",
+        "turn",
+    )
+
+    def __init__(self, p: ExternalProcessor) -> None:
+        self.p = p
+        self.run: ResponseRun | None = None
+        self.turn: TurnAssembler | None = None
+        self.stream = False  # the client asked for SSE
+        self.streamed = False  # Envoy streams the response body through us chunk by chunk
+        self.sse = False  # the backend answered with SSE
+        self.status = 0
+        self.parser = SSEParser()
+        self.pending = b""  # frames not yet sent (the begin events)
+        self.done = False  # [DONE] seen, or the backend's stream carried an error
+        self.failed: APIError | None = None  # a mid-stream error from the backend
+        self.body_parts: list[bytes] = []
+        self.resp_parts: list[bytes] = []
+
+    async def handle(self, msg: ep.ProcessingRequest) -> tuple[ep.ProcessingResponse, bool]:
+        """One reply per message; True when it is the last this stream will send."""
+        kind = msg.WhichOneof("request")
+        try:
+            if kind == "response_body":
+                return await self.on_response_body(msg.response_body)
+            if kind == "request_body":
+                return await self.on_request_body(msg.request_body)
+            if kind == "response_headers":
+                return await self.on_response_headers(msg.response_headers)
+            if kind == "request_headers":
+                if msg.request_headers.end_of_stream:
+                    err = InvalidRequest("The request body is empty; expected a JSON object.", code="invalid_json")
+                    return error_reply(err), True
+                return ep.ProcessingResponse(request_headers=ep.HeadersResponse()), False
+            # trailers are SKIP in the configuration; answer anything else without changes
+            if kind == "request_trailers":
+                return ep.ProcessingResponse(request_trailers=ep.TrailersResponse()), False
+            return ep.ProcessingResponse(response_trailers=ep.TrailersResponse()), False
+        except Exception as exc:
+            log.exception("ext_proc failed at %s", kind)
+            return await self._internal_error(kind, exc)
+
+    async def _internal_error(self, kind: str | None, exc: Exception) -> tuple[ep.ProcessingResponse, bool]:
+        err = exc if isinstance(exc, APIError) else ServerError(f"internal error: {type(exc).__name__}")
+        events: list[Event] = []
+        if self.run is not None and not self.run.finished:
+            if self.turn is not None and not self.turn.closed:
+                self.turn.abort()
+            events = await self.run.finish("failed", error=err)
+        if kind == "response_body" and self.streamed:  # headers are gone already: end the SSE stream
+            drained = _frames(self.run.events.drain()) if self.run is not None else b""
+            return _body_reply("response", self._take_pending() + drained + _frames(events)), False
+        return error_reply(err), True
+
+    def _take_pending(self) -> bytes:
+        out, self.pending = self.pending, b""
+        return out
+
+    # -- request ----------------------------------------------------------------------------------
+    async def on_request_body(self, msg: ep.HttpBody) -> tuple[ep.ProcessingResponse, bool]:
+        self.body_parts.append(msg.body)
+        if not msg.end_of_stream:  # BUFFERED sends the whole body at once; be tolerant anyway
+            return _body_reply("request", None), False
+        raw = b"".join(self.body_parts)
+        self.body_parts = []
+        if not raw.strip():
+            err = InvalidRequest("The request body is empty; expected a JSON object.", code="invalid_json")
+            return error_reply(err), True
+        try:
+            body = loads(raw)
+        except JSONDecodeError:
+            err = InvalidRequest(
+                "We could not parse the JSON body of your request. The body must be valid JSON.", code="invalid_json"
+            )
+            return error_reply(err), True
+        p = self.p
+        try:
+            prepared = await p.service.prepare(body)
+        except APIError as err:
+            return error_reply(err), True
+        if p.needs_gateway(prepared):
+            common = ep.CommonResponse(clear_route_cache=True)
+            common.header_mutation.CopyFrom(p.reroute_mutation)
+            # Ending the gRPC stream now lets the gateway's SSE pass through Envoy unbuffered.
+            return ep.ProcessingResponse(request_body=ep.BodyResponse(response=common)), True
+        self.stream = prepared.req.stream
+        run = self.run = ResponseRun(p.deps, prepared)
+        # A stored stream is written at once, so a client that goes away leaves a findable response.
+        begin = await run.begin(persist=self.stream)
+        if self.stream:
+            self.pending = _frames(begin)
+        self.turn = run.new_turn()
+        chat = dumps(build_chat_body(run.turn_request()))
+        return _body_reply("request", chat, p.request_mutation), False
+
+    # -- response ---------------------------------------------------------------------------------
+    async def on_response_headers(self, msg: ep.HttpHeaders) -> tuple[ep.ProcessingResponse, bool]:
+        if self.run is None:  # not ours (cannot happen with the shipped configuration)
+            return ep.ProcessingResponse(response_headers=ep.HeadersResponse()), True
+        try:
+            self.status = int(_header(msg, ":status") or 0)
+        except ValueError:
+            self.status = 0
+        self.sse = "text/event-stream" in _header(msg, "content-type")
+        if msg.end_of_stream:  # no body will follow: settle it now
+            return await self._settle_buffered(b"", at_headers=True)
+        if self.status != 200:  # rendered at the body (error message inside)
+            return ep.ProcessingResponse(response_headers=ep.HeadersResponse()), False
+        common = ep.CommonResponse()
+        mutation = common.header_mutation
+        mutation.remove_headers.append("content-length")
+        if self.stream:
+            mutation.set_headers.append(_set("content-type", "text/event-stream"))
+            mutation.set_headers.append(_set("cache-control", "no-cache"))
+        else:
+            mutation.set_headers.append(_set("content-type", "application/json"))
+        override = None
+        if self.stream and self.sse:
+            override = PM(response_body_mode=PM.STREAMED)
+            self.streamed = True
+        reply = ep.ProcessingResponse(response_headers=ep.HeadersResponse(response=common), mode_override=override)
+        return reply, False
+
+    async def on_response_body(self, msg: ep.HttpBody) -> tuple[ep.ProcessingResponse, bool]:
+        if self.run is None:
+            return _body_reply("response", None), True
+        if not self.streamed:
+            self.resp_parts.append(msg.body)
+            if not msg.end_of_stream:
+                return _body_reply("response", b""), False
+            raw = b"".join(self.resp_parts)
+            self.resp_parts = []
+            return await self._settle_buffered(raw)
+        out = self._take_pending()
+        if not self.run.finished:
+            out += self._feed(msg.body)
+            if msg.end_of_stream:
+                out += await self._complete()
+            elif self.failed is not None:
+                out += await self._fail(self.failed)
+        return _body_reply("response", out), msg.end_of_stream
+
+    def _feed(self, data: bytes) -> bytes:
+        """Translate the chat chunks ``data`` completes; return the Responses events as SSE."""
+        return self._apply(self.parser.feed(data))
+
+    def _apply(self, events: list[tuple[str | None, bytes]]) -> bytes:
+        turn, run = self.turn, self.run
+        assert turn is not None and run is not None
+        for _event, payload in events:
+            if self.done:
+                continue
+            if payload == b"[DONE]":
+                self.done = True
+                continue
+            try:
+                chunk = loads(payload)
+            except JSONDecodeError:
+                self.failed, self.done = BackendError("the inference backend sent an invalid stream chunk"), True
+                continue
+            if isinstance(chunk, dict) and "error" in chunk and not chunk.get("choices"):
+                err = chunk["error"]
+                code = err.get("code") if isinstance(err, dict) else None
+                status = code if isinstance(code, int) and 400 <= code < 600 else 500
+                self.failed, self.done = map_backend_error(status, payload), True
+                continue
+            apply_chunk(chunk, turn)
+        return _frames(run.events.drain())
+
+    async def _complete(self) -> bytes:
+        """The backend's body has ended: close the turn and give the response its terminal status."""
+        run, turn = self.run, self.turn
+        assert run is not None and turn is not None
+        out = self._apply(self.parser.close())
+        if self.failed is not None:
+            return out + await self._fail(self.failed)
+        if not self.done and turn.finish_reason is None:
+            err = BackendError("the inference backend's stream ended before the response was complete")
+            return out + await self._fail(err)
+        run.end_turn(turn)
+        out += _frames(run.events.drain())
+        if turn.finish_reason == "length":
+            return out + _frames(await run.finish("incomplete", incomplete_reason="max_output_tokens"))
+        return out + _frames(await run.finish("completed"))
+
+    async def _fail(self, err: APIError) -> bytes:
+        run, turn = self.run, self.turn
+        assert run is not None
+        if turn is not None and not turn.closed:
+            turn.abort()
+        return _frames(run.events.drain()) + _frames(await run.finish("failed", error=err))
+
+    async def _settle_buffered(self, raw: bytes, *, at_headers: bool = False) -> tuple[ep.ProcessingResponse, bool]:
+        """The whole backend body is here (non-streaming client, or an error status).
+
+        At response headers (a reply without a body) only an immediate response can carry a body.
+        """
+        run, turn = self.run, self.turn
+        assert run is not None and turn is not None
+        if self.status != 200:
+            err = envoy_local_error(self.status, raw, self.p.backend)
+            out = self._take_pending() + await self._fail(err)
+            if self.stream:  # the failure as the SSE stream the client asked for
+                return immediate(200, out, "text/event-stream"), True
+            return error_reply(err), True
+        if self.sse:
+            out = self._take_pending() + self._feed(raw) + await self._complete()
+        else:  # a backend that ignored `stream`: one chat.completion
+            try:
+                apply_completion(loads(raw), turn)
+                self.done = True
+            except (JSONDecodeError, AttributeError, TypeError, IndexError):
+                self.failed = BackendError("the inference backend sent an invalid reply")
+            out = self._take_pending() + _frames(run.events.drain()) + await self._complete()
+        if not self.stream:
+            if run.response["status"] == "failed" and run.error is not None:
+                return error_reply(run.error), True
+            out = dumps(run.response)
+        if at_headers:
+            return immediate(200, out, "text/event-stream" if self.stream else "application/json"), True
+        return _body_reply("response", out), True

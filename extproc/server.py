@@ -1,0 +1,95 @@
+"""The ExtProc process: a grpc.aio server with the processor and the gRPC health service.
+
+`responses-gateway extproc` runs this. It opens the same SQLite file as the HTTP server (WAL), so a
+response produced here is readable through the HTTP server at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+
+from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as ep_grpc
+from extproc.processor import ExternalProcessor
+from gateway.config import Settings
+from gateway.engine.service import ResponsesService
+from gateway.http.app import build_deps
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024  # grpc's 4 MiB default is smaller than a long conversation
+SERVICE_NAME = "envoy.service.ext_proc.v3.ExternalProcessor"
+SHUTDOWN_GRACE_S = 5.0
+
+SERVER_OPTIONS = [
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    # gRPC binds with SO_REUSEPORT by default: a second process on the same port would silently
+    # share its traffic. Fail loudly instead.
+    ("grpc.so_reuseport", 0),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+]
+
+
+def _bind_address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+async def serve(settings: Settings, port: int | None = None, ready: asyncio.Event | None = None) -> None:
+    """Serve until SIGINT/SIGTERM (or until the task is cancelled), then shut down cleanly."""
+    port = settings.extproc_port if port is None else port
+    deps, _http = build_deps(settings)
+    await deps.store.open()
+    service = ResponsesService(deps)
+    processor = ExternalProcessor(deps, service)
+    server = grpc.aio.server(options=SERVER_OPTIONS)
+    try:
+        await service.recover()
+        deps.models.start()
+        ep_grpc.add_ExternalProcessorServicer_to_server(processor, server)  # type: ignore[no-untyped-call]
+        health = HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(health, server)
+        bound = server.add_insecure_port(_bind_address(settings.host, port))
+        if not bound:
+            raise RuntimeError(f"could not bind the ExtProc to {settings.host}:{port}")
+        await server.start()
+        for name in ("", SERVICE_NAME):
+            await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        print(f"gateway ExtProc (gRPC) on {settings.host}:{bound}", file=sys.stderr, flush=True)
+        if ready is not None:
+            ready.set()
+
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, stop.set)
+        try:
+            await stop.wait()
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                    loop.remove_signal_handler(sig)
+            await health.enter_graceful_shutdown()
+    finally:
+        # In-flight streams get the grace period; those still open are cancelled and their
+        # responses stored as failed (the processor's finally), which drain() waits for.
+        await server.stop(SHUTDOWN_GRACE_S)
+        await processor.drain()
+        await service.shutdown()
+        await deps.models.stop()
+        await deps.backend.close()
+        await deps.store.close()
+
+
+def run_extproc(settings: Settings, port: int | None = None) -> None:
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(settings, port))

@@ -1,0 +1,206 @@
+"""`responses-gateway up`: the whole stack as one command.
+
+    [local model :8000]  ->  HTTP server :8082 + ExtProc :10000  ->  Envoy :8081 (the entrypoint)
+
+Children get the same settings through `GATEWAY_*` variables. Envoy is started from this (main)
+thread, which stays alive in the supervision loop: Envoy 1.40 sets PR_SET_PDEATHSIG and would die
+with the thread that started it. The Python children get PR_SET_PDEATHSIG too (Linux), so nothing
+outlives a supervisor that is killed outright. SIGINT/SIGTERM or any child exiting stops everything,
+Envoy first (no new requests), then the ExtProc, the HTTP server and the model.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from gateway.config import Settings
+from gateway.envoy_runner import EnvoyError, start_envoy, validate_envoy_config, write_envoy_config
+
+POLL_S = 0.05
+START_TIMEOUT_S = 60.0
+MODEL_START_TIMEOUT_S = 180.0
+STOP_TIMEOUT_S = 10.0
+_PR_SET_PDEATHSIG = 1
+_LINUX = sys.platform.startswith("linux")
+
+
+class _Stop(Exception):
+    """A signal asked the stack to stop."""
+
+
+class _ChildFailed(Exception):
+    """A child exited on its own."""
+
+
+def child_env(settings: Settings, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment that gives a child process exactly these settings."""
+    env = {k: v for k, v in (os.environ if base is None else base).items() if k != "GATEWAY_CONFIG"}
+    for name in Settings.model_fields:
+        value = getattr(settings, name)
+        env["GATEWAY_" + name.upper()] = "" if value is None else str(value)
+    return env
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the forked child
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+
+
+def _connect_host(host: str) -> str:
+    """Where to reach a server bound to ``host`` (a wildcard bind is reached on loopback)."""
+    return {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
+
+
+def _http_ok(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=1.0) as resp:
+            return int(resp.status) < 400
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
+def _port_open(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+class Stack:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.env = child_env(settings)
+        self.children: list[tuple[str, subprocess.Popen[Any]]] = []  # in start order
+        self.stop_signal: int | None = None
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self.stop_signal = signum
+
+    def _spawn(self, name: str, *args: str) -> subprocess.Popen[Any]:
+        cmd = [sys.executable, "-m", "gateway.cli", *args]
+        proc = subprocess.Popen(
+            cmd,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            process_group=0,  # Ctrl-C reaches the supervisor only; it stops the children in order
+            preexec_fn=_die_with_parent if _LINUX else None,  # single-threaded here
+        )
+        self.children.append((name, proc))
+        return proc
+
+    def _check(self) -> None:
+        if self.stop_signal is not None:
+            raise _Stop
+        for name, proc in self.children:
+            code = proc.poll()
+            if code is not None:
+                raise _ChildFailed(f"{name} exited with code {code}")
+
+    def _wait(self, ready: Callable[[], bool], what: str, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            self._check()
+            if ready():
+                return
+            if time.monotonic() > deadline:
+                raise _ChildFailed(f"{what} did not become ready within {timeout:.0f}s")
+            time.sleep(POLL_S)
+
+    def start(self) -> None:
+        s = self.settings
+        local = _connect_host(s.host)
+        if s.backend_url is None:
+            self._spawn("local model", "local-model", "--port", str(s.local_model_port))
+            self._wait(
+                lambda: _http_ok(f"http://127.0.0.1:{s.local_model_port}/v1/models"),
+                f"the local model on :{s.local_model_port}",
+                MODEL_START_TIMEOUT_S,
+            )
+        self._spawn("HTTP server", "serve")
+        self._spawn("ExtProc", "extproc")
+        config = write_envoy_config(
+            Path(s.data_dir) / "envoy.yaml",
+            envoy_port=s.envoy_port,
+            admin_port=s.envoy_admin_port,
+            listen_host=s.host,
+            extproc_host=local,
+            extproc_port=s.extproc_port,
+            gateway_host=local,
+            gateway_port=s.http_port,
+            backend_url=s.backend_base,
+            buffer_limit_bytes=max(s.max_body_bytes, 1024 * 1024),
+        )
+        validate_envoy_config(config)
+        envoy_level = "info" if s.log_level.upper() == "DEBUG" else "warning"
+        envoy = start_envoy(config, log_level=envoy_level, preexec_fn=_die_with_parent if _LINUX else None)
+        self.children.append(("Envoy", envoy))
+        health = f"http://{_url_host(local)}:{s.http_port}/health"
+        self._wait(lambda: _http_ok(health), "the HTTP server", START_TIMEOUT_S)
+        self._wait(lambda: _port_open(local, s.extproc_port), "the ExtProc", START_TIMEOUT_S)
+        self._wait(lambda: _http_ok(f"http://127.0.0.1:{s.envoy_admin_port}/ready"), "Envoy", START_TIMEOUT_S)
+
+    def supervise(self) -> None:
+        while True:
+            self._check()
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        """Envoy first (no new requests), then the ExtProc, the HTTP server, the model."""
+        for _name, proc in reversed(self.children):
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(STOP_TIMEOUT_S)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+
+
+def run_stack(settings: Settings) -> int:
+    """Run the stack until a signal (exit 0) or a child's exit (exit 1)."""
+    stack = Stack(settings)
+    previous = {sig: signal.signal(sig, stack._on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    code = 0
+    try:
+        stack.start()
+        s = settings
+        host = _url_host(_connect_host(s.host))
+        print(
+            f"Responses Gateway ready on http://{host}:{s.envoy_port}/v1 (Envoy)\n"
+            f"  HTTP server http://{host}:{s.http_port}/v1, ExtProc {host}:{s.extproc_port}, "
+            f"backend {s.backend_base}",
+            file=sys.stderr,
+            flush=True,
+        )
+        stack.supervise()
+    except _Stop:
+        code = 0
+    except (_ChildFailed, EnvoyError, OSError, ValueError) as exc:
+        print(f"responses-gateway up: {exc}", file=sys.stderr, flush=True)
+        code = 1
+    finally:
+        stack.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return code
