@@ -1,0 +1,575 @@
+"""Gateway overhead benchmark: the scripted backend alone vs the gateway in front of it.
+
+    .venv/bin/python -m bench.bench_gateway [--quick] [--client raw|aiohttp] [--out PATH]
+
+One run starts the scripted vLLM stand-in and `responses-gateway serve` as subprocesses (fresh temp
+data dir), then, with the load generator in this process (see bench/loadgen.py):
+
+1. storage growth: a 100-turn `previous_response_id` chain; SQLite bytes per turn (file + -wal after
+   `wal_checkpoint(TRUNCATE)`, and bytes in use per `dbstat`), turns 1-10 vs 91-100;
+2. latency at concurrency 1: backend POST /v1/chat/completions (stream=false) vs gateway
+   POST /v1/responses (store=true, non-stream), interleaved in rounds;
+3. streaming: time to the first `data:` chunk (backend) vs the first SSE event (gateway, store=true),
+   plus time to the first model text and to the end of the stream (informational);
+4. throughput: closed-loop requests/s at 1 and 32 clients, backend alone vs gateway (store=true),
+   plus the gateway with store=false (informational: the SQLite share of the cost).
+
+It prints a table, PASS/MISS per target, and writes bench/results/gateway.json. Targets are
+reported, never enforced: the exit status is 0 unless the benchmark itself broke.
+
+The machine has 2 cores; backend, gateway and load generator share them, so at 32 clients the
+numbers are CPU-bound and the generator's own cost (printed as CPU ms/request) is part of the
+picture. The gateway's per-request CPU (also printed) is the figure to drive down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import platform
+import resource
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from bench.loadgen import CHAT_TOKEN, RESPONSES_TOKEN, Generator, Sample, Target, percentile
+from tests.procs import Backend, scripted_backend, start_gateway, stop
+
+MODEL = "scripted-model"
+HOST = "127.0.0.1"
+RESULTS = Path(__file__).resolve().parent / "results" / "gateway.json"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+TARGET_ADDED_P50_MS = 2.0
+TARGET_ADDED_TTFE_MS = 2.0
+TARGET_THROUGHPUT_RATIO = 0.5
+
+
+class Profile:
+    """Sizes of one run."""
+
+    def __init__(self, quick: bool) -> None:
+        self.name = "quick" if quick else "full"
+        self.warmup_requests = 100 if quick else 300
+        self.rounds = 2 if quick else 6
+        self.per_round = 250 if quick else 500
+        self.tp_warmup = 0.5 if quick else 1.0
+        self.tp_duration = 3.0 if quick else 10.0
+        self.chain_turns = 100
+
+
+# -- helpers -------------------------------------------------------------------------------------------
+def ms(seconds: float) -> float:
+    return round(seconds * 1000.0, 3)
+
+
+def stats(values: list[float]) -> dict[str, Any]:
+    """Milliseconds summary of durations in seconds."""
+    if not values:
+        return {"n": 0}
+    return {
+        "n": len(values),
+        "p50": ms(percentile(values, 50)),
+        "p90": ms(percentile(values, 90)),
+        "p99": ms(percentile(values, 99)),
+        "mean": ms(statistics.fmean(values)),
+        "min": ms(min(values)),
+        "max": ms(max(values)),
+    }
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process (all its threads)."""
+    with open(f"/proc/{pid}/stat", "rb") as fh:
+        fields = fh.read().rsplit(b")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def self_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+class CpuWatch:
+    """CPU used by the benchmark's own processes vs everything else on the machine (/proc/stat).
+
+    The servers and the generator must have the CPUs to themselves; other busy processes (a test
+    suite, a build) make the numbers meaningless, so their share is measured and reported.
+    """
+
+    def __init__(self, pids: list[int]) -> None:
+        self.pids = pids
+
+    @staticmethod
+    def _machine() -> tuple[float, float]:
+        with open("/proc/stat", "rb") as fh:
+            f = [int(x) for x in fh.readline().split()[1:]]
+        busy = f[0] + f[1] + f[2] + f[5] + f[6]  # user nice system irq softirq (guest is inside user)
+        steal = f[7] if len(f) > 7 else 0
+        return busy / CLK_TCK, steal / CLK_TCK
+
+    def start(self) -> None:
+        self.t0 = time.monotonic()
+        self.m0 = self._machine()
+        self.o0 = sum(cpu_seconds(p) for p in self.pids) + self_cpu()
+
+    def stop(self) -> dict[str, float]:
+        elapsed = time.monotonic() - self.t0
+        busy, steal = self._machine()
+        ours = sum(cpu_seconds(p) for p in self.pids) + self_cpu() - self.o0
+        return {
+            "ours_cores": round(ours / elapsed, 2),
+            "foreign_cores": round(max(0.0, busy - self.m0[0] - ours) / elapsed, 2),
+            "steal_cores": round((steal - self.m0[1]) / elapsed, 2),
+        }
+
+
+def wait_quiet(limit_s: float, threshold_cores: float = 0.15, window_s: float = 3.0) -> float:
+    """Wait (up to `limit_s`) until other processes use less than `threshold_cores`; return their last use."""
+    watch = CpuWatch([])
+    deadline = time.monotonic() + limit_s
+    while True:
+        watch.start()
+        time.sleep(window_s)
+        foreign = watch.stop()["foreign_cores"]
+        if foreign < threshold_cores or time.monotonic() >= deadline:
+            return foreign
+        print(f"  .. machine busy (other processes: {foreign:.2f} cores); waiting", file=sys.stderr, flush=True)
+
+
+def failures(samples: list[Sample]) -> int:
+    return sum(1 for s in samples if not s.ok)
+
+
+# -- targets ---------------------------------------------------------------------------------------
+def targets(backend_port: int, gateway_port: int) -> dict[str, Target]:
+    messages = [{"role": "user", "content": "hi"}]
+    return {
+        "backend": Target(
+            "backend chat.completions stream=false",
+            HOST,
+            backend_port,
+            "/v1/chat/completions",
+            {"model": MODEL, "messages": messages, "stream": False},
+        ),
+        "gateway": Target(
+            "gateway responses store=true",
+            HOST,
+            gateway_port,
+            "/v1/responses",
+            {"model": MODEL, "input": "hi", "store": True},
+        ),
+        "gateway_nostore": Target(
+            "gateway responses store=false",
+            HOST,
+            gateway_port,
+            "/v1/responses",
+            {"model": MODEL, "input": "hi", "store": False},
+        ),
+        # What the gateway itself asks the backend for (stream + include_usage), so "complete" is
+        # exactly the backend's share of a gateway request.
+        "backend_stream": Target(
+            "backend chat.completions stream=true",
+            HOST,
+            backend_port,
+            "/v1/chat/completions",
+            {"model": MODEL, "messages": messages, "stream": True, "stream_options": {"include_usage": True}},
+            stream=True,
+            token_marker=CHAT_TOKEN,
+            done_marker=b"data: [DONE]",
+        ),
+        "gateway_stream": Target(
+            "gateway responses stream=true store=true",
+            HOST,
+            gateway_port,
+            "/v1/responses",
+            {"model": MODEL, "input": "hi", "store": True, "stream": True},
+            stream=True,
+            token_marker=RESPONSES_TOKEN,
+            done_marker=b"event: response.completed",
+        ),
+    }
+
+
+async def check_replies(gen: Generator, t: dict[str, Target]) -> None:
+    """One request of each kind, checked for content, so a broken setup fails loudly before timing."""
+    for key, target in t.items():
+        client = gen.client(target)
+        sample, body = await client.send(keep_body=True)
+        await client.close()
+        if not sample.ok:
+            raise RuntimeError(f"{target.name}: HTTP {sample.status} {body[:500]!r}")
+        if target.stream:
+            continue
+        parsed = orjson.loads(body)
+        if key.startswith("gateway"):
+            text = parsed["output"][0]["content"][0]["text"]
+            assert parsed["status"] == "completed", parsed
+        else:
+            text = parsed["choices"][0]["message"]["content"]
+        if text != "Echo: hi":
+            raise RuntimeError(f"{target.name}: unexpected reply {text!r}")
+
+
+# -- phases ----------------------------------------------------------------------------------------
+async def latency_interleaved(gen: Generator, kinds: list[Target], prof: Profile) -> list[list[Sample]]:
+    """Concurrency 1; the kinds take turns in rounds so drift (and other load) hits all alike."""
+    clients = [gen.client(k) for k in kinds]
+    for k, c in zip(kinds, clients, strict=True):
+        await gen.sequential(k, prof.warmup_requests, c)
+    out: list[list[Sample]] = [[] for _ in kinds]
+    for _ in range(prof.rounds):
+        for k, c, acc in zip(kinds, clients, out, strict=True):
+            gc.collect()
+            gc.disable()
+            try:
+                acc += await gen.sequential(k, prof.per_round, c)
+            finally:
+                gc.enable()
+    for c in clients:
+        await c.close()
+    return out
+
+
+async def throughput(
+    gen: Generator, target: Target, clients: int, prof: Profile, pids: dict[str, int]
+) -> dict[str, Any]:
+    watch = CpuWatch(list(pids.values()))
+    watch.start()
+    cpu0 = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    me0 = self_cpu()
+    res = await asyncio.wait_for(
+        gen.closed_loop(target, clients, prof.tp_warmup, prof.tp_duration), prof.tp_duration + 120
+    )
+    me1 = self_cpu()
+    cpu1 = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    machine = watch.stop()
+    n_all = res["all_completed"]
+    samples: list[Sample] = res["samples"]
+    lat = [s.end - s.t0 for s in samples]
+    cpu = {name: round((cpu1[name] - cpu0[name]) / n_all * 1000.0, 3) for name in pids}
+    cpu["loadgen"] = round((me1 - me0) / n_all * 1000.0, 3)
+    return {
+        "clients": clients,
+        "duration_s": prof.tp_duration,
+        "completed": res["completed"],
+        "failed": res["failed"],
+        "rps": round(res["completed"] / prof.tp_duration, 1),
+        "latency_ms": stats(lat),
+        "cpu_ms_per_request": cpu,
+        "machine": machine,
+    }
+
+
+def _file_bytes(db: Path) -> int:
+    """The database file plus its -wal (the -shm index is a fixed 32 KiB and not counted)."""
+    wal = Path(str(db) + "-wal")
+    return db.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
+
+
+def _db_sizes(db: Path, ckpt: Any) -> tuple[int, int]:
+    """(file bytes incl. -wal after a TRUNCATE checkpoint, bytes in use per dbstat)."""
+    ckpt.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    size = _file_bytes(db)
+    # The stdlib sqlite3 is built with dbstat (pysqlite3-binary is not); read-only.
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as ro:
+        used = ro.execute("SELECT COALESCE(SUM(pgsize - unused), 0) FROM dbstat").fetchone()[0]
+    ro.close()
+    return size, int(used)
+
+
+async def storage_chain(gen: Generator, gateway_port: int, db: Path, backend: Backend, turns: int) -> dict[str, Any]:
+    from storage.sqlite_conn import connect  # pysqlite3, as the gateway uses
+
+    ckpt = connect(db)
+    client = None
+    try:
+        sizes = [_db_sizes(db, ckpt)]
+        latencies: list[float] = []
+        prev: str | None = None
+        for i in range(1, turns + 1):
+            body: dict[str, Any] = {"model": MODEL, "input": f"turn {i:03d} of the storage chain", "store": True}
+            if prev:
+                body["previous_response_id"] = prev
+            target = Target(f"chain turn {i}", HOST, gateway_port, "/v1/responses", body)
+            client = client or gen.client(target)
+            sample, raw = await client.send(keep_body=True, target=target)
+            if not sample.ok:
+                raise RuntimeError(f"chain turn {i}: HTTP {sample.status} {raw[:300]!r}")
+            prev = orjson.loads(raw)["id"]
+            latencies.append(sample.end - sample.t0)
+            sizes.append(_db_sizes(db, ckpt))
+    finally:
+        ckpt.close()
+        if client is not None:
+            await client.close()
+    # The last backend call must have carried the whole chain: 99 user+assistant pairs + 1 input.
+    last = backend.requests()[-1]["body"]["messages"]
+    if len(last) != 2 * turns - 1:
+        raise RuntimeError(f"chain history not replayed: last backend call had {len(last)} messages")
+
+    def per_turn(col: int, lo: int, hi: int) -> float:
+        return (sizes[hi][col] - sizes[lo - 1][col]) / (hi - lo + 1)
+
+    return {
+        "turns": turns,
+        "baseline_file_bytes": sizes[0][0],
+        "file_bytes_after_turn": [s[0] for s in sizes[1:]],
+        "used_bytes_after_turn": [s[1] for s in sizes[1:]],
+        "file_bytes_per_turn_1_10": round(per_turn(0, 1, 10), 1),
+        "file_bytes_per_turn_91_100": round(per_turn(0, turns - 9, turns), 1),
+        "file_bytes_per_turn_all": round(per_turn(0, 1, turns), 1),
+        "used_bytes_per_turn_1_10": round(per_turn(1, 1, 10), 1),
+        "used_bytes_per_turn_91_100": round(per_turn(1, turns - 9, turns), 1),
+        "used_bytes_per_turn_all": round(per_turn(1, 1, turns), 1),
+        "request_ms_turns_1_10": stats(latencies[:10]),
+        "request_ms_turns_91_100": stats(latencies[-10:]),
+        "backend_messages_last_turn": len(last),
+    }
+
+
+# -- the run ---------------------------------------------------------------------------------------
+async def run(args: argparse.Namespace, prof: Profile, backend: Backend, gw: Any, db: Path) -> dict[str, Any]:
+    t = targets(backend.port, gw.port)
+    pids = {"gateway": gw.proc.pid, "backend": backend.proc.pid}
+    out: dict[str, Any] = {}
+    watch = CpuWatch(list(pids.values()))
+    watch.start()
+    async with Generator(args.client) as gen:
+        # Nothing stored before the chain, so it starts on a fresh database file.
+        await check_replies(gen, {k: t[k] for k in ("backend", "backend_stream", "gateway_nostore")})
+        # Warm the gateway's code paths without touching the database.
+        await gen.sequential(t["gateway_nostore"], 50)
+        phase("storage growth: 100-turn previous_response_id chain")
+        out["storage"] = await storage_chain(gen, gw.port, db, backend, prof.chain_turns)
+        await check_replies(gen, {k: t[k] for k in ("gateway", "gateway_stream")})
+
+        phase("latency, non-streaming, concurrency 1")
+        b, g, gn = await latency_interleaved(gen, [t["backend"], t["gateway"], t["gateway_nostore"]], prof)
+        lb, lg, lgn = (stats([s.end - s.t0 for s in x]) for x in (b, g, gn))
+        out["latency"] = {
+            "backend": lb,
+            "gateway": lg,
+            "gateway_nostore": lgn,
+            "added_p50": round(lg["p50"] - lb["p50"], 3),
+            "added_p99": round(lg["p99"] - lb["p99"], 3),
+            "added_p50_nostore": round(lgn["p50"] - lb["p50"], 3),
+            "added_p99_nostore": round(lgn["p99"] - lb["p99"], 3),
+            "failed": {"backend": failures(b), "gateway": failures(g), "gateway_nostore": failures(gn)},
+        }
+
+        phase("streaming time to first event, concurrency 1")
+        b, g = await latency_interleaved(gen, [t["backend_stream"], t["gateway_stream"]], prof)
+        sb = {k: stats([getattr(s, k) - s.t0 for s in b]) for k in ("first", "token", "end")}
+        sg = {k: stats([getattr(s, k) - s.t0 for s in g]) for k in ("first", "token", "end")}
+        out["stream"] = {
+            "backend": sb,
+            "gateway": sg,
+            "added": {
+                k: {"p50": round(sg[k]["p50"] - sb[k]["p50"], 3), "p99": round(sg[k]["p99"] - sb[k]["p99"], 3)}
+                for k in ("first", "token", "end")
+            },
+            "failed": {"backend": failures(b), "gateway": failures(g)},
+        }
+
+        out["throughput"] = {}
+        for key, clients in (
+            ("backend", 1),
+            ("backend", 32),
+            ("gateway", 1),
+            ("gateway", 32),
+            ("gateway_nostore", 32),
+            ("backend_stream", 32),
+        ):
+            phase(f"throughput: {t[key].name}, {clients} client(s), {prof.tp_duration:g} s")
+            out["throughput"][f"{key}@{clients}"] = await throughput(gen, t[key], clients, prof, pids)
+        tp = out["throughput"]
+        tp["ratio_gateway_backend@32"] = round(tp["gateway@32"]["rps"] / tp["backend@32"]["rps"], 3)
+        tp["ratio_gateway_backend@1"] = round(tp["gateway@1"]["rps"] / tp["backend@1"]["rps"], 3)
+        tp["ratio_gateway_backend_stream@32"] = round(tp["gateway@32"]["rps"] / tp["backend_stream@32"]["rps"], 3)
+        tp["ratio_gateway_nostore_backend@32"] = round(tp["gateway_nostore@32"]["rps"] / tp["backend@32"]["rps"], 3)
+    out["machine"] = watch.stop()
+    out["db_bytes_at_end"] = _file_bytes(db)
+    return out
+
+
+def phase(msg: str) -> None:
+    print(f"  .. {msg}", file=sys.stderr, flush=True)
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "MISS"
+
+
+def report(res: dict[str, Any]) -> str:
+    lat, st, tp, sto = res["latency"], res["stream"], res["throughput"], res["storage"]
+    meta = res["meta"]
+    lines = [
+        f"Responses Gateway benchmark ({meta['profile']}; client={meta['client']}; {meta['cpus']} CPUs shared by "
+        "backend, gateway and load generator)",
+        "",
+        "Latency, concurrency 1 (ms)                           n     p50     p99",
+    ]
+
+    def row(label: str, s: dict[str, Any], key: str | None = None) -> str:
+        return f"  {label:<48}{s['n']:>6} {s['p50']:>7.3f} {s['p99']:>7.3f}"
+
+    lines += [
+        row("backend  POST /v1/chat/completions stream=false", lat["backend"]),
+        row("gateway  POST /v1/responses store=true", lat["gateway"]),
+        f"  {'added (gateway - backend)':<48}{'':>6} {lat['added_p50']:>7.3f} {lat['added_p99']:>7.3f}",
+        row("(info) gateway  POST /v1/responses store=false", lat["gateway_nostore"]),
+        f"  {'(info) added, store=false':<48}{'':>6} {lat['added_p50_nostore']:>7.3f} {lat['added_p99_nostore']:>7.3f}",
+        "",
+        "Streaming, concurrency 1 (ms)                         n     p50     p99",
+        row("backend  first data: chunk", st["backend"]["first"]),
+        row("gateway  first SSE event (response.created)", st["gateway"]["first"]),
+        f"  {'added time to first event':<48}{'':>6} {st['added']['first']['p50']:>7.3f} "
+        f"{st['added']['first']['p99']:>7.3f}",
+        row("(info) backend  first content chunk", st["backend"]["token"]),
+        row("(info) gateway  first response.output_text.delta", st["gateway"]["token"]),
+        f"  {'(info) added time to first text':<48}{'':>6} {st['added']['token']['p50']:>7.3f} "
+        f"{st['added']['token']['p99']:>7.3f}",
+        row("(info) backend  stream complete (data: [DONE])", st["backend"]["end"]),
+        row("(info) gateway  stream complete (response.completed)", st["gateway"]["end"]),
+        "",
+        f"Throughput, closed loop, {tp['backend@1']['duration_s']:g} s        req/s   p50 ms  p99 ms   "
+        "CPU ms/req: gateway backend loadgen   cores: ours other",
+    ]
+    for key, label in (
+        ("backend@1", "backend alone, 1 client"),
+        ("backend@32", "backend alone, 32 clients"),
+        ("gateway@1", "gateway store=true, 1 client"),
+        ("gateway@32", "gateway store=true, 32 clients"),
+        ("gateway_nostore@32", "(info) gateway store=false, 32 clients"),
+        ("backend_stream@32", "(info) backend streamed, 32 clients"),
+    ):
+        r = tp[key]
+        c = r["cpu_ms_per_request"]
+        fail = f"  FAILED {r['failed']}" if r["failed"] else ""
+        lines.append(
+            f"  {label:<38}{r['rps']:>8.1f} {r['latency_ms']['p50']:>8.3f} {r['latency_ms']['p99']:>7.3f}   "
+            f"{c['gateway']:>19.3f} {c['backend']:>7.3f} {c['loadgen']:>7.3f}"
+            f"{r['machine']['ours_cores']:>13.2f} {r['machine']['foreign_cores']:>5.2f}{fail}"
+        )
+    lines.append(
+        f"  ratio gateway/backend: {tp['ratio_gateway_backend@1']:.3f} at 1 client, "
+        f"{tp['ratio_gateway_backend@32']:.3f} at 32 clients "
+        f"(info at 32: store=false {tp['ratio_gateway_nostore_backend@32']:.3f}; "
+        f"vs backend streamed {tp['ratio_gateway_backend_stream@32']:.3f})"
+    )
+    lines += [
+        "",
+        f"Storage growth, {sto['turns']}-turn previous_response_id chain (bytes per turn)",
+        f"  {'':<34}{'turns 1-10':>12}{'turns 91-100':>14}{'all turns':>12}",
+        f"  {'SQLite file + -wal (checkpointed)':<34}{sto['file_bytes_per_turn_1_10']:>12.0f}"
+        f"{sto['file_bytes_per_turn_91_100']:>14.0f}{sto['file_bytes_per_turn_all']:>12.0f}",
+        f"  {'bytes in use (dbstat)':<34}{sto['used_bytes_per_turn_1_10']:>12.0f}"
+        f"{sto['used_bytes_per_turn_91_100']:>14.0f}{sto['used_bytes_per_turn_all']:>12.0f}",
+        f"  {'(info) request p50 ms':<34}{sto['request_ms_turns_1_10']['p50']:>12.3f}"
+        f"{sto['request_ms_turns_91_100']['p50']:>14.3f}",
+        "  file bytes after turn 10,20,..,100: "
+        + " ".join(str(sto["file_bytes_after_turn"][i - 1]) for i in range(10, sto["turns"] + 1, 10)),
+        "",
+    ]
+    failed = {f"{part}/{k}": n for part in ("latency", "stream") for k, n in res[part]["failed"].items() if n}
+    if failed:
+        lines.append(f"FAILED requests at concurrency 1: {failed}")
+    m = res["machine"]
+    lines.append(
+        f"Machine during the run: our processes {m['ours_cores']:.2f} cores, other processes "
+        f"{m['foreign_cores']:.2f} cores, steal {m['steal_cores']:.2f} cores"
+    )
+    if (
+        m["foreign_cores"] > 0.1
+        or max(tp[k]["machine"]["foreign_cores"] for k in tp if "@" in k and isinstance(tp[k], dict)) > 0.1
+    ):
+        lines.append("  WARNING: other processes used CPU during the run; the numbers are not reliable.")
+    lines += ["", "Targets"]
+    for tgt in res["targets"]:
+        lines.append(f"  {tgt['verdict']}  {tgt['name']}: {tgt['measured']} (target {tgt['target']})")
+    return "\n".join(lines)
+
+
+def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
+    lat, st, tp, sto = res["latency"], res["stream"], res["throughput"], res["storage"]
+    flat_ratio = sto["used_bytes_per_turn_91_100"] / max(1.0, sto["used_bytes_per_turn_1_10"])
+    items = [
+        (
+            "added p50 latency, non-streaming",
+            f"{lat['added_p50']:.3f} ms",
+            f"<= {TARGET_ADDED_P50_MS:g} ms",
+            lat["added_p50"] <= TARGET_ADDED_P50_MS,
+        ),
+        (
+            "added p50 time to first event, streaming",
+            f"{st['added']['first']['p50']:.3f} ms",
+            f"<= {TARGET_ADDED_TTFE_MS:g} ms",
+            st["added"]["first"]["p50"] <= TARGET_ADDED_TTFE_MS,
+        ),
+        (
+            "gateway/backend throughput at 32 clients",
+            f"{tp['ratio_gateway_backend@32']:.3f}",
+            f">= {TARGET_THROUGHPUT_RATIO:g}",
+            tp["ratio_gateway_backend@32"] >= TARGET_THROUGHPUT_RATIO,
+        ),
+        ("storage O(N): bytes/turn 91-100 over 1-10 (in use)", f"{flat_ratio:.2f}", "<= 1.25", flat_ratio <= 1.25),
+    ]
+    return [{"name": n, "measured": m, "target": t, "verdict": verdict(ok)} for n, m, t, ok in items]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="short run (~40 s): 3 s throughput windows, fewer samples")
+    ap.add_argument("--client", choices=("raw", "aiohttp"), default="raw", help="load generator's HTTP client")
+    ap.add_argument("--out", type=Path, default=RESULTS, help=f"JSON results (default {RESULTS})")
+    ap.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="first wait up to SECONDS for other processes to leave the CPUs idle",
+    )
+    args = ap.parse_args(argv)
+    prof = Profile(args.quick)
+    if args.wait_quiet > 0:
+        wait_quiet(args.wait_quiet)
+    started = time.time()
+    print(f"starting backend and gateway ({prof.name} run) ...", file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory(prefix="gw-bench-") as tmp, scripted_backend(MODEL) as backend:
+        data_dir = Path(tmp)
+        gw = start_gateway(backend.url, data_dir, GATEWAY_LOG_LEVEL="WARNING")
+        try:
+            res = asyncio.run(run(args, prof, backend, gw, data_dir / "gateway.db"))
+        finally:
+            stop(gw.proc)
+    res["meta"] = {
+        "profile": prof.name,
+        "client": args.client,
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
+        "wall_seconds": round(time.time() - started, 1),
+        "latency_samples_per_side": prof.rounds * prof.per_round,
+        "note": "backend, gateway and load generator share the CPUs; CPU ms/req is per completed request",
+    }
+    res["targets"] = evaluate(res)
+    print(report(res))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(res, indent=2) + "\n")
+    print(f"\nresults: {args.out}  ({res['meta']['wall_seconds']} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
