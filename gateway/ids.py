@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import os
+import time
 
 
 def new_id(prefix: str) -> str:
-    # 24 random bytes → 48 hex chars, the length OpenAI's ids have; os.urandom is cheaper than secrets.
-    return f"{prefix}_{os.urandom(24).hex()}"
+    """48 hex chars, the length OpenAI's ids have: 12 of milliseconds, then 18 random bytes.
+
+    The time prefix keeps new rows at the right edge of SQLite's B-trees; fully random ids touched
+    ~12 pages per stored response instead of ~2 (measured by the storage benchmark).
+    """
+    return f"{prefix}_{time.time_ns() // 1_000_000:012x}{os.urandom(18).hex()}"
 
 
 def response_id() -> str:

@@ -6,6 +6,7 @@ reads never queue behind writes (WAL lets readers proceed while a writer commits
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from importlib import resources
@@ -15,7 +16,7 @@ from typing import Any
 import orjson
 
 from storage.base import JSON, Order, Page
-from storage.sqlite_conn import ThreadConnection, transaction
+from storage.sqlite_conn import Checkpointer, ThreadConnection, WriterConnection, transaction
 
 TERMINAL = frozenset({"completed", "failed", "incomplete", "cancelled"})
 INPUT, OUTPUT = 0, 1
@@ -101,16 +102,19 @@ class SQLiteStore:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self._writer = ThreadConnection(self.path, "sqlite-writer")
+        self._writer = WriterConnection(self.path, "sqlite-writer")
         self._reader = ThreadConnection(self.path, "sqlite-reader")
+        self._checkpointer = Checkpointer(self.path)
 
     async def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         await self._writer.open()
         await self._writer.run(_migrate)
         await self._reader.open()
+        self._checkpointer.start()
 
     async def close(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, self._checkpointer.stop)
         await self._reader.close()
         await self._writer.close()
 
@@ -157,7 +161,7 @@ class SQLiteStore:
                     c, "conversation_items", "conversation_id", conv, None, [i["id"] for i in conversation_append]
                 )
 
-        await self._writer.run(transaction, write)
+        await self._writer.transact(write)
 
     async def get_response(self, response_id: str) -> JSON | None:
         def read(c: Any) -> JSON | None:
@@ -190,7 +194,7 @@ class SQLiteStore:
             )
             return True
 
-        return await self._writer.run(transaction, delete)
+        return await self._writer.transact(delete)
 
     async def list_input_items(
         self, response_id: str, *, limit: int, order: Order, after: str | None, before: str | None
@@ -263,7 +267,7 @@ class SQLiteStore:
                 recovered.append(rid)
             return recovered
 
-        return await self._writer.run(transaction, recover)
+        return await self._writer.transact(recover)
 
     # -- conversations -----------------------------------------------------------------------------
     async def create_conversation(self, conversation: JSON, items: list[JSON]) -> None:
@@ -278,7 +282,7 @@ class SQLiteStore:
                 c, "conversation_items", "conversation_id", conversation["id"], None, [i["id"] for i in items]
             )
 
-        await self._writer.run(transaction, write)
+        await self._writer.transact(write)
 
     @staticmethod
     def _conversation(row: Any) -> JSON:
@@ -302,7 +306,7 @@ class SQLiteStore:
                 "SELECT id, created_at, metadata FROM conversations WHERE id = ?", (conversation_id,)
             ).fetchone()
 
-        row = await self._writer.run(transaction, write)
+        row = await self._writer.transact(write)
         return None if row is None else self._conversation(row)
 
     async def delete_conversation(self, conversation_id: str) -> bool:
@@ -323,7 +327,7 @@ class SQLiteStore:
             )
             return True
 
-        return await self._writer.run(transaction, delete)
+        return await self._writer.transact(delete)
 
     async def add_conversation_items(self, conversation_id: str, items: list[JSON]) -> bool:
         def write(c: Any) -> bool:
@@ -334,7 +338,7 @@ class SQLiteStore:
             _append_links(c, "conversation_items", "conversation_id", conversation_id, None, [i["id"] for i in items])
             return True
 
-        return await self._writer.run(transaction, write)
+        return await self._writer.transact(write)
 
     async def list_conversation_items(
         self, conversation_id: str, *, limit: int, order: Order, after: str | None, before: str | None
@@ -385,4 +389,4 @@ class SQLiteStore:
             )
             return bool(cur.rowcount)
 
-        return await self._writer.run(transaction, delete)
+        return await self._writer.transact(delete)

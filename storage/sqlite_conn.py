@@ -34,6 +34,9 @@ def connect(path: Path | str, *, busy_timeout_ms: int = 10_000) -> Any:
     # power loss, which is the trade every WAL deployment makes for fast commits.
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=OFF")
+    # No checkpoint inside a commit: an automatic one made every ~80th request ~20 ms slower.
+    # `Checkpointer` does it off the request path instead.
+    conn.execute("PRAGMA wal_autocheckpoint=0")
     return conn
 
 
@@ -78,3 +81,99 @@ def transaction(conn: Any, fn: Callable[..., T], *args: Any) -> T:
         raise
     conn.execute("COMMIT")
     return result
+
+
+class WriterConnection(ThreadConnection):
+    """The write connection, with group commit.
+
+    Writes that arrive while the thread is busy are committed together in one transaction, each in
+    its own savepoint (a failing write rolls back alone). Under load this turns N fsync-ordered
+    commits and N thread hops into one; with no load a write commits at once, as before.
+    """
+
+    def __init__(self, path: Path | str, name: str, max_batch: int = 64) -> None:
+        super().__init__(path, name)
+        self._pending: list[tuple[Callable[..., Any], tuple[Any, ...], asyncio.Future[Any]]] = []
+        self._scheduled = False
+        self._max_batch = max_batch
+
+    async def transact(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run `fn(conn, *args)` inside a (possibly shared) write transaction."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        with self._lock:
+            self._pending.append((fn, args, future))
+            schedule = not self._scheduled
+            self._scheduled = True
+        if schedule:
+            self._executor.submit(self._drain, loop)
+        return await future
+
+    def _drain(self, loop: asyncio.AbstractEventLoop) -> None:
+        with self._lock:
+            batch, self._pending = self._pending[: self._max_batch], self._pending[self._max_batch :]
+            if self._pending:
+                self._executor.submit(self._drain, loop)
+            else:
+                self._scheduled = False
+        outcomes: list[tuple[bool, Any]] = []
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for fn, args, _future in batch:
+                    conn.execute("SAVEPOINT write")
+                    try:
+                        outcomes.append((True, fn(conn, *args)))
+                        conn.execute("RELEASE write")
+                    except Exception as exc:
+                        conn.execute("ROLLBACK TO write")
+                        conn.execute("RELEASE write")
+                        outcomes.append((False, exc))
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except Exception as exc:  # BEGIN or COMMIT failed (busy past the timeout, disk full): all fail
+            outcomes = [(False, exc)] * len(batch)
+        for (_fn, _args, future), (ok, value) in zip(batch, outcomes, strict=True):
+            loop.call_soon_threadsafe(_settle, future, ok, value)
+
+
+def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
+    if future.done():
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
+
+
+class Checkpointer:
+    """Passive WAL checkpoints on their own connection and thread, off every request's path."""
+
+    def __init__(self, path: Path | str, interval: float = 0.5) -> None:
+        self._path = path
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="sqlite-checkpoint", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _loop(self) -> None:
+        conn = connect(self._path)
+        try:
+            while not self._stop.wait(self._interval):
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                except DatabaseError:
+                    continue  # busy with another checkpointer: try again next round
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
