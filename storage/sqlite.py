@@ -106,6 +106,15 @@ class SQLiteStore:
         self._reader = ThreadConnection(self.path, "sqlite-reader")
         self._checkpointer = Checkpointer(self.path)
 
+    @property
+    def writer(self) -> WriterConnection:
+        """The process's one write connection (group commit); other SQLite-backed stores share it."""
+        return self._writer
+
+    @property
+    def reader(self) -> ThreadConnection:
+        return self._reader
+
     async def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         await self._writer.open()

@@ -120,3 +120,73 @@ async def test_max_tool_calls_budget(engine: tuple[ResponsesService, ScriptedBac
     last = [r for r in backend.requests if "loop-2" in str(r["body"])][-1]["body"]
     assert "tools" not in last  # budget spent: the final turn is offered no tools
     assert "maximum number of tool calls" in last["messages"][-1]["content"]
+
+
+class Library:
+    """A tool that shows the model a cited source and streams progress events while it works."""
+
+    def __init__(self, run: Any) -> None:
+        self.owner = run
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return [{"type": "function", "name": "library", "parameters": {"type": "object", "properties": {}}}]
+
+    def handles(self, name: str) -> bool:
+        return name == "library"
+
+    async def run(self, call: dict[str, Any], events: EventBuilder) -> ToolResult:
+        item = {"id": new_id("lib"), "type": "library_call", "status": "in_progress"}
+        index = events.open_item(item)
+        events.emit("response.library_call.searching", {"item_id": item["id"], "output_index": index})
+        await asyncio.sleep(0.3)
+        marker = self.owner.citations.add({"type": "file_citation", "file_id": "file_9", "filename": "cats.txt"})
+        events.close_item(index)
+        return ToolResult(output_items=[item], model_output=f"[{marker}] Cats sleep 16 hours a day.")
+
+
+async def test_tool_progress_streams_and_citations_annotate(tmp_path: Path) -> None:
+    backend = ScriptedBackend()
+    await backend.start()
+    deps, _http = build_deps(load_settings(env={}, backend_url=backend.url, data_dir=str(tmp_path)))
+
+    async def factory(tool: dict[str, Any], run: Any) -> Library:
+        return Library(run)
+
+    deps.tools.register("library", factory)
+    await deps.store.open()
+    try:
+        service = ResponsesService(deps)
+        backend.script(
+            "cite-1",
+            [
+                {"tool_calls": [{"name": "library", "arguments": "{}"}]},
+                {"content": "Cats sleep a lot [1].", "chunk_size": 3},
+            ],
+        )
+        prepared = await service.prepare(
+            {"model": "scripted-model", "input": "cite-1", "stream": True, "tools": [{"type": "library"}]}
+        )
+        seen: list[tuple[str, float]] = []
+        started = time.monotonic()
+        events = []
+        async for event in service.stream(prepared):
+            seen.append((event["type"], time.monotonic() - started))
+            events.append(event)
+        searching = next(t for name, t in seen if name == "response.library_call.searching")
+        done = next(t for name, t in seen if name == "response.output_item.done")
+        assert done - searching > 0.25  # progress left before the tool finished
+        deltas = "".join(e["delta"] for e in events if e["type"] == "response.output_text.delta")
+        assert deltas == "Cats sleep a lot."
+        added = [e for e in events if e["type"] == "response.output_text.annotation.added"]
+        assert added and added[0]["annotation"] == {
+            "type": "file_citation",
+            "file_id": "file_9",
+            "filename": "cats.txt",
+            "index": 16,
+        }
+        final = events[-1]["response"]
+        assert final["output"][-1]["content"][0]["annotations"] == [added[0]["annotation"]]
+    finally:
+        await deps.backend.close()
+        await deps.store.close()
+        await backend.stop()

@@ -113,3 +113,23 @@ def test_tool_choice_mapping() -> None:
         )
     )
     assert body["tool_choice"] == "required" and [t["function"]["name"] for t in body["tools"]] == ["a"]
+
+
+def test_citation_markers_become_annotations_even_when_split() -> None:
+    from gateway.engine.citations import CitationFilter, CitationSources
+
+    sources = CitationSources()
+    doc = sources.add({"type": "file_citation", "file_id": "file_1", "filename": "a.txt"})
+    web = sources.add({"type": "url_citation", "url": "https://x.test/p", "title": "X"})
+    text = f"Cats purr [{doc}]. They sleep a lot [{web}]. Arrays start at [0] here."
+    for cut in range(1, len(text)):
+        f = CitationFilter(sources)
+        out1, ann1 = f.feed(text[:cut])
+        out2, ann2 = f.feed(text[cut:])
+        out3, ann3 = f.flush()
+        clean = out1 + out2 + out3
+        assert clean == "Cats purr. They sleep a lot. Arrays start at [0] here.", cut
+        anns = ann1 + ann2 + ann3
+        assert anns[0] == {"type": "file_citation", "file_id": "file_1", "filename": "a.txt", "index": 9}
+        assert anns[1]["type"] == "url_citation" and anns[1]["url"] == "https://x.test/p"
+        assert clean[anns[1]["start_index"] : anns[1]["end_index"]] == "They sleep a lot"

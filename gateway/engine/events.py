@@ -7,6 +7,7 @@ snapshot of the very same stream, so the two can never disagree.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from gateway.ids import function_call_id, message_id, reasoning_id
@@ -20,11 +21,13 @@ class EventBuilder:
         self.output: list[dict[str, Any]] = response["output"]
         self._seq = 0
         self.events: list[Event] = []  # drained by the runner after each step
+        self.wakeup = asyncio.Event()  # set on every emit: lets the runner stream tool progress
 
     def emit(self, type_: str, payload: dict[str, Any]) -> Event:
         event = {"type": type_, **payload, "sequence_number": self._seq}
         self._seq += 1
         self.events.append(event)
+        self.wakeup.set()
         return event
 
     def drain(self) -> list[Event]:
@@ -84,6 +87,7 @@ class TextItem:
         }
         self.index = events.open_item(self.item)
         self.chunks: list[str] = []
+        self.annotations: list[dict[str, Any]] = []
         part = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
         events.emit(
             "response.content_part.added",
@@ -97,9 +101,22 @@ class TextItem:
             {"item_id": self.id, "output_index": self.index, "content_index": 0, "delta": text, "logprobs": []},
         )
 
+    def annotate(self, annotation: dict[str, Any]) -> None:
+        self.annotations.append(annotation)
+        self.events.emit(
+            "response.output_text.annotation.added",
+            {
+                "item_id": self.id,
+                "output_index": self.index,
+                "content_index": 0,
+                "annotation_index": len(self.annotations) - 1,
+                "annotation": annotation,
+            },
+        )
+
     def close(self, status: str = "completed") -> None:
         text = "".join(self.chunks)
-        part = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+        part = {"type": "output_text", "annotations": self.annotations, "logprobs": [], "text": text}
         self.item["content"] = [part]
         ev = self.events
         ev.emit(

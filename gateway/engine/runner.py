@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from gateway.backends.base import TurnRequest
+from gateway.engine.citations import CitationSources
 from gateway.engine.context import EngineDeps, Prepared
 from gateway.engine.events import Event, EventBuilder
 from gateway.engine.owner import OWNER
@@ -39,6 +40,7 @@ class ResponseRun:
         self.error: APIError | None = None
         self.server_tools: list[ServerTool] = []
         self.server_calls_made = 0
+        self.citations = CitationSources()  # sources server-side tools showed the model
         self.cancel_status = "cancelled"  # what a cancellation means; shutdown makes it "failed"
         self._usage = {"in": 0, "cached": 0, "out": 0, "reasoning": 0}
         self._persisted_start = False
@@ -90,7 +92,7 @@ class ResponseRun:
 
     def new_turn(self) -> TurnAssembler:
         names = frozenset(d["name"] for t in self.server_tools for d in t.definitions())
-        return TurnAssembler(self.events, names)
+        return TurnAssembler(self.events, names, self.citations)
 
     def end_turn(self, turn: TurnAssembler) -> None:
         turn.close()
@@ -164,8 +166,14 @@ class ResponseRun:
             for event in await self.begin(persist_start):
                 yield event
             await self._build_server_tools()
+            stop = False
+            for server_tool in self.server_tools:
+                if hasattr(server_tool, "prelude"):
+                    stop = bool(await server_tool.prelude(self)) or stop
+                for event in self.events.drain():
+                    yield event
             tools_allowed = True
-            for _ in range(MAX_TURNS):
+            for _ in range(0 if stop else MAX_TURNS):
                 turn = self.new_turn()
                 async for _chunk in self.deps.backend.turn_stream(self.turn_request(tools_allowed=tools_allowed), turn):
                     for event in self.events.drain():
@@ -179,10 +187,11 @@ class ResponseRun:
                     return
                 if not turn.server_calls:
                     break
-                tools_allowed = await self._run_server_calls(turn)
-                for event in self.events.drain():
+                calls = asyncio.get_running_loop().create_task(self._run_server_calls(turn))
+                async for event in self._drain_until(calls):
                     yield event
-                if turn.calls:  # client-side calls in the same turn end the loop
+                tools_allowed, stop = calls.result()
+                if turn.calls or stop:  # client-side calls, or a call awaiting approval, end the loop
                     break
             for event in await self.finish("completed"):
                 yield event
@@ -214,17 +223,46 @@ class ResponseRun:
             if registry.is_server_side(tool):
                 self.server_tools.append(await registry.build(tool, self))
 
-    async def _run_server_calls(self, turn: TurnAssembler) -> bool:
-        """Run this turn's server-side calls concurrently; return whether tools stay allowed."""
+    async def _drain_until(self, task: asyncio.Task[Any]) -> AsyncIterator[Event]:
+        """Yield events while `task` runs, so tool progress streams as it happens."""
+        while True:
+            self.events.wakeup.clear()
+            for event in self.events.drain():
+                yield event
+            if task.done():
+                break
+            waiter = asyncio.ensure_future(self.events.wakeup.wait())
+            try:
+                await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            except asyncio.CancelledError:
+                task.cancel()
+                raise
+            finally:
+                waiter.cancel()
+        for event in self.events.drain():
+            yield event
+
+    async def _run_server_calls(self, turn: TurnAssembler) -> tuple[bool, bool]:
+        """Run this turn's server-side calls concurrently.
+
+        Returns whether tools stay allowed (the `max_tool_calls` budget) and whether to stop.
+        """
         budget = self.p.req.max_tool_calls
         calls = [turn.server_calls[i] for i in sorted(turn.server_calls)]
+        stop = False
 
         async def one(call: dict[str, Any]) -> str:
+            nonlocal stop
             if budget is not None and self.server_calls_made >= budget:
                 return "Error: the maximum number of tool calls for this response has been reached."
             self.server_calls_made += 1
             tool = next(t for t in self.server_tools if t.handles(call["name"]))
-            result = await tool.run(call, self.events)
+            try:
+                result = await tool.run(call, self.events)
+            except Exception as exc:  # an executor's bug must not fail the response
+                log.exception("server-side tool %s failed", call["name"])
+                return f"Error: the tool failed ({type(exc).__name__})."
+            stop = stop or result.stop
             return result.model_output
 
         outputs = await asyncio.gather(*(one(c) for c in calls))
@@ -234,4 +272,4 @@ class ResponseRun:
             {"type": "function_call_output", "call_id": call["call_id"], "output": output}
             for call, output in zip(calls, outputs, strict=True)
         )
-        return budget is None or self.server_calls_made < budget
+        return budget is None or self.server_calls_made < budget, stop

@@ -8,13 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from gateway.engine.citations import CitationFilter, CitationSources
 from gateway.engine.events import EventBuilder, FunctionCallItem, ReasoningItem, TextItem
 from gateway.ids import call_id as new_call_id
 
 
 class TurnAssembler:
-    def __init__(self, events: EventBuilder, server_names: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        events: EventBuilder,
+        server_names: frozenset[str] = frozenset(),
+        citations: CitationSources | None = None,
+    ) -> None:
         self.events = events
+        # With sources in play, `[n]` markers become annotations and never reach the text deltas.
+        self._filter = CitationFilter(citations) if citations else None
         # Calls to server-side tools are collected silently: the tool's executor emits its own items.
         self.server_names = server_names
         self.server_calls: dict[int, dict[str, Any]] = {}
@@ -43,7 +51,18 @@ class TurnAssembler:
             self._close_reasoning()
             self._text = TextItem(self.events)
             self.items.append(self._text.item)
-        self._text.delta(delta)
+        if self._filter is None:
+            self._text.delta(delta)
+            return
+        clean, annotations = self._filter.feed(delta)
+        self._emit_text(self._text, clean, annotations)
+
+    @staticmethod
+    def _emit_text(item: TextItem, clean: str, annotations: list[dict[str, Any]]) -> None:
+        if clean:
+            item.delta(clean)
+        for annotation in annotations:
+            item.annotate(annotation)
 
     def tool_call(self, index: int, call_id: str | None, name: str | None, arguments: str | None) -> None:
         hidden = self.server_calls.get(index)
@@ -85,15 +104,16 @@ class TurnAssembler:
                 "incomplete" if self._text is None and not self.calls and status != "completed" else "completed"
             )
             self._reasoning = None
-        if self._text is not None:
-            self._text.close(status)
-            self._text = None
+        self._close_text(status)
         for index in sorted(self.calls):
             self.calls[index].close(status)
 
-    def _close_text(self) -> None:
+    def _close_text(self, status: str = "completed") -> None:
         if self._text is not None:
-            self._text.close()
+            if self._filter is not None:
+                self._emit_text(self._text, *self._filter.flush())
+                self._filter.text = ""  # annotation indexes are per message
+            self._text.close(status)
             self._text = None
 
     def _close_reasoning(self) -> None:

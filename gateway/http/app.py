@@ -16,6 +16,7 @@ from gateway.engine.models import ModelCatalog
 from gateway.engine.service import ResponsesService
 from gateway.http import conversations, meta, passthrough, responses
 from gateway.http.common import error_middleware
+from gateway.tools.builtin import register_builtin_tools
 from storage.sqlite import SQLiteStore
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,9 @@ def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
     backend = ResponsesBackend(http) if settings.backend_api == "responses" else ChatCompletionsBackend(http)
     store = SQLiteStore(settings.db_path)
     models = ModelCatalog(backend, settings.models_refresh_seconds, settings.default_model)
-    return EngineDeps(settings=settings, store=store, backend=backend, models=models), http
+    deps = EngineDeps(settings=settings, store=store, backend=backend, models=models)
+    register_builtin_tools(deps)
+    return deps, http
 
 
 def create_app(settings: Settings) -> web.Application:

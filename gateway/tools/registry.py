@@ -26,6 +26,8 @@ class ToolResult:
 
     output_items: list[dict[str, Any]]
     model_output: str
+    # End the loop after this turn (e.g. an MCP call waits for the client's approval).
+    stop: bool = False
 
 
 class ServerTool(Protocol):
@@ -36,6 +38,13 @@ class ServerTool(Protocol):
     def handles(self, name: str) -> bool: ...
 
     async def run(self, call: dict[str, Any], events: EventBuilder) -> ToolResult: ...
+
+
+class ServerToolPrelude(Protocol):
+    """Optional: work a tool does before the first model turn (e.g. list MCP tools, run calls the
+    client approved). It may emit items and extend `run.context`; returning True ends the loop."""
+
+    async def prelude(self, run: Any) -> bool: ...
 
 
 ToolFactory = Callable[[dict[str, Any], Any], Awaitable[ServerTool]]

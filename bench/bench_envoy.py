@@ -1,0 +1,436 @@
+"""Envoy + ExtProc overhead benchmark: what each layer of the :8081 door adds.
+
+    .venv/bin/python -m bench.bench_envoy [--quick] [--client raw|aiohttp] [--out PATH] [--wait-quiet SECONDS]
+
+One run starts the scripted vLLM stand-in, the real stack (`tests.stack.envoy_stack`: ExtProc, HTTP
+gateway and Envoy with envoy/envoy.yaml.tmpl) and a second, minimal Envoy (a plain proxy listener to
+the backend cluster, no ext_proc, same binary, `--concurrency 1` like the stack's), all subprocesses
+on free ports with a fresh temp data dir. Then, with the load generator in this process
+(bench/loadgen.py):
+
+1. latency at concurrency 1, interleaved in rounds, for
+   (1) the backend alone:   POST /v1/chat/completions stream=false (reply "Echo: hi"),
+   (2) Envoy alone:          the same request through the minimal Envoy,
+   (3) Envoy + ExtProc:      POST /v1/responses store=true, non-stream, through the stack's Envoy,
+   (4) the HTTP gateway:     POST /v1/responses store=true on its own port (the :8082 door),
+   plus (info) Envoy alone with the streamed chat completion the ExtProc really asks for;
+2. streaming at concurrency 1: time to the first SSE event through Envoy + ExtProc (stream=true,
+   store=true: `response.created`) vs the backend's own first `data:` chunk of a streamed chat
+   completion (with include_usage, as the ExtProc asks), plus the time to the first
+   `response.output_text.delta` vs the first content chunk (info) and the plain Envoy's first chunk;
+3. throughput: closed-loop requests/s at 1 and 32 clients for (1)-(4), with the CPU per request of
+   every process from /proc/<pid>/stat (the ExtProc's at 32 clients is the figure to drive down).
+
+It prints a table, PASS/MISS per target, and writes bench/results/envoy.json. Targets are reported,
+never enforced: the exit status is 0 unless the benchmark itself broke.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import orjson
+
+from bench.bench_gateway import (
+    HOST,
+    MODEL,
+    CpuWatch,
+    failures,
+    latency_interleaved,
+    phase,
+    stats,
+    throughput,
+    verdict,
+    wait_quiet,
+)
+from bench.loadgen import CHAT_TOKEN, RESPONSES_TOKEN, Generator, Target
+from gateway.envoy_runner import envoy_binary, start_envoy, stop_envoy
+from tests.procs import Backend, free_port, scripted_backend, wait_http
+from tests.stack import EnvoyStack, envoy_stack
+
+RESULTS = Path(__file__).resolve().parent / "results" / "envoy.json"
+
+TARGET_EXTPROC_ADDED_P50_MS = 3.0  # (3) - (2), non-streaming create
+TARGET_ADDED_TTFE_MS = 5.0  # first SSE event through Envoy + ExtProc - backend's first chunk
+
+# The minimal Envoy: one listener, one route, the router filter, the backend cluster over HTTP/1.1
+# (as the stack's `inference` cluster). No ext_proc, no local-reply mappers, no path normalization.
+PLAIN_ENVOY_YAML = """\
+admin:
+  address:
+    socket_address: {{address: 127.0.0.1, port_value: {admin_port}}}
+static_resources:
+  listeners:
+  - name: plain
+    address:
+      socket_address: {{address: 127.0.0.1, port_value: {port}}}
+    filter_chains:
+    - filters:
+      - name: envoy.filters.network.http_connection_manager
+        typed_config:
+          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+          stat_prefix: plain
+          codec_type: AUTO
+          route_config:
+            name: plain
+            virtual_hosts:
+            - name: backend
+              domains: ["*"]
+              routes:
+              - match: {{prefix: /}}
+                route: {{cluster: backend, timeout: 300s}}
+          http_filters:
+          - name: envoy.filters.http.router
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
+  clusters:
+  - name: backend
+    type: STATIC
+    connect_timeout: 5s
+    circuit_breakers:
+      thresholds:
+      - {{max_connections: 100000, max_pending_requests: 100000, max_requests: 100000, max_retries: 3}}
+    typed_extension_protocol_options:
+      envoy.extensions.upstreams.http.v3.HttpProtocolOptions:
+        "@type": type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions
+        explicit_http_config: {{http_protocol_options: {{}}}}
+    load_assignment:
+      cluster_name: backend
+      endpoints:
+      - lb_endpoints:
+        - endpoint:
+            address:
+              socket_address: {{address: 127.0.0.1, port_value: {backend_port}}}
+"""
+
+
+class Profile:
+    """Sizes of one run."""
+
+    def __init__(self, quick: bool) -> None:
+        self.name = "quick" if quick else "full"
+        self.warmup_requests = 100 if quick else 200
+        self.rounds = 2 if quick else 5
+        self.per_round = 150 if quick else 300
+        self.stream = SimpleNamespace(
+            warmup_requests=50 if quick else 100, rounds=2 if quick else 5, per_round=100 if quick else 200
+        )
+        self.tp_warmup = 0.5 if quick else 1.0
+        self.tp_duration = 2.0 if quick else 6.0
+
+
+# -- processes -------------------------------------------------------------------------------------
+class PlainEnvoy:
+    """The minimal Envoy (no ext_proc) in front of the backend."""
+
+    def __init__(self, backend_port: int, workdir: Path) -> None:
+        self.port, self.admin_port = free_port(), free_port()
+        self.config = workdir / f"envoy-plain-{self.port}.yaml"
+        self.config.write_text(
+            PLAIN_ENVOY_YAML.format(port=self.port, admin_port=self.admin_port, backend_port=backend_port)
+        )
+        self.proc = start_envoy(
+            self.config, log_level="error", concurrency=1, log_path=workdir / f"envoy-plain-{self.port}.log"
+        )
+        try:
+            wait_http(f"http://127.0.0.1:{self.admin_port}/ready", proc=self.proc)
+        except BaseException:
+            stop_envoy(self.proc)
+            raise
+
+    def stop(self) -> None:
+        stop_envoy(self.proc)
+
+
+# -- targets ---------------------------------------------------------------------------------------
+def targets(backend_port: int, plain_port: int, envoy_port: int, http_port: int) -> dict[str, Target]:
+    messages = [{"role": "user", "content": "hi"}]
+    chat = {"model": MODEL, "messages": messages, "stream": False}
+    # What the ExtProc asks the backend for (stream + include_usage).
+    chat_stream = {"model": MODEL, "messages": messages, "stream": True, "stream_options": {"include_usage": True}}
+    create = {"model": MODEL, "input": "hi", "store": True}
+    chat_sse = {"stream": True, "token_marker": CHAT_TOKEN, "done_marker": b"data: [DONE]"}
+    resp_sse = {"stream": True, "token_marker": RESPONSES_TOKEN, "done_marker": b"event: response.completed"}
+    return {
+        "backend": Target("(1) backend chat stream=false", HOST, backend_port, "/v1/chat/completions", chat),
+        "envoy": Target("(2) Envoy alone chat stream=false", HOST, plain_port, "/v1/chat/completions", chat),
+        "extproc": Target("(3) Envoy+ExtProc responses store=true", HOST, envoy_port, "/v1/responses", create),
+        "http": Target("(4) HTTP gateway responses store=true", HOST, http_port, "/v1/responses", create),
+        "backend_stream": Target(
+            "backend chat stream=true", HOST, backend_port, "/v1/chat/completions", chat_stream, **chat_sse
+        ),
+        "envoy_stream": Target(
+            "Envoy alone chat stream=true", HOST, plain_port, "/v1/chat/completions", chat_stream, **chat_sse
+        ),
+        "extproc_stream": Target(
+            "Envoy+ExtProc responses stream=true store=true",
+            HOST,
+            envoy_port,
+            "/v1/responses",
+            {**create, "stream": True},
+            **resp_sse,
+        ),
+    }
+
+
+async def check_replies(gen: Generator, t: dict[str, Target]) -> None:
+    """One request of each kind, checked for content, so a broken setup fails loudly before timing."""
+    for key, target in t.items():
+        client = gen.client(target)
+        sample, body = await client.send(keep_body=True)
+        await client.close()
+        if not sample.ok:
+            raise RuntimeError(f"{target.name}: HTTP {sample.status} {body[:500]!r}")
+        if target.stream:
+            if target.token_marker is not None and target.token_marker not in body:
+                raise RuntimeError(f"{target.name}: no model text in the stream {body[:500]!r}")
+            continue
+        parsed = orjson.loads(body)
+        if key in ("extproc", "http"):
+            assert parsed["status"] == "completed", parsed
+            text = parsed["output"][0]["content"][0]["text"]
+        else:
+            text = parsed["choices"][0]["message"]["content"]
+        if text != "Echo: hi":
+            raise RuntimeError(f"{target.name}: unexpected reply {text!r}")
+
+
+def _added(a: dict[str, Any], b: dict[str, Any]) -> dict[str, float]:
+    return {"p50": round(a["p50"] - b["p50"], 3), "p99": round(a["p99"] - b["p99"], 3)}
+
+
+# -- the run ---------------------------------------------------------------------------------------
+async def run(args: argparse.Namespace, prof: Profile, t: dict[str, Target], pids: dict[str, int]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    watch = CpuWatch(list(pids.values()))
+    watch.start()
+    async with Generator(args.client) as gen:
+        await check_replies(gen, t)
+
+        phase("latency, non-streaming, concurrency 1")
+        keys = ["backend", "envoy", "extproc", "http", "envoy_stream"]
+        res = await latency_interleaved(gen, [t[k] for k in keys], prof)  # type: ignore[arg-type]
+        lat = {k: stats([s.end - s.t0 for s in r]) for k, r in zip(keys, res, strict=True)}
+        out["latency"] = {
+            **lat,
+            "envoy_minus_backend": _added(lat["envoy"], lat["backend"]),
+            "extproc_added": _added(lat["extproc"], lat["envoy"]),  # (3) - (2): the target
+            "extproc_added_vs_envoy_stream": _added(lat["extproc"], lat["envoy_stream"]),
+            "extproc_minus_backend": _added(lat["extproc"], lat["backend"]),
+            "http_minus_backend": _added(lat["http"], lat["backend"]),
+            "failed": {k: failures(r) for k, r in zip(keys, res, strict=True)},
+        }
+
+        phase("streaming time to first event, concurrency 1")
+        keys = ["backend_stream", "envoy_stream", "extproc_stream"]
+        res = await latency_interleaved(gen, [t[k] for k in keys], prof.stream)  # type: ignore[arg-type]
+        st = {
+            k: {m: stats([getattr(s, m) - s.t0 for s in r]) for m in ("first", "token", "end")}
+            for k, r in zip(keys, res, strict=True)
+        }
+        out["stream"] = {
+            "backend": st["backend_stream"],
+            "envoy": st["envoy_stream"],
+            "extproc": st["extproc_stream"],
+            "added": {m: _added(st["extproc_stream"][m], st["backend_stream"][m]) for m in ("first", "token", "end")},
+            "envoy_added": {
+                m: _added(st["envoy_stream"][m], st["backend_stream"][m]) for m in ("first", "token", "end")
+            },
+            "failed": {k: failures(r) for k, r in zip(keys, res, strict=True)},
+        }
+
+        out["throughput"] = {}
+        for key in ("backend", "envoy", "extproc", "http"):
+            for clients in (1, 32):
+                phase(f"throughput: {t[key].name}, {clients} client(s), {prof.tp_duration:g} s")
+                out["throughput"][f"{key}@{clients}"] = await throughput(
+                    gen,
+                    t[key],
+                    clients,
+                    prof,  # type: ignore[arg-type]
+                    pids,
+                )
+    out["machine"] = watch.stop()
+    return out
+
+
+def report(res: dict[str, Any]) -> str:
+    lat, st, tp, meta = res["latency"], res["stream"], res["throughput"], res["meta"]
+    lines = [
+        f"Envoy + ExtProc benchmark ({meta['profile']}; client={meta['client']}; {meta['cpus']} CPUs shared by "
+        "backend, 2 Envoys, ExtProc, HTTP gateway and load generator)",
+        "",
+        "Latency, non-streaming, concurrency 1 (ms)                  n     p50     p99",
+    ]
+
+    def row(label: str, s: dict[str, Any]) -> str:
+        return f"  {label:<54}{s['n']:>6} {s['p50']:>7.3f} {s['p99']:>7.3f}"
+
+    def diff(label: str, d: dict[str, float]) -> str:
+        return f"  {label:<54}{'':>6} {d['p50']:>7.3f} {d['p99']:>7.3f}"
+
+    lines += [
+        row("(1) backend        POST /v1/chat/completions", lat["backend"]),
+        row("(2) Envoy alone    POST /v1/chat/completions", lat["envoy"]),
+        row("(3) Envoy+ExtProc  POST /v1/responses store=true", lat["extproc"]),
+        row("(4) HTTP gateway   POST /v1/responses store=true", lat["http"]),
+        diff("Envoy alone added: (2) - (1)", lat["envoy_minus_backend"]),
+        diff("ExtProc added: (3) - (2)", lat["extproc_added"]),
+        diff("(info) Envoy+ExtProc added: (3) - (1)", lat["extproc_minus_backend"]),
+        diff("(info) HTTP gateway added: (4) - (1)", lat["http_minus_backend"]),
+        row("(info) Envoy alone chat stream=true, to [DONE]", lat["envoy_stream"]),
+        diff("(info) ExtProc added vs that: (3) - streamed (2)", lat["extproc_added_vs_envoy_stream"]),
+        "",
+        "Streaming, concurrency 1 (ms)                               n     p50     p99",
+        row("backend  first data: chunk", st["backend"]["first"]),
+        row("Envoy+ExtProc  first SSE event (response.created)", st["extproc"]["first"]),
+        diff("added time to first event", st["added"]["first"]),
+        row("(info) Envoy alone  first data: chunk", st["envoy"]["first"]),
+        row("(info) backend  first content chunk", st["backend"]["token"]),
+        row("(info) Envoy+ExtProc  first response.output_text.delta", st["extproc"]["token"]),
+        diff("(info) added time to first text", st["added"]["token"]),
+        row("(info) backend  stream complete (data: [DONE])", st["backend"]["end"]),
+        row("(info) Envoy+ExtProc  complete (response.completed)", st["extproc"]["end"]),
+        "",
+        f"Throughput, closed loop, {tp['backend@1']['duration_s']:g} s     req/s  p50 ms  p99 ms   "
+        "CPU ms/req: backend envoy extproc http loadgen   cores: ours other",
+    ]
+    for key, label in (
+        ("backend", "(1) backend"),
+        ("envoy", "(2) Envoy alone"),
+        ("extproc", "(3) Envoy+ExtProc"),
+        ("http", "(4) HTTP gateway"),
+    ):
+        for clients in (1, 32):
+            r = tp[f"{key}@{clients}"]
+            c = r["cpu_ms_per_request"]
+            envoy = c["envoy_plain"] + c["envoy"]
+            fail = f"  FAILED {r['failed']}" if r["failed"] else ""
+            lines.append(
+                f"  {label + ', ' + str(clients) + (' client' if clients == 1 else ' clients'):<31}"
+                f"{r['rps']:>8.1f} {r['latency_ms']['p50']:>7.3f} {r['latency_ms']['p99']:>7.3f}   "
+                f"{c['backend']:>19.3f} {envoy:>5.3f} {c['extproc']:>7.3f} {c['http']:>4.3f} {c['loadgen']:>7.3f}"
+                f"{r['machine']['ours_cores']:>13.2f} {r['machine']['foreign_cores']:>5.2f}{fail}"
+            )
+    lines.append(
+        f"  ExtProc CPU per request at 32 clients: {tp['extproc@32']['cpu_ms_per_request']['extproc']:.3f} ms "
+        f"(Envoy {tp['extproc@32']['cpu_ms_per_request']['envoy']:.3f} ms, vs Envoy alone "
+        f"{tp['envoy@32']['cpu_ms_per_request']['envoy_plain']:.3f} ms; HTTP gateway for the same create "
+        f"{tp['http@32']['cpu_ms_per_request']['http']:.3f} ms)"
+    )
+    lines.append("")
+    failed = {f"{part}/{k}": n for part in ("latency", "stream") for k, n in res[part]["failed"].items() if n}
+    if failed:
+        lines.append(f"FAILED requests at concurrency 1: {failed}")
+    m = res["machine"]
+    lines.append(
+        f"Machine during the run: our processes {m['ours_cores']:.2f} cores, other processes "
+        f"{m['foreign_cores']:.2f} cores, steal {m['steal_cores']:.2f} cores"
+    )
+    if m["foreign_cores"] > 0.1 or max(r["machine"]["foreign_cores"] for r in tp.values()) > 0.1:
+        lines.append("  WARNING: other processes used CPU during the run; the numbers are not reliable.")
+    lines += ["", "Targets"]
+    for tgt in res["targets"]:
+        lines.append(f"  {tgt['verdict']}  {tgt['name']}: {tgt['measured']} (target {tgt['target']})")
+    return "\n".join(lines)
+
+
+def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
+    added = res["latency"]["extproc_added"]["p50"]
+    ttfe = res["stream"]["added"]["first"]["p50"]
+    items = [
+        (
+            "ExtProc added p50 over Envoy alone, non-streaming create, (3) - (2)",
+            f"{added:.3f} ms",
+            f"<= {TARGET_EXTPROC_ADDED_P50_MS:g} ms",
+            added <= TARGET_EXTPROC_ADDED_P50_MS,
+        ),
+        (
+            "first streamed event through Envoy+ExtProc after the backend's first chunk, p50",
+            f"{ttfe:.3f} ms",
+            f"<= {TARGET_ADDED_TTFE_MS:g} ms",
+            ttfe <= TARGET_ADDED_TTFE_MS,
+        ),
+    ]
+    return [{"name": n, "measured": m, "target": t, "verdict": verdict(ok)} for n, m, t, ok in items]
+
+
+def _pids(backend: Backend, plain: PlainEnvoy, stack: EnvoyStack) -> dict[str, int]:
+    return {
+        "backend": backend.proc.pid,
+        "envoy_plain": plain.proc.pid,
+        "envoy": stack.envoy.pid,
+        "extproc": stack.extproc.pid,
+        "http": stack.http.proc.pid,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="short run (~30 s): 2 s throughput windows, fewer samples")
+    ap.add_argument("--client", choices=("raw", "aiohttp"), default="raw", help="load generator's HTTP client")
+    ap.add_argument("--out", type=Path, default=RESULTS, help=f"JSON results (default {RESULTS})")
+    ap.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="first wait up to SECONDS for other processes to leave the CPUs idle",
+    )
+    args = ap.parse_args(argv)
+    prof = Profile(args.quick)
+    if args.wait_quiet > 0:
+        wait_quiet(args.wait_quiet)
+    started = time.time()
+    print(f"starting backend, ExtProc, HTTP gateway and two Envoys ({prof.name} run) ...", file=sys.stderr, flush=True)
+    # Envoy dies with the thread that started it (PR_SET_PDEATHSIG): start both from this thread.
+    with (
+        tempfile.TemporaryDirectory(prefix="envoy-bench-") as tmp,
+        scripted_backend(MODEL) as backend,
+        envoy_stack(backend.url, Path(tmp) / "stack") as stack,
+    ):
+        plain = PlainEnvoy(backend.port, Path(tmp))
+        try:
+            pids = _pids(backend, plain, stack)
+            t = targets(backend.port, plain.port, stack.envoy_port, stack.http_port)
+            res = asyncio.run(run(args, prof, t, pids))
+            procs = {"backend": backend.proc, "envoy_plain": plain.proc, "envoy": stack.envoy}
+            procs |= {"extproc": stack.extproc, "http": stack.http.proc}
+            dead = {name: p.returncode for name, p in procs.items() if p.poll() is not None}
+            if dead:
+                raise RuntimeError(f"processes died during the run: {dead}")
+        finally:
+            plain.stop()
+    res["meta"] = {
+        "profile": prof.name,
+        "client": args.client,
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "envoy": envoy_binary(),
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(started)),
+        "wall_seconds": round(time.time() - started, 1),
+        "latency_samples_per_kind": prof.rounds * prof.per_round,
+        "stream_samples_per_kind": prof.stream.rounds * prof.stream.per_round,
+        "note": "all processes share the CPUs; CPU ms/req is per completed request, from /proc/<pid>/stat",
+    }
+    res["targets"] = evaluate(res)
+    print(report(res))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(res, indent=2) + "\n")
+    print(f"\nresults: {args.out}  ({res['meta']['wall_seconds']} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

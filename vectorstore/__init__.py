@@ -1,0 +1,1 @@
+"""Retrieval: embedders, chunking, text extraction and vector backends (sqlite-vec, Milvus)."""
