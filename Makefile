@@ -22,7 +22,7 @@ run: setup
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy gateway storage extproc tests bench
+	$(BIN)/mypy gateway storage extproc vectorstore tests bench
 
 test: lint
 	$(BIN)/pytest -q -p no:cacheprovider

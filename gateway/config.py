@@ -33,6 +33,20 @@ class Settings(BaseModel):
     max_body_bytes: int = 32 * 1024 * 1024
     models_refresh_seconds: float = 60.0
     log_level: str = "INFO"
+    # files, vector stores, file_search
+    max_file_bytes: int = 64 * 1024 * 1024
+    embedding_url: str | None = Field(default=None, description="OpenAI-compatible /v1 base; unset → local MiniLM")
+    embedding_model: str | None = None
+    embedding_api_key: str | None = None
+    vector_backend: Literal["sqlite-vec", "milvus"] = "sqlite-vec"
+    milvus_uri: str | None = Field(default=None, description="Milvus server URI; unset → milvus-lite in data_dir")
+    milvus_token: str | None = None
+    # MCP
+    mcp_call_timeout: float = 30.0
+    # web_search
+    web_search_provider: Literal["searxng", "serper", "brave", "tavily"] | None = None
+    web_search_url: str | None = Field(default=None, description="provider endpoint override (SearXNG base URL)")
+    web_search_api_key: str | None = None
 
     @property
     def db_path(self) -> Path:
