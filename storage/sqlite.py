@@ -78,23 +78,40 @@ def _page(rows: list[Any], limit: int) -> Page:
     return Page(data=[orjson.loads(r[0]) for r in rows[:limit]], has_more=has_more)
 
 
-def _cursor_clause(
-    c: Any, position_sql: str, args: tuple[Any, ...], order: Order, after: str | None, before: str | None
-) -> tuple[str, list[Any]]:
-    """Translate item-id cursors into position bounds (ids are opaque to clients, positions are not)."""
+def _linked_page(
+    c: Any, table: str, owner_sql: str, key: str, limit: int, order: Order, after: str | None, before: str | None
+) -> Page:
+    """One page of the items linked from `table` (`owner_sql` selects the owner's links).
+
+    Cursors are item ids (opaque to clients); they are translated into positions, the links' order.
+    """
     clauses: list[str] = []
     params: list[Any] = []
     for cursor, forward in ((after, True), (before, False)):
         if cursor is None:
             continue
-        row = c.execute(position_sql, (*args, cursor)).fetchone()
+        row = c.execute(f"SELECT position FROM {table} WHERE {owner_sql} AND item_id = ?", (key, cursor)).fetchone()
         if row is None:
-            clauses.append("0")  # an unknown cursor yields an empty page, as OpenAI does
-            continue
+            return Page()  # an unknown cursor yields an empty page, as OpenAI does
         greater = forward == (order == "asc")
-        clauses.append(f"x.position {'>' if greater else '<'} ?")
+        clauses.append(f" AND x.position {'>' if greater else '<'} ?")
         params.append(row[0])
-    return ("".join(f" AND {cl}" for cl in clauses), params)
+    owner = " AND ".join(f"x.{part.strip()}" for part in owner_sql.split(" AND "))
+    rows = c.execute(
+        f"SELECT i.data FROM {table} x JOIN items i ON i.id = x.item_id WHERE {owner}{''.join(clauses)} "
+        f"ORDER BY x.position {'ASC' if order == 'asc' else 'DESC'} LIMIT ?",
+        (key, *params, limit + 1),
+    ).fetchall()
+    return _page(rows, limit)
+
+
+def _delete_orphans(c: Any, item_ids: list[str]) -> None:
+    """Delete the given items unless another response or a conversation still links them."""
+    c.executemany(
+        "DELETE FROM items WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM response_items WHERE item_id = ?1) "
+        "AND NOT EXISTS (SELECT 1 FROM conversation_items WHERE item_id = ?1)",
+        [(i,) for i in item_ids],
+    )
 
 
 class SQLiteStore:
@@ -195,12 +212,7 @@ class SQLiteStore:
                 return False
             ids = [r[0] for r in c.execute("SELECT item_id FROM response_items WHERE response_id = ?", (response_id,))]
             c.execute("DELETE FROM response_items WHERE response_id = ?", (response_id,))
-            # Items still referenced by another response or a conversation stay.
-            c.executemany(
-                "DELETE FROM items WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM response_items WHERE item_id = ?1) "
-                "AND NOT EXISTS (SELECT 1 FROM conversation_items WHERE item_id = ?1)",
-                [(i,) for i in ids],
-            )
+            _delete_orphans(c, ids)
             return True
 
         return await self._writer.transact(delete)
@@ -208,24 +220,9 @@ class SQLiteStore:
     async def list_input_items(
         self, response_id: str, *, limit: int, order: Order, after: str | None, before: str | None
     ) -> Page:
-        def read(c: Any) -> Page:
-            where, params = _cursor_clause(
-                c,
-                "SELECT position FROM response_items WHERE response_id = ? AND role = 0 AND item_id = ?",
-                (response_id,),
-                order,
-                after,
-                before,
-            )
-            rows = c.execute(
-                "SELECT i.data FROM response_items x JOIN items i ON i.id = x.item_id "
-                f"WHERE x.response_id = ? AND x.role = 0{where} "
-                f"ORDER BY x.position {'ASC' if order == 'asc' else 'DESC'} LIMIT ?",
-                (response_id, *params, limit + 1),
-            ).fetchall()
-            return _page(rows, limit)
-
-        return await self._reader.run(read)
+        return await self._reader.run(
+            _linked_page, "response_items", "response_id = ? AND role = 0", response_id, limit, order, after, before
+        )
 
     async def response_history(self, response_id: str) -> list[JSON] | None:
         def read(c: Any) -> list[JSON] | None:
@@ -329,11 +326,7 @@ class SQLiteStore:
                 )
             ]
             c.execute("DELETE FROM conversation_items WHERE conversation_id = ?", (conversation_id,))
-            c.executemany(
-                "DELETE FROM items WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM response_items WHERE item_id = ?1) "
-                "AND NOT EXISTS (SELECT 1 FROM conversation_items WHERE item_id = ?1)",
-                [(i,) for i in ids],
-            )
+            _delete_orphans(c, ids)
             return True
 
         return await self._writer.transact(delete)
@@ -352,24 +345,9 @@ class SQLiteStore:
     async def list_conversation_items(
         self, conversation_id: str, *, limit: int, order: Order, after: str | None, before: str | None
     ) -> Page:
-        def read(c: Any) -> Page:
-            where, params = _cursor_clause(
-                c,
-                "SELECT position FROM conversation_items WHERE conversation_id = ? AND item_id = ?",
-                (conversation_id,),
-                order,
-                after,
-                before,
-            )
-            rows = c.execute(
-                "SELECT i.data FROM conversation_items x JOIN items i ON i.id = x.item_id "
-                f"WHERE x.conversation_id = ?{where} "
-                f"ORDER BY x.position {'ASC' if order == 'asc' else 'DESC'} LIMIT ?",
-                (conversation_id, *params, limit + 1),
-            ).fetchall()
-            return _page(rows, limit)
-
-        return await self._reader.run(read)
+        return await self._reader.run(
+            _linked_page, "conversation_items", "conversation_id = ?", conversation_id, limit, order, after, before
+        )
 
     async def conversation_items(self, conversation_id: str) -> list[JSON]:
         rows = await self._reader.run(

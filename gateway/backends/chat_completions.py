@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
 from gateway.backends.base import TurnRequest, map_backend_error
 from gateway.backends.chat_translate import apply_chunk, apply_completion, build_chat_body
-from gateway.backends.http_client import BackendHTTP, iter_sse
+from gateway.backends.http_client import HTTPBackend, iter_sse
 from gateway.engine.turn import TurnAssembler
 from gateway.errors import BackendError
 from gateway.jsonutil import dumps, loads
 
 
-class ChatCompletionsBackend:
-    def __init__(self, http: BackendHTTP) -> None:
-        self.http = http
-
+class ChatCompletionsBackend(HTTPBackend):
     async def turn_stream(self, turn: TurnRequest, sink: TurnAssembler) -> AsyncIterator[None]:
         """Stream one model call into `sink`, yielding after each chunk so events flow out at once."""
         async with self.http.post("/chat/completions", build_chat_body(turn)) as resp:
@@ -38,17 +34,3 @@ class ChatCompletionsBackend:
                 yield None
         if not done and sink.finish_reason is None:
             raise BackendError("the inference backend's stream ended before the response was complete")
-
-    async def list_models(self) -> list[dict[str, Any]]:
-        body = await self.http.get_json("/models")
-        return list(body.get("data", [])) if isinstance(body, dict) else []
-
-    async def ping(self) -> bool:
-        try:
-            await self.list_models()
-        except BackendError:
-            return False
-        return True
-
-    async def close(self) -> None:
-        await self.http.close()

@@ -74,3 +74,24 @@ async def iter_sse(resp: aiohttp.ClientResponse) -> AsyncIterator[tuple[str | No
             yield event
     for event in parser.close():
         yield event
+
+
+class HTTPBackend:
+    """What every HTTP backend adapter shares: the model list, reachability, the session."""
+
+    def __init__(self, http: BackendHTTP) -> None:
+        self.http = http
+
+    async def list_models(self) -> list[dict[str, Any]]:
+        body = await self.http.get_json("/models")
+        return list(body.get("data", [])) if isinstance(body, dict) else []
+
+    async def ping(self) -> bool:
+        try:
+            await self.list_models()
+        except BackendError:
+            return False
+        return True
+
+    async def close(self) -> None:
+        await self.http.close()

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from gateway.backends.base import TurnRequest
-from gateway.backends.http_client import BackendHTTP, iter_sse
+from gateway.backends.http_client import HTTPBackend, iter_sse
 from gateway.engine.turn import TurnAssembler
 from gateway.errors import BackendError
 from gateway.jsonutil import loads
@@ -70,10 +70,7 @@ def apply_event(event: dict[str, Any], sink: TurnAssembler) -> None:
         raise BackendError(f"the inference backend failed the response: {err.get('message', err)}")
 
 
-class ResponsesBackend:
-    def __init__(self, http: BackendHTTP) -> None:
-        self.http = http
-
+class ResponsesBackend(HTTPBackend):
     async def turn_stream(self, turn: TurnRequest, sink: TurnAssembler) -> AsyncIterator[None]:
         async with self.http.post("/responses", build_responses_body(turn)) as resp:
             if "text/event-stream" not in resp.headers.get("Content-Type", ""):
@@ -94,17 +91,3 @@ class ResponsesBackend:
                 yield None
         if sink.finish_reason is None:
             raise BackendError("the inference backend's stream ended before the response was complete")
-
-    async def list_models(self) -> list[dict[str, Any]]:
-        body = await self.http.get_json("/models")
-        return list(body.get("data", [])) if isinstance(body, dict) else []
-
-    async def ping(self) -> bool:
-        try:
-            await self.list_models()
-        except BackendError:
-            return False
-        return True
-
-    async def close(self) -> None:
-        await self.http.close()
