@@ -21,6 +21,11 @@ on free ports with a fresh temp data dir. Then, with the load generator in this 
 3. throughput: closed-loop requests/s at 1 and 32 clients for (1)-(4), with the CPU per request of
    every process from /proc/<pid>/stat (the ExtProc's at 32 clients is the figure to drive down).
 
+With --phases it also starts a third Envoy from the stack's own rendered configuration plus a file
+access log of ext_proc's filter state, and prints where a request's time goes as Envoy sees it: the
+gRPC round trip of each ext_proc message (request headers/body, response headers/body) and the
+upstream time (diagnostic only; ~5 s more).
+
 It prints a table, PASS/MISS per target, and writes bench/results/envoy.json. Targets are reported,
 never enforced: the exit status is 0 unless the benchmark itself broke.
 """
@@ -32,6 +37,7 @@ import asyncio
 import json
 import os
 import platform
+import re
 import sys
 import tempfile
 import time
@@ -53,7 +59,7 @@ from bench.bench_gateway import (
     verdict,
     wait_quiet,
 )
-from bench.loadgen import CHAT_TOKEN, RESPONSES_TOKEN, Generator, Target
+from bench.loadgen import CHAT_TOKEN, RESPONSES_TOKEN, Generator, Target, percentile
 from gateway.envoy_runner import envoy_binary, start_envoy, stop_envoy
 from tests.procs import Backend, free_port, scripted_backend, wait_http
 from tests.stack import EnvoyStack, envoy_stack
@@ -126,7 +132,8 @@ class Profile:
             warmup_requests=50 if quick else 100, rounds=2 if quick else 5, per_round=100 if quick else 200
         )
         self.tp_warmup = 0.5 if quick else 1.0
-        self.tp_duration = 2.0 if quick else 6.0
+        self.tp_duration = 2.0 if quick else 8.0
+        self.phase_requests = 300 if quick else 600
 
 
 # -- processes -------------------------------------------------------------------------------------
@@ -152,6 +159,111 @@ class PlainEnvoy:
         stop_envoy(self.proc)
 
 
+# Appended to the stack's rendered HTTP connection manager (after `merge_slashes`) for --phases.
+PHASES_LOG = """\
+          access_log:
+          - name: envoy.access_loggers.file
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.access_loggers.file.v3.FileAccessLog
+              path: "{path}"
+              log_format:
+                json_format:
+                  total: "%COMMON_DURATION(DS_RX_BEG:DS_TX_END:us)%"
+                  to_upstream: "%COMMON_DURATION(DS_RX_BEG:US_TX_BEG:us)%"
+                  upstream_first_byte: "%COMMON_DURATION(US_TX_BEG:US_RX_BEG:us)%"
+                  upstream_body: "%COMMON_DURATION(US_RX_BEG:US_RX_END:us)%"
+                  to_downstream: "%COMMON_DURATION(US_RX_BEG:DS_TX_BEG:us)%"
+                  ext_proc: "%FILTER_STATE(envoy.filters.http.ext_proc:TYPED)%"
+"""
+PHASE_FIELDS = (
+    ("total", "Envoy: downstream request start -> response sent"),
+    ("to_upstream", "Envoy: request start -> upstream request sent"),
+    ("request_header_latency_us", "  ext_proc request_headers round trip"),
+    ("request_body_total_latency_us", "  ext_proc request_body round trip"),
+    ("upstream_first_byte", "backend: request sent -> first response byte"),
+    ("to_downstream", "Envoy: first upstream byte -> response headers out"),
+    ("response_header_latency_us", "  ext_proc response_headers round trip"),
+    ("response_body_total_latency_us", "  ext_proc response_body round trip(s), total"),
+    ("response_body_call_count", "  ext_proc response_body messages (count)"),
+)
+
+
+class PhasesEnvoy:
+    """The stack's Envoy configuration on other ports, with the ext_proc filter state logged."""
+
+    def __init__(self, stack: EnvoyStack, workdir: Path) -> None:
+        self.port, self.admin_port = free_port(), free_port()
+        self.log = workdir / f"envoy-phases-{self.port}.access.log"
+        text = stack.config_path.read_text()
+        anchor = "          merge_slashes: true\n"
+        if anchor not in text:
+            raise RuntimeError("--phases: the rendered Envoy configuration changed shape (no merge_slashes line)")
+        text = text.replace(anchor, anchor + PHASES_LOG.format(path=self.log), 1)
+        text = re.sub(rf"port_value: {stack.envoy_port}\b", f"port_value: {self.port}", text)
+        text = re.sub(rf"port_value: {stack.admin_port}\b", f"port_value: {self.admin_port}", text)
+        self.config = workdir / f"envoy-phases-{self.port}.yaml"
+        self.config.write_text(text)
+        self.proc = start_envoy(self.config, log_level="error", concurrency=1)
+        try:
+            wait_http(f"http://127.0.0.1:{self.admin_port}/ready", proc=self.proc)
+        except BaseException:
+            stop_envoy(self.proc)
+            raise
+
+    def stop(self) -> None:
+        stop_envoy(self.proc)
+
+    def records(self) -> list[dict[str, Any]]:
+        out = []
+        for line in self.log.read_text().splitlines():
+            rec = json.loads(line)
+            ext = rec.pop("ext_proc", None)
+            if isinstance(ext, str):
+                ext = json.loads(ext) if ext.startswith("{") else None
+            if isinstance(ext, dict):
+                rec.update(ext)
+            out.append(rec)
+        return out
+
+
+def _number(value: Any) -> float | None:
+    """An access-log value as a number ("-" and missing fields are None)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+async def ext_proc_phases(gen: Generator, t: dict[str, Target], diag: PhasesEnvoy, n: int) -> dict[str, Any]:
+    """Sequential requests through the logging Envoy; p50/p99 of each phase (microseconds)."""
+
+    async def logged(count: int) -> list[dict[str, Any]]:
+        recs: list[dict[str, Any]] = []
+        for _ in range(50):  # the file access log is flushed about every second
+            recs = diag.records() if diag.log.exists() else []
+            if len(recs) >= count:
+                break
+            await asyncio.sleep(0.2)
+        return recs
+
+    out: dict[str, Any] = {}
+    sent = 0
+    for key in ("extproc", "extproc_stream"):
+        target = Target(t[key].name, HOST, diag.port, t[key].path, t[key].body, t[key].stream)
+        await gen.sequential(target, 50)
+        sent += 50
+        await gen.sequential(target, n)
+        recs = (await logged(sent + n))[sent : sent + n]
+        sent += n
+        phases: dict[str, Any] = {"n": len(recs)}
+        for field, _label in PHASE_FIELDS:
+            vals = [v for v in (_number(r.get(field)) for r in recs) if v is not None]
+            if vals:
+                phases[field] = {"p50": percentile(vals, 50), "p99": percentile(vals, 99)}
+        out[key] = phases
+    return out
+
+
 # -- targets ---------------------------------------------------------------------------------------
 def targets(backend_port: int, plain_port: int, envoy_port: int, http_port: int) -> dict[str, Target]:
     messages = [{"role": "user", "content": "hi"}]
@@ -159,18 +271,31 @@ def targets(backend_port: int, plain_port: int, envoy_port: int, http_port: int)
     # What the ExtProc asks the backend for (stream + include_usage).
     chat_stream = {"model": MODEL, "messages": messages, "stream": True, "stream_options": {"include_usage": True}}
     create = {"model": MODEL, "input": "hi", "store": True}
-    chat_sse = {"stream": True, "token_marker": CHAT_TOKEN, "done_marker": b"data: [DONE]"}
-    resp_sse = {"stream": True, "token_marker": RESPONSES_TOKEN, "done_marker": b"event: response.completed"}
+    chat_done, resp_done = b"data: [DONE]", b"event: response.completed"
     return {
         "backend": Target("(1) backend chat stream=false", HOST, backend_port, "/v1/chat/completions", chat),
         "envoy": Target("(2) Envoy alone chat stream=false", HOST, plain_port, "/v1/chat/completions", chat),
         "extproc": Target("(3) Envoy+ExtProc responses store=true", HOST, envoy_port, "/v1/responses", create),
         "http": Target("(4) HTTP gateway responses store=true", HOST, http_port, "/v1/responses", create),
         "backend_stream": Target(
-            "backend chat stream=true", HOST, backend_port, "/v1/chat/completions", chat_stream, **chat_sse
+            "backend chat stream=true",
+            HOST,
+            backend_port,
+            "/v1/chat/completions",
+            chat_stream,
+            True,
+            CHAT_TOKEN,
+            chat_done,
         ),
         "envoy_stream": Target(
-            "Envoy alone chat stream=true", HOST, plain_port, "/v1/chat/completions", chat_stream, **chat_sse
+            "Envoy alone chat stream=true",
+            HOST,
+            plain_port,
+            "/v1/chat/completions",
+            chat_stream,
+            True,
+            CHAT_TOKEN,
+            chat_done,
         ),
         "extproc_stream": Target(
             "Envoy+ExtProc responses stream=true store=true",
@@ -178,7 +303,9 @@ def targets(backend_port: int, plain_port: int, envoy_port: int, http_port: int)
             envoy_port,
             "/v1/responses",
             {**create, "stream": True},
-            **resp_sse,
+            True,
+            RESPONSES_TOKEN,
+            resp_done,
         ),
     }
 
@@ -210,7 +337,9 @@ def _added(a: dict[str, Any], b: dict[str, Any]) -> dict[str, float]:
 
 
 # -- the run ---------------------------------------------------------------------------------------
-async def run(args: argparse.Namespace, prof: Profile, t: dict[str, Target], pids: dict[str, int]) -> dict[str, Any]:
+async def run(
+    args: argparse.Namespace, prof: Profile, t: dict[str, Target], pids: dict[str, int], diag: PhasesEnvoy | None
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     watch = CpuWatch(list(pids.values()))
     watch.start()
@@ -219,6 +348,8 @@ async def run(args: argparse.Namespace, prof: Profile, t: dict[str, Target], pid
 
         phase("latency, non-streaming, concurrency 1")
         keys = ["backend", "envoy", "extproc", "http", "envoy_stream"]
+        part = CpuWatch(list(pids.values()))
+        part.start()
         res = await latency_interleaved(gen, [t[k] for k in keys], prof)  # type: ignore[arg-type]
         lat = {k: stats([s.end - s.t0 for s in r]) for k, r in zip(keys, res, strict=True)}
         out["latency"] = {
@@ -229,10 +360,12 @@ async def run(args: argparse.Namespace, prof: Profile, t: dict[str, Target], pid
             "extproc_minus_backend": _added(lat["extproc"], lat["backend"]),
             "http_minus_backend": _added(lat["http"], lat["backend"]),
             "failed": {k: failures(r) for k, r in zip(keys, res, strict=True)},
+            "machine": part.stop(),
         }
 
         phase("streaming time to first event, concurrency 1")
         keys = ["backend_stream", "envoy_stream", "extproc_stream"]
+        part.start()
         res = await latency_interleaved(gen, [t[k] for k in keys], prof.stream)  # type: ignore[arg-type]
         st = {
             k: {m: stats([getattr(s, m) - s.t0 for s in r]) for m in ("first", "token", "end")}
@@ -247,6 +380,7 @@ async def run(args: argparse.Namespace, prof: Profile, t: dict[str, Target], pid
                 m: _added(st["envoy_stream"][m], st["backend_stream"][m]) for m in ("first", "token", "end")
             },
             "failed": {k: failures(r) for k, r in zip(keys, res, strict=True)},
+            "machine": part.stop(),
         }
 
         out["throughput"] = {}
@@ -260,7 +394,10 @@ async def run(args: argparse.Namespace, prof: Profile, t: dict[str, Target], pid
                     prof,  # type: ignore[arg-type]
                     pids,
                 )
-    out["machine"] = watch.stop()
+        out["machine"] = watch.stop()
+        if diag is not None:
+            phase("ext_proc phases through a logging copy of the stack's Envoy")
+            out["ext_proc_phases"] = await ext_proc_phases(gen, t, diag, prof.phase_requests)
     return out
 
 
@@ -270,7 +407,8 @@ def report(res: dict[str, Any]) -> str:
         f"Envoy + ExtProc benchmark ({meta['profile']}; client={meta['client']}; {meta['cpus']} CPUs shared by "
         "backend, 2 Envoys, ExtProc, HTTP gateway and load generator)",
         "",
-        "Latency, non-streaming, concurrency 1 (ms)                  n     p50     p99",
+        "Latency, non-streaming, concurrency 1 (ms)                  n     p50     p99"
+        f"   (other processes: {lat['machine']['foreign_cores']:.2f} cores)",
     ]
 
     def row(label: str, s: dict[str, Any]) -> str:
@@ -291,7 +429,8 @@ def report(res: dict[str, Any]) -> str:
         row("(info) Envoy alone chat stream=true, to [DONE]", lat["envoy_stream"]),
         diff("(info) ExtProc added vs that: (3) - streamed (2)", lat["extproc_added_vs_envoy_stream"]),
         "",
-        "Streaming, concurrency 1 (ms)                               n     p50     p99",
+        "Streaming, concurrency 1 (ms)                               n     p50     p99"
+        f"   (other processes: {st['machine']['foreign_cores']:.2f} cores)",
         row("backend  first data: chunk", st["backend"]["first"]),
         row("Envoy+ExtProc  first SSE event (response.created)", st["extproc"]["first"]),
         diff("added time to first event", st["added"]["first"]),
@@ -314,7 +453,7 @@ def report(res: dict[str, Any]) -> str:
         for clients in (1, 32):
             r = tp[f"{key}@{clients}"]
             c = r["cpu_ms_per_request"]
-            envoy = c["envoy_plain"] + c["envoy"]
+            envoy = sum(v for k, v in c.items() if k.startswith("envoy"))
             fail = f"  FAILED {r['failed']}" if r["failed"] else ""
             lines.append(
                 f"  {label + ', ' + str(clients) + (' client' if clients == 1 else ' clients'):<31}"
@@ -337,8 +476,22 @@ def report(res: dict[str, Any]) -> str:
         f"Machine during the run: our processes {m['ours_cores']:.2f} cores, other processes "
         f"{m['foreign_cores']:.2f} cores, steal {m['steal_cores']:.2f} cores"
     )
-    if m["foreign_cores"] > 0.1 or max(r["machine"]["foreign_cores"] for r in tp.values()) > 0.1:
+    parts = [m, lat["machine"], st["machine"], *(r["machine"] for r in tp.values())]
+    if max(x["foreign_cores"] for x in parts) > 0.1:
         lines.append("  WARNING: other processes used CPU during the run; the numbers are not reliable.")
+    if "ext_proc_phases" in res:
+        ph = res["ext_proc_phases"]
+        lines += [
+            "",
+            f"Where a request's time goes, per Envoy (--phases; concurrency 1; n={ph['extproc']['n']}/"
+            f"{ph['extproc_stream']['n']}; us)",
+            f"  {'':<54}{'non-stream p50':>15}{'stream p50':>12}",
+        ]
+        for field, label in PHASE_FIELDS:
+            a, b = ph["extproc"].get(field), ph["extproc_stream"].get(field)
+            fa = f"{a['p50']:>15.0f}" if a else f"{'-':>15}"
+            fb = f"{b['p50']:>12.0f}" if b else f"{'-':>12}"
+            lines.append(f"  {label:<54}{fa}{fb}")
     lines += ["", "Targets"]
     for tgt in res["targets"]:
         lines.append(f"  {tgt['verdict']}  {tgt['name']}: {tgt['measured']} (target {tgt['target']})")
@@ -381,6 +534,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--client", choices=("raw", "aiohttp"), default="raw", help="load generator's HTTP client")
     ap.add_argument("--out", type=Path, default=RESULTS, help=f"JSON results (default {RESULTS})")
     ap.add_argument(
+        "--phases",
+        action="store_true",
+        help="also log ext_proc's per-message latencies through a copy of the stack's Envoy (diagnostic)",
+    )
+    ap.add_argument(
         "--wait-quiet",
         type=float,
         default=0.0,
@@ -400,10 +558,13 @@ def main(argv: list[str] | None = None) -> int:
         envoy_stack(backend.url, Path(tmp) / "stack") as stack,
     ):
         plain = PlainEnvoy(backend.port, Path(tmp))
+        diag = PhasesEnvoy(stack, Path(tmp)) if args.phases else None
         try:
             pids = _pids(backend, plain, stack)
             t = targets(backend.port, plain.port, stack.envoy_port, stack.http_port)
-            res = asyncio.run(run(args, prof, t, pids))
+            if diag is not None:
+                pids["envoy_phases"] = diag.proc.pid
+            res = asyncio.run(run(args, prof, t, pids, diag))
             procs = {"backend": backend.proc, "envoy_plain": plain.proc, "envoy": stack.envoy}
             procs |= {"extproc": stack.extproc, "http": stack.http.proc}
             dead = {name: p.returncode for name, p in procs.items() if p.poll() is not None}
@@ -411,6 +572,8 @@ def main(argv: list[str] | None = None) -> int:
                 raise RuntimeError(f"processes died during the run: {dead}")
         finally:
             plain.stop()
+            if diag is not None:
+                diag.stop()
     res["meta"] = {
         "profile": prof.name,
         "client": args.client,

@@ -10,6 +10,7 @@ import pytest
 from openai import OpenAI
 
 from tests.procs import Backend, Gateway, gateway, scripted_backend
+from tests.retrieval_helpers import retrieval_env
 from tests.stack import EnvoyStack, envoy_stack
 
 
@@ -26,7 +27,8 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def http_gateway(backend: Backend, data_dir: Path) -> Iterator[Gateway]:
-    with gateway(backend.url, data_dir) as gw:
+    # embeddings from the scripted backend (fast, deterministic); a 1 MiB upload limit for the 413 test
+    with gateway(backend.url, data_dir, **retrieval_env(backend.url)) as gw:
         yield gw
 
 

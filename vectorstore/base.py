@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from vectorstore.fusion import Fusion
+
 SearchMode = Literal["vector", "keyword", "hybrid"]
 # OpenAI's filter grammar: {"type": "eq"|"ne"|"gt"|"gte"|"lt"|"lte"|"in"|"nin", "key", "value"}
 # or {"type": "and"|"or", "filters": [...]}
@@ -47,6 +49,10 @@ class Embedder(Protocol):
 
     def count_tokens(self, text: str) -> int: ...
 
+    async def warmup(self) -> None: ...  # load the model / learn the dimension, off the request path
+
+    async def close(self) -> None: ...
+
 
 class VectorBackend(Protocol):
     name: str
@@ -76,4 +82,5 @@ class VectorBackend(Protocol):
         k: int,
         filters: Filter | None = None,
         mode: SearchMode = "hybrid",
+        fusion: Fusion | None = None,  # hybrid only; None: the backend's default, see fusion.py
     ) -> list[Hit]: ...

@@ -77,7 +77,8 @@ class CitationFilter:
     @staticmethod
     def _annotation(source: dict[str, Any], index: int, before: str) -> dict[str, Any]:
         if source["type"] == "url_citation":
-            start = max(before.rfind(". ", 0, index) + 2, before.rfind("\n", 0, index) + 1, 0)
+            dot = before.rfind(". ", 0, index)  # -1 (no earlier sentence) must give 0, not 1
+            start = max(dot + 2 if dot >= 0 else 0, before.rfind("\n", 0, index) + 1)
             if start >= index:
                 start = 0
             return {

@@ -14,6 +14,7 @@ from typing import Any
 from gateway.backends.base import Backend
 from gateway.config import Settings
 from gateway.engine.models import ModelCatalog
+from gateway.engine.prompt_render import apply_prompt
 from gateway.errors import InvalidRequest, NotFound
 from gateway.ids import response_id
 from gateway.schema.items import normalize_input
@@ -38,13 +39,15 @@ class Prepared:
     inputs: list[dict[str, Any]]  # stored form, item references resolved
     history: list[dict[str, Any]]
     conversation_id: str | None
+    # A prompt template's rendered messages: context only (never stored as inputs), before history.
+    prompt_items: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def stored(self) -> bool:
         return self.req.store
 
     def context_items(self) -> list[dict[str, Any]]:
-        return self.history + self.inputs
+        return self.prompt_items + self.history + self.inputs
 
 
 def new_response_object(req: CreateResponseRequest, *, model: str, conversation_id: str | None) -> dict[str, Any]:
@@ -99,11 +102,11 @@ async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
         )
     if req.input is None and req.prompt is None:
         raise InvalidRequest("Missing required parameter: 'input'.", param="input", code="missing_required_parameter")
+    prompt_items: list[dict[str, Any]] = []
     if req.prompt is not None:
-        raise InvalidRequest(
-            "Prompt templates are not available on this gateway yet.", param="prompt", code="unsupported_parameter"
-        )
+        req, prompt_items = await apply_prompt(deps, req)
     deps.tools.validate(req.tools or [])
+    public_tools = await deps.tools.check(req.tools or [])  # e.g. MCP connectors exist; credentials redacted
     inputs = normalize_input(req.input)
 
     history: list[dict[str, Any]] = []
@@ -140,8 +143,9 @@ async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
     model = await deps.models.resolve(req.model)
     return Prepared(
         req=req,
-        response=new_response_object(req, model=model, conversation_id=conversation_id),
+        response={**new_response_object(req, model=model, conversation_id=conversation_id), "tools": public_tools},
         inputs=inputs,
         history=history,
         conversation_id=conversation_id,
+        prompt_items=prompt_items,
     )

@@ -14,8 +14,10 @@ from gateway.engine.context import EngineDeps
 from gateway.engine.conversations import ConversationsService
 from gateway.engine.models import ModelCatalog
 from gateway.engine.service import ResponsesService
-from gateway.http import conversations, meta, passthrough, responses
+from gateway.http import connectors as connector_routes
+from gateway.http import conversations, meta, passthrough, prompts, responses, vector_stores
 from gateway.http.common import error_middleware
+from gateway.mcp import shutdown as close_mcp_sessions
 from gateway.tools.builtin import register_builtin_tools
 from storage.sqlite import SQLiteStore
 
@@ -46,8 +48,9 @@ def create_app(settings: Settings) -> web.Application:
     app["models"] = deps.models
     app["responses"] = ResponsesService(deps)
     app["conversations"] = ConversationsService(deps.store)
-    for table in (responses.routes, conversations.routes, passthrough.routes, meta.routes):
+    for table in (responses.routes, conversations.routes, passthrough.routes, meta.routes, prompts.routes):
         app.add_routes(table)
+    app.add_routes(connector_routes.routes)
 
     async def startup(app: web.Application) -> None:
         await deps.store.open()
@@ -56,10 +59,12 @@ def create_app(settings: Settings) -> web.Application:
 
     async def cleanup(app: web.Application) -> None:
         await app["responses"].shutdown()
+        await close_mcp_sessions(deps)
         await deps.models.stop()
         await deps.backend.close()
         await deps.store.close()
 
     app.on_startup.append(startup)
     app.on_cleanup.append(cleanup)
+    vector_stores.install(app, deps)  # files + vector stores; ingestion starts after the store opens
     return app

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from gateway.mcp import register as register_mcp
+from gateway.tools.file_search import register as register_file_search
+from gateway.websearch import register as register_web_search
+
 
 def register_builtin_tools(deps: Any) -> None:
     """Register every shipped server-side tool type on `deps.tools` (called once per process)."""
+    register_web_search(deps)
+    register_file_search(deps)
+    register_mcp(deps)
     return None

@@ -51,19 +51,38 @@ ToolFactory = Callable[[dict[str, Any], Any], Awaitable[ServerTool]]
 # Converts a stored server-side item back into (function_call, function_call_output) items for the
 # model's context on later turns.
 ItemConverter = Callable[[dict[str, Any]], list[dict[str, Any]]]
+# Checks one `tools[index]` entry of a registered type before any output (it may read storage, e.g. an
+# MCP connector) and returns the entry as the Response object shows it (credentials redacted).
+ToolChecker = Callable[[dict[str, Any], int, list[dict[str, Any]]], Awaitable[dict[str, Any]]]
 
 
 class ToolRegistry:
     def __init__(self) -> None:
         self._factories: dict[str, ToolFactory] = {}
         self.converters: dict[str, ItemConverter] = {}
+        self._checkers: dict[str, ToolChecker] = {}
 
     def register(
-        self, tool_type: str, factory: ToolFactory, converter: ItemConverter | None = None, item_type: str | None = None
+        self,
+        tool_type: str,
+        factory: ToolFactory,
+        converter: ItemConverter | None = None,
+        item_type: str | None = None,
+        checker: ToolChecker | None = None,
     ) -> None:
         self._factories[tool_type] = factory
         if converter is not None and item_type is not None:
             self.converters[item_type] = converter
+        if checker is not None:
+            self._checkers[tool_type] = checker
+
+    async def check(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Run the async checks of registered types; returns the tools as the Response shows them."""
+        out = []
+        for i, tool in enumerate(tools):
+            checker = self._checkers.get(tool.get("type", ""))
+            out.append(await checker(tool, i, tools) if checker is not None else tool)
+        return out
 
     def validate(self, tools: list[dict[str, Any]]) -> None:
         for i, tool in enumerate(tools):

@@ -1,0 +1,74 @@
+"""The `mcp` server-side tool: remote MCP servers (by URL or by registered connector) with approvals.
+
+`register(deps)` plugs the tool type into the engine's registry (called from
+`gateway/tools/builtin.py`); `shutdown(deps)` closes the process's cached MCP sessions (called from
+the HTTP app's cleanup). Modules: `client` (sessions and their cache), `mapping` (configuration,
+names, filters, item shapes), `executor` (what a run does with its servers).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.errors import InvalidRequest
+from gateway.mcp import mapping
+from gateway.mcp.client import ServerSpec, SessionPool
+from gateway.mcp.executor import McpServerTool, run_group
+from storage.connectors import ConnectorStore
+from storage.sqlite import SQLiteStore
+
+_POOL_ATTR = "_mcp_sessions"
+
+
+def pool_for(deps: Any) -> SessionPool:
+    """The engine's MCP session cache (one per process in production), kept on the deps object so it
+    lives and dies with the engine it serves."""
+    pool = getattr(deps, _POOL_ATTR, None)
+    if pool is None:
+        pool = SessionPool(timeout=deps.settings.mcp_call_timeout)
+        setattr(deps, _POOL_ATTR, pool)
+    return pool
+
+
+def connector_store(deps: Any) -> ConnectorStore | None:
+    return ConnectorStore(deps.store) if isinstance(deps.store, SQLiteStore) else None
+
+
+def register(deps: Any) -> None:
+    pool = pool_for(deps)
+    connectors = connector_store(deps)
+
+    async def check(tool: dict[str, Any], index: int, tools: list[dict[str, Any]]) -> dict[str, Any]:
+        mapping.check_config(tool, index, tools)
+        connector_id = tool.get("connector_id")
+        if connector_id is not None and (connectors is None or await connectors.get(connector_id) is None):
+            raise InvalidRequest(
+                f"Connector '{connector_id}' not found.", param=f"tools[{index}].connector_id", code="invalid_value"
+            )
+        return mapping.public_config(tool)
+
+    async def factory(tool: dict[str, Any], run: Any) -> McpServerTool:
+        url, headers, token = tool.get("server_url"), dict(tool.get("headers") or {}), tool.get("authorization")
+        if tool.get("connector_id") is not None:
+            found = await connectors.secrets(tool["connector_id"]) if connectors is not None else None
+            if found is None:  # deleted since the request was checked
+                raise InvalidRequest(f"Connector '{tool['connector_id']}' not found.", param="tools")
+            public, secrets = found
+            url = public["server_url"]
+            headers = {**(secrets.get("headers") or {}), **headers}  # the request's own headers win
+            token = token or secrets.get("authorization")
+        group = run_group(run, pool)
+        server = McpServerTool(group, tool, ServerSpec.make(str(url), headers, token))
+        group.servers.append(server)
+        return server
+
+    deps.tools.register("mcp", factory, converter=mapping.replay_call, item_type="mcp_call", checker=check)
+    for item_type in ("mcp_list_tools", "mcp_approval_request", "mcp_approval_response"):
+        deps.tools.register("mcp", factory, converter=mapping.replay_nothing, item_type=item_type)
+
+
+async def shutdown(deps: Any) -> None:
+    """Close every cached MCP session of this engine (the app's cleanup)."""
+    pool = getattr(deps, _POOL_ATTR, None)
+    if pool is not None:
+        await pool.close()

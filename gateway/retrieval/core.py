@@ -1,0 +1,172 @@
+"""The retrieval subsystem of one process: metadata stores, blobs, the embedder, the vector backend.
+
+Both front-door processes build one (`retrieval_of(deps)`, from `build_deps`), because both validate
+`file_search` tools; only the HTTP server starts it (`start()`): it runs ingestion, warms the
+embedder and opens the vector backend. The ExtProc never ingests or searches: requests with
+server-side tools are re-routed to the HTTP server.
+
+The embedder and backend are built lazily: building them may import heavy libraries or load a
+model, which must not happen on the request path nor in a process that never searches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from gateway.config import Settings
+from gateway.errors import APIError, InvalidRequest, ServerError
+from storage.blobs import FileBlobStore, FilesystemBlobStore
+from storage.files import FileStore
+from storage.sqlite import SQLiteStore
+from storage.vector_stores import VectorStoreStore
+from vectorstore.base import Embedder, VectorBackend
+
+log = logging.getLogger(__name__)
+
+
+class EmbedderUnavailable(APIError):
+    status = 503
+    type = "server_error"
+
+
+class Retrieval:
+    def __init__(self, settings: Settings, sqlite: SQLiteStore) -> None:
+        self.settings = settings
+        self.sqlite = sqlite
+        self.files = FileStore(sqlite.writer, sqlite.reader)
+        self.stores = VectorStoreStore(sqlite.writer, sqlite.reader)
+        self.blobs: FileBlobStore = FilesystemBlobStore(settings.data_dir / "files")
+        self._embedder: Embedder | None = None
+        self._warmup: asyncio.Task[Embedder] | None = None
+        self._backend: VectorBackend | None = None
+        self._backend_lock: asyncio.Lock | None = None
+        self.worker: Any = None  # the IngestionWorker, in the HTTP server only
+        self.started = False
+
+    # -- lazily built parts ------------------------------------------------------------------------
+    async def _build_embedder(self) -> Embedder:
+        if self._embedder is None:
+            from vectorstore.embedders import build_embedder
+
+            built = await asyncio.to_thread(build_embedder, self.settings)
+            if self._embedder is None:
+                self._embedder = built
+        return self._embedder
+
+    async def _warm(self) -> Embedder:
+        embedder = await self._build_embedder()
+        warmup = getattr(embedder, "warmup", None)
+        if warmup is not None:
+            await warmup()
+        return embedder
+
+    async def embedder(self) -> Embedder:
+        """The process's embedder, warmed up (one shared warm-up; a failed one is retried next call)."""
+        if self._warmup is None or (self._warmup.done() and self._warmup.exception() is not None):
+            self._warmup = asyncio.get_running_loop().create_task(self._warm(), name="embedder-warmup")
+        try:
+            return await asyncio.shield(self._warmup)
+        except Exception as exc:
+            log.warning("the embedder is unavailable: %s: %s", type(exc).__name__, exc)
+            raise EmbedderUnavailable(
+                f"The embedding model is unavailable: {type(exc).__name__}: {exc}", code="embedder_unavailable"
+            ) from exc
+
+    async def embedder_identity(self) -> tuple[str, int]:
+        """Name and dimension, without waiting for a warm-up when the embedder already knows them."""
+        try:
+            embedder = await self._build_embedder()
+        except Exception as exc:
+            raise EmbedderUnavailable(
+                f"The embedding model is unavailable: {type(exc).__name__}: {exc}", code="embedder_unavailable"
+            ) from exc
+        try:
+            dimension = int(embedder.dimension)
+        except (AttributeError, RuntimeError):  # a remote embedder learns it from its first answer
+            dimension = 0
+        if not dimension:
+            embedder = await self.embedder()
+            dimension = int(embedder.dimension)
+        return embedder.name, dimension
+
+    async def backend(self) -> VectorBackend:
+        if self._backend is not None:
+            return self._backend
+        if self._backend_lock is None:
+            self._backend_lock = asyncio.Lock()
+        async with self._backend_lock:
+            if self._backend is None:
+                from vectorstore.backends import build_vector_backend
+
+                try:
+                    backend = build_vector_backend(self.settings, self.sqlite)
+                    await backend.open()
+                except Exception as exc:
+                    log.exception("the vector backend could not be opened")
+                    raise ServerError(
+                        f"The vector store backend is unavailable: {type(exc).__name__}", code="vector_backend_error"
+                    ) from exc
+                self._backend = backend
+        return self._backend
+
+    async def check_embedder(self, store_id: str, param: str = "vector_store_id") -> None:
+        """Refuse work on a store whose vectors came from another embedder than this process's."""
+        recorded = await self.stores.store_embedder(store_id)
+        if recorded is None:
+            return
+        name, _dimension = await self.embedder_identity()
+        if recorded[0] != name:
+            raise InvalidRequest(
+                f"Vector store '{store_id}' was built with the embedder '{recorded[0]}', but this gateway "
+                f"embeds with '{name}'; its vectors are not comparable. Re-create the vector store.",
+                param=param,
+                code="embedder_mismatch",
+            )
+
+    # -- lifecycle (HTTP server only) --------------------------------------------------------------
+    async def start(self) -> None:
+        """Open the backend, warm the embedder in the background and resume pending ingestion."""
+        from gateway.retrieval.ingest import IngestionWorker
+
+        self.started = True
+        warm = asyncio.get_running_loop().create_task(self.embedder(), name="embedder-warmup-start")
+        warm.add_done_callback(_log_failure)
+        self.worker = IngestionWorker(self)
+        await self.worker.start()
+
+    async def stop(self) -> None:
+        if self.worker is not None:
+            await self.worker.stop()
+        if self._warmup is not None and not self._warmup.done():
+            self._warmup.cancel()
+        close = getattr(self._embedder, "close", None)
+        if close is not None:
+            try:
+                await close()
+            except Exception:
+                log.exception("closing the embedder failed")
+        if self._backend is not None:
+            backend, self._backend = self._backend, None
+            try:
+                await backend.close()
+            except Exception:
+                log.exception("closing the vector backend failed")
+
+
+def _log_failure(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("embedder warm-up failed: %s", task.exception())
+
+
+def retrieval_of(deps: Any) -> Retrieval:
+    """The process's Retrieval, created on first use and kept on the engine's deps."""
+    found = getattr(deps, "retrieval", None)
+    if isinstance(found, Retrieval):
+        return found
+    if not isinstance(deps.store, SQLiteStore):
+        raise TypeError("files and vector stores need the SQLite state store")
+    made = Retrieval(deps.settings, deps.store)
+    deps.retrieval = made
+    return made

@@ -1,0 +1,211 @@
+"""Background ingestion: extract → chunk → embed → upsert, with honest statuses, resumed after a restart.
+
+The backlog is SQLite itself: a vector store file is `in_progress` until this worker moves it to
+`completed` or `failed` (a conditional update, so a file cancelled or removed meanwhile stays so, and
+its chunks are removed again). On start-up every `in_progress` file is queued again; each job first
+deletes the file's chunks, so a job cut short by a crash never leaves half a file behind. A job
+cancelled by shutdown leaves its file `in_progress` for the next start.
+
+Extraction and chunking are CPU-bound and run in threads; embeddings go in batches so a large file
+neither holds the whole model input at once nor starves other files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+from gateway.retrieval.core import Retrieval
+from vectorstore.base import Chunk
+
+log = logging.getLogger(__name__)
+
+EMBED_BATCH = 32
+EMBED_ATTEMPTS = 3
+SWEEP_SECONDS = 300.0
+
+
+class IngestionFailed(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class IngestionWorker:
+    def __init__(self, retrieval: Retrieval, concurrency: int = 2) -> None:
+        self.r = retrieval
+        self.concurrency = concurrency
+        self.queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self.queued: set[tuple[str, str]] = set()
+        self.running: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self._loops: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        pending = await self.r.stores.pending()
+        if pending:
+            log.info("resuming ingestion of %d file(s)", len(pending))
+        for store_id, file_id in pending:
+            self.enqueue(store_id, file_id)
+        loop = asyncio.get_running_loop()
+        self._loops = [loop.create_task(self._loop(), name=f"ingest-{i}") for i in range(self.concurrency)]
+        self._loops.append(loop.create_task(self._sweep_expired(), name="files-expiry"))
+
+    async def stop(self) -> None:
+        for task in [*self._loops, *self.running.values()]:
+            task.cancel()
+        for task in [*self._loops, *self.running.values()]:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._loops = []
+
+    def enqueue(self, store_id: str, file_id: str) -> None:
+        key = (store_id, file_id)
+        if key not in self.queued:
+            self.queued.add(key)
+            self.queue.put_nowait(key)
+
+    async def cancel(self, store_id: str, file_id: str) -> None:
+        """Stop the job of one file, if it runs (its status was already changed by the caller)."""
+        self.queued.discard((store_id, file_id))
+        task = self.running.get((store_id, file_id))
+        if task is not None:
+            task.cancel()
+            await asyncio.wait({task})
+
+    async def cancel_store(self, store_id: str) -> None:
+        for key in [k for k in self.running if k[0] == store_id]:
+            await self.cancel(*key)
+        self.queued = {k for k in self.queued if k[0] != store_id}
+
+    async def _loop(self) -> None:
+        while True:
+            key = await self.queue.get()
+            if key not in self.queued:
+                continue  # cancelled while waiting
+            self.queued.discard(key)
+            task = asyncio.get_running_loop().create_task(self._job(*key), name=f"ingest-{key[1]}")
+            self.running[key] = task
+            try:
+                await asyncio.wait({task})  # a cancelled job must not cancel the loop
+            finally:
+                self.running.pop(key, None)
+
+    async def _job(self, store_id: str, file_id: str) -> None:
+        try:
+            await self._ingest(store_id, file_id)
+        except IngestionFailed as exc:
+            await self._fail(store_id, file_id, exc.code, exc.message)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("ingesting %s into %s failed", file_id, store_id)
+            await self._fail(store_id, file_id, "server_error", f"Ingestion failed: {type(exc).__name__}: {exc}")
+
+    async def _fail(self, store_id: str, file_id: str, code: str, message: str) -> None:
+        await self.r.stores.finish_file(store_id, file_id, "failed", last_error={"code": code, "message": message})
+        with contextlib.suppress(Exception):  # chunks of a previous attempt must not stay searchable
+            await (await self.r.backend()).delete_file(store_id, file_id)
+
+    async def _ingest(self, store_id: str, file_id: str) -> None:
+        from vectorstore.chunking import chunk_text
+        from vectorstore.extract import ExtractionError, UnsupportedFileType, extract_text
+
+        vs_file = await self.r.stores.get_file(store_id, file_id)
+        recorded = await self.r.stores.store_embedder(store_id)
+        if vs_file is None or vs_file["status"] != "in_progress" or recorded is None:
+            return
+        embedder = await self.r.embedder()
+        if recorded[0] != embedder.name:
+            raise IngestionFailed(
+                "server_error",
+                f"The vector store was built with the embedder '{recorded[0]}'; this gateway embeds with "
+                f"'{embedder.name}'.",
+            )
+        file = await self.r.files.get(file_id)
+        if file is None:
+            raise IngestionFailed("invalid_file", f"File '{file_id}' no longer exists.")
+        data = await self.r.blobs.read(file["blob"])
+        try:
+            text = await asyncio.to_thread(extract_text, file["filename"], data, file.get("content_type"))
+        except UnsupportedFileType as exc:
+            raise IngestionFailed("unsupported_file", str(exc) or "Unsupported file type.") from exc
+        except ExtractionError as exc:
+            raise IngestionFailed("invalid_file", str(exc) or "The file could not be read.") from exc
+        del data
+        static = vs_file["chunking_strategy"]["static"]
+        texts = await asyncio.to_thread(
+            chunk_text,
+            text,
+            embedder.count_tokens,
+            max_tokens=static["max_chunk_size_tokens"],
+            overlap=static["chunk_overlap_tokens"],
+        )
+        texts = [t for t in texts if t.strip()]
+        if not texts:
+            raise IngestionFailed("invalid_file", "The file contains no text to index.")
+
+        backend = await self.r.backend()
+        await backend.delete_file(store_id, file_id)  # an earlier, interrupted attempt
+        attributes = vs_file["attributes"]
+        usage = 0
+        for start in range(0, len(texts), EMBED_BATCH):
+            batch = texts[start : start + EMBED_BATCH]
+            vectors = await self._embed(embedder, batch)
+            chunks = [
+                Chunk(
+                    id=f"{store_id}:{file_id}:{start + i}",
+                    store_id=store_id,
+                    file_id=file_id,
+                    filename=file["filename"],
+                    index=start + i,
+                    text=t,
+                    vector=v,
+                    attributes=attributes,
+                )
+                for i, (t, v) in enumerate(zip(batch, vectors, strict=True))
+            ]
+            await backend.upsert(chunks)
+            # what the store holds: the chunks' text and their float32 vectors
+            usage += sum(len(t.encode()) + 4 * len(v) for t, v in zip(batch, vectors, strict=True))
+        if not await self.r.stores.finish_file(store_id, file_id, "completed", usage_bytes=usage):
+            await backend.delete_file(store_id, file_id)  # cancelled or removed while we worked
+            return
+        latest = await self.r.stores.get_file(store_id, file_id)
+        if latest is not None and latest["attributes"] != attributes:  # updated while we worked
+            await backend.update_attributes(store_id, file_id, latest["attributes"])
+
+    @staticmethod
+    async def _embed(embedder: Any, texts: list[str]) -> list[list[float]]:
+        for attempt in range(EMBED_ATTEMPTS):
+            try:
+                vectors: list[list[float]] = await embedder.embed(texts)
+                if len(vectors) != len(texts):
+                    raise ValueError(f"the embedder returned {len(vectors)} vectors for {len(texts)} texts")
+                return vectors
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if attempt + 1 == EMBED_ATTEMPTS:
+                    raise IngestionFailed("server_error", f"Embedding failed: {type(exc).__name__}: {exc}") from exc
+                log.warning("embedding failed (attempt %d): %s", attempt + 1, exc)
+                await asyncio.sleep(0.5 * 2**attempt)
+        raise AssertionError("unreachable")
+
+    async def _sweep_expired(self) -> None:
+        """Delete files past their `expires_at` (already invisible to the API) and their bytes."""
+        from gateway.retrieval.files import FilesService
+
+        service = FilesService(self.r)
+        while True:
+            try:
+                for file_id in await self.r.files.expired(int(time.time())):
+                    await service.remove(file_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("sweeping expired files failed")
+            await asyncio.sleep(SWEEP_SECONDS)

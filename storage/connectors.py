@@ -1,0 +1,79 @@
+"""MCP connectors in SQLite (table from migration 0004).
+
+Why a separate `secrets` column: the public object (`data`) is what every API reply is built from,
+so credentials can only leave the store through `secrets()`, which the MCP tool alone calls when it
+connects. They are stored as given (the database file is the trust boundary, as for every other
+stored item); they are never echoed back.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import orjson
+
+from storage.base import JSON, Order, Page
+from storage.sqlite import SQLiteStore
+
+
+class ConnectorStore:
+    """Connector persistence over the process's shared SQLite connections (no connection of its own)."""
+
+    def __init__(self, db: SQLiteStore) -> None:
+        self._db = db
+
+    async def create(self, connector: JSON, secrets: JSON) -> None:
+        def write(c: Any) -> None:
+            c.execute(
+                "INSERT INTO connectors (id, created_at, data, secrets) VALUES (?, ?, ?, ?)",
+                (
+                    connector["id"],
+                    connector.get("created_at") or int(time.time()),
+                    orjson.dumps(connector),
+                    orjson.dumps(secrets),
+                ),
+            )
+
+        await self._db.writer.transact(write)
+
+    async def get(self, connector_id: str) -> JSON | None:
+        row = await self._db.reader.run(
+            lambda c: c.execute("SELECT data FROM connectors WHERE id = ?", (connector_id,)).fetchone()
+        )
+        return None if row is None else orjson.loads(row[0])
+
+    async def secrets(self, connector_id: str) -> tuple[JSON, JSON] | None:
+        """The public object and its credentials, for connecting; None when there is no such connector."""
+        row = await self._db.reader.run(
+            lambda c: c.execute("SELECT data, secrets FROM connectors WHERE id = ?", (connector_id,)).fetchone()
+        )
+        return None if row is None else (orjson.loads(row[0]), orjson.loads(row[1]))
+
+    async def delete(self, connector_id: str) -> bool:
+        def delete(c: Any) -> bool:
+            return bool(c.execute("DELETE FROM connectors WHERE id = ?", (connector_id,)).rowcount)
+
+        return await self._db.writer.transact(delete)
+
+    async def list(self, *, limit: int, order: Order, after: str | None, before: str | None) -> Page:
+        def read(c: Any) -> Page:
+            clauses: list[str] = []
+            params: list[Any] = []
+            for cursor, forward in ((after, True), (before, False)):
+                if cursor is None:
+                    continue
+                row = c.execute("SELECT rowid FROM connectors WHERE id = ?", (cursor,)).fetchone()
+                if row is None:
+                    clauses.append("0")  # an unknown cursor yields an empty page, as OpenAI does
+                    continue
+                clauses.append(f"rowid {'>' if forward == (order == 'asc') else '<'} ?")
+                params.append(row[0])
+            where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+            rows = c.execute(
+                f"SELECT data FROM connectors{where} ORDER BY rowid {'ASC' if order == 'asc' else 'DESC'} LIMIT ?",
+                (*params, limit + 1),
+            ).fetchall()
+            return Page(data=[orjson.loads(r[0]) for r in rows[:limit]], has_more=len(rows) > limit)
+
+        return await self._db.reader.run(read)

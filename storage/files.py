@@ -1,0 +1,133 @@
+"""File metadata in SQLite, on the process's shared connections.
+
+The bytes are in a `FileBlobStore`; a row here is what the Files API lists. Expired files are
+invisible at once (every read filters on `expires_at`) and swept later, off the request path.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from storage.base import JSON, Page
+from storage.sqlite_conn import ThreadConnection, WriterConnection
+
+_COLUMNS = "id, created_at, expires_at, purpose, filename, bytes, content_type, blob"
+
+
+def file_object(row: Any) -> JSON:
+    """The OpenAI `File` object for a row."""
+    return {
+        "id": row[0],
+        "object": "file",
+        "bytes": row[5],
+        "created_at": row[1],
+        "expires_at": row[2],
+        "filename": row[4],
+        "purpose": row[3],
+        "status": "processed",
+        "status_details": None,
+    }
+
+
+def rowid_cursor(c: Any, table: str, key: str, cursor: str | None, order: str, after: bool) -> tuple[str, list[Any]]:
+    """A `rowid` bound for an id cursor (rowid order is creation order).
+
+    An unknown cursor yields an empty page, as the other lists of this gateway do.
+    """
+    if cursor is None:
+        return "", []
+    row = c.execute(f"SELECT rowid FROM {table} WHERE {key} = ?", (cursor,)).fetchone()
+    if row is None:
+        return " AND 0", []
+    greater = after == (order == "asc")
+    return f" AND rowid {'>' if greater else '<'} ?", [row[0]]
+
+
+class FileStore:
+    def __init__(self, writer: WriterConnection, reader: ThreadConnection) -> None:
+        self._writer = writer
+        self._reader = reader
+
+    async def insert(self, row: JSON) -> JSON:
+        def write(c: Any) -> None:
+            c.execute(
+                f"INSERT INTO files ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    row["id"],
+                    row["created_at"],
+                    row["expires_at"],
+                    row["purpose"],
+                    row["filename"],
+                    row["bytes"],
+                    row.get("content_type"),
+                    row["blob"],
+                ),
+            )
+
+        await self._writer.transact(write)
+        return row
+
+    async def get(self, file_id: str) -> JSON | None:
+        """The row as a dict (with `blob` and `content_type`), None when missing or expired."""
+
+        def read(c: Any) -> Any:
+            return c.execute(
+                f"SELECT {_COLUMNS} FROM files WHERE id = ? AND (expires_at IS NULL OR expires_at > ?)",
+                (file_id, int(time.time())),
+            ).fetchone()
+
+        row = await self._reader.run(read)
+        if row is None:
+            return None
+        return {**file_object(row), "content_type": row[6], "blob": row[7]}
+
+    async def get_many(self, file_ids: list[str]) -> dict[str, JSON]:
+        def read(c: Any) -> list[Any]:
+            marks = ",".join("?" * len(file_ids))
+            return list(
+                c.execute(
+                    f"SELECT {_COLUMNS} FROM files WHERE id IN ({marks}) AND (expires_at IS NULL OR expires_at > ?)",
+                    (*file_ids, int(time.time())),
+                )
+            )
+
+        if not file_ids:
+            return {}
+        return {r[0]: {**file_object(r), "content_type": r[6], "blob": r[7]} for r in await self._reader.run(read)}
+
+    async def list_files(self, *, purpose: str | None, limit: int, order: str, after: str | None) -> Page:
+        def read(c: Any) -> Page:
+            where, params = rowid_cursor(c, "files", "id", after, order, after=True)
+            if purpose is not None:
+                where += " AND purpose = ?"
+                params.append(purpose)
+            rows = c.execute(
+                f"SELECT {_COLUMNS} FROM files WHERE (expires_at IS NULL OR expires_at > ?){where} "
+                f"ORDER BY rowid {'ASC' if order == 'asc' else 'DESC'} LIMIT ?",
+                (int(time.time()), *params, limit + 1),
+            ).fetchall()
+            return Page(data=[file_object(r) for r in rows[:limit]], has_more=len(rows) > limit)
+
+        return await self._reader.run(read)
+
+    async def delete(self, file_id: str) -> str | None:
+        """Delete the row; return its blob key (the caller removes the bytes), None if missing."""
+
+        def write(c: Any) -> str | None:
+            row = c.execute("SELECT blob FROM files WHERE id = ?", (file_id,)).fetchone()
+            if row is None:
+                return None
+            c.execute("DELETE FROM files WHERE id = ?", (file_id,))
+            return str(row[0])
+
+        return await self._writer.transact(write)
+
+    async def expired(self, now: int, limit: int = 100) -> list[str]:
+        def read(c: Any) -> list[str]:
+            rows = c.execute(
+                "SELECT id FROM files WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?", (now, limit)
+            )
+            return [r[0] for r in rows]
+
+        return await self._reader.run(read)

@@ -1,0 +1,174 @@
+"""Prompt templates in SQLite (tables from migration 0003).
+
+Why versions are rows of their own: a response records which prompt version rendered it, so a
+version must never change after it is written; an update appends version N+1 in the same
+transaction that reads version N (on the shared writer thread), so two processes updating the same
+prompt at once get N+1 and N+2, never a lost update. The store keeps template fields as opaque JSON:
+what they mean is the engine's business (`gateway/engine/prompts.py`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import orjson
+
+from storage.base import JSON, Order
+from storage.sqlite import SQLiteStore
+
+
+@dataclass(slots=True)
+class PromptRecord:
+    id: str
+    version: int
+    default_version: int
+    latest_version: int
+    created_at: float  # when the prompt was created
+    version_created_at: float
+    data: JSON
+
+
+_SELECT = (
+    "SELECT p.id, v.version, p.default_version, p.latest_version, p.created_at, v.created_at, v.data "
+    "FROM prompts p JOIN prompt_versions v ON v.prompt_id = p.id"
+)
+
+
+def _record(row: Any) -> PromptRecord:
+    return PromptRecord(row[0], row[1], row[2], row[3], row[4], row[5], orjson.loads(row[6]))
+
+
+class PromptStore:
+    """Prompt persistence over the process's shared SQLite connections (no connection of its own)."""
+
+    def __init__(self, db: SQLiteStore) -> None:
+        self._db = db
+
+    async def create(self, prompt_id: str, data: JSON) -> PromptRecord:
+        def write(c: Any) -> PromptRecord:
+            now = time.time()
+            c.execute(
+                "INSERT INTO prompts (id, created_at, default_version, latest_version) VALUES (?, ?, 1, 1)",
+                (prompt_id, now),
+            )
+            c.execute(
+                "INSERT INTO prompt_versions (prompt_id, version, created_at, data) VALUES (?, 1, ?, ?)",
+                (prompt_id, now, orjson.dumps(data)),
+            )
+            return PromptRecord(prompt_id, 1, 1, 1, now, now, data)
+
+        return await self._db.writer.transact(write)
+
+    async def add_version(
+        self, prompt_id: str, derive: Callable[[JSON], JSON], *, make_default: bool
+    ) -> PromptRecord | None:
+        """Append a version whose data is `derive(latest version's data)`; None if no such prompt.
+
+        `derive` runs on the writer thread inside the transaction, so it must be quick and pure.
+        """
+
+        def write(c: Any) -> PromptRecord | None:
+            row = c.execute(
+                "SELECT p.latest_version, p.default_version, p.created_at, v.data FROM prompts p "
+                "JOIN prompt_versions v ON v.prompt_id = p.id AND v.version = p.latest_version WHERE p.id = ?",
+                (prompt_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            version = row[0] + 1
+            default = version if make_default else row[1]
+            data = derive(orjson.loads(row[3]))
+            now = time.time()
+            c.execute(
+                "INSERT INTO prompt_versions (prompt_id, version, created_at, data) VALUES (?, ?, ?, ?)",
+                (prompt_id, version, now, orjson.dumps(data)),
+            )
+            c.execute(
+                "UPDATE prompts SET latest_version = ?, default_version = ? WHERE id = ?",
+                (version, default, prompt_id),
+            )
+            return PromptRecord(prompt_id, version, default, version, row[2], now, data)
+
+        return await self._db.writer.transact(write)
+
+    async def get(self, prompt_id: str, version: int | None = None) -> PromptRecord | None:
+        """One version (the default one when `version` is None)."""
+
+        def read(c: Any) -> PromptRecord | None:
+            if version is None:
+                row = c.execute(f"{_SELECT} AND v.version = p.default_version WHERE p.id = ?", (prompt_id,)).fetchone()
+            else:
+                row = c.execute(f"{_SELECT} WHERE p.id = ? AND v.version = ?", (prompt_id, version)).fetchone()
+            return None if row is None else _record(row)
+
+        return await self._db.reader.run(read)
+
+    async def exists(self, prompt_id: str) -> bool:
+        def read(c: Any) -> bool:
+            return c.execute("SELECT 1 FROM prompts WHERE id = ?", (prompt_id,)).fetchone() is not None
+
+        return await self._db.reader.run(read)
+
+    async def list_prompts(self, *, limit: int, order: Order, after: str | None) -> tuple[list[PromptRecord], bool]:
+        """Prompts at their default version, by creation time; `after` is a prompt id cursor."""
+
+        def read(c: Any) -> tuple[list[PromptRecord], bool]:
+            op, direction = (">", "ASC") if order == "asc" else ("<", "DESC")
+            where, args = "", []
+            if after is not None:
+                cursor = c.execute("SELECT created_at, id FROM prompts WHERE id = ?", (after,)).fetchone()
+                if cursor is None:
+                    return [], False
+                where, args = f" WHERE (p.created_at, p.id) {op} (?, ?)", [cursor[0], cursor[1]]
+            rows = c.execute(
+                f"{_SELECT} AND v.version = p.default_version{where} "
+                f"ORDER BY p.created_at {direction}, p.id {direction} LIMIT ?",
+                (*args, limit + 1),
+            ).fetchall()
+            return [_record(r) for r in rows[:limit]], len(rows) > limit
+
+        return await self._db.reader.run(read)
+
+    async def versions(
+        self, prompt_id: str, *, limit: int, order: Order, after: int | None
+    ) -> tuple[list[PromptRecord], bool] | None:
+        """A prompt's versions; None if there is no such prompt."""
+
+        def read(c: Any) -> tuple[list[PromptRecord], bool] | None:
+            if c.execute("SELECT 1 FROM prompts WHERE id = ?", (prompt_id,)).fetchone() is None:
+                return None
+            op, direction = (">", "ASC") if order == "asc" else ("<", "DESC")
+            where, args = "", []
+            if after is not None:
+                where, args = f" AND v.version {op} ?", [after]
+            rows = c.execute(
+                f"{_SELECT} WHERE p.id = ?{where} ORDER BY v.version {direction} LIMIT ?",
+                (prompt_id, *args, limit + 1),
+            ).fetchall()
+            return [_record(r) for r in rows[:limit]], len(rows) > limit
+
+        return await self._db.reader.run(read)
+
+    async def set_default(self, prompt_id: str, version: int) -> PromptRecord | Literal["no_prompt", "no_version"]:
+        def write(c: Any) -> PromptRecord | Literal["no_prompt", "no_version"]:
+            if c.execute("SELECT 1 FROM prompts WHERE id = ?", (prompt_id,)).fetchone() is None:
+                return "no_prompt"
+            row = c.execute(f"{_SELECT} WHERE p.id = ? AND v.version = ?", (prompt_id, version)).fetchone()
+            if row is None:
+                return "no_version"
+            c.execute("UPDATE prompts SET default_version = ? WHERE id = ?", (version, prompt_id))
+            record = _record(row)
+            record.default_version = version
+            return record
+
+        return await self._db.writer.transact(write)
+
+    async def delete(self, prompt_id: str) -> bool:
+        def write(c: Any) -> bool:
+            c.execute("DELETE FROM prompt_versions WHERE prompt_id = ?", (prompt_id,))
+            return bool(c.execute("DELETE FROM prompts WHERE id = ?", (prompt_id,)).rowcount)
+
+        return await self._db.writer.transact(write)

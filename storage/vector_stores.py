@@ -1,0 +1,392 @@
+"""Vector stores, their files and file batches in SQLite, on the process's shared connections.
+
+`file_counts`, `usage_bytes` and statuses are computed from `vector_store_files` at read time, so
+they are exact by construction (no counters to drift after a crash). A file's status only leaves
+`in_progress` through a conditional update, so a file that was cancelled or removed while it was
+being ingested is never resurrected by the ingestion worker finishing late.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import orjson
+
+from storage.base import JSON, Page
+from storage.files import rowid_cursor
+from storage.sqlite_conn import ThreadConnection, WriterConnection
+
+STATUSES = ("in_progress", "completed", "failed", "cancelled")
+_FILE_COLUMNS = "store_id, file_id, created_at, status, batch_id, usage_bytes, last_error, attributes, chunking"
+
+
+def _counts(c: Any, where: str, args: tuple[Any, ...]) -> tuple[dict[str, int], int]:
+    counts = dict.fromkeys(STATUSES, 0)
+    usage = 0
+    for status, n, used in c.execute(
+        f"SELECT status, COUNT(*), SUM(usage_bytes) FROM vector_store_files WHERE {where} GROUP BY status", args
+    ):
+        counts[status] = n
+        usage += used or 0
+    counts["total"] = sum(counts[s] for s in STATUSES)
+    return counts, usage
+
+
+def _store_object(row: Any, counts: dict[str, int], usage: int, now: int) -> JSON:
+    data = orjson.loads(row[5])
+    status = "completed"
+    if row[3] is not None and row[3] <= now:
+        status = "expired"
+    elif counts["in_progress"]:
+        status = "in_progress"
+    return {
+        "id": row[0],
+        "object": "vector_store",
+        "created_at": row[1],
+        "name": data.get("name") or "",
+        "usage_bytes": usage,
+        "file_counts": counts,
+        "status": status,
+        "expires_after": data.get("expires_after"),
+        "expires_at": row[3],
+        "last_active_at": row[2],
+        "metadata": data.get("metadata") or {},
+    }
+
+
+def _file_object(row: Any) -> JSON:
+    return {
+        "id": row[1],
+        "object": "vector_store.file",
+        "usage_bytes": row[5],
+        "created_at": row[2],
+        "vector_store_id": row[0],
+        "status": row[3],
+        "last_error": orjson.loads(row[6]) if row[6] else None,
+        "attributes": orjson.loads(row[7]),
+        "chunking_strategy": orjson.loads(row[8]),
+    }
+
+
+def _expires_at(expires_after: JSON | None, last_active_at: int) -> int | None:
+    return None if not expires_after else last_active_at + int(expires_after["days"]) * 86400
+
+
+def _direction(order: str, before: str | None, after: str | None) -> str:
+    """SQL order: a `before` page is the `limit` items just before the cursor, so it is read
+    backwards from the cursor (and turned round again by `_window`)."""
+    backwards = before is not None and after is None
+    return "ASC" if (order == "asc") != backwards else "DESC"
+
+
+def _window(rows: list[Any], limit: int, before: str | None, after: str | None) -> tuple[bool, list[Any]]:
+    page = rows[:limit]
+    if before is not None and after is None:
+        page.reverse()
+    return len(rows) > limit, page
+
+
+_STORE_COLUMNS = "id, created_at, last_active_at, expires_at, embedder, data, dimension"
+
+
+class VectorStoreStore:
+    def __init__(self, writer: WriterConnection, reader: ThreadConnection) -> None:
+        self._writer = writer
+        self._reader = reader
+
+    # -- stores ------------------------------------------------------------------------------------
+    async def create_store(self, store_id: str, *, embedder: str, dimension: int, data: JSON) -> None:
+        now = int(time.time())
+
+        def write(c: Any) -> None:
+            c.execute(
+                "INSERT INTO vector_stores (id, created_at, last_active_at, expires_at, embedder, dimension, data) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    store_id,
+                    now,
+                    now,
+                    _expires_at(data.get("expires_after"), now),
+                    embedder,
+                    dimension,
+                    orjson.dumps(data),
+                ),
+            )
+
+        await self._writer.transact(write)
+
+    @staticmethod
+    def _read_store(c: Any, store_id: str) -> JSON | None:
+        row = c.execute(f"SELECT {_STORE_COLUMNS} FROM vector_stores WHERE id = ?", (store_id,)).fetchone()
+        if row is None:
+            return None
+        counts, usage = _counts(c, "store_id = ?", (store_id,))
+        return _store_object(row, counts, usage, int(time.time()))
+
+    async def get_store(self, store_id: str) -> JSON | None:
+        return await self._reader.run(self._read_store, store_id)
+
+    async def store_embedder(self, store_id: str) -> tuple[str, int] | None:
+        """The embedder name and dimension a store was created with."""
+        row = await self._reader.run(
+            lambda c: c.execute("SELECT embedder, dimension FROM vector_stores WHERE id = ?", (store_id,)).fetchone()
+        )
+        return None if row is None else (str(row[0]), int(row[1]))
+
+    async def existing(self, store_ids: list[str]) -> set[str]:
+        def read(c: Any) -> set[str]:
+            marks = ",".join("?" * len(store_ids))
+            return {r[0] for r in c.execute(f"SELECT id FROM vector_stores WHERE id IN ({marks})", store_ids)}
+
+        return await self._reader.run(read) if store_ids else set()
+
+    async def list_stores(self, *, limit: int, order: str, after: str | None, before: str | None) -> Page:
+        def read(c: Any) -> Page:
+            w1, p1 = rowid_cursor(c, "vector_stores", "id", after, order, after=True)
+            w2, p2 = rowid_cursor(c, "vector_stores", "id", before, order, after=False)
+            rows = c.execute(
+                f"SELECT {_STORE_COLUMNS} FROM vector_stores WHERE 1{w1}{w2} "
+                f"ORDER BY rowid {_direction(order, before, after)} LIMIT ?",
+                (*p1, *p2, limit + 1),
+            ).fetchall()
+            has_more, rows = _window(rows, limit, before, after)
+            now = int(time.time())
+            out = [_store_object(r, *_counts(c, "store_id = ?", (r[0],)), now) for r in rows]
+            return Page(data=out, has_more=has_more)
+
+        return await self._reader.run(read)
+
+    async def update_store(self, store_id: str, changes: JSON) -> JSON | None:
+        """Apply `name`/`metadata`/`expires_after` changes (a None value clears the field)."""
+
+        def write(c: Any) -> JSON | None:
+            row = c.execute("SELECT data, last_active_at FROM vector_stores WHERE id = ?", (store_id,)).fetchone()
+            if row is None:
+                return None
+            data = {**orjson.loads(row[0]), **changes}
+            c.execute(
+                "UPDATE vector_stores SET data = ?, expires_at = ? WHERE id = ?",
+                (orjson.dumps(data), _expires_at(data.get("expires_after"), row[1]), store_id),
+            )
+            return self._read_store(c, store_id)
+
+        return await self._writer.transact(write)
+
+    async def touch(self, store_ids: list[str]) -> None:
+        """Mark stores active now (moves `expires_at` of stores that expire after inactivity)."""
+        now = int(time.time())
+
+        def write(c: Any) -> None:
+            for sid in store_ids:
+                row = c.execute("SELECT data FROM vector_stores WHERE id = ?", (sid,)).fetchone()
+                if row is not None:
+                    expires = _expires_at(orjson.loads(row[0]).get("expires_after"), now)
+                    c.execute(
+                        "UPDATE vector_stores SET last_active_at = ?, expires_at = ? WHERE id = ?", (now, expires, sid)
+                    )
+
+        await self._writer.transact(write)
+
+    async def delete_store(self, store_id: str) -> bool:
+        def write(c: Any) -> bool:
+            if c.execute("DELETE FROM vector_stores WHERE id = ?", (store_id,)).rowcount == 0:
+                return False
+            c.execute("DELETE FROM vector_store_files WHERE store_id = ?", (store_id,))
+            c.execute("DELETE FROM vector_store_file_batches WHERE store_id = ?", (store_id,))
+            return True
+
+        return await self._writer.transact(write)
+
+    # -- files -------------------------------------------------------------------------------------
+    async def add_files(self, store_id: str, entries: list[JSON], *, batch_id: str | None = None) -> bool:
+        """Attach files (`file_id`, `attributes`, `chunking_strategy`) as `in_progress`; a file
+        already in the store is reset and ingested again. False when the store is gone."""
+        now = int(time.time())
+
+        def write(c: Any) -> bool:
+            if c.execute("SELECT 1 FROM vector_stores WHERE id = ?", (store_id,)).fetchone() is None:
+                return False
+            if batch_id is not None:
+                c.execute(
+                    "INSERT INTO vector_store_file_batches (id, store_id, created_at) VALUES (?, ?, ?)",
+                    (batch_id, store_id, now),
+                )
+            c.executemany(
+                f"INSERT OR REPLACE INTO vector_store_files ({_FILE_COLUMNS}) "
+                "VALUES (?, ?, ?, 'in_progress', ?, 0, NULL, ?, ?)",
+                [
+                    (
+                        store_id,
+                        e["file_id"],
+                        now,
+                        batch_id,
+                        orjson.dumps(e.get("attributes") or {}),
+                        orjson.dumps(e["chunking_strategy"]),
+                    )
+                    for e in entries
+                ],
+            )
+            return True
+
+        return await self._writer.transact(write)
+
+    async def get_file(self, store_id: str, file_id: str) -> JSON | None:
+        row = await self._reader.run(
+            lambda c: c.execute(
+                f"SELECT {_FILE_COLUMNS} FROM vector_store_files WHERE store_id = ? AND file_id = ?",
+                (store_id, file_id),
+            ).fetchone()
+        )
+        return None if row is None else _file_object(row)
+
+    async def list_files(
+        self,
+        store_id: str,
+        *,
+        batch_id: str | None = None,
+        status: str | None,
+        limit: int,
+        order: str,
+        after: str | None,
+        before: str | None,
+    ) -> Page:
+        def read(c: Any) -> Page:
+            # cursors are file ids within this store
+            where = " AND store_id = ?"
+            params: list[Any] = [store_id]
+            for cursor, is_after in ((after, True), (before, False)):
+                if cursor is not None:
+                    row = c.execute(
+                        "SELECT rowid FROM vector_store_files WHERE store_id = ? AND file_id = ?", (store_id, cursor)
+                    ).fetchone()
+                    if row is None:
+                        where += " AND 0"
+                    else:
+                        where += f" AND rowid {'>' if is_after == (order == 'asc') else '<'} ?"
+                        params.append(row[0])
+            if batch_id is not None:
+                where += " AND batch_id = ?"
+                params.append(batch_id)
+            if status is not None:
+                where += " AND status = ?"
+                params.append(status)
+            rows = c.execute(
+                f"SELECT {_FILE_COLUMNS} FROM vector_store_files WHERE 1{where} "
+                f"ORDER BY rowid {_direction(order, before, after)} LIMIT ?",
+                (*params, limit + 1),
+            ).fetchall()
+            has_more, rows = _window(rows, limit, before, after)
+            return Page(data=[_file_object(r) for r in rows], has_more=has_more)
+
+        return await self._reader.run(read)
+
+    async def finish_file(
+        self, store_id: str, file_id: str, status: str, *, usage_bytes: int = 0, last_error: JSON | None = None
+    ) -> bool:
+        """Move an `in_progress` file to a final status; False if it is no longer in progress."""
+
+        def write(c: Any) -> bool:
+            cur = c.execute(
+                "UPDATE vector_store_files SET status = ?, usage_bytes = ?, last_error = ? "
+                "WHERE store_id = ? AND file_id = ? AND status = 'in_progress'",
+                (status, usage_bytes, orjson.dumps(last_error) if last_error else None, store_id, file_id),
+            )
+            return bool(cur.rowcount)
+
+        return await self._writer.transact(write)
+
+    async def update_attributes(self, store_id: str, file_id: str, attributes: JSON) -> JSON | None:
+        def write(c: Any) -> Any:
+            c.execute(
+                "UPDATE vector_store_files SET attributes = ? WHERE store_id = ? AND file_id = ?",
+                (orjson.dumps(attributes), store_id, file_id),
+            )
+            return c.execute(
+                f"SELECT {_FILE_COLUMNS} FROM vector_store_files WHERE store_id = ? AND file_id = ?",
+                (store_id, file_id),
+            ).fetchone()
+
+        row = await self._writer.transact(write)
+        return None if row is None else _file_object(row)
+
+    async def delete_file(self, store_id: str, file_id: str) -> bool:
+        def write(c: Any) -> bool:
+            cur = c.execute("DELETE FROM vector_store_files WHERE store_id = ? AND file_id = ?", (store_id, file_id))
+            return bool(cur.rowcount)
+
+        return await self._writer.transact(write)
+
+    async def detach_everywhere(self, file_id: str) -> list[str]:
+        """Remove a (deleted) file from every store; return those stores' ids."""
+
+        def write(c: Any) -> list[str]:
+            stores = [r[0] for r in c.execute("SELECT store_id FROM vector_store_files WHERE file_id = ?", (file_id,))]
+            c.execute("DELETE FROM vector_store_files WHERE file_id = ?", (file_id,))
+            return stores
+
+        return await self._writer.transact(write)
+
+    async def pending(self) -> list[tuple[str, str]]:
+        """Every `in_progress` (store, file) pair in the order it was added: the ingestion backlog."""
+        rows = await self._reader.run(
+            lambda c: c.execute(
+                "SELECT store_id, file_id FROM vector_store_files WHERE status = 'in_progress' ORDER BY rowid"
+            ).fetchall()
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    # -- batches -----------------------------------------------------------------------------------
+    async def get_batch(self, store_id: str, batch_id: str) -> JSON | None:
+        def read(c: Any) -> JSON | None:
+            row = c.execute(
+                "SELECT id, created_at, cancelled FROM vector_store_file_batches WHERE id = ? AND store_id = ?",
+                (batch_id, store_id),
+            ).fetchone()
+            if row is None:
+                return None
+            counts, _usage = _counts(c, "store_id = ? AND batch_id = ?", (store_id, batch_id))
+            if row[2]:
+                status = "cancelled"  # its in-progress files were cancelled in the same transaction
+            elif counts["in_progress"]:
+                status = "in_progress"
+            elif counts["total"] and counts["failed"] == counts["total"]:
+                status = "failed"
+            else:
+                status = "completed"
+            return {
+                "id": row[0],
+                "object": "vector_store.files_batch",
+                "created_at": row[1],
+                "vector_store_id": store_id,
+                "status": status,
+                "file_counts": counts,
+            }
+
+        return await self._reader.run(read)
+
+    async def cancel_batch(self, store_id: str, batch_id: str) -> list[str] | None:
+        """Cancel a batch's files that are still in progress; return their ids (None: no batch)."""
+
+        def write(c: Any) -> list[str] | None:
+            cur = c.execute(
+                "UPDATE vector_store_file_batches SET cancelled = 1 WHERE id = ? AND store_id = ?", (batch_id, store_id)
+            )
+            if not cur.rowcount:
+                return None
+            ids = [
+                r[0]
+                for r in c.execute(
+                    "SELECT file_id FROM vector_store_files "
+                    "WHERE store_id = ? AND batch_id = ? AND status = 'in_progress'",
+                    (store_id, batch_id),
+                )
+            ]
+            c.execute(
+                "UPDATE vector_store_files SET status = 'cancelled' "
+                "WHERE store_id = ? AND batch_id = ? AND status = 'in_progress'",
+                (store_id, batch_id),
+            )
+            return ids
+
+        return await self._writer.transact(write)
