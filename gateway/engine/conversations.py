@@ -8,6 +8,7 @@ from typing import Any
 from gateway.errors import NotFound
 from gateway.ids import conversation_id
 from gateway.schema.items import normalize_input
+from gateway.schema.pages import list_body
 from gateway.schema.requests import (
     CreateConversationItemsRequest,
     CreateConversationRequest,
@@ -64,7 +65,7 @@ class ConversationsService:
                     items[n] = found[item["id"]]
         if not await self.store.add_conversation_items(conv_id, items):
             raise NotFound(f"Conversation with id '{conv_id}' not found.", param="conversation_id")
-        return _list(items, has_more=False)
+        return list_body(items, has_more=False)
 
     async def list_items(
         self, conv_id: str, *, limit: int, order: str, after: str | None, before: str | None
@@ -77,7 +78,7 @@ class ConversationsService:
             after=after,
             before=before,
         )
-        return _list(page.data, page.has_more)
+        return list_body(page.data, page.has_more)
 
     async def get_item(self, conv_id: str, item_id: str) -> dict[str, Any]:
         await self.retrieve(conv_id)
@@ -91,13 +92,3 @@ class ConversationsService:
         if not await self.store.delete_conversation_item(conv_id, item_id):
             raise NotFound(f"Item with id '{item_id}' not found in conversation '{conv_id}'.", param="item_id")
         return conv
-
-
-def _list(items: list[dict[str, Any]], has_more: bool) -> dict[str, Any]:
-    return {
-        "object": "list",
-        "data": items,
-        "first_id": items[0]["id"] if items else None,
-        "last_id": items[-1]["id"] if items else None,
-        "has_more": has_more,
-    }

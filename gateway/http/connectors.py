@@ -22,6 +22,7 @@ from gateway.errors import InvalidRequest, NotFound
 from gateway.http.common import json_response, page_params, read_json
 from gateway.ids import new_id
 from gateway.mcp.mapping import REDACTED
+from gateway.schema.pages import list_body
 from storage.connectors import ConnectorStore
 
 routes = web.RouteTableDef()
@@ -91,16 +92,7 @@ async def create(request: web.Request) -> web.Response:
 @routes.get("/v1/connectors")
 async def list_connectors(request: web.Request) -> web.Response:
     page = await _store(request).list(**page_params(request))
-    data = page.data
-    return json_response(
-        {
-            "object": "list",
-            "data": data,
-            "first_id": data[0]["id"] if data else None,
-            "last_id": data[-1]["id"] if data else None,
-            "has_more": page.has_more,
-        }
-    )
+    return json_response(list_body(page.data, page.has_more))
 
 
 async def _get(request: web.Request) -> dict[str, Any]:

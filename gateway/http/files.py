@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 from urllib.parse import quote
 
 from aiohttp import BodyPartReader, web
@@ -11,6 +10,7 @@ from aiohttp import BodyPartReader, web
 from gateway.errors import InvalidRequest, PayloadTooLarge, ServerError
 from gateway.http.common import json_response
 from gateway.retrieval.files import FilesService, clean_filename, validate_fields
+from gateway.schema.pages import list_body
 
 routes = web.RouteTableDef()
 MAX_FIELD_BYTES = 64 * 1024  # the non-file form fields (purpose, expires_after[...]) are tiny
@@ -108,16 +108,6 @@ async def list_files(request: web.Request) -> web.Response:
         purpose=q.get("purpose") or None, limit=limit, order=order, after=q.get("after") or None
     )
     return json_response(list_body(page.data, page.has_more))
-
-
-def list_body(data: list[dict[str, Any]], has_more: bool) -> dict[str, Any]:
-    return {
-        "object": "list",
-        "data": data,
-        "first_id": data[0]["id"] if data else None,
-        "last_id": data[-1]["id"] if data else None,
-        "has_more": has_more,
-    }
 
 
 @routes.get("/v1/files/{file_id}")

@@ -9,6 +9,7 @@ from aiohttp import web
 from gateway.engine.events import Event
 from gateway.engine.service import ResponsesService
 from gateway.http.common import error_response, json_response, page_params, read_json, sse_frame
+from gateway.schema.pages import list_body
 
 routes = web.RouteTableDef()
 
@@ -68,13 +69,4 @@ async def cancel(request: web.Request) -> web.Response:
 @routes.get("/v1/responses/{response_id}/input_items")
 async def input_items(request: web.Request) -> web.Response:
     page = await _service(request).input_items(request.match_info["response_id"], **page_params(request))
-    data = page.data
-    return json_response(
-        {
-            "object": "list",
-            "data": data,
-            "first_id": data[0]["id"] if data else None,
-            "last_id": data[-1]["id"] if data else None,
-            "has_more": page.has_more,
-        }
-    )
+    return json_response(list_body(page.data, page.has_more))

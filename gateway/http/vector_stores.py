@@ -11,8 +11,8 @@ from typing import Any
 from aiohttp import web
 
 from gateway.http.common import json_response, page_params, read_json
-from gateway.http.files import list_body
 from gateway.retrieval.stores import VectorStoresService
+from gateway.schema.pages import list_body
 from storage.base import Page
 
 routes = web.RouteTableDef()
