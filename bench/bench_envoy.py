@@ -24,7 +24,7 @@ on free ports with a fresh temp data dir. Then, with the load generator in this 
 With --phases it also starts a third Envoy from the stack's own rendered configuration plus a file
 access log of ext_proc's filter state, and prints where a request's time goes as Envoy sees it: the
 gRPC round trip of each ext_proc message (request headers/body, response headers/body) and the
-upstream time (diagnostic only; ~5 s more).
+upstream time (diagnostic only; ~10 s more).
 
 It prints a table, PASS/MISS per target, and writes bench/results/envoy.json. Targets are reported,
 never enforced: the exit status is 0 unless the benchmark itself broke.
