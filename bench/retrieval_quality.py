@@ -132,9 +132,8 @@ def main() -> None:
         results = asyncio.run(
             evaluate(Path(tmp), backend_kind=args.backend, fusion=Fusion(args.fusion, args.vector_weight))
         )
-    print(
-        f"retrieval quality: {len(docs)} documents, {len(queries)} queries, backend {args.backend}, fusion {args.fusion}"
-    )
+    setup = f"backend {args.backend}, fusion {args.fusion} (vector weight {args.vector_weight})"
+    print(f"retrieval quality: {len(docs)} documents, {len(queries)} queries, {setup}")
     print(report(results))
     if args.per_query:
         for q in queries:

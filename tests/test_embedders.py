@@ -70,7 +70,8 @@ def test_import_is_light_and_offline() -> None:
     """Importing the embedders (and loading the model) must not pull torch or touch the network."""
     code = (
         "import sys, time; t = time.perf_counter(); import vectorstore.embedders as e; "
-        "m = e.LocalEmbedder()._load(); assert 'torch' not in sys.modules and 'sentence_transformers' not in sys.modules; "
+        "m = e.LocalEmbedder()._load(); "
+        "assert 'torch' not in sys.modules and 'sentence_transformers' not in sys.modules; "
         "print(time.perf_counter() - t)"
     )
     env = {

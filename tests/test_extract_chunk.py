@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import json
 
 import pytest
@@ -136,7 +137,7 @@ def test_chunking_limits_overlap_and_boundaries() -> None:
     assert all(c.startswith("p") and c.endswith(".") for c in chunks)  # cut at paragraph boundaries
     # every paragraph is in some chunk, and consecutive chunks share one paragraph (10 <= overlap)
     assert all(any(p in c for c in chunks) for p in paragraphs)
-    for a, b in zip(chunks, chunks[1:], strict=False):
+    for a, b in itertools.pairwise(chunks):
         assert a.split("\n\n")[-1] == b.split("\n\n")[0]
 
 

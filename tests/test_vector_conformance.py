@@ -273,18 +273,19 @@ async def test_every_filter_operator(backend: VectorBackend, attr_store: str, mo
         assert all(matches(f, h.attributes) for h in hits), f
 
 
-async def test_filtered_search_returns_up_to_k(backend: VectorBackend, store: str) -> None:
-    # 40 "near" chunks without the attribute and 12 "far" ones with it: the filter must act inside the
-    # search, not on the unfiltered top k (which would hold only near chunks and leave nothing).
+@pytest.mark.parametrize("far_count", [12, 30])  # 23% and 43% of the store: narrow and broad filters
+async def test_filtered_search_returns_up_to_k(backend: VectorBackend, store: str, far_count: int) -> None:
+    # 40 "near" chunks without the attribute and some "far" ones with it: the filter must act inside
+    # the search, not on the unfiltered top k (which would hold only near chunks and leave nothing).
     near = [chunk(store, f"n{i}", 0, "common term", axis(0, 0.1, i)) for i in range(40)]
-    far = [chunk(store, f"f{i}", 0, "common term", axis(5, 0.1, i), wanted=True) for i in range(12)]
+    far = [chunk(store, f"f{i}", 0, "common term", axis(5, 0.1, i), wanted=True) for i in range(far_count)]
     await backend.upsert(near + far)
     wanted: Filter = {"type": "eq", "key": "wanted", "value": True}
     for mode in ("vector", "keyword", "hybrid"):
         hits = await backend.search(store, vector=axis(0), query="common term", k=5, filters=wanted, mode=mode)  # type: ignore[arg-type]
         assert len(hits) == 5 and all(h.file_id.startswith("f") for h in hits), mode
-    hits = await backend.search(store, vector=axis(0), query="", k=20, filters=wanted, mode="vector")
-    assert len(hits) == 12
+    hits = await backend.search(store, vector=axis(0), query="", k=50, filters=wanted, mode="vector")
+    assert len(hits) == far_count
 
 
 async def test_invalid_filters_rejected(backend: VectorBackend, store: str) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -94,10 +96,20 @@ def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) 
 class MiniLM:
     """The encoder with weights pre-arranged for inference (fused, transposed QKV)."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, workers: int | None = None) -> None:
         from safetensors.numpy import load_file
 
         self.path = path or model_dir()
+        self.workers = max(1, workers if workers is not None else min(4, os.cpu_count() or 1))
+        self._pool: ThreadPoolExecutor | None = None
+        if self.workers > 1:
+            self._pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="minilm")
+            # One BLAS thread per worker: the workers already use every core, and OpenBLAS threads
+            # spinning against each other made 2-thread GEMMs up to 5x slower on a busy machine.
+            # (Process-wide; nothing else in the gateway does heavy BLAS.)
+            from threadpoolctl import threadpool_limits
+
+            threadpool_limits(1, user_api="blas")
         config = json.loads((self.path / "config.json").read_text())
         st_config = json.loads((self.path / "sentence_bert_config.json").read_text())
         self.dimension = int(config["hidden_size"])
@@ -134,15 +146,29 @@ class MiniLM:
             )
 
     def encode(self, texts: list[str], batch_size: int = BATCH_SIZE) -> np.ndarray:
-        """Unit-length sentence vectors, float32, shape (len(texts), dimension), in input order."""
+        """Unit-length sentence vectors, float32, shape (len(texts), dimension), in input order.
+
+        Length-sorted batches (little padding) run on `workers` threads at once, each batch on one
+        core: numpy releases the GIL in its kernels, and the elementwise work (GELU, softmax,
+        LayerNorm: about a third of the time) is single-threaded in numpy, so splitting the data
+        beats splitting each matrix product across BLAS threads (measured 14.3 vs 10.4 passages/s
+        at 256 tokens, 34 vs 33 at 60 tokens, on 2 cores)."""
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
         encodings = self.tokenizer.encode_batch(texts)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), batch_size):
-            idx = order[start : start + batch_size]
+        size = max(1, min(batch_size, -(-len(texts) // self.workers)))
+        batches = [order[start : start + size] for start in range(0, len(order), size)]
+
+        def run(idx: list[int]) -> None:
             out[idx] = self._forward([encodings[i].ids for i in idx])
+
+        if self._pool is None or len(batches) == 1:
+            for idx in batches:
+                run(idx)
+        else:
+            list(self._pool.map(run, batches))
         return out
 
     def _forward(self, batch: list[list[int]]) -> np.ndarray:
@@ -170,19 +196,24 @@ class MiniLM:
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
 
     def _attention(self, qkv: np.ndarray, bias: np.ndarray) -> np.ndarray:
-        """Softmax attention, a few sequences at a time so the score tensor stays in cache."""
+        """Softmax attention, a few sequences at a time so the score tensor stays in cache.
+
+        The scale is folded into Q (seq x 32 values instead of seq x seq), the padding bias is
+        added only to blocks that have padding, and the normalisation multiplies by a reciprocal:
+        the score tensor is the largest array here and every pass over it counts."""
         n, seq, _, heads, hd = qkv.shape
         ctx = np.empty((n, seq, heads * hd), dtype=np.float32)
         scale = np.float32(1.0 / np.sqrt(hd))
         step = max(1, _BLOCK_FLOATS // (heads * seq * seq))
         for s in range(0, n, step):
             part = qkv[s : s + step].transpose(2, 0, 3, 1, 4)  # 3, b, heads, seq, hd
-            scores = part[0] @ part[1].transpose(0, 1, 3, 2)
-            scores *= scale
-            scores += bias[s : s + step]
+            scores = (part[0] * scale) @ part[1].transpose(0, 1, 3, 2)
+            block_bias = bias[s : s + step]
+            if block_bias.any():
+                scores += block_bias
             scores -= scores.max(axis=-1, keepdims=True)
             np.exp(scores, out=scores)
-            scores /= scores.sum(axis=-1, keepdims=True)
+            scores *= np.reciprocal(scores.sum(axis=-1, keepdims=True))
             b = scores.shape[0]
             ctx[s : s + b] = (scores @ part[2]).transpose(0, 2, 1, 3).reshape(b, seq, heads * hd)
         return ctx.reshape(n * seq, heads * hd)
