@@ -51,6 +51,7 @@ from bench.bench_gateway import (
     HOST,
     MODEL,
     CpuWatch,
+    add_run_args,
     failures,
     latency_interleaved,
     phase,
@@ -532,18 +533,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="short run (~30 s): 2 s throughput windows, fewer samples")
     ap.add_argument("--client", choices=("raw", "aiohttp"), default="raw", help="load generator's HTTP client")
-    ap.add_argument("--out", type=Path, default=RESULTS, help=f"JSON results (default {RESULTS})")
+    add_run_args(ap, RESULTS)
     ap.add_argument(
         "--phases",
         action="store_true",
         help="also log ext_proc's per-message latencies through a copy of the stack's Envoy (diagnostic)",
-    )
-    ap.add_argument(
-        "--wait-quiet",
-        type=float,
-        default=0.0,
-        metavar="SECONDS",
-        help="first wait up to SECONDS for other processes to leave the CPUs idle",
     )
     args = ap.parse_args(argv)
     prof = Profile(args.quick)

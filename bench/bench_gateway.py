@@ -527,11 +527,9 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"name": n, "measured": m, "target": t, "verdict": verdict(ok)} for n, m, t, ok in items]
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="short run (~40 s): 3 s throughput windows, fewer samples")
-    ap.add_argument("--client", choices=("raw", "aiohttp"), default="raw", help="load generator's HTTP client")
-    ap.add_argument("--out", type=Path, default=RESULTS, help=f"JSON results (default {RESULTS})")
+def add_run_args(ap: argparse.ArgumentParser, results: Path) -> None:
+    """The options every benchmark run takes: where results go, and waiting for a quiet machine."""
+    ap.add_argument("--out", type=Path, default=results, help=f"JSON results (default {results})")
     ap.add_argument(
         "--wait-quiet",
         type=float,
@@ -539,6 +537,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="SECONDS",
         help="first wait up to SECONDS for other processes to leave the CPUs idle",
     )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="short run (~40 s): 3 s throughput windows, fewer samples")
+    ap.add_argument("--client", choices=("raw", "aiohttp"), default="raw", help="load generator's HTTP client")
+    add_run_args(ap, RESULTS)
     args = ap.parse_args(argv)
     prof = Profile(args.quick)
     if args.wait_quiet > 0:

@@ -96,16 +96,21 @@ def chunking_strategy(value: Any, param: str = "chunking_strategy") -> dict[str,
     return {"type": "static", "static": {"max_chunk_size_tokens": size, "chunk_overlap_tokens": overlap}}
 
 
-def metadata(value: Any, param: str = "metadata") -> dict[str, str] | None:
-    if value is None:
-        return None
+def _small_mapping(value: Any, param: str) -> dict[str, Any]:
+    """OpenAI's limits shared by metadata and attributes: an object of at most 16 keys of <= 64 chars."""
     if not isinstance(value, dict):
         raise bad(f"Invalid type for '{param}': expected an object.", param, "invalid_type")
     if len(value) > 16:
         raise bad(f"Invalid '{param}': at most 16 keys.", param)
-    for key, val in value.items():
-        if len(key) > 64:
-            raise bad(f"Invalid '{param}': keys can be at most 64 characters.", param)
+    if any(len(key) > 64 for key in value):
+        raise bad(f"Invalid '{param}': keys can be at most 64 characters.", param)
+    return value
+
+
+def metadata(value: Any, param: str = "metadata") -> dict[str, str] | None:
+    if value is None:
+        return None
+    for key, val in _small_mapping(value, param).items():
         if not isinstance(val, str) or len(val) > 512:
             raise bad(f"Invalid '{param}.{key}': values are strings of at most 512 characters.", f"{param}.{key}")
     return value
@@ -114,13 +119,7 @@ def metadata(value: Any, param: str = "metadata") -> dict[str, str] | None:
 def attributes(value: Any, param: str = "attributes") -> dict[str, Any]:
     if value is None:
         return {}
-    if not isinstance(value, dict):
-        raise bad(f"Invalid type for '{param}': expected an object.", param, "invalid_type")
-    if len(value) > 16:
-        raise bad(f"Invalid '{param}': at most 16 keys.", param)
-    for key, val in value.items():
-        if len(key) > 64:
-            raise bad(f"Invalid '{param}': keys can be at most 64 characters.", param)
+    for key, val in _small_mapping(value, param).items():
         if isinstance(val, str):
             if len(val) > 512:
                 raise bad(f"Invalid '{param}.{key}': strings can be at most 512 characters.", f"{param}.{key}")
