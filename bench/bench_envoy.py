@@ -348,7 +348,7 @@ async def run(
         await check_replies(gen, t)
 
         phase("latency, non-streaming, concurrency 1")
-        keys = ["backend", "envoy", "extproc", "http", "envoy_stream"]
+        keys = ["backend", "envoy", "extproc", "http"]
         part = CpuWatch(list(pids.values()))
         part.start()
         res = await latency_interleaved(gen, [t[k] for k in keys], prof)  # type: ignore[arg-type]
@@ -357,7 +357,6 @@ async def run(
             **lat,
             "envoy_minus_backend": _added(lat["envoy"], lat["backend"]),
             "extproc_added": _added(lat["extproc"], lat["envoy"]),  # (3) - (2): the target
-            "extproc_added_vs_envoy_stream": _added(lat["extproc"], lat["envoy_stream"]),
             "extproc_minus_backend": _added(lat["extproc"], lat["backend"]),
             "http_minus_backend": _added(lat["http"], lat["backend"]),
             "failed": {k: failures(r) for k, r in zip(keys, res, strict=True)},
@@ -427,8 +426,6 @@ def report(res: dict[str, Any]) -> str:
         diff("ExtProc added: (3) - (2)", lat["extproc_added"]),
         diff("(info) Envoy+ExtProc added: (3) - (1)", lat["extproc_minus_backend"]),
         diff("(info) HTTP gateway added: (4) - (1)", lat["http_minus_backend"]),
-        row("(info) Envoy alone chat stream=true, to [DONE]", lat["envoy_stream"]),
-        diff("(info) ExtProc added vs that: (3) - streamed (2)", lat["extproc_added_vs_envoy_stream"]),
         "",
         "Streaming, concurrency 1 (ms)                               n     p50     p99"
         f"   (other processes: {st['machine']['foreign_cores']:.2f} cores)",

@@ -12,7 +12,8 @@ data dir), then, with the load generator in this process (see bench/loadgen.py):
 3. streaming: time to the first `data:` chunk (backend) vs the first SSE event (gateway, store=true),
    plus time to the first model text and to the end of the stream (informational);
 4. throughput: closed-loop requests/s at 1 and 32 clients, backend alone vs gateway (store=true),
-   plus the gateway with store=false (informational: the SQLite share of the cost).
+   plus the gateway with store=false (informational: the SQLite share of the cost) and, as the
+   floor of the stack, a bare aiohttp forwarder (bench/bare_proxy.py) in front of the same backend.
 
 It prints a table, PASS/MISS per target, and writes bench/results/gateway.json. Targets are
 reported, never enforced: the exit status is 0 unless the benchmark itself broke.
@@ -33,6 +34,7 @@ import platform
 import resource
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -42,7 +44,7 @@ from typing import Any
 import orjson
 
 from bench.loadgen import CHAT_TOKEN, RESPONSES_TOKEN, Generator, Sample, Target, percentile
-from tests.procs import Backend, scripted_backend, start_gateway, stop
+from tests.procs import Backend, free_port, scripted_backend, start_gateway, stop, wait_http
 
 MODEL = "scripted-model"
 HOST = "127.0.0.1"
@@ -151,9 +153,16 @@ def failures(samples: list[Sample]) -> int:
 
 
 # -- targets ---------------------------------------------------------------------------------------
-def targets(backend_port: int, gateway_port: int) -> dict[str, Target]:
+def targets(backend_port: int, gateway_port: int, proxy_port: int = 0) -> dict[str, Target]:
     messages = [{"role": "user", "content": "hi"}]
     return {
+        "bare_proxy": Target(
+            "bare aiohttp forwarder chat.completions stream=false",
+            HOST,
+            proxy_port,
+            "/v1/chat/completions",
+            {"model": MODEL, "messages": messages, "stream": False},
+        ),
         "backend": Target(
             "backend chat.completions stream=false",
             HOST,
@@ -338,15 +347,17 @@ async def storage_chain(gen: Generator, gateway_port: int, db: Path, backend: Ba
 
 
 # -- the run ---------------------------------------------------------------------------------------
-async def run(args: argparse.Namespace, prof: Profile, backend: Backend, gw: Any, db: Path) -> dict[str, Any]:
-    t = targets(backend.port, gw.port)
-    pids = {"gateway": gw.proc.pid, "backend": backend.proc.pid}
+async def run(
+    args: argparse.Namespace, prof: Profile, backend: Backend, gw: Any, db: Path, proxy: Any
+) -> dict[str, Any]:
+    t = targets(backend.port, gw.port, proxy.port)
+    pids = {"gateway": gw.proc.pid, "backend": backend.proc.pid, "proxy": proxy.proc.pid}
     out: dict[str, Any] = {}
     watch = CpuWatch(list(pids.values()))
     watch.start()
     async with Generator(args.client) as gen:
         # Nothing stored before the chain, so it starts on a fresh database file.
-        await check_replies(gen, {k: t[k] for k in ("backend", "backend_stream", "gateway_nostore")})
+        await check_replies(gen, {k: t[k] for k in ("backend", "backend_stream", "gateway_nostore", "bare_proxy")})
         # Warm the gateway's code paths without touching the database.
         await gen.sequential(t["gateway_nostore"], 50)
         phase("storage growth: 100-turn previous_response_id chain")
@@ -389,6 +400,7 @@ async def run(args: argparse.Namespace, prof: Profile, backend: Backend, gw: Any
             ("gateway", 32),
             ("gateway_nostore", 32),
             ("backend_stream", 32),
+            ("bare_proxy", 32),
         ):
             phase(f"throughput: {t[key].name}, {clients} client(s), {prof.tp_duration:g} s")
             out["throughput"][f"{key}@{clients}"] = await throughput(gen, t[key], clients, prof, pids)
@@ -397,6 +409,7 @@ async def run(args: argparse.Namespace, prof: Profile, backend: Backend, gw: Any
         tp["ratio_gateway_backend@1"] = round(tp["gateway@1"]["rps"] / tp["backend@1"]["rps"], 3)
         tp["ratio_gateway_backend_stream@32"] = round(tp["gateway@32"]["rps"] / tp["backend_stream@32"]["rps"], 3)
         tp["ratio_gateway_nostore_backend@32"] = round(tp["gateway_nostore@32"]["rps"] / tp["backend@32"]["rps"], 3)
+        tp["ratio_bare_proxy_backend@32"] = round(tp["bare_proxy@32"]["rps"] / tp["backend@32"]["rps"], 3)
     out["machine"] = watch.stop()
     out["db_bytes_at_end"] = _file_bytes(db)
     return out
@@ -444,6 +457,7 @@ def report(res: dict[str, Any]) -> str:
         "",
         f"Throughput, closed loop, {tp['backend@1']['duration_s']:g} s        req/s   p50 ms  p99 ms   "
         "CPU ms/req: gateway backend loadgen   cores: ours other",
+        "  (the gateway column is the forwarder's own CPU on the bare-forwarder row)",
     ]
     for key, label in (
         ("backend@1", "backend alone, 1 client"),
@@ -452,21 +466,25 @@ def report(res: dict[str, Any]) -> str:
         ("gateway@32", "gateway store=true, 32 clients"),
         ("gateway_nostore@32", "(info) gateway store=false, 32 clients"),
         ("backend_stream@32", "(info) backend streamed, 32 clients"),
+        ("bare_proxy@32", "(info) bare aiohttp forwarder, 32 clients"),
     ):
         r = tp[key]
         c = r["cpu_ms_per_request"]
+        front = c["proxy"] if key.startswith("bare_proxy") else c["gateway"]
         fail = f"  FAILED {r['failed']}" if r["failed"] else ""
         lines.append(
             f"  {label:<38}{r['rps']:>8.1f} {r['latency_ms']['p50']:>8.3f} {r['latency_ms']['p99']:>7.3f}   "
-            f"{c['gateway']:>19.3f} {c['backend']:>7.3f} {c['loadgen']:>7.3f}"
+            f"{front:>19.3f} {c['backend']:>7.3f} {c['loadgen']:>7.3f}"
             f"{r['machine']['ours_cores']:>13.2f} {r['machine']['foreign_cores']:>5.2f}{fail}"
         )
-    lines.append(
+    lines += [
         f"  ratio gateway/backend: {tp['ratio_gateway_backend@1']:.3f} at 1 client, "
         f"{tp['ratio_gateway_backend@32']:.3f} at 32 clients "
         f"(info at 32: store=false {tp['ratio_gateway_nostore_backend@32']:.3f}; "
-        f"vs backend streamed {tp['ratio_gateway_backend_stream@32']:.3f})"
-    )
+        f"vs backend streamed {tp['ratio_gateway_backend_stream@32']:.3f})",
+        f"  (info) floor of the stack: the bare aiohttp forwarder reaches {tp['ratio_bare_proxy_backend@32']:.3f} "
+        "of the backend at 32 clients (no aiohttp gateway can exceed it; the gap is the engine's own cost)",
+    ]
     lines += [
         "",
         f"Storage growth, {sto['turns']}-turn previous_response_id chain (bytes per turn)",
@@ -527,6 +545,21 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"name": n, "measured": m, "target": t, "verdict": verdict(ok)} for n, m, t, ok in items]
 
 
+class BareProxy:
+    def __init__(self, proc: subprocess.Popen[Any], port: int) -> None:
+        self.proc, self.port = proc, port
+
+
+def start_bare_proxy(backend_url: str) -> BareProxy:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bench.bare_proxy", "--port", str(port), "--backend", backend_url],
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    wait_http(f"http://{HOST}:{port}/health", proc=proc)
+    return BareProxy(proc, port)
+
+
 def add_run_args(ap: argparse.ArgumentParser, results: Path) -> None:
     """The options every benchmark run takes: where results go, and waiting for a quiet machine."""
     ap.add_argument("--out", type=Path, default=results, help=f"JSON results (default {results})")
@@ -553,10 +586,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="gw-bench-") as tmp, scripted_backend(MODEL) as backend:
         data_dir = Path(tmp)
         gw = start_gateway(backend.url, data_dir, GATEWAY_LOG_LEVEL="WARNING")
+        proxy = start_bare_proxy(backend.url)
         try:
-            res = asyncio.run(run(args, prof, backend, gw, data_dir / "gateway.db"))
+            res = asyncio.run(run(args, prof, backend, gw, data_dir / "gateway.db", proxy))
         finally:
             stop(gw.proc)
+            stop(proxy.proc)
     res["meta"] = {
         "profile": prof.name,
         "client": args.client,

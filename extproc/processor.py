@@ -402,7 +402,7 @@ class _Exchange:
             return error_reply(err), True
         if self.sse:
             out = self._take_pending() + self._feed(raw) + await self._complete()
-        else:  # a backend that ignored `stream`: one chat.completion
+        else:  # one chat.completion: a non-streaming client's turn (or a backend that ignored `stream`)
             try:
                 apply_completion(loads(raw), turn)
                 self.done = True

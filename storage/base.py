@@ -47,9 +47,10 @@ class StateStore(Protocol):
         """Upsert a response snapshot and, in the same transaction, link new items.
 
         `response` is the Response object; its `output` is not stored in the row but rebuilt from the
-        linked output items. `inputs`/`outputs` are appended to the response's links (items whose id
-        already exists are linked, not duplicated). `conversation_append` items are appended to the
-        response's conversation (`response["conversation"]["id"]`) in the same transaction.
+        linked output items. `inputs` and `outputs` are each given once in a response's life (its
+        first write, or the final one); items whose id already exists are linked, not duplicated.
+        `conversation_append` items are appended to the response's conversation
+        (`response["conversation"]["id"]`) in the same transaction.
         `owner` marks a response as being produced by a live process (cleared when the status is
         terminal) so a crash can be recovered.
         """

@@ -52,25 +52,18 @@ def _insert_items(c: Any, items: list[JSON], now: float) -> None:
     )
 
 
-def _append_links(c: Any, table: str, key_col: str, key: str, role: int | None, item_ids: list[str]) -> None:
+def _append_conversation_links(c: Any, conversation_id: str, item_ids: list[str]) -> None:
+    """Append items to a conversation, after whatever it already holds."""
     if not item_ids:
         return
-    if role is None:
-        row = c.execute(f"SELECT COALESCE(MAX(position), -1) FROM {table} WHERE {key_col} = ?", (key,)).fetchone()
-        start = row[0] + 1
-        c.executemany(
-            f"INSERT INTO {table} ({key_col}, position, item_id) VALUES (?, ?, ?)",
-            [(key, start + i, iid) for i, iid in enumerate(item_ids)],
-        )
-    else:
-        row = c.execute(
-            f"SELECT COALESCE(MAX(position), -1) FROM {table} WHERE {key_col} = ? AND role = ?", (key, role)
-        ).fetchone()
-        start = row[0] + 1
-        c.executemany(
-            f"INSERT INTO {table} ({key_col}, role, position, item_id) VALUES (?, ?, ?, ?)",
-            [(key, role, start + i, iid) for i, iid in enumerate(item_ids)],
-        )
+    row = c.execute(
+        "SELECT COALESCE(MAX(position), -1) FROM conversation_items WHERE conversation_id = ?", (conversation_id,)
+    ).fetchone()
+    start = row[0] + 1
+    c.executemany(
+        "INSERT INTO conversation_items (conversation_id, position, item_id) VALUES (?, ?, ?)",
+        [(conversation_id, start + i, iid) for i, iid in enumerate(item_ids)],
+    )
 
 
 def _page(rows: list[Any], limit: int) -> Page:
@@ -179,13 +172,17 @@ class SQLiteStore:
             for role, items in ((INPUT, inputs), (OUTPUT, outputs)):
                 if items:
                     _insert_items(c, items, now)
-                    _append_links(c, "response_items", "response_id", response["id"], role, [i["id"] for i in items])
+                    # Positions start at 0: a response's inputs and outputs are each written once, so
+                    # no MAX(position) lookup (it was a third of the write's cost); a second write
+                    # of the same role would violate the primary key rather than interleave.
+                    c.executemany(
+                        "INSERT INTO response_items (response_id, role, position, item_id) VALUES (?, ?, ?, ?)",
+                        [(response["id"], role, k, item["id"]) for k, item in enumerate(items)],
+                    )
             if conv and conversation_append:
                 _insert_items(c, conversation_append, now)
                 c.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv))
-                _append_links(
-                    c, "conversation_items", "conversation_id", conv, None, [i["id"] for i in conversation_append]
-                )
+                _append_conversation_links(c, conv, [i["id"] for i in conversation_append])
 
         await self._writer.transact(write)
 
@@ -284,9 +281,7 @@ class SQLiteStore:
                 (conversation["id"], conversation["created_at"], now, orjson.dumps(conversation.get("metadata") or {})),
             )
             _insert_items(c, items, now)
-            _append_links(
-                c, "conversation_items", "conversation_id", conversation["id"], None, [i["id"] for i in items]
-            )
+            _append_conversation_links(c, conversation["id"], [i["id"] for i in items])
 
         await self._writer.transact(write)
 
@@ -337,7 +332,7 @@ class SQLiteStore:
             if c.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)).rowcount == 0:
                 return False
             _insert_items(c, items, now)
-            _append_links(c, "conversation_items", "conversation_id", conversation_id, None, [i["id"] for i in items])
+            _append_conversation_links(c, conversation_id, [i["id"] for i in items])
             return True
 
         return await self._writer.transact(write)

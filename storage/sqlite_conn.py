@@ -136,17 +136,20 @@ class WriterConnection(ThreadConnection):
             conn.execute("COMMIT")
         except Exception as exc:  # BEGIN or COMMIT failed (busy past the timeout, disk full): all fail
             outcomes = [(False, exc)] * len(batch)
-        for (_fn, _args, future), (ok, value) in zip(batch, outcomes, strict=True):
-            loop.call_soon_threadsafe(_settle, future, ok, value)
+        # One wake-up of the event loop for the whole batch, not one per write.
+        loop.call_soon_threadsafe(
+            _settle, [(future, ok, value) for (_f, _a, future), (ok, value) in zip(batch, outcomes, strict=True)]
+        )
 
 
-def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
-    if future.done():
-        return
-    if ok:
-        future.set_result(value)
-    else:
-        future.set_exception(value)
+def _settle(results: list[tuple[asyncio.Future[Any], bool, Any]]) -> None:
+    for future, ok, value in results:
+        if future.done():
+            continue
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
 
 
 class Checkpointer:

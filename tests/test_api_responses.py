@@ -63,6 +63,10 @@ def test_streaming_grammar_and_snapshot(client: OpenAI, backend: Backend, marker
     assert final.output[0].type == "reasoning" and final.output[0].content[0].text == "thinking hard"
     stored = client.responses.retrieve(final.id)
     assert stored.model_dump() == final.model_dump()
+    # A streaming client's turn streams from the backend too, with usage in the last chunk.
+    sent = backend.requests_matching(marker)[-1]["body"]
+    assert sent["stream"] is True and sent["stream_options"] == {"include_usage": True}
+    assert final.usage is not None and final.usage.output_tokens > 0
     done_items = [e.item for e in events if e.type == "response.output_item.done"]
     assert [i.model_dump() for i in done_items] == [o.model_dump() for o in final.output]
 
@@ -176,7 +180,8 @@ def test_sampling_and_structured_output_reach_backend(client: OpenAI, backend: B
     }
     assert body["reasoning_effort"] == "low"
     assert body["top_k"] == 7 and body["repetition_penalty"] == 1.1  # vLLM extras forwarded
-    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    # Nobody watches a non-streaming response as it is made: the backend sends one JSON reply.
+    assert body["stream"] is False and "stream_options" not in body
     assert resp.text.format.type == "json_schema"
     assert resp.safety_identifier == "sid" and resp.prompt_cache_key == "pck"
     client.responses.create(model=MODEL, input=f"obj {marker}", text={"format": {"type": "json_object"}})

@@ -100,7 +100,7 @@ def test_create_stored_and_retrievable_through_both_doors(envoy: OpenAI, direct:
 
     [seen] = vllm.requests_matching(m)
     assert seen["path"] == "/v1/chat/completions"
-    assert seen["body"]["stream"] is True and seen["body"]["messages"][-1]["content"] == f"hi {m}"
+    assert seen["body"]["stream"] is False and seen["body"]["messages"][-1]["content"] == f"hi {m}"
     headers = {k.lower(): v for k, v in seen["headers"].items()}
     assert "authorization" not in headers  # the client's key for the gateway stays at the gateway
     assert not [k for k in headers if k.startswith("x-gateway")]

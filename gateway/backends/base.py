@@ -32,6 +32,10 @@ class TurnRequest:
     user: str | None = None
     top_logprobs: int | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    # Whether anyone watches this turn's output as it is made. A non-streaming client does not, so its
+    # turns are one JSON reply: the backend writes one body instead of a chunk per token and the
+    # gateway parses one document instead of hundreds of SSE events.
+    stream: bool = True
 
 
 class Backend(Protocol):

@@ -138,8 +138,9 @@ def build_chat_body(turn: TurnRequest) -> dict[str, Any]:
     body: dict[str, Any] = dict(turn.extras)
     body["model"] = turn.model
     body["messages"] = items_to_messages(turn.instructions, turn.items)
-    body["stream"] = True
-    body["stream_options"] = {"include_usage": True}
+    body["stream"] = turn.stream
+    if turn.stream:
+        body["stream_options"] = {"include_usage": True}
     choice, tools = chat_tool_choice(turn.tool_choice, turn.tools)
     if tools:
         body["tools"] = chat_tools(tools)

@@ -19,7 +19,7 @@ from gateway.jsonutil import loads
 
 def build_responses_body(turn: TurnRequest) -> dict[str, Any]:
     body: dict[str, Any] = dict(turn.extras)
-    body.update({"model": turn.model, "input": turn.items, "stream": True, "store": False})
+    body.update({"model": turn.model, "input": turn.items, "stream": turn.stream, "store": False})
     optional = {
         "instructions": turn.instructions,
         "temperature": turn.temperature,

@@ -88,6 +88,7 @@ class ResponseRun:
             user=req.user or req.safety_identifier,
             top_logprobs=req.top_logprobs,
             extras=req.backend_extras(),
+            stream=req.stream,
         )
 
     def new_turn(self) -> TurnAssembler:
