@@ -43,6 +43,7 @@ class StateStore(Protocol):
         outputs: list[JSON] | None = None,
         conversation_append: list[JSON] | None = None,
         owner: str | None = None,
+        events: list[JSON] | None = None,
     ) -> None:
         """Upsert a response snapshot and, in the same transaction, link new items.
 
@@ -52,11 +53,16 @@ class StateStore(Protocol):
         `conversation_append` items are appended to the response's conversation
         (`response["conversation"]["id"]`) in the same transaction.
         `owner` marks a response as being produced by a live process (cleared when the status is
-        terminal) so a crash can be recovered.
+        terminal) so a crash can be recovered. `events` (a background response's whole event stream,
+        given with its terminal snapshot) replaces the stream kept for resuming it.
         """
         ...
 
     async def get_response(self, response_id: str) -> JSON | None: ...
+
+    async def get_response_events(self, response_id: str) -> list[JSON] | None:
+        """The event stream kept by `write_response(events=...)`, or None."""
+        ...
 
     async def delete_response(self, response_id: str) -> bool: ...
 

@@ -152,8 +152,10 @@ class SQLiteStore:
         outputs: list[JSON] | None = None,
         conversation_append: list[JSON] | None = None,
         owner: str | None = None,
+        events: list[JSON] | None = None,
     ) -> None:
         row = {k: v for k, v in response.items() if k != "output"}
+        events_data = None if events is None else orjson.dumps(events)
         status = response.get("status") or "completed"
         prev = response.get("previous_response_id")
         conv = (response.get("conversation") or {}).get("id")
@@ -183,6 +185,11 @@ class SQLiteStore:
                 _insert_items(c, conversation_append, now)
                 c.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv))
                 _append_conversation_links(c, conv, [i["id"] for i in conversation_append])
+            if events_data is not None:
+                c.execute(
+                    "INSERT OR REPLACE INTO response_events (response_id, data) VALUES (?, ?)",
+                    (response["id"], events_data),
+                )
 
         await self._writer.transact(write)
 
@@ -202,6 +209,13 @@ class SQLiteStore:
 
         return await self._reader.run(read)
 
+    async def get_response_events(self, response_id: str) -> list[JSON] | None:
+        def read(c: Any) -> list[JSON] | None:
+            row = c.execute("SELECT data FROM response_events WHERE response_id = ?", (response_id,)).fetchone()
+            return None if row is None else list(orjson.loads(row[0]))
+
+        return await self._reader.run(read)
+
     async def delete_response(self, response_id: str) -> bool:
         def delete(c: Any) -> bool:
             cur = c.execute("DELETE FROM responses WHERE id = ?", (response_id,))
@@ -209,6 +223,7 @@ class SQLiteStore:
                 return False
             ids = [r[0] for r in c.execute("SELECT item_id FROM response_items WHERE response_id = ?", (response_id,))]
             c.execute("DELETE FROM response_items WHERE response_id = ?", (response_id,))
+            c.execute("DELETE FROM response_events WHERE response_id = ?", (response_id,))
             _delete_orphans(c, ids)
             return True
 

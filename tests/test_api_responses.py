@@ -230,6 +230,47 @@ def test_background_lifecycle_and_cancel(client: OpenAI, backend: Backend, marke
     assert client.responses.retrieve(slow.id).status == "cancelled"
 
 
+def test_background_stream_resumes_after_a_sequence_number(client: OpenAI, backend: Backend, marker: str) -> None:
+    backend.script(marker, {"content": "one two three four five six", "chunk_delay": 0.05})
+    stream = client.responses.create(model=MODEL, input=f"resume {marker}", background=True, stream=True)
+    seen = []
+    for event in stream:
+        seen.append(event)
+        if event.type == "response.output_text.delta":
+            break
+    stream.close()  # the connection drops mid-stream; the background run carries on
+    rid = seen[0].response.id  # type: ignore[union-attr]
+    cut = seen[-1].sequence_number
+    rest = list(client.responses.retrieve(rid, stream=True, starting_after=cut))
+    assert [e.sequence_number for e in rest] == list(range(cut + 1, cut + 1 + len(rest)))
+    assert rest[-1].type == "response.completed"
+    text = "".join(e.delta for e in seen + rest if e.type == "response.output_text.delta")
+    assert text == "one two three four five six"
+    # Once it has ended the stream is replayed from storage: the same events, from any point.
+    stored = client.responses.retrieve(rid)
+    assert stored.status == "completed" and stored.output_text == text
+    whole = list(client.responses.retrieve(rid, stream=True))
+    assert [e.model_dump() for e in whole] == [e.model_dump() for e in seen + rest]
+    tail = list(client.responses.retrieve(rid, stream=True, starting_after=whole[-2].sequence_number))
+    assert [e.type for e in tail] == ["response.completed"]
+
+
+def test_only_background_responses_stream_on_retrieve(client: OpenAI, marker: str) -> None:
+    resp = client.responses.create(model=MODEL, input=f"plain {marker}")
+    with pytest.raises(openai.BadRequestError) as err:
+        client.responses.retrieve(resp.id, stream=True)
+    assert err.value.body["param"] == "stream"  # type: ignore[index]
+    with pytest.raises(openai.NotFoundError):
+        client.responses.retrieve("resp_does_not_exist", stream=True)
+    for query, param in (
+        ({"stream": "maybe"}, "stream"),
+        ({"stream": "true", "starting_after": "x"}, "starting_after"),
+    ):
+        with pytest.raises(openai.BadRequestError) as err:
+            client.get(f"/responses/{resp.id}", cast_to=object, options={"params": query})
+        assert err.value.body["param"] == param  # type: ignore[index]
+
+
 def test_background_requires_store(client: OpenAI) -> None:
     with pytest.raises(openai.BadRequestError) as err:
         client.responses.create(model=MODEL, input="x", background=True, store=False)

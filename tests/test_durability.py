@@ -61,6 +61,16 @@ def test_two_processes_share_one_database(backend: Backend, tmp_path: Path) -> N
         for rid in ids[::9]:
             assert ca.responses.retrieve(rid).status == "completed"
             assert cb.responses.retrieve(rid).status == "completed"
+        # A background response runs in one process; the other can watch it: it waits for the end,
+        # then replays the stream the producer stored.
+        backend.script("watch-me", {"content": "made in a", "chunk_delay": 0.1})
+        bg = ca.responses.create(model=MODEL, input="watch-me", background=True)
+        watched = list(cb.responses.retrieve(bg.id, stream=True, starting_after=1))
+        assert watched[0].sequence_number == 2 and watched[-1].type == "response.completed"
+        assert "".join(e.delta for e in watched if e.type == "response.output_text.delta") == "made in a"
+        assert [e.model_dump() for e in watched] == [
+            e.model_dump() for e in ca.responses.retrieve(bg.id, stream=True, starting_after=1)
+        ]
     assert integrity(tmp_path / "gateway.db") == "ok"
 
 
@@ -85,13 +95,14 @@ def test_client_disconnect_does_not_lose_a_stored_stream(
         assert stored.status == "completed" and stored.output_text == "w1 w2 w3 w4 w5 w6"
 
 
+@pytest.mark.parametrize("background", [False, True])
 @pytest.mark.parametrize("sig", [signal.SIGKILL])
-def test_sigkill_mid_stream_recovers(backend: Backend, tmp_path: Path, marker: str, sig: int) -> None:
+def test_sigkill_mid_stream_recovers(backend: Backend, tmp_path: Path, marker: str, sig: int, background: bool) -> None:
     backend.script(marker, {"content": " ".join(f"w{i}" for i in range(40)), "chunk_delay": 0.1})
     gw = start_gateway(backend.url, tmp_path)
     response_id = None
     try:
-        body = {"model": MODEL, "input": f"crash {marker}", "stream": True}
+        body = {"model": MODEL, "input": f"crash {marker}", "stream": True, "background": background}
         with httpx.stream("POST", gw.url + "/responses", json=body, timeout=30) as resp:
             for line in resp.iter_lines():
                 if line.startswith("data:") and '"response.output_text.delta"' in line:
@@ -109,3 +120,7 @@ def test_sigkill_mid_stream_recovers(backend: Backend, tmp_path: Path, marker: s
         stored = c.responses.retrieve(response_id)
         assert stored.status == "failed"
         assert stored.error is not None and "stopped" in stored.error.message
+        if background:  # its stream died with the process: resuming gets the terminal event
+            events = list(c.responses.retrieve(response_id, stream=True, starting_after=3))
+            assert [(e.type, e.sequence_number) for e in events] == [("response.failed", 4)]
+            assert events[0].response.status == "failed"  # type: ignore[union-attr]

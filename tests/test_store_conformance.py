@@ -56,6 +56,16 @@ async def test_two_phase_write_appends_links(store: StateStore) -> None:
     assert [i["id"] for i in page.data] == ["m1"]
 
 
+async def test_event_stream_kept_with_the_terminal_write(store: StateStore) -> None:
+    events = [{"type": "response.created", "sequence_number": 0}, {"type": "response.completed", "sequence_number": 1}]
+    await store.write_response(resp("r1", status="in_progress"), inputs=[msg("m1", "hi")], owner="h:1:1")
+    assert await store.get_response_events("r1") is None
+    await store.write_response(resp("r1"), outputs=[msg("m2", "yo", "assistant")], events=events)
+    assert await store.get_response_events("r1") == events
+    assert await store.delete_response("r1")
+    assert await store.get_response_events("r1") is None
+
+
 async def test_history_walks_the_chain_in_order(store: StateStore) -> None:
     prev = None
     for n in range(5):

@@ -16,17 +16,21 @@ Event = dict[str, Any]
 
 
 class EventBuilder:
-    def __init__(self, response: dict[str, Any]) -> None:
+    def __init__(self, response: dict[str, Any], *, keep_log: bool = False) -> None:
         self.response = response
         self.output: list[dict[str, Any]] = response["output"]
         self._seq = 0
         self.events: list[Event] = []  # drained by the runner after each step
+        # Every event ever emitted, for a stream that must be resumable after it ends (background).
+        self.log: list[Event] | None = [] if keep_log else None
         self.wakeup = asyncio.Event()  # set on every emit: lets the runner stream tool progress
 
     def emit(self, type_: str, payload: dict[str, Any]) -> Event:
         event = {"type": type_, **payload, "sequence_number": self._seq}
         self._seq += 1
         self.events.append(event)
+        if self.log is not None:
+            self.log.append(event)
         self.wakeup.set()
         return event
 

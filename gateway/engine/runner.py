@@ -35,7 +35,7 @@ class ResponseRun:
         self.deps = deps
         self.p = prepared
         self.response = prepared.response
-        self.events = EventBuilder(self.response)
+        self.events = EventBuilder(self.response, keep_log=prepared.req.background)
         self.context: list[dict[str, Any]] = deps.tools.expand(prepared.context_items())
         self.error: APIError | None = None
         self.server_tools: list[ServerTool] = []
@@ -88,7 +88,8 @@ class ResponseRun:
             user=req.user or req.safety_identifier,
             top_logprobs=req.top_logprobs,
             extras=req.backend_extras(),
-            stream=req.stream,
+            # A background response may be watched later (GET ?stream=true), so it streams too.
+            stream=req.stream or req.background,
         )
 
     def new_turn(self) -> TurnAssembler:
@@ -122,7 +123,12 @@ class ResponseRun:
     async def finish(
         self, status: str, *, error: APIError | None = None, incomplete_reason: str | None = None
     ) -> list[Event]:
-        """Give the response its terminal status, store it, then emit the terminal event."""
+        """Give the response its terminal status, store it, then let the terminal event out.
+
+        The terminal events are built before the write, so a background response's stored stream
+        ends with them, but they leave only after the write: a client that sees `response.completed`
+        can retrieve the response at once.
+        """
         if self.finished:
             return []
         self.finished = True
@@ -136,11 +142,11 @@ class ResponseRun:
             resp["error"] = error.as_error_object()
         if incomplete_reason:
             resp["incomplete_details"] = {"reason": incomplete_reason}
-        await asyncio.shield(self._persist(status))
         if error is not None:
             self.events.error(error.message, error.code or error.type, error.param)
         if status in TERMINAL_EVENT:
             self.events.lifecycle(TERMINAL_EVENT[status])
+        await asyncio.shield(self._persist(status))
         return self.events.drain()
 
     async def _persist(self, status: str) -> None:
@@ -154,6 +160,7 @@ class ResponseRun:
                     inputs=None if self._persisted_start else self.p.inputs,
                     outputs=outputs,
                     conversation_append=conv_items,
+                    events=self.events.log,
                 )
             elif conv_items:
                 await self.deps.store.add_conversation_items(self.p.conversation_id or "", conv_items)

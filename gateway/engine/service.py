@@ -4,7 +4,8 @@ Three ways to run a response, one generator underneath:
 - blocking: the run's events are drained in the request's task (nothing to keep if the client goes);
 - streaming: a stored stream runs in its own task and the client only listens, so a disconnect does
   not lose the response; an unstored one runs in the request's task;
-- background: a detached task, pollable with `retrieve` and stoppable with `cancel`.
+- background: a detached task, pollable with `retrieve`, stoppable with `cancel`, and watchable from
+  any event on (`resume`): live from the run's feed while it runs here, from the stored stream after.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 from gateway.engine.context import EngineDeps, Prepared, prepare
 from gateway.engine.events import Event
 from gateway.engine.owner import is_alive
-from gateway.engine.runner import ResponseRun
+from gateway.engine.runner import TERMINAL_EVENT, ResponseRun
 from gateway.errors import APIError, InvalidRequest, NotFound
 from gateway.schema.requests import CreateResponseRequest
 from gateway.schema.validation import parse
@@ -27,25 +28,55 @@ from storage.base import Page
 log = logging.getLogger(__name__)
 
 TERMINAL = ("completed", "failed", "incomplete", "cancelled")
+POLL_INTERVAL = 0.25  # resuming a response that another process is producing: how often to look
 
 
-class _Listener:
-    """Events of a detached run, for whoever is listening (nobody, once the client has gone)."""
+class _Feed:
+    """The events of a detached run, for whoever listens: the client that created it and, for a
+    background run (`keep`), anyone who resumes it later from a sequence number."""
 
-    def __init__(self) -> None:
-        self.queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        self.attached = True
+    def __init__(self, keep: bool) -> None:
+        self.log: list[Event] | None = [] if keep else None
+        self.queues: list[asyncio.Queue[Event | None]] = []
+        self.ended = False
 
     def push(self, event: Event | None) -> None:
-        if self.attached:
-            self.queue.put_nowait(event)
+        if event is None:
+            self.ended = True
+        elif self.log is not None:
+            self.log.append(event)
+        for queue in self.queues:
+            queue.put_nowait(event)
+
+    def listen(self, after: int = -1) -> AsyncIterator[Event]:
+        """Events with a sequence number above `after`: the kept ones at once, then live ones.
+
+        Subscribes now, not at the first iteration, so no event pushed in between is lost.
+        """
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        for event in self.log or ():
+            if event["sequence_number"] > after:
+                queue.put_nowait(event)
+        if self.ended:
+            queue.put_nowait(None)
+        else:
+            self.queues.append(queue)
+        return self._drain(queue)
+
+    async def _drain(self, queue: asyncio.Queue[Event | None]) -> AsyncIterator[Event]:
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+        finally:
+            if queue in self.queues:
+                self.queues.remove(queue)
 
 
 class ResponsesService:
     def __init__(self, deps: EngineDeps) -> None:
         self.deps = deps
         self.store = deps.store
-        self.running: dict[str, tuple[ResponseRun, asyncio.Task[None]]] = {}
+        self.running: dict[str, tuple[ResponseRun, asyncio.Task[None], _Feed]] = {}
 
     async def recover(self) -> list[str]:
         """Fail responses whose producing process died (run at start-up)."""
@@ -68,21 +99,21 @@ class ResponsesService:
         run = ResponseRun(self.deps, prepared)
         if not prepared.stored:
             return run.run(persist_start=False)
-        listener = _Listener()
-        self._detach(run, listener)
-        return self._listen(listener)
+        feed = _Feed(keep=False)
+        events = feed.listen()  # subscribed before the run starts
+        self._detach(run, feed)
+        return events
 
     async def background(self, prepared: Prepared, *, stream: bool) -> dict[str, Any] | AsyncIterator[Event]:
         run = ResponseRun(self.deps, prepared)
-        listener = _Listener()
-        listener.attached = stream
-        first = self._detach(run, listener)
+        feed = _Feed(keep=True)
+        first = self._detach(run, feed)
         if stream:
-            return self._listen(listener)
+            return feed.listen()
         await first  # the queued response is stored before its id is handed out
         return {**run.response, "status": "queued", "output": []}
 
-    def _detach(self, run: ResponseRun, listener: _Listener) -> asyncio.Future[None]:
+    def _detach(self, run: ResponseRun, feed: _Feed) -> asyncio.Future[None]:
         started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
         async def produce() -> None:
@@ -90,24 +121,47 @@ class ResponsesService:
                 async for event in run.run(persist_start=True):
                     if not started.done():
                         started.set_result(None)
-                    listener.push(event)
+                    feed.push(event)
             finally:
                 if not started.done():
                     started.set_result(None)
-                listener.push(None)
+                feed.push(None)
                 self.running.pop(run.id, None)
 
         task = asyncio.get_running_loop().create_task(produce(), name=f"response-{run.id}")
-        self.running[run.id] = (run, task)
+        self.running[run.id] = (run, task, feed)
         return started
 
-    @staticmethod
-    async def _listen(listener: _Listener) -> AsyncIterator[Event]:
-        try:
-            while (event := await listener.queue.get()) is not None:
+    async def resume(self, response_id: str, starting_after: int = -1) -> AsyncIterator[Event]:
+        """A background response's events after `starting_after`, live while it runs.
+
+        Checks happen here, before the first event, so an unknown id or a response that is not a
+        background one gets a 4xx rather than a broken stream.
+        """
+        entry = self.running.get(response_id)
+        if entry is not None and entry[2].log is not None:
+            return entry[2].listen(starting_after)
+        found = await self.retrieve(response_id)
+        if not found.get("background"):
+            raise InvalidRequest(
+                "Only responses created with background=true can be streamed with GET.", param="stream"
+            )
+        return self._replay(found, starting_after)
+
+    async def _replay(self, found: dict[str, Any], after: int) -> AsyncIterator[Event]:
+        """The stored stream of a background response produced elsewhere (another process, or before
+        a restart): wait for it to end, then send what was kept."""
+        response_id = found["id"]
+        while found.get("status") not in TERMINAL:
+            await asyncio.sleep(POLL_INTERVAL)
+            found = await self.retrieve(response_id)
+        events = await self.store.get_response_events(response_id)
+        if events is None:  # ended without a stream (failed by crash recovery): its terminal event only
+            kind = TERMINAL_EVENT.get(found["status"])
+            events = [{"type": kind, "response": found, "sequence_number": after + 1}] if kind else []
+        for event in events:
+            if event["sequence_number"] > after:
                 yield event
-        finally:
-            listener.attached = False
 
     async def retrieve(self, response_id: str) -> dict[str, Any]:
         found = await self.store.get_response(response_id)
@@ -125,7 +179,7 @@ class ResponsesService:
     async def cancel(self, response_id: str) -> dict[str, Any]:
         entry = self.running.get(response_id)
         if entry is not None:
-            run, task = entry
+            run, task, _feed = entry
             if not run.p.req.background:
                 raise InvalidRequest(
                     "Only responses created with background=true can be cancelled.", param="response_id"
@@ -160,9 +214,9 @@ class ResponsesService:
 
     async def shutdown(self) -> None:
         """Stop detached runs; they are stored as failed rather than left in progress."""
-        for run, task in list(self.running.values()):
+        for run, task, _feed in list(self.running.values()):
             run.cancel_status = "failed"
             task.cancel()
-        for _run, task in list(self.running.values()):
+        for _run, task, _feed in list(self.running.values()):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task

@@ -23,7 +23,7 @@ async def _forward(request: web.Request, path: str) -> web.StreamResponse:
     await read_json(request)  # malformed JSON is the client's error, answered here with a 400
     body = await request.read()
     try:
-        async with http.session.post(http.base_url + path, data=body, headers=http.headers) as upstream:
+        async with http.session.post(http.url(path), data=body, headers=http.headers) as upstream:
             headers = {k: v for k, v in upstream.headers.items() if k.lower() not in HOP_BY_HOP}
             resp = web.StreamResponse(status=upstream.status, headers=headers)
             await resp.prepare(request)

@@ -8,6 +8,7 @@ from aiohttp import web
 
 from gateway.engine.events import Event
 from gateway.engine.service import ResponsesService
+from gateway.errors import InvalidRequest
 from gateway.http.common import error_response, json_response, page_params, read_json, sse_frame
 from gateway.schema.pages import list_body
 
@@ -52,8 +53,20 @@ async def create(request: web.Request) -> web.StreamResponse:
 
 
 @routes.get("/v1/responses/{response_id}")
-async def retrieve(request: web.Request) -> web.Response:
-    return json_response(await _service(request).retrieve(request.match_info["response_id"]))
+async def retrieve(request: web.Request) -> web.StreamResponse:
+    """The response; with `stream=true`, a background response's events after `starting_after`."""
+    response_id = request.match_info["response_id"]
+    q = request.query
+    stream = q.get("stream", "false").lower()
+    if stream not in ("true", "false"):
+        raise InvalidRequest("Invalid 'stream': expected true or false.", param="stream")
+    if stream == "false":
+        return json_response(await _service(request).retrieve(response_id))
+    try:
+        after = int(q.get("starting_after", "-1"))
+    except ValueError:
+        raise InvalidRequest("Invalid 'starting_after': expected an integer.", param="starting_after") from None
+    return await stream_events(request, await _service(request).resume(response_id, after))
 
 
 @routes.delete("/v1/responses/{response_id}")
