@@ -136,7 +136,9 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
     def needs_gateway(self, prepared: Prepared) -> bool:
         """Requests one upstream request cannot serve go to the gateway HTTP server instead."""
         req = prepared.req
-        if req.background or not self.translate:
+        # truncation "auto" may need a second backend call with a shorter context: the HTTP
+        # server's run can make it, a request already forwarded by Envoy cannot.
+        if req.background or not self.translate or req.truncation == "auto":
             return True
         tools = self.deps.tools
         return any(tools.is_server_side(t) for t in req.tools or [])

@@ -293,3 +293,28 @@ def test_item_reference_resolves_stored_items(client: OpenAI, backend: Backend, 
     )
     messages = json.loads(resp.output_text)
     assert messages[0] == {"role": "assistant", "content": f"Echo: remember {marker}"}
+
+
+def test_truncation_auto_drops_the_oldest_turns_to_fit(client: OpenAI, backend: Backend, marker: str) -> None:
+    # The scripted backend counts words against max_model_len 4096, as vLLM counts tokens.
+    long = " ".join(["filler"] * 1000)  # the backend echoes it: a turn is ~2000 words
+    first = client.responses.create(model=MODEL, input=f"one {marker} {long}")
+    second = client.responses.create(model=MODEL, input=f"two {marker} {long}", previous_response_id=first.id)
+    third_input = f"three {marker} {long}"
+    with pytest.raises(openai.BadRequestError) as err:  # "disabled" (the default) lets the error stand
+        client.responses.create(model=MODEL, input=third_input, previous_response_id=second.id)
+    assert err.value.body["code"] == "context_length_exceeded"  # type: ignore[index]
+
+    third = client.responses.create(model=MODEL, input=third_input, previous_response_id=second.id, truncation="auto")
+    assert third.status == "completed" and third.truncation == "auto"
+    sent = backend.requests_matching(marker)[-1]["body"]["messages"]
+    # Only whole turns went, oldest first: the context starts at a user message and ends with the input.
+    assert sent[0]["role"] == "user" and not sent[0]["content"].startswith("one ")
+    assert sent[-1]["content"] == third_input
+    assert sum(len(str(m["content"]).split()) for m in sent) <= 4096
+    # The stored conversation is whole: a later turn still sees everything it may.
+    assert [i.content[0].text for i in client.responses.input_items.list(third.id).data] == [third_input]  # type: ignore[union-attr]
+
+    with pytest.raises(openai.BadRequestError) as err:  # the latest turn alone does not fit: nothing to drop
+        client.responses.create(model=MODEL, input=f"huge {marker} " + " ".join(["x"] * 5000), truncation="auto")
+    assert err.value.body["code"] == "context_length_exceeded"  # type: ignore[index]

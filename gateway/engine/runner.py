@@ -20,8 +20,9 @@ from gateway.engine.citations import CitationSources
 from gateway.engine.context import EngineDeps, Prepared
 from gateway.engine.events import Event, EventBuilder
 from gateway.engine.owner import OWNER
+from gateway.engine.truncation import MAX_RETRIES, drop_oldest, overflow_share
 from gateway.engine.turn import TurnAssembler
-from gateway.errors import APIError, ServerError
+from gateway.errors import APIError, InvalidRequest, ServerError
 from gateway.tools.registry import ServerTool
 
 log = logging.getLogger(__name__)
@@ -183,9 +184,8 @@ class ResponseRun:
             tools_allowed = True
             for _ in range(0 if stop else MAX_TURNS):
                 turn = self.new_turn()
-                async for _chunk in self.deps.backend.turn_stream(self.turn_request(tools_allowed=tools_allowed), turn):
-                    for event in self.events.drain():
-                        yield event
+                async for event in self._model_turn(turn, tools_allowed):
+                    yield event
                 self.end_turn(turn)
                 for event in self.events.drain():
                     yield event
@@ -224,6 +224,28 @@ class ResponseRun:
                 turn.abort()
             for event in await self.finish("failed", error=ServerError(f"internal error: {type(exc).__name__}")):
                 yield event
+
+    async def _model_turn(self, turn: TurnAssembler, tools_allowed: bool) -> AsyncIterator[Event]:
+        """One backend call streamed into `turn`; with `truncation: "auto"`, a context that does not
+        fit is retried without its oldest turns (see `engine/truncation.py`)."""
+        for attempt in range(MAX_RETRIES + 1):
+            try:
+                async for _chunk in self.deps.backend.turn_stream(self.turn_request(tools_allowed=tools_allowed), turn):
+                    for event in self.events.drain():
+                        yield event
+                return
+            except InvalidRequest as exc:
+                if exc.code != "context_length_exceeded" or self.p.req.truncation != "auto" or turn.items:
+                    raise
+                shorter = drop_oldest(self.context, overflow_share(exc.message))
+                if shorter is None or attempt == MAX_RETRIES:
+                    raise
+                log.info(
+                    "response %s: context too long, dropped %d oldest item(s)",
+                    self.id,
+                    len(self.context) - len(shorter),
+                )
+                self.context = shorter
 
     async def _build_server_tools(self) -> None:
         registry = self.deps.tools
