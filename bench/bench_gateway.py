@@ -153,13 +153,20 @@ def failures(samples: list[Sample]) -> int:
 
 
 # -- targets ---------------------------------------------------------------------------------------
-def targets(backend_port: int, gateway_port: int, proxy_port: int = 0) -> dict[str, Target]:
+def targets(backend_port: int, gateway_port: int, proxy_port: int = 0, proxy2_port: int = 0) -> dict[str, Target]:
     messages = [{"role": "user", "content": "hi"}]
     return {
         "bare_proxy": Target(
             "bare aiohttp forwarder chat.completions stream=false",
             HOST,
             proxy_port,
+            "/v1/chat/completions",
+            {"model": MODEL, "messages": messages, "stream": False},
+        ),
+        "bare_proxy2": Target(
+            "two bare aiohttp forwarders on one port",
+            HOST,
+            proxy2_port,
             "/v1/chat/completions",
             {"model": MODEL, "messages": messages, "stream": False},
         ),
@@ -348,16 +355,19 @@ async def storage_chain(gen: Generator, gateway_port: int, db: Path, backend: Ba
 
 # -- the run ---------------------------------------------------------------------------------------
 async def run(
-    args: argparse.Namespace, prof: Profile, backend: Backend, gw: Any, db: Path, proxy: Any
+    args: argparse.Namespace, prof: Profile, backend: Backend, gw: Any, db: Path, proxy: Any, proxy2: Any
 ) -> dict[str, Any]:
-    t = targets(backend.port, gw.port, proxy.port)
-    pids = {"gateway": gw.proc.pid, "backend": backend.proc.pid, "proxy": proxy.proc.pid}
+    t = targets(backend.port, gw.port, proxy.port, proxy2.port)
+    pids = {"gateway": gw.proc.pid, "backend": backend.proc.pid, "proxy": proxy.procs[0].pid}
+    pids.update({f"proxy2_{i}": p.pid for i, p in enumerate(proxy2.procs)})
     out: dict[str, Any] = {}
     watch = CpuWatch(list(pids.values()))
     watch.start()
     async with Generator(args.client) as gen:
         # Nothing stored before the chain, so it starts on a fresh database file.
-        await check_replies(gen, {k: t[k] for k in ("backend", "backend_stream", "gateway_nostore", "bare_proxy")})
+        await check_replies(
+            gen, {k: t[k] for k in ("backend", "backend_stream", "gateway_nostore", "bare_proxy", "bare_proxy2")}
+        )
         # Warm the gateway's code paths without touching the database.
         await gen.sequential(t["gateway_nostore"], 50)
         phase("storage growth: 100-turn previous_response_id chain")
@@ -401,6 +411,7 @@ async def run(
             ("gateway_nostore", 32),
             ("backend_stream", 32),
             ("bare_proxy", 32),
+            ("bare_proxy2", 32),
         ):
             phase(f"throughput: {t[key].name}, {clients} client(s), {prof.tp_duration:g} s")
             out["throughput"][f"{key}@{clients}"] = await throughput(gen, t[key], clients, prof, pids)
@@ -410,6 +421,7 @@ async def run(
         tp["ratio_gateway_backend_stream@32"] = round(tp["gateway@32"]["rps"] / tp["backend_stream@32"]["rps"], 3)
         tp["ratio_gateway_nostore_backend@32"] = round(tp["gateway_nostore@32"]["rps"] / tp["backend@32"]["rps"], 3)
         tp["ratio_bare_proxy_backend@32"] = round(tp["bare_proxy@32"]["rps"] / tp["backend@32"]["rps"], 3)
+        tp["ratio_bare_proxy2_backend@32"] = round(tp["bare_proxy2@32"]["rps"] / tp["backend@32"]["rps"], 3)
     out["machine"] = watch.stop()
     out["db_bytes_at_end"] = _file_bytes(db)
     return out
@@ -467,10 +479,16 @@ def report(res: dict[str, Any]) -> str:
         ("gateway_nostore@32", "(info) gateway store=false, 32 clients"),
         ("backend_stream@32", "(info) backend streamed, 32 clients"),
         ("bare_proxy@32", "(info) bare aiohttp forwarder, 32 clients"),
+        ("bare_proxy2@32", "(info) 2 bare forwarders (2 processes)"),
     ):
         r = tp[key]
         c = r["cpu_ms_per_request"]
-        front = c["proxy"] if key.startswith("bare_proxy") else c["gateway"]
+        if key.startswith("bare_proxy2"):
+            front = round(sum(v for k, v in c.items() if k.startswith("proxy2_")), 3)
+        elif key.startswith("bare_proxy"):
+            front = c["proxy"]
+        else:
+            front = c["gateway"]
         fail = f"  FAILED {r['failed']}" if r["failed"] else ""
         lines.append(
             f"  {label:<38}{r['rps']:>8.1f} {r['latency_ms']['p50']:>8.3f} {r['latency_ms']['p99']:>7.3f}   "
@@ -482,8 +500,9 @@ def report(res: dict[str, Any]) -> str:
         f"{tp['ratio_gateway_backend@32']:.3f} at 32 clients "
         f"(info at 32: store=false {tp['ratio_gateway_nostore_backend@32']:.3f}; "
         f"vs backend streamed {tp['ratio_gateway_backend_stream@32']:.3f})",
-        f"  (info) floor of the stack: the bare aiohttp forwarder reaches {tp['ratio_bare_proxy_backend@32']:.3f} "
-        "of the backend at 32 clients (no aiohttp gateway can exceed it; the gap is the engine's own cost)",
+        f"  (info) floor of the stack: a bare aiohttp forwarder reaches {tp['ratio_bare_proxy_backend@32']:.3f} of "
+        f"the backend at 32 clients, two of them {tp['ratio_bare_proxy2_backend@32']:.3f} (no aiohttp gateway can",
+        "  exceed these; the gap between them and the gateway is the engine's own cost)",
     ]
     lines += [
         "",
@@ -546,18 +565,19 @@ def evaluate(res: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 class BareProxy:
-    def __init__(self, proc: subprocess.Popen[Any], port: int) -> None:
-        self.proc, self.port = proc, port
+    def __init__(self, procs: list[subprocess.Popen[Any]], port: int) -> None:
+        self.procs, self.port = procs, port
 
 
-def start_bare_proxy(backend_url: str) -> BareProxy:
+def start_bare_proxy(backend_url: str, processes: int = 1) -> BareProxy:
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "bench.bare_proxy", "--port", str(port), "--backend", backend_url],
-        cwd=Path(__file__).resolve().parent.parent,
-    )
-    wait_http(f"http://{HOST}:{port}/health", proc=proc)
-    return BareProxy(proc, port)
+    cmd = [sys.executable, "-m", "bench.bare_proxy", "--port", str(port), "--backend", backend_url]
+    if processes > 1:
+        cmd.append("--reuse-port")
+    procs = [subprocess.Popen(cmd, cwd=Path(__file__).resolve().parent.parent) for _ in range(processes)]
+    for proc in procs:
+        wait_http(f"http://{HOST}:{port}/health", proc=proc)
+    return BareProxy(procs, port)
 
 
 def add_run_args(ap: argparse.ArgumentParser, results: Path) -> None:
@@ -587,11 +607,13 @@ def main(argv: list[str] | None = None) -> int:
         data_dir = Path(tmp)
         gw = start_gateway(backend.url, data_dir, GATEWAY_LOG_LEVEL="WARNING")
         proxy = start_bare_proxy(backend.url)
+        proxy2 = start_bare_proxy(backend.url, processes=2)
         try:
-            res = asyncio.run(run(args, prof, backend, gw, data_dir / "gateway.db", proxy))
+            res = asyncio.run(run(args, prof, backend, gw, data_dir / "gateway.db", proxy, proxy2))
         finally:
             stop(gw.proc)
-            stop(proxy.proc)
+            for proc in proxy.procs + proxy2.procs:
+                stop(proc)
     res["meta"] = {
         "profile": prof.name,
         "client": args.client,
