@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from storage.base import JSON, Order, Page
-from storage.sqlite_conn import Checkpointer, ThreadConnection, WriterConnection, transaction
+from storage.sqlite_conn import Checkpointer, Rows, ThreadConnection, WriterConnection, execute_rows, transaction
 
 TERMINAL = frozenset({"completed", "failed", "incomplete", "cancelled"})
 INPUT, OUTPUT = 0, 1
@@ -45,11 +45,22 @@ def _migrate(conn: Any) -> None:
     transaction(conn, apply)
 
 
+_UPSERT_RESPONSE = (
+    "INSERT INTO responses (id, created_at, updated_at, status, previous_response_id, conversation_id, owner, data) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET updated_at=excluded.updated_at, "
+    "status=excluded.status, owner=excluded.owner, data=excluded.data"
+)
+_INSERT_ITEM = "INSERT OR IGNORE INTO items (id, type, created_at, data) VALUES (?, ?, ?, ?)"
+_LINK_RESPONSE_ITEM = "INSERT INTO response_items (response_id, role, position, item_id) VALUES (?, ?, ?, ?)"
+_UPSERT_EVENTS = "INSERT OR REPLACE INTO response_events (response_id, data) VALUES (?, ?)"
+
+
+def _item_rows(items: list[JSON], now: float) -> list[tuple[Any, ...]]:
+    return [(it["id"], it.get("type", ""), now, orjson.dumps(it)) for it in items]
+
+
 def _insert_items(c: Any, items: list[JSON], now: float) -> None:
-    c.executemany(
-        "INSERT OR IGNORE INTO items (id, type, created_at, data) VALUES (?, ?, ?, ?)",
-        [(it["id"], it.get("type", ""), now, orjson.dumps(it)) for it in items],
-    )
+    c.executemany(_INSERT_ITEM, _item_rows(items, now))
 
 
 def _append_conversation_links(c: Any, conversation_id: str, item_ids: list[str]) -> None:
@@ -155,41 +166,38 @@ class SQLiteStore:
         events: list[JSON] | None = None,
     ) -> None:
         row = {k: v for k, v in response.items() if k != "output"}
-        events_data = None if events is None else orjson.dumps(events)
         status = response.get("status") or "completed"
         prev = response.get("previous_response_id")
         conv = (response.get("conversation") or {}).get("id")
-        data = orjson.dumps(row)
         owner = None if status in TERMINAL else owner
-
-        def write(c: Any) -> None:
-            now = time.time()
-            c.execute(
-                "INSERT INTO responses (id, created_at, updated_at, status, previous_response_id, "
-                "conversation_id, owner, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT(id) DO UPDATE SET updated_at=excluded.updated_at, status=excluded.status, "
-                "owner=excluded.owner, data=excluded.data",
-                (response["id"], response.get("created_at", now), now, status, prev, conv, owner, data),
+        rid = response["id"]
+        now = time.time()
+        # Plain rows, built here on the caller's thread, so the writer thread only executes them.
+        rows: Rows = [
+            (
+                _UPSERT_RESPONSE,
+                [(rid, response.get("created_at", now), now, status, prev, conv, owner, orjson.dumps(row))],
             )
-            for role, items in ((INPUT, inputs), (OUTPUT, outputs)):
-                if items:
-                    _insert_items(c, items, now)
-                    # Positions start at 0: a response's inputs and outputs are each written once, so
-                    # no MAX(position) lookup (it was a third of the write's cost); a second write
-                    # of the same role would violate the primary key rather than interleave.
-                    c.executemany(
-                        "INSERT INTO response_items (response_id, role, position, item_id) VALUES (?, ?, ?, ?)",
-                        [(response["id"], role, k, item["id"]) for k, item in enumerate(items)],
-                    )
-            if conv and conversation_append:
-                _insert_items(c, conversation_append, now)
-                c.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv))
-                _append_conversation_links(c, conv, [i["id"] for i in conversation_append])
-            if events_data is not None:
-                c.execute(
-                    "INSERT OR REPLACE INTO response_events (response_id, data) VALUES (?, ?)",
-                    (response["id"], events_data),
-                )
+        ]
+        for role, items in ((INPUT, inputs), (OUTPUT, outputs)):
+            if items:
+                rows.append((_INSERT_ITEM, _item_rows(items, now)))
+                # Positions start at 0: a response's inputs and outputs are each written once, so no
+                # MAX(position) lookup (it was a third of the write's cost); a second write of the
+                # same role would violate the primary key rather than interleave.
+                rows.append((_LINK_RESPONSE_ITEM, [(rid, role, k, item["id"]) for k, item in enumerate(items)]))
+        if events is not None:
+            rows.append((_UPSERT_EVENTS, [(rid, orjson.dumps(events))]))
+        if not (conv and conversation_append):
+            await self._writer.write_rows(rows)
+            return
+        appended = list(conversation_append)
+
+        def write(c: Any) -> None:  # appending to a conversation reads its last position: a function
+            execute_rows(c, rows)
+            _insert_items(c, appended, now)
+            c.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv))
+            _append_conversation_links(c, conv, [i["id"] for i in appended])
 
         await self._writer.transact(write)
 

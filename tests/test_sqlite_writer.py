@@ -35,3 +35,34 @@ async def test_batched_writes_are_isolated(tmp_path: Path) -> None:
         await writer.transact(insert, 5)  # duplicate key: an error for this caller only
     assert await writer.transact(insert, 200) == 200
     await writer.close()
+
+
+async def test_row_writes_merge_and_a_faulty_one_fails_alone(tmp_path: Path) -> None:
+    writer = WriterConnection(tmp_path / "w.db", "test-writer")
+    await writer.open()
+    await writer.transact(lambda c: c.execute("CREATE TABLE t (x INTEGER PRIMARY KEY, tag TEXT)"))
+    await writer.transact(lambda c: c.execute("CREATE TABLE u (x INTEGER PRIMARY KEY)"))
+    insert_t = "INSERT INTO t (x, tag) VALUES (?, ?)"
+    insert_u = "INSERT INTO u (x) VALUES (?)"
+
+    def rows(i: int) -> list[tuple[str, list[tuple[Any, ...]]]]:
+        return [(insert_t, [(i, "a"), (1000 + i, "b")]), (insert_u, [(i,)])]
+
+    def after(c: Any) -> int:  # a function write between row writes sees the rows before it
+        return int(c.execute("SELECT COUNT(*) FROM t").fetchone()[0])
+
+    # 50 row writes, one of them colliding with another's key, and a function write in the middle.
+    writes = [writer.write_rows(rows(i)) for i in range(25)]
+    writes.append(writer.transact(after))
+    writes += [writer.write_rows(rows(i)) for i in range(25, 50)]
+    writes.append(writer.write_rows([(insert_u, [(10_000,)]), (insert_t, [(7, "duplicate of write 7")])]))
+    results = await asyncio.gather(*writes, return_exceptions=True)
+    assert isinstance(results[-1], DatabaseError)
+    assert [r for r in results[:-1] if isinstance(r, BaseException)] == []
+    assert results[25] == 50  # every row write submitted before it, whichever batch it fell in
+    count_t, count_u = await writer.transact(
+        lambda c: c.execute("SELECT (SELECT COUNT(*) FROM t), (SELECT COUNT(*) FROM u)").fetchone()
+    )
+    assert (count_t, count_u) == (100, 50)  # the faulty write's first row was rolled back with it
+    assert await writer.transact(lambda c: c.execute("SELECT tag FROM t WHERE x = 7").fetchone()[0]) == "a"
+    await writer.close()
