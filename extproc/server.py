@@ -39,6 +39,28 @@ SERVER_OPTIONS = [
 ]
 
 
+class PeerClosedFirst(logging.Filter):
+    """Demote grpc's ERROR for a status that could not go out because Envoy had closed the stream.
+
+    Envoy closes an ext_proc stream as soon as it holds the last reply it needs, which races with
+    the processor's own end of the RPC; grpc then logs `ExecuteBatchError` on the
+    `SendStatusFromServerOperation` with a traceback (seen a few times per thousand requests under
+    load). Every reply was delivered, so it is logged at DEBUG; any other failure stays an ERROR.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.ERROR and record.getMessage().startswith("ExecuteBatchError raised in core"):
+            exc = record.exc_info[1] if record.exc_info else None
+            if exc is not None and "SendStatusFromServerOperation" in str(exc):
+                record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+                record.exc_info = record.exc_text = None
+                return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+        return True
+
+
+GRPC_CORE_LOGGER = "grpc._cython.cygrpc"
+
+
 def _bind_address(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
@@ -50,6 +72,9 @@ async def serve(settings: Settings, port: int | None = None, ready: asyncio.Even
     await deps.store.open()
     service = ResponsesService(deps)
     processor = ExternalProcessor(deps, service)
+    core_log = logging.getLogger(GRPC_CORE_LOGGER)
+    if not any(isinstance(f, PeerClosedFirst) for f in core_log.filters):
+        core_log.addFilter(PeerClosedFirst())
     server = grpc.aio.server(options=SERVER_OPTIONS)
     try:
         await service.recover()
