@@ -60,6 +60,14 @@ class StateStore(Protocol):
 
     async def get_response(self, response_id: str) -> JSON | None: ...
 
+    async def request_cancel(self, response_id: str) -> None:
+        """Ask whichever process produces `response_id` to cancel it."""
+        ...
+
+    async def take_cancel_requests(self, response_ids: list[str]) -> list[str]:
+        """Those of `response_ids` whose cancellation was asked; each request is returned once."""
+        ...
+
     async def get_response_events(self, response_id: str) -> list[JSON] | None:
         """The event stream kept by `write_response(events=...)`, or None."""
         ...

@@ -232,10 +232,36 @@ class SQLiteStore:
             ids = [r[0] for r in c.execute("SELECT item_id FROM response_items WHERE response_id = ?", (response_id,))]
             c.execute("DELETE FROM response_items WHERE response_id = ?", (response_id,))
             c.execute("DELETE FROM response_events WHERE response_id = ?", (response_id,))
+            c.execute("DELETE FROM response_cancels WHERE response_id = ?", (response_id,))
             _delete_orphans(c, ids)
             return True
 
         return await self._writer.transact(delete)
+
+    async def request_cancel(self, response_id: str) -> None:
+        def write(c: Any) -> None:
+            c.execute(
+                "INSERT OR IGNORE INTO response_cancels (response_id, requested_at) VALUES (?, ?)",
+                (response_id, time.time()),
+            )
+
+        await self._writer.transact(write)
+
+    async def take_cancel_requests(self, response_ids: list[str]) -> list[str]:
+        if not response_ids:
+            return []
+
+        def read(c: Any) -> list[str]:
+            marks = ",".join("?" * len(response_ids))
+            sql = f"SELECT response_id FROM response_cancels WHERE response_id IN ({marks})"
+            return [r[0] for r in c.execute(sql, response_ids)]
+
+        found = await self._reader.run(read)  # a read per poll; a write only when there is news
+        if found:
+            await self._writer.write_rows(
+                [("DELETE FROM response_cancels WHERE response_id = ?", [(i,) for i in found])]
+            )
+        return found
 
     async def list_input_items(
         self, response_id: str, *, limit: int, order: Order, after: str | None, before: str | None

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import httpx2 as httpx  # the HTTP client the openai SDK ships with
+import openai
 import pytest
 from openai import OpenAI
 
@@ -124,3 +125,21 @@ def test_sigkill_mid_stream_recovers(backend: Backend, tmp_path: Path, marker: s
             events = list(c.responses.retrieve(response_id, stream=True, starting_after=3))
             assert [(e.type, e.sequence_number) for e in events] == [("response.failed", 4)]
             assert events[0].response.status == "failed"  # type: ignore[union-attr]
+
+
+def test_background_cancel_and_delete_reach_the_producing_process(backend: Backend, tmp_path: Path) -> None:
+    with gateway(backend.url, tmp_path) as a, gateway(backend.url, tmp_path) as b:
+        ca = OpenAI(base_url=a.url, api_key="x", max_retries=0)
+        cb = OpenAI(base_url=b.url, api_key="x", max_retries=0)
+        backend.script("slow-elsewhere", {"content": "never finished", "delay": 5}, {"content": "gone", "delay": 1.5})
+        running = ca.responses.create(model=MODEL, input="slow-elsewhere 1", background=True)
+        started = time.monotonic()
+        cancelled = cb.responses.cancel(running.id)  # b does not run it: a must stop it
+        assert cancelled.status == "cancelled" and time.monotonic() - started < 3
+        assert ca.responses.retrieve(running.id).status == "cancelled"
+
+        doomed = ca.responses.create(model=MODEL, input="slow-elsewhere 2", background=True)
+        cb.responses.delete(doomed.id)
+        time.sleep(2.0)  # had a's run gone on, it would have finished by now and stored the response again
+        with pytest.raises(openai.NotFoundError):
+            ca.responses.retrieve(doomed.id)

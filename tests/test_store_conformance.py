@@ -66,6 +66,17 @@ async def test_event_stream_kept_with_the_terminal_write(store: StateStore) -> N
     assert await store.get_response_events("r1") is None
 
 
+async def test_cancel_requests_are_taken_once(store: StateStore) -> None:
+    for rid in ("r1", "r2"):
+        await store.write_response(resp(rid, status="in_progress"), owner="h:1:1")
+    await store.request_cancel("r2")
+    await store.request_cancel("r2")  # asking twice is one request
+    assert await store.take_cancel_requests(["r1"]) == []
+    assert await store.take_cancel_requests(["r1", "r2"]) == ["r2"]
+    assert await store.take_cancel_requests(["r1", "r2"]) == []
+    assert await store.take_cancel_requests([]) == []
+
+
 async def test_history_walks_the_chain_in_order(store: StateStore) -> None:
     prev = None
     for n in range(5):

@@ -28,7 +28,8 @@ from storage.base import Page
 log = logging.getLogger(__name__)
 
 TERMINAL = ("completed", "failed", "incomplete", "cancelled")
-POLL_INTERVAL = 0.25  # resuming a response that another process is producing: how often to look
+POLL_INTERVAL = 0.25  # a response another process produces: how often to look at its row
+CANCEL_WAIT = 10.0  # how long `cancel` waits for another process to stop the response
 
 
 class _Feed:
@@ -77,6 +78,7 @@ class ResponsesService:
         self.deps = deps
         self.store = deps.store
         self.running: dict[str, tuple[ResponseRun, asyncio.Task[None], _Feed]] = {}
+        self._cancel_watch: asyncio.Task[None] | None = None
 
     async def recover(self) -> list[str]:
         """Fail responses whose producing process died (run at start-up)."""
@@ -130,7 +132,25 @@ class ResponsesService:
 
         task = asyncio.get_running_loop().create_task(produce(), name=f"response-{run.id}")
         self.running[run.id] = (run, task, feed)
+        if run.p.req.background and (self._cancel_watch is None or self._cancel_watch.done()):
+            self._cancel_watch = asyncio.get_running_loop().create_task(self._watch_cancels(), name="cancel-watch")
         return started
+
+    def _background_ids(self) -> list[str]:
+        return [rid for rid, (run, _task, _feed) in self.running.items() if run.p.req.background]
+
+    async def _watch_cancels(self) -> None:
+        """Cancel this process's background runs that another process was asked to cancel."""
+        while ids := self._background_ids():
+            await asyncio.sleep(POLL_INTERVAL)
+            try:
+                asked = await self.store.take_cancel_requests(ids)
+            except Exception:  # a busy database must not end the watch
+                log.exception("could not read cancel requests")
+                continue
+            for rid in asked:
+                if (entry := self.running.get(rid)) is not None:
+                    entry[1].cancel()
 
     async def resume(self, response_id: str, starting_after: int = -1) -> AsyncIterator[Event]:
         """A background response's events after `starting_after`, live while it runs.
@@ -170,8 +190,13 @@ class ResponsesService:
         return found
 
     async def delete(self, response_id: str) -> dict[str, Any]:
+        """Delete; a response still being produced is stopped first, else its run would store it again."""
         if response_id in self.running:
             await self.cancel(response_id)
+        else:
+            found = await self.store.get_response(response_id)
+            if found is not None and found.get("background") and found.get("status") not in TERMINAL:
+                await self._cancel_elsewhere(response_id)
         if not await self.store.delete_response(response_id):
             raise NotFound(f"Response with id '{response_id}' not found.", param="response_id")
         return {"id": response_id, "object": "response.deleted", "deleted": True}
@@ -197,6 +222,17 @@ class ResponsesService:
                 param="response_id",
                 code="invalid_state",
             )
+        if found.get("status") not in TERMINAL:  # produced by another process: ask it, then wait
+            found = await self._cancel_elsewhere(response_id)
+        return found
+
+    async def _cancel_elsewhere(self, response_id: str) -> dict[str, Any]:
+        await self.store.request_cancel(response_id)
+        deadline = asyncio.get_running_loop().time() + CANCEL_WAIT
+        found = await self.retrieve(response_id)
+        while found.get("status") not in TERMINAL and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(POLL_INTERVAL / 5)
+            found = await self.retrieve(response_id)
         return found
 
     async def input_items(
@@ -214,6 +250,8 @@ class ResponsesService:
 
     async def shutdown(self) -> None:
         """Stop detached runs; they are stored as failed rather than left in progress."""
+        if self._cancel_watch is not None:
+            self._cancel_watch.cancel()
         for run, task, _feed in list(self.running.values()):
             run.cancel_status = "failed"
             task.cancel()
