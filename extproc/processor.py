@@ -247,9 +247,14 @@ class _Exchange:
                 self.turn.abort()
             events = await self.run.finish("failed", error=err)
         if kind == "response_body" and self.streamed:  # headers are gone already: end the SSE stream
-            drained = _frames(self.run.events.drain()) if self.run is not None else b""
-            return _body_reply("response", self._take_pending() + drained + _frames(events)), False
+            drained = self._sse(self.run.events.drain()) if self.run is not None else b""
+            return _body_reply("response", self._take_pending() + drained + self._sse(events)), False
         return error_reply(err), True
+
+    def _sse(self, events: Iterable[Event]) -> bytes:
+        """The events as SSE frames for a streaming client; nothing for a non-streaming one, which
+        gets the final Response object instead (the events are still drained)."""
+        return _frames(events) if self.stream else b""
 
     def _take_pending(self) -> bytes:
         out, self.pending = self.pending, b""
@@ -287,7 +292,7 @@ class _Exchange:
         # A stored stream is written at once, so a client that goes away leaves a findable response.
         begin = await run.begin(persist=self.stream)
         if self.stream:
-            self.pending = _frames(begin)
+            self.pending = self._sse(begin)
         self.turn = run.new_turn()
         chat = dumps(build_chat_body(run.turn_request()))
         return _body_reply("request", chat, p.request_mutation), False
@@ -364,7 +369,7 @@ class _Exchange:
                 self.failed, self.done = map_backend_error(status, payload), True
                 continue
             apply_chunk(chunk, turn)
-        return _frames(run.events.drain())
+        return self._sse(run.events.drain())
 
     async def _complete(self) -> bytes:
         """The backend's body has ended: close the turn and give the response its terminal status."""
@@ -377,17 +382,17 @@ class _Exchange:
             err = BackendError("the inference backend's stream ended before the response was complete")
             return out + await self._fail(err)
         run.end_turn(turn)
-        out += _frames(run.events.drain())
+        out += self._sse(run.events.drain())
         if turn.finish_reason == "length":
-            return out + _frames(await run.finish("incomplete", incomplete_reason="max_output_tokens"))
-        return out + _frames(await run.finish("completed"))
+            return out + self._sse(await run.finish("incomplete", incomplete_reason="max_output_tokens"))
+        return out + self._sse(await run.finish("completed"))
 
     async def _fail(self, err: APIError) -> bytes:
         run, turn = self.run, self.turn
         assert run is not None
         if turn is not None and not turn.closed:
             turn.abort()
-        return _frames(run.events.drain()) + _frames(await run.finish("failed", error=err))
+        return self._sse(run.events.drain()) + self._sse(await run.finish("failed", error=err))
 
     async def _settle_buffered(self, raw: bytes, *, at_headers: bool = False) -> tuple[ep.ProcessingResponse, bool]:
         """The whole backend body is here (non-streaming client, or an error status).
@@ -410,7 +415,7 @@ class _Exchange:
                 self.done = True
             except (JSONDecodeError, AttributeError, TypeError, IndexError):
                 self.failed = BackendError("the inference backend sent an invalid reply")
-            out = self._take_pending() + _frames(run.events.drain()) + await self._complete()
+            out = self._take_pending() + self._sse(run.events.drain()) + await self._complete()
         if not self.stream:
             if run.response["status"] == "failed" and run.error is not None:
                 return error_reply(run.error), True
