@@ -43,10 +43,22 @@ class Settings(BaseModel):
     milvus_token: str | None = None
     # MCP
     mcp_call_timeout: float = 30.0
+    mcp_allowed_hosts: str | None = Field(
+        default=None,
+        description="comma-separated host or host:port patterns (shell-style * and ?) that MCP server_urls "
+        "and connectors may name; unset → any host",
+    )
     # web_search
     web_search_provider: Literal["searxng", "serper", "brave", "tavily"] | None = None
     web_search_url: str | None = Field(default=None, description="provider endpoint override (SearXNG base URL)")
     web_search_api_key: str | None = None
+
+    @property
+    def mcp_host_patterns(self) -> tuple[str, ...] | None:
+        """The MCP allowlist as patterns, or None when every host is allowed."""
+        if self.mcp_allowed_hosts is None:
+            return None
+        return tuple(p.strip().lower() for p in self.mcp_allowed_hosts.split(",") if p.strip())
 
     @property
     def db_path(self) -> Path:

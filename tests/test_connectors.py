@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import openai
@@ -15,7 +16,7 @@ import pytest
 from openai import OpenAI
 
 from tests.mcp_servers import BEARER_TOKEN, McpServers, mcp_servers
-from tests.procs import Backend
+from tests.procs import Backend, gateway
 
 MODEL = "scripted-model"
 SECRET_HEADER = "hdr-secret-0815"
@@ -88,3 +89,28 @@ def test_invalid_connector_is_400(client: OpenAI, body: dict[str, Any], param: s
     with pytest.raises(openai.BadRequestError) as info:
         create(client, body)
     assert info.value.body["param"] == param and info.value.body["type"] == "invalid_request_error"
+
+
+def test_mcp_allowlist_refuses_other_hosts(backend: Backend, tmp_path: Path, servers: McpServers) -> None:
+    allowed = f"127.0.0.1:{servers.ports['bearer']}"
+    with gateway(backend.url, tmp_path, GATEWAY_MCP_ALLOWED_HOSTS=f"*.example.com, {allowed}") as gw:
+        client = OpenAI(base_url=gw.url, api_key="x", max_retries=0)
+        backend.script("allow-ok", {"tool_calls": [{"name": "wiki__whoami", "arguments": "{}"}]}, {"content": "done"})
+        tool = {
+            "type": "mcp",
+            "server_label": "wiki",
+            "server_url": servers.url("bearer"),
+            "authorization": BEARER_TOKEN,
+            "require_approval": "never",
+        }
+        ok = client.responses.create(model=MODEL, input="allow-ok", tools=[tool])  # type: ignore[list-item]
+        assert [o.type for o in ok.output] == ["mcp_list_tools", "mcp_call", "message"]
+        for url in (servers.down, "http://169.254.169.254/latest/meta-data", "http://localhost:8082/mcp"):
+            with pytest.raises(openai.BadRequestError) as info:
+                client.responses.create(model=MODEL, input="x", tools=[{**tool, "server_url": url}])  # type: ignore[list-item]
+            assert info.value.body["param"] == "tools[0].server_url"  # type: ignore[index]
+            assert info.value.body["code"] == "url_not_allowed"  # type: ignore[index]
+            with pytest.raises(openai.BadRequestError) as info:
+                create(client, {"name": "internal", "server_url": url})
+            assert info.value.body["param"] == "server_url"  # type: ignore[index]
+        assert create(client, {"name": "ok", "server_url": "https://mcp.example.com/mcp"})["id"].startswith("conn_")

@@ -38,13 +38,20 @@ def register(deps: Any) -> None:
     pool = pool_for(deps)
     connectors = connector_store(deps)
 
+    patterns = deps.settings.mcp_host_patterns
+
     async def check(tool: dict[str, Any], index: int, tools: list[dict[str, Any]]) -> dict[str, Any]:
         mapping.check_config(tool, index, tools)
+        if tool.get("server_url") is not None:
+            mapping.check_url(tool["server_url"], patterns, f"tools[{index}].server_url")
         connector_id = tool.get("connector_id")
-        if connector_id is not None and (connectors is None or await connectors.get(connector_id) is None):
-            raise InvalidRequest(
-                f"Connector '{connector_id}' not found.", param=f"tools[{index}].connector_id", code="invalid_value"
-            )
+        if connector_id is not None:
+            connector = await connectors.get(connector_id) if connectors is not None else None
+            if connector is None:
+                raise InvalidRequest(
+                    f"Connector '{connector_id}' not found.", param=f"tools[{index}].connector_id", code="invalid_value"
+                )
+            mapping.check_url(connector["server_url"], patterns, f"tools[{index}].connector_id")
         return mapping.public_config(tool)
 
     async def factory(tool: dict[str, Any], run: Any) -> McpServerTool:
@@ -55,6 +62,8 @@ def register(deps: Any) -> None:
                 raise InvalidRequest(f"Connector '{tool['connector_id']}' not found.", param="tools")
             public, secrets = found
             url = public["server_url"]
+            # registered before the allowlist was narrowed: refused now too
+            mapping.check_url(str(url), patterns, "tools")
             headers = {**(secrets.get("headers") or {}), **headers}  # the request's own headers win
             token = token or secrets.get("authorization")
         group = run_group(run, pool)
