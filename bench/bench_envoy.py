@@ -47,9 +47,9 @@ from typing import Any
 
 import orjson
 
-from bench.bench_gateway import (
-    HOST,
-    MODEL,
+from bench.bench_gateway import HOST, MODEL
+from bench.loadgen import CHAT_TOKEN, RESPONSES_TOKEN, Generator, Target, percentile
+from bench.measure import (
     CpuWatch,
     add_run_args,
     failures,
@@ -60,7 +60,6 @@ from bench.bench_gateway import (
     verdict,
     wait_quiet,
 )
-from bench.loadgen import CHAT_TOKEN, RESPONSES_TOKEN, Generator, Target, percentile
 from gateway.envoy_runner import envoy_binary, start_envoy, stop_envoy
 from tests.procs import Backend, free_port, scripted_backend, wait_http
 from tests.stack import EnvoyStack, envoy_stack
