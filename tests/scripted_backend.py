@@ -83,6 +83,18 @@ def _split(text: str | None, size: int | None) -> list[str]:
     return _PIECES.findall(text or "")
 
 
+def _logprob(token: str, rank: int) -> Json:
+    """vLLM's shape of one token's log probability (a deterministic stand-in value)."""
+    return {"token": token, "logprob": round(-0.25 * (rank + 1), 4), "bytes": list(token.encode())}
+
+
+def _logprobs(piece: str, top: int) -> Json:
+    """`choice.logprobs` for one piece of content: one entry per piece (each piece is one "token")."""
+    entry = _logprob(piece, 0)
+    entry["top_logprobs"] = [_logprob(piece if r == 0 else f"{piece.strip()}~{r}", r) for r in range(top)]
+    return {"content": [entry]}
+
+
 def _text_of(content: Any) -> str:
     """Text of a message content: a string, or the text parts of a multimodal list joined."""
     if isinstance(content, list):
@@ -399,10 +411,14 @@ class ScriptedBackend:
                     for t in plan.tools
                 ]
             msg["reasoning"] = msg["reasoning_content"] = plan.reasoning
+            logprobs = None
+            if body.get("logprobs"):
+                top = int(body.get("top_logprobs") or 0)
+                logprobs = {"content": [e for p in plan.pieces for e in _logprobs(p, top)["content"]]}
             choice = {
                 "index": 0,
                 "message": msg,
-                "logprobs": None,
+                "logprobs": logprobs,
                 "finish_reason": plan.finish,
                 "stop_reason": None,
                 "token_ids": None,
@@ -410,8 +426,12 @@ class ScriptedBackend:
             return self._final(cid, "chat.completion", choice, plan, prompt_logprobs=None, prompt_token_ids=None)
         prefix = self._prefix(cid, "chat.completion.chunk")
 
+        top = int(body.get("top_logprobs") or 0) if body.get("logprobs") else -1
+
         def chunk(delta: Json, finish: str | None = None) -> bytes:
-            choice: Json = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+            content = delta.get("content")
+            logprobs = _logprobs(content, top) if content and top >= 0 else None
+            choice: Json = {"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
             if finish is not None:
                 choice["stop_reason"] = None
             return prefix + orjson.dumps(choice) + b"]}\n\n"
@@ -479,8 +499,15 @@ class ScriptedBackend:
                     plan.rpieces,
                 )
             )
+        top = int(body.get("top_logprobs") or 0)
+        with_logprobs = "message.output_text.logprobs" in (body.get("include") or [])
+
+        def token_logprobs(piece: str) -> list[Json]:
+            return list(_logprobs(piece, top)["content"]) if with_logprobs else []
+
         if plan.content or not plan.tools:
-            text = {"type": "output_text", "text": plan.content or "", "annotations": [], "logprobs": []}
+            all_lps = [lp for p in plan.pieces for lp in token_logprobs(p)]
+            text = {"type": "output_text", "text": plan.content or "", "annotations": [], "logprobs": all_lps}
             items.append(
                 (
                     {
@@ -551,8 +578,8 @@ class ScriptedBackend:
             if kind == "message":
                 ev("content_part.added", **at, content_index=0, part={**part, "text": ""})
                 for d in pieces:
-                    ev("output_text.delta", **at, content_index=0, delta=d, logprobs=[])
-                ev("output_text.done", **at, content_index=0, text=part["text"], logprobs=[])
+                    ev("output_text.delta", **at, content_index=0, delta=d, logprobs=token_logprobs(d))
+                ev("output_text.done", **at, content_index=0, text=part["text"], logprobs=part["logprobs"])
                 ev("content_part.done", **at, content_index=0, part=part)
             elif kind == "reasoning":
                 for d in pieces:

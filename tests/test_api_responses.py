@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 import openai
 import pytest
@@ -318,3 +319,30 @@ def test_truncation_auto_drops_the_oldest_turns_to_fit(client: OpenAI, backend: 
     with pytest.raises(openai.BadRequestError) as err:  # the latest turn alone does not fit: nothing to drop
         client.responses.create(model=MODEL, input=f"huge {marker} " + " ".join(["x"] * 5000), truncation="auto")
     assert err.value.body["code"] == "context_length_exceeded"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_output_text_logprobs_when_included(client: OpenAI, backend: Backend, marker: str, stream: bool) -> None:
+    backend.script(marker, {"content": "alpha beta gamma"})
+    kwargs: dict[str, Any] = {"include": ["message.output_text.logprobs"], "top_logprobs": 2}
+    if stream:
+        events = list(client.responses.create(model=MODEL, input=f"lp {marker}", stream=True, **kwargs))
+        final = events[-1].response  # type: ignore[union-attr]
+        deltas = [e for e in events if e.type == "response.output_text.delta"]
+        streamed = [lp for e in deltas for lp in e.logprobs]
+    else:
+        final = client.responses.create(model=MODEL, input=f"lp {marker}", **kwargs)
+    sent = backend.requests_matching(marker)[-1]["body"]
+    assert sent["logprobs"] is True and sent["top_logprobs"] == 2
+    part = final.output[0].content[0]  # type: ignore[union-attr]
+    assert part.text == "alpha beta gamma"
+    assert "".join(lp.token for lp in part.logprobs) == part.text  # one entry per token, in order
+    assert all(lp.logprob < 0 and len(lp.top_logprobs) == 2 for lp in part.logprobs)
+    assert bytes(part.logprobs[0].bytes) == part.logprobs[0].token.encode()
+    if stream:
+        assert [lp.token for lp in streamed] == [lp.token for lp in part.logprobs]
+    assert client.responses.retrieve(final.id).output[0].content[0].logprobs == part.logprobs  # type: ignore[union-attr]
+
+    plain = client.responses.create(model=MODEL, input=f"plain {marker}")
+    assert "logprobs" not in backend.requests_matching(marker)[-1]["body"]
+    assert plain.output[0].content[0].logprobs == []  # type: ignore[union-attr]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from openai import OpenAI
 
@@ -33,3 +34,16 @@ def test_responses_backend_round_trip(backend: Backend, tmp_path: Path, marker: 
         tools = [{"type": "function", "name": "f", "parameters": {"type": "object", "properties": {}}}]
         called = client.responses.create(model=MODEL, input=f"three {marker}", tools=tools)  # type: ignore[arg-type]
         assert [(o.type, o.name, o.arguments) for o in called.output] == [("function_call", "f", '{"a": 1}')]
+        # log probabilities are asked for in the backend's own terms and come back on the text
+        backend.script(marker, {"content": "x y"}, {"content": "x y"})
+        for stream in (False, True):
+            kw: dict[str, Any] = {"include": ["message.output_text.logprobs"], "top_logprobs": 1}
+            if stream:
+                last = list(client.responses.create(model=MODEL, input=f"lp {marker}", stream=True, **kw))[-1]
+                got = last.response  # type: ignore[union-attr]
+            else:
+                got = client.responses.create(model=MODEL, input=f"lp {marker}", **kw)
+            sent = [r for r in backend.requests_matching(marker) if r["path"] == "/v1/responses"][-1]["body"]
+            assert sent["include"] == ["message.output_text.logprobs"] and sent["top_logprobs"] == 1
+            lps = got.output[0].content[0].logprobs  # type: ignore[union-attr]
+            assert [lp.token for lp in lps] == ["x", " y"] and all(len(lp.top_logprobs) == 1 for lp in lps)

@@ -31,6 +31,7 @@ class TurnRequest:
     reasoning: dict[str, Any] | None = None
     user: str | None = None
     top_logprobs: int | None = None
+    logprobs: bool = False  # include has "message.output_text.logprobs"
     extras: dict[str, Any] = field(default_factory=dict)
     # Whether anyone watches this turn's output as it is made. A non-streaming client does not, so its
     # turns are one JSON reply: the backend writes one body instead of a chunk per token and the

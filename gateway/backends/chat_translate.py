@@ -162,7 +162,17 @@ def build_chat_body(turn: TurnRequest) -> dict[str, Any]:
     effort = (turn.reasoning or {}).get("effort")
     if effort:
         body["reasoning_effort"] = effort
+    if turn.logprobs:
+        body["logprobs"] = True
+        body["top_logprobs"] = turn.top_logprobs or 0
     return body
+
+
+def _logprobs(choice: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """A chat choice's per-token log probabilities: the Responses shape is the same
+    (`token`, `logprob`, `bytes`, `top_logprobs`)."""
+    content = (choice.get("logprobs") or {}).get("content")
+    return content if isinstance(content, list) else None
 
 
 def apply_chunk(chunk: dict[str, Any], sink: TurnAssembler) -> None:
@@ -176,7 +186,7 @@ def apply_chunk(chunk: dict[str, Any], sink: TurnAssembler) -> None:
             sink.reasoning(reasoning)
         content = delta.get("content")
         if content:
-            sink.text(content)
+            sink.text(content, _logprobs(choice))
         for tc in delta.get("tool_calls") or ():
             fn = tc.get("function") or {}
             sink.tool_call(tc.get("index", 0), tc.get("id"), fn.get("name"), fn.get("arguments"))
@@ -194,7 +204,7 @@ def apply_completion(body: dict[str, Any], sink: TurnAssembler) -> None:
     if reasoning:
         sink.reasoning(reasoning)
     if message.get("content"):
-        sink.text(message["content"])
+        sink.text(message["content"], _logprobs(choices[0]))
     for i, tc in enumerate(message.get("tool_calls") or ()):
         fn = tc.get("function") or {}
         sink.tool_call(i, tc.get("id"), fn.get("name"), fn.get("arguments"))

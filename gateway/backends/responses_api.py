@@ -32,6 +32,9 @@ def build_responses_body(turn: TurnRequest) -> dict[str, Any]:
         "parallel_tool_calls": turn.parallel_tool_calls,
     }
     body.update({k: v for k, v in optional.items() if v is not None})
+    if turn.logprobs:
+        body["include"] = ["message.output_text.logprobs"]
+        body["top_logprobs"] = turn.top_logprobs or 0
     if turn.tools:
         body["tools"] = turn.tools
     else:
@@ -51,7 +54,7 @@ def chat_usage(usage: dict[str, Any]) -> dict[str, Any]:
 def apply_event(event: dict[str, Any], sink: TurnAssembler) -> None:
     etype = event.get("type", "")
     if etype == "response.output_text.delta":
-        sink.text(event.get("delta", ""))
+        sink.text(event.get("delta", ""), event.get("logprobs") or None)
     elif etype in ("response.reasoning_text.delta", "response.reasoning_summary_text.delta"):
         sink.reasoning(event.get("delta", ""))
     elif etype == "response.output_item.added" and (event.get("item") or {}).get("type") == "function_call":
@@ -78,7 +81,7 @@ class ResponsesBackend(HTTPBackend):
                 for index, item in enumerate(body.get("output", [])):
                     if item.get("type") == "message":
                         for part in item.get("content", []):
-                            sink.text(part.get("text", ""))
+                            sink.text(part.get("text", ""), part.get("logprobs") or None)
                     elif item.get("type") == "function_call":
                         sink.tool_call(index, item.get("call_id"), item.get("name"), item.get("arguments"))
                 apply_event({"type": f"response.{body.get('status', 'completed')}", "response": body}, sink)

@@ -92,17 +92,26 @@ class TextItem:
         self.index = events.open_item(self.item)
         self.chunks: list[str] = []
         self.annotations: list[dict[str, Any]] = []
+        self.logprobs: list[dict[str, Any]] = []
+        self._unsent = 0  # logprobs not yet carried by a delta (text held back by the citation filter)
         part = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
         events.emit(
             "response.content_part.added",
             {"item_id": self.id, "output_index": self.index, "content_index": 0, "part": part},
         )
 
+    def add_logprobs(self, logprobs: list[dict[str, Any]]) -> None:
+        """Log probabilities of tokens that arrived; the next delta carries them."""
+        self.logprobs.extend(logprobs)
+        self._unsent += len(logprobs)
+
     def delta(self, text: str) -> None:
         self.chunks.append(text)
+        carried = self.logprobs[len(self.logprobs) - self._unsent :] if self._unsent else []
+        self._unsent = 0
         self.events.emit(
             "response.output_text.delta",
-            {"item_id": self.id, "output_index": self.index, "content_index": 0, "delta": text, "logprobs": []},
+            {"item_id": self.id, "output_index": self.index, "content_index": 0, "delta": text, "logprobs": carried},
         )
 
     def annotate(self, annotation: dict[str, Any]) -> None:
@@ -120,12 +129,18 @@ class TextItem:
 
     def close(self, status: str = "completed") -> None:
         text = "".join(self.chunks)
-        part = {"type": "output_text", "annotations": self.annotations, "logprobs": [], "text": text}
+        part = {"type": "output_text", "annotations": self.annotations, "logprobs": self.logprobs, "text": text}
         self.item["content"] = [part]
         ev = self.events
         ev.emit(
             "response.output_text.done",
-            {"item_id": self.id, "output_index": self.index, "content_index": 0, "text": text, "logprobs": []},
+            {
+                "item_id": self.id,
+                "output_index": self.index,
+                "content_index": 0,
+                "text": text,
+                "logprobs": self.logprobs,
+            },
         )
         ev.emit(
             "response.content_part.done",

@@ -28,6 +28,7 @@ from gateway.tools.registry import ServerTool
 log = logging.getLogger(__name__)
 
 MAX_TURNS = 32
+LOGPROBS = "message.output_text.logprobs"
 TERMINAL_EVENT = {"completed": "response.completed", "incomplete": "response.incomplete", "failed": "response.failed"}
 
 
@@ -88,6 +89,7 @@ class ResponseRun:
             reasoning=req.reasoning.model_dump(exclude_none=True) if req.reasoning else None,
             user=req.user or req.safety_identifier,
             top_logprobs=req.top_logprobs,
+            logprobs=LOGPROBS in (req.include or ()),
             extras=req.backend_extras(),
             # A background response may be watched later (GET ?stream=true), so it streams too.
             stream=req.stream or req.background,

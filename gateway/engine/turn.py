@@ -44,13 +44,15 @@ class TurnAssembler:
             self.items.append(self._reasoning.item)
         self._reasoning.delta(delta)
 
-    def text(self, delta: str) -> None:
+    def text(self, delta: str, logprobs: list[dict[str, Any]] | None = None) -> None:
         if not delta:
             return
         if self._text is None:
             self._close_reasoning()
             self._text = TextItem(self.events)
             self.items.append(self._text.item)
+        if logprobs:
+            self._text.add_logprobs(logprobs)
         if self._filter is None:
             self._text.delta(delta)
             return
