@@ -125,7 +125,7 @@ class SQLiteStore:
         self.path = Path(path)
         self._writer = WriterConnection(self.path, "sqlite-writer")
         self._reader = ThreadConnection(self.path, "sqlite-reader")
-        self._checkpointer = Checkpointer(self.path)
+        self._checkpointer = Checkpointer(self.path, restart=self._writer.request_restart)
 
     @property
     def writer(self) -> WriterConnection:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -23,6 +24,9 @@ T = TypeVar("T")
 
 WAL_SIZE_LIMIT = 16 * 1024 * 1024  # bytes the -wal file is cut back to after a restart
 RESTART_FRAMES = 4096  # a WAL longer than this (16 MiB of 4 KiB pages) is restarted, not only copied
+RESTART_WAIT_MS = 100  # how long a RESTART may wait for readers (holding every writer back meanwhile)
+RESTART_BACKOFF_S = 5.0  # after a RESTART found a reader in the way, the next attempt waits this long
+BUSY_TIMEOUT_MS = 10_000
 
 # Statements and their parameter rows, for writes that only insert or upsert (no reads, no logic).
 Rows = list[tuple[str, list[tuple[Any, ...]]]]
@@ -31,7 +35,7 @@ DatabaseError = sqlite3.DatabaseError
 IntegrityError = sqlite3.IntegrityError
 
 
-def connect(path: Path | str, *, busy_timeout_ms: int = 10_000) -> Any:
+def connect(path: Path | str, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> Any:
     """Open a connection in autocommit mode (transactions are explicit) with WAL pragmas."""
     conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000)
     conn.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
@@ -111,6 +115,38 @@ class WriterConnection(ThreadConnection):
         self._pending: list[tuple[Callable[..., Any] | None, tuple[Any, ...], asyncio.Future[Any]]] = []
         self._scheduled = False
         self._max_batch = max_batch
+        self._restart_queued = False
+        self._restart_after = 0.0  # monotonic time before which no RESTART is tried again
+
+    def request_restart(self) -> None:
+        """Rewind the WAL between two batches (called by the `Checkpointer`'s thread).
+
+        Run here, on the writer's own thread and connection, the RESTART checkpoint takes the write
+        lock at once instead of losing the race for it to this very writer's back-to-back batches.
+        """
+        with self._lock:
+            if self._restart_queued or self._conn is None or time.monotonic() < self._restart_after:
+                return
+            self._restart_queued = True
+        try:
+            self._executor.submit(self._restart_wal)
+        except RuntimeError:  # closing: nothing left to rewind for
+            self._restart_queued = False
+
+    def _restart_wal(self) -> None:
+        self._restart_queued = False
+        conn = self._conn
+        if conn is None:
+            return
+        conn.execute(f"PRAGMA busy_timeout={RESTART_WAIT_MS}")
+        try:
+            busy = conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()[0]
+        except DatabaseError:
+            busy = 1
+        finally:
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        if busy:  # a reader is in the way; holding writers back for it again soon would only repeat that
+            self._restart_after = time.monotonic() + RESTART_BACKOFF_S
 
     async def transact(self, fn: Callable[..., T], *args: Any) -> T:
         """Run `fn(conn, *args)` inside a (possibly shared) write transaction."""
@@ -213,13 +249,21 @@ class Checkpointer:
     A PASSIVE checkpoint copies the WAL into the database without stopping writers, but under a
     steady stream of writes it never catches up with the WAL's end, and SQLite only rewinds a WAL
     that is fully copied: measured, the -wal file grew by ~8 MB a second without bound at 1,000
-    stored responses a second. So once the WAL is longer than `restart_frames`, a RESTART checkpoint
-    holds writers back for the short tail the PASSIVE ones left, and the next write starts the WAL
-    again from the top (its file cut back to `WAL_SIZE_LIMIT`).
+    stored responses a second. So once the WAL is longer than `restart_frames`, the process's
+    writer is asked for a RESTART checkpoint (`WriterConnection.request_restart`), which copies the
+    short tail the PASSIVE ones left while writers wait, and the next write starts the WAL again
+    from the top (its file cut back to `WAL_SIZE_LIMIT`).
     """
 
-    def __init__(self, path: Path | str, interval: float = 0.5, restart_frames: int = RESTART_FRAMES) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        restart: Callable[[], None],
+        interval: float = 0.5,
+        restart_frames: int = RESTART_FRAMES,
+    ) -> None:
         self._path = path
+        self._restart = restart
         self._interval = interval
         self._restart_frames = restart_frames
         self._stop = threading.Event()
@@ -234,10 +278,10 @@ class Checkpointer:
             while not self._stop.wait(self._interval):
                 try:
                     _busy, frames, _copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-                    if frames > self._restart_frames:
-                        conn.execute("PRAGMA wal_checkpoint(RESTART)")
                 except DatabaseError:
                     continue  # busy with another checkpointer: try again next round
+                if frames > self._restart_frames:
+                    self._restart()
             conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
         finally:
             conn.close()

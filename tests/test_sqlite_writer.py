@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from storage.sqlite_conn import WAL_SIZE_LIMIT, Checkpointer, DatabaseError, WriterConnection
+from storage.sqlite_conn import WAL_SIZE_LIMIT, Checkpointer, DatabaseError, WriterConnection, connect
 
 
 async def test_batched_writes_are_isolated(tmp_path: Path) -> None:
@@ -76,7 +76,7 @@ async def test_wal_restarts_under_a_steady_stream_of_writes(tmp_path: Path) -> N
     writer = WriterConnection(db, "test-writer")
     await writer.open()
     await writer.transact(lambda c: c.execute("CREATE TABLE t (x INTEGER PRIMARY KEY, pad BLOB)"))
-    checkpointer = Checkpointer(db, interval=0.02, restart_frames=200)
+    checkpointer = Checkpointer(db, restart=writer.request_restart, interval=0.02, restart_frames=200)
     checkpointer.start()
     page = 4096 + 24  # a WAL frame
     target = 2 * WAL_SIZE_LIMIT // page + 1  # rows of ~one page each: twice what the WAL keeps
@@ -98,3 +98,29 @@ async def test_wal_restarts_under_a_steady_stream_of_writes(tmp_path: Path) -> N
         await writer.close()
     assert written >= target
     assert size <= 2 * WAL_SIZE_LIMIT, (size, written)  # cut back at restarts (PASSIVE alone: ~150 MB here)
+
+
+async def test_a_lingering_reader_delays_writers_briefly_not_for_the_busy_timeout(tmp_path: Path) -> None:
+    """A RESTART checkpoint waits for readers while holding writers back: only RESTART_WAIT_MS."""
+    db = tmp_path / "w.db"
+    writer = WriterConnection(db, "test-writer")
+    await writer.open()
+    await writer.transact(lambda c: c.execute("CREATE TABLE t (x INTEGER PRIMARY KEY, pad BLOB)"))
+    checkpointer = Checkpointer(db, restart=writer.request_restart, interval=0.02, restart_frames=50)
+    reader = connect(db)
+    reader.execute("BEGIN")
+    reader.execute("SELECT COUNT(*) FROM t").fetchone()  # holds its snapshot: the WAL cannot restart
+    checkpointer.start()
+    loop = asyncio.get_running_loop()
+    slowest = 0.0
+    try:
+        for i in range(600):
+            started = loop.time()
+            await writer.write_rows([("INSERT INTO t (x, pad) VALUES (?, ?)", [(i, b"p" * 3000)])])
+            slowest = max(slowest, loop.time() - started)
+    finally:
+        reader.execute("COMMIT")
+        reader.close()
+        checkpointer.stop()
+        await writer.close()
+    assert slowest < 1.0, slowest  # about RESTART_WAIT_MS, not the 10 s busy timeout

@@ -210,7 +210,7 @@ class SqliteVecBackend:
         self._writer = _VecWriter(self.path, "vec-writer")
         self._readers = [_VecReader(self.path, f"vec-reader-{i}") for i in range(readers)]
         self._idle: asyncio.Queue[_VecReader] = asyncio.Queue()
-        self._checkpointer = Checkpointer(self.path) if checkpoint else None
+        self._checkpointer = Checkpointer(self.path, restart=self._writer.request_restart) if checkpoint else None
 
     async def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -223,11 +223,11 @@ class SqliteVecBackend:
             self._checkpointer.start()
 
     async def close(self) -> None:
+        if self._checkpointer is not None:  # first: it may still ask the writer for a restart
+            self._checkpointer.stop()
         for reader in self._readers:
             await reader.close()
         await self._writer.close()
-        if self._checkpointer is not None:
-            self._checkpointer.stop()
 
     async def _read(self, fn: Any, *args: Any) -> Any:
         reader = await self._idle.get()
