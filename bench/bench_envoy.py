@@ -137,18 +137,15 @@ class Profile:
 
 
 # -- processes -------------------------------------------------------------------------------------
-class PlainEnvoy:
-    """The minimal Envoy (no ext_proc) in front of the backend."""
+class _BenchEnvoy:
+    """An Envoy of the benchmark's own, beside the stack's: started ready, stopped at the end."""
 
-    def __init__(self, backend_port: int, workdir: Path) -> None:
+    def __init__(self) -> None:
         self.port, self.admin_port = free_port(), free_port()
-        self.config = workdir / f"envoy-plain-{self.port}.yaml"
-        self.config.write_text(
-            PLAIN_ENVOY_YAML.format(port=self.port, admin_port=self.admin_port, backend_port=backend_port)
-        )
-        self.proc = start_envoy(
-            self.config, log_level="error", concurrency=1, log_path=workdir / f"envoy-plain-{self.port}.log"
-        )
+
+    def _start(self, config: Path, log_path: Path | None = None) -> None:
+        self.config = config
+        self.proc = start_envoy(config, log_level="error", concurrency=1, log_path=log_path)
         try:
             wait_http(f"http://127.0.0.1:{self.admin_port}/ready", proc=self.proc)
         except BaseException:
@@ -157,6 +154,18 @@ class PlainEnvoy:
 
     def stop(self) -> None:
         stop_envoy(self.proc)
+
+
+class PlainEnvoy(_BenchEnvoy):
+    """The minimal Envoy (no ext_proc) in front of the backend."""
+
+    def __init__(self, backend_port: int, workdir: Path) -> None:
+        super().__init__()
+        config = workdir / f"envoy-plain-{self.port}.yaml"
+        config.write_text(
+            PLAIN_ENVOY_YAML.format(port=self.port, admin_port=self.admin_port, backend_port=backend_port)
+        )
+        self._start(config, log_path=workdir / f"envoy-plain-{self.port}.log")
 
 
 # Appended to the stack's rendered HTTP connection manager (after `merge_slashes`) for --phases.
@@ -188,11 +197,11 @@ PHASE_FIELDS = (
 )
 
 
-class PhasesEnvoy:
+class PhasesEnvoy(_BenchEnvoy):
     """The stack's Envoy configuration on other ports, with the ext_proc filter state logged."""
 
     def __init__(self, stack: EnvoyStack, workdir: Path) -> None:
-        self.port, self.admin_port = free_port(), free_port()
+        super().__init__()
         self.log = workdir / f"envoy-phases-{self.port}.access.log"
         text = stack.config_path.read_text()
         anchor = "          merge_slashes: true\n"
@@ -201,17 +210,9 @@ class PhasesEnvoy:
         text = text.replace(anchor, anchor + PHASES_LOG.format(path=self.log), 1)
         text = re.sub(rf"port_value: {stack.envoy_port}\b", f"port_value: {self.port}", text)
         text = re.sub(rf"port_value: {stack.admin_port}\b", f"port_value: {self.admin_port}", text)
-        self.config = workdir / f"envoy-phases-{self.port}.yaml"
-        self.config.write_text(text)
-        self.proc = start_envoy(self.config, log_level="error", concurrency=1)
-        try:
-            wait_http(f"http://127.0.0.1:{self.admin_port}/ready", proc=self.proc)
-        except BaseException:
-            stop_envoy(self.proc)
-            raise
-
-    def stop(self) -> None:
-        stop_envoy(self.proc)
+        config = workdir / f"envoy-phases-{self.port}.yaml"
+        config.write_text(text)
+        self._start(config)
 
     def records(self) -> list[dict[str, Any]]:
         out = []

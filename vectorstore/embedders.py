@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -19,6 +20,18 @@ import numpy as np
 
 from vectorstore.base import Embedder
 from vectorstore.minilm import MODEL_NAME, MiniLM, load_tokenizer, model_dir
+
+
+@functools.cache
+def _tokenizer() -> Any:
+    return load_tokenizer(model_dir(), None)
+
+
+def count_minilm_tokens(text: str) -> int:
+    """WordPiece tokens of all-MiniLM-L6-v2's tokenizer, without special tokens or truncation
+    (chunk sizes are counted with it whichever embedder is in use)."""
+    return len(_tokenizer().encode(text, add_special_tokens=False).ids)
+
 
 QUERY_TEXTS = 8  # requests this small go to the query worker
 BULK_BATCH = 64  # bulk requests are cut into pieces this size (bounded memory, progress)
@@ -36,7 +49,6 @@ class LocalEmbedder:
     def __init__(self) -> None:
         self.name = f"local:{MODEL_NAME}"
         self._model: MiniLM | None = None
-        self._tokenizer: Any = None
         self._lock = threading.Lock()
         self._query = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
         self._bulk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-bulk")
@@ -71,10 +83,7 @@ class LocalEmbedder:
         return out
 
     def count_tokens(self, text: str) -> int:
-        """WordPiece tokens of the model's own tokenizer, without special tokens or truncation."""
-        if self._tokenizer is None:
-            self._tokenizer = load_tokenizer(model_dir(), None)
-        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        return count_minilm_tokens(text)
 
     async def close(self) -> None:
         self._query.shutdown(wait=False)
@@ -107,7 +116,6 @@ class OpenAICompatibleEmbedder:
         self._timeout = aiohttp.ClientTimeout(total=timeout)
         self._dimension = dimension
         self._session: aiohttp.ClientSession | None = None
-        self._tokenizer: Any = None
 
     @property
     def dimension(self) -> int:
@@ -154,9 +162,7 @@ class OpenAICompatibleEmbedder:
         return out
 
     def count_tokens(self, text: str) -> int:
-        if self._tokenizer is None:
-            self._tokenizer = load_tokenizer(model_dir(), None)
-        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        return count_minilm_tokens(text)
 
     async def close(self) -> None:
         if self._session is not None:

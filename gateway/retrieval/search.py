@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from gateway.errors import APIError, BackendError, ServerError
@@ -21,6 +23,18 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MAX_RESULTS = 10
 MAX_QUERIES = 10
+
+
+@contextmanager
+def _failure_as(error: type[APIError], what: str, code: str) -> Iterator[None]:
+    """Unexpected failures of `what` become `error` (logged, named); API errors pass unchanged."""
+    try:
+        yield
+    except APIError:
+        raise
+    except Exception as exc:
+        log.exception("%s failed", what.lower())
+        raise error(f"{what} failed: {type(exc).__name__}: {exc}", code=code) from exc
 
 
 async def search_stores(
@@ -40,15 +54,8 @@ async def search_stores(
     vectors: list[list[float] | None] = [None] * len(queries)
     if mode != "keyword":
         embedder = await r.embedder()
-        try:
+        with _failure_as(BackendError, "Embedding the search query", "embedding_failed"):
             vectors = list(await embedder.embed(queries))
-        except APIError:
-            raise
-        except Exception as exc:
-            log.exception("embedding a search query failed")
-            raise BackendError(
-                f"Embedding the search query failed: {type(exc).__name__}: {exc}", code="embedding_failed"
-            ) from exc
     backend = await r.backend()
     extra = {} if vector_weight is None else {"fusion": Fusion(method="weights", vector_weight=vector_weight)}
     jobs = [
@@ -56,15 +63,8 @@ async def search_stores(
         for sid in store_ids
         for query, vector in zip(queries, vectors, strict=True)
     ]
-    try:
+    with _failure_as(ServerError, "The vector search", "vector_search_failed"):
         results = await asyncio.gather(*jobs)
-    except APIError:
-        raise
-    except Exception as exc:
-        log.exception("vector search failed")
-        raise ServerError(
-            f"The vector search failed: {type(exc).__name__}: {exc}", code="vector_search_failed"
-        ) from exc
     best: dict[tuple[str, str], Hit] = {}
     for hits in results:
         for hit in hits:

@@ -36,6 +36,11 @@ def _unknown(body: dict[str, Any], allowed: set[str]) -> None:
             raise InvalidRequest(f"Unknown parameter: '{key}'.", param=key, code="unknown_parameter")
 
 
+def _check_status_filter(status: str | None) -> None:
+    if status is not None and status not in FILE_FILTERS:
+        raise params.bad(f"Invalid 'filter': expected one of {', '.join(FILE_FILTERS)}.", "filter")
+
+
 class VectorStoresService:
     def __init__(self, retrieval: Retrieval) -> None:
         self.r = retrieval
@@ -186,8 +191,7 @@ class VectorStoresService:
     async def list_files(
         self, store_id: str, *, status: str | None, limit: int, order: str, after: str | None, before: str | None
     ) -> Page:
-        if status is not None and status not in FILE_FILTERS:
-            raise params.bad(f"Invalid 'filter': expected one of {', '.join(FILE_FILTERS)}.", "filter")
+        _check_status_filter(status)
         await self.retrieve(store_id)
         return await self.r.stores.list_files(
             store_id, status=status, limit=limit, order=order, after=after, before=before
@@ -293,8 +297,7 @@ class VectorStoresService:
         after: str | None,
         before: str | None,
     ) -> Page:
-        if status is not None and status not in FILE_FILTERS:
-            raise params.bad(f"Invalid 'filter': expected one of {', '.join(FILE_FILTERS)}.", "filter")
+        _check_status_filter(status)
         await self.retrieve_batch(store_id, batch_id)
         return await self.r.stores.list_files(
             store_id, batch_id=batch_id, status=status, limit=limit, order=order, after=after, before=before
