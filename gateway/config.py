@@ -53,6 +53,18 @@ class Settings(BaseModel):
     web_search_url: str | None = Field(default=None, description="provider endpoint override (SearXNG base URL)")
     web_search_api_key: str | None = None
 
+    # --- security and outbound addresses (netguard, #10)
+
+    # --- knowledge graph (#12)
+
+    # --- research (#13)
+
+    # --- MCP server over the knowledge base (#14)
+
+    # --- operations: metrics, logs, drain, workers (#17)
+
+    # --- clients: Codex, Open Responses, WebSocket (#18)
+
     @property
     def mcp_host_patterns(self) -> tuple[str, ...] | None:
         """The MCP allowlist as patterns, or None when every host is allowed."""
