@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
+from extproc.ops import SHUTTING_DOWN, Observation
 from extproc.pb.envoy.config.core.v3 import base_pb2 as core_pb2
 from extproc.pb.envoy.extensions.filters.http.ext_proc.v3 import processing_mode_pb2 as mode_pb2
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
@@ -132,6 +134,8 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         self.request_mutation = m
         self.reroute_mutation = ep.HeaderMutation(set_headers=[_set(ROUTE_HEADER, "gateway")])
         self._finishing: set[asyncio.Task[Any]] = set()
+        self.draining = False  # SIGTERM: new requests get 503, streams in flight go on
+        self.active = 0
 
     def needs_gateway(self, prepared: Prepared) -> bool:
         """Requests one upstream request cannot serve go to the gateway HTTP server instead."""
@@ -147,13 +151,25 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         self, request_iterator: AsyncIterator[ep.ProcessingRequest], context: Any
     ) -> AsyncIterator[ep.ProcessingResponse]:
         ex = _Exchange(self)
+        obs = Observation()
+        self.active += 1
         try:
             async for msg in request_iterator:
-                reply, last = await ex.handle(msg)
+                began = time.perf_counter()
+                if self.draining and ex.run is None:
+                    reply, last = immediate(503, SHUTTING_DOWN), True
+                else:
+                    reply, last = await ex.handle(msg)
+                obs.saw(msg, reply, last, began)
+                if ex.run is not None:
+                    obs.ctx["response_id"] = ex.run.id
+                    obs.response_status(ex.status, ex.streamed)
                 yield reply
                 if last:
                     return
         finally:
+            self.active -= 1
+            obs.done()
             if ex.run is not None and not ex.run.finished:
                 self._finish_abandoned(ex)
 

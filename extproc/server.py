@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import logging
 import signal
-import sys
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -18,9 +17,11 @@ from grpc_health.v1._async import HealthServicer
 
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as ep_grpc
 from extproc.processor import ExternalProcessor
+from gateway import metrics
 from gateway.config import Settings
 from gateway.engine.service import ResponsesService
 from gateway.http.app import build_deps
+from gateway.logs import announce
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +89,7 @@ async def serve(settings: Settings, port: int | None = None, ready: asyncio.Even
         await server.start()
         for name in ("", SERVICE_NAME):
             await health.set(name, health_pb2.HealthCheckResponse.SERVING)
-        print(f"gateway ExtProc (gRPC) on {settings.host}:{bound}", file=sys.stderr, flush=True)
+        announce(f"gateway ExtProc (gRPC) on {settings.host}:{bound}")
         if ready is not None:
             ready.set()
 
@@ -99,6 +100,8 @@ async def serve(settings: Settings, port: int | None = None, ready: asyncio.Even
                 loop.add_signal_handler(sig, stop.set)
         try:
             await stop.wait()
+            await health.enter_graceful_shutdown()  # NOT_SERVING for health checkers
+            await drain(processor, service, settings.drain_seconds)
         finally:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
@@ -113,6 +116,20 @@ async def serve(settings: Settings, port: int | None = None, ready: asyncio.Even
         await deps.models.stop()
         await deps.backend.close()
         await deps.store.close()
+
+
+async def drain(processor: ExternalProcessor, service: ResponsesService, seconds: float) -> None:
+    """Refuse new requests (503 `shutting_down`) and let streams in flight and detached runs finish,
+    for at most ``seconds``; what is still running then is ended by the shutdown that follows."""
+    processor.draining = True
+    metrics.set_draining(True)
+    log.info("draining: %d stream(s) in flight, up to %.0fs", processor.active, seconds)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while (processor.active or service.running) and loop.time() < deadline:  # noqa: ASYNC110 (plain counters)
+        await asyncio.sleep(0.05)
+    if processor.active or service.running:
+        log.warning("drain time over: %d stream(s) still in flight are cut", processor.active + len(service.running))
 
 
 def run_extproc(settings: Settings, port: int | None = None) -> None:

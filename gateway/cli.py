@@ -9,10 +9,11 @@ local-model  the bundled SmolLM2 model on an OpenAI-compatible server
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 
+from gateway import logs, metrics
 from gateway.config import Settings, load_settings
+from gateway.workers import run_pool, worker_index
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -24,33 +25,36 @@ def _settings(args: argparse.Namespace) -> Settings:
     )
 
 
+def _door_process(settings: Settings, door: str) -> None:
+    """Logging and metrics first: prometheus_client must see its directory before it is imported."""
+    logs.configure(settings)
+    metrics.init(metrics.metrics_dir(settings.data_dir, settings.metrics_dir), door)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
-    from aiohttp import web
-
-    from gateway.http.app import create_app
-
     settings = _settings(args)
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    app = create_app(settings)
-    web.run_app(
-        app,
-        host=settings.host,
-        port=settings.http_port,
-        access_log=None,
-        print=lambda msg: print(
-            f"gateway HTTP server on http://{settings.host}:{settings.http_port}", file=sys.stderr, flush=True
-        ),
-        shutdown_timeout=10,
-    )
+    index = worker_index()
+    if settings.workers > 1 and index is None:
+        logs.configure(settings)
+        return run_pool("serve", settings)
+    _door_process(settings, "http")
+    from gateway.http.server import run_http
+
+    run_http(settings, worker=index or 0, reuse_port=settings.workers > 1)
     return 0
 
 
 def cmd_extproc(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    index = worker_index()
+    port = getattr(args, "extproc_port", None)
+    if settings.workers > 1 and index is None and port is None:
+        logs.configure(settings)
+        return run_pool("extproc", settings)
+    _door_process(settings, "extproc")
     from extproc.server import run_extproc
 
-    settings = _settings(args)
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    run_extproc(settings, port=getattr(args, "extproc_port", None))
+    run_extproc(settings, port=port if port is not None else settings.extproc_port + (index or 0))
     return 0
 
 
@@ -58,7 +62,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     from gateway.supervisor import run_stack
 
     settings = _settings(args)
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.configure(settings)
     return run_stack(settings)
 
 

@@ -62,6 +62,19 @@ class Settings(BaseModel):
     # --- MCP server over the knowledge base (#14)
 
     # --- operations: metrics, logs, drain, workers (#17)
+    workers: int = Field(
+        default_factory=lambda: _cores(),
+        ge=1,
+        le=64,
+        description="HTTP server and ExtProc processes each (default: the cores this process may use)",
+    )
+    log_format: Literal["text", "json"] = "text"
+    drain_seconds: float = Field(
+        default=30.0, ge=0, description="on SIGTERM, how long streams in flight may take to finish"
+    )
+    metrics_dir: Path | None = Field(
+        default=None, description="prometheus multiprocess directory shared by the stack; unset → data_dir/metrics"
+    )
 
     # --- clients: Codex, Open Responses, WebSocket (#18)
 
@@ -85,6 +98,14 @@ class Settings(BaseModel):
 
 
 _ENV_PREFIX = "GATEWAY_"
+
+
+def _cores() -> int:
+    """CPUs this process may run on (a container's cpuset, not the host's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 def load_settings(env: dict[str, str] | None = None, **overrides: Any) -> Settings:

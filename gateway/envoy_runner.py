@@ -44,6 +44,12 @@ _TLS = """\
             - {{san_type: {san_type}, matcher: {{exact: "{host}"}}}}"""
 
 
+_ENDPOINT = """\
+        - endpoint:
+            address:
+              socket_address: {{address: "{host}", port_value: {port}}}"""
+
+
 class EnvoyError(RuntimeError):
     """Envoy is missing, rejected its configuration, or did not become ready."""
 
@@ -87,6 +93,7 @@ def render_envoy_config(
     admin_port: int = 9901,
     extproc_host: str = "127.0.0.1",
     extproc_port: int = 10000,
+    extproc_workers: int = 1,
     gateway_host: str = "127.0.0.1",
     gateway_port: int = 8082,
     backend_url: str = "http://127.0.0.1:8000/v1",
@@ -100,7 +107,10 @@ def render_envoy_config(
     backend_ca_file: str | None = None,
     template_path: Path = TEMPLATE_PATH,
 ) -> str:
-    """Return the Envoy YAML. The backend URL's path is ignored here: the processor sets :path."""
+    """Return the Envoy YAML. The backend URL's path is ignored here: the processor sets :path.
+
+    ``extproc_workers`` ExtProc processes listen on ``extproc_port`` + 0 … n-1 (GATEWAY_WORKERS).
+    """
     url = urlsplit(backend_url)
     if url.scheme not in ("http", "https") or not url.hostname:
         raise ValueError(f"backend_url must be http(s)://host[:port][/base]: {backend_url!r}")
@@ -124,6 +134,10 @@ def render_envoy_config(
         "LISTEN_HOST": _check_host(listen_host, "listen"),
         "EXTPROC_HOST": _check_host(extproc_host, "extproc"),
         "EXTPROC_PORT": int(extproc_port),
+        "EXTPROC_ENDPOINTS": "\n".join(
+            _ENDPOINT.format(host=_check_host(extproc_host, "extproc"), port=int(extproc_port) + i)
+            for i in range(max(1, int(extproc_workers)))
+        ),
         "EXTPROC_CLUSTER_TYPE": _cluster_type(extproc_host),
         "GATEWAY_HOST": _check_host(gateway_host, "gateway"),
         "GATEWAY_PORT": int(gateway_port),

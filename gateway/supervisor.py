@@ -5,14 +5,16 @@
 Children get the same settings through `GATEWAY_*` variables. Envoy is started from this (main)
 thread, which stays alive in the supervision loop: Envoy 1.40 sets PR_SET_PDEATHSIG and would die
 with the thread that started it. The Python children get PR_SET_PDEATHSIG too (Linux), so nothing
-outlives a supervisor that is killed outright. SIGINT/SIGTERM or any child exiting stops everything,
-Envoy first (no new requests), then the ExtProc, the HTTP server and the model.
+outlives a supervisor that is killed outright. SIGINT/SIGTERM or any child exiting stops everything: the
+HTTP server and ExtProc drain first (readiness 503, new requests 503, streams in flight finish within
+`drain_seconds`) while Envoy still carries those streams; then Envoy and the model stop.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import logging
 import os
 import signal
 import socket
@@ -28,6 +30,8 @@ from typing import Any
 
 from gateway.config import Settings
 from gateway.envoy_runner import EnvoyError, start_envoy, validate_envoy_config, write_envoy_config
+from gateway.logs import announce
+from gateway.workers import extproc_ports
 
 POLL_S = 0.05
 START_TIMEOUT_S = 60.0
@@ -54,7 +58,7 @@ def child_env(settings: Settings, base: dict[str, str] | None = None) -> dict[st
     return env
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the forked child
+def die_with_parent() -> None:  # pragma: no cover - runs in the forked child
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
@@ -104,7 +108,7 @@ class Stack:
             env=self.env,
             stdin=subprocess.DEVNULL,
             process_group=0,  # Ctrl-C reaches the supervisor only; it stops the children in order
-            preexec_fn=_die_with_parent if _LINUX else None,  # single-threaded here
+            preexec_fn=die_with_parent if _LINUX else None,  # single-threaded here
         )
         self.children.append((name, proc))
         return proc
@@ -146,6 +150,7 @@ class Stack:
             listen_host=s.host,
             extproc_host=local,
             extproc_port=s.extproc_port,
+            extproc_workers=s.workers,
             gateway_host=local,
             gateway_port=s.http_port,
             backend_url=s.backend_base,
@@ -153,11 +158,12 @@ class Stack:
         )
         validate_envoy_config(config)
         envoy_level = "info" if s.log_level.upper() == "DEBUG" else "warning"
-        envoy = start_envoy(config, log_level=envoy_level, preexec_fn=_die_with_parent if _LINUX else None)
+        envoy = start_envoy(config, log_level=envoy_level, preexec_fn=die_with_parent if _LINUX else None)
         self.children.append(("Envoy", envoy))
         health = f"http://{_url_host(local)}:{s.http_port}/health"
         self._wait(lambda: _http_ok(health), "the HTTP server", START_TIMEOUT_S)
-        self._wait(lambda: _port_open(local, s.extproc_port), "the ExtProc", START_TIMEOUT_S)
+        ports = extproc_ports(s)
+        self._wait(lambda: all(_port_open(local, p) for p in ports), "the ExtProc", START_TIMEOUT_S)
         self._wait(lambda: _http_ok(f"http://127.0.0.1:{s.envoy_admin_port}/ready"), "Envoy", START_TIMEOUT_S)
 
     def supervise(self) -> None:
@@ -166,15 +172,29 @@ class Stack:
             time.sleep(0.2)
 
     def stop(self) -> None:
-        """Envoy first (no new requests), then the ExtProc, the HTTP server, the model."""
-        for _name, proc in reversed(self.children):
+        """The doors drain first while Envoy still carries their streams; then Envoy, then the model."""
+        doors = [proc for name, proc in self.children if name in DOORS]
+        for proc in doors:
             if proc.poll() is None:
                 proc.terminate()
-                try:
-                    proc.wait(STOP_TIMEOUT_S)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+        deadline = time.monotonic() + self.settings.drain_seconds + STOP_TIMEOUT_S
+        for proc in doors:
+            _reap(proc, max(0.1, deadline - time.monotonic()))
+        for name, proc in reversed(self.children):
+            if name not in DOORS and proc.poll() is None:
+                proc.terminate()
+                _reap(proc, STOP_TIMEOUT_S)
+
+
+DOORS = ("HTTP server", "ExtProc")
+
+
+def _reap(proc: subprocess.Popen[Any], timeout: float) -> None:
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def run_stack(settings: Settings) -> int:
@@ -186,18 +206,16 @@ def run_stack(settings: Settings) -> int:
         stack.start()
         s = settings
         host = _url_host(_connect_host(s.host))
-        print(
-            f"Responses Gateway ready on http://{host}:{s.envoy_port}/v1 (Envoy)\n"
-            f"  HTTP server http://{host}:{s.http_port}/v1, ExtProc {host}:{s.extproc_port}, "
-            f"backend {s.backend_base}",
-            file=sys.stderr,
-            flush=True,
+        announce(
+            f"Responses Gateway ready on http://{host}:{s.envoy_port}/v1 (Envoy); "
+            f"HTTP server http://{host}:{s.http_port}/v1, ExtProc {host}:{s.extproc_port} "
+            f"({s.workers} worker(s) each), backend {s.backend_base}"
         )
         stack.supervise()
     except _Stop:
         code = 0
     except (_ChildFailed, EnvoyError, OSError, ValueError) as exc:
-        print(f"responses-gateway up: {exc}", file=sys.stderr, flush=True)
+        logging.getLogger(__name__).error("responses-gateway up: %s", exc)
         code = 1
     finally:
         stack.stop()

@@ -35,6 +35,15 @@ DatabaseError = sqlite3.DatabaseError
 IntegrityError = sqlite3.IntegrityError
 
 
+# Called with "transaction" when a write transaction fails on a lock past the busy timeout, and with
+# "checkpoint" when a WAL restart backs off for a reader; the gateway points it at its metrics.
+def _no_busy_hook(kind: str) -> None:
+    return None
+
+
+on_busy: Callable[[str], None] = _no_busy_hook
+
+
 def connect(path: Path | str, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> Any:
     """Open a connection in autocommit mode (transactions are explicit) with WAL pragmas."""
     conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000)
@@ -146,6 +155,7 @@ class WriterConnection(ThreadConnection):
         finally:
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         if busy:  # a reader is in the way; holding writers back for it again soon would only repeat that
+            on_busy("checkpoint")
             self._restart_after = time.monotonic() + RESTART_BACKOFF_S
 
     async def transact(self, fn: Callable[..., T], *args: Any) -> T:
@@ -192,6 +202,8 @@ class WriterConnection(ThreadConnection):
                 raise
             conn.execute("COMMIT")
         except Exception as exc:  # BEGIN or COMMIT failed (busy past the timeout, disk full): all fail
+            if "locked" in str(exc) or "busy" in str(exc):
+                on_busy("transaction")
             outcomes = [(False, exc)] * len(batch)
         # One wake-up of the event loop for the whole batch, not one per write.
         loop.call_soon_threadsafe(

@@ -112,7 +112,14 @@ class Gateway:
 def gateway_env(backend_url: str, data_dir: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
     env.update(
-        {"GATEWAY_BACKEND_URL": backend_url, "GATEWAY_DATA_DIR": str(data_dir), "GATEWAY_LOG_LEVEL": "WARNING", **extra}
+        {
+            "GATEWAY_BACKEND_URL": backend_url,
+            "GATEWAY_DATA_DIR": str(data_dir),
+            "GATEWAY_LOG_LEVEL": "WARNING",
+            # one process per door keeps the suite's many stacks lean; tests of workers set more
+            "GATEWAY_WORKERS": "1",
+            **extra,
+        }
     )
     return env
 

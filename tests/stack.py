@@ -74,9 +74,12 @@ class EnvoyStack:
         wait_port(self.extproc_port, proc=self.extproc)
 
 
-def _start_extproc(env: dict[str, str], port: int) -> subprocess.Popen[Any]:
+def _start_extproc(env: dict[str, str], port: int, output: Any = None) -> subprocess.Popen[Any]:
     return subprocess.Popen(
-        [str(VENV_BIN / "responses-gateway"), "extproc"], cwd=ROOT, env={**env, "GATEWAY_EXTPROC_PORT": str(port)}
+        [str(VENV_BIN / "responses-gateway"), "extproc"],
+        cwd=ROOT,
+        env={**env, "GATEWAY_EXTPROC_PORT": str(port)},
+        stderr=output,
     )
 
 
@@ -87,10 +90,14 @@ def envoy_stack(
     http_gateway: Gateway | None = None,
     *,
     envoy_log_level: str = "error",
+    output: Any = None,
     **extra_env: str,
 ) -> Iterator[EnvoyStack]:
     """Start the ExtProc, an HTTP server (or reuse ``http_gateway``, which must share ``data_dir``)
-    and Envoy on free ports; stop what was started here on exit (Envoy first)."""
+    and Envoy on free ports; stop what was started here on exit (Envoy first).
+
+    ``GATEWAY_WORKERS`` in ``extra_env`` starts that many ExtProc (on consecutive ports) and HTTP
+    processes; ``output`` (a file) receives both doors' stderr (their logs)."""
     if http_gateway is not None and Path(http_gateway.data_dir).resolve() != Path(data_dir).resolve():
         raise ValueError("the HTTP gateway must use the same data_dir as the ExtProc")
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -105,11 +112,13 @@ def envoy_stack(
         GATEWAY_ENVOY_ADMIN_PORT=str(admin_port),
         **extra_env,
     )
+    workers = int(extra_env.get("GATEWAY_WORKERS", "1"))
     cfg = write_envoy_config(
         data_dir / f"envoy-{envoy_port}.yaml",
         envoy_port=envoy_port,
         admin_port=admin_port,
         extproc_port=extproc_port,
+        extproc_workers=workers,
         gateway_port=http_port,
         backend_url=backend_url,
     )
@@ -117,18 +126,19 @@ def envoy_stack(
     stack: EnvoyStack | None = None
     try:
         # Start everything, then wait for everything: the three start-ups overlap.
-        extproc = _start_extproc(env, extproc_port)
+        extproc = _start_extproc(env, extproc_port, output)
         procs.append(extproc)
         http = http_gateway
         if http is None:
-            proc = subprocess.Popen([str(VENV_BIN / "responses-gateway"), "serve"], cwd=ROOT, env=env)
+            proc = subprocess.Popen([str(VENV_BIN / "responses-gateway"), "serve"], cwd=ROOT, env=env, stderr=output)
             procs.append(proc)
             http = Gateway(proc, http_port, data_dir, env)
         log_path = data_dir / f"envoy-{envoy_port}.log"
         envoy = start_envoy(cfg, log_level=envoy_log_level, concurrency=1, log_path=log_path)
         procs.append(envoy)
         wait_http(f"http://127.0.0.1:{admin_port}/ready", proc=envoy)
-        wait_port(extproc_port, proc=extproc)
+        for i in range(workers):
+            wait_port(extproc_port + i, proc=extproc)
         if http_gateway is None:
             wait_http(f"http://127.0.0.1:{http_port}/health", proc=http.proc)
         stack = EnvoyStack(

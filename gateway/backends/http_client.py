@@ -6,6 +6,7 @@ response with a reason instead of leaking a traceback or leaving the response `i
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
+from gateway import metrics
 from gateway.backends.base import map_backend_error
 from gateway.backends.sse import SSEParser
 from gateway.errors import BackendError, BackendTimeout
@@ -57,6 +59,7 @@ class BackendHTTP:
 
     @asynccontextmanager
     async def post(self, path: str, body: dict[str, Any]) -> AsyncIterator[aiohttp.ClientResponse]:
+        started = time.perf_counter()
         try:
             async with self.session.post(self.url(path), data=dumps(body), headers=self.headers) as resp:
                 if resp.status >= 400:
@@ -68,6 +71,8 @@ class BackendHTTP:
             raise BackendTimeout(f"the inference backend at {self.base_url} timed out") from None
         except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
             raise BackendError(f"the inference backend dropped the connection: {exc}") from None
+        finally:  # until the caller has read the reply (a stream's last chunk)
+            metrics.add_backend_time(time.perf_counter() - started)
 
     async def get_json(self, path: str) -> Any:
         try:

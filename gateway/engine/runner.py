@@ -15,6 +15,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+from gateway import metrics
 from gateway.backends.base import TurnRequest
 from gateway.engine.citations import CitationSources
 from gateway.engine.context import EngineDeps, Prepared
@@ -22,7 +23,7 @@ from gateway.engine.events import Event, EventBuilder
 from gateway.engine.owner import OWNER
 from gateway.engine.truncation import MAX_RETRIES, drop_oldest, overflow_share
 from gateway.engine.turn import TurnAssembler
-from gateway.errors import APIError, InvalidRequest, ServerError
+from gateway.errors import APIError, BackendError, InvalidRequest, ServerError
 from gateway.tools.registry import ServerTool
 
 log = logging.getLogger(__name__)
@@ -143,6 +144,10 @@ class ResponseRun:
         if error is not None:
             self.error = error
             resp["error"] = error.as_error_object()
+            if isinstance(error, BackendError):
+                metrics.backend_error(error.code)
+        if self.p.req.stream:
+            metrics.streamed_tokens(self._usage["out"])
         if incomplete_reason:
             resp["incomplete_details"] = {"reason": incomplete_reason}
         if error is not None:

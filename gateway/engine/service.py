@@ -16,6 +16,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+from gateway import metrics
 from gateway.engine.context import EngineDeps, Prepared, prepare
 from gateway.engine.events import Event
 from gateway.engine.owner import is_alive
@@ -117,8 +118,10 @@ class ResponsesService:
 
     def _detach(self, run: ResponseRun, feed: _Feed) -> asyncio.Future[None]:
         started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        queued = 1 if run.p.req.background else 0
 
         async def produce() -> None:
+            metrics.background_queue(queued)
             try:
                 async for event in run.run(persist_start=True):
                     if not started.done():
@@ -129,6 +132,7 @@ class ResponsesService:
                     started.set_result(None)
                 feed.push(None)
                 self.running.pop(run.id, None)
+                metrics.background_queue(-queued)
 
         task = asyncio.get_running_loop().create_task(produce(), name=f"response-{run.id}")
         self.running[run.id] = (run, task, feed)

@@ -15,7 +15,7 @@ from gateway.engine.conversations import ConversationsService
 from gateway.engine.models import ModelCatalog
 from gateway.engine.service import ResponsesService
 from gateway.http import connectors as connector_routes
-from gateway.http import conversations, meta, passthrough, prompts, responses, vector_stores
+from gateway.http import conversations, meta, ops, passthrough, prompts, responses, vector_stores
 from gateway.http.common import error_middleware
 from gateway.mcp import shutdown as close_mcp_sessions
 from gateway.tools.builtin import register_builtin_tools
@@ -51,6 +51,7 @@ def create_app(settings: Settings) -> web.Application:
     for table in (responses.routes, conversations.routes, passthrough.routes, meta.routes, prompts.routes):
         app.add_routes(table)
     app.add_routes(connector_routes.routes)
+    ops.install(app)  # request ids, access log, metrics, drain gate, /metrics
 
     async def startup(app: web.Application) -> None:
         await deps.store.open()

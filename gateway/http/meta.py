@@ -49,6 +49,8 @@ async def ready(request: web.Request) -> web.Response:
     except Exception:
         checks["storage"] = False
     checks["backend"] = await request.app["backend"].ping()
+    drain = request.app.get("drain")
+    checks["accepting"] = not (drain is not None and drain.draining)  # false once SIGTERM arrived
     ok = all(checks.values())
     return json_response({"status": "ready" if ok else "not_ready", "checks": checks}, status=200 if ok else 503)
 

@@ -10,6 +10,7 @@ from gateway.engine.events import Event
 from gateway.engine.service import ResponsesService
 from gateway.errors import InvalidRequest
 from gateway.http.common import error_response, json_response, page_params, read_json, sse_frame
+from gateway.http.ops import note_response_id, observe_stream
 from gateway.schema.pages import list_body
 
 routes = web.RouteTableDef()
@@ -24,6 +25,7 @@ async def stream_events(request: web.Request, events: AsyncIterator[Event]) -> w
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     )
     await resp.prepare(request)
+    events = observe_stream(request, events)
     try:
         async for event in events:
             await resp.write(sse_frame(event))
@@ -39,6 +41,7 @@ async def create(request: web.Request) -> web.StreamResponse:
     service = _service(request)
     prepared = await service.prepare(await read_json(request))
     req = prepared.req
+    note_response_id(request, prepared.response["id"])
     if req.background:
         result = await service.background(prepared, stream=req.stream)
         if isinstance(result, dict):

@@ -18,6 +18,7 @@ import logging
 import time
 from typing import Any
 
+from gateway import metrics
 from gateway.retrieval.core import Retrieval
 from vectorstore.base import Chunk
 
@@ -67,6 +68,10 @@ class IngestionWorker:
         if key not in self.queued:
             self.queued.add(key)
             self.queue.put_nowait(key)
+        self._report()
+
+    def _report(self) -> None:
+        metrics.ingestion_backlog(len(self.queued) + len(self.running))
 
     async def cancel(self, store_id: str, file_id: str) -> None:
         """Stop the job of one file, if it runs (its status was already changed by the caller)."""
@@ -80,6 +85,7 @@ class IngestionWorker:
         for key in [k for k in self.running if k[0] == store_id]:
             await self.cancel(*key)
         self.queued = {k for k in self.queued if k[0] != store_id}
+        self._report()
 
     async def _loop(self) -> None:
         while True:
@@ -93,6 +99,7 @@ class IngestionWorker:
                 await asyncio.wait({task})  # a cancelled job must not cancel the loop
             finally:
                 self.running.pop(key, None)
+                self._report()
 
     async def _job(self, store_id: str, file_id: str) -> None:
         try:

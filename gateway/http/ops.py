@@ -1,0 +1,173 @@
+"""The HTTP door's operational surface: request ids, one access line per request, metrics, the
+drain gate, and `GET /metrics`.
+
+`ops_middleware` is the outermost middleware: it sees every request, including the error
+middleware's replies, so the status it counts and logs is the one the client got.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from aiohttp import web
+
+from gateway import metrics
+from gateway.engine.events import Event
+from gateway.http.common import json_response
+from gateway.logs import ACCESS_LOGGER, new_request_id, request_context
+
+routes = web.RouteTableDef()
+access_log = logging.getLogger(ACCESS_LOGGER)
+
+# Probes and scrapes still answer while draining (readiness says 503 itself).
+OPS_PATHS = frozenset({"/health", "/ready", "/metrics"})
+TERMINAL = frozenset({"response.completed", "response.failed", "response.incomplete", "response.cancelled"})
+
+
+class Drain:
+    """Requests in flight, and whether the process is draining (SIGTERM received)."""
+
+    def __init__(self) -> None:
+        self.draining = False
+        self.active = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def enter(self) -> None:
+        self.active += 1
+        self._idle.clear()
+
+    def leave(self) -> None:
+        self.active -= 1
+        if self.active == 0:
+            self._idle.set()
+
+    async def wait_idle(self, timeout: float) -> bool:  # noqa: ASYNC109 (the drain deadline)
+        """True when every request in flight finished within ``timeout`` seconds."""
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+
+def shutting_down() -> web.Response:
+    resp = json_response(
+        {
+            "error": {
+                "message": "The gateway is shutting down and accepts no new requests; retry shortly.",
+                "type": "server_error",
+                "param": None,
+                "code": "shutting_down",
+            }
+        },
+        status=503,
+    )
+    resp.headers["Retry-After"] = "1"
+    resp.force_close()
+    return resp
+
+
+def _route(request: web.Request) -> str:
+    """The matched route's pattern (bounded label values), not the raw path."""
+    resource = request.match_info.route.resource
+    return resource.canonical if resource is not None else "unmatched"
+
+
+@web.middleware
+async def ops_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
+    drain: Drain = request.app["drain"]
+    ctx = {"request_id": new_request_id(request.headers.get("x-request-id")), "response_id": None}
+    ctx["response_id"] = request.match_info.get("response_id")
+    token = request_context.set(ctx)
+    clock = [0.0]
+    clock_token = metrics.backend_clock.set(clock)
+    request["ctx"], request["started"] = ctx, time.perf_counter()
+    status = 500
+    tracked = request.path not in OPS_PATHS
+    try:
+        if drain.draining and tracked:
+            resp: web.StreamResponse = shutting_down()
+        else:
+            if tracked:
+                drain.enter()
+            try:
+                resp = await handler(request)
+            finally:
+                if tracked:
+                    drain.leave()
+        status = resp.status
+        return resp
+    except asyncio.CancelledError:
+        status = 499  # the client went away
+        raise
+    finally:
+        seconds = time.perf_counter() - request["started"]
+        if tracked:
+            route = _route(request)
+            metrics.request_done(route, request.method, status, seconds, clock[0])
+            access_log.info(
+                "%s %s %d %.1fms",
+                request.method,
+                route,
+                status,
+                seconds * 1000,
+                extra={
+                    "door": "http",
+                    "route": route,
+                    "method": request.method,
+                    "status": status,
+                    "duration_ms": round(seconds * 1000, 2),
+                },
+            )
+        metrics.backend_clock.reset(clock_token)
+        request_context.reset(token)
+
+
+async def on_prepare(request: web.Request, response: web.StreamResponse) -> None:
+    ctx = request.get("ctx")
+    if ctx is not None:
+        response.headers["x-request-id"] = ctx["request_id"]
+    # Which worker answered (an index, not a pid): lets an operator or a test see the spread.
+    response.headers["x-gateway-worker"] = str(request.app.get("worker", 0))
+
+
+def note_response_id(request: web.Request, response_id: str) -> None:
+    """The doors call this once they know which response a request makes (for the log lines)."""
+    ctx = request.get("ctx")
+    if ctx is not None:
+        ctx["response_id"] = response_id
+
+
+async def observe_stream(request: web.Request, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+    """Count an SSE stream as active while it is open, and time its first event."""
+    metrics.stream_open(1)
+    first = True
+    try:
+        async for event in events:
+            if first:
+                metrics.first_event(time.perf_counter() - request["started"])
+                first = False
+            yield event
+    finally:
+        metrics.stream_open(-1)
+        await events.aclose()  # type: ignore[attr-defined]
+
+
+@routes.get("/metrics")
+async def metrics_route(request: web.Request) -> web.Response:
+    if not metrics.enabled():
+        return web.Response(status=404, text="metrics are off in this process\n")
+    body, content_type = await asyncio.to_thread(metrics.render)
+    return web.Response(body=body, headers={"Content-Type": content_type})
+
+
+def install(app: web.Application) -> None:
+    app["drain"] = Drain()
+    app.middlewares.insert(0, ops_middleware)
+    app.on_response_prepare.append(on_prepare)
+    app.add_routes(routes)

@@ -1,0 +1,72 @@
+"""Run one HTTP server process, with a graceful drain on SIGTERM.
+
+On SIGTERM (or SIGINT) the process keeps its port open but turns `/ready` to 503 and answers new
+requests with 503 `shutting_down`, while requests in flight (SSE streams included) and detached runs
+go on for up to `drain_seconds`. Then aiohttp's own shutdown closes the port, cancels what is left
+and runs the app's cleanup, which gives any run still going a terminal status. Several workers bind
+the same port with SO_REUSEPORT (`gateway/workers.py` starts them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+
+from aiohttp import web
+
+from gateway import metrics
+from gateway.config import Settings
+from gateway.http.app import create_app
+from gateway.http.ops import Drain
+from gateway.logs import announce
+
+log = logging.getLogger(__name__)
+SHUTDOWN_TIMEOUT_S = 5.0  # after the drain: handlers still running get this long, then are cancelled
+
+
+async def drain_app(app: web.Application, seconds: float) -> bool:
+    """Refuse new requests and wait for those in flight (and detached runs); True if all finished."""
+    state: Drain = app["drain"]
+    state.draining = True
+    metrics.set_draining(True)
+    service = app["responses"]
+    log.info("draining: %d request(s) in flight, up to %.0fs", state.active, seconds)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    idle = await state.wait_idle(seconds)
+    while service.running and loop.time() < deadline:  # noqa: ASYNC110 (the service keeps a plain dict)
+        await asyncio.sleep(0.05)
+    done = idle and not service.running
+    if not done:
+        log.warning("drain time over: %d request(s) and %d run(s) still going", state.active, len(service.running))
+    return done
+
+
+async def serve_http(settings: Settings, *, worker: int = 0, reuse_port: bool = False) -> None:
+    app = create_app(settings)
+    app["worker"] = worker
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_TIMEOUT_S)
+    await runner.setup()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        site = web.TCPSite(runner, settings.host, settings.http_port, reuse_port=reuse_port or None)
+        await site.start()
+        announce(f"gateway HTTP server on http://{settings.host}:{settings.http_port} (worker {worker})")
+        await stop.wait()
+        await drain_app(app, settings.drain_seconds)
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(sig)
+        await runner.cleanup()
+        metrics.process_exit()
+
+
+def run_http(settings: Settings, *, worker: int = 0, reuse_port: bool = False) -> None:
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve_http(settings, worker=worker, reuse_port=reuse_port))
