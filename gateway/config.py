@@ -101,11 +101,19 @@ _ENV_PREFIX = "GATEWAY_"
 
 
 def _cores() -> int:
-    """CPUs this process may run on (a container's cpuset, not the host's count)."""
+    """CPUs this process may use: its cpuset, capped by a cgroup v2 CPU quota (a container's limit),
+    not the host's count (a 64-core GPU node would otherwise get 64 workers per door)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        n = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+        n = os.cpu_count() or 1
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        if quota != "max":
+            n = min(n, -(-int(quota) // int(period)))
+    except (OSError, ValueError):
+        pass
+    return max(1, n)
 
 
 def load_settings(env: dict[str, str] | None = None, **overrides: Any) -> Settings:

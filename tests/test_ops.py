@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import signal
 import sqlite3
+import subprocess
 import threading
 import time
 import urllib.error
@@ -22,7 +23,7 @@ import pytest
 from openai import OpenAI
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.procs import Backend, gateway, scripted_backend
+from tests.procs import VENV_BIN, Backend, free_port, gateway, scripted_backend
 from tests.stack import EnvoyStack, envoy_stack
 
 pytestmark = pytest.mark.slow
@@ -262,3 +263,14 @@ def test_two_extproc_workers_behind_envoy(vllm: Backend, tmp_path: Path) -> None
         }
         assert len(served) == 2 and all(n >= 1 for n in served.values()), served
         assert total(samples(stack.http.base), "gateway_requests_total", door="extproc", status="200") == 6
+
+
+def test_the_images_healthcheck_command(logged: tuple[EnvoyStack, Path]) -> None:
+    """`responses-gateway healthcheck` (the Dockerfile's HEALTHCHECK) against a live stack and a dead port."""
+    stack, _log = logged
+    env = {**stack.env, "GATEWAY_ENVOY_PORT": str(stack.envoy_port)}
+    cmd = [str(VENV_BIN / "responses-gateway"), "healthcheck"]
+    assert subprocess.run(cmd, env=env, capture_output=True, timeout=30, check=False).returncode == 0
+    assert subprocess.run([*cmd, "--ready"], env=env, capture_output=True, timeout=30, check=False).returncode == 0
+    dead = {**env, "GATEWAY_ENVOY_PORT": str(free_port())}
+    assert subprocess.run(cmd, env=dead, capture_output=True, timeout=30, check=False).returncode == 1
