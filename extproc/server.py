@@ -22,6 +22,7 @@ from gateway.config import Settings
 from gateway.engine.service import ResponsesService
 from gateway.http.app import build_deps
 from gateway.logs import announce
+from gateway.workers import wait_for_siblings
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +131,7 @@ async def drain(processor: ExternalProcessor, service: ResponsesService, seconds
         await asyncio.sleep(0.05)
     if processor.active or service.running:
         log.warning("drain time over: %d stream(s) still in flight are cut", processor.active + len(service.running))
+    await wait_for_siblings(deadline)  # an idle worker's closed port would fail Envoy's new streams
 
 
 def run_extproc(settings: Settings, port: int | None = None) -> None:

@@ -25,6 +25,8 @@ import aiohttp
 
 TEMPLATE_PATH = Path(__file__).resolve().parent.parent / "envoy" / "envoy.yaml.tmpl"
 DEFAULT_BUFFER_LIMIT = 32 * 1024 * 1024
+# Envoy's own log lines as JSON objects (GATEWAY_LOG_FORMAT=json); %j escapes the message for JSON.
+JSON_LOG_FORMAT = '{"ts":"%Y-%m-%dT%T.%eZ","level":"%l","logger":"envoy.%n","msg":"%j"}'
 
 _ACCESS_LOG = """\
           access_log:
@@ -209,6 +211,7 @@ def start_envoy(
     concurrency: int | None = None,
     log_path: str | os.PathLike[str] | None = None,
     preexec_fn: Callable[[], object] | None = None,
+    log_format: str | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start Envoy and return the process (not yet ready: await wait_envoy_ready).
 
@@ -228,6 +231,8 @@ def start_envoy(
         cmd += ["--concurrency", str(concurrency)]
     if log_path is not None:
         cmd += ["--log-path", str(log_path)]
+    if log_format is not None:
+        cmd += ["--log-format", log_format]
     return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, preexec_fn=preexec_fn)
 
 

@@ -29,7 +29,13 @@ from types import FrameType
 from typing import Any
 
 from gateway.config import Settings
-from gateway.envoy_runner import EnvoyError, start_envoy, validate_envoy_config, write_envoy_config
+from gateway.envoy_runner import (
+    JSON_LOG_FORMAT,
+    EnvoyError,
+    start_envoy,
+    validate_envoy_config,
+    write_envoy_config,
+)
 from gateway.logs import announce
 from gateway.workers import extproc_ports
 
@@ -158,7 +164,12 @@ class Stack:
         )
         validate_envoy_config(config)
         envoy_level = "info" if s.log_level.upper() == "DEBUG" else "warning"
-        envoy = start_envoy(config, log_level=envoy_level, preexec_fn=die_with_parent if _LINUX else None)
+        envoy = start_envoy(
+            config,
+            log_level=envoy_level,
+            preexec_fn=die_with_parent if _LINUX else None,
+            log_format=JSON_LOG_FORMAT if s.log_format == "json" else None,
+        )
         self.children.append(("Envoy", envoy))
         health = f"http://{_url_host(local)}:{s.http_port}/health"
         self._wait(lambda: _http_ok(health), "the HTTP server", START_TIMEOUT_S)

@@ -9,14 +9,23 @@ database (WAL; one writer connection per process, `busy_timeout` between them):
   kernel's per-connection spreading).
 
 `responses-gateway serve|extproc` with `workers > 1` becomes this small parent: it starts the
-workers (`GATEWAY_WORKER_INDEX=i`), forwards SIGTERM/SIGINT to them (each drains on its own) and
-exits when they have; if one dies, the others are stopped and the parent exits non-zero, so the
-supervisor (or Kubernetes) restarts the door whole.
+workers (`GATEWAY_WORKER_INDEX=i`), forwards SIGTERM/SIGINT to them and exits when they have; if
+one dies, the others are stopped and the parent exits non-zero, so the supervisor (or Kubernetes)
+restarts the door whole.
+
+The drain is door-wide: a worker whose own requests have finished keeps its port open, refusing
+new requests with 503 `shutting_down`, until every sibling has finished too (each reports on a pipe
+to the parent, which then releases them all with SIGUSR1) or the drain time is over. Otherwise an
+idle ExtProc worker would exit at once and Envoy, still balancing over every port, would send new
+requests to a closed port (a `processor_unavailable` instead of a clean refusal).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -27,6 +36,7 @@ from typing import Any
 from gateway.config import Settings
 
 WORKER_ENV = "GATEWAY_WORKER_INDEX"
+DONE_FD_ENV = "GATEWAY_WORKER_DONE_FD"  # a pipe to the parent: one byte when this worker is idle
 POLL_S = 0.1
 
 
@@ -40,11 +50,50 @@ def extproc_ports(settings: Settings) -> list[int]:
     return [settings.extproc_port + i for i in range(settings.workers)]
 
 
+def _release_when_idle(procs: list[subprocess.Popen[Any]], done_r: int, deadline: float) -> None:
+    """Wait until every live worker has reported that it is idle (or the deadline), then let them
+    all exit together (SIGUSR1)."""
+    idle = 0
+    while idle < len(procs) and time.monotonic() < deadline:
+        if all(p.poll() is not None for p in procs):
+            return
+        ready, _, _ = select.select([done_r], [], [], POLL_S)
+        if ready:
+            chunk = os.read(done_r, 64)
+            if not chunk:
+                break
+            idle += len(chunk)
+        idle = max(idle, sum(1 for p in procs if p.poll() is not None))
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGUSR1)
+
+
+async def wait_for_siblings(deadline: float) -> None:
+    """In a pool worker whose drain is done: report idle, then keep refusing new requests until the
+    parent releases every worker (SIGUSR1) or ``deadline`` (the event loop's clock) passes."""
+    fd = os.environ.get(DONE_FD_ENV)
+    if not fd or not fd.isdigit():
+        return
+    loop = asyncio.get_running_loop()
+    released = asyncio.Event()
+    loop.add_signal_handler(signal.SIGUSR1, released.set)
+    try:
+        os.write(int(fd), b".")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(released.wait(), max(0.0, deadline - loop.time()))
+    except OSError:
+        pass  # the parent is gone: nothing to wait for
+    finally:
+        loop.remove_signal_handler(signal.SIGUSR1)
+
+
 def run_pool(command: str, settings: Settings, extra_wait_s: float = 15.0) -> int:
     """Run `workers` copies of `responses-gateway <command>` until a signal or a worker's exit."""
     from gateway.supervisor import child_env, die_with_parent
 
     env = child_env(settings)
+    done_r, done_w = os.pipe()
     procs: list[subprocess.Popen[Any]] = []
     stopping: list[int] = []
 
@@ -58,20 +107,27 @@ def run_pool(command: str, settings: Settings, extra_wait_s: float = 15.0) -> in
             procs.append(
                 subprocess.Popen(
                     [sys.executable, "-m", "gateway.cli", command],
-                    env={**env, WORKER_ENV: str(i)},
+                    env={**env, WORKER_ENV: str(i), DONE_FD_ENV: str(done_w)},
+                    pass_fds=(done_w,),
                     stdin=subprocess.DEVNULL,
                     preexec_fn=die_with_parent if sys.platform.startswith("linux") else None,
                 )
             )
+        os.close(done_w)
+        done_w = -1
         while not stopping:
             if any(p.poll() is not None for p in procs):
                 code = 1
                 break
             time.sleep(POLL_S)
     finally:
+        if done_w >= 0:
+            os.close(done_w)
         for p in procs:
             if p.poll() is None:
-                p.send_signal(signal.SIGTERM)  # each worker drains, then exits
+                p.send_signal(signal.SIGTERM)  # each worker drains
+        _release_when_idle(procs, done_r, time.monotonic() + settings.drain_seconds + 1.0)
+        os.close(done_r)
         deadline = time.monotonic() + settings.drain_seconds + extra_wait_s
         for p in procs:
             try:

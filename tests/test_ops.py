@@ -23,7 +23,7 @@ import pytest
 from openai import OpenAI
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.procs import VENV_BIN, Backend, free_port, gateway, scripted_backend
+from tests.procs import ROOT, VENV_BIN, Backend, free_port, gateway, gateway_env, scripted_backend, stop
 from tests.stack import EnvoyStack, envoy_stack
 
 pytestmark = pytest.mark.slow
@@ -274,3 +274,56 @@ def test_the_images_healthcheck_command(logged: tuple[EnvoyStack, Path]) -> None
     assert subprocess.run([*cmd, "--ready"], env=env, capture_output=True, timeout=30, check=False).returncode == 0
     dead = {**env, "GATEWAY_ENVOY_PORT": str(free_port())}
     assert subprocess.run(cmd, env=dead, capture_output=True, timeout=30, check=False).returncode == 1
+
+
+def test_up_with_workers_drains_in_order_and_logs_only_json(vllm: Backend, tmp_path: Path) -> None:
+    """The supervisor: 2 workers per door, JSON logs from every process (Envoy's too); SIGTERM
+    during a stream through Envoy: new requests are refused, the stream completes, `up` exits 0."""
+    names = ("ENVOY_PORT", "HTTP_PORT", "ENVOY_ADMIN_PORT")
+    ports = {name: free_port() for name in names}
+    ports["EXTPROC_PORT"] = free_port()
+    env = gateway_env(
+        vllm.url,
+        tmp_path / "data",
+        GATEWAY_WORKERS="2",
+        GATEWAY_LOG_FORMAT="json",
+        GATEWAY_LOG_LEVEL="INFO",
+        GATEWAY_BACKEND_API_KEY=BACKEND_KEY,
+        **{f"GATEWAY_{k}": str(v) for k, v in ports.items()},
+    )
+    log = tmp_path / "up.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [str(VENV_BIN / "responses-gateway"), "up"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
+    try:
+        deadline = time.monotonic() + 40
+        while "ready on" not in log.read_text():
+            assert proc.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        url = f"http://127.0.0.1:{ports['ENVOY_PORT']}/v1"
+        m = mk()
+        vllm.script(m, {"content": "the supervisor waits for this stream", "chunk_delay": 0.15})
+        events: list[Any] = []
+        reader = threading.Thread(
+            target=lambda: events.extend(sdk(url).responses.create(model=MODEL, input=m, stream=True))
+        )
+        reader.start()
+        while not any(e.type == "response.output_text.delta" for e in list(events)):
+            assert time.monotonic() < deadline + 10
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+        status, body = post(url + "/responses", {"model": MODEL, "input": "too late"})
+        assert (status, body["error"]["code"]) == (503, "shutting_down")
+        reader.join(20)
+        assert events[-1].type == "response.completed"
+        assert proc.wait(30) == 0
+    finally:
+        stop(proc, timeout=5)
+    text = log.read_text()
+    records = [json.loads(line) for line in text.splitlines() if line.strip()]
+    assert BACKEND_KEY not in text and CLIENT_KEY not in text
+    assert any(r["logger"] == "gateway.lifecycle" and "worker 1" in r["msg"] for r in records)
+    assert any(r.get("door") == "extproc" and r.get("status") == "503" for r in records)

@@ -21,6 +21,7 @@ from gateway.config import Settings
 from gateway.http.app import create_app
 from gateway.http.ops import Drain
 from gateway.logs import announce
+from gateway.workers import wait_for_siblings
 
 log = logging.getLogger(__name__)
 SHUTDOWN_TIMEOUT_S = 5.0  # after the drain: handlers still running get this long, then are cancelled
@@ -41,6 +42,7 @@ async def drain_app(app: web.Application, seconds: float) -> bool:
     done = idle and not service.running
     if not done:
         log.warning("drain time over: %d request(s) and %d run(s) still going", state.active, len(service.running))
+    await wait_for_siblings(deadline)  # workers of one door stop refusing together
     return done
 
 
