@@ -15,7 +15,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,26 @@ def total(values: dict[tuple[str, tuple[tuple[str, str], ...]], float], name: st
     return sum(v for (n, ls), v in values.items() if n == name and all((k, labels[k]) in ls for k in labels))
 
 
+def settled(base: str, done: Callable[[dict[Any, float]], bool], timeout: float = 5.0) -> dict[Any, float]:
+    """The metrics once ``done`` holds for them (or after ``timeout``: the caller's asserts then fail)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        values = samples(base)
+        if done(values) or time.monotonic() > deadline:
+            return values
+        time.sleep(0.05)
+
+
+def access_lines(log: Path, done: Callable[[list[dict[str, Any]]], bool], timeout: float = 5.0) -> list[dict[str, Any]]:
+    """Every record of the log once ``done`` holds for them (the access line follows the reply)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        records = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+        if done(records) or time.monotonic() > deadline:
+            return records
+        time.sleep(0.05)
+
+
 @pytest.fixture(scope="module")
 def vllm() -> Iterator[Backend]:
     with scripted_backend(MODEL) as b:
@@ -116,7 +136,8 @@ def test_a_request_through_each_door_moves_the_counters(vllm: Backend, logged: t
     vllm.script(m3, {"status": 500, "error": "the GPU fell over"})
     failed = post(stack.url + "/responses", {"model": MODEL, "input": m3})
     assert failed[0] == 502
-    after = samples(base)
+    # a door records a request as its reply leaves, which may be just after the client has it
+    after = settled(base, lambda s: total(s, "gateway_requests_total") - total(before, "gateway_requests_total") >= 3)
 
     def moved(name: str, **labels: str) -> float:
         return total(after, name, **labels) - total(before, name, **labels)
@@ -141,7 +162,7 @@ def test_a_request_through_each_door_moves_the_counters(vllm: Backend, logged: t
         if event.type == "response.output_text.delta" and not seen_active:
             seen_active.append(total(samples(base), "gateway_active_streams", door="http"))
     assert seen_active == [1]
-    final = samples(base)
+    final = settled(base, lambda s: total(s, "gateway_active_streams") == 0)
     assert total(final, "gateway_time_to_first_event_seconds_count", door="http") >= 1
     assert total(final, "gateway_active_streams") == 0
 
@@ -157,9 +178,13 @@ def test_json_logs_parse_carry_ids_and_hold_no_secret(vllm: Backend, logged: tup
     via_envoy = sdk(stack.url).responses.create(model=MODEL, input=m2)
     bad = post(stack.url + "/responses", {"model": MODEL, "input": m, "tools": [{"type": "nope"}]})
     assert bad[0] == 400
-    time.sleep(0.3)  # the access line is written as the reply leaves
-    lines = [line for line in log.read_text().splitlines() if line.strip()]
-    records = [json.loads(line) for line in lines]  # every line is one JSON object
+    records = access_lines(  # every line is one JSON object
+        log,
+        lambda rs: (
+            {direct.id, via_envoy.id} <= {r.get("response_id") for r in rs if r["logger"] == "gateway.access"}
+            and any(r.get("status") == "400" for r in rs)
+        ),
+    )
     text = log.read_text()
     for secret in (CLIENT_KEY, BACKEND_KEY, "S3CR3T", "K3YK3Y"):
         assert secret not in text
