@@ -19,6 +19,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 _ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -28,7 +29,13 @@ class _Metrics:
     """The metric objects; built once per process by init()."""
 
     def __init__(self) -> None:
-        from prometheus_client import Counter, Gauge, Histogram
+        from prometheus_client import Counter, Gauge, Histogram, values
+
+        # The default value class asks os.getpid() (a system call) on every increment to notice a
+        # fork; gateway processes are started by exec, never forked after this point, so the pid is
+        # read once (measured: ~20 µs of the ~60 µs the metrics first added per request).
+        pid = os.getpid()
+        values.ValueClass = values.MultiProcessValue(process_identifier=lambda: pid)
 
         self.requests = Counter(
             "gateway_requests_total",
@@ -153,13 +160,24 @@ def process_exit() -> None:
 # -- recording (no-ops without init) ------------------------------------------------------------
 
 
+_children: dict[tuple[str, ...], Any] = {}  # labelled metrics, looked up once per label set
+
+
+def _child(metric: Any, *labels: str) -> Any:
+    key = (metric._name, *labels)
+    child = _children.get(key)
+    if child is None:
+        child = _children[key] = metric.labels(*labels)
+    return child
+
+
 def request_done(route: str, method: str, status: int | str, seconds: float, backend_seconds: float = 0.0) -> None:
     if _m is None:
         return
-    _m.requests.labels(_door, route, method, str(status)).inc()
-    _m.latency.labels(_door, route).observe(seconds)
+    _child(_m.requests, _door, route, method, str(status)).inc()
+    _child(_m.latency, _door, route).observe(seconds)
     if route == "/v1/responses" and method == "POST":
-        _m.overhead.labels(_door).observe(max(0.0, seconds - backend_seconds))
+        _child(_m.overhead, _door).observe(max(0.0, seconds - backend_seconds))
 
 
 def first_event(seconds: float) -> None:
