@@ -34,7 +34,7 @@ SCENARIOS = {"store": "gateway", "nostore": "gateway_nostore", "stream": "gatewa
 CATEGORIES: list[tuple[str, Any]] = [
     ("pydantic validation", lambda f: "pydantic" in f or "model_validate" in f),
     ("JSON encode/decode (orjson)", lambda f: "orjson" in f or "gateway/jsonutil.py" in f),
-    ("SSE framing (gateway/http/common.py)", lambda f: "sse_frame" in f),
+    ("SSE framing (gateway/engine/sse.py)", lambda f: "sse_frame" in f),
     ("SSE parsing (backends/sse.py)", lambda f: "gateway/backends/sse.py" in f),
     ("event building (engine/events.py, turn.py)", lambda f: "engine/events.py" in f or "engine/turn.py" in f),
     ("chat translation (chat_translate.py)", lambda f: "chat_translate.py" in f),

@@ -40,9 +40,9 @@ from gateway.engine.context import EngineDeps, Prepared
 from gateway.engine.events import Event
 from gateway.engine.runner import ResponseRun
 from gateway.engine.service import ResponsesService
+from gateway.engine.sse import sse_frame
 from gateway.engine.turn import TurnAssembler
 from gateway.errors import APIError, BackendError, BackendTimeout, InvalidRequest, ServerError
-from gateway.http.common import sse_frame
 from gateway.jsonutil import JSONDecodeError, dumps, loads
 
 log = logging.getLogger(__name__)

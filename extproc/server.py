@@ -18,9 +18,9 @@ from grpc_health.v1._async import HealthServicer
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as ep_grpc
 from extproc.processor import ExternalProcessor
 from gateway import metrics
+from gateway.bootstrap import build_deps
 from gateway.config import Settings
 from gateway.engine.service import ResponsesService
-from gateway.http.app import build_deps
 from gateway.logs import announce
 from gateway.workers import wait_for_siblings
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from gateway.bootstrap import build_deps
 from gateway.config import load_settings
 from gateway.engine.events import EventBuilder
 from gateway.engine.service import ResponsesService
-from gateway.http.app import build_deps
 from gateway.ids import new_id
 from gateway.tools.registry import ToolResult
 from tests.scripted_backend import ScriptedBackend

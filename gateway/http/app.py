@@ -6,35 +6,18 @@ import logging
 
 from aiohttp import web
 
-from gateway.backends.chat_completions import ChatCompletionsBackend
-from gateway.backends.http_client import BackendHTTP
-from gateway.backends.responses_api import ResponsesBackend
+from gateway.bootstrap import build_deps
 from gateway.config import Settings
-from gateway.engine.context import EngineDeps
 from gateway.engine.conversations import ConversationsService
-from gateway.engine.models import ModelCatalog
 from gateway.engine.service import ResponsesService
 from gateway.http import connectors as connector_routes
 from gateway.http import conversations, meta, ops, passthrough, prompts, responses, vector_stores
 from gateway.http.common import error_middleware
 from gateway.mcp import shutdown as close_mcp_sessions
-from gateway.tools.builtin import register_builtin_tools
-from storage.sqlite import SQLiteStore
 
 log = logging.getLogger(__name__)
 
-
-def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
-    """The engine's dependencies, shared by both front doors."""
-    http = BackendHTTP(
-        settings.backend_base, settings.backend_api_key, settings.backend_connect_timeout, settings.backend_read_timeout
-    )
-    backend = ResponsesBackend(http) if settings.backend_api == "responses" else ChatCompletionsBackend(http)
-    store = SQLiteStore(settings.db_path)
-    models = ModelCatalog(backend, settings.models_refresh_seconds, settings.default_model)
-    deps = EngineDeps(settings=settings, store=store, backend=backend, models=models)
-    register_builtin_tools(deps)
-    return deps, http
+__all__ = ["build_deps", "create_app"]  # build_deps lives in gateway.bootstrap; re-exported for callers
 
 
 def create_app(settings: Settings) -> web.Application:

@@ -6,8 +6,11 @@ from typing import Any
 
 from aiohttp import web
 
+from gateway.engine.sse import sse_frame
 from gateway.errors import APIError, InvalidRequest, PayloadTooLarge
 from gateway.jsonutil import JSONDecodeError, dumps, loads
+
+__all__ = ["error_middleware", "error_response", "json_response", "page_params", "read_json", "sse_frame"]
 
 
 def json_response(body: Any, status: int = 200) -> web.Response:
@@ -50,10 +53,6 @@ def page_params(request: web.Request, default_order: str = "desc") -> dict[str, 
     if order not in ("asc", "desc"):
         raise InvalidRequest("Invalid 'order': expected 'asc' or 'desc'.", param="order")
     return {"limit": limit, "order": order, "after": q.get("after") or None, "before": q.get("before") or None}
-
-
-def sse_frame(event: dict[str, Any]) -> bytes:
-    return b"event: " + event["type"].encode() + b"\ndata: " + dumps(event) + b"\n\n"
 
 
 @web.middleware

@@ -8,8 +8,9 @@ from aiohttp import web
 
 from gateway.engine.events import Event
 from gateway.engine.service import ResponsesService
+from gateway.engine.sse import sse_frame
 from gateway.errors import InvalidRequest
-from gateway.http.common import error_response, json_response, page_params, read_json, sse_frame
+from gateway.http.common import error_response, json_response, page_params, read_json
 from gateway.http.ops import note_response_id, observe_stream
 from gateway.schema.pages import list_body
 

@@ -1,6 +1,6 @@
 """The retrieval subsystem of one process: metadata stores, blobs, the embedder, the vector backend.
 
-Both front-door processes build one (`retrieval_of(deps)`, from `build_deps`), because both validate
+Both front-door processes build one (`retrieval_of(deps)`, from `gateway.bootstrap.build_deps`), because both validate
 `file_search` tools; only the HTTP server starts it (`start()`): it runs ingestion, warms the
 embedder and opens the vector backend. The ExtProc never ingests or searches: requests with
 server-side tools are re-routed to the HTTP server.

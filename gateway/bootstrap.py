@@ -1,0 +1,30 @@
+"""The composition root: builds the engine's dependencies (store, backend, models, tools).
+
+Both front doors (the aiohttp server in `gateway.http` and the Envoy ExtProc in `extproc`) start
+from here, so neither imports the other. This is the one place outside `storage/` that names a
+concrete store class; everything else sees the store protocols of `storage.base`.
+"""
+
+from __future__ import annotations
+
+from gateway.backends.chat_completions import ChatCompletionsBackend
+from gateway.backends.http_client import BackendHTTP
+from gateway.backends.responses_api import ResponsesBackend
+from gateway.config import Settings
+from gateway.engine.context import EngineDeps
+from gateway.engine.models import ModelCatalog
+from gateway.tools.builtin import register_builtin_tools
+from storage.sqlite import SQLiteStore
+
+
+def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
+    """The engine's dependencies, shared by both front doors; the store is not opened yet."""
+    http = BackendHTTP(
+        settings.backend_base, settings.backend_api_key, settings.backend_connect_timeout, settings.backend_read_timeout
+    )
+    backend = ResponsesBackend(http) if settings.backend_api == "responses" else ChatCompletionsBackend(http)
+    store = SQLiteStore(settings.db_path)
+    models = ModelCatalog(backend, settings.models_refresh_seconds, settings.default_model)
+    deps = EngineDeps(settings=settings, store=store, backend=backend, models=models)
+    register_builtin_tools(deps)
+    return deps, http
