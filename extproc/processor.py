@@ -429,6 +429,8 @@ class _Exchange:
             try:
                 apply_completion(loads(raw), turn)
                 self.done = True
+            except BackendError as exc:
+                self.failed = exc
             except (JSONDecodeError, AttributeError, TypeError, IndexError):
                 self.failed = BackendError("the inference backend sent an invalid reply")
             out = self._take_pending() + self._sse(run.events.drain()) + await self._complete()

@@ -314,6 +314,10 @@ class ScriptedBackend:
         if kind == "embeddings":
             return self._embeddings(body)
         reply = self._pop_reply(body)
+        if reply.get("raw_body") is not None:  # a malformed answer: these bytes as they are
+            ctype = str(reply.get("content_type") or "application/json")
+            return web.Response(status=int(reply.get("status", 200)), body=str(reply["raw_body"]).encode(),
+                                content_type=ctype)  # fmt: skip
         if reply.get("delay"):
             await asyncio.sleep(float(reply["delay"]))
         stream = bool(body.get("stream"))

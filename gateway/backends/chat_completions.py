@@ -17,7 +17,11 @@ class ChatCompletionsBackend(HTTPBackend):
         """Stream one model call into `sink`, yielding after each chunk so events flow out at once."""
         async with self.http.post("/chat/completions", build_chat_body(turn)) as resp:
             if "text/event-stream" not in resp.headers.get("Content-Type", ""):
-                apply_completion(loads(await resp.read()), sink)
+                try:
+                    body = loads(await resp.read())
+                except ValueError:  # the same mapping as the Envoy door's (#19)
+                    raise BackendError("the inference backend sent an invalid reply") from None
+                apply_completion(body, sink)
                 yield None
                 return
             done = False

@@ -10,6 +10,7 @@ from typing import Any
 
 from gateway.backends.base import TurnRequest
 from gateway.engine.turn import TurnAssembler
+from gateway.errors import BackendError
 
 
 def _chat_part(part: dict[str, Any]) -> dict[str, Any]:
@@ -198,7 +199,10 @@ def apply_chunk(chunk: dict[str, Any], sink: TurnAssembler) -> None:
 
 def apply_completion(body: dict[str, Any], sink: TurnAssembler) -> None:
     """Report a non-streamed `chat.completion` through the same sink."""
-    choices = body.get("choices") or [{}]
+    choices = body.get("choices") if isinstance(body, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        # A 200 without choices is a broken backend, not a completed empty response (#19).
+        raise BackendError("the inference backend sent an invalid reply")
     message = choices[0].get("message") or {}
     reasoning = message.get("reasoning_content") or message.get("reasoning")
     if reasoning:

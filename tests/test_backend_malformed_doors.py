@@ -1,0 +1,59 @@
+"""Malformed backend answers map the same way through both doors (#19): a non-JSON body and a
+200 without `choices` are a backend error with the same status, error body and stored state on the
+HTTP door and the Envoy door, never a `completed` empty response, and nothing internal leaks."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.procs import Backend, scripted_backend
+from tests.stack import EnvoyStack, envoy_stack
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def doors(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Backend, EnvoyStack]]:
+    with scripted_backend() as backend, envoy_stack(backend.url, Path(tmp_path_factory.mktemp("doors"))) as stack:
+        yield backend, stack
+
+
+def _create(base: str, marker: str) -> tuple[int, Any]:
+    data = json.dumps({"model": "scripted-model", "input": marker, "store": True}).encode()
+    req = urllib.request.Request(f"{base}/responses", data, {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"raw_body": "upstream exploded <html>", "content_type": "text/html"},
+        {"raw_body": '{"id": "chatcmpl-1", "object": "chat.completion", "model": "scripted-model"}'},
+        {"raw_body": '{"id": "chatcmpl-1", "object": "chat.completion", "choices": []}'},
+    ],
+    ids=["not-json", "no-choices", "empty-choices"],
+)
+def test_malformed_answer_same_on_both_doors(doors: tuple[Backend, EnvoyStack], reply: dict[str, Any]) -> None:
+    backend, stack = doors
+    seen = []
+    for name, base in (("http", stack.http_url), ("envoy", stack.url)):
+        marker = f"malformed-{name}-{len(reply['raw_body'])}"
+        backend.script(marker, reply)
+        status, body = _create(base, marker)
+        text = str(body)
+        assert status >= 500, (name, status, body)
+        assert "error" in body and body["error"]["message"], (name, body)
+        assert "completed" not in text and "127.0.0.1" not in text, (name, body)
+        seen.append((status, body["error"]["type"], body["error"]["code"], body["error"]["message"]))
+    assert seen[0] == seen[1], seen
