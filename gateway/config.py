@@ -27,7 +27,10 @@ class Settings(BaseModel):
     host: str = "127.0.0.1"
     http_port: int = 8082
     envoy_port: int = 8081
-    envoy_admin_port: int = 9901
+    envoy_admin_port: int | None = Field(
+        default=None,
+        description="Envoy's admin on loopback TCP; unset → a Unix socket in the data dir that no URL can name",
+    )
     extproc_port: int = 10000
     local_model_port: int = 8000
     max_body_bytes: int = 32 * 1024 * 1024
@@ -45,8 +48,8 @@ class Settings(BaseModel):
     mcp_call_timeout: float = 30.0
     mcp_allowed_hosts: str | None = Field(
         default=None,
-        description="comma-separated host or host:port patterns (shell-style * and ?) that MCP server_urls "
-        "and connectors may name; unset → any host",
+        description="comma-separated host or host:port patterns (shell-style * and ?) whose non-public "
+        "addresses MCP server_urls and connectors may reach; unset → public addresses only",
     )
     # web_search
     web_search_provider: Literal["searxng", "serper", "brave", "tavily"] | None = None
@@ -54,6 +57,11 @@ class Settings(BaseModel):
     web_search_api_key: str | None = None
 
     # --- security and outbound addresses (netguard, #10)
+    crawl_allowed_hosts: str | None = Field(
+        default=None,
+        description="like GATEWAY_MCP_ALLOWED_HOSTS, for the web pages research and the MCP server's crawl "
+        "tools read; unset → public addresses only",
+    )
 
     # --- knowledge graph (#12)
 
@@ -79,11 +87,8 @@ class Settings(BaseModel):
     # --- clients: Codex, Open Responses, WebSocket (#18)
 
     @property
-    def mcp_host_patterns(self) -> tuple[str, ...] | None:
-        """The MCP allowlist as patterns, or None when every host is allowed."""
-        if self.mcp_allowed_hosts is None:
-            return None
-        return tuple(p.strip().lower() for p in self.mcp_allowed_hosts.split(",") if p.strip())
+    def envoy_admin_socket(self) -> Path:
+        return self.data_dir / "envoy-admin.sock"
 
     @property
     def db_path(self) -> Path:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import importlib
 import ipaddress
+import json
 import os
 import shutil
+import socket
 import ssl
 import string
 import subprocess
@@ -19,6 +21,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -92,7 +95,8 @@ def _default_ca_file() -> str | None:
 def render_envoy_config(
     *,
     envoy_port: int = 8081,
-    admin_port: int = 9901,
+    admin_port: int | None = 9901,
+    admin_socket: str | os.PathLike[str] | None = None,
     extproc_host: str = "127.0.0.1",
     extproc_port: int = 10000,
     extproc_workers: int = 1,
@@ -112,6 +116,8 @@ def render_envoy_config(
     """Return the Envoy YAML. The backend URL's path is ignored here: the processor sets :path.
 
     ``extproc_workers`` ExtProc processes listen on ``extproc_port`` + 0 … n-1 (GATEWAY_WORKERS).
+    The admin interface listens on ``admin_socket`` (a Unix socket, owner-only) when given, else on
+    loopback ``admin_port``.
     """
     url = urlsplit(backend_url)
     if url.scheme not in ("http", "https") or not url.hostname:
@@ -132,7 +138,7 @@ def render_envoy_config(
         tls_block = _TLS.format(sni=sni, ca=ca, host=backend_host, san_type="IP_ADDRESS" if ip else "DNS")
     values = {
         "ENVOY_PORT": int(envoy_port),
-        "ADMIN_PORT": int(admin_port),
+        "ADMIN_ADDRESS": _admin_address(admin_port, admin_socket),
         "LISTEN_HOST": _check_host(listen_host, "listen"),
         "EXTPROC_HOST": _check_host(extproc_host, "extproc"),
         "EXTPROC_PORT": int(extproc_port),
@@ -159,6 +165,17 @@ def render_envoy_config(
     text = string.Template(template_path.read_text()).substitute(values)
     # Empty optional blocks leave blank lines; drop them so the YAML stays tidy.
     return "\n".join(line for line in text.splitlines() if line.strip()) + "\n"
+
+
+def _admin_address(port: int | None, socket_path: str | os.PathLike[str] | None) -> str:
+    if socket_path is not None:
+        path = os.fspath(socket_path)
+        if len(path.encode()) >= 104:  # sun_path is 104 bytes on macOS, 108 on Linux
+            raise EnvoyError(f"admin socket path too long for a Unix socket: {path}")
+        return f"pipe: {{path: {json.dumps(path)}, mode: 384}}"  # 0600: the gateway's user only
+    if port is None:
+        raise ValueError("either admin_port or admin_socket")
+    return f"socket_address: {{address: 127.0.0.1, port_value: {int(port)}}}"
 
 
 def write_envoy_config(path: str | os.PathLike[str], **kw: object) -> Path:
@@ -248,16 +265,19 @@ def stop_envoy(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> None:
 
 
 async def wait_envoy_ready(
-    admin_port: int,
+    admin: int | str | os.PathLike[str],
     timeout: float = 15.0,  # noqa: ASYNC109 (one deadline for the whole poll)
     *,
     proc: subprocess.Popen[bytes] | None = None,
 ) -> None:
-    """Poll the admin ``/ready`` endpoint until it answers 200 (listeners and clusters up)."""
+    """Poll the admin ``/ready`` endpoint (a loopback port, or a Unix socket path) until it answers
+    200 (listeners and clusters up)."""
     deadline = time.monotonic() + timeout
-    url = f"http://127.0.0.1:{admin_port}/ready"
+    unix = not isinstance(admin, int)
+    url = "http://envoy-admin/ready" if unix else f"http://127.0.0.1:{admin}/ready"
+    connector = aiohttp.UnixConnector(path=os.fspath(admin)) if not isinstance(admin, int) else None
     last = "no answer"
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=1.0)) as session:
+    async with aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=1.0)) as session:
         while time.monotonic() < deadline:
             if proc is not None and proc.poll() is not None:
                 raise EnvoyError(f"envoy exited with code {proc.returncode} before it was ready")
@@ -269,4 +289,18 @@ async def wait_envoy_ready(
             except (TimeoutError, aiohttp.ClientError) as exc:
                 last = repr(exc)
             await asyncio.sleep(0.05)
-    raise EnvoyError(f"envoy not ready on admin port {admin_port} after {timeout}s ({last})")
+    raise EnvoyError(f"envoy not ready on admin {admin} after {timeout}s ({last})")
+
+
+def admin_ready(admin: int | str | os.PathLike[str], timeout: float = 1.0) -> bool:
+    """One blocking probe of the admin ``/ready`` (the supervisor's start-up wait)."""
+    family = socket.AF_INET if isinstance(admin, int) else socket.AF_UNIX
+    address: Any = ("127.0.0.1", admin) if isinstance(admin, int) else os.fspath(admin)
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout)
+            sock.connect(address)
+            sock.sendall(b"GET /ready HTTP/1.1\r\nHost: envoy-admin\r\nConnection: close\r\n\r\n")
+            return sock.recv(64).split(b" ", 2)[1:2] == [b"200"]
+    except OSError:
+        return False

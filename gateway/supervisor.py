@@ -32,6 +32,7 @@ from gateway.config import Settings
 from gateway.envoy_runner import (
     JSON_LOG_FORMAT,
     EnvoyError,
+    admin_ready,
     start_envoy,
     validate_envoy_config,
     write_envoy_config,
@@ -149,10 +150,14 @@ class Stack:
             )
         self._spawn("HTTP server", "serve")
         self._spawn("ExtProc", "extproc")
+        admin: int | Path = s.envoy_admin_port if s.envoy_admin_port is not None else s.envoy_admin_socket
+        if isinstance(admin, Path):
+            admin.unlink(missing_ok=True)  # a socket left by a crashed Envoy would block the bind
         config = write_envoy_config(
             Path(s.data_dir) / "envoy.yaml",
             envoy_port=s.envoy_port,
             admin_port=s.envoy_admin_port,
+            admin_socket=None if s.envoy_admin_port is not None else admin,
             listen_host=s.host,
             extproc_host=local,
             extproc_port=s.extproc_port,
@@ -175,7 +180,7 @@ class Stack:
         self._wait(lambda: _http_ok(health), "the HTTP server", START_TIMEOUT_S)
         ports = extproc_ports(s)
         self._wait(lambda: all(_port_open(local, p) for p in ports), "the ExtProc", START_TIMEOUT_S)
-        self._wait(lambda: _http_ok(f"http://127.0.0.1:{s.envoy_admin_port}/ready"), "Envoy", START_TIMEOUT_S)
+        self._wait(lambda: admin_ready(admin), "Envoy", START_TIMEOUT_S)
 
     def supervise(self) -> None:
         while True:

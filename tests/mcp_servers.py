@@ -32,7 +32,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel
 
-from tests.procs import ROOT, stop
+from tests.procs import ROOT, SERVICES_HOST, stop
 
 BEARER_TOKEN = "tok-bearer-4711"
 NAP_SECONDS = 0.2
@@ -73,7 +73,7 @@ def _servers() -> dict[str, Any]:
         await asyncio.sleep(NAP_SECONDS)
         return f"rested {n}"
 
-    inner = bearer.streamable_http_app()
+    inner = bearer.streamable_http_app(host=SERVICES_HOST)
     expected = f"Bearer {BEARER_TOKEN}".encode()
 
     async def guarded(scope: Any, receive: Any, send: Any) -> None:
@@ -84,11 +84,11 @@ def _servers() -> dict[str, Any]:
         await inner(scope, receive, send)
 
     return {
-        "plain": plain.streamable_http_app(),
+        "plain": plain.streamable_http_app(host=SERVICES_HOST),
         "bearer": guarded,
-        "error": error.streamable_http_app(),
-        "slow": slow.streamable_http_app(),
-        "sse": plain.sse_app(),
+        "error": error.streamable_http_app(host=SERVICES_HOST),
+        "slow": slow.streamable_http_app(host=SERVICES_HOST),
+        "sse": plain.sse_app(host=SERVICES_HOST),
     }
 
 
@@ -100,7 +100,7 @@ async def _serve() -> None:
     servers, socks, ports = [], [], {}
     for name, app in apps.items():
         sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
+        sock.bind((SERVICES_HOST, 0))
         sock.listen(128)  # connections queue until uvicorn (and the app's lifespan) is up
         socks.append(sock)
         ports[name] = sock.getsockname()[1]
@@ -118,11 +118,11 @@ class McpServers:
         self.down_port = down
 
     def url(self, name: str) -> str:
-        return f"http://127.0.0.1:{self.ports[name]}/{'sse' if name == 'sse' else 'mcp'}"
+        return f"http://{SERVICES_HOST}:{self.ports[name]}/{'sse' if name == 'sse' else 'mcp'}"
 
     @property
     def down(self) -> str:
-        return f"http://127.0.0.1:{self.down_port}/mcp"
+        return f"http://{SERVICES_HOST}:{self.down_port}/mcp"
 
 
 @contextmanager
@@ -136,7 +136,7 @@ def mcp_servers() -> Iterator[McpServers]:
         proc.kill()
         raise RuntimeError(f"MCP servers did not start: {line!r}")
     with socket.socket() as s:  # bound then closed: connections to it are refused
-        s.bind(("127.0.0.1", 0))
+        s.bind((SERVICES_HOST, 0))
         down = int(s.getsockname()[1])
     try:
         yield McpServers({k: int(v) for k, v in (p.split("=") for p in line.split()[1:])}, down)

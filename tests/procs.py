@@ -109,6 +109,12 @@ class Gateway:
         self.url = self.base + "/v1"
 
 
+# Test services a client names by URL (MCP servers, web pages) listen on this loopback address and the
+# test stacks allowlist it, the way an operator opens an internal host; 127.0.0.1 (Envoy's admin, the
+# gateway itself) stays refused, as in a default deployment.
+SERVICES_HOST = "127.0.0.2"
+
+
 def gateway_env(backend_url: str, data_dir: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
     env.update(
@@ -118,6 +124,8 @@ def gateway_env(backend_url: str, data_dir: Path, **extra: str) -> dict[str, str
             "GATEWAY_LOG_LEVEL": "WARNING",
             # one process per door keeps the suite's many stacks lean; tests of workers set more
             "GATEWAY_WORKERS": "1",
+            "GATEWAY_MCP_ALLOWED_HOSTS": SERVICES_HOST,
+            "GATEWAY_CRAWL_ALLOWED_HOSTS": SERVICES_HOST,
             **extra,
         }
     )

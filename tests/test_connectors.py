@@ -16,7 +16,7 @@ import pytest
 from openai import OpenAI
 
 from tests.mcp_servers import BEARER_TOKEN, McpServers, mcp_servers
-from tests.procs import Backend, gateway
+from tests.procs import SERVICES_HOST, Backend, gateway
 
 MODEL = "scripted-model"
 SECRET_HEADER = "hdr-secret-0815"
@@ -92,7 +92,7 @@ def test_invalid_connector_is_400(client: OpenAI, body: dict[str, Any], param: s
 
 
 def test_mcp_allowlist_refuses_other_hosts(backend: Backend, tmp_path: Path, servers: McpServers) -> None:
-    allowed = f"127.0.0.1:{servers.ports['bearer']}"
+    allowed = f"{SERVICES_HOST}:{servers.ports['bearer']}"
     with gateway(backend.url, tmp_path, GATEWAY_MCP_ALLOWED_HOSTS=f"*.example.com, {allowed}") as gw:
         client = OpenAI(base_url=gw.url, api_key="x", max_retries=0)
         backend.script("allow-ok", {"tool_calls": [{"name": "wiki__whoami", "arguments": "{}"}]}, {"content": "done"})

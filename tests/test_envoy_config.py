@@ -64,6 +64,7 @@ def free_port() -> int:
         },
         {"backend_url": "https://inference.example.com/openai/v1", "extproc_host": "localhost"},
         {"backend_url": "https://[::1]:8443", "listen_host": "::"},
+        {"admin_socket": "/tmp/envoy-admin-test.sock"},
     ],
 )
 def test_rendered_config_validates(tmp_path: Path, kw: dict[str, Any]) -> None:
@@ -75,6 +76,8 @@ def test_rendered_config_validates(tmp_path: Path, kw: dict[str, Any]) -> None:
         assert "UpstreamTlsContext" in text
     else:
         assert "UpstreamTlsContext" not in text
+    if "admin_socket" in kw:  # the admin interface is then on no TCP port at all
+        assert 'pipe: {path: "/tmp/envoy-admin-test.sock", mode: 384}' in text and "port_value: 9901" not in text
 
 
 def test_render_rejects_bad_backend_url() -> None:

@@ -7,6 +7,7 @@ import json
 import signal
 import socket
 import sqlite3
+import stat
 import subprocess
 import time
 import urllib.error
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 from openai import APIStatusError, BadRequestError, OpenAI
 
+from gateway.envoy_runner import admin_ready
 from tests.procs import ROOT, VENV_BIN, Backend, free_port, gateway_env, scripted_backend, stop, wait_http
 from tests.stack import EnvoyStack, envoy_stack
 
@@ -279,8 +281,9 @@ def test_backend_down(tmp_path: Path) -> None:
 
 
 def test_up_serves_through_envoy_and_stops_on_sigterm(vllm: Backend, tmp_path: Path) -> None:
-    ports = {name: free_port() for name in ("ENVOY_PORT", "EXTPROC_PORT", "HTTP_PORT", "ENVOY_ADMIN_PORT")}
+    ports = {name: free_port() for name in ("ENVOY_PORT", "EXTPROC_PORT", "HTTP_PORT")}
     env = gateway_env(vllm.url, tmp_path, **{f"GATEWAY_{k}": str(v) for k, v in ports.items()})
+    admin = tmp_path / "envoy-admin.sock"  # the default: Envoy's admin is not on the network at all
     log = tmp_path / "up.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
@@ -296,6 +299,8 @@ def test_up_serves_through_envoy_and_stops_on_sigterm(vllm: Backend, tmp_path: P
         wait_http(url.removesuffix("/v1") + "/health", timeout=5)
         r = sdk(url).responses.create(model=MODEL, input="up?")
         assert r.status == "completed" and r.output_text == "Echo: up?"
+        assert stat.S_ISSOCK(admin.stat().st_mode) and stat.S_IMODE(admin.stat().st_mode) == 0o600
+        assert admin_ready(admin) and "port_value: 9901" not in (tmp_path / "envoy.yaml").read_text()
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(20) == 0
     finally:

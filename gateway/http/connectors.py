@@ -21,7 +21,8 @@ from aiohttp import web
 from gateway.errors import InvalidRequest, NotFound
 from gateway.http.common import json_response, page_params, read_json
 from gateway.ids import new_id
-from gateway.mcp.mapping import REDACTED, check_url
+from gateway.mcp import mcp_policy
+from gateway.mcp.mapping import REDACTED
 from gateway.schema.pages import list_body
 from storage.connectors import ConnectorStore
 
@@ -85,7 +86,7 @@ def _parse(body: Any) -> tuple[dict[str, Any], dict[str, Any]]:
 @routes.post("/v1/connectors")
 async def create(request: web.Request) -> web.Response:
     connector, secrets = _parse(await read_json(request))
-    check_url(connector["server_url"], request.app["settings"].mcp_host_patterns, "server_url")
+    await mcp_policy(request.app["settings"]).vet(connector["server_url"], "server_url")
     await _store(request).create(connector, secrets)
     return json_response(connector)
 

@@ -14,6 +14,7 @@ from gateway.errors import InvalidRequest
 from gateway.mcp import mapping
 from gateway.mcp.client import ServerSpec, SessionPool
 from gateway.mcp.executor import McpServerTool, run_group
+from gateway.netguard import AddressPolicy
 from storage.connectors import ConnectorStore
 from storage.sqlite import SQLiteStore
 
@@ -25,9 +26,14 @@ def pool_for(deps: Any) -> SessionPool:
     lives and dies with the engine it serves."""
     pool = getattr(deps, _POOL_ATTR, None)
     if pool is None:
-        pool = SessionPool(timeout=deps.settings.mcp_call_timeout)
+        pool = SessionPool(timeout=deps.settings.mcp_call_timeout, policy=mcp_policy(deps.settings))
         setattr(deps, _POOL_ATTR, pool)
     return pool
+
+
+def mcp_policy(settings: Any) -> AddressPolicy:
+    """Where MCP servers may be: public addresses, plus what `GATEWAY_MCP_ALLOWED_HOSTS` opens."""
+    return AddressPolicy.from_setting(settings.mcp_allowed_hosts)
 
 
 def connector_store(deps: Any) -> ConnectorStore | None:
@@ -38,12 +44,12 @@ def register(deps: Any) -> None:
     pool = pool_for(deps)
     connectors = connector_store(deps)
 
-    patterns = deps.settings.mcp_host_patterns
+    policy = mcp_policy(deps.settings)
 
     async def check(tool: dict[str, Any], index: int, tools: list[dict[str, Any]]) -> dict[str, Any]:
         mapping.check_config(tool, index, tools)
         if tool.get("server_url") is not None:
-            mapping.check_url(tool["server_url"], patterns, f"tools[{index}].server_url")
+            await policy.vet(tool["server_url"], f"tools[{index}].server_url")
         connector_id = tool.get("connector_id")
         if connector_id is not None:
             connector = await connectors.get(connector_id) if connectors is not None else None
@@ -51,7 +57,7 @@ def register(deps: Any) -> None:
                 raise InvalidRequest(
                     f"Connector '{connector_id}' not found.", param=f"tools[{index}].connector_id", code="invalid_value"
                 )
-            mapping.check_url(connector["server_url"], patterns, f"tools[{index}].connector_id")
+            await policy.vet(connector["server_url"], f"tools[{index}].connector_id")
         return mapping.public_config(tool)
 
     async def factory(tool: dict[str, Any], run: Any) -> McpServerTool:
@@ -63,7 +69,7 @@ def register(deps: Any) -> None:
             public, secrets = found
             url = public["server_url"]
             # registered before the allowlist was narrowed: refused now too
-            mapping.check_url(str(url), patterns, "tools")
+            await policy.vet(str(url), "tools")
             headers = {**(secrets.get("headers") or {}), **headers}  # the request's own headers win
             token = token or secrets.get("authorization")
         group = run_group(run, pool)

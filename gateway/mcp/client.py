@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # the SDK takes ~2 s to import: see `load_sdk`
     import httpx2
     from mcp import Client
 
+    from gateway.netguard import AddressPolicy
+
 log = logging.getLogger(__name__)
 
 CONNECTION_CLOSED = -32000  # JSON-RPC codes as the MCP SDK uses them
@@ -119,6 +121,7 @@ class Connection:
     """One MCP session, owned by its own task (see the module docstring)."""
 
     spec: ServerSpec
+    policy: AddressPolicy | None = None  # vets every address the session connects to (SSRF)
     users: int = 0
     last_used: float = field(default_factory=time.monotonic)
     broken: bool = False
@@ -143,12 +146,21 @@ class Connection:
     async def _record_status(self, response: httpx2.Response) -> None:
         self.last_http_status = response.status_code if response.status_code >= 400 else None
 
-    def _http(self) -> httpx2.AsyncClient:
+    def _http(
+        self,
+        headers: dict[str, str] | None = None,
+        timeout: httpx2.Timeout | None = None,
+        auth: httpx2.Auth | None = None,
+    ) -> httpx2.AsyncClient:
+        """The session's HTTP client (also the SDK's `httpx_client_factory` for SSE): every
+        connection it opens goes through the address policy."""
         import httpx2
 
         return httpx2.AsyncClient(
-            headers=dict(self.spec.headers),
-            timeout=httpx2.Timeout(30.0, read=300.0),
+            transport=None if self.policy is None else self.policy.httpx_transport(),
+            headers=dict(self.spec.headers) if headers is None else headers,
+            timeout=timeout or httpx2.Timeout(30.0, read=300.0),
+            auth=auth,
             event_hooks={"response": [self._record_status]},
         )
 
@@ -182,7 +194,9 @@ class Connection:
                 raise first
             self.last_http_status = None
             try:
-                await self._serve(lambda http: sse_client(url, headers=dict(self.spec.headers)))
+                await self._serve(
+                    lambda http: sse_client(url, headers=dict(self.spec.headers), httpx_client_factory=self._http)
+                )
             except Exception as exc:
                 if self._ready.done():
                     raise
@@ -235,9 +249,10 @@ class Connection:
 class SessionPool:
     """MCP sessions of one process, reused within a request and across requests."""
 
-    def __init__(self, timeout: float, idle_ttl: float = 300.0) -> None:
+    def __init__(self, timeout: float, idle_ttl: float = 300.0, policy: AddressPolicy | None = None) -> None:
         self.timeout = timeout  # bounds connecting, listing and each call
         self.idle_ttl = idle_ttl
+        self.policy = policy
         self._conns: dict[tuple[str, str], Connection] = {}
         self._reaper: asyncio.Task[None] | None = None
         self._closing: set[asyncio.Task[None]] = set()
@@ -251,7 +266,7 @@ class SessionPool:
         if conn is None or conn.broken or fresh:
             if conn is not None:
                 self._drop(conn)
-            conn = self._conns[spec.key] = Connection(spec)
+            conn = self._conns[spec.key] = Connection(spec, self.policy)
             self._start_reaper()
         conn.users += 1
         try:

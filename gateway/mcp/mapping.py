@@ -13,9 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from fnmatch import fnmatchcase
 from typing import Any
-from urllib.parse import urlsplit
 
 from gateway.errors import InvalidRequest
 
@@ -87,30 +85,6 @@ def _check_filter(value: Any, param: str) -> None:
         raise _bad(f"Invalid type for '{param}.tool_names': expected an array of strings.", f"{param}.tool_names")
     if value.get("read_only") is not None and not isinstance(value["read_only"], bool):
         raise _bad(f"Invalid type for '{param}.read_only': expected a boolean.", f"{param}.read_only")
-
-
-def host_allowed(url: str, patterns: tuple[str, ...] | None) -> bool:
-    """Whether `url`'s host may be contacted: every host without an allowlist, else a match.
-
-    The gateway connects to MCP servers from inside its own network, so an operator who exposes it
-    to clients they do not trust sets `GATEWAY_MCP_ALLOWED_HOSTS`; otherwise a client could point it
-    at internal services (SSRF). A pattern with a port matches `host:port`, one without matches the
-    host name alone.
-    """
-    if patterns is None:
-        return True
-    try:
-        parts = urlsplit(url)
-        host = (parts.hostname or "").lower()
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError:
-        return False
-    return any(fnmatchcase(f"{host}:{port}" if ":" in p else host, p) for p in patterns)
-
-
-def check_url(url: str, patterns: tuple[str, ...] | None, param: str) -> None:
-    if not host_allowed(url, patterns):
-        raise _bad(f"Invalid '{param}': this gateway does not connect to that host.", param, "url_not_allowed")
 
 
 def check_config(tool: dict[str, Any], index: int, tools: list[dict[str, Any]]) -> None:
