@@ -79,7 +79,7 @@ async def serve(settings: Settings, port: int | None = None, ready: asyncio.Even
         core_log.addFilter(PeerClosedFirst())
     server = grpc.aio.server(options=SERVER_OPTIONS)
     try:
-        await service.recover()
+        await service.start()
         deps.models.start()
         ep_grpc.add_ExternalProcessorServicer_to_server(processor, server)  # type: ignore[no-untyped-call]
         health = HealthServicer()

@@ -23,7 +23,7 @@ def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
         settings.backend_base, settings.backend_api_key, settings.backend_connect_timeout, settings.backend_read_timeout
     )
     backend = ResponsesBackend(http) if settings.backend_api == "responses" else ChatCompletionsBackend(http)
-    store = SQLiteStore(settings.db_path)
+    store = SQLiteStore(settings.db_path, lease_seconds=settings.run_lease_seconds)
     models = ModelCatalog(backend, settings.models_refresh_seconds, settings.default_model)
     deps = EngineDeps(settings=settings, store=store, backend=backend, models=models)
     register_builtin_tools(deps)

@@ -57,6 +57,13 @@ class Settings(BaseModel):
     web_search_api_key: str | None = None
 
     # --- security and outbound addresses (netguard, #10)
+    run_lease_seconds: float = Field(
+        default=10.0,
+        gt=0.2,
+        le=600.0,
+        description="lease of a process on the responses it produces; a dead owner's runs end failed within "
+        "about 1.5 leases",
+    )
     crawl_allowed_hosts: str | None = Field(
         default=None,
         description="like GATEWAY_MCP_ALLOWED_HOSTS, for the web pages research and the MCP server's crawl "

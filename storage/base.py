@@ -11,12 +11,15 @@ O(N) storage, not O(N²).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 Order = Literal["asc", "desc"]
 JSON = dict[str, Any]
+
+
+class LeaseLost(Exception):
+    """A write by a run whose lease another process already ended (the run must stop, not store)."""
 
 
 @dataclass(slots=True)
@@ -52,9 +55,12 @@ class StateStore(Protocol):
         first write, or the final one); items whose id already exists are linked, not duplicated.
         `conversation_append` items are appended to the response's conversation
         (`response["conversation"]["id"]`) in the same transaction.
-        `owner` marks a response as being produced by a live process (cleared when the status is
-        terminal) so a crash can be recovered. `events` (a background response's whole event stream,
-        given with its terminal snapshot) replaces the stream kept for resuming it.
+        `owner` is the producing process's lease token: a non-terminal write stores it with a lease
+        of the store's `lease_seconds`; a terminal write clears it. Every write that names an owner
+        is fenced: when the row is held by another owner (or by none, because its lease expired and
+        the response was failed), nothing is written and `LeaseLost` is raised. `events` (a
+        background response's whole event stream, given with its terminal snapshot) replaces the
+        stream kept for resuming it.
         """
         ...
 
@@ -87,8 +93,17 @@ class StateStore(Protocol):
 
     async def get_items(self, item_ids: list[str]) -> dict[str, JSON]: ...
 
-    async def recover_interrupted(self, is_alive: Callable[[str], bool]) -> list[str]:
-        """Mark responses whose producing process is gone as failed; return their ids."""
+    # -- leases of in-progress responses ----------------------------------------------------------
+    async def renew_leases(self, owner: str) -> int:
+        """Extend the lease of every response `owner` holds by `lease_seconds` from now (heartbeat)."""
+        ...
+
+    async def expire_leases(self) -> list[str]:
+        """End every response whose lease ran out as `failed` with the reason stored; return their ids.
+
+        Any live process may call it (each does, periodically): the responses of a process that died,
+        hung or was replaced end within the lease time, wherever the survivor runs.
+        """
         ...
 
     # -- conversations -----------------------------------------------------------------------------

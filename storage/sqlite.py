@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from storage.base import JSON, Order, Page
+from storage.base import JSON, LeaseLost, Order, Page
 from storage.sqlite_conn import Checkpointer, Rows, ThreadConnection, WriterConnection, execute_rows, transaction
 
 TERMINAL = frozenset({"completed", "failed", "incomplete", "cancelled"})
@@ -46,10 +45,15 @@ def _migrate(conn: Any) -> None:
 
 
 _UPSERT_RESPONSE = (
-    "INSERT INTO responses (id, created_at, updated_at, status, previous_response_id, conversation_id, owner, data) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET updated_at=excluded.updated_at, "
-    "status=excluded.status, owner=excluded.owner, data=excluded.data"
+    "INSERT INTO responses (id, created_at, updated_at, status, previous_response_id, conversation_id, owner, "
+    "lease_until, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+    "updated_at=excluded.updated_at, status=excluded.status, owner=excluded.owner, "
+    "lease_until=excluded.lease_until, data=excluded.data"
 )
+LEASE_EXPIRED = {
+    "code": "server_error",
+    "message": "The gateway process producing this response stopped before it finished (its lease expired).",
+}
 _INSERT_ITEM = "INSERT OR IGNORE INTO items (id, type, created_at, data) VALUES (?, ?, ?, ?)"
 _LINK_RESPONSE_ITEM = "INSERT INTO response_items (response_id, role, position, item_id) VALUES (?, ?, ?, ?)"
 _UPSERT_EVENTS = "INSERT OR REPLACE INTO response_events (response_id, data) VALUES (?, ?)"
@@ -121,8 +125,9 @@ def _delete_orphans(c: Any, item_ids: list[str]) -> None:
 class SQLiteStore:
     """`StateStore` on one SQLite file shared by every gateway process."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, lease_seconds: float = 10.0) -> None:
         self.path = Path(path)
+        self.lease_seconds = lease_seconds
         self._writer = WriterConnection(self.path, "sqlite-writer")
         self._reader = ThreadConnection(self.path, "sqlite-reader")
         self._checkpointer = Checkpointer(self.path, restart=self._writer.request_restart)
@@ -169,14 +174,16 @@ class SQLiteStore:
         status = response.get("status") or "completed"
         prev = response.get("previous_response_id")
         conv = (response.get("conversation") or {}).get("id")
+        fence = owner  # the writer's identity: a run whose lease was taken over may not write again
         owner = None if status in TERMINAL else owner
         rid = response["id"]
         now = time.time()
+        lease = now + self.lease_seconds if owner is not None else None
         # Plain rows, built here on the caller's thread, so the writer thread only executes them.
         rows: Rows = [
             (
                 _UPSERT_RESPONSE,
-                [(rid, response.get("created_at", now), now, status, prev, conv, owner, orjson.dumps(row))],
+                [(rid, response.get("created_at", now), now, status, prev, conv, owner, lease, orjson.dumps(row))],
             )
         ]
         for role, items in ((INPUT, inputs), (OUTPUT, outputs)):
@@ -188,16 +195,21 @@ class SQLiteStore:
                 rows.append((_LINK_RESPONSE_ITEM, [(rid, role, k, item["id"]) for k, item in enumerate(items)]))
         if events is not None:
             rows.append((_UPSERT_EVENTS, [(rid, orjson.dumps(events))]))
-        if not (conv and conversation_append):
+        if not (conv and conversation_append) and fence is None:
             await self._writer.write_rows(rows)
             return
-        appended = list(conversation_append)
+        appended = list(conversation_append or []) if conv else []
 
-        def write(c: Any) -> None:  # appending to a conversation reads its last position: a function
+        def write(c: Any) -> None:  # a fence or a conversation append reads first: a function
+            if fence is not None:
+                held = c.execute("SELECT owner FROM responses WHERE id = ?", (rid,)).fetchone()
+                if held is not None and held[0] != fence:
+                    raise LeaseLost(f"response {rid} is no longer owned by this process")
             execute_rows(c, rows)
-            _insert_items(c, appended, now)
-            c.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv))
-            _append_conversation_links(c, conv, [i["id"] for i in appended])
+            if conv and appended:
+                _insert_items(c, appended, now)
+                c.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv))
+                _append_conversation_links(c, conv, [i["id"] for i in appended])
 
         await self._writer.transact(write)
 
@@ -298,28 +310,38 @@ class SQLiteStore:
 
         return await self._reader.run(read)
 
-    async def recover_interrupted(self, is_alive: Callable[[str], bool]) -> list[str]:
-        def recover(c: Any) -> list[str]:
-            rows = c.execute("SELECT id, owner, data FROM responses WHERE owner IS NOT NULL").fetchall()
-            recovered = []
+    async def renew_leases(self, owner: str) -> int:
+        def renew(c: Any) -> int:
+            until = time.time() + self.lease_seconds
+            return int(c.execute("UPDATE responses SET lease_until = ? WHERE owner = ?", (until, owner)).rowcount)
+
+        return await self._writer.transact(renew)
+
+    async def expire_leases(self) -> list[str]:
+        def due(c: Any) -> bool:
+            query = "SELECT 1 FROM responses WHERE owner IS NOT NULL AND lease_until < ? LIMIT 1"
+            return c.execute(query, (time.time(),)).fetchone() is not None
+
+        if not await self._reader.run(due):  # the common case costs one indexed read, no write lock
+            return []
+
+        def expire(c: Any) -> list[str]:
             now = time.time()
-            for rid, owner, data in rows:
-                if is_alive(owner):
-                    continue
+            rows = c.execute(
+                "SELECT id, data FROM responses WHERE owner IS NOT NULL AND lease_until < ?", (now,)
+            ).fetchall()
+            for rid, data in rows:
                 resp = orjson.loads(data)
                 resp["status"] = "failed"
-                resp["error"] = {
-                    "code": "server_error",
-                    "message": "The gateway process producing this response stopped.",
-                }
+                resp["error"] = dict(LEASE_EXPIRED)
                 c.execute(
-                    "UPDATE responses SET status = 'failed', owner = NULL, updated_at = ?, data = ? WHERE id = ?",
+                    "UPDATE responses SET status = 'failed', owner = NULL, lease_until = NULL, updated_at = ?, "
+                    "data = ? WHERE id = ?",
                     (now, orjson.dumps(resp), rid),
                 )
-                recovered.append(rid)
-            return recovered
+            return [r[0] for r in rows]
 
-        return await self._writer.transact(recover)
+        return await self._writer.transact(expire)
 
     # -- conversations -----------------------------------------------------------------------------
     async def create_conversation(self, conversation: JSON, items: list[JSON]) -> None:

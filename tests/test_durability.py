@@ -15,6 +15,7 @@ import pytest
 from openai import OpenAI
 
 from tests.procs import Backend, gateway, start_gateway, stop
+from tests.stack import envoy_stack
 
 MODEL = "scripted-model"
 
@@ -96,35 +97,54 @@ def test_client_disconnect_does_not_lose_a_stored_stream(
         assert stored.status == "completed" and stored.output_text == "w1 w2 w3 w4 w5 w6"
 
 
-@pytest.mark.parametrize("background", [False, True])
-@pytest.mark.parametrize("sig", [signal.SIGKILL])
-def test_sigkill_mid_stream_recovers(backend: Backend, tmp_path: Path, marker: str, sig: int, background: bool) -> None:
-    backend.script(marker, {"content": " ".join(f"w{i}" for i in range(40)), "chunk_delay": 0.1})
-    gw = start_gateway(backend.url, tmp_path)
-    response_id = None
-    try:
-        body = {"model": MODEL, "input": f"crash {marker}", "stream": True, "background": background}
-        with httpx.stream("POST", gw.url + "/responses", json=body, timeout=30) as resp:
-            for line in resp.iter_lines():
-                if line.startswith("data:") and '"response.output_text.delta"' in line:
-                    break
-                if line.startswith("data:") and '"response.created"' in line:
-                    response_id = json.loads(line[5:])["response"]["id"]
-            gw.proc.send_signal(sig)
-            gw.proc.wait()
-    finally:
-        stop(gw.proc)
-    assert response_id is not None
-    assert integrity(tmp_path / "gateway.db") == "ok"
-    with gateway(backend.url, tmp_path) as again:
-        c = OpenAI(base_url=again.url, api_key="x", max_retries=0)
-        stored = c.responses.retrieve(response_id)
-        assert stored.status == "failed"
-        assert stored.error is not None and "stopped" in stored.error.message
-        if background:  # its stream died with the process: resuming gets the terminal event
-            events = list(c.responses.retrieve(response_id, stream=True, starting_after=3))
-            assert [(e.type, e.sequence_number) for e in events] == [("response.failed", 4)]
-            assert events[0].response.status == "failed"  # type: ignore[union-attr]
+LEASE = "1"  # seconds: GATEWAY_RUN_LEASE_SECONDS in the kill tests
+
+
+def _wait_terminal(c: OpenAI, response_id: str, limit: float) -> tuple[str, float]:
+    started = time.monotonic()
+    while (found := c.responses.retrieve(response_id)).status in ("queued", "in_progress"):
+        assert time.monotonic() - started < limit, f"{response_id} still {found.status} after {limit}s"
+        time.sleep(0.05)
+    return str(found.status), time.monotonic() - started
+
+
+@pytest.mark.slow
+def test_sigkill_owner_ten_times_sibling_ends_its_runs(backend: Backend, tmp_path: Path, marker: str) -> None:
+    """The owner of a background run and of a stored stream is SIGKILLed, ten times; the sibling
+    process on the same data dir (which never restarts) ends both runs within the lease time, a
+    resumed stream of the background run gets its terminal event, and the database stays intact."""
+    backend.script(marker, *[{"content": " ".join(f"w{i}" for i in range(60)), "chunk_delay": 0.05}] * 20)
+    with gateway(backend.url, tmp_path, GATEWAY_RUN_LEASE_SECONDS=LEASE) as survivor:
+        cb = OpenAI(base_url=survivor.url, api_key="x", max_retries=0)
+        for round_ in range(10):
+            owner = start_gateway(backend.url, tmp_path, GATEWAY_RUN_LEASE_SECONDS=LEASE)
+            try:
+                ca = OpenAI(base_url=owner.url, api_key="x", max_retries=0)
+                bg = ca.responses.create(model=MODEL, input=f"bg {round_} {marker}", background=True)
+                streamed = None
+                body = {"model": MODEL, "input": f"fg {round_} {marker}", "stream": True}
+                with httpx.stream("POST", owner.url + "/responses", json=body, timeout=30) as resp:
+                    for line in resp.iter_lines():
+                        if line.startswith("data:") and '"response.created"' in line:
+                            streamed = json.loads(line[5:])["response"]["id"]
+                        if line.startswith("data:") and '"response.output_text.delta"' in line:
+                            break
+                    owner.proc.send_signal(signal.SIGKILL)
+                    owner.proc.wait()
+            finally:
+                stop(owner.proc)
+            assert streamed is not None
+            if round_ % 2 == 0:  # cancel from the sibling waits for the sweep, never answers in_progress
+                assert cb.responses.cancel(bg.id).status == "failed"
+            for rid in (bg.id, streamed):
+                # lease 1 s, sweeps every 0.5 s: ended within ~1.5 s of the last heartbeat
+                status, _ = _wait_terminal(cb, rid, limit=4 * float(LEASE))
+                stored = cb.responses.retrieve(rid)
+                assert status == "failed", (round_, rid, status)
+                assert stored.error is not None and "lease expired" in stored.error.message
+            events = list(cb.responses.retrieve(bg.id, stream=True, starting_after=3))
+            assert [e.type for e in events][-1] == "response.failed"
+            assert integrity(tmp_path / "gateway.db") == "ok"
 
 
 def test_background_cancel_and_delete_reach_the_producing_process(backend: Backend, tmp_path: Path) -> None:
@@ -143,3 +163,38 @@ def test_background_cancel_and_delete_reach_the_producing_process(backend: Backe
         time.sleep(2.0)  # had a's run gone on, it would have finished by now and stored the response again
         with pytest.raises(openai.NotFoundError):
             ca.responses.retrieve(doomed.id)
+
+
+REFUSE = """
+CREATE TRIGGER refuse_insert BEFORE INSERT ON responses
+WHEN NEW.status = 'completed' AND NEW.data LIKE '%refuse-me%'
+BEGIN SELECT RAISE(ABORT, 'disk I/O error (injected)'); END;
+CREATE TRIGGER refuse_update BEFORE UPDATE ON responses
+WHEN NEW.status = 'completed' AND NEW.data LIKE '%refuse-me%'
+BEGIN SELECT RAISE(ABORT, 'disk I/O error (injected)'); END;
+"""
+
+
+@pytest.mark.slow
+def test_a_response_that_cannot_be_stored_is_never_reported_completed(backend: Backend, tmp_path: Path) -> None:
+    """Storing the completed response fails (a real SQLite error, raised by a trigger): the client
+    is told `failed` (never `completed`), and a retrieve finds it failed, not missing."""
+    with envoy_stack(backend.url, tmp_path) as stack:
+        with sqlite3.connect(tmp_path / "gateway.db") as db:
+            db.executescript(REFUSE)
+        for url in (stack.http_url, stack.url):
+            c = OpenAI(base_url=url, api_key="x", max_retries=0)
+            tag = {"tag": "refuse-me"}
+            with pytest.raises(openai.InternalServerError) as info:
+                c.responses.create(model=MODEL, input="store me", metadata=tag)
+            assert info.value.body["code"] == "storage_failed"  # type: ignore[index]
+            events = list(c.responses.create(model=MODEL, input="stream me", metadata=tag, stream=True))
+            types = [e.type for e in events]
+            assert types[-1] == "response.failed" and "response.completed" not in types, (url, types)
+            failed = events[-1].response  # type: ignore[union-attr]
+            assert failed.error is not None and failed.error.code == "storage_failed"
+            assert c.responses.retrieve(failed.id).status == "failed"
+            bg = c.responses.create(model=MODEL, input="background me", metadata=tag, background=True)
+            status, _ = _wait_terminal(c, bg.id, limit=10)
+            assert status == "failed"
+            assert c.responses.create(model=MODEL, input="fine").status == "completed"  # others unaffected

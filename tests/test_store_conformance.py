@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -9,8 +10,12 @@ from typing import Any
 import pytest
 
 from storage import SQLiteStore, StateStore
+from storage.base import LeaseLost
 
-IMPLEMENTATIONS: dict[str, Callable[[Path], StateStore]] = {"sqlite": lambda p: SQLiteStore(p / "state.db")}
+LEASE = 0.3  # seconds: the suite's stores hold leases this long
+IMPLEMENTATIONS: dict[str, Callable[[Path], StateStore]] = {
+    "sqlite": lambda p: SQLiteStore(p / "state.db", lease_seconds=LEASE)
+}
 
 
 @pytest.fixture(params=sorted(IMPLEMENTATIONS))
@@ -117,16 +122,30 @@ async def test_input_item_pagination(store: StateStore) -> None:
     assert await ids(after="unknown") == ([], False)
 
 
-async def test_recover_interrupted_only_dead_owners(store: StateStore) -> None:
+async def test_leases_expire_unless_renewed_and_fence_late_writes(store: StateStore) -> None:
     await store.write_response(resp("dead", status="in_progress"), owner="h:1:dead")
     await store.write_response(resp("live", status="in_progress"), owner="h:2:live")
-    recovered = await store.recover_interrupted(lambda owner: owner.endswith("live"))
-    assert recovered == ["dead"]
+    assert await store.expire_leases() == []  # both leases still run
+    for _ in range(3):
+        await asyncio.sleep(LEASE / 2)
+        assert await store.renew_leases("h:2:live") == 1
+    assert await store.expire_leases() == ["dead"]
     dead = await store.get_response("dead")
-    assert dead is not None and dead["status"] == "failed" and dead["error"]["message"]
+    assert dead is not None and dead["status"] == "failed" and "lease expired" in dead["error"]["message"]
     assert (await store.get_response("live"))["status"] == "in_progress"  # type: ignore[index]
-    await store.write_response(resp("live"))
-    assert await store.recover_interrupted(lambda owner: False) == []  # terminal rows have no owner
+    # the stalled owner comes back: its writes are refused and change nothing
+    with pytest.raises(LeaseLost):
+        await store.write_response(resp("dead"), outputs=[msg("late", "too late", "assistant")], owner="h:1:dead")
+    again = await store.get_response("dead")
+    assert again is not None and again["status"] == "failed" and again["output"] == []
+    with pytest.raises(LeaseLost):  # another owner cannot write over a live lease either
+        await store.write_response(resp("live"), owner="h:1:dead")
+    await store.write_response(resp("live"), outputs=[msg("o1", "done", "assistant")], owner="h:2:live")
+    done = await store.get_response("live")
+    assert done is not None and done["status"] == "completed" and [o["id"] for o in done["output"]] == ["o1"]
+    await asyncio.sleep(LEASE * 1.5)
+    assert await store.expire_leases() == []  # terminal rows hold no lease
+    assert await store.renew_leases("h:2:live") == 0
 
 
 async def test_conversations(store: StateStore) -> None:

@@ -34,6 +34,21 @@ class EventBuilder:
         self.wakeup.set()
         return event
 
+    def mark(self) -> int:
+        """A point to `retract` to: the next sequence number."""
+        return self._seq
+
+    def retract(self, mark: int) -> None:
+        """Withdraw the events emitted since `mark` that were not drained yet (a terminal status the
+        store refused must not reach anyone); the sequence numbers are reused."""
+        kept = [e for e in self.events if e["sequence_number"] < mark]
+        if len(self.events) - len(kept) != self._seq - mark:
+            raise RuntimeError("cannot retract events that were already drained")
+        self.events = kept
+        if self.log is not None:
+            self.log = [e for e in self.log if e["sequence_number"] < mark]
+        self._seq = mark
+
     def drain(self) -> list[Event]:
         events, self.events = self.events, []
         return events

@@ -25,11 +25,13 @@ from gateway.engine.truncation import MAX_RETRIES, drop_oldest, overflow_share
 from gateway.engine.turn import TurnAssembler
 from gateway.errors import APIError, BackendError, InvalidRequest, ServerError
 from gateway.tools.registry import ServerTool
+from storage.base import LeaseLost
 
 log = logging.getLogger(__name__)
 
 MAX_TURNS = 32
 LOGPROBS = "message.output_text.logprobs"
+LEASE_LOST_MESSAGE = "This gateway process lost its lease on the response (it was stalled); it was ended as failed."
 TERMINAL_EVENT = {"completed": "response.completed", "incomplete": "response.incomplete", "failed": "response.failed"}
 
 
@@ -136,6 +138,23 @@ class ResponseRun:
         if self.finished:
             return []
         self.finished = True
+        if self.p.req.stream:
+            metrics.streamed_tokens(self._usage["out"])
+        mark = self.events.mark()
+        self._conclude(status, error, incomplete_reason)
+        failure = await asyncio.shield(self._persist())
+        if failure is not None and status != "failed":
+            # Nothing may claim a state that was not stored: withdraw the unsent terminal events and
+            # end as failed. (A failed run that cannot be stored still ends failed for its client;
+            # the lease sweep fails its row.)
+            self.events.retract(mark)
+            self.response.pop("completed_at", None)
+            self.response["incomplete_details"] = None
+            self._conclude("failed", failure, None)
+            await asyncio.shield(self._persist())
+        return self.events.drain()
+
+    def _conclude(self, status: str, error: APIError | None, incomplete_reason: str | None) -> None:
         resp = self.response
         resp["status"] = status
         resp["usage"] = self.usage_object()
@@ -146,20 +165,17 @@ class ResponseRun:
             resp["error"] = error.as_error_object()
             if isinstance(error, BackendError):
                 metrics.backend_error(error.code)
-        if self.p.req.stream:
-            metrics.streamed_tokens(self._usage["out"])
         if incomplete_reason:
             resp["incomplete_details"] = {"reason": incomplete_reason}
         if error is not None:
             self.events.error(error.message, error.code or error.type, error.param)
         if status in TERMINAL_EVENT:
             self.events.lifecycle(TERMINAL_EVENT[status])
-        await asyncio.shield(self._persist(status))
-        return self.events.drain()
 
-    async def _persist(self, status: str) -> None:
+    async def _persist(self) -> APIError | None:
+        """Store the final state; the error to end with instead when it could not be stored."""
         outputs = self.events.output
-        ok = status in ("completed", "incomplete")
+        ok = self.response["status"] in ("completed", "incomplete")
         conv_items = (self.p.inputs + outputs) if (ok and self.p.conversation_id) else None
         try:
             if self.p.stored:
@@ -168,12 +184,18 @@ class ResponseRun:
                     inputs=None if self._persisted_start else self.p.inputs,
                     outputs=outputs,
                     conversation_append=conv_items,
+                    owner=OWNER if self._persisted_start else None,
                     events=self.events.log,
                 )
             elif conv_items:
                 await self.deps.store.add_conversation_items(self.p.conversation_id or "", conv_items)
-        except Exception:  # the client still gets its answer; the failure is logged loudly
+        except LeaseLost:
+            log.error("response %s was ended by another process (this one's lease expired)", self.id)
+            return ServerError(LEASE_LOST_MESSAGE, code="lease_expired")
+        except Exception as exc:
             log.exception("could not store response %s", self.id)
+            return ServerError(f"The response could not be stored ({type(exc).__name__}).", code="storage_failed")
+        return None
 
     # -- the whole loop (HTTP path) ----------------------------------------------------------------
     async def run(self, *, persist_start: bool) -> AsyncIterator[Event]:

@@ -19,7 +19,8 @@ from typing import Any
 from gateway import metrics
 from gateway.engine.context import EngineDeps, Prepared, prepare
 from gateway.engine.events import Event
-from gateway.engine.owner import is_alive
+from gateway.engine.leases import LeaseKeeper
+from gateway.engine.owner import OWNER
 from gateway.engine.runner import TERMINAL_EVENT, ResponseRun
 from gateway.errors import APIError, InvalidRequest, NotFound
 from gateway.schema.requests import CreateResponseRequest
@@ -30,7 +31,6 @@ log = logging.getLogger(__name__)
 
 TERMINAL = ("completed", "failed", "incomplete", "cancelled")
 POLL_INTERVAL = 0.25  # a response another process produces: how often to look at its row
-CANCEL_WAIT = 10.0  # how long `cancel` waits for another process to stop the response
 
 
 class _Feed:
@@ -80,13 +80,18 @@ class ResponsesService:
         self.store = deps.store
         self.running: dict[str, tuple[ResponseRun, asyncio.Task[None], _Feed]] = {}
         self._cancel_watch: asyncio.Task[None] | None = None
+        lease = deps.settings.run_lease_seconds
+        self.leases = LeaseKeeper(self.store, OWNER, lease)
+        # how long `cancel` waits for another process to stop a response: if that process died, the
+        # lease sweep ends the response within about this long
+        self.cancel_wait = lease + self.leases.sweep_every + 1.0
 
-    async def recover(self) -> list[str]:
-        """Fail responses whose producing process died (run at start-up)."""
-        recovered = await self.store.recover_interrupted(is_alive)
-        if recovered:
-            log.warning("marked %d interrupted response(s) as failed", len(recovered))
-        return recovered
+    async def start(self) -> list[str]:
+        """At start-up: end the runs whose leases expired (a previous life of this process, say)
+        and keep leases from now on (renew ours, end expired ones) until `shutdown`."""
+        expired = await self.leases.sweep()
+        self.leases.start()
+        return expired
 
     async def prepare(self, body: Any) -> Prepared:
         return await prepare(self.deps, parse(CreateResponseRequest, body))
@@ -232,7 +237,7 @@ class ResponsesService:
 
     async def _cancel_elsewhere(self, response_id: str) -> dict[str, Any]:
         await self.store.request_cancel(response_id)
-        deadline = asyncio.get_running_loop().time() + CANCEL_WAIT
+        deadline = asyncio.get_running_loop().time() + self.cancel_wait
         found = await self.retrieve(response_id)
         while found.get("status") not in TERMINAL and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(POLL_INTERVAL / 5)
@@ -256,6 +261,7 @@ class ResponsesService:
         """Stop detached runs; they are stored as failed rather than left in progress."""
         if self._cancel_watch is not None:
             self._cancel_watch.cancel()
+        await self.leases.stop()
         for run, task, _feed in list(self.running.values()):
             run.cancel_status = "failed"
             task.cancel()

@@ -38,7 +38,7 @@ def create_app(settings: Settings) -> web.Application:
 
     async def startup(app: web.Application) -> None:
         await deps.store.open()
-        await app["responses"].recover()
+        await app["responses"].start()
         deps.models.start()
 
     async def cleanup(app: web.Application) -> None:
