@@ -7,6 +7,7 @@ concrete store class; everything else sees the store protocols of `storage.base`
 
 from __future__ import annotations
 
+from gateway import redact
 from gateway.backends.chat_completions import ChatCompletionsBackend
 from gateway.backends.http_client import BackendHTTP
 from gateway.backends.responses_api import ResponsesBackend
@@ -19,6 +20,9 @@ from storage.sqlite import SQLiteStore
 
 def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
     """The engine's dependencies, shared by both front doors; the store is not opened yet."""
+    redact.register(
+        [settings.backend_api_key, settings.embedding_api_key, settings.web_search_api_key, settings.milvus_token]
+    )
     http = BackendHTTP(
         settings.backend_base, settings.backend_api_key, settings.backend_connect_timeout, settings.backend_read_timeout
     )

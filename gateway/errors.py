@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gateway.redact import redact
+
 
 class APIError(Exception):
     """An error with an HTTP status and an OpenAI error body."""
@@ -24,6 +26,7 @@ class APIError(Exception):
         status: int | None = None,
         type: str | None = None,
     ) -> None:
+        message = redact(message)  # errors reach clients, stored responses and logs: never a secret
         super().__init__(message)
         self.message = message
         self.param = param

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextvars
 import itertools
 import logging
-import re
 import sys
 import time
 import uuid
@@ -21,29 +20,17 @@ from typing import Any
 import orjson
 
 from gateway.config import Settings
+from gateway.redact import redact
 
 # The request being handled: {"request_id": ..., "response_id": ...}; None outside requests.
 request_context: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("request_context", default=None)
 
-_SECRETS = (
-    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{4,}"), r"\1 [redacted]"),
-    (re.compile(r"\bsk-[A-Za-z0-9_-]{6,}"), "[redacted]"),
-    (re.compile(r"(?i)([a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@"), r"\1[redacted]@"),
-    (
-        re.compile(
-            r"(?i)\b((?:api[_-]?key|token|secret|password|authorization|x-api-key)[\"']?\s*[:=]\s*[\"']?)[^\s\"',&}]+"
-        ),
-        r"\1[redacted]",
-    ),
-)
 _EXTRA_FIELDS = ("door", "route", "method", "status", "duration_ms", "response_id", "request_id", "event")
 
 
 def scrub(text: str) -> str:
-    """Replace the secrets this module recognises in ``text`` with `[redacted]`."""
-    for pattern, repl in _SECRETS:
-        text = pattern.sub(repl, text)
-    return text
+    """Replace secrets in ``text`` with `[redacted]` (see `gateway.redact`)."""
+    return redact(text)
 
 
 _ID_PREFIX = uuid.uuid4().hex[:12]  # random per process: ids are unique across processes and restarts

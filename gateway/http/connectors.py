@@ -23,6 +23,7 @@ from gateway.http.common import json_response, page_params, read_json
 from gateway.ids import new_id
 from gateway.mcp import mcp_policy
 from gateway.mcp.mapping import REDACTED
+from gateway.redact import redact_url
 from gateway.schema.pages import list_body
 from storage.connectors import ConnectorStore
 
@@ -74,19 +75,19 @@ def _parse(body: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         "object": "connector",
         "created_at": int(time.time()),
         "name": name,
-        "server_url": url,
+        "server_url": redact_url(url or ""),  # the URL as given lives with the other secrets
         "description": _string(body, "description"),
         "metadata": metadata,
         "headers": dict.fromkeys(headers, REDACTED),
         "authorization": REDACTED if token else None,
     }
-    return connector, {"headers": headers, "authorization": token}
+    return connector, {"headers": headers, "authorization": token, "server_url": url}
 
 
 @routes.post("/v1/connectors")
 async def create(request: web.Request) -> web.Response:
     connector, secrets = _parse(await read_json(request))
-    await mcp_policy(request.app["settings"]).vet(connector["server_url"], "server_url")
+    await mcp_policy(request.app["settings"]).vet(secrets["server_url"], "server_url")
     await _store(request).create(connector, secrets)
     return json_response(connector)
 

@@ -52,12 +52,13 @@ def register(deps: Any) -> None:
             await policy.vet(tool["server_url"], f"tools[{index}].server_url")
         connector_id = tool.get("connector_id")
         if connector_id is not None:
-            connector = await connectors.get(connector_id) if connectors is not None else None
-            if connector is None:
+            found = await connectors.secrets(connector_id) if connectors is not None else None
+            if found is None:
                 raise InvalidRequest(
                     f"Connector '{connector_id}' not found.", param=f"tools[{index}].connector_id", code="invalid_value"
                 )
-            await policy.vet(connector["server_url"], f"tools[{index}].connector_id")
+            public, secrets = found
+            await policy.vet(secrets.get("server_url") or public["server_url"], f"tools[{index}].connector_id")
         return mapping.public_config(tool)
 
     async def factory(tool: dict[str, Any], run: Any) -> McpServerTool:
@@ -67,7 +68,7 @@ def register(deps: Any) -> None:
             if found is None:  # deleted since the request was checked
                 raise InvalidRequest(f"Connector '{tool['connector_id']}' not found.", param="tools")
             public, secrets = found
-            url = public["server_url"]
+            url = secrets.get("server_url") or public["server_url"]  # older rows kept it public only
             # registered before the allowlist was narrowed: refused now too
             await policy.vet(str(url), "tools")
             headers = {**(secrets.get("headers") or {}), **headers}  # the request's own headers win

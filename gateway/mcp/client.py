@@ -28,6 +28,8 @@ if TYPE_CHECKING:  # the SDK takes ~2 s to import: see `load_sdk`
 
     from gateway.netguard import AddressPolicy
 
+from gateway.redact import redact_url
+
 log = logging.getLogger(__name__)
 
 CONNECTION_CLOSED = -32000  # JSON-RPC codes as the MCP SDK uses them
@@ -132,7 +134,9 @@ class Connection:
 
     def __post_init__(self) -> None:
         self._ready = asyncio.get_running_loop().create_future()
-        self._task = asyncio.get_running_loop().create_task(self._own(), name=f"mcp-session {self.spec.url}")
+        self._task = asyncio.get_running_loop().create_task(
+            self._own(), name=f"mcp-session {redact_url(self.spec.url)}"
+        )
 
     async def client(self, limit: float) -> Client:
         try:
@@ -205,7 +209,7 @@ class Connection:
             if not self._ready.done():
                 self._ready.set_exception(exc if isinstance(exc, McpFailure) else self._failure(exc, connecting=True))
             else:
-                log.info("MCP session to %s ended: %r", url, _leaf(exc))
+                log.info("MCP session to %s ended: %r", redact_url(url), _leaf(exc))
         finally:
             self.broken = True
             if not self._ready.done():

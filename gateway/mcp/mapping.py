@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from gateway.errors import InvalidRequest
+from gateway.redact import redact_url
 
 NAME_LIMIT = 64  # what OpenAI-compatible backends accept for a function name
 REDACTED = "[redacted]"
@@ -136,8 +137,11 @@ def check_config(tool: dict[str, Any], index: int, tools: list[dict[str, Any]]) 
 
 
 def public_config(tool: dict[str, Any]) -> dict[str, Any]:
-    """The tool entry as the Response object shows it: header values and the token redacted."""
+    """The tool entry as the Response object shows it: header values, the token and URL credentials
+    redacted."""
     out = dict(tool)
+    if isinstance(out.get("server_url"), str):  # credentials in the URL (user:pass@, ?token=) stay private
+        out["server_url"] = redact_url(out["server_url"])
     if isinstance(out.get("headers"), dict):
         out["headers"] = dict.fromkeys(out["headers"], REDACTED)
     if out.get("authorization") is not None:
