@@ -43,7 +43,14 @@ from gateway.engine.service import ResponsesService
 from gateway.engine.sse import sse_frame
 from gateway.engine.turn import TurnAssembler
 from gateway.errors import APIError, BackendError, BackendTimeout, InvalidRequest, ServerError
-from gateway.jsonutil import JSONDecodeError, dumps, loads
+from gateway.jsonutil import (
+    DECODERS,
+    JSONDecodeError,
+    decode_body,
+    dumps,
+    loads,
+    parse_request_body,
+)
 
 log = logging.getLogger(__name__)
 
@@ -204,6 +211,7 @@ class _Exchange:
     __slots__ = (
         "body_parts",
         "done",
+        "encoding",
         "failed",
         "p",
         "parser",
@@ -231,6 +239,7 @@ class _Exchange:
         self.failed: APIError | None = None  # a mid-stream error from the backend
         self.body_parts: list[bytes] = []
         self.resp_parts: list[bytes] = []
+        self.encoding = ""  # the request's Content-Encoding
 
     async def handle(self, msg: ep.ProcessingRequest) -> tuple[ep.ProcessingResponse, bool]:
         """One reply per message; True when it is the last this stream will send."""
@@ -246,7 +255,18 @@ class _Exchange:
                 if msg.request_headers.end_of_stream:
                     err = InvalidRequest("The request body is empty; expected a JSON object.", code="invalid_json")
                     return error_reply(err), True
-                return ep.ProcessingResponse(request_headers=ep.HeadersResponse()), False
+                self.encoding = _header(msg.request_headers, "content-encoding").strip().lower()
+                if self.encoding in ("", "identity"):
+                    return ep.ProcessingResponse(request_headers=ep.HeadersResponse()), False
+                if self.encoding not in DECODERS:
+                    try:
+                        decode_body(b"", self.encoding, 0)
+                    except APIError as unsupported:
+                        return error_reply(unsupported), True
+                # the body is decoded here and replaced by the backend's request: the header goes
+                mutation = ep.HeaderMutation(remove_headers=["content-encoding"])
+                reply = ep.HeadersResponse(response=ep.CommonResponse(header_mutation=mutation))
+                return ep.ProcessingResponse(request_headers=reply), False
             # trailers are SKIP in the configuration; answer anything else without changes
             if kind == "request_trailers":
                 return ep.ProcessingResponse(request_trailers=ep.TrailersResponse()), False
@@ -283,15 +303,17 @@ class _Exchange:
             return _body_reply("request", None), False
         raw = b"".join(self.body_parts)
         self.body_parts = []
+        if self.encoding not in ("", "identity"):
+            try:
+                raw = decode_body(raw, self.encoding, self.p.deps.settings.max_body_bytes)
+            except APIError as refused:
+                return error_reply(refused), True
         if not raw.strip():
             err = InvalidRequest("The request body is empty; expected a JSON object.", code="invalid_json")
             return error_reply(err), True
         try:
-            body = loads(raw)
-        except JSONDecodeError:
-            err = InvalidRequest(
-                "We could not parse the JSON body of your request. The body must be valid JSON.", code="invalid_json"
-            )
+            body = parse_request_body(raw)
+        except InvalidRequest as err:
             return error_reply(err), True
         p = self.p
         try:

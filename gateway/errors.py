@@ -85,3 +85,8 @@ class BackendTimeout(BackendError):
 class ServerError(APIError):
     status = 500
     type = "server_error"
+
+
+class UnsupportedMediaType(APIError):
+    status = 415
+    type = "invalid_request_error"

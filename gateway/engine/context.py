@@ -19,6 +19,7 @@ from gateway.errors import InvalidRequest, NotFound
 from gateway.ids import response_id
 from gateway.schema.items import normalize_input
 from gateway.schema.requests import CreateResponseRequest
+from gateway.schema.tool_choice import check_tool_choice
 from gateway.tools.registry import ToolRegistry
 from storage.base import StateStore
 
@@ -106,6 +107,7 @@ async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
     if req.prompt is not None:
         req, prompt_items = await apply_prompt(deps, req)
     deps.tools.validate(req.tools or [])
+    check_tool_choice(req.tool_choice, req.tools or [])
     public_tools = await deps.tools.check(req.tools or [])  # e.g. MCP connectors exist; credentials redacted
     inputs = normalize_input(req.input)
 

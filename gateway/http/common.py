@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_protocol import RequestPayloadError
 
 from gateway.engine.sse import sse_frame
-from gateway.errors import APIError, InvalidRequest, PayloadTooLarge
-from gateway.jsonutil import JSONDecodeError, dumps, loads
+from gateway.errors import APIError, InvalidRequest, PayloadTooLarge, ServerError
+from gateway.jsonutil import dumps, parse_request_body
+
+log = logging.getLogger(__name__)
 
 __all__ = ["error_middleware", "error_response", "json_response", "page_params", "read_json", "sse_frame"]
 
@@ -33,12 +38,7 @@ async def read_json(request: web.Request, *, optional: bool = False) -> Any:
         if optional:
             return None
         raise InvalidRequest("The request body is empty; expected a JSON object.", code="invalid_json")
-    try:
-        return loads(raw)
-    except JSONDecodeError:
-        raise InvalidRequest(
-            "We could not parse the JSON body of your request. The body must be valid JSON.", code="invalid_json"
-        ) from None
+    return parse_request_body(raw)
 
 
 def page_params(request: web.Request, default_order: str = "desc") -> dict[str, Any]:
@@ -62,6 +62,8 @@ async def error_middleware(request: web.Request, handler: Any) -> web.StreamResp
         return await handler(request)
     except APIError as err:
         return error_response(err)
+    except (HttpProcessingError, RequestPayloadError) as exc:  # the body itself is broken (encoding, multipart)
+        return error_response(InvalidRequest(f"The request body could not be read: {exc}", code="invalid_body"))
     except web.HTTPRequestEntityTooLarge:
         return error_response(PayloadTooLarge("Request body too large.", code="request_too_large"))
     except web.HTTPException as exc:
@@ -83,3 +85,6 @@ async def error_middleware(request: web.Request, handler: Any) -> web.StreamResp
             },
             status=exc.status,
         )
+    except Exception as exc:  # a bug: logged with its traceback, answered as OpenAI's 500 body
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return error_response(ServerError(f"internal error: {type(exc).__name__}"))

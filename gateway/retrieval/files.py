@@ -124,7 +124,10 @@ def _public(row: dict[str, Any]) -> dict[str, Any]:
 
 def clean_filename(name: str | None) -> str:
     """The client's file name without any directory part (it is shown back, never used as a path)."""
-    base = os.path.basename((name or "").replace("\\", "/")).strip()
+    base = os.path.basename((name or "").replace("\\", "/"))
+    # undecodable bytes (surrogates) and control characters would break storage or a header later
+    base = base.encode("utf-8", "replace").decode("utf-8")
+    base = "".join(ch for ch in base if ch.isprintable()).strip()
     return base[:255] or "upload"
 
 

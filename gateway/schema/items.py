@@ -32,6 +32,12 @@ def _require_str(item: dict[str, Any], key: str, param: str) -> str:
     return value
 
 
+def _string_or_absent(value: Any, param: str) -> None:
+    """Fields compared against known values must be strings: a list or object is a 400, not a crash."""
+    if value is not None and not isinstance(value, str):
+        raise _bad(f"Invalid type for '{param}': expected a string.", param, "invalid_type")
+
+
 def _parts(content: Any, role: str, param: str) -> list[dict[str, Any]]:
     allowed = OUTPUT_PART_TYPES if role == "assistant" else INPUT_PART_TYPES
     if isinstance(content, str):
@@ -50,6 +56,7 @@ def _parts(content: Any, role: str, param: str) -> list[dict[str, Any]]:
         if not isinstance(part, dict):
             raise _bad(f"Invalid type for '{p}': expected an object.", p, "invalid_type")
         ptype = part.get("type")
+        _string_or_absent(ptype, f"{p}.type")
         if ptype not in allowed:
             raise _bad(
                 f"Invalid value: '{ptype}'. Supported values for a {role} message are: "
@@ -73,6 +80,7 @@ def _parts(content: Any, role: str, param: str) -> list[dict[str, Any]]:
 
 def _message(item: dict[str, Any], param: str) -> dict[str, Any]:
     role = item.get("role")
+    _string_or_absent(role, f"{param}.role")
     if role not in USER_ROLES and role != "assistant":
         raise _bad(
             f"Invalid value: '{role}'. Supported values are: 'user', 'assistant', 'system' and 'developer'.",
@@ -101,6 +109,8 @@ def normalize_item(item: Any, param: str) -> dict[str, Any]:
     if not isinstance(item, dict):
         raise _bad(f"Invalid type for '{param}': expected an object.", param, "invalid_type")
     itype = item.get("type")
+    _string_or_absent(itype, f"{param}.type")
+    _string_or_absent(item.get("id"), f"{param}.id")
     if itype is None and "role" in item:
         itype = "message"
     if itype is None and "id" in item:
