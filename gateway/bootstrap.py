@@ -15,6 +15,8 @@ from gateway.config import Settings
 from gateway.engine.context import EngineDeps
 from gateway.engine.models import ModelCatalog
 from gateway.tools.builtin import register_builtin_tools
+from storage.base import StateStore
+from storage.postgres import PostgresStore
 from storage.sqlite import SQLiteStore
 
 
@@ -27,7 +29,13 @@ def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
         settings.backend_base, settings.backend_api_key, settings.backend_connect_timeout, settings.backend_read_timeout
     )
     backend = ResponsesBackend(http) if settings.backend_api == "responses" else ChatCompletionsBackend(http)
-    store = SQLiteStore(settings.db_path, lease_seconds=settings.run_lease_seconds)
+    store: StateStore
+    if settings.database_url:  # many replicas: state in PostgreSQL
+        store = PostgresStore(
+            settings.database_url, pool_size=settings.database_pool_size, lease_seconds=settings.run_lease_seconds
+        )
+    else:
+        store = SQLiteStore(settings.db_path, lease_seconds=settings.run_lease_seconds)
     models = ModelCatalog(backend, settings.models_refresh_seconds, settings.default_model)
     deps = EngineDeps(settings=settings, store=store, backend=backend, models=models)
     register_builtin_tools(deps)

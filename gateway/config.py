@@ -93,6 +93,15 @@ class Settings(BaseModel):
 
     # --- clients: Codex, Open Responses, WebSocket (#18)
 
+    # --- PostgreSQL (#15)
+    database_url: str | None = Field(
+        default=None,
+        pattern=r"^postgres(ql)?://",
+        description="postgresql://user:password@host:port/db (or ?host=/socket/dir): state in PostgreSQL, "
+        "shared by every replica; unset → the SQLite file in data_dir",
+    )
+    database_pool_size: int = Field(default=10, ge=1, le=200, description="PostgreSQL connections per process")
+
     @property
     def envoy_admin_socket(self) -> Path:
         return self.data_dir / "envoy-admin.sock"

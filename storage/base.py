@@ -74,6 +74,15 @@ class StateStore(Protocol):
         """Those of `response_ids` whose cancellation was asked; each request is returned once."""
         ...
 
+    async def wait_for_change(self, topic: Literal["cancel", "response"], key: str | None, poll: float) -> None:
+        """Return when `topic` may have changed for `key` (None: any): a cancel was requested, or a
+        background response reached a terminal status. Callers re-read the table afterwards.
+
+        SQLite sleeps `poll` seconds (polling); PostgreSQL returns on a LISTEN/NOTIFY notification
+        from any replica (with a fallback timeout), so no replica polls in a tight loop.
+        """
+        ...
+
     async def get_response_events(self, response_id: str) -> list[JSON] | None:
         """The event stream kept by `write_response(events=...)`, or None."""
         ...

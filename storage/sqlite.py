@@ -8,37 +8,26 @@ from __future__ import annotations
 
 import asyncio
 import time
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from storage.base import JSON, LeaseLost, Order, Page
+from storage.schema import migrations, statements
 from storage.sqlite_conn import Checkpointer, Rows, ThreadConnection, WriterConnection, execute_rows, transaction
 
 TERMINAL = frozenset({"completed", "failed", "incomplete", "cancelled"})
 INPUT, OUTPUT = 0, 1
 
 
-def _migrations() -> list[tuple[int, str]]:
-    found = []
-    for entry in resources.files("storage.migrations").iterdir():
-        if entry.name.endswith(".sql"):
-            found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
-    return sorted(found)
-
-
 def _migrate(conn: Any) -> None:
     def apply(c: Any) -> None:
         version = c.execute("PRAGMA user_version").fetchone()[0]
-        for number, sql in _migrations():
+        for number, sql in migrations("sqlite"):
             if number > version:
-                # Comments are dropped first: they may contain ";" (statements never do in strings).
-                code = "\n".join(line.split("--", 1)[0] for line in sql.splitlines())
-                for statement in code.split(";"):
-                    if statement.strip():
-                        c.execute(statement)
+                for statement in statements(sql):
+                    c.execute(statement)
                 c.execute(f"PRAGMA user_version={number}")
 
     transaction(conn, apply)
@@ -228,6 +217,10 @@ class SQLiteStore:
             return resp
 
         return await self._reader.run(read)
+
+    async def wait_for_change(self, topic: str, key: str | None, poll: float) -> None:
+        """SQLite has no notifications: the caller polls every `poll` seconds."""
+        await asyncio.sleep(poll)
 
     async def get_response_events(self, response_id: str) -> list[JSON] | None:
         def read(c: Any) -> list[JSON] | None:

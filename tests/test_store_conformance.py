@@ -1,9 +1,9 @@
-"""One conformance suite for every `StateStore` implementation (SQLite today)."""
+"""One conformance suite for every `StateStore` implementation: SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -11,17 +11,23 @@ import pytest
 
 from storage import SQLiteStore, StateStore
 from storage.base import LeaseLost
+from storage.postgres import PostgresStore
+from tests.pg import truncate
 
 LEASE = 0.3  # seconds: the suite's stores hold leases this long
-IMPLEMENTATIONS: dict[str, Callable[[Path], StateStore]] = {
-    "sqlite": lambda p: SQLiteStore(p / "state.db", lease_seconds=LEASE)
-}
 
 
-@pytest.fixture(params=sorted(IMPLEMENTATIONS))
+@pytest.fixture(params=["sqlite", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[StateStore]:
-    s = IMPLEMENTATIONS[request.param](tmp_path)
-    await s.open()
+    s: StateStore
+    if request.param == "postgres":
+        url = request.getfixturevalue("postgres_url")
+        s = PostgresStore(url, pool_size=4, lease_seconds=LEASE)
+        await s.open()
+        await truncate(url)
+    else:
+        s = SQLiteStore(tmp_path / "state.db", lease_seconds=LEASE)
+        await s.open()
     yield s
     await s.close()
 

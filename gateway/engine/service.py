@@ -151,7 +151,7 @@ class ResponsesService:
     async def _watch_cancels(self) -> None:
         """Cancel this process's background runs that another process was asked to cancel."""
         while ids := self._background_ids():
-            await asyncio.sleep(POLL_INTERVAL)
+            await self.store.wait_for_change("cancel", None, POLL_INTERVAL)  # PostgreSQL: on NOTIFY
             try:
                 asked = await self.store.take_cancel_requests(ids)
             except Exception:  # a busy database must not end the watch
@@ -182,7 +182,7 @@ class ResponsesService:
         a restart): wait for it to end, then send what was kept."""
         response_id = found["id"]
         while found.get("status") not in TERMINAL:
-            await asyncio.sleep(POLL_INTERVAL)
+            await self.store.wait_for_change("response", response_id, POLL_INTERVAL)
             found = await self.retrieve(response_id)
         events = await self.store.get_response_events(response_id)
         if events is None:  # ended without a stream (failed by crash recovery): its terminal event only
@@ -240,7 +240,7 @@ class ResponsesService:
         deadline = asyncio.get_running_loop().time() + self.cancel_wait
         found = await self.retrieve(response_id)
         while found.get("status") not in TERMINAL and asyncio.get_running_loop().time() < deadline:
-            await asyncio.sleep(POLL_INTERVAL / 5)
+            await self.store.wait_for_change("response", response_id, POLL_INTERVAL / 5)
             found = await self.retrieve(response_id)
         return found
 

@@ -1,0 +1,434 @@
+"""`StateStore` on PostgreSQL: responses, items, background event streams, cancels, conversations.
+
+Raw SQL, the SQLite store's schema and semantics statement for statement (ids, ordering, pagination
+identical). A response write is ONE statement (data-modifying CTEs over `unnest` arrays): one round
+trip, its own implicit transaction, no BEGIN/COMMIT. Appending to a conversation first locks the
+conversation's row, so concurrent appends from several replicas take positions one after the other.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import orjson
+
+from storage.base import JSON, LeaseLost, Order, Page
+from storage.postgres.db import CANCEL_CHANNEL, RESPONSE_CHANNEL, Database
+
+LEASE_EXPIRED = {  # the SQLite store's reason, word for word
+    "code": "server_error",
+    "message": "The gateway process producing this response stopped before it finished (its lease expired).",
+}
+TERMINAL = frozenset({"completed", "failed", "incomplete", "cancelled"})
+INPUT, OUTPUT = 0, 1
+NOTIFY_FALLBACK = {"cancel": 0.5, "response": 1.0}  # waits end after this even without a notification
+
+# $1 id, $2 created_at, $3 now, $4 status, $5 prev, $6 conv, $7 owner (NULL once terminal), $8 data,
+# $9..$11 items (ids, types, data), $12..$14 links (roles, positions, item ids),
+# $15 events (NULL: keep), $16 conversation item ids to append, $17 announce (a background run's end),
+# $18 fence (the writer's lease token, NULL: none), $19 lease seconds.
+# The fence: a writer naming an owner only updates a row that owner still holds; otherwise `r` is
+# empty, nothing else is written, and the statement returns false (LeaseLost).
+_WRITE_RESPONSE = (
+    """
+WITH r AS (
+  INSERT INTO responses AS x (id, created_at, updated_at, status, previous_response_id, conversation_id, owner,
+    lease_until, data)
+  VALUES ($1, $2, $3, $4, $5, $6, $7,
+    CASE WHEN $7::text IS NULL THEN NULL ELSE extract(epoch FROM clock_timestamp()) + $19 END, $8)
+  ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, status = excluded.status,
+    owner = excluded.owner, lease_until = excluded.lease_until, data = excluded.data
+  WHERE $18::text IS NULL OR x.owner = $18::text
+  RETURNING 1
+), i AS (
+  INSERT INTO items (id, type, created_at, data)
+  SELECT t.id, t.type, $3, t.data FROM unnest($9::text[], $10::text[], $11::bytea[]) AS t(id, type, data)
+  WHERE EXISTS (SELECT 1 FROM r)
+  ON CONFLICT (id) DO NOTHING
+), l AS (
+  INSERT INTO response_items (response_id, role, position, item_id)
+  SELECT $1, t.role, t.position, t.item_id
+  FROM unnest($12::smallint[], $13::int[], $14::text[]) AS t(role, position, item_id) WHERE EXISTS (SELECT 1 FROM r)
+), e AS (
+  INSERT INTO response_events (response_id, data) SELECT $1, $15::bytea
+  WHERE $15::bytea IS NOT NULL AND EXISTS (SELECT 1 FROM r)
+  ON CONFLICT (response_id) DO UPDATE SET data = excluded.data
+), c AS (
+  INSERT INTO conversation_items (conversation_id, position, item_id)
+  SELECT $6, (SELECT COALESCE(MAX(position), -1) FROM conversation_items WHERE conversation_id = $6) + t.n, t.id
+  FROM unnest($16::text[]) WITH ORDINALITY AS t(id, n) WHERE EXISTS (SELECT 1 FROM r)
+)
+SELECT EXISTS (SELECT 1 FROM r) AND (NOT $17::bool OR pg_notify('"""
+    + RESPONSE_CHANNEL
+    + """', $1) IS NOT NULL)
+"""
+)
+
+
+def _loads(data: bytes) -> Any:
+    return orjson.loads(data)
+
+
+def _linked_page_sql(table: str, owner: str, order: Order) -> str:
+    """One page of the items `owner` links from `table`; $3 / $4 are the after / before item ids.
+
+    Cursors are item ids translated into positions by a subquery: an unknown cursor compares with
+    NULL, so it yields an empty page (as OpenAI does) without a separate lookup.
+    """
+    cmp, rev = (">", "<") if order == "asc" else ("<", ">")
+    at = f"(SELECT position FROM {table} WHERE {owner} AND item_id = "
+    return (
+        f"SELECT i.data FROM {table} x JOIN items i ON i.id = x.item_id "
+        f"WHERE {' AND '.join('x.' + p.strip() for p in owner.split(' AND '))}"
+        f" AND ($3::text IS NULL OR x.position {cmp} {at}$3))"
+        f" AND ($4::text IS NULL OR x.position {rev} {at}$4))"
+        f" ORDER BY x.position {'ASC' if order == 'asc' else 'DESC'} LIMIT $2"
+    )
+
+
+class PostgresStore:
+    """`StateStore` on a PostgreSQL database shared by every replica."""
+
+    def __init__(self, db: Database | str, *, pool_size: int = 10, lease_seconds: float = 10.0) -> None:
+        self.db = db if isinstance(db, Database) else Database(db, pool_size=pool_size)
+        self.lease_seconds = lease_seconds
+
+    async def open(self) -> None:
+        await self.db.open()
+
+    async def close(self) -> None:
+        await self.db.close()
+
+    async def ping(self) -> bool:
+        return bool(await self.db.pool.fetchval("SELECT 1"))
+
+    async def wait_for_change(self, topic: str, key: str | None, poll: float) -> None:
+        """Return on a NOTIFY about `topic` (`cancel` | `response`, for `key` or any), or after a fallback."""
+        channel = CANCEL_CHANNEL if topic == "cancel" else RESPONSE_CHANNEL
+        await self.db.wait(channel, key, max(poll, NOTIFY_FALLBACK.get(topic, 1.0)))
+
+    # -- responses ---------------------------------------------------------------------------------
+    async def write_response(
+        self,
+        response: JSON,
+        *,
+        inputs: list[JSON] | None = None,
+        outputs: list[JSON] | None = None,
+        conversation_append: list[JSON] | None = None,
+        owner: str | None = None,
+        events: list[JSON] | None = None,
+    ) -> None:
+        row = {k: v for k, v in response.items() if k != "output"}
+        status = response.get("status") or "completed"
+        conv = (response.get("conversation") or {}).get("id")
+        terminal = status in TERMINAL
+        # Only a background response is followed or cancelled from another replica: only its end is announced.
+        announce = terminal and bool(response.get("background"))
+        rid = response["id"]
+        now = time.time()
+        seen: set[str] = set()
+        ids: list[str] = []
+        types: list[str] = []
+        datas: list[bytes] = []
+        roles: list[int] = []
+        positions: list[int] = []
+        links: list[str] = []
+        appended = list(conversation_append or []) if conv else []
+        for role, items in ((INPUT, inputs or []), (OUTPUT, outputs or []), (-1, appended)):
+            for k, item in enumerate(items):
+                if item["id"] not in seen:
+                    seen.add(item["id"])
+                    ids.append(item["id"])
+                    types.append(item.get("type", ""))
+                    datas.append(orjson.dumps(item))
+                if role >= 0:
+                    roles.append(role)
+                    positions.append(k)
+                    links.append(item["id"])
+        args = (
+            rid,
+            float(response.get("created_at", now)),
+            now,
+            status,
+            response.get("previous_response_id"),
+            conv,
+            None if terminal else owner,
+            orjson.dumps(row),
+            ids,
+            types,
+            datas,
+            roles,
+            positions,
+            links,
+            None if events is None else orjson.dumps(events),
+            [i["id"] for i in appended],
+            announce,
+            owner,
+            self.lease_seconds,
+        )
+        async with self.db.pool.acquire() as c:
+            if not appended:
+                written = await c.fetchval(_WRITE_RESPONSE, *args)
+            else:
+                async with c.transaction():  # the conversation's row lock orders concurrent appends
+                    await c.execute("UPDATE conversations SET updated_at = $1 WHERE id = $2", now, conv)
+                    written = await c.fetchval(_WRITE_RESPONSE, *args)
+                    if not written:
+                        raise LeaseLost(f"response {rid} is no longer owned by this process")
+        if not written:
+            raise LeaseLost(f"response {rid} is no longer owned by this process")
+
+    async def get_response(self, response_id: str) -> JSON | None:
+        rows = await self.db.pool.fetch(
+            "SELECT r.data, i.data FROM responses r "
+            "LEFT JOIN response_items x ON x.response_id = r.id AND x.role = 1 "
+            "LEFT JOIN items i ON i.id = x.item_id WHERE r.id = $1 ORDER BY x.position",
+            response_id,
+        )
+        if not rows:
+            return None
+        resp: JSON = _loads(rows[0][0])
+        resp["output"] = [_loads(r[1]) for r in rows if r[1] is not None]
+        return resp
+
+    async def get_response_events(self, response_id: str) -> list[JSON] | None:
+        data = await self.db.pool.fetchval("SELECT data FROM response_events WHERE response_id = $1", response_id)
+        return None if data is None else list(_loads(data))
+
+    async def delete_response(self, response_id: str) -> bool:
+        async with self.db.pool.acquire() as c, c.transaction():
+            if await c.fetchval("DELETE FROM responses WHERE id = $1 RETURNING 1", response_id) is None:
+                return False
+            ids = [
+                r[0]
+                for r in await c.fetch(
+                    "DELETE FROM response_items WHERE response_id = $1 RETURNING item_id", response_id
+                )
+            ]
+            await c.execute("DELETE FROM response_events WHERE response_id = $1", response_id)
+            await c.execute("DELETE FROM response_cancels WHERE response_id = $1", response_id)
+            await _delete_orphans(c, ids)
+            return True
+
+    async def request_cancel(self, response_id: str) -> None:
+        await self.db.pool.execute(
+            "WITH ins AS (INSERT INTO response_cancels (response_id, requested_at) VALUES ($1, $2) "
+            "ON CONFLICT DO NOTHING) SELECT pg_notify('" + CANCEL_CHANNEL + "', $1)",
+            response_id,
+            time.time(),
+        )
+
+    async def take_cancel_requests(self, response_ids: list[str]) -> list[str]:
+        if not response_ids:
+            return []
+        rows = await self.db.pool.fetch(
+            "DELETE FROM response_cancels WHERE response_id = ANY($1::text[]) RETURNING response_id", response_ids
+        )
+        return [r[0] for r in rows]
+
+    async def list_input_items(
+        self, response_id: str, *, limit: int, order: Order, after: str | None, before: str | None
+    ) -> Page:
+        return await self._linked_page(
+            "response_items", "response_id = $1 AND role = 0", response_id, limit, order, after, before
+        )
+
+    async def _linked_page(
+        self, table: str, owner: str, key: str, limit: int, order: Order, after: str | None, before: str | None
+    ) -> Page:
+        rows = await self.db.pool.fetch(_linked_page_sql(table, owner, order), key, limit + 1, after, before)
+        return Page(data=[_loads(r[0]) for r in rows[:limit]], has_more=len(rows) > limit)
+
+    async def response_history(self, response_id: str) -> list[JSON] | None:
+        async with self.db.pool.acquire() as c:
+            if await c.fetchval("SELECT 1 FROM responses WHERE id = $1", response_id) is None:
+                return None
+            rows = await c.fetch(
+                "WITH RECURSIVE chain(id, prev, depth) AS ("
+                " SELECT id, previous_response_id, 0 FROM responses WHERE id = $1"
+                " UNION ALL SELECT r.id, r.previous_response_id, chain.depth + 1"
+                " FROM responses r JOIN chain ON r.id = chain.prev)"
+                " SELECT i.data FROM chain JOIN response_items x ON x.response_id = chain.id"
+                " JOIN items i ON i.id = x.item_id ORDER BY chain.depth DESC, x.role, x.position",
+                response_id,
+            )
+        return [_loads(r[0]) for r in rows]
+
+    async def get_items(self, item_ids: list[str]) -> dict[str, JSON]:
+        if not item_ids:
+            return {}
+        rows = await self.db.pool.fetch("SELECT id, data FROM items WHERE id = ANY($1::text[])", item_ids)
+        return {r[0]: _loads(r[1]) for r in rows}
+
+    # -- leases of in-progress responses ----------------------------------------------------------
+    async def renew_leases(self, owner: str) -> int:
+        status = await self.db.pool.execute(
+            "UPDATE responses SET lease_until = extract(epoch FROM clock_timestamp()) + $2 WHERE owner = $1",
+            owner,
+            self.lease_seconds,
+        )
+        return int(status.rsplit(" ", 1)[-1])
+
+    async def expire_leases(self) -> list[str]:
+        """Fail the responses whose lease ran out (by the database's clock).
+
+        Rows another replica is expiring at the same moment are skipped (`SKIP LOCKED`), so each is
+        failed once; a background one is announced, so whoever follows or cancels it wakes up.
+        """
+        async with self.db.pool.acquire() as c, c.transaction():
+            rows = await c.fetch(
+                "SELECT id, data FROM responses WHERE owner IS NOT NULL "
+                "AND lease_until < extract(epoch FROM clock_timestamp()) ORDER BY id FOR UPDATE SKIP LOCKED"
+            )
+            if not rows:
+                return []
+            now = time.time()
+            ids: list[str] = []
+            datas: list[bytes] = []
+            announce: list[str] = []
+            for rid, data in rows:
+                resp = _loads(data)
+                resp["status"] = "failed"
+                resp["error"] = dict(LEASE_EXPIRED)
+                ids.append(rid)
+                datas.append(orjson.dumps(resp))
+                if resp.get("background"):
+                    announce.append(rid)
+            await c.execute(
+                "UPDATE responses SET status = 'failed', owner = NULL, lease_until = NULL, updated_at = $1, "
+                "data = t.data FROM unnest($2::text[], $3::bytea[]) AS t(id, data) WHERE responses.id = t.id",
+                now,
+                ids,
+                datas,
+            )
+            if announce:
+                await c.execute(
+                    "SELECT pg_notify($1, t.id) FROM unnest($2::text[]) AS t(id)", RESPONSE_CHANNEL, announce
+                )
+        return ids
+
+    # -- conversations -----------------------------------------------------------------------------
+    async def create_conversation(self, conversation: JSON, items: list[JSON]) -> None:
+        now = time.time()
+        cid = conversation["id"]
+        async with self.db.pool.acquire() as c, c.transaction():
+            await c.execute(
+                "INSERT INTO conversations (id, created_at, updated_at, metadata) VALUES ($1, $2, $3, $4)",
+                cid,
+                int(conversation["created_at"]),
+                now,
+                orjson.dumps(conversation.get("metadata") or {}),
+            )
+            await _append(c, cid, items, now)
+
+    @staticmethod
+    def _conversation(row: Any) -> JSON:
+        return {"id": row[0], "object": "conversation", "created_at": row[1], "metadata": _loads(row[2])}
+
+    async def get_conversation(self, conversation_id: str) -> JSON | None:
+        row = await self.db.pool.fetchrow(
+            "SELECT id, created_at, metadata FROM conversations WHERE id = $1", conversation_id
+        )
+        return None if row is None else self._conversation(row)
+
+    async def update_conversation(self, conversation_id: str, metadata: dict[str, str]) -> JSON | None:
+        row = await self.db.pool.fetchrow(
+            "UPDATE conversations SET metadata = $1, updated_at = $2 WHERE id = $3 RETURNING id, created_at, metadata",
+            orjson.dumps(metadata),
+            time.time(),
+            conversation_id,
+        )
+        return None if row is None else self._conversation(row)
+
+    async def delete_conversation(self, conversation_id: str) -> bool:
+        async with self.db.pool.acquire() as c, c.transaction():
+            if await c.fetchval("DELETE FROM conversations WHERE id = $1 RETURNING 1", conversation_id) is None:
+                return False
+            rows = await c.fetch(
+                "DELETE FROM conversation_items WHERE conversation_id = $1 RETURNING item_id", conversation_id
+            )
+            await _delete_orphans(c, [r[0] for r in rows])
+            return True
+
+    async def add_conversation_items(self, conversation_id: str, items: list[JSON]) -> bool:
+        now = time.time()
+        async with self.db.pool.acquire() as c, c.transaction():
+            if (
+                await c.fetchval(
+                    "UPDATE conversations SET updated_at = $1 WHERE id = $2 RETURNING 1", now, conversation_id
+                )
+                is None
+            ):
+                return False
+            await _append(c, conversation_id, items, now)
+            return True
+
+    async def list_conversation_items(
+        self, conversation_id: str, *, limit: int, order: Order, after: str | None, before: str | None
+    ) -> Page:
+        return await self._linked_page(
+            "conversation_items", "conversation_id = $1", conversation_id, limit, order, after, before
+        )
+
+    async def conversation_items(self, conversation_id: str) -> list[JSON]:
+        rows = await self.db.pool.fetch(
+            "SELECT i.data FROM conversation_items x JOIN items i ON i.id = x.item_id "
+            "WHERE x.conversation_id = $1 ORDER BY x.position",
+            conversation_id,
+        )
+        return [_loads(r[0]) for r in rows]
+
+    async def get_conversation_item(self, conversation_id: str, item_id: str) -> JSON | None:
+        data = await self.db.pool.fetchval(
+            "SELECT i.data FROM conversation_items x JOIN items i ON i.id = x.item_id "
+            "WHERE x.conversation_id = $1 AND x.item_id = $2",
+            conversation_id,
+            item_id,
+        )
+        return None if data is None else _loads(data)
+
+    async def delete_conversation_item(self, conversation_id: str, item_id: str) -> bool:
+        done = await self.db.pool.fetchval(
+            "WITH d AS (DELETE FROM conversation_items WHERE conversation_id = $1 AND item_id = $2 RETURNING 1) "
+            "SELECT count(*) FROM d",
+            conversation_id,
+            item_id,
+        )
+        return bool(done)
+
+
+async def _append(c: Any, conversation_id: str, items: list[JSON], now: float) -> None:
+    """Insert `items` (existing ids are linked, not copied) and append them to the conversation.
+
+    The caller holds the conversation's row lock (its UPDATE or INSERT), so positions never collide.
+    """
+    if not items:
+        return
+    await c.execute(
+        "INSERT INTO items (id, type, created_at, data) "
+        "SELECT t.id, t.type, $1, t.data FROM unnest($2::text[], $3::text[], $4::bytea[]) AS t(id, type, data) "
+        "ON CONFLICT (id) DO NOTHING",
+        now,
+        [i["id"] for i in items],
+        [i.get("type", "") for i in items],
+        [orjson.dumps(i) for i in items],
+    )
+    await c.execute(
+        "INSERT INTO conversation_items (conversation_id, position, item_id) "
+        "SELECT $1, (SELECT COALESCE(MAX(position), -1) FROM conversation_items WHERE conversation_id = $1) + t.n, "
+        "t.id FROM unnest($2::text[]) WITH ORDINALITY AS t(id, n)",
+        conversation_id,
+        [i["id"] for i in items],
+    )
+
+
+async def _delete_orphans(c: Any, item_ids: list[str]) -> None:
+    """Delete the given items unless another response or a conversation still links them."""
+    if item_ids:
+        await c.execute(
+            "DELETE FROM items WHERE id = ANY($1::text[]) "
+            "AND NOT EXISTS (SELECT 1 FROM response_items WHERE item_id = items.id) "
+            "AND NOT EXISTS (SELECT 1 FROM conversation_items WHERE item_id = items.id)",
+            item_ids,
+        )
