@@ -17,6 +17,7 @@ from gateway.engine.models import ModelCatalog
 from gateway.tools.builtin import register_builtin_tools
 from storage.base import StateStore
 from storage.postgres import PostgresStore
+from storage.postgres.hybrid import PostgresStateStore
 from storage.sqlite import SQLiteStore
 
 
@@ -31,9 +32,11 @@ def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
     backend = ResponsesBackend(http) if settings.backend_api == "responses" else ChatCompletionsBackend(http)
     store: StateStore
     if settings.database_url:  # many replicas: state in PostgreSQL
-        store = PostgresStore(
+        postgres = PostgresStore(
             settings.database_url, pool_size=settings.database_pool_size, lease_seconds=settings.run_lease_seconds
         )
+        # files, vector stores, prompts, connectors: still in this replica's SQLite file (storage.postgres.hybrid)
+        store = PostgresStateStore(postgres, settings.db_path, lease_seconds=settings.run_lease_seconds)
     else:
         store = SQLiteStore(settings.db_path, lease_seconds=settings.run_lease_seconds)
     models = ModelCatalog(backend, settings.models_refresh_seconds, settings.default_model)

@@ -1,0 +1,66 @@
+"""PostgreSQL state with the other store families still in the replica's own SQLite file.
+
+A stop-gap while files, vector stores, prompts and connectors have no PostgreSQL stores yet: those
+families take the SQLite store's writer and reader (they check `isinstance(..., SQLiteStore)`), so
+this class IS a `SQLiteStore` for them, while every `StateStore` method (responses, items, streams,
+cancels, leases, conversations) goes to PostgreSQL. Responses and conversations are then shared by
+every replica; files, vector stores, prompts and connectors are per replica until their PostgreSQL
+stores replace this class.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from storage.postgres.state import PostgresStore
+from storage.sqlite import SQLiteStore
+
+# The StateStore methods that go to PostgreSQL (everything but open/close/ping, which do both).
+DELEGATED = (
+    "write_response",
+    "get_response",
+    "wait_for_change",
+    "request_cancel",
+    "take_cancel_requests",
+    "get_response_events",
+    "delete_response",
+    "list_input_items",
+    "response_history",
+    "get_items",
+    "renew_leases",
+    "expire_leases",
+    "create_conversation",
+    "get_conversation",
+    "update_conversation",
+    "delete_conversation",
+    "add_conversation_items",
+    "list_conversation_items",
+    "conversation_items",
+    "get_conversation_item",
+    "delete_conversation_item",
+)
+
+
+class PostgresStateStore(SQLiteStore):
+    """`StateStore` on PostgreSQL; `writer`/`reader` of a local SQLite file for the other families."""
+
+    def __init__(self, postgres: PostgresStore, local_sqlite: Path | str, *, lease_seconds: float = 10.0) -> None:
+        super().__init__(local_sqlite, lease_seconds=lease_seconds)
+        self.postgres = postgres
+        for name in DELEGATED:
+            setattr(self, name, getattr(postgres, name))
+
+    async def open(self) -> None:
+        await super().open()
+        await self.postgres.open()
+
+    async def close(self) -> None:
+        await self.postgres.close()
+        await super().close()
+
+    async def ping(self) -> bool:
+        return await self.postgres.ping() and await super().ping()
+
+    def __getattr__(self, name: str) -> Any:  # attributes PostgresStore adds later (db, lease_seconds)
+        return getattr(self.postgres, name)
