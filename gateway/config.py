@@ -41,7 +41,7 @@ class Settings(BaseModel):
     embedding_url: str | None = Field(default=None, description="OpenAI-compatible /v1 base; unset → local MiniLM")
     embedding_model: str | None = None
     embedding_api_key: str | None = None
-    vector_backend: Literal["sqlite-vec", "milvus"] = "sqlite-vec"
+    vector_backend: Literal["sqlite-vec", "milvus", "pgvector"] = "sqlite-vec"
     milvus_uri: str | None = Field(default=None, description="Milvus server URI; unset → milvus-lite in data_dir")
     milvus_token: str | None = None
     # MCP

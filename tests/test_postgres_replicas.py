@@ -10,6 +10,7 @@ the surviving replica ends the run `failed`).
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import signal
 import threading
@@ -23,6 +24,7 @@ from openai import OpenAI
 
 from tests.pg import truncate
 from tests.procs import Backend, gateway, start_gateway, stop
+from tests.retrieval_helpers import retrieval_env
 
 MODEL = "scripted-model"
 LEASE = 2.0
@@ -42,9 +44,9 @@ def _sql(url: str, query: str) -> list[tuple[object, ...]]:
 
 
 @pytest.fixture
-def pg_env(postgres_url: str) -> dict[str, str]:
+def pg_env(postgres_url: str, backend: Backend) -> dict[str, str]:
     asyncio.run(truncate(postgres_url))
-    return {"GATEWAY_DATABASE_URL": postgres_url, "GATEWAY_RUN_LEASE_SECONDS": str(LEASE)}
+    return {"GATEWAY_DATABASE_URL": postgres_url, "GATEWAY_RUN_LEASE_SECONDS": str(LEASE), **retrieval_env(backend.url)}
 
 
 def test_two_replicas_share_state(backend: Backend, tmp_path: Path, postgres_url: str, pg_env: dict[str, str]) -> None:
@@ -100,6 +102,19 @@ def test_two_replicas_share_state(backend: Backend, tmp_path: Path, postgres_url
         took = time.monotonic() - started
         assert cancelled.status == "cancelled" and took < 1.0, took
         assert ca.responses.retrieve(running.id).status == "cancelled"
+
+        # pgvector is the vector backend by default on PostgreSQL: the chunks land in the database
+        f = ca.files.create(
+            file=("notes.txt", io.BytesIO(b"The lighthouse keeper plays the violin.")), purpose="assistants"
+        )
+        store = ca.vector_stores.create(name="pg", file_ids=[f.id])
+        deadline = time.monotonic() + 20
+        while ca.vector_stores.retrieve(store.id).file_counts.completed < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        hits = ca.vector_stores.search(store.id, query="violin lighthouse").data
+        assert hits and hits[0].file_id == f.id
+        assert _sql(postgres_url, f"SELECT count(*) FROM vs_dims WHERE store_id = '{store.id}'") == [(1,)]
 
 
 def test_sigkill_of_the_owner_ends_its_runs(

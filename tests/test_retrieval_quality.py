@@ -7,15 +7,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bench.retrieval_quality import evaluate, load, report
 
 
-async def test_hybrid_beats_vector_and_keyword(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ["sqlite-vec", "pgvector"])
+async def test_hybrid_beats_vector_and_keyword(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> None:
     docs, queries = load()
     assert len(docs) >= 60 and len(queries) >= 40
     assert len({d["id"] for d in docs}) == len(docs)
     assert all(set(q["relevance"]) <= {d["id"] for d in docs} for q in queries)
-    results = await evaluate(tmp_path)
+    url = request.getfixturevalue("postgres_url") if backend == "pgvector" else None
+    results = await evaluate(tmp_path, backend_kind=backend, database_url=url)
     shown = report(results)
     assert results["hybrid"].ndcg > results["vector"].ndcg, shown
     assert results["hybrid"].ndcg > results["keyword"].ndcg, shown

@@ -1,4 +1,4 @@
-"""One conformance suite for every vector backend (sqlite-vec, milvus-lite), each on a tmp dir.
+"""One conformance suite for every vector backend (sqlite-vec, milvus-lite, pgvector), each on its own store.
 
 Vectors are small (8-d) and chosen so the expected order is known; filter results are checked
 against `vectorstore.filters.matches`, the reference semantics every backend must follow.
@@ -51,10 +51,11 @@ def chunk(store: str, file_id: str, index: int, text: str, vector: list[float], 
     )
 
 
-@pytest.fixture(scope="module", params=["sqlite-vec", "milvus"])
+@pytest.fixture(scope="module", params=["sqlite-vec", "milvus", "pgvector"])
 async def backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Any]:
     data_dir: Path = tmp_path_factory.mktemp(f"vectors-{request.param}")
-    settings = Settings(data_dir=data_dir, vector_backend=request.param)
+    url = request.getfixturevalue("postgres_url") if request.param == "pgvector" else None
+    settings = Settings(data_dir=data_dir, vector_backend=request.param, database_url=url)
     b: Any = build_vector_backend(settings, SimpleNamespace(path=data_dir / "gateway.db"))
     if request.param == "sqlite-vec":
         b = type(b)(data_dir / "gateway.db", checkpoint=True)  # standalone: checkpoint here
