@@ -7,9 +7,10 @@ reads never queue behind writes (WAL lets readers proceed while a writer commits
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
@@ -111,6 +112,13 @@ def _delete_orphans(c: Any, item_ids: list[str]) -> None:
     )
 
 
+def _exclusive(path: Path) -> IO[bytes]:
+    """An open file holding an exclusive advisory lock (blocks until it is free)."""
+    handle = open(path, "ab")
+    fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    return handle
+
+
 class SQLiteStore:
     """`StateStore` on one SQLite file shared by every gateway process."""
 
@@ -131,10 +139,17 @@ class SQLiteStore:
         return self._reader
 
     async def open(self) -> None:
+        """Connect and migrate. Processes starting together on a fresh file (both doors of `up`)
+        take turns under an exclusive file lock: switching a new database to WAL fails with
+        `database is locked` while another connection migrates it, whatever the busy timeout."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        await self._writer.open()
-        await self._writer.run(_migrate)
-        await self._reader.open()
+        lock = await asyncio.to_thread(_exclusive, self.path.with_name(self.path.name + ".open-lock"))
+        try:
+            await self._writer.open()
+            await self._writer.run(_migrate)
+            await self._reader.open()
+        finally:
+            lock.close()  # closing the file releases the lock
         self._checkpointer.start()
 
     async def close(self) -> None:

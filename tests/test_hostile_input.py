@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import time
 import urllib.error
 import urllib.request
 import zlib
@@ -138,3 +139,19 @@ def test_valid_tool_choices_still_run(door: str) -> None:
     ):
         status, body = create(door, {"tool_choice": choice, "tools": [FUNCTION]})
         assert status == 200, body
+
+
+def test_many_mcp_tools_are_checked_in_linear_time(door: str) -> None:
+    """16,000 MCP tool entries (the last one a duplicate): the 400 names it at once. The duplicate
+    check compared every entry with all earlier ones: 8,000 tools blocked the loop for 3.5 s."""
+    tools = [
+        {"type": "mcp", "server_label": f"s{i}", "server_url": "http://127.0.0.2:9/mcp", "require_approval": "never"}
+        for i in range(16_000)
+    ]
+    tools[-1]["server_label"] = "s7"
+    started = time.monotonic()
+    status, body = create(door, {"tools": tools})
+    elapsed = time.monotonic() - started
+    assert_error(status, body, 400, "tools[15999].server_label")
+    assert "tools[7]" in body["error"]["message"]
+    assert elapsed < 5, f"{elapsed:.1f}s: the checks are not linear (quadratic took ~14 s here)"

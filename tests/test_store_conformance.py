@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -178,3 +180,18 @@ async def test_conversations(store: StateStore) -> None:
     assert await store.get_conversation("c1") is None
     assert not await store.delete_conversation("c1")
     assert await store.get_items(["o1"])  # still referenced by response r1
+
+
+@pytest.mark.slow
+def test_processes_opening_a_fresh_database_together_never_fail() -> None:
+    """Both doors of `up` open a new data dir at once: 100 rounds of three processes, zero failures
+    (before the open lock: `database is locked` at `PRAGMA journal_mode=WAL` in a few rounds)."""
+    out = subprocess.run(
+        [sys.executable, "-m", "tests.open_race", "--rounds", "100"],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    ).stdout
+    assert out.strip().splitlines()[-1] == "failed 0 of 100", out

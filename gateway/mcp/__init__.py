@@ -46,10 +46,14 @@ def register(deps: Any) -> None:
 
     policy = mcp_policy(deps.settings)
 
-    async def check(tool: dict[str, Any], index: int, tools: list[dict[str, Any]]) -> dict[str, Any]:
-        mapping.check_config(tool, index, tools)
-        if tool.get("server_url") is not None:
+    async def check(
+        tool: dict[str, Any], index: int, tools: list[dict[str, Any]], shared: dict[str, Any]
+    ) -> dict[str, Any]:
+        mapping.check_config(tool, index, shared.setdefault("mcp_labels", {}))
+        vetted: set[str] = shared.setdefault("mcp_vetted_urls", set())
+        if tool.get("server_url") is not None and tool["server_url"] not in vetted:
             await policy.vet(tool["server_url"], f"tools[{index}].server_url")
+            vetted.add(tool["server_url"])
         connector_id = tool.get("connector_id")
         if connector_id is not None:
             found = await connectors.secrets(connector_id) if connectors is not None else None

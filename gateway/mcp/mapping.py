@@ -88,7 +88,7 @@ def _check_filter(value: Any, param: str) -> None:
         raise _bad(f"Invalid type for '{param}.read_only': expected a boolean.", f"{param}.read_only")
 
 
-def check_config(tool: dict[str, Any], index: int, tools: list[dict[str, Any]]) -> None:
+def check_config(tool: dict[str, Any], index: int, labels: dict[str, int]) -> None:
     """Static checks of one MCP tool entry (the connector's existence is checked by the caller)."""
     p = f"tools[{index}]"
     label = tool.get("server_label")
@@ -96,9 +96,9 @@ def check_config(tool: dict[str, Any], index: int, tools: list[dict[str, Any]]) 
         raise _bad(
             f"Missing required parameter: '{p}.server_label'.", f"{p}.server_label", "missing_required_parameter"
         )
-    for j, other in enumerate(tools[:index]):
-        if isinstance(other, dict) and other.get("type") == "mcp" and other.get("server_label") == label:
-            raise _bad(f"Duplicate server_label '{label}' (also in 'tools[{j}]').", f"{p}.server_label")
+    if label in labels:  # `labels`: the MCP labels of the entries before this one (a dict: linear, not quadratic)
+        raise _bad(f"Duplicate server_label '{label}' (also in 'tools[{labels[label]}]').", f"{p}.server_label")
+    labels[label] = index
     url, connector = tool.get("server_url"), tool.get("connector_id")
     if (url is None) == (connector is None):
         raise _bad(

@@ -220,7 +220,9 @@ def register(deps: Any) -> None:
         i = next((n for n, t in enumerate(tools) if t is tool), 0)
         return FileSearch(retrieval, parse_config(tool, i), run)
 
-    async def checker(tool: dict[str, Any], i: int, tools: list[dict[str, Any]]) -> dict[str, Any]:
+    async def checker(
+        tool: dict[str, Any], i: int, tools: list[dict[str, Any]], _shared: dict[str, Any]
+    ) -> dict[str, Any]:
         return await check(retrieval, tool, i)
 
     deps.tools.register(FUNCTION, factory, converter=replay, item_type="file_search_call", checker=checker)

@@ -52,8 +52,10 @@ ToolFactory = Callable[[dict[str, Any], Any], Awaitable[ServerTool]]
 # model's context on later turns.
 ItemConverter = Callable[[dict[str, Any]], list[dict[str, Any]]]
 # Checks one `tools[index]` entry of a registered type before any output (it may read storage, e.g. an
-# MCP connector) and returns the entry as the Response object shows it (credentials redacted).
-ToolChecker = Callable[[dict[str, Any], int, list[dict[str, Any]]], Awaitable[dict[str, Any]]]
+# MCP connector) and returns the entry as the Response object shows it (credentials redacted). The
+# last argument is a dict shared by the checks of one request, so a check that compares entries (a
+# duplicate label) or repeats work (resolving the same host) stays linear in the number of tools.
+ToolChecker = Callable[[dict[str, Any], int, list[dict[str, Any]], dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 class ToolRegistry:
@@ -79,9 +81,10 @@ class ToolRegistry:
     async def check(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Run the async checks of registered types; returns the tools as the Response shows them."""
         out = []
+        shared: dict[str, Any] = {}
         for i, tool in enumerate(tools):
             checker = self._checkers.get(tool.get("type", ""))
-            out.append(await checker(tool, i, tools) if checker is not None else tool)
+            out.append(await checker(tool, i, tools, shared) if checker is not None else tool)
         return out
 
     def validate(self, tools: list[dict[str, Any]]) -> None:

@@ -195,7 +195,9 @@ def register(deps: Any) -> None:
     """Register every web_search tool type, with the request-time check `check_tool`."""
     settings: Settings = deps.settings
 
-    async def checker(tool: dict[str, Any], index: int, tools: list[dict[str, Any]]) -> dict[str, Any]:
+    async def checker(
+        tool: dict[str, Any], index: int, tools: list[dict[str, Any]], _shared: dict[str, Any]
+    ) -> dict[str, Any]:
         check_tool(settings, tool, index, tools)
         return tool
 
