@@ -22,6 +22,10 @@ class LeaseLost(Exception):
     """A write by a run whose lease another process already ended (the run must stop, not store)."""
 
 
+class ResponseGone(LeaseLost):
+    """A write by a run whose response was deleted meanwhile: nothing may bring it back."""
+
+
 @dataclass(slots=True)
 class Page:
     """One page of a cursor-paginated list."""

@@ -14,7 +14,7 @@ from typing import IO, Any
 
 import orjson
 
-from storage.base import JSON, LeaseLost, Order, Page
+from storage.base import JSON, LeaseLost, Order, Page, ResponseGone
 from storage.schema import migrations, statements
 from storage.sqlite_conn import Checkpointer, Rows, ThreadConnection, WriterConnection, execute_rows, transaction
 
@@ -207,6 +207,8 @@ class SQLiteStore:
         def write(c: Any) -> None:  # a fence or a conversation append reads first: a function
             if fence is not None:
                 held = c.execute("SELECT owner FROM responses WHERE id = ?", (rid,)).fetchone()
+                if held is None and inputs is None:  # written before (with its inputs), deleted since
+                    raise ResponseGone(f"response {rid} was deleted")
                 if held is not None and held[0] != fence:
                     raise LeaseLost(f"response {rid} is no longer owned by this process")
             execute_rows(c, rows)

@@ -30,6 +30,25 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def free_port_run(n: int) -> int:
+    """A port p such that p … p+n-1 are all free now (the ExtProc's workers listen on consecutive ports)."""
+    for _ in range(200):
+        base = free_port()
+        socks = []
+        try:
+            for i in range(n):
+                s = socket.socket()
+                socks.append(s)
+                s.bind(("127.0.0.1", base + i))
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    raise RuntimeError(f"no run of {n} free ports")
+
+
 def wait_http(url: str, timeout: float = 30.0, proc: subprocess.Popen[Any] | None = None) -> None:
     deadline = time.monotonic() + timeout
     last: Exception | None = None

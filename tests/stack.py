@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.envoy_runner import start_envoy, write_envoy_config
-from tests.procs import ROOT, VENV_BIN, Gateway, free_port, gateway_env, stop, wait_http
+from tests.procs import ROOT, VENV_BIN, Gateway, free_port, free_port_run, gateway_env, stop, wait_http
 
 
 def wait_port(port: int, timeout: float = 30.0, proc: subprocess.Popen[Any] | None = None) -> None:
@@ -101,7 +101,8 @@ def envoy_stack(
     if http_gateway is not None and Path(http_gateway.data_dir).resolve() != Path(data_dir).resolve():
         raise ValueError("the HTTP gateway must use the same data_dir as the ExtProc")
     data_dir.mkdir(parents=True, exist_ok=True)
-    extproc_port, envoy_port, admin_port = free_port(), free_port(), free_port()
+    workers = int(extra_env.get("GATEWAY_WORKERS", "1"))
+    extproc_port, envoy_port, admin_port = free_port_run(workers), free_port(), free_port()
     http_port = http_gateway.port if http_gateway is not None else free_port()
     env = gateway_env(
         backend_url,
@@ -112,7 +113,6 @@ def envoy_stack(
         GATEWAY_ENVOY_ADMIN_PORT=str(admin_port),
         **extra_env,
     )
-    workers = int(extra_env.get("GATEWAY_WORKERS", "1"))
     cfg = write_envoy_config(
         data_dir / f"envoy-{envoy_port}.yaml",
         envoy_port=envoy_port,

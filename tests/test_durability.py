@@ -7,7 +7,9 @@ import signal
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx2 as httpx  # the HTTP client the openai SDK ships with
 import openai
@@ -15,7 +17,7 @@ import pytest
 from openai import OpenAI
 
 from tests.procs import Backend, gateway, start_gateway, stop
-from tests.stack import envoy_stack
+from tests.stack import EnvoyStack, envoy_stack
 
 MODEL = "scripted-model"
 
@@ -198,3 +200,54 @@ def test_a_response_that_cannot_be_stored_is_never_reported_completed(backend: B
             status, _ = _wait_terminal(c, bg.id, limit=10)
             assert status == "failed"
             assert c.responses.create(model=MODEL, input="fine").status == "completed"  # others unaffected
+
+
+def _stream_and(url: str, body: dict[str, object], action: Callable[[str], object]) -> tuple[str, list[str], float]:
+    """Stream to the first text delta, run `action(response_id)`, then read the rest: the event types
+    after the action and how long the rest took."""
+    rid = ""
+    with httpx.stream("POST", url + "/responses", json=body, timeout=30) as resp:
+        lines = resp.iter_lines()
+        for line in lines:
+            if line.startswith("data:") and '"response.created"' in line:
+                rid = json.loads(line[5:])["response"]["id"]
+            if line.startswith("data:") and '"response.output_text.delta"' in line:
+                break
+        action(rid)
+        started = time.monotonic()
+        rest = [json.loads(line[5:])["type"] for line in lines if line.startswith("data:")]
+    return rid, rest, time.monotonic() - started
+
+
+@pytest.mark.slow
+def test_delete_while_streaming(backend: Backend, tmp_path: Path, marker: str) -> None:
+    """DELETE of a response being streamed deletes it at once, from the producing process or another
+    one; the run stops, the stream ends without `response.completed`, and no later write brings the
+    response back."""
+    words = " ".join(f"w{i}" for i in range(40))
+    backend.script(marker, *[{"content": words, "chunk_delay": 0.05}] * 2)
+    with gateway(backend.url, tmp_path) as a, gateway(backend.url, tmp_path) as b:
+        ca, cb = (OpenAI(base_url=g.url, api_key="x", max_retries=0) for g in (a, b))
+        for deleter in (ca, cb):  # the producing process itself, then the other one
+            body = {"model": MODEL, "input": f"del {marker}", "stream": True}
+            rid, rest, took = _stream_and(a.url, body, deleter.responses.delete)
+            assert "response.completed" not in rest, rest
+            assert took < 1.5  # stopped, not run to the end (2 s of words)
+            time.sleep(0.3)
+            for c in (ca, cb):
+                with pytest.raises(openai.NotFoundError):
+                    c.responses.retrieve(rid)
+    assert integrity(tmp_path / "gateway.db") == "ok"
+
+
+def test_delete_while_streaming_through_envoy(
+    backend: Backend, envoy: EnvoyStack, http_gateway: Any, marker: str
+) -> None:
+    """The ExtProc's run is refused its final write: the stream ends failed, the response stays deleted."""
+    backend.script(marker, {"content": " ".join(f"w{i}" for i in range(20)), "chunk_delay": 0.05})
+    c = OpenAI(base_url=http_gateway.url, api_key="x", max_retries=0)
+    body = {"model": MODEL, "input": f"edel {marker}", "stream": True}
+    rid, rest, _ = _stream_and(envoy.url, body, c.responses.delete)
+    assert "response.completed" not in rest and rest[-1] == "response.failed", rest
+    with pytest.raises(openai.NotFoundError):
+        c.responses.retrieve(rid)

@@ -23,7 +23,7 @@ import pytest
 from openai import OpenAI
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.procs import ROOT, VENV_BIN, Backend, free_port, gateway, gateway_env, scripted_backend, stop
+from tests.procs import ROOT, VENV_BIN, Backend, free_port, free_port_run, gateway, gateway_env, scripted_backend, stop
 from tests.stack import EnvoyStack, envoy_stack
 
 pytestmark = pytest.mark.slow
@@ -306,7 +306,7 @@ def test_up_with_workers_drains_in_order_and_logs_only_json(vllm: Backend, tmp_p
     during a stream through Envoy: new requests are refused, the stream completes, `up` exits 0."""
     names = ("ENVOY_PORT", "HTTP_PORT", "ENVOY_ADMIN_PORT")
     ports = {name: free_port() for name in names}
-    ports["EXTPROC_PORT"] = free_port()
+    ports["EXTPROC_PORT"] = free_port_run(2)  # two workers: two consecutive ports
     env = gateway_env(
         vllm.url,
         tmp_path / "data",

@@ -25,7 +25,7 @@ from gateway.engine.truncation import MAX_RETRIES, drop_oldest, overflow_share
 from gateway.engine.turn import TurnAssembler
 from gateway.errors import APIError, BackendError, InvalidRequest, ServerError
 from gateway.tools.registry import ServerTool
-from storage.base import LeaseLost
+from storage.base import LeaseLost, ResponseGone
 
 log = logging.getLogger(__name__)
 
@@ -189,6 +189,9 @@ class ResponseRun:
                 )
             elif conv_items:
                 await self.deps.store.add_conversation_items(self.p.conversation_id or "", conv_items)
+        except ResponseGone:
+            log.info("response %s was deleted while it was being produced", self.id)
+            return InvalidRequest("The response was deleted while it was being produced.", code="response_deleted")
         except LeaseLost:
             log.error("response %s was ended by another process (this one's lease expired)", self.id)
             return ServerError(LEASE_LOST_MESSAGE, code="lease_expired")

@@ -141,16 +141,17 @@ class ResponsesService:
 
         task = asyncio.get_running_loop().create_task(produce(), name=f"response-{run.id}")
         self.running[run.id] = (run, task, feed)
-        if run.p.req.background and (self._cancel_watch is None or self._cancel_watch.done()):
+        if self._cancel_watch is None or self._cancel_watch.done():
             self._cancel_watch = asyncio.get_running_loop().create_task(self._watch_cancels(), name="cancel-watch")
         return started
 
-    def _background_ids(self) -> list[str]:
-        return [rid for rid, (run, _task, _feed) in self.running.items() if run.p.req.background]
+    def _detached_ids(self) -> list[str]:
+        return list(self.running)
 
     async def _watch_cancels(self) -> None:
-        """Cancel this process's background runs that another process was asked to cancel."""
-        while ids := self._background_ids():
+        """Cancel this process's detached runs that another process was asked to stop (a background
+        run's cancel, or a delete of any stored run)."""
+        while ids := self._detached_ids():
             await self.store.wait_for_change("cancel", None, POLL_INTERVAL)  # PostgreSQL: on NOTIFY
             try:
                 asked = await self.store.take_cancel_requests(ids)
@@ -199,15 +200,17 @@ class ResponsesService:
         return found
 
     async def delete(self, response_id: str) -> dict[str, Any]:
-        """Delete; a response still being produced is stopped first, else its run would store it again."""
-        if response_id in self.running:
-            await self.cancel(response_id)
-        else:
-            found = await self.store.get_response(response_id)
-            if found is not None and found.get("background") and found.get("status") not in TERMINAL:
-                await self._cancel_elsewhere(response_id)
-        if not await self.store.delete_response(response_id):
+        """Delete at once, also while the response is being produced: its run is stopped (here, or
+        asked to stop wherever it runs) and its later writes are refused, so nothing brings it back;
+        a stream attached to it ends without a terminal status."""
+        found = await self.store.get_response(response_id)
+        if found is None or not await self.store.delete_response(response_id):
             raise NotFound(f"Response with id '{response_id}' not found.", param="response_id")
+        entry = self.running.get(response_id)
+        if entry is not None:
+            entry[1].cancel()
+        elif found.get("status") not in TERMINAL:
+            await self.store.request_cancel(response_id)  # the producer's watch stops its run
         return {"id": response_id, "object": "response.deleted", "deleted": True}
 
     async def cancel(self, response_id: str) -> dict[str, Any]:
