@@ -57,6 +57,15 @@ class Settings(BaseModel):
     web_search_api_key: str | None = None
 
     # --- security and outbound addresses (netguard, #10)
+    header_timeout_seconds: float = Field(
+        default=30.0, ge=0, description="a connection whose request headers are not complete by then is closed (0: off)"
+    )
+    body_timeout_seconds: float = Field(
+        default=120.0, gt=0, description="longest a client may take to send a JSON body, or between two upload chunks"
+    )
+    max_connections_per_client: int = Field(
+        default=256, ge=0, description="open connections one client address may hold per HTTP worker (0: no cap)"
+    )
     run_lease_seconds: float = Field(
         default=10.0,
         gt=0.2,

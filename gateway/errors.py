@@ -87,6 +87,11 @@ class ServerError(APIError):
     type = "server_error"
 
 
+class RequestTimeout(APIError):
+    status = 408
+    type = "invalid_request_error"
+
+
 class UnsupportedMediaType(APIError):
     status = 415
     type = "invalid_request_error"

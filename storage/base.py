@@ -62,7 +62,9 @@ class StateStore(Protocol):
         `owner` is the producing process's lease token: a non-terminal write stores it with a lease
         of the store's `lease_seconds`; a terminal write clears it. Every write that names an owner
         is fenced: when the row is held by another owner (or by none, because its lease expired and
-        the response was failed), nothing is written and `LeaseLost` is raised. `events` (a
+        the response was failed), nothing is written and `LeaseLost` is raised; when an owner's
+        write without `inputs` (an update: the first write carries them) finds no row, the response
+        was deleted meanwhile and `ResponseGone` is raised. `events` (a
         background response's whole event stream, given with its terminal snapshot) replaces the
         stream kept for resuming it.
         """

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from storage import SQLiteStore, StateStore
-from storage.base import LeaseLost
+from storage.base import LeaseLost, ResponseGone
 from storage.postgres import PostgresStore
 from tests.pg import truncate
 
@@ -81,7 +81,7 @@ async def test_event_stream_kept_with_the_terminal_write(store: StateStore) -> N
 
 async def test_cancel_requests_are_taken_once(store: StateStore) -> None:
     for rid in ("r1", "r2"):
-        await store.write_response(resp(rid, status="in_progress"), owner="h:1:1")
+        await store.write_response(resp(rid, status="in_progress"), inputs=[], owner="h:1:1")
     await store.request_cancel("r2")
     await store.request_cancel("r2")  # asking twice is one request
     assert await store.take_cancel_requests(["r1"]) == []
@@ -131,8 +131,8 @@ async def test_input_item_pagination(store: StateStore) -> None:
 
 
 async def test_leases_expire_unless_renewed_and_fence_late_writes(store: StateStore) -> None:
-    await store.write_response(resp("dead", status="in_progress"), owner="h:1:dead")
-    await store.write_response(resp("live", status="in_progress"), owner="h:2:live")
+    await store.write_response(resp("dead", status="in_progress"), inputs=[], owner="h:1:dead")
+    await store.write_response(resp("live", status="in_progress"), inputs=[], owner="h:2:live")
     assert await store.expire_leases() == []  # both leases still run
     for _ in range(3):
         await asyncio.sleep(LEASE / 2)
@@ -195,3 +195,11 @@ def test_processes_opening_a_fresh_database_together_never_fail() -> None:
         check=True,
     ).stdout
     assert out.strip().splitlines()[-1] == "failed 0 of 100", out
+
+
+async def test_a_deleted_response_is_not_brought_back_by_its_run(store: StateStore) -> None:
+    await store.write_response(resp("gone", status="in_progress"), inputs=[msg("g1", "hi")], owner="h:1:run")
+    assert await store.delete_response("gone")
+    with pytest.raises(ResponseGone):
+        await store.write_response(resp("gone"), outputs=[msg("g2", "late", "assistant")], owner="h:1:run")
+    assert await store.get_response("gone") is None

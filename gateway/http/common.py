@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -10,7 +11,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.web_protocol import RequestPayloadError
 
 from gateway.engine.sse import sse_frame
-from gateway.errors import APIError, InvalidRequest, PayloadTooLarge, ServerError
+from gateway.errors import APIError, InvalidRequest, PayloadTooLarge, RequestTimeout, ServerError
 from gateway.jsonutil import dumps, parse_request_body
 
 log = logging.getLogger(__name__)
@@ -27,8 +28,12 @@ def error_response(err: APIError) -> web.Response:
 
 
 async def read_json(request: web.Request, *, optional: bool = False) -> Any:
+    limit = request.app["settings"].body_timeout_seconds
     try:
-        raw = await request.read()
+        async with asyncio.timeout(limit):  # a client trickling its body must not hold the request forever
+            raw = await request.read()
+    except TimeoutError:
+        raise RequestTimeout(f"The request body did not arrive within {limit:g}s.", code="request_timeout") from None
     except web.HTTPRequestEntityTooLarge as exc:
         raise PayloadTooLarge(
             f"Request body too large: the limit is {request.app['settings'].max_body_bytes} bytes.",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from urllib.parse import quote
 
 from aiohttp import BodyPartReader, web
 
-from gateway.errors import InvalidRequest, PayloadTooLarge, ServerError
+from gateway.errors import InvalidRequest, PayloadTooLarge, RequestTimeout, ServerError
 from gateway.http.common import json_response
 from gateway.retrieval.files import FilesService, clean_filename, validate_fields
 from gateway.schema.pages import list_body
@@ -21,14 +22,23 @@ def _svc(request: web.Request) -> FilesService:
     return request.app["files"]  # type: ignore[no-any-return]
 
 
-async def _part_chunks(part: BodyPartReader) -> AsyncIterator[bytes]:
-    while chunk := await part.read_chunk(READ_CHUNK):
+async def _chunk(part: BodyPartReader, size: int, idle: float) -> bytes:
+    """The next chunk of an upload; a client that sends nothing for `idle` seconds gets a 408."""
+    try:
+        async with asyncio.timeout(idle):
+            return await part.read_chunk(size)
+    except TimeoutError:
+        raise RequestTimeout(f"The upload stalled for {idle:g}s.", code="request_timeout") from None
+
+
+async def _part_chunks(part: BodyPartReader, idle: float) -> AsyncIterator[bytes]:
+    while chunk := await _chunk(part, READ_CHUNK, idle):
         yield chunk
 
 
-async def _field(part: BodyPartReader) -> str:
+async def _field(part: BodyPartReader, idle: float) -> str:
     data = bytearray()
-    while chunk := await part.read_chunk(8192):
+    while chunk := await _chunk(part, 8192, idle):
         data += chunk
         if len(data) > MAX_FIELD_BYTES:
             raise InvalidRequest(f"Form field '{part.name}' is too long.", param=part.name, code="invalid_value")
@@ -54,6 +64,7 @@ async def create(request: web.Request) -> web.Response:
             f"File too large: the maximum file size is {limit} bytes.", param="file", code="file_too_large"
         )
     fields: dict[str, str] = {}
+    idle = request.app["settings"].body_timeout_seconds
     saved: tuple[str, int] | None = None
     filename = content_type = None
     try:
@@ -68,9 +79,9 @@ async def create(request: web.Request) -> web.Response:
                     filename, content_type = part.filename, part.headers.get("Content-Type")
                     if "purpose" in fields:  # fail fast: do not store bytes we would refuse
                         validate_fields(fields)
-                    saved = await svc.save(_part_chunks(part))
+                    saved = await svc.save(_part_chunks(part, idle))
                 elif part.name:
-                    fields[part.name] = await _field(part)
+                    fields[part.name] = await _field(part, idle)
         except (ValueError, AssertionError) as exc:  # aiohttp's multipart parser on a malformed body
             raise InvalidRequest(f"Malformed multipart body: {exc}", code="invalid_multipart") from None
         if saved is None:

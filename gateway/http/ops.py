@@ -18,6 +18,7 @@ from aiohttp import web
 from gateway import metrics
 from gateway.engine.events import Event
 from gateway.http.common import json_response
+from gateway.http.guard import mark_headers_received
 from gateway.logs import ACCESS_LOGGER, new_request_id, request_context
 
 routes = web.RouteTableDef()
@@ -80,6 +81,7 @@ def _route(request: web.Request) -> str:
 
 @web.middleware
 async def ops_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
+    mark_headers_received(request)
     drain: Drain = request.app["drain"]
     ctx = {"request_id": new_request_id(request.headers.get("x-request-id")), "response_id": None}
     ctx["response_id"] = request.match_info.get("response_id")

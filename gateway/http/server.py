@@ -19,6 +19,7 @@ from aiohttp import web
 from gateway import metrics
 from gateway.config import Settings
 from gateway.http.app import create_app
+from gateway.http.guard import GuardedAppRunner
 from gateway.http.ops import Drain
 from gateway.logs import announce
 from gateway.workers import wait_for_siblings
@@ -49,7 +50,14 @@ async def drain_app(app: web.Application, seconds: float) -> bool:
 async def serve_http(settings: Settings, *, worker: int = 0, reuse_port: bool = False) -> None:
     app = create_app(settings)
     app["worker"] = worker
-    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_TIMEOUT_S)
+    runner = GuardedAppRunner(
+        app,
+        header_timeout=settings.header_timeout_seconds,
+        max_per_client=settings.max_connections_per_client,
+        access_log=None,
+        handle_signals=False,
+        shutdown_timeout=SHUTDOWN_TIMEOUT_S,
+    )
     await runner.setup()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

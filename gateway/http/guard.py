@@ -1,0 +1,122 @@
+"""Slow and greedy clients: a deadline for request headers and a cap on connections per client address.
+
+Why: aiohttp waits as long as a client likes for the rest of a request's headers, and accepts any
+number of connections, so a handful of clients that trickle bytes (slowloris) can hold every file
+descriptor of a worker. The guard sits between the listening socket and aiohttp's protocol: a
+connection whose first request's headers are not complete within `GATEWAY_HEADER_TIMEOUT_SECONDS`
+is closed, and an address that already holds `GATEWAY_MAX_CONNECTIONS_PER_CLIENT` connections has
+its next one closed at once. Slow bodies are bounded where bodies are read (`read_json`, uploads).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections import Counter
+from typing import Any
+
+from aiohttp import web
+
+log = logging.getLogger(__name__)
+
+# transports whose first request's headers have arrived (marked by `mark_headers_received`)
+_HEADERS_SEEN: weakref.WeakSet[asyncio.BaseTransport] = weakref.WeakSet()
+
+
+def mark_headers_received(request: web.Request) -> None:
+    """Called by the outermost middleware: this connection's first request has its headers."""
+    if request.transport is not None:
+        _HEADERS_SEEN.add(request.transport)
+
+
+class _Guarded(asyncio.Protocol):
+    """Forwards everything to aiohttp's protocol; adds the deadline and the per-address count."""
+
+    def __init__(self, inner: Any, guard: ConnectionGuard) -> None:
+        self._inner = inner
+        self._guard = guard
+        self._peer: str | None = None
+        self._deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = transport.get_extra_info("peername")
+        self._peer = str(peer[0]) if isinstance(peer, tuple) and peer else None
+        if self._peer is not None and not self._guard.admit(self._peer):
+            log.warning("refused a connection from %s: too many open connections from that address", self._peer)
+            self._peer = None
+            transport.close()
+            return
+        if self._guard.header_timeout > 0:
+            self._deadline = asyncio.get_running_loop().call_later(
+                self._guard.header_timeout, self._check_headers, transport
+            )
+        self._inner.connection_made(transport)
+
+    def _check_headers(self, transport: asyncio.BaseTransport) -> None:
+        if transport not in _HEADERS_SEEN and not transport.is_closing():
+            log.info(
+                "closed a connection from %s: request headers incomplete after %.0fs",
+                self._peer,
+                self._guard.header_timeout,
+            )
+            transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        self._inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self._inner.eof_received()  # type: ignore[no-any-return]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        if self._peer is not None:
+            self._guard.release(self._peer)
+        self._inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self._inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self._inner.resume_writing()
+
+
+class ConnectionGuard:
+    """A protocol factory wrapping aiohttp's `web.Server` (everything else is delegated to it)."""
+
+    def __init__(self, inner: web.Server, *, header_timeout: float, max_per_client: int) -> None:
+        self._inner = inner
+        self.header_timeout = header_timeout
+        self.max_per_client = max_per_client
+        self._open: Counter[str] = Counter()
+
+    def admit(self, peer: str) -> bool:
+        if self.max_per_client > 0 and self._open[peer] >= self.max_per_client:
+            return False
+        self._open[peer] += 1
+        return True
+
+    def release(self, peer: str) -> None:
+        self._open[peer] -= 1
+        if self._open[peer] <= 0:
+            del self._open[peer]
+
+    def __call__(self) -> asyncio.Protocol:
+        return _Guarded(self._inner(), self)
+
+    def __getattr__(self, name: str) -> Any:  # connections, shutdown, pre_shutdown, ...
+        return getattr(self._inner, name)
+
+
+class GuardedAppRunner(web.AppRunner):
+    """An AppRunner whose server is wrapped by a `ConnectionGuard`."""
+
+    def __init__(self, app: web.Application, *, header_timeout: float, max_per_client: int, **kwargs: Any) -> None:
+        super().__init__(app, **kwargs)
+        self._header_timeout = header_timeout
+        self._max_per_client = max_per_client
+
+    async def _make_server(self) -> Any:
+        inner = await super()._make_server()
+        return ConnectionGuard(inner, header_timeout=self._header_timeout, max_per_client=self._max_per_client)
