@@ -13,6 +13,7 @@ from typing import Any
 
 from gateway.backends.base import Backend
 from gateway.config import Settings
+from gateway.engine.dealias import dealias
 from gateway.engine.models import ModelCatalog
 from gateway.engine.prompt_render import apply_prompt
 from gateway.errors import InvalidRequest, NotFound
@@ -109,7 +110,7 @@ async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
     deps.tools.validate(req.tools or [])
     check_tool_choice(req.tool_choice, req.tools or [])
     public_tools = await deps.tools.check(req.tools or [])  # e.g. MCP connectors exist; credentials redacted
-    inputs = normalize_input(req.input)
+    inputs = await dealias(deps.store, req.input, normalize_input(req.input))
 
     history: list[dict[str, Any]] = []
     conversation_id = req.conversation_id

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from gateway.engine.dealias import dealias
 from gateway.errors import NotFound
 from gateway.ids import conversation_id
 from gateway.schema.items import normalize_input
@@ -24,7 +25,7 @@ class ConversationsService:
 
     async def create(self, body: Any) -> dict[str, Any]:
         req = parse(CreateConversationRequest, body if body is not None else {})
-        items = normalize_input(req.items or [], "items")
+        items = await dealias(self.store, req.items, normalize_input(req.items or [], "items"))
         conv = {
             "id": conversation_id(),
             "object": "conversation",
@@ -54,7 +55,7 @@ class ConversationsService:
 
     async def add_items(self, conv_id: str, body: Any) -> dict[str, Any]:
         req = parse(CreateConversationItemsRequest, body)
-        items = normalize_input(req.items, "items")
+        items = await dealias(self.store, req.items, normalize_input(req.items, "items"))
         refs = [i["id"] for i in items if i["type"] == "item_reference"]
         if refs:
             found = await self.store.get_items(refs)

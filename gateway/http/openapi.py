@@ -41,8 +41,56 @@ _ERROR = {
 }
 
 
+_FILE_STATUSES = ("in_progress", "completed", "failed", "cancelled")
+_PAGE = [
+    {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+    {"name": "order", "in": "query", "schema": {"type": "string", "enum": ["asc", "desc"]}},
+    {"name": "after", "in": "query", "schema": {"type": "string"}},
+    {"name": "before", "in": "query", "schema": {"type": "string"}},
+]
+# Query parameters of the routes that take some (the rest take none).
+_QUERY: dict[tuple[str, str], list[dict[str, Any]]] = {
+    ("GET", "/v1/responses/{response_id}"): [
+        {"name": "stream", "in": "query", "schema": {"type": "boolean"}},
+        {"name": "starting_after", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+        {"name": "include", "in": "query", "schema": {"type": "array", "items": {"type": "string"}}},
+    ],
+    ("GET", "/v1/responses/{response_id}/input_items"): _PAGE,
+    ("GET", "/v1/conversations/{conv_id}/items"): _PAGE,
+    ("GET", "/v1/connectors"): _PAGE,
+    ("GET", "/v1/prompts"): _PAGE[:3],
+    ("GET", "/v1/prompts/{prompt_id}/versions"): _PAGE[:3],
+    ("GET", "/v1/vector_stores"): _PAGE,
+    ("GET", "/v1/vector_stores/{vector_store_id}/files"): [
+        *_PAGE,
+        {
+            "name": "filter",
+            "in": "query",
+            "schema": {"type": "string", "enum": ["in_progress", "completed", "failed", "cancelled"]},
+        },
+    ],
+    ("GET", "/v1/files"): [
+        {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 10000}},
+        {"name": "order", "in": "query", "schema": {"type": "string", "enum": ["asc", "desc"]}},
+        {"name": "after", "in": "query", "schema": {"type": "string"}},
+        {"name": "purpose", "in": "query", "schema": {"type": "string"}},
+    ],
+}
+# Where a created object's id is used next: OpenAPI links, so a stateful client (schemathesis)
+# can chain create -> retrieve/list/update/delete.
+_CREATES = {
+    ("POST", "/v1/responses"): "response_id",
+    ("POST", "/v1/conversations"): "conv_id",
+    ("POST", "/v1/connectors"): "connector_id",
+    ("POST", "/v1/vector_stores"): "vector_store_id",
+    ("POST", "/v1/files"): "file_id",
+    ("POST", "/v1/prompts"): "prompt_id",
+}
+
+
 def openapi_document(router: web.UrlDispatcher) -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
+    components: dict[str, Any] = {"Error": _ERROR}
     for route in router.routes():
         method = route.method.upper()
         if method == "HEAD":
@@ -54,23 +102,31 @@ def openapi_document(router: web.UrlDispatcher) -> dict[str, Any]:
         path = path.replace("{model_id:.+}", "{model_id}")
         handler = getattr(route.handler, "__doc__", None) or ""
         op: dict[str, Any] = {
-            "operationId": f"{method.lower()}_{path.strip('/').replace('/', '_').replace('{', '').replace('}', '')}",
+            "operationId": _operation_id(method, path),
             "summary": handler.strip().splitlines()[0] if handler.strip() else f"{method} {path}",
             "parameters": [
                 {"name": p, "in": "path", "required": True, "schema": {"type": "string"}} for p in _path_params(path)
-            ],
+            ]
+            + _QUERY.get((method, path), []),
             "responses": {
                 "200": {"description": "OK"},
-                "4XX": {"description": "Client error", "content": {"application/json": {"schema": _ERROR}}},
+                "4XX": {
+                    "description": "Client error",
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+                },
             },
         }
         model = _BODIES.get((method, path))
         if model is not None:
+            schema = model.model_json_schema(by_alias=True, ref_template="#/components/schemas/{model}")
+            components.update(schema.pop("$defs", {}))
+            components[model.__name__] = schema
             op["requestBody"] = {
                 "required": True,
-                "content": {"application/json": {"schema": model.model_json_schema(by_alias=True)}},
+                "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}},
             }
         paths.setdefault(path, {})[method.lower()] = op
+    _add_links(paths)
     return {
         "openapi": "3.1.0",
         "info": {
@@ -79,7 +135,34 @@ def openapi_document(router: web.UrlDispatcher) -> dict[str, Any]:
             "description": "The stateful OpenAI Responses API in front of OpenAI-compatible servers.",
         },
         "paths": dict(sorted(paths.items())),
+        "components": {"schemas": dict(sorted(components.items()))},
     }
+
+
+def _operation_id(method: str, path: str) -> str:
+    return f"{method.lower()}_{path.strip('/').replace('/', '_').replace('{', '').replace('}', '')}"
+
+
+def _add_links(paths: dict[str, dict[str, Any]]) -> None:
+    """Link each create operation's `id` to every operation that takes that id in its path."""
+    for (method, path), param in _CREATES.items():
+        op = paths.get(path, {}).get(method.lower())
+        if op is None:
+            continue
+        links = {}
+        for target, ops in paths.items():
+            if "{" + param + "}" not in target:
+                continue
+            for target_op in ops.values():
+                others = [p for p in _path_params(target) if p != param]
+                if others:  # needs ids this create does not give
+                    continue
+                links[target_op["operationId"]] = {
+                    "operationId": target_op["operationId"],
+                    "parameters": {param: "$response.body#/id"},
+                }
+        if links:
+            op["responses"]["200"]["links"] = links
 
 
 def _path_params(path: str) -> list[str]:
