@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from storage.base import JSON, LeaseLost, Order, Page
+from storage.base import JSON, LeaseLost, Order, Page, ResponseGone
 from storage.postgres.db import CANCEL_CHANNEL, RESPONSE_CHANNEL, Database
 
 LEASE_EXPIRED = {  # the SQLite store's reason, word for word
@@ -27,7 +27,8 @@ NOTIFY_FALLBACK = {"cancel": 0.5, "response": 1.0}  # waits end after this even 
 # $1 id, $2 created_at, $3 now, $4 status, $5 prev, $6 conv, $7 owner (NULL once terminal), $8 data,
 # $9..$11 items (ids, types, data), $12..$14 links (roles, positions, item ids),
 # $15 events (NULL: keep), $16 conversation item ids to append, $17 announce (a background run's end),
-# $18 fence (the writer's lease token, NULL: none), $19 lease seconds.
+# $18 fence (the writer's lease token, NULL: none), $19 lease seconds, $20 an owner's update (no
+# inputs): it never creates the row (a response deleted while its run went on stays deleted).
 # The fence: a writer naming an owner only updates a row that owner still holds; otherwise `r` is
 # empty, nothing else is written, and the statement returns false (LeaseLost).
 _WRITE_RESPONSE = (
@@ -35,8 +36,9 @@ _WRITE_RESPONSE = (
 WITH r AS (
   INSERT INTO responses AS x (id, created_at, updated_at, status, previous_response_id, conversation_id, owner,
     lease_until, data)
-  VALUES ($1, $2, $3, $4, $5, $6, $7,
-    CASE WHEN $7::text IS NULL THEN NULL ELSE extract(epoch FROM clock_timestamp()) + $19 END, $8)
+  SELECT $1, $2, $3, $4, $5, $6, $7,
+    CASE WHEN $7::text IS NULL THEN NULL ELSE extract(epoch FROM clock_timestamp()) + $19 END, $8
+  WHERE NOT ($20::bool AND NOT EXISTS (SELECT 1 FROM responses WHERE id = $1))
   ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, status = excluded.status,
     owner = excluded.owner, lease_until = excluded.lease_until, data = excluded.data
   WHERE $18::text IS NULL OR x.owner = $18::text
@@ -166,6 +168,7 @@ class PostgresStore:
             announce,
             owner,
             self.lease_seconds,
+            owner is not None and inputs is None,
         )
         async with self.db.pool.acquire() as c:
             if not appended:
@@ -175,9 +178,16 @@ class PostgresStore:
                     await c.execute("UPDATE conversations SET updated_at = $1 WHERE id = $2", now, conv)
                     written = await c.fetchval(_WRITE_RESPONSE, *args)
                     if not written:
-                        raise LeaseLost(f"response {rid} is no longer owned by this process")
-        if not written:
-            raise LeaseLost(f"response {rid} is no longer owned by this process")
+                        raise await self._refusal(c, rid)
+            if not written:
+                raise await self._refusal(c, rid)
+
+    @staticmethod
+    async def _refusal(c: Any, rid: str) -> LeaseLost:
+        """Why a fenced write wrote nothing: the row is gone (deleted) or held by another owner."""
+        if await c.fetchval("SELECT 1 FROM responses WHERE id = $1", rid) is None:
+            return ResponseGone(f"response {rid} was deleted")
+        return LeaseLost(f"response {rid} is no longer owned by this process")
 
     async def get_response(self, response_id: str) -> JSON | None:
         rows = await self.db.pool.fetch(
