@@ -61,7 +61,7 @@ def parse_request_body(raw: bytes | bytearray | memoryview | str) -> Any:
 
 # Content-Encodings of request bodies the ExtProc decodes itself (aiohttp does the same for the HTTP
 # door), so a gzip-encoded body gets the same answer through both doors.
-DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS, "br": 0}
 
 
 def decode_body(raw: bytes, encoding: str, limit: int) -> bytes:
@@ -73,11 +73,23 @@ def decode_body(raw: bytes, encoding: str, limit: int) -> bytes:
             f"Unsupported Content-Encoding '{encoding}': send the body as identity, gzip or deflate.",
             code="unsupported_content_encoding",
         )
-    decoder = zlib.decompressobj(DECODERS[encoding])
-    try:
-        out = decoder.decompress(raw, limit + 1)
-    except zlib.error:
-        raise InvalidRequest(f"The request body is not valid {encoding} data.", code="invalid_json") from None
+    invalid = InvalidRequest(f"The request body is not valid {encoding} data.", code="invalid_json")
+    if encoding == "br":
+        import brotli
+
+        brotli_decoder = brotli.Decompressor()
+        try:
+            out = brotli_decoder.process(raw, output_buffer_limit=limit + 1)
+        except brotli.error:
+            raise invalid from None
+        if len(out) <= limit and not brotli_decoder.is_finished():
+            raise invalid
+    else:
+        decoder = zlib.decompressobj(DECODERS[encoding])
+        try:
+            out = decoder.decompress(raw, limit + 1)
+        except zlib.error:
+            raise invalid from None
     if len(out) > limit:
         raise PayloadTooLarge(f"Request body too large: the limit is {limit} bytes.", code="request_too_large")
     return out

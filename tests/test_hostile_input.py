@@ -15,6 +15,7 @@ import urllib.request
 import zlib
 from typing import Any
 
+import brotli
 import pytest
 
 MODEL = "scripted-model"
@@ -79,8 +80,11 @@ def test_gzip_bodies_work_on_both_doors_and_broken_ones_are_400(door: str) -> No
     assert status == 200 and body["output"][0]["content"][0]["text"] == "Echo: zipped"
     status, body = post(door, "/responses", zlib.compress(payload), **{"Content-Encoding": "deflate"})
     assert status == 200 and body["status"] == "completed"
-    status, body = post(door, "/responses", b"not gzip at all", **{"Content-Encoding": "gzip"})
-    assert_error(status, body, 400)
+    status, body = post(door, "/responses", brotli.compress(payload), **{"Content-Encoding": "br"})
+    assert status == 200 and body["status"] == "completed"
+    for encoding in ("gzip", "br"):
+        status, body = post(door, "/responses", b"not compressed at all", **{"Content-Encoding": encoding})
+        assert_error(status, body, 400)
 
 
 BOUNDARY = "b0undary"
