@@ -38,7 +38,7 @@ from gateway.backends.chat_translate import apply_chunk, apply_completion, build
 from gateway.backends.sse import SSEParser
 from gateway.engine.context import EngineDeps, Prepared
 from gateway.engine.events import Event
-from gateway.engine.runner import ResponseRun
+from gateway.engine.runner import ResponseRun, interrupted
 from gateway.engine.service import ResponsesService
 from gateway.engine.sse import sse_frame
 from gateway.engine.turn import TurnAssembler
@@ -189,13 +189,9 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         assert run is not None
         if turn is not None and not turn.closed:
             turn.abort()
-        err = APIError(
-            "The response was interrupted before it completed: the client disconnected or the connection "
-            "to the inference backend was lost.",
-            code="stream_interrupted",
-            status=499,
+        task = asyncio.get_running_loop().create_task(
+            run.finish("failed", error=interrupted()), name=f"finish-{run.id}"
         )
-        task = asyncio.get_running_loop().create_task(run.finish("failed", error=err), name=f"finish-{run.id}")
         self._finishing.add(task)
         task.add_done_callback(self._finishing.discard)
 

@@ -78,25 +78,33 @@ def test_two_processes_share_one_database(backend: Backend, tmp_path: Path) -> N
     assert integrity(tmp_path / "gateway.db") == "ok"
 
 
-def test_client_disconnect_does_not_lose_a_stored_stream(
-    client: OpenAI, backend: Backend, door: str, door_kind: str, marker: str
+def test_client_disconnect_stops_a_foreground_stream_on_both_doors(
+    client: OpenAI, backend: Backend, door: str, marker: str
 ) -> None:
-    backend.script(marker, {"content": "w1 w2 w3 w4 w5 w6", "chunk_delay": 0.15})
-    body = {"model": MODEL, "input": f"bye {marker}", "stream": True}
-    response_id = None
-    with httpx.stream("POST", door + "/responses", json=body, timeout=30) as resp:
-        for line in resp.iter_lines():
-            if line.startswith("data:") and '"response.created"' in line:
-                response_id = json.loads(line[5:])["response"]["id"]
-                break
-    assert response_id is not None
+    """A foreground stream whose client leaves stops generating (no GPU time for nobody) and is
+    stored `failed` (`stream_interrupted`) through either door; a background one runs on."""
+    words = " ".join(f"w{i}" for i in range(60))
+    backend.script(marker, *[{"content": words, "chunk_delay": 0.05}] * 2)
+    ids = []
+    for background in (False, True):
+        body = {"model": MODEL, "input": f"bye {marker}", "stream": True, "background": background}
+        with httpx.stream("POST", door + "/responses", json=body, timeout=30) as resp:
+            for line in resp.iter_lines():
+                if line.startswith("data:") and '"response.created"' in line:
+                    ids.append(json.loads(line[5:])["response"]["id"])
+                if line.startswith("data:") and '"response.output_text.delta"' in line:
+                    break  # leave mid-stream
+    foreground, background_id = ids
     deadline = time.monotonic() + 15
-    while (stored := client.responses.retrieve(response_id)).status == "in_progress":
+    while (stored := client.responses.retrieve(foreground)).status == "in_progress":
         assert time.monotonic() < deadline, "response stuck in_progress after the client left"
+        time.sleep(0.05)
+    assert stored.status == "failed" and stored.error is not None and stored.error.code == "stream_interrupted"
+    assert time.monotonic() < deadline - 12  # stopped at once, not run to the end (3 s of words)
+    while (kept := client.responses.retrieve(background_id)).status in ("queued", "in_progress"):
+        assert time.monotonic() < deadline
         time.sleep(0.1)
-    assert stored.status in ("completed", "failed", "incomplete", "cancelled")
-    if door_kind == "http":  # the HTTP server finishes a stored stream whose client left
-        assert stored.status == "completed" and stored.output_text == "w1 w2 w3 w4 w5 w6"
+    assert kept.status == "completed" and kept.output_text == words
 
 
 LEASE = "1"  # seconds: GATEWAY_RUN_LEASE_SECONDS in the kill tests

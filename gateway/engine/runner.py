@@ -35,6 +35,17 @@ LEASE_LOST_MESSAGE = "This gateway process lost its lease on the response (it wa
 TERMINAL_EVENT = {"completed": "response.completed", "incomplete": "response.incomplete", "failed": "response.failed"}
 
 
+def interrupted() -> APIError:
+    """How a foreground stream whose client went away ends, through either door: its generation is
+    stopped (no GPU time for nobody) and it is stored `failed` with this reason."""
+    return APIError(
+        "The response was interrupted before it completed: the client disconnected or the connection "
+        "to the inference backend was lost.",
+        code="stream_interrupted",
+        status=499,
+    )
+
+
 class ResponseRun:
     def __init__(self, deps: EngineDeps, prepared: Prepared) -> None:
         self.deps = deps
@@ -47,6 +58,7 @@ class ResponseRun:
         self.server_calls_made = 0
         self.citations = CitationSources()  # sources server-side tools showed the model
         self.cancel_status = "cancelled"  # what a cancellation means; shutdown makes it "failed"
+        self.cancel_error: APIError | None = None  # the error a "failed" cancellation stores
         self._usage = {"in": 0, "cached": 0, "out": 0, "reasoning": 0}
         self._persisted_start = False
         self.finished = False
@@ -243,11 +255,9 @@ class ResponseRun:
         except asyncio.CancelledError:
             if turn is not None:
                 turn.abort()
-            error = (
-                ServerError("The gateway shut down while producing this response.")
-                if self.cancel_status == "failed"
-                else None
-            )
+            error = None
+            if self.cancel_status == "failed":
+                error = self.cancel_error or ServerError("The gateway shut down while producing this response.")
             await self.finish(self.cancel_status, error=error)
             raise
         except Exception as exc:

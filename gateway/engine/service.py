@@ -21,7 +21,7 @@ from gateway.engine.context import EngineDeps, Prepared, prepare
 from gateway.engine.events import Event
 from gateway.engine.leases import LeaseKeeper
 from gateway.engine.owner import OWNER
-from gateway.engine.runner import TERMINAL_EVENT, ResponseRun
+from gateway.engine.runner import TERMINAL_EVENT, ResponseRun, interrupted
 from gateway.errors import APIError, InvalidRequest, NotFound
 from gateway.schema.requests import CreateResponseRequest
 from gateway.schema.validation import parse
@@ -259,6 +259,16 @@ class ResponsesService:
             after=after,
             before=before,
         )
+
+    def abandon(self, response_id: str) -> None:
+        """The client of a foreground stream went away: stop its run (both doors do the same).
+        A background run keeps going: it was asked to outlive its client."""
+        entry = self.running.get(response_id)
+        if entry is None or entry[0].p.req.background:
+            return
+        entry[0].cancel_status = "failed"
+        entry[0].cancel_error = interrupted()
+        entry[1].cancel()
 
     async def shutdown(self) -> None:
         """Stop detached runs; they are stored as failed rather than left in progress."""

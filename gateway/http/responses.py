@@ -27,11 +27,15 @@ async def stream_events(request: web.Request, events: AsyncIterator[Event]) -> w
     )
     await resp.prepare(request)
     events = observe_stream(request, events)
+    response_id = None
     try:
         async for event in events:
+            if response_id is None and isinstance(event.get("response"), dict):
+                response_id = event["response"].get("id")
             await resp.write(sse_frame(event))
     except (ConnectionResetError, ConnectionError):
-        pass  # the client left; a stored run carries on in its own task
+        if response_id is not None:  # the client left: a foreground run stops, a background one goes on
+            _service(request).abandon(response_id)
     finally:
         await events.aclose()  # type: ignore[attr-defined]
     return resp
