@@ -35,6 +35,7 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy gateway storage extproc vectorstore tests bench
+	$(BIN)/lint-imports --no-cache
 
 test: lint
 	$(BIN)/pytest -q -p no:cacheprovider

@@ -11,27 +11,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway.backends.base import Backend
-from gateway.config import Settings
 from gateway.engine.dealias import dealias
-from gateway.engine.models import ModelCatalog
+from gateway.engine.deps import EngineDeps
 from gateway.engine.prompt_render import apply_prompt
 from gateway.errors import InvalidRequest, NotFound
 from gateway.ids import response_id
 from gateway.schema.items import normalize_input
 from gateway.schema.requests import CreateResponseRequest
 from gateway.schema.tool_choice import check_tool_choice
-from gateway.tools.registry import ToolRegistry
-from storage.base import StateStore
-
-
-@dataclass
-class EngineDeps:
-    settings: Settings
-    store: StateStore
-    backend: Backend
-    models: ModelCatalog
-    tools: ToolRegistry = field(default_factory=ToolRegistry)
 
 
 @dataclass

@@ -26,7 +26,7 @@ from gateway.schema.requests import CreateResponseRequest, ReasoningConfig, Text
 from storage.base import JSON
 
 if TYPE_CHECKING:
-    from gateway.engine.context import EngineDeps
+    from gateway.engine.deps import EngineDeps
 
 # Request fields a prompt supplies when the request does not set them.
 _DEFAULTS = ("model", "tools", "tool_choice", "temperature", "top_p", "max_output_tokens")

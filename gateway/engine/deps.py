@@ -1,0 +1,21 @@
+"""The engine's dependencies: what both doors build once (`gateway.bootstrap`) and every engine
+operation reads. Its own module so the engine's parts can name it without importing each other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gateway.backends.base import Backend
+from gateway.config import Settings
+from gateway.engine.models import ModelCatalog
+from gateway.tools.registry import ToolRegistry
+from storage.base import StateStore
+
+
+@dataclass
+class EngineDeps:
+    settings: Settings
+    store: StateStore
+    backend: Backend
+    models: ModelCatalog
+    tools: ToolRegistry = field(default_factory=ToolRegistry)
