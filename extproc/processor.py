@@ -92,6 +92,10 @@ def immediate(status: int, body: bytes, content_type: str = "application/json") 
     )
 
 
+def backend_timed_out(timeout: float) -> BackendTimeout:
+    return BackendTimeout(f"the inference backend sent nothing for {timeout:g}s (GATEWAY_BACKEND_READ_TIMEOUT)")
+
+
 def error_reply(err: APIError) -> ep.ProcessingResponse:
     return immediate(err.status, dumps(err.body()))
 
@@ -111,7 +115,7 @@ def _body_reply(kind: str, body: bytes | None, mutation: ep.HeaderMutation | Non
 def envoy_local_error(status: int, body: bytes, backend: str) -> APIError:
     """Map the backend's error reply, or Envoy's own (connection refused, no endpoint, timeout)."""
     if status in (502, 503, 504) and body.startswith(
-        (b"upstream connect error", b"no healthy upstream", b"upstream request timeout")
+        (b"upstream connect error", b"no healthy upstream", b"upstream request timeout", b"stream timeout")
     ):
         detail = body.decode("utf-8", "replace").strip()
         if status == 504 or body.startswith(b"upstream request timeout"):
@@ -189,9 +193,12 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         assert run is not None
         if turn is not None and not turn.closed:
             turn.abort()
-        task = asyncio.get_running_loop().create_task(
-            run.finish("failed", error=interrupted()), name=f"finish-{run.id}"
-        )
+        # Envoy ends a stream whose backend stayed silent for the read timeout (the route's
+        # idle_timeout) without saying why; the silence tells it apart from a client that left.
+        silent = time.monotonic() - ex.last_seen
+        timeout = self.deps.settings.backend_read_timeout
+        err = interrupted() if silent < timeout * 0.9 else backend_timed_out(timeout)
+        task = asyncio.get_running_loop().create_task(run.finish("failed", error=err), name=f"finish-{run.id}")
         self._finishing.add(task)
         task.add_done_callback(self._finishing.discard)
 
@@ -209,6 +216,7 @@ class _Exchange:
         "done",
         "encoding",
         "failed",
+        "last_seen",
         "p",
         "parser",
         "pending",
@@ -236,9 +244,11 @@ class _Exchange:
         self.body_parts: list[bytes] = []
         self.resp_parts: list[bytes] = []
         self.encoding = ""  # the request's Content-Encoding
+        self.last_seen = time.monotonic()  # the last message from Envoy (a backend byte, after the request)
 
     async def handle(self, msg: ep.ProcessingRequest) -> tuple[ep.ProcessingResponse, bool]:
         """One reply per message; True when it is the last this stream will send."""
+        self.last_seen = time.monotonic()
         kind = msg.WhichOneof("request")
         try:
             if kind == "response_body":

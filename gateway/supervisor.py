@@ -166,6 +166,8 @@ class Stack:
             gateway_port=s.http_port,
             backend_url=s.backend_base,
             buffer_limit_bytes=max(s.max_body_bytes, 1024 * 1024),
+            backend_read_timeout_s=s.backend_read_timeout,
+            backend_connect_timeout_s=s.backend_connect_timeout,
         )
         validate_envoy_config(config)
         envoy_level = "info" if s.log_level.upper() == "DEBUG" else "warning"

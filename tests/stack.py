@@ -121,6 +121,7 @@ def envoy_stack(
         extproc_workers=workers,
         gateway_port=http_port,
         backend_url=backend_url,
+        backend_read_timeout_s=float(extra_env.get("GATEWAY_BACKEND_READ_TIMEOUT", "300")),
     )
     procs: list[subprocess.Popen[Any]] = []  # stopped in reverse: Envoy, HTTP server, ExtProc
     stack: EnvoyStack | None = None
