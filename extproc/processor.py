@@ -34,7 +34,13 @@ from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as ep_grpc
 from extproc.pb.envoy.type.v3 import http_status_pb2
 from gateway.backends.base import map_backend_error
-from gateway.backends.chat_translate import apply_chunk, apply_completion, build_chat_body
+from gateway.backends.chat_translate import (
+    STREAM_CUT,
+    STREAM_UNFINISHED,
+    apply_chunk,
+    apply_completion,
+    build_chat_body,
+)
 from gateway.backends.sse import SSEParser
 from gateway.engine.context import EngineDeps, Prepared
 from gateway.engine.events import Event
@@ -422,9 +428,8 @@ class _Exchange:
         out = self._apply(self.parser.close())
         if self.failed is not None:
             return out + await self._fail(self.failed)
-        if not self.done and turn.finish_reason is None:
-            err = BackendError("the inference backend's stream ended before the response was complete")
-            return out + await self._fail(err)
+        if turn.finish_reason is None:  # no [DONE], or a [DONE] after no choice ever finished
+            return out + await self._fail(BackendError(STREAM_UNFINISHED if self.done else STREAM_CUT))
         run.end_turn(turn)
         out += self._sse(run.events.drain())
         if turn.finish_reason == "length":

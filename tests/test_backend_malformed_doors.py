@@ -57,3 +57,42 @@ def test_malformed_answer_same_on_both_doors(doors: tuple[Backend, EnvoyStack], 
         assert "completed" not in text and "127.0.0.1" not in text, (name, body)
         seen.append((status, body["error"]["type"], body["error"]["code"], body["error"]["message"]))
     assert seen[0] == seen[1], seen
+
+
+CHUNK = '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":%s}'
+
+
+def _stream(base: str, marker: str) -> list[dict[str, Any]]:
+    data = json.dumps({"model": "scripted-model", "input": marker, "stream": True}).encode()
+    req = urllib.request.Request(f"{base}/responses", data, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        return [json.loads(line[5:]) for line in resp.read().decode().splitlines() if line.startswith("data:")]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "data: {not json}\n\n",
+        'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m"}\n\ndata: [DONE]\n\n',
+        "data: " + CHUNK % "[]" + "\n\ndata: [DONE]\n\n",
+        "data: " + CHUNK % '[{"index":0,"delta":{"content":"hi"}}]' + "\n\n",
+        'data: {"error": {"message": "boom", "type": "server_error"}}\n\n',
+    ],
+    ids=["not-json", "no-choices", "empty-choices", "no-finish", "error-event"],
+)
+def test_malformed_stream_same_on_both_doors(doors: tuple[Backend, EnvoyStack], raw: str) -> None:
+    """Streamed, the same answers end `failed` with `backend_error` on both doors: never a completed
+    empty response, and the stored response says the same."""
+    backend, stack = doors
+    seen = []
+    for name, base in (("http", stack.http_url), ("envoy", stack.url)):
+        marker = f"malstream-{name}-{abs(hash(raw))}"
+        backend.script(marker, {"raw_body": raw, "content_type": "text/event-stream"})
+        events = _stream(base, marker)
+        assert [e["type"] for e in events][-2:] == ["error", "response.failed"], (name, events)
+        final = events[-1]["response"]
+        with urllib.request.urlopen(f"{stack.http_url}/responses/{final['id']}", timeout=10) as resp:
+            stored = json.loads(resp.read())
+        assert stored["status"] == "failed" and stored["error"]["code"] == "backend_error"
+        seen.append((final["error"]["code"], final["error"]["message"]))
+    assert seen[0] == seen[1], seen

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from gateway.backends.base import TurnRequest, map_backend_error
-from gateway.backends.chat_translate import apply_chunk, apply_completion, build_chat_body
+from gateway.backends.chat_translate import (
+    STREAM_CUT,
+    STREAM_UNFINISHED,
+    apply_chunk,
+    apply_completion,
+    build_chat_body,
+)
 from gateway.backends.http_client import HTTPBackend, iter_sse
 from gateway.engine.turn import TurnAssembler
 from gateway.errors import BackendError
@@ -29,12 +35,15 @@ class ChatCompletionsBackend(HTTPBackend):
                 if data == b"[DONE]":
                     done = True
                     break
-                chunk = loads(data)
-                if "error" in chunk and not chunk.get("choices"):
+                try:
+                    chunk = loads(data)
+                except ValueError:  # the same mapping as the Envoy door's (#19)
+                    raise BackendError("the inference backend sent an invalid stream chunk") from None
+                if isinstance(chunk, dict) and "error" in chunk and not chunk.get("choices"):
                     err = chunk["error"]
                     code = int(err.get("code") or 500) if isinstance(err, dict) else 500
                     raise map_backend_error(code if 400 <= code < 600 else 500, dumps(chunk))
                 apply_chunk(chunk, sink)
                 yield None
-        if not done and sink.finish_reason is None:
-            raise BackendError("the inference backend's stream ended before the response was complete")
+        if sink.finish_reason is None:  # no [DONE], or a [DONE] after no choice ever finished
+            raise BackendError(STREAM_UNFINISHED if done else STREAM_CUT)

@@ -176,6 +176,11 @@ def _logprobs(choice: dict[str, Any]) -> list[dict[str, Any]] | None:
     return content if isinstance(content, list) else None
 
 
+# How both doors end a stream the backend did not finish (same words, same `backend_error`).
+STREAM_CUT = "the inference backend's stream ended before the response was complete"
+STREAM_UNFINISHED = "the inference backend's stream ended without finishing any choice (no finish_reason)"
+
+
 def apply_chunk(chunk: dict[str, Any], sink: TurnAssembler) -> None:
     """Report one `chat.completion.chunk` (tool-call deltas are keyed by their `index`)."""
     choices = chunk.get("choices")
