@@ -103,6 +103,13 @@ def test_two_replicas_share_state(backend: Backend, tmp_path: Path, postgres_url
         assert cancelled.status == "cancelled" and took < 1.0, took
         assert ca.responses.retrieve(running.id).status == "cancelled"
 
+        # prompts and connectors live in PostgreSQL too: made on a, used on b
+        prompt = ca.post("/prompts", body={"name": "p", "instructions": "Say {{x}}."}, cast_to=dict)
+        echoed = cb.responses.create(model=MODEL, input="hi", prompt={"id": prompt["id"], "variables": {"x": "yo"}})
+        assert echoed.prompt is not None and echoed.prompt.version == "1" and echoed.instructions
+        made = ca.post("/connectors", body={"name": "c", "server_url": "https://mcp.example.com/mcp"}, cast_to=dict)
+        assert cb.get(f"/connectors/{made['id']}", cast_to=dict)["name"] == "c"
+
         # pgvector is the vector backend by default on PostgreSQL: the chunks land in the database
         f = ca.files.create(
             file=("notes.txt", io.BytesIO(b"The lighthouse keeper plays the violin.")), purpose="assistants"

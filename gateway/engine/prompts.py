@@ -19,9 +19,10 @@ from gateway.ids import new_id
 from gateway.schema.items import normalize_input
 from gateway.schema.requests import Metadata, ReasoningConfig, TextConfig, check_metadata
 from gateway.schema.validation import parse
+from storage import families
 from storage.base import JSON
-from storage.prompts import PromptRecord, PromptStore
-from storage.sqlite import SQLiteStore
+from storage.families import AnyPromptStore
+from storage.prompts import PromptRecord
 
 VARIABLE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 # Template fields a version holds; everything else in a body is rejected.
@@ -154,10 +155,11 @@ def parse_version(value: Any, param: str) -> int:
     return int(text)
 
 
-def prompt_store(store: Any) -> PromptStore:
-    if not isinstance(store, SQLiteStore):
-        raise InvalidRequest("Prompts need the SQLite state store.", param="prompt", code="unsupported_parameter")
-    return PromptStore(store)
+def prompt_store(store: Any) -> AnyPromptStore:
+    found = families.prompt_store(store)  # SQLite's or PostgreSQL's, whichever holds the state
+    if found is None:
+        raise InvalidRequest("Prompts need a SQLite or PostgreSQL store.", param="prompt", code="unsupported_parameter")
+    return found
 
 
 def _page(records: list[PromptRecord], has_more: bool) -> JSON:

@@ -25,14 +25,18 @@ from gateway.mcp import mcp_policy
 from gateway.mcp.mapping import REDACTED
 from gateway.redact import redact_url
 from gateway.schema.pages import list_body
-from storage.connectors import ConnectorStore
+from storage import families
+from storage.families import AnyConnectorStore
 
 routes = web.RouteTableDef()
 FIELDS = frozenset({"name", "server_url", "headers", "authorization", "description", "metadata"})
 
 
-def _store(request: web.Request) -> ConnectorStore:
-    return ConnectorStore(request.app["store"])  # stateless over the shared SQLite connections
+def _store(request: web.Request) -> AnyConnectorStore:
+    found = families.connector_store(request.app["store"])  # stateless over the shared connections
+    if found is None:
+        raise InvalidRequest("Connectors need a SQLite or PostgreSQL store.", param=None)
+    return found
 
 
 def _bad(message: str, param: str, code: str = "invalid_value") -> InvalidRequest:

@@ -15,8 +15,8 @@ from gateway.mcp import mapping
 from gateway.mcp.client import ServerSpec, SessionPool
 from gateway.mcp.executor import McpServerTool, run_group
 from gateway.netguard import AddressPolicy
-from storage.connectors import ConnectorStore
-from storage.sqlite import SQLiteStore
+from storage import families
+from storage.families import AnyConnectorStore
 
 _POOL_ATTR = "_mcp_sessions"
 
@@ -36,8 +36,8 @@ def mcp_policy(settings: Any) -> AddressPolicy:
     return AddressPolicy.from_setting(settings.mcp_allowed_hosts)
 
 
-def connector_store(deps: Any) -> ConnectorStore | None:
-    return ConnectorStore(deps.store) if isinstance(deps.store, SQLiteStore) else None
+def connector_store(deps: Any) -> AnyConnectorStore | None:
+    return families.connector_store(deps.store)
 
 
 def register(deps: Any) -> None:

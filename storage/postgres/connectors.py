@@ -1,0 +1,56 @@
+"""MCP connectors in PostgreSQL: `storage.connectors.ConnectorStore`'s methods and semantics.
+
+List order is insertion order: `seq` (a BIGSERIAL) plays SQLite's rowid. Credentials stay in their
+own column, read only by `secrets()`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import orjson
+
+from storage.base import JSON, Order, Page
+from storage.postgres.db import Database
+
+
+class PostgresConnectorStore:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def create(self, connector: JSON, secrets: JSON) -> None:
+        await self._db.pool.execute(
+            "INSERT INTO connectors (id, created_at, data, secrets) VALUES ($1, $2, $3, $4)",
+            connector["id"],
+            int(connector.get("created_at") or time.time()),
+            orjson.dumps(connector),
+            orjson.dumps(secrets),
+        )
+
+    async def get(self, connector_id: str) -> JSON | None:
+        data = await self._db.pool.fetchval("SELECT data FROM connectors WHERE id = $1", connector_id)
+        return None if data is None else orjson.loads(data)
+
+    async def secrets(self, connector_id: str) -> tuple[JSON, JSON] | None:
+        """The public object and its credentials, for connecting; None when there is no such connector."""
+        row = await self._db.pool.fetchrow("SELECT data, secrets FROM connectors WHERE id = $1", connector_id)
+        return None if row is None else (orjson.loads(row[0]), orjson.loads(row[1]))
+
+    async def delete(self, connector_id: str) -> bool:
+        return (
+            await self._db.pool.fetchval("DELETE FROM connectors WHERE id = $1 RETURNING 1", connector_id) is not None
+        )
+
+    async def list(self, *, limit: int, order: Order, after: str | None, before: str | None) -> Page:
+        """Cursors are connector ids; an unknown cursor compares with NULL and gives an empty page."""
+        cmp, rev = (">", "<") if order == "asc" else ("<", ">")
+        at = "(SELECT seq FROM connectors WHERE id = "
+        rows = await self._db.pool.fetch(
+            f"SELECT data FROM connectors WHERE ($2::text IS NULL OR seq {cmp} {at}$2)) "
+            f"AND ($3::text IS NULL OR seq {rev} {at}$3)) "
+            f"ORDER BY seq {'ASC' if order == 'asc' else 'DESC'} LIMIT $1",
+            limit + 1,
+            after,
+            before,
+        )
+        return Page(data=[orjson.loads(r[0]) for r in rows[:limit]], has_more=len(rows) > limit)
