@@ -26,6 +26,8 @@ class TurnRequest:
     parallel_tool_calls: bool | None = None
     temperature: float | None = None
     top_p: float | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
     max_output_tokens: int | None = None
     text: dict[str, Any] | None = None
     reasoning: dict[str, Any] | None = None

@@ -152,6 +152,8 @@ def build_chat_body(turn: TurnRequest) -> dict[str, Any]:
     for key, value in (
         ("temperature", turn.temperature),
         ("top_p", turn.top_p),
+        ("presence_penalty", turn.presence_penalty),
+        ("frequency_penalty", turn.frequency_penalty),
         ("max_tokens", turn.max_output_tokens),
         ("user", turn.user),
     ):

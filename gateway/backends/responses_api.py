@@ -24,6 +24,8 @@ def build_responses_body(turn: TurnRequest) -> dict[str, Any]:
         "instructions": turn.instructions,
         "temperature": turn.temperature,
         "top_p": turn.top_p,
+        "presence_penalty": turn.presence_penalty,
+        "frequency_penalty": turn.frequency_penalty,
         "max_output_tokens": turn.max_output_tokens,
         "text": turn.text,
         "reasoning": turn.reasoning,

@@ -21,6 +21,14 @@ from gateway.schema.requests import CreateResponseRequest
 from gateway.schema.tool_choice import check_tool_choice
 
 
+def _shown_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    """A tool as the Response object shows it: function tools always carry `strict` (the API's
+    default is true), as the Open Responses specification requires."""
+    if isinstance(tool, dict) and tool.get("type") == "function" and "strict" not in tool:
+        return {**tool, "strict": True}
+    return tool
+
+
 @dataclass
 class Prepared:
     req: CreateResponseRequest
@@ -73,6 +81,8 @@ def new_response_object(req: CreateResponseRequest, *, model: str, conversation_
         "tools": req.tools or [],
         "top_logprobs": req.top_logprobs or 0,
         "top_p": 1.0 if req.top_p is None else req.top_p,
+        "presence_penalty": req.presence_penalty or 0.0,
+        "frequency_penalty": req.frequency_penalty or 0.0,
         "truncation": req.truncation or "disabled",
         "usage": None,
         "user": req.user,
@@ -133,7 +143,10 @@ async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
     model = await deps.models.resolve(req.model)
     return Prepared(
         req=req,
-        response={**new_response_object(req, model=model, conversation_id=conversation_id), "tools": public_tools},
+        response={
+            **new_response_object(req, model=model, conversation_id=conversation_id),
+            "tools": [_shown_tool(t) for t in public_tools],
+        },
         inputs=inputs,
         history=history,
         conversation_id=conversation_id,

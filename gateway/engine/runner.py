@@ -99,6 +99,8 @@ class ResponseRun:
             parallel_tool_calls=req.parallel_tool_calls,
             temperature=req.temperature,
             top_p=req.top_p,
+            presence_penalty=req.presence_penalty,
+            frequency_penalty=req.frequency_penalty,
             max_output_tokens=remaining,
             text=self.response["text"] if req.text else None,
             reasoning=req.reasoning.model_dump(exclude_none=True) if req.reasoning else None,
