@@ -205,6 +205,7 @@ class ScriptedBackend:
             ("embeddings", "embeddings"),
         ):
             self.app.router.add_post(f"/v1/{path}", functools.partial(self._serve, kind=kind))
+        self.app.router.add_post("/tokenize", self._tokenize)
         for path in ("/health", "/v1/models", "/_script", "/_requests"):
             self.app.router.add_route("*", path, self._control)
 
@@ -229,6 +230,14 @@ class ScriptedBackend:
     def script(self, match: str, replies: list[Json]) -> None:
         """Queue replies for requests whose prompt JSON contains ``match`` ("" matches all)."""
         self.scripts.append((match, deque(replies)))
+
+    async def _tokenize(self, request: web.Request) -> web.Response:
+        """vLLM's `/tokenize` (chat form): the same word count its usage numbers use, plus one token
+        per function tool (a tokenizer would count the tools' JSON)."""
+        body = await request.json()
+        self.requests.append({"path": request.path, "body": body})
+        count = _prompt_words(body) + len(body.get("tools") or [])
+        return web.json_response({"count": count, "max_model_len": self.max_model_len, "tokens": list(range(count))})
 
     async def _control(self, request: web.Request) -> web.Response:
         """Health, the model list, and the test-only script and request-log endpoints."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 from gateway.backends.base import TurnRequest, map_backend_error
 from gateway.backends.chat_translate import (
@@ -19,6 +20,16 @@ from gateway.jsonutil import dumps, loads
 
 
 class ChatCompletionsBackend(HTTPBackend):
+    async def count_tokens(self, turn: TurnRequest) -> int:
+        """vLLM's `/tokenize` (beside `/v1`) applies the model's chat template to the very messages
+        and tools a chat call would send, so the count is the backend's, not an estimate."""
+        chat = build_chat_body(turn)
+        body: dict[str, Any] = {k: chat[k] for k in ("model", "messages", "tools") if k in chat}
+        found = await self.http.post_json(self.http.root_url + "/tokenize", {**body, "add_generation_prompt": True})
+        if not isinstance(found, dict) or not isinstance(found.get("count"), int):
+            raise BackendError("the inference backend's /tokenize answered without a count")
+        return int(found["count"])
+
     async def turn_stream(self, turn: TurnRequest, sink: TurnAssembler) -> AsyncIterator[None]:
         """Stream one model call into `sink`, yielding after each chunk so events flow out at once."""
         async with self.http.post("/chat/completions", build_chat_body(turn)) as resp:

@@ -74,6 +74,23 @@ class BackendHTTP:
         finally:  # until the caller has read the reply (a stream's last chunk)
             metrics.add_backend_time(time.perf_counter() - started)
 
+    async def post_json(self, url: str, body: dict[str, Any]) -> Any:
+        """POST to an absolute URL on the backend's host (e.g. vLLM's `/tokenize`, beside `/v1`)."""
+        try:
+            async with self.session.post(url, data=dumps(body), headers=self.headers) as resp:
+                if resp.status >= 400:
+                    raise map_backend_error(resp.status, await resp.read())
+                return await resp.json(content_type=None)
+        except aiohttp.ClientError as exc:
+            raise BackendError(f"could not reach the inference backend: {exc}") from None
+        except TimeoutError:
+            raise BackendTimeout("the inference backend timed out") from None
+
+    @property
+    def root_url(self) -> str:
+        """The backend's base URL without its API prefix (`http://vllm:8000/v1` -> `http://vllm:8000`)."""
+        return self.base_url.removesuffix("/v1")
+
     async def get_json(self, path: str) -> Any:
         try:
             async with self.session.get(self.url(path), headers=self.headers) as resp:

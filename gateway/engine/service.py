@@ -96,6 +96,13 @@ class ResponsesService:
     async def prepare(self, body: Any) -> Prepared:
         return await prepare(self.deps, parse(CreateResponseRequest, body))
 
+    async def input_tokens(self, body: Any) -> dict[str, Any]:
+        """`POST /v1/responses/input_tokens`: what the request's model call would cost in input
+        tokens (history, instructions and tools included), counted by the backend, nothing run."""
+        prepared = await self.prepare(body)
+        count = await self.deps.backend.count_tokens(ResponseRun(self.deps, prepared).turn_request())
+        return {"object": "response.input_tokens", "input_tokens": count}
+
     async def create(self, prepared: Prepared) -> tuple[dict[str, Any], APIError | None]:
         """Run to the end; return the final response and the error that failed it, if any."""
         run = ResponseRun(self.deps, prepared)
