@@ -45,6 +45,7 @@ def test_no_generated_request_gets_a_5xx(stack: EnvoyStack, door: str, tmp_path:
             "--report-dir",
             str(tmp_path),
         ],
+        cwd=tmp_path,  # its cache directory (.schemathesis/) stays out of the repository
         capture_output=True,
         text=True,
         timeout=300,
