@@ -7,11 +7,14 @@ resolved, and no generated request gets a 5xx.
 
 from __future__ import annotations
 
+import json
 import subprocess
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from openapi_spec_validator import validate
 
 from tests.procs import VENV_BIN, Backend
 from tests.stack import EnvoyStack, envoy_stack
@@ -21,6 +24,17 @@ from tests.stack import EnvoyStack, envoy_stack
 def stack(backend: Backend, tmp_path_factory: pytest.TempPathFactory) -> Iterator[EnvoyStack]:
     with envoy_stack(backend.url, tmp_path_factory.mktemp("fuzz")) as s:  # its own data: fuzzing litters
         yield s
+
+
+def test_the_document_is_valid_openapi_3_1(stack: EnvoyStack) -> None:
+    with urllib.request.urlopen(f"{stack.http.base}/openapi.json", timeout=10) as resp:
+        doc = json.loads(resp.read())
+    validate(doc)  # the OpenAPI 3.1 meta-schema, every $ref resolvable
+    assert doc["openapi"] == "3.1.0"
+    listing = doc["paths"]["/v1/conversations/{conv_id}/items"]["get"]["parameters"]
+    assert {p["name"] for p in listing} >= {"conv_id", "limit", "order", "after"}
+    links = doc["paths"]["/v1/responses"]["post"]["responses"]["200"]["links"]
+    assert links["get_v1_responses_response_id"]["parameters"] == {"response_id": "$response.body#/id"}
 
 
 @pytest.mark.slow
