@@ -51,6 +51,7 @@ ITEM_PREFIXES: dict[str, str] = {
     "mcp_call": "mcp",
     "mcp_approval_request": "mcpr",
     "mcp_approval_response": "mcpa",
+    "compaction": "cmp",
 }
 
 

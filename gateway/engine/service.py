@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from gateway import metrics
+from gateway.engine import compaction
 from gateway.engine.context import EngineDeps, Prepared, prepare
 from gateway.engine.events import Event
 from gateway.engine.leases import LeaseKeeper
@@ -95,6 +96,22 @@ class ResponsesService:
 
     async def prepare(self, body: Any) -> Prepared:
         return await prepare(self.deps, parse(CreateResponseRequest, body))
+
+    async def compact(self, body: Any) -> dict[str, Any]:
+        """`POST /v1/responses/compact`: the backend model summarises the history (nothing stored)."""
+        if not isinstance(body, dict):
+            raise InvalidRequest("The request body must be a JSON object.", code="invalid_type")
+        prepared = await self.prepare(compaction.summary_request(body))
+        response, error = await self.create(prepared)
+        if error is not None and response["status"] == "failed":
+            raise error
+        summary = "".join(
+            part.get("text", "")
+            for item in response["output"]
+            if item.get("type") == "message"
+            for part in item.get("content", [])
+        )
+        return compaction.compacted(prepared.history + prepared.inputs, summary, response.get("usage"))
 
     async def input_tokens(self, body: Any) -> dict[str, Any]:
         """`POST /v1/responses/input_tokens`: what the request's model call would cost in input

@@ -41,6 +41,12 @@ async def stream_events(request: web.Request, events: AsyncIterator[Event]) -> w
     return resp
 
 
+@routes.post("/v1/responses/compact")
+async def compact(request: web.Request) -> web.Response:
+    """Compact a conversation into its user messages and one compaction item."""
+    return json_response(await _service(request).compact(await read_json(request)))
+
+
 @routes.post("/v1/responses/input_tokens")
 async def input_tokens(request: web.Request) -> web.Response:
     """Count a request's input tokens without running it."""

@@ -146,6 +146,12 @@ def normalize_item(item: Any, param: str) -> dict[str, Any]:
         return out
     if itype == "item_reference":
         return {"type": "item_reference", "id": _require_str(item, "id", param)}
+    if itype == "compaction":  # from /v1/responses/compact; decoded (and checked) when replayed
+        return {
+            "id": item.get("id") or item_id("compaction"),
+            "type": "compaction",
+            "encrypted_content": _require_str(item, "encrypted_content", param),
+        }
     if itype == "mcp_approval_response":
         if not isinstance(item.get("approve"), bool):
             raise _bad(f"'{param}.approve' must be a boolean.", f"{param}.approve", "invalid_type")
