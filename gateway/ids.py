@@ -52,6 +52,10 @@ ITEM_PREFIXES: dict[str, str] = {
     "mcp_approval_request": "mcpr",
     "mcp_approval_response": "mcpa",
     "compaction": "cmp",
+    "custom_tool_call": "ctc",
+    "custom_tool_call_output": "ctco",
+    "local_shell_call": "lsh",
+    "local_shell_call_output": "lsho",
 }
 
 

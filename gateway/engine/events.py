@@ -215,7 +215,7 @@ class ReasoningItem:
 class FunctionCallItem:
     """A function call whose arguments stream in; `call_id` is what the client answers with."""
 
-    def __init__(self, events: EventBuilder, call_id: str, name: str) -> None:
+    def __init__(self, events: EventBuilder, call_id: str, name: str, namespace: str | None = None) -> None:
         self.events = events
         self.id = function_call_id()
         self.item: dict[str, Any] = {
@@ -226,6 +226,8 @@ class FunctionCallItem:
             "call_id": call_id,
             "name": name,
         }
+        if namespace:  # a function of a client `namespace` tool
+            self.item["namespace"] = namespace
         self.index = events.open_item(self.item)
         self.chunks: list[str] = []
 

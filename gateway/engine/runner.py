@@ -18,6 +18,7 @@ from typing import Any
 from gateway import metrics
 from gateway.backends.base import TurnRequest
 from gateway.engine.citations import CitationSources
+from gateway.engine.client_tools import ClientTools
 from gateway.engine.context import EngineDeps, Prepared
 from gateway.engine.events import Event, EventBuilder
 from gateway.engine.owner import OWNER
@@ -55,6 +56,7 @@ class ResponseRun:
         self.context: list[dict[str, Any]] = deps.tools.expand(prepared.context_items())
         self.error: APIError | None = None
         self.server_tools: list[ServerTool] = []
+        self.client_tools = ClientTools.from_request(prepared.req.tools or [])
         self.server_calls_made = 0
         self.citations = CitationSources()  # sources server-side tools showed the model
         self.cancel_status = "cancelled"  # what a cancellation means; shutdown makes it "failed"
@@ -84,7 +86,7 @@ class ResponseRun:
 
     def turn_request(self, *, tools_allowed: bool = True) -> TurnRequest:
         req = self.p.req
-        tools = [t for t in (req.tools or []) if t.get("type") == "function"]
+        tools = [t for t in (req.tools or []) if t.get("type") == "function"] + self.client_tools.definitions
         for server_tool in self.server_tools:
             tools.extend(server_tool.definitions())
         remaining = None
@@ -114,7 +116,7 @@ class ResponseRun:
 
     def new_turn(self) -> TurnAssembler:
         names = frozenset(d["name"] for t in self.server_tools for d in t.definitions())
-        return TurnAssembler(self.events, names, self.citations)
+        return TurnAssembler(self.events, names, self.citations, self.client_tools)
 
     def end_turn(self, turn: TurnAssembler) -> None:
         turn.close()

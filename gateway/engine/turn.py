@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.engine.citations import CitationFilter, CitationSources
+from gateway.engine.client_tools import ClientTools, CustomToolCallItem, LocalShellCallItem
 from gateway.engine.events import EventBuilder, FunctionCallItem, ReasoningItem, TextItem
 from gateway.ids import call_id as new_call_id
 
@@ -19,8 +20,10 @@ class TurnAssembler:
         events: EventBuilder,
         server_names: frozenset[str] = frozenset(),
         citations: CitationSources | None = None,
+        client: ClientTools | None = None,
     ) -> None:
         self.events = events
+        self.client = client  # custom / local_shell / namespaced tools: their calls' item types
         # With sources in play, `[n]` markers become annotations and never reach the text deltas.
         self._filter = CitationFilter(citations) if citations else None
         # Calls to server-side tools are collected silently: the tool's executor emits its own items.
@@ -28,7 +31,7 @@ class TurnAssembler:
         self.server_calls: dict[int, dict[str, Any]] = {}
         self._text: TextItem | None = None
         self._reasoning: ReasoningItem | None = None
-        self.calls: dict[int, FunctionCallItem] = {}
+        self.calls: dict[int, FunctionCallItem | CustomToolCallItem | LocalShellCallItem] = {}
         self.finish_reason: str | None = None
         self.usage: dict[str, Any] | None = None
         self.items: list[dict[str, Any]] = []  # every item this turn produced, in output order
@@ -78,13 +81,24 @@ class TurnAssembler:
         if call is None:
             self._close_reasoning()
             self._close_text()
-            call = FunctionCallItem(self.events, call_id or new_call_id(), name or "")
+            call = self._new_call(call_id or new_call_id(), name)
             self.calls[index] = call
             self.items.append(call.item)
-        elif name and not call.item["name"]:
+        elif name and isinstance(call, FunctionCallItem) and not call.item["name"]:
             call.item["name"] = name
         if arguments:
             call.delta(arguments)
+
+    def _new_call(self, call_id: str, name: str | None) -> FunctionCallItem | CustomToolCallItem | LocalShellCallItem:
+        offered = self.client.lookup(name) if self.client is not None else None
+        if offered is None:
+            return FunctionCallItem(self.events, call_id, name or "")
+        if offered.kind == "custom":
+            return CustomToolCallItem(self.events, call_id, offered)
+        if offered.kind == "local_shell":
+            return LocalShellCallItem(self.events, call_id)
+        call = FunctionCallItem(self.events, call_id, offered.name, namespace=offered.namespace)
+        return call
 
     def finish(self, reason: str | None) -> None:
         if reason:

@@ -146,6 +146,47 @@ def normalize_item(item: Any, param: str) -> dict[str, Any]:
         return out
     if itype == "item_reference":
         return {"type": "item_reference", "id": _require_str(item, "id", param)}
+    if itype == "custom_tool_call":
+        out = {
+            "id": item.get("id") or item_id("custom_tool_call"),
+            "type": "custom_tool_call",
+            "call_id": _require_str(item, "call_id", param),
+            "name": _require_str(item, "name", param),
+            "input": _require_str(item, "input", param),
+            "status": item.get("status") or "completed",
+        }
+        if isinstance(item.get("namespace"), str):
+            out["namespace"] = item["namespace"]
+        return out
+    if itype == "custom_tool_call_output":
+        if "output" not in item:
+            raise _bad(
+                f"Missing required parameter: '{param}.output'.", f"{param}.output", "missing_required_parameter"
+            )
+        return {
+            "id": item.get("id") or item_id("custom_tool_call_output"),
+            "type": "custom_tool_call_output",
+            "call_id": _require_str(item, "call_id", param),
+            "output": _output_text(item["output"], f"{param}.output"),
+        }
+    if itype == "local_shell_call":
+        action = item.get("action")
+        if not isinstance(action, dict) or not isinstance(action.get("command"), list):
+            raise _bad(f"'{param}.action' must be an exec action with a 'command' array.", f"{param}.action")
+        return {
+            "id": item.get("id") or item_id("local_shell_call"),
+            "type": "local_shell_call",
+            "call_id": _require_str(item, "call_id", param),
+            "action": action,
+            "status": item.get("status") or "completed",
+        }
+    if itype == "local_shell_call_output":
+        return {
+            "id": _require_str(item, "id", param),
+            "type": "local_shell_call_output",
+            "output": _require_str(item, "output", param),
+            "status": item.get("status") or "completed",
+        }
     if itype == "compaction":  # from /v1/responses/compact; decoded (and checked) when replayed
         return {
             "id": item.get("id") or item_id("compaction"),

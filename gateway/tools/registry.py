@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from gateway.engine.client_tools import CLIENT_TYPES, check_client_tool
 from gateway.engine.events import EventBuilder
 from gateway.errors import InvalidRequest
 
@@ -106,6 +107,8 @@ class ToolRegistry:
                         param=f"tools[{i}].parameters",
                         code="invalid_type",
                     )
+            elif ttype in CLIENT_TYPES:
+                check_client_tool(tool, i)
             elif ttype not in self._factories:
                 raise InvalidRequest(
                     f"Tool type '{ttype}' is not supported by this gateway.",

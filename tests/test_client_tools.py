@@ -1,0 +1,97 @@
+"""Codex CLI's client tools through both doors: `custom` (free-form input, e.g. `apply_patch`),
+`local_shell` and `namespace`, offered to the backend as functions, returned as OpenAI's item
+types (streamed with their events), and replayed from history on the next turn."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from openai import OpenAI
+
+from tests.procs import Backend
+
+MODEL = "scripted-model"
+PATCH = "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch"
+APPLY_PATCH = {
+    "type": "custom",
+    "name": "apply_patch",
+    "description": "Edit files with a patch.",
+    "format": {"type": "grammar", "syntax": "lark", "definition": "start: begin_patch hunk+ end_patch"},
+}
+
+
+def offered(backend: Backend, marker: str) -> dict[str, Any]:
+    body = backend.requests_matching(marker)[0]["body"]
+    return {t["function"]["name"]: t["function"] for t in body.get("tools", [])}
+
+
+def last_messages(backend: Backend, marker: str) -> list[dict[str, Any]]:
+    return list(backend.requests_matching(marker)[-1]["body"]["messages"])
+
+
+def test_custom_tool_round_trip(client: OpenAI, backend: Backend, marker: str) -> None:
+    call = {"name": "apply_patch", "arguments": json.dumps({"input": PATCH})}
+    backend.script(marker, {"tool_calls": [call]}, {"tool_calls": [call]}, {"content": "patched"})
+    first = client.responses.create(model=MODEL, input=f"patch {marker}", tools=[APPLY_PATCH])  # type: ignore[list-item]
+    item = first.output[0]
+    assert item.type == "custom_tool_call" and item.name == "apply_patch" and item.input == PATCH
+    fn = offered(backend, marker)["apply_patch"]
+    assert fn["parameters"]["required"] == ["input"] and "begin_patch hunk+" in fn["description"]
+    streamed = list(client.responses.create(model=MODEL, input=f"again {marker}", tools=[APPLY_PATCH], stream=True))  # type: ignore[list-item]
+    kinds = [e.type for e in streamed]
+    assert "response.custom_tool_call_input.delta" in kinds and "response.custom_tool_call_input.done" in kinds
+    done = next(e for e in streamed if e.type == "response.custom_tool_call_input.done")
+    assert done.input == PATCH  # type: ignore[union-attr]
+    answer = client.responses.create(
+        model=MODEL,
+        previous_response_id=first.id,
+        input=[{"type": "custom_tool_call_output", "call_id": item.call_id, "output": "Done!"}],  # type: ignore[list-item]
+        tools=[APPLY_PATCH],  # type: ignore[list-item]
+    )
+    assert answer.output_text == "patched"
+    sent = last_messages(backend, marker)
+    replayed = sent[-2]["tool_calls"][0]["function"]
+    assert replayed["name"] == "apply_patch" and json.loads(replayed["arguments"]) == {"input": PATCH}
+    assert sent[-1] == {"role": "tool", "tool_call_id": item.call_id, "content": "Done!"}
+
+
+def test_local_shell_round_trip(client: OpenAI, backend: Backend, marker: str) -> None:
+    args = {"command": ["ls", "-la"], "working_directory": "/tmp", "timeout_ms": 5000}
+    backend.script(
+        marker, {"tool_calls": [{"name": "local_shell", "arguments": json.dumps(args)}]}, {"content": "2 files"}
+    )
+    first = client.responses.create(model=MODEL, input=f"list {marker}", tools=[{"type": "local_shell"}])  # type: ignore[list-item]
+    call = first.output[0]
+    assert call.type == "local_shell_call"
+    assert call.action.model_dump(exclude_none=True) == {  # type: ignore[union-attr]
+        "type": "exec",
+        "command": ["ls", "-la"],
+        "env": {},
+        "working_directory": "/tmp",
+        "timeout_ms": 5000,
+    }
+    answer = client.responses.create(
+        model=MODEL,
+        previous_response_id=first.id,
+        input=[{"type": "local_shell_call_output", "id": call.call_id, "output": "a\nb"}],  # type: ignore[list-item, union-attr]
+        tools=[{"type": "local_shell"}],  # type: ignore[list-item]
+    )
+    assert answer.output_text == "2 files"
+    sent = last_messages(backend, marker)
+    assert json.loads(sent[-2]["tool_calls"][0]["function"]["arguments"])["command"] == ["ls", "-la"]
+    assert sent[-1]["content"] == "a\nb" and sent[-1]["tool_call_id"] == sent[-2]["tool_calls"][0]["id"]
+
+
+def test_namespace_tools_are_flattened_and_named_back(client: OpenAI, backend: Backend, marker: str) -> None:
+    ns = {
+        "type": "namespace",
+        "name": "github",
+        "description": "GitHub",
+        "tools": [{"type": "function", "name": "search", "parameters": {"type": "object", "properties": {}}}],
+    }
+    backend.script(marker, {"tool_calls": [{"name": "github__search", "arguments": "{}"}]})
+    r = client.responses.create(model=MODEL, input=f"find {marker}", tools=[ns])  # type: ignore[list-item]
+    assert set(offered(backend, marker)) == {"github__search"}
+    call = r.output[0].model_dump()
+    assert (call["type"], call["name"], call["namespace"]) == ("function_call", "search", "github")
