@@ -9,7 +9,7 @@ EXTRAS ?= all,test
 BUNDLE_MODEL    ?= 1
 BUNDLE_EMBEDDER ?= 1
 
-.PHONY: setup run test lint bench clean
+.PHONY: setup clients run test lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,17 @@ endif
 
 setup: $(STAMP)
 
+# Real clients the tests drive (Codex CLI from npm, pinned by the lockfile); needs node >= 18 and npm
+CLIENTS := tests/clients
+CLIENTS_STAMP := $(CLIENTS)/node_modules/.installed
+
+$(CLIENTS_STAMP): $(CLIENTS)/package.json $(CLIENTS)/package-lock.json
+	@command -v npm >/dev/null || { echo "npm is needed for the client tests (Codex CLI): install Node.js >= 18"; exit 1; }
+	cd $(CLIENTS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $(CLIENTS_STAMP)
+
+clients: $(CLIENTS_STAMP)
+
 run: setup
 	$(BIN)/responses-gateway up
 
@@ -37,11 +48,11 @@ lint: setup
 	$(BIN)/mypy gateway storage extproc vectorstore tests bench
 	$(BIN)/lint-imports --no-cache
 
-test: lint
+test: lint clients
 	$(BIN)/pytest -q -p no:cacheprovider
 
 bench: setup
 	$(BIN)/python -m bench.bench_gateway
 
 clean:
-	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache $(CLIENTS)/node_modules

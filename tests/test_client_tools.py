@@ -95,3 +95,13 @@ def test_namespace_tools_are_flattened_and_named_back(client: OpenAI, backend: B
     assert set(offered(backend, marker)) == {"github__search"}
     call = r.output[0].model_dump()
     assert (call["type"], call["name"], call["namespace"]) == ("function_call", "search", "github")
+
+
+def test_web_search_without_a_provider_is_not_an_error(client: OpenAI, backend: Backend, marker: str) -> None:
+    """Codex always sends web_search: with no provider configured the request runs without it."""
+    backend.script(marker, {"content": "answered anyway"})
+    r = client.responses.create(model=MODEL, input=f"search {marker}", tools=[{"type": "web_search"}])  # type: ignore[list-item]
+    assert r.status == "completed" and r.output_text == "answered anyway"
+    note = r.output[0]
+    assert note.type == "reasoning" and "web_search was not used" in note.summary[0].text  # type: ignore[union-attr]
+    assert "tools" not in backend.requests_matching(marker)[0]["body"]  # no search offered to the model

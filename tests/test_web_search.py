@@ -294,15 +294,8 @@ def test_provider_failure_fails_the_call_not_the_response(search: SearchStack, b
     assert tool_msg.startswith("Error: the web search failed (Serper answered HTTP 500")
 
 
-def test_bad_web_search_requests_are_400(search: SearchStack, http_gateway: Gateway, envoy: EnvoyStack) -> None:
-    # The session gateway has no provider configured. Both doors are named here rather than through
-    # the parametrized `client` fixture, whose session-wide grouping would start `search` twice.
-    tools: Any = [{"type": "function", "name": "f"}, {"type": "web_search"}]
-    for url in (http_gateway.url, envoy.url):
-        with pytest.raises(openai.BadRequestError) as exc:
-            _client(url).responses.create(model=MODEL, input="x", tools=tools)
-        body: Any = exc.value.body
-        assert body["param"] == "tools[1].type" and "GATEWAY_WEB_SEARCH_PROVIDER" in body["message"]
+def test_bad_web_search_requests_are_400(search: SearchStack) -> None:
+    # (A web_search tool on a gateway with no provider is not an error: tests/test_client_tools.py.)
     configured = _client(search.serper.url)
     for bad, param in [
         ([{"type": "web_search", "search_context_size": "huge"}], "tools[0].search_context_size"),

@@ -49,9 +49,6 @@ def _domain(value: str) -> str:
 def check_tool(settings: Settings, tool: dict[str, Any], i: int, tools: list[dict[str, Any]]) -> None:
     """400 for a web_search tool this gateway cannot run or whose options are malformed (the
     registry runs it from `prepare()`, so both doors reject it before any output)."""
-    problem = configuration_problem(settings)
-    if problem is not None:
-        raise InvalidRequest(problem, param=f"tools[{i}].type", code="unsupported_tool_type")
     if any(isinstance(t, dict) and t.get("type") in WEB_SEARCH_TYPES for t in tools[:i]):
         # each would offer the model the same `web_search` function
         raise InvalidRequest("Only one web_search tool can be given.", param=f"tools[{i}].type")
@@ -187,7 +184,40 @@ def replay(item: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-async def _factory(config: dict[str, Any], run: Any) -> WebSearchTool:
+class WebSearchUnavailable:
+    """A web_search tool on a gateway with no search provider. Clients such as Codex CLI always send
+    one, so it is not an error: the model is not offered a search, and a reasoning note at the start
+    of the output says why (the response's `tools` still echo what the client sent)."""
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return []
+
+    def handles(self, name: str) -> bool:
+        return False
+
+    async def run(self, call: dict[str, Any], events: Any) -> Any:
+        raise AssertionError("an unavailable web_search offers no function")
+
+    async def prelude(self, run: Any) -> bool:
+        note = f"web_search was not used: {self.problem}"
+        run.events.add_item(
+            {
+                "id": item_id("reasoning"),
+                "type": "reasoning",
+                "summary": [{"type": "summary_text", "text": note}],
+                "status": "completed",
+            }
+        )
+        return False
+
+
+async def _factory(config: dict[str, Any], run: Any) -> WebSearchTool | WebSearchUnavailable:
+    problem = configuration_problem(run.deps.settings)
+    if problem is not None:
+        return WebSearchUnavailable(problem)
     return WebSearchTool(config, run, make_provider(run.deps.settings))
 
 
