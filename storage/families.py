@@ -1,16 +1,21 @@
-"""The prompt and connector stores that go with a state store: SQLite's or PostgreSQL's.
+"""The prompt, connector and file stores that go with a state store: SQLite's or PostgreSQL's.
 
 Callers outside `storage/` ask here instead of naming a backend's class, so a gateway on
-`GATEWAY_DATABASE_URL` keeps prompts and connectors in PostgreSQL (shared by every replica) and one
-on SQLite keeps them in its file. (Until the store bundle of `storage.base` replaces this.)
+`GATEWAY_DATABASE_URL` keeps prompts, connectors and files (metadata and bytes) in PostgreSQL,
+shared by every replica, and one on SQLite keeps them in its file and data dir. (Until the store
+bundle of `storage.base` replaces this.)
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from storage.blobs import FileBlobStore, FilesystemBlobStore
 from storage.connectors import ConnectorStore
+from storage.files import FileStore
 from storage.postgres.connectors import PostgresConnectorStore
+from storage.postgres.files import PostgresBlobStore, PostgresFileStore
 from storage.postgres.hybrid import PostgresStateStore
 from storage.postgres.prompts import PostgresPromptStore
 from storage.prompts import PromptStore
@@ -18,6 +23,7 @@ from storage.sqlite import SQLiteStore
 
 AnyPromptStore = PromptStore | PostgresPromptStore
 AnyConnectorStore = ConnectorStore | PostgresConnectorStore
+AnyFileStore = FileStore | PostgresFileStore
 
 
 def prompt_store(state: Any) -> AnyPromptStore | None:
@@ -30,3 +36,10 @@ def connector_store(state: Any) -> AnyConnectorStore | None:
     if isinstance(state, PostgresStateStore):
         return PostgresConnectorStore(state.postgres.db)
     return ConnectorStore(state) if isinstance(state, SQLiteStore) else None
+
+
+def file_stores(state: SQLiteStore, blob_dir: Path) -> tuple[AnyFileStore, FileBlobStore]:
+    """File metadata and bytes: in PostgreSQL (shared by replicas) or SQLite + `blob_dir`."""
+    if isinstance(state, PostgresStateStore):
+        return PostgresFileStore(state.postgres.db), PostgresBlobStore(state.postgres.db)
+    return FileStore(state.writer, state.reader), FilesystemBlobStore(blob_dir)

@@ -111,9 +111,10 @@ def test_two_replicas_share_state(backend: Backend, tmp_path: Path, postgres_url
         assert cb.get(f"/connectors/{made['id']}", cast_to=dict)["name"] == "c"
 
         # pgvector is the vector backend by default on PostgreSQL: the chunks land in the database
-        f = ca.files.create(
-            file=("notes.txt", io.BytesIO(b"The lighthouse keeper plays the violin.")), purpose="assistants"
-        )
+        text = b"The lighthouse keeper plays the violin."
+        f = ca.files.create(file=("notes.txt", io.BytesIO(text)), purpose="assistants")
+        assert cb.files.content(f.id).read() == text  # uploaded on a, bytes in PostgreSQL, read on b
+        assert [x.id for x in cb.files.list()] == [f.id]
         store = ca.vector_stores.create(name="pg", file_ids=[f.id])
         deadline = time.monotonic() + 20
         while ca.vector_stores.retrieve(store.id).file_counts.completed < 1:

@@ -17,8 +17,7 @@ from typing import Any
 
 from gateway.config import Settings
 from gateway.errors import APIError, InvalidRequest, ServerError
-from storage.blobs import FileBlobStore, FilesystemBlobStore
-from storage.files import FileStore
+from storage import families
 from storage.sqlite import SQLiteStore
 from storage.vector_stores import VectorStoreStore
 from vectorstore.base import Embedder, VectorBackend
@@ -35,9 +34,8 @@ class Retrieval:
     def __init__(self, settings: Settings, sqlite: SQLiteStore) -> None:
         self.settings = settings
         self.sqlite = sqlite
-        self.files = FileStore(sqlite.writer, sqlite.reader)
+        self.files, self.blobs = families.file_stores(sqlite, settings.data_dir / "files")  # SQLite or PostgreSQL
         self.stores = VectorStoreStore(sqlite.writer, sqlite.reader)
-        self.blobs: FileBlobStore = FilesystemBlobStore(settings.data_dir / "files")
         self._embedder: Embedder | None = None
         self._warmup: asyncio.Task[Embedder] | None = None
         self._backend: VectorBackend | None = None
