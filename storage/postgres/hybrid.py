@@ -1,11 +1,12 @@
-"""PostgreSQL state with the other store families still in the replica's own SQLite file.
+"""PostgreSQL state with vector-store metadata still in the replica's own SQLite file.
 
-A stop-gap while files, vector stores, prompts and connectors have no PostgreSQL stores yet: those
-families take the SQLite store's writer and reader (they check `isinstance(..., SQLiteStore)`), so
-this class IS a `SQLiteStore` for them, while every `StateStore` method (responses, items, streams,
-cancels, leases, conversations) goes to PostgreSQL. Responses and conversations are then shared by
-every replica; files, vector stores, prompts and connectors are per replica until their PostgreSQL
-stores replace this class.
+A stop-gap while vector stores and their ingestion jobs have no PostgreSQL store yet: that family
+takes the SQLite store's writer and reader (`Retrieval` checks `isinstance(..., SQLiteStore)`), so
+this class IS a `SQLiteStore` for it, while every `StateStore` method (responses, items, streams,
+cancels, leases, conversations) goes to PostgreSQL, and `storage/families.py` hands out the
+PostgreSQL prompt, connector and file stores for it. Everything but vector-store metadata is then
+shared by every replica (the chunks are in pgvector); that metadata is per replica until its
+PostgreSQL store replaces this class.
 """
 
 from __future__ import annotations
