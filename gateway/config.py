@@ -101,6 +101,10 @@ class Settings(BaseModel):
     )
 
     # --- clients: Codex, Open Responses, WebSocket (#18)
+    websocket_idle_seconds: float = Field(
+        default=300.0, gt=0, description="a WebSocket-mode connection with no message for this long is closed"
+    )
+    max_websockets: int = Field(default=256, ge=1, description="open WebSocket-mode connections per HTTP worker")
 
     # --- PostgreSQL (#15)
     database_url: str | None = Field(

@@ -31,6 +31,7 @@ def create_app(settings: Settings) -> web.Application:
     app["models"] = deps.models
     app["responses"] = ResponsesService(deps)
     app["conversations"] = ConversationsService(deps.store)
+    app["websockets"] = set()  # open WebSocket-mode connections (capped; closed at shutdown)
     for table in (responses.routes, conversations.routes, passthrough.routes, meta.routes, prompts.routes):
         app.add_routes(table)
     app.add_routes(connector_routes.routes)
@@ -42,6 +43,8 @@ def create_app(settings: Settings) -> web.Application:
         deps.models.start()
 
     async def cleanup(app: web.Application) -> None:
+        for ws in list(app["websockets"]):
+            await ws.close(message=b"shutting down")
         await app["responses"].shutdown()
         await close_mcp_sessions(deps)
         await deps.models.stop()

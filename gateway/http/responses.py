@@ -12,6 +12,7 @@ from gateway.engine.sse import sse_frame
 from gateway.errors import InvalidRequest
 from gateway.http.common import error_response, json_response, page_params, read_json
 from gateway.http.ops import note_response_id, observe_stream
+from gateway.http.websocket import responses_websocket
 from gateway.schema.pages import list_body
 
 routes = web.RouteTableDef()
@@ -39,6 +40,14 @@ async def stream_events(request: web.Request, events: AsyncIterator[Event]) -> w
     finally:
         await events.aclose()  # type: ignore[attr-defined]
     return resp
+
+
+@routes.get("/v1/responses")
+async def websocket_mode(request: web.Request) -> web.StreamResponse:
+    """WebSocket mode: one connection, `response.create` messages, events back (GET with Upgrade)."""
+    if request.headers.get("Upgrade", "").lower() != "websocket":
+        raise web.HTTPMethodNotAllowed("GET", ["POST"])
+    return await responses_websocket(request)
 
 
 @routes.post("/v1/responses/compact")

@@ -1,0 +1,100 @@
+"""WebSocket mode of `/v1/responses`: one connection, `response.create` messages, events back.
+
+Why a door of its own on the HTTP server: an agent loop (Codex, Open Responses clients) makes dozens
+of turns; over one socket each turn skips connection setup and sends only its new input. A message
+`{"type": "response.create", ...}` carries the fields of `POST /v1/responses` (no `stream`: it is
+implicit; no `background`: not supported here, as at OpenAI); the response's events come back on
+the socket as JSON messages, and failures as `{"type": "error", "status", "error": {...}}`.
+
+`store: false` responses can be continued on the same connection (`previous_response_id`): their
+history is kept in memory for the connection's life, never written anywhere. Through Envoy the
+upgrade takes the route to this server (only `POST /v1/responses` goes through the ExtProc).
+Sockets are capped per process and closed after `GATEWAY_WEBSOCKET_IDLE_SECONDS` without a message.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from gateway.engine.runner import TERMINAL_EVENT
+from gateway.engine.service import ResponsesService
+from gateway.errors import APIError, InvalidRequest
+from gateway.jsonutil import dumps_str, parse_request_body
+
+log = logging.getLogger(__name__)
+
+MAX_LOCAL = 256  # unstored responses a connection remembers for continuation (oldest forgotten first)
+
+
+def _error(err: APIError) -> str:
+    return dumps_str({"type": "error", "status": err.status, "error": err.body()["error"]})
+
+
+class _Connection:
+    def __init__(self, service: ResponsesService, ws: web.WebSocketResponse) -> None:
+        self.service = service
+        self.ws = ws
+        self.local: dict[str, list[dict[str, Any]]] = {}  # unstored response id -> its whole history
+
+    async def create(self, message: Any) -> None:
+        if not isinstance(message, dict) or message.get("type") != "response.create":
+            kind = message.get("type") if isinstance(message, dict) else None
+            raise InvalidRequest(f"Unsupported client event type: {kind!r}.", param="type", code="invalid_value")
+        body = {k: v for k, v in message.items() if k != "type"}
+        if body.get("background"):
+            raise InvalidRequest("background responses are not supported over WebSocket.", param="background")
+        body.pop("stream", None)
+        body["stream"] = True
+        previous = body.get("previous_response_id")
+        history = self.local.get(previous) if isinstance(previous, str) else None
+        if history is not None:  # a store:false response of this connection: continued from memory
+            del body["previous_response_id"]
+            given = body.get("input")
+            new = [{"role": "user", "content": given}] if isinstance(given, str) else list(given or [])
+            body["input"] = history + new
+        prepared = await self.service.prepare(body)
+        if history is not None:
+            prepared.response["previous_response_id"] = previous
+        final: dict[str, Any] | None = None
+        async for event in self.service.stream(prepared):
+            await self.ws.send_str(dumps_str(event))
+            if event.get("type") in TERMINAL_EVENT.values():
+                final = event["response"]
+        if final is not None and not prepared.stored:
+            self.local[final["id"]] = [*prepared.history, *prepared.inputs, *final.get("output", [])]
+            while len(self.local) > MAX_LOCAL:
+                del self.local[next(iter(self.local))]
+
+
+async def responses_websocket(request: web.Request) -> web.WebSocketResponse:
+    settings = request.app["settings"]
+    open_sockets: set[web.WebSocketResponse] = request.app["websockets"]
+    if len(open_sockets) >= settings.max_websockets:
+        body = {"message": "Too many open WebSocket connections.", "type": "server_error", "param": None}
+        return web.json_response({"error": {**body, "code": "too_many_websockets"}}, status=503)  # type: ignore[return-value]
+    ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=settings.max_body_bytes)
+    await ws.prepare(request)
+    open_sockets.add(ws)
+    conn = _Connection(request.app["responses"], ws)
+    try:
+        while not ws.closed:
+            msg = await ws.receive(timeout=settings.websocket_idle_seconds)
+            if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
+                break
+            if msg.type != WSMsgType.TEXT:
+                await ws.send_str(_error(InvalidRequest("Send JSON text messages.", code="invalid_value")))
+                continue
+            try:
+                await conn.create(parse_request_body(msg.data))
+            except APIError as err:
+                await ws.send_str(_error(err))
+    except TimeoutError:
+        await ws.close(message=b"idle")
+    except ConnectionResetError:
+        pass
+    finally:
+        open_sockets.discard(ws)
+    return ws
