@@ -57,11 +57,6 @@ class NotFound(APIError):
         super().__init__(message, param=param, code=code)
 
 
-class Conflict(APIError):
-    status = 409
-    type = "invalid_request_error"
-
-
 class PayloadTooLarge(APIError):
     status = 413
     type = "invalid_request_error"

@@ -95,9 +95,7 @@ class ClientTools:
             if kind == "custom":
                 out._add_custom(tool, None)
             elif kind == "local_shell":
-                out._offer(
-                    SHELL, Offered("local_shell", SHELL), "Run a shell command on the user's machine.", _SHELL_SCHEMA
-                )
+                out._offer(SHELL, Offered("local_shell", SHELL), SHELL_DESCRIPTION, _SHELL_SCHEMA)
             elif kind == "namespace":
                 ns = str(tool.get("name") or "")
                 for inner in tool.get("tools") or []:
