@@ -163,6 +163,7 @@ def install(app: web.Application, deps: Any) -> None:
     from gateway.http import files
     from gateway.retrieval.core import retrieval_of
     from gateway.retrieval.files import FilesService
+    from gateway.retrieval.ingest import IngestionWorker
 
     retrieval = retrieval_of(deps)
     app["retrieval"] = retrieval
@@ -172,7 +173,7 @@ def install(app: web.Application, deps: Any) -> None:
     app.add_routes(routes)
 
     async def start(app: web.Application) -> None:
-        await retrieval.start()
+        await retrieval.start(IngestionWorker(retrieval, app["files"].remove))
 
     async def stop(app: web.Application) -> None:
         await retrieval.stop()

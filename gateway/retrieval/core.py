@@ -124,14 +124,13 @@ class Retrieval:
             )
 
     # -- lifecycle (HTTP server only) --------------------------------------------------------------
-    async def start(self) -> None:
-        """Open the backend, warm the embedder in the background and resume pending ingestion."""
-        from gateway.retrieval.ingest import IngestionWorker
-
+    async def start(self, worker: Any) -> None:
+        """Warm the embedder in the background and start `worker` (the IngestionWorker, made by the
+        HTTP server's wiring so this core imports neither ingestion nor files: no import cycle)."""
         self.started = True
         warm = asyncio.get_running_loop().create_task(self.embedder(), name="embedder-warmup-start")
         warm.add_done_callback(_log_failure)
-        self.worker = IngestionWorker(self)
+        self.worker = worker
         await self.worker.start()
 
     async def stop(self) -> None:

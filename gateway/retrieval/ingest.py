@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from gateway import metrics
@@ -37,8 +38,11 @@ class IngestionFailed(Exception):
 
 
 class IngestionWorker:
-    def __init__(self, retrieval: Retrieval, concurrency: int = 2) -> None:
+    def __init__(
+        self, retrieval: Retrieval, remove_file: Callable[[str], Awaitable[Any]], concurrency: int = 2
+    ) -> None:
         self.r = retrieval
+        self.remove_file = remove_file  # deletes an expired file and its bytes (FilesService.remove)
         self.concurrency = concurrency
         self.queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self.queued: set[tuple[str, str]] = set()
@@ -204,13 +208,10 @@ class IngestionWorker:
 
     async def _sweep_expired(self) -> None:
         """Delete files past their `expires_at` (already invisible to the API) and their bytes."""
-        from gateway.retrieval.files import FilesService
-
-        service = FilesService(self.r)
         while True:
             try:
                 for file_id in await self.r.files.expired(int(time.time())):
-                    await service.remove(file_id)
+                    await self.remove_file(file_id)
             except asyncio.CancelledError:
                 raise
             except Exception:
