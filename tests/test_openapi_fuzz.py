@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from openai import OpenAI
 from openapi_spec_validator import validate
 
 from tests.procs import VENV_BIN, Backend
@@ -37,10 +38,34 @@ def test_the_document_is_valid_openapi_3_1(stack: EnvoyStack) -> None:
     assert links["get_v1_responses_response_id"]["parameters"] == {"response_id": "$response.body#/id"}
 
 
+def existing_ids(stack: EnvoyStack) -> dict[str, str]:
+    """One real object of each kind, so generated requests reach existing ones, not only 404s."""
+    c = OpenAI(base_url=stack.http_url, api_key="x", max_retries=0)
+    response = c.responses.create(model="scripted-model", input="fuzz me")
+    conv = c.conversations.create(items=[{"type": "message", "role": "user", "content": "hello"}])
+    item = next(iter(c.conversations.items.list(conv.id)))
+    file = c.files.create(file=("a.txt", b"hello fuzz"), purpose="assistants")
+    store = c.vector_stores.create(name="fuzz", file_ids=[file.id])
+    connector = c.post("/connectors", body={"name": "c", "server_url": "https://mcp.example.com/mcp"}, cast_to=dict)
+    prompt = c.post("/prompts", body={"name": "p", "instructions": "be brief"}, cast_to=dict)
+    return {
+        "path.response_id": response.id,
+        "path.conv_id": conv.id,
+        "path.item_id": item.id,
+        "path.file_id": file.id,
+        "path.vector_store_id": store.id,
+        "path.connector_id": connector["id"],
+        "path.prompt_id": prompt["id"],
+        "path.model_id": "scripted-model",
+    }
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("door", ["http", "envoy"])
 def test_no_generated_request_gets_a_5xx(stack: EnvoyStack, door: str, tmp_path: Path) -> None:
     base = stack.http.base if door == "http" else stack.base
+    ids = existing_ids(stack)
+    (tmp_path / "schemathesis.toml").write_text("[parameters]\n" + "".join(f'"{k}" = "{v}"\n' for k, v in ids.items()))
     run = subprocess.run(
         [
             str(VENV_BIN / "st"),
