@@ -165,10 +165,17 @@ class TextItem:
 
 
 class ReasoningItem:
-    """A reasoning item whose `reasoning_text` comes from the backend's `reasoning_content`."""
+    """A reasoning item whose `reasoning_text` comes from the backend's `reasoning_content`.
 
-    def __init__(self, events: EventBuilder) -> None:
+    With `summarize` (the request asked for `reasoning.summary`), the same text is also streamed as
+    the item's summary (`response.reasoning_summary_*` events): clients such as Codex show a
+    reasoning model's thinking from the summary, and an open reasoning backend (vLLM's reasoning
+    parsers) has no separate summary to give.
+    """
+
+    def __init__(self, events: EventBuilder, summarize: bool = False) -> None:
         self.events = events
+        self.summarize = summarize
         self.id = reasoning_id()
         self.item: dict[str, Any] = {
             "id": self.id,
@@ -188,6 +195,15 @@ class ReasoningItem:
                 "part": {"type": "reasoning_text", "text": ""},
             },
         )
+        if summarize:
+            events.emit(
+                "response.reasoning_summary_part.added",
+                {**self._summary_ref, "part": {"type": "summary_text", "text": ""}},
+            )
+
+    @property
+    def _summary_ref(self) -> dict[str, Any]:
+        return {"item_id": self.id, "output_index": self.index, "summary_index": 0}
 
     def delta(self, text: str) -> None:
         self.chunks.append(text)
@@ -195,6 +211,8 @@ class ReasoningItem:
             "response.reasoning_text.delta",
             {"item_id": self.id, "output_index": self.index, "content_index": 0, "delta": text},
         )
+        if self.summarize:
+            self.events.emit("response.reasoning_summary_text.delta", {**self._summary_ref, "delta": text})
 
     def close(self, status: str = "completed") -> None:
         text = "".join(self.chunks)
@@ -209,6 +227,11 @@ class ReasoningItem:
             "response.content_part.done",
             {"item_id": self.id, "output_index": self.index, "content_index": 0, "part": part},
         )
+        if self.summarize:
+            summary = {"type": "summary_text", "text": text}
+            self.item["summary"] = [summary]
+            ev.emit("response.reasoning_summary_text.done", {**self._summary_ref, "text": text})
+            ev.emit("response.reasoning_summary_part.done", {**self._summary_ref, "part": summary})
         ev.close_item(self.index, status)
 
 

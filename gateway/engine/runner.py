@@ -116,7 +116,10 @@ class ResponseRun:
 
     def new_turn(self) -> TurnAssembler:
         names = frozenset(d["name"] for t in self.server_tools for d in t.definitions())
-        return TurnAssembler(self.events, names, self.citations, self.client_tools)
+        summary = self.p.req.reasoning.summary if self.p.req.reasoning else None
+        return TurnAssembler(
+            self.events, names, self.citations, self.client_tools, summarize=summary not in (None, "none")
+        )
 
     def end_turn(self, turn: TurnAssembler) -> None:
         turn.close()

@@ -21,8 +21,10 @@ class TurnAssembler:
         server_names: frozenset[str] = frozenset(),
         citations: CitationSources | None = None,
         client: ClientTools | None = None,
+        summarize: bool = False,
     ) -> None:
         self.events = events
+        self.summarize = summarize  # reasoning is also given as the reasoning item's summary
         self.client = client  # custom / local_shell / namespaced tools: their calls' item types
         # With sources in play, `[n]` markers become annotations and never reach the text deltas.
         self._filter = CitationFilter(citations) if citations else None
@@ -43,7 +45,7 @@ class TurnAssembler:
             return
         if self._reasoning is None:
             self._close_text()
-            self._reasoning = ReasoningItem(self.events)
+            self._reasoning = ReasoningItem(self.events, self.summarize)
             self.items.append(self._reasoning.item)
         self._reasoning.delta(delta)
 
