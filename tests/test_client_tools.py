@@ -13,6 +13,7 @@ from tests.procs import Backend
 
 MODEL = "scripted-model"
 PATCH = "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch"
+TOOL_FN = {"type": "function", "name": "lookup", "parameters": {"type": "object", "properties": {}}}
 APPLY_PATCH = {
     "type": "custom",
     "name": "apply_patch",
@@ -105,3 +106,11 @@ def test_web_search_without_a_provider_is_not_an_error(client: OpenAI, backend: 
     note = r.output[0]
     assert note.type == "reasoning" and "web_search was not used" in note.summary[0].text  # type: ignore[union-attr]
     assert "tools" not in backend.requests_matching(marker)[0]["body"]  # no search offered to the model
+
+
+def test_tool_search_is_accepted_and_deferred_tools_are_offered(client: OpenAI, backend: Backend, marker: str) -> None:
+    deferred = {**TOOL_FN, "defer_loading": True}
+    backend.script(marker, {"content": "ok"})
+    r = client.responses.create(model=MODEL, input=f"ts {marker}", tools=[{"type": "tool_search"}, deferred])  # type: ignore[list-item]
+    assert r.status == "completed"
+    assert set(offered(backend, marker)) == {"lookup"}  # offered up front: nothing left to search for

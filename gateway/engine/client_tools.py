@@ -42,7 +42,9 @@ _SHELL_SCHEMA = {
     },
     "required": ["command"],
 }
-CLIENT_TYPES = frozenset({"custom", "local_shell", "namespace"})
+# `tool_search` lets a model discover tools marked `defer_loading`; this gateway offers every tool
+# up front instead (deferred ones included), so a request naming it runs with nothing to search.
+CLIENT_TYPES = frozenset({"custom", "local_shell", "namespace", "tool_search"})
 
 
 def check_client_tool(tool: dict[str, Any], index: int) -> None:
