@@ -33,6 +33,7 @@ from extproc.pb.envoy.extensions.filters.http.ext_proc.v3 import processing_mode
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as ep_grpc
 from extproc.pb.envoy.type.v3 import http_status_pb2
+from gateway.auth.authenticator import Authenticator
 from gateway.backends.base import map_backend_error
 from gateway.backends.chat_translate import (
     STREAM_CUT,
@@ -42,6 +43,7 @@ from gateway.backends.chat_translate import (
     build_chat_body,
 )
 from gateway.backends.sse import SSEParser
+from gateway.bootstrap import build_auth
 from gateway.engine.context import EngineDeps, Prepared
 from gateway.engine.events import Event
 from gateway.engine.runner import ResponseRun, interrupted
@@ -57,6 +59,7 @@ from gateway.jsonutil import (
     loads,
     parse_request_body,
 )
+from storage.scope import project_scope
 
 log = logging.getLogger(__name__)
 
@@ -131,10 +134,13 @@ def envoy_local_error(status: int, body: bytes, backend: str) -> APIError:
 
 
 class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
-    def __init__(self, deps: EngineDeps, service: ResponsesService | None = None) -> None:
+    def __init__(
+        self, deps: EngineDeps, service: ResponsesService | None = None, auth: Authenticator | None = None
+    ) -> None:
         self.deps = deps
         self.service = service or ResponsesService(deps)
         settings = deps.settings
+        self.auth = auth or build_auth(settings, deps.store)[0]
         self.backend = settings.backend_base
         self.chat_path = (urlsplit(settings.backend_base).path.rstrip("/") or "") + "/chat/completions"
         self.translate = settings.backend_api == "chat_completions"
@@ -148,6 +154,7 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
             m.remove_headers.extend(h for h in _CLIENT_HEADERS if h != "authorization")
         else:
             m.remove_headers.extend(_CLIENT_HEADERS)
+        m.remove_headers.append(settings.auth_project_header.lower())  # the caller's, not the backend's business
         self.request_mutation = m
         self.reroute_mutation = ep.HeaderMutation(set_headers=[_set(ROUTE_HEADER, "gateway")])
         self._finishing: set[asyncio.Task[Any]] = set()
@@ -176,7 +183,8 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
                 if self.draining and ex.run is None:
                     reply, last = immediate(503, SHUTTING_DOWN), True
                 else:
-                    reply, last = await ex.handle(msg)
+                    with project_scope(ex.project):  # the caller's, once its headers were read
+                        reply, last = await ex.handle(msg)
                 obs.saw(msg, reply, last, began)
                 if ex.run is not None:
                     obs.ctx["response_id"] = ex.run.id
@@ -204,7 +212,8 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         silent = time.monotonic() - ex.last_seen
         timeout = self.deps.settings.backend_read_timeout
         err = interrupted() if silent < timeout * 0.9 else backend_timed_out(timeout)
-        task = asyncio.get_running_loop().create_task(run.finish("failed", error=err), name=f"finish-{run.id}")
+        with project_scope(ex.project):
+            task = asyncio.get_running_loop().create_task(run.finish("failed", error=err), name=f"finish-{run.id}")
         self._finishing.add(task)
         task.add_done_callback(self._finishing.discard)
 
@@ -226,6 +235,7 @@ class _Exchange:
         "p",
         "parser",
         "pending",
+        "project",
         "resp_parts",
         "run",
         "sse",
@@ -238,6 +248,7 @@ class _Exchange:
     def __init__(self, p: ExternalProcessor) -> None:
         self.p = p
         self.run: ResponseRun | None = None
+        self.project: str | None = None  # set from the request headers (gateway.auth)
         self.turn: TurnAssembler | None = None
         self.stream = False  # the client asked for SSE
         self.streamed = False  # Envoy streams the response body through us chunk by chunk
@@ -264,6 +275,16 @@ class _Exchange:
             if kind == "response_headers":
                 return await self.on_response_headers(msg.response_headers)
             if kind == "request_headers":
+                auth = self.p.auth
+                try:
+                    # Envoy is the only peer of the ExtProc: a trusted-mode header arrives through it
+                    self.project = await auth.project(
+                        _header(msg.request_headers, "authorization") or None,
+                        _header(msg.request_headers, auth.header) or None,
+                        peer_trusted=True,
+                    )
+                except APIError as refused:
+                    return error_reply(refused), True
                 if msg.request_headers.end_of_stream:
                     err = InvalidRequest("The request body is empty; expected a JSON object.", code="invalid_json")
                     return error_reply(err), True

@@ -8,6 +8,8 @@ concrete store class; everything else sees the store protocols of `storage.base`
 from __future__ import annotations
 
 from gateway import redact
+from gateway.auth.authenticator import Authenticator
+from gateway.auth.keys import KeyStore
 from gateway.backends.chat_completions import ChatCompletionsBackend
 from gateway.backends.http_client import BackendHTTP
 from gateway.backends.responses_api import ResponsesBackend
@@ -15,6 +17,7 @@ from gateway.config import Settings
 from gateway.engine.context import EngineDeps
 from gateway.engine.models import ModelCatalog
 from gateway.tools.builtin import register_builtin_tools
+from storage import families
 from storage.base import StateStore
 from storage.postgres import PostgresStore
 from storage.postgres.hybrid import PostgresStateStore
@@ -24,7 +27,13 @@ from storage.sqlite import SQLiteStore
 def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
     """The engine's dependencies, shared by both front doors; the store is not opened yet."""
     redact.register(
-        [settings.backend_api_key, settings.embedding_api_key, settings.web_search_api_key, settings.milvus_token]
+        [
+            settings.backend_api_key,
+            settings.embedding_api_key,
+            settings.web_search_api_key,
+            settings.milvus_token,
+            settings.admin_key,
+        ]
     )
     http = BackendHTTP(
         settings.backend_base, settings.backend_api_key, settings.backend_connect_timeout, settings.backend_read_timeout
@@ -43,3 +52,9 @@ def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
     deps = EngineDeps(settings=settings, store=store, backend=backend, models=models)
     register_builtin_tools(deps)
     return deps, http
+
+
+def build_auth(settings: Settings, store: StateStore) -> tuple[Authenticator, KeyStore]:
+    """The authenticator both doors share and the key store it reads (the state store's database)."""
+    keys = families.key_store(store)  # type: ignore[arg-type]
+    return Authenticator(settings, keys), keys

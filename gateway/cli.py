@@ -5,6 +5,7 @@ extproc      the Envoy external processor (gRPC, :10000)
 up           Envoy + ExtProc + HTTP server (+ a local model when no backend URL is set)
 local-model  the bundled SmolLM2 model on an OpenAI-compatible server
 healthcheck  exit 0 when the stack answers /health (or /ready) through Envoy (the image's HEALTHCHECK)
+keys         create, list and revoke API keys (`keys create --project P`)
 """
 
 from __future__ import annotations
@@ -89,6 +90,12 @@ def cmd_local_model(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_keys(args: argparse.Namespace) -> int:
+    from gateway.auth.cli import run_keys
+
+    return run_keys(_settings(args), args)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="responses-gateway", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -114,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--data-dir", default=None)
         if name == "extproc":
             p.add_argument("--extproc-port", type=int, default=None)
+    from gateway.auth.cli import add_parser as add_keys_parser
+
+    add_keys_parser(sub).set_defaults(fn=cmd_keys)
     args = parser.parse_args(argv)
     try:
         return int(args.fn(args))

@@ -106,6 +106,32 @@ class Settings(BaseModel):
     )
     max_websockets: int = Field(default=256, ge=1, description="open WebSocket-mode connections per HTTP worker")
 
+    # --- API keys and projects (#16)
+    auth: Literal["none", "keys", "trusted"] = Field(
+        default="none",
+        description="none: no keys, one 'default' project (a laptop); keys: every /v1 request needs "
+        "`Authorization: Bearer <key>`; trusted: the project comes from a header set by Envoy or the mesh",
+    )
+    admin_key: str | None = Field(default=None, description="the key of the admin routes; unset → no admin routes")
+    auth_project_header: str = Field(
+        default="x-gateway-project", description="trusted mode: the header carrying the caller's project"
+    )
+    auth_trusted_proxies: str = Field(
+        default="127.0.0.1/32,::1/128",
+        description="trusted mode: comma-separated networks whose project header the HTTP server accepts",
+    )
+    auth_cache_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        le=60,
+        description="how long a key lookup is reused: revocation reaches every process in this time",
+    )
+    project_limits: str | None = Field(
+        default=None,
+        description='JSON per project (or "*"): {"p": {"requests_per_minute": 60, "tokens_per_minute": '
+        '100000, "chat_completions": true}}; unset → no limits, chat completions allowed',
+    )
+
     # --- PostgreSQL (#15)
     database_url: str | None = Field(
         default=None,

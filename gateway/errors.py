@@ -57,6 +57,27 @@ class NotFound(APIError):
         super().__init__(message, param=param, code=code)
 
 
+class Unauthorized(APIError):
+    """No usable credentials: OpenAI's 401 body (`invalid_api_key`)."""
+
+    status = 401
+    type = "invalid_request_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code="invalid_api_key")
+
+
+class RateLimited(APIError):
+    """Over a project's requests or tokens per minute: 429 with `retry-after` seconds."""
+
+    status = 429
+    type = "requests"
+
+    def __init__(self, message: str, *, retry_after: float, code: str = "rate_limit_exceeded") -> None:
+        super().__init__(message, code=code)
+        self.retry_after = retry_after
+
+
 class PayloadTooLarge(APIError):
     status = 413
     type = "invalid_request_error"

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from storage.base import JSON, Order, Page
+from storage.scope import filter_sql, owning_project
 from storage.sqlite import SQLiteStore
 
 
@@ -24,42 +25,53 @@ class ConnectorStore:
         self._db = db
 
     async def create(self, connector: JSON, secrets: JSON) -> None:
+        project = owning_project()
+
         def write(c: Any) -> None:
             c.execute(
-                "INSERT INTO connectors (id, created_at, data, secrets) VALUES (?, ?, ?, ?)",
+                "INSERT INTO connectors (id, created_at, data, secrets, project) VALUES (?, ?, ?, ?, ?)",
                 (
                     connector["id"],
                     connector.get("created_at") or int(time.time()),
                     orjson.dumps(connector),
                     orjson.dumps(secrets),
+                    project,
                 ),
             )
 
         await self._db.writer.transact(write)
 
     async def get(self, connector_id: str) -> JSON | None:
+        where, params = filter_sql()
         row = await self._db.reader.run(
-            lambda c: c.execute("SELECT data FROM connectors WHERE id = ?", (connector_id,)).fetchone()
+            lambda c: c.execute(f"SELECT data FROM connectors WHERE id = ?{where}", (connector_id, *params)).fetchone()
         )
         return None if row is None else orjson.loads(row[0])
 
     async def secrets(self, connector_id: str) -> tuple[JSON, JSON] | None:
         """The public object and its credentials, for connecting; None when there is no such connector."""
+        where, params = filter_sql()
         row = await self._db.reader.run(
-            lambda c: c.execute("SELECT data, secrets FROM connectors WHERE id = ?", (connector_id,)).fetchone()
+            lambda c: c.execute(
+                f"SELECT data, secrets FROM connectors WHERE id = ?{where}", (connector_id, *params)
+            ).fetchone()
         )
         return None if row is None else (orjson.loads(row[0]), orjson.loads(row[1]))
 
     async def delete(self, connector_id: str) -> bool:
+        where, params = filter_sql()
+
         def delete(c: Any) -> bool:
-            return bool(c.execute("DELETE FROM connectors WHERE id = ?", (connector_id,)).rowcount)
+            return bool(c.execute(f"DELETE FROM connectors WHERE id = ?{where}", (connector_id, *params)).rowcount)
 
         return await self._db.writer.transact(delete)
 
     async def list(self, *, limit: int, order: Order, after: str | None, before: str | None) -> Page:
+        scoped, project = filter_sql()
+
         def read(c: Any) -> Page:
-            clauses: list[str] = []
-            params: list[Any] = []
+            clauses: list[str] = ["1" + scoped]
+            params: list[Any] = list(project)
             for cursor, forward in ((after, True), (before, False)):
                 if cursor is None:
                     continue
@@ -69,7 +81,7 @@ class ConnectorStore:
                     continue
                 clauses.append(f"rowid {'>' if forward == (order == 'asc') else '<'} ?")
                 params.append(row[0])
-            where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+            where = " WHERE " + " AND ".join(clauses)
             rows = c.execute(
                 f"SELECT data FROM connectors{where} ORDER BY rowid {'ASC' if order == 'asc' else 'DESC'} LIMIT ?",
                 (*params, limit + 1),

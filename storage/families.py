@@ -11,9 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from storage.api_keys import SQLiteKeyStore
 from storage.blobs import FileBlobStore, FilesystemBlobStore
 from storage.connectors import ConnectorStore
 from storage.files import FileStore
+from storage.postgres.api_keys import PostgresKeyStore
 from storage.postgres.connectors import PostgresConnectorStore
 from storage.postgres.files import PostgresBlobStore, PostgresFileStore
 from storage.postgres.hybrid import PostgresStateStore
@@ -43,3 +45,10 @@ def file_stores(state: SQLiteStore, blob_dir: Path) -> tuple[AnyFileStore, FileB
     if isinstance(state, PostgresStateStore):
         return PostgresFileStore(state.postgres.db), PostgresBlobStore(state.postgres.db)
     return FileStore(state.writer, state.reader), FilesystemBlobStore(blob_dir)
+
+
+def key_store(state: SQLiteStore) -> SQLiteKeyStore | PostgresKeyStore:
+    """API keys: in PostgreSQL when state is (every replica sees a revocation), else in the SQLite file."""
+    if isinstance(state, PostgresStateStore):
+        return PostgresKeyStore(state.postgres.db)
+    return SQLiteKeyStore(state)

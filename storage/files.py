@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from storage.base import JSON, Page
+from storage.scope import filter_sql, owning_project
 from storage.sqlite_conn import ThreadConnection, WriterConnection
 
 _COLUMNS = "id, created_at, expires_at, purpose, filename, bytes, content_type, blob"
@@ -50,9 +51,11 @@ class FileStore:
         self._reader = reader
 
     async def insert(self, row: JSON) -> JSON:
+        project = owning_project()
+
         def write(c: Any) -> None:
             c.execute(
-                f"INSERT INTO files ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO files ({_COLUMNS}, project) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     row["id"],
                     row["created_at"],
@@ -62,6 +65,7 @@ class FileStore:
                     row["bytes"],
                     row.get("content_type"),
                     row["blob"],
+                    project,
                 ),
             )
 
@@ -70,11 +74,12 @@ class FileStore:
 
     async def get(self, file_id: str) -> JSON | None:
         """The row as a dict (with `blob` and `content_type`), None when missing or expired."""
+        where, params = filter_sql()
 
         def read(c: Any) -> Any:
             return c.execute(
-                f"SELECT {_COLUMNS} FROM files WHERE id = ? AND (expires_at IS NULL OR expires_at > ?)",
-                (file_id, int(time.time())),
+                f"SELECT {_COLUMNS} FROM files WHERE id = ? AND (expires_at IS NULL OR expires_at > ?){where}",
+                (file_id, int(time.time()), *params),
             ).fetchone()
 
         row = await self._reader.run(read)
@@ -83,12 +88,15 @@ class FileStore:
         return {**file_object(row), "content_type": row[6], "blob": row[7]}
 
     async def get_many(self, file_ids: list[str]) -> dict[str, JSON]:
+        where, params = filter_sql()
+
         def read(c: Any) -> list[Any]:
             marks = ",".join("?" * len(file_ids))
             return list(
                 c.execute(
-                    f"SELECT {_COLUMNS} FROM files WHERE id IN ({marks}) AND (expires_at IS NULL OR expires_at > ?)",
-                    (*file_ids, int(time.time())),
+                    f"SELECT {_COLUMNS} FROM files WHERE id IN ({marks}) AND (expires_at IS NULL OR expires_at > ?)"
+                    + where,
+                    (*file_ids, int(time.time()), *params),
                 )
             )
 
@@ -97,8 +105,12 @@ class FileStore:
         return {r[0]: {**file_object(r), "content_type": r[6], "blob": r[7]} for r in await self._reader.run(read)}
 
     async def list_files(self, *, purpose: str | None, limit: int, order: str, after: str | None) -> Page:
+        scoped, project = filter_sql()
+
         def read(c: Any) -> Page:
             where, params = rowid_cursor(c, "files", "id", after, order, after=True)
+            where += scoped
+            params.extend(project)
             if purpose is not None:
                 where += " AND purpose = ?"
                 params.append(purpose)
@@ -114,8 +126,10 @@ class FileStore:
     async def delete(self, file_id: str) -> str | None:
         """Delete the row; return its blob key (the caller removes the bytes), None if missing."""
 
+        where, params = filter_sql()
+
         def write(c: Any) -> str | None:
-            row = c.execute("SELECT blob FROM files WHERE id = ?", (file_id,)).fetchone()
+            row = c.execute(f"SELECT blob FROM files WHERE id = ?{where}", (file_id, *params)).fetchone()
             if row is None:
                 return None
             c.execute("DELETE FROM files WHERE id = ?", (file_id,))

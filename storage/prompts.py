@@ -17,7 +17,9 @@ from typing import Any, Literal
 import orjson
 
 from storage.base import JSON, Order
+from storage.scope import filter_sql, owning_project
 from storage.sqlite import SQLiteStore
+from storage.sqlite_conn import visible
 
 
 @dataclass(slots=True)
@@ -48,11 +50,13 @@ class PromptStore:
         self._db = db
 
     async def create(self, prompt_id: str, data: JSON) -> PromptRecord:
+        project = owning_project()
+
         def write(c: Any) -> PromptRecord:
             now = time.time()
             c.execute(
-                "INSERT INTO prompts (id, created_at, default_version, latest_version) VALUES (?, ?, 1, 1)",
-                (prompt_id, now),
+                "INSERT INTO prompts (id, created_at, default_version, latest_version, project) VALUES (?, ?, 1, 1, ?)",
+                (prompt_id, now, project),
             )
             c.execute(
                 "INSERT INTO prompt_versions (prompt_id, version, created_at, data) VALUES (?, 1, ?, ?)",
@@ -70,7 +74,11 @@ class PromptStore:
         `derive` runs on the writer thread inside the transaction, so it must be quick and pure.
         """
 
+        scope = filter_sql()
+
         def write(c: Any) -> PromptRecord | None:
+            if not visible(c, "prompts", prompt_id, scope):
+                return None
             row = c.execute(
                 "SELECT p.latest_version, p.default_version, p.created_at, v.data FROM prompts p "
                 "JOIN prompt_versions v ON v.prompt_id = p.id AND v.version = p.latest_version WHERE p.id = ?",
@@ -96,8 +104,11 @@ class PromptStore:
 
     async def get(self, prompt_id: str, version: int | None = None) -> PromptRecord | None:
         """One version (the default one when `version` is None)."""
+        scope = filter_sql()
 
         def read(c: Any) -> PromptRecord | None:
+            if not visible(c, "prompts", prompt_id, scope):
+                return None
             if version is None:
                 row = c.execute(f"{_SELECT} AND v.version = p.default_version WHERE p.id = ?", (prompt_id,)).fetchone()
             else:
@@ -107,22 +118,27 @@ class PromptStore:
         return await self._db.reader.run(read)
 
     async def exists(self, prompt_id: str) -> bool:
+        scope = filter_sql()
+
         def read(c: Any) -> bool:
-            return c.execute("SELECT 1 FROM prompts WHERE id = ?", (prompt_id,)).fetchone() is not None
+            return visible(c, "prompts", prompt_id, scope)
 
         return await self._db.reader.run(read)
 
     async def list_prompts(self, *, limit: int, order: Order, after: str | None) -> tuple[list[PromptRecord], bool]:
         """Prompts at their default version, by creation time; `after` is a prompt id cursor."""
 
+        scoped, project = filter_sql("p.project")
+
         def read(c: Any) -> tuple[list[PromptRecord], bool]:
             op, direction = (">", "ASC") if order == "asc" else ("<", "DESC")
-            where, args = "", []
+            where, args = f" WHERE 1{scoped}", list(project)
             if after is not None:
                 cursor = c.execute("SELECT created_at, id FROM prompts WHERE id = ?", (after,)).fetchone()
                 if cursor is None:
                     return [], False
-                where, args = f" WHERE (p.created_at, p.id) {op} (?, ?)", [cursor[0], cursor[1]]
+                where += f" AND (p.created_at, p.id) {op} (?, ?)"
+                args += [cursor[0], cursor[1]]
             rows = c.execute(
                 f"{_SELECT} AND v.version = p.default_version{where} "
                 f"ORDER BY p.created_at {direction}, p.id {direction} LIMIT ?",
@@ -137,8 +153,10 @@ class PromptStore:
     ) -> tuple[list[PromptRecord], bool] | None:
         """A prompt's versions; None if there is no such prompt."""
 
+        scope = filter_sql()
+
         def read(c: Any) -> tuple[list[PromptRecord], bool] | None:
-            if c.execute("SELECT 1 FROM prompts WHERE id = ?", (prompt_id,)).fetchone() is None:
+            if not visible(c, "prompts", prompt_id, scope):
                 return None
             op, direction = (">", "ASC") if order == "asc" else ("<", "DESC")
             where, args = "", []
@@ -153,8 +171,10 @@ class PromptStore:
         return await self._db.reader.run(read)
 
     async def set_default(self, prompt_id: str, version: int) -> PromptRecord | Literal["no_prompt", "no_version"]:
+        scope = filter_sql()
+
         def write(c: Any) -> PromptRecord | Literal["no_prompt", "no_version"]:
-            if c.execute("SELECT 1 FROM prompts WHERE id = ?", (prompt_id,)).fetchone() is None:
+            if not visible(c, "prompts", prompt_id, scope):
                 return "no_prompt"
             row = c.execute(f"{_SELECT} WHERE p.id = ? AND v.version = ?", (prompt_id, version)).fetchone()
             if row is None:
@@ -167,7 +187,11 @@ class PromptStore:
         return await self._db.writer.transact(write)
 
     async def delete(self, prompt_id: str) -> bool:
+        scope = filter_sql()
+
         def write(c: Any) -> bool:
+            if not visible(c, "prompts", prompt_id, scope):
+                return False
             c.execute("DELETE FROM prompt_versions WHERE prompt_id = ?", (prompt_id,))
             return bool(c.execute("DELETE FROM prompts WHERE id = ?", (prompt_id,)).rowcount)
 

@@ -16,7 +16,16 @@ import orjson
 
 from storage.base import JSON, LeaseLost, Order, Page, ResponseGone
 from storage.schema import migrations, statements
-from storage.sqlite_conn import Checkpointer, Rows, ThreadConnection, WriterConnection, execute_rows, transaction
+from storage.scope import filter_sql, owning_project
+from storage.sqlite_conn import (
+    Checkpointer,
+    Rows,
+    ThreadConnection,
+    WriterConnection,
+    execute_rows,
+    transaction,
+    visible,
+)
 
 TERMINAL = frozenset({"completed", "failed", "incomplete", "cancelled"})
 INPUT, OUTPUT = 0, 1
@@ -36,7 +45,7 @@ def _migrate(conn: Any) -> None:
 
 _UPSERT_RESPONSE = (
     "INSERT INTO responses (id, created_at, updated_at, status, previous_response_id, conversation_id, owner, "
-    "lease_until, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+    "lease_until, data, project) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
     "updated_at=excluded.updated_at, status=excluded.status, owner=excluded.owner, "
     "lease_until=excluded.lease_until, data=excluded.data"
 )
@@ -44,17 +53,17 @@ LEASE_EXPIRED = {
     "code": "server_error",
     "message": "The gateway process producing this response stopped before it finished (its lease expired).",
 }
-_INSERT_ITEM = "INSERT OR IGNORE INTO items (id, type, created_at, data) VALUES (?, ?, ?, ?)"
+_INSERT_ITEM = "INSERT OR IGNORE INTO items (id, type, created_at, data, project) VALUES (?, ?, ?, ?, ?)"
 _LINK_RESPONSE_ITEM = "INSERT INTO response_items (response_id, role, position, item_id) VALUES (?, ?, ?, ?)"
 _UPSERT_EVENTS = "INSERT OR REPLACE INTO response_events (response_id, data) VALUES (?, ?)"
 
 
-def _item_rows(items: list[JSON], now: float) -> list[tuple[Any, ...]]:
-    return [(it["id"], it.get("type", ""), now, orjson.dumps(it)) for it in items]
+def _item_rows(items: list[JSON], now: float, project: str) -> list[tuple[Any, ...]]:
+    return [(it["id"], it.get("type", ""), now, orjson.dumps(it), project) for it in items]
 
 
-def _insert_items(c: Any, items: list[JSON], now: float) -> None:
-    c.executemany(_INSERT_ITEM, _item_rows(items, now))
+def _insert_items(c: Any, items: list[JSON], now: float, project: str) -> None:
+    c.executemany(_INSERT_ITEM, _item_rows(items, now, project))
 
 
 def _append_conversation_links(c: Any, conversation_id: str, item_ids: list[str]) -> None:
@@ -183,16 +192,30 @@ class SQLiteStore:
         rid = response["id"]
         now = time.time()
         lease = now + self.lease_seconds if owner is not None else None
+        project = owning_project()
         # Plain rows, built here on the caller's thread, so the writer thread only executes them.
         rows: Rows = [
             (
                 _UPSERT_RESPONSE,
-                [(rid, response.get("created_at", now), now, status, prev, conv, owner, lease, orjson.dumps(row))],
+                [
+                    (
+                        rid,
+                        response.get("created_at", now),
+                        now,
+                        status,
+                        prev,
+                        conv,
+                        owner,
+                        lease,
+                        orjson.dumps(row),
+                        project,
+                    )
+                ],
             )
         ]
         for role, items in ((INPUT, inputs), (OUTPUT, outputs)):
             if items:
-                rows.append((_INSERT_ITEM, _item_rows(items, now)))
+                rows.append((_INSERT_ITEM, _item_rows(items, now, project)))
                 # Positions start at 0: a response's inputs and outputs are each written once, so no
                 # MAX(position) lookup (it was a third of the write's cost); a second write of the
                 # same role would violate the primary key rather than interleave.
@@ -213,15 +236,17 @@ class SQLiteStore:
                     raise LeaseLost(f"response {rid} is no longer owned by this process")
             execute_rows(c, rows)
             if conv and appended:
-                _insert_items(c, appended, now)
+                _insert_items(c, appended, now, project)
                 c.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv))
                 _append_conversation_links(c, conv, [i["id"] for i in appended])
 
         await self._writer.transact(write)
 
     async def get_response(self, response_id: str) -> JSON | None:
+        where, params = filter_sql()
+
         def read(c: Any) -> JSON | None:
-            row = c.execute("SELECT data FROM responses WHERE id = ?", (response_id,)).fetchone()
+            row = c.execute(f"SELECT data FROM responses WHERE id = ?{where}", (response_id, *params)).fetchone()
             if row is None:
                 return None
             resp: JSON = orjson.loads(row[0])
@@ -240,15 +265,21 @@ class SQLiteStore:
         await asyncio.sleep(poll)
 
     async def get_response_events(self, response_id: str) -> list[JSON] | None:
+        scope = filter_sql()
+
         def read(c: Any) -> list[JSON] | None:
+            if not visible(c, "responses", response_id, scope):
+                return None
             row = c.execute("SELECT data FROM response_events WHERE response_id = ?", (response_id,)).fetchone()
             return None if row is None else list(orjson.loads(row[0]))
 
         return await self._reader.run(read)
 
     async def delete_response(self, response_id: str) -> bool:
+        where, params = filter_sql()
+
         def delete(c: Any) -> bool:
-            cur = c.execute("DELETE FROM responses WHERE id = ?", (response_id,))
+            cur = c.execute(f"DELETE FROM responses WHERE id = ?{where}", (response_id, *params))
             if cur.rowcount == 0:
                 return False
             ids = [r[0] for r in c.execute("SELECT item_id FROM response_items WHERE response_id = ?", (response_id,))]
@@ -288,13 +319,22 @@ class SQLiteStore:
     async def list_input_items(
         self, response_id: str, *, limit: int, order: Order, after: str | None, before: str | None
     ) -> Page:
-        return await self._reader.run(
-            _linked_page, "response_items", "response_id = ? AND role = 0", response_id, limit, order, after, before
-        )
+        scope = filter_sql()
+
+        def read(c: Any) -> Page:
+            if not visible(c, "responses", response_id, scope):
+                return Page()
+            return _linked_page(
+                c, "response_items", "response_id = ? AND role = 0", response_id, limit, order, after, before
+            )
+
+        return await self._reader.run(read)
 
     async def response_history(self, response_id: str) -> list[JSON] | None:
+        scope = filter_sql()
+
         def read(c: Any) -> list[JSON] | None:
-            if c.execute("SELECT 1 FROM responses WHERE id = ?", (response_id,)).fetchone() is None:
+            if not visible(c, "responses", response_id, scope):
                 return None
             rows = c.execute(
                 "WITH RECURSIVE chain(id, prev, depth) AS ("
@@ -313,9 +353,13 @@ class SQLiteStore:
         if not item_ids:
             return {}
 
+        where, params = filter_sql()
+
         def read(c: Any) -> dict[str, JSON]:
             marks = ",".join("?" * len(item_ids))
-            rows = c.execute(f"SELECT id, data FROM items WHERE id IN ({marks})", item_ids).fetchall()
+            rows = c.execute(
+                f"SELECT id, data FROM items WHERE id IN ({marks}){where}", (*item_ids, *params)
+            ).fetchall()
             return {r[0]: orjson.loads(r[1]) for r in rows}
 
         return await self._reader.run(read)
@@ -355,13 +399,21 @@ class SQLiteStore:
 
     # -- conversations -----------------------------------------------------------------------------
     async def create_conversation(self, conversation: JSON, items: list[JSON]) -> None:
+        project = owning_project()
+
         def write(c: Any) -> None:
             now = time.time()
             c.execute(
-                "INSERT INTO conversations (id, created_at, updated_at, metadata) VALUES (?, ?, ?, ?)",
-                (conversation["id"], conversation["created_at"], now, orjson.dumps(conversation.get("metadata") or {})),
+                "INSERT INTO conversations (id, created_at, updated_at, metadata, project) VALUES (?, ?, ?, ?, ?)",
+                (
+                    conversation["id"],
+                    conversation["created_at"],
+                    now,
+                    orjson.dumps(conversation.get("metadata") or {}),
+                    project,
+                ),
             )
-            _insert_items(c, items, now)
+            _insert_items(c, items, now, project)
             _append_conversation_links(c, conversation["id"], [i["id"] for i in items])
 
         await self._writer.transact(write)
@@ -371,29 +423,34 @@ class SQLiteStore:
         return {"id": row[0], "object": "conversation", "created_at": row[1], "metadata": orjson.loads(row[2])}
 
     async def get_conversation(self, conversation_id: str) -> JSON | None:
+        where, params = filter_sql()
         row = await self._reader.run(
             lambda c: c.execute(
-                "SELECT id, created_at, metadata FROM conversations WHERE id = ?", (conversation_id,)
+                f"SELECT id, created_at, metadata FROM conversations WHERE id = ?{where}", (conversation_id, *params)
             ).fetchone()
         )
         return None if row is None else self._conversation(row)
 
     async def update_conversation(self, conversation_id: str, metadata: dict[str, str]) -> JSON | None:
+        where, params = filter_sql()
+
         def write(c: Any) -> Any:
             c.execute(
-                "UPDATE conversations SET metadata = ?, updated_at = ? WHERE id = ?",
-                (orjson.dumps(metadata), time.time(), conversation_id),
+                f"UPDATE conversations SET metadata = ?, updated_at = ? WHERE id = ?{where}",
+                (orjson.dumps(metadata), time.time(), conversation_id, *params),
             )
             return c.execute(
-                "SELECT id, created_at, metadata FROM conversations WHERE id = ?", (conversation_id,)
+                f"SELECT id, created_at, metadata FROM conversations WHERE id = ?{where}", (conversation_id, *params)
             ).fetchone()
 
         row = await self._writer.transact(write)
         return None if row is None else self._conversation(row)
 
     async def delete_conversation(self, conversation_id: str) -> bool:
+        where, params = filter_sql()
+
         def delete(c: Any) -> bool:
-            if c.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,)).rowcount == 0:
+            if c.execute(f"DELETE FROM conversations WHERE id = ?{where}", (conversation_id, *params)).rowcount == 0:
                 return False
             ids = [
                 r[0]
@@ -408,11 +465,15 @@ class SQLiteStore:
         return await self._writer.transact(delete)
 
     async def add_conversation_items(self, conversation_id: str, items: list[JSON]) -> bool:
+        where, params = filter_sql()
+        project = owning_project()
+
         def write(c: Any) -> bool:
             now = time.time()
-            if c.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)).rowcount == 0:
+            sql = f"UPDATE conversations SET updated_at = ? WHERE id = ?{where}"
+            if c.execute(sql, (now, conversation_id, *params)).rowcount == 0:
                 return False
-            _insert_items(c, items, now)
+            _insert_items(c, items, now, project)
             _append_conversation_links(c, conversation_id, [i["id"] for i in items])
             return True
 
@@ -421,32 +482,54 @@ class SQLiteStore:
     async def list_conversation_items(
         self, conversation_id: str, *, limit: int, order: Order, after: str | None, before: str | None
     ) -> Page:
-        return await self._reader.run(
-            _linked_page, "conversation_items", "conversation_id = ?", conversation_id, limit, order, after, before
-        )
+        scope = filter_sql()
+
+        def read(c: Any) -> Page:
+            if not visible(c, "conversations", conversation_id, scope):
+                return Page()
+            return _linked_page(
+                c, "conversation_items", "conversation_id = ?", conversation_id, limit, order, after, before
+            )
+
+        return await self._reader.run(read)
 
     async def conversation_items(self, conversation_id: str) -> list[JSON]:
-        rows = await self._reader.run(
-            lambda c: c.execute(
-                "SELECT i.data FROM conversation_items x JOIN items i ON i.id = x.item_id "
-                "WHERE x.conversation_id = ? ORDER BY x.position",
-                (conversation_id,),
-            ).fetchall()
-        )
-        return [orjson.loads(r[0]) for r in rows]
+        scope = filter_sql()
+
+        def read(c: Any) -> list[Any]:
+            if not visible(c, "conversations", conversation_id, scope):
+                return []
+            return list(
+                c.execute(
+                    "SELECT i.data FROM conversation_items x JOIN items i ON i.id = x.item_id "
+                    "WHERE x.conversation_id = ? ORDER BY x.position",
+                    (conversation_id,),
+                ).fetchall()
+            )
+
+        return [orjson.loads(r[0]) for r in await self._reader.run(read)]
 
     async def get_conversation_item(self, conversation_id: str, item_id: str) -> JSON | None:
-        row = await self._reader.run(
-            lambda c: c.execute(
+        scope = filter_sql()
+
+        def read(c: Any) -> Any:
+            if not visible(c, "conversations", conversation_id, scope):
+                return None
+            return c.execute(
                 "SELECT i.data FROM conversation_items x JOIN items i ON i.id = x.item_id "
                 "WHERE x.conversation_id = ? AND x.item_id = ?",
                 (conversation_id, item_id),
             ).fetchone()
-        )
+
+        row = await self._reader.run(read)
         return None if row is None else orjson.loads(row[0])
 
     async def delete_conversation_item(self, conversation_id: str, item_id: str) -> bool:
+        scope = filter_sql()
+
         def delete(c: Any) -> bool:
+            if not visible(c, "conversations", conversation_id, scope):
+                return False
             cur = c.execute(
                 "DELETE FROM conversation_items WHERE conversation_id = ? AND item_id = ?", (conversation_id, item_id)
             )

@@ -15,6 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from storage.scope import Scope
+
 try:  # A SQLite build that can load extensions (sqlite-vec); the stdlib one often cannot.
     import pysqlite3.dbapi2 as sqlite3  # type: ignore[import-not-found]
 except ImportError:  # pragma: no cover - depends on the platform's wheels
@@ -302,3 +304,9 @@ class Checkpointer:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join()
+
+
+def visible(c: Any, table: str, key: str, scope: Scope) -> bool:
+    """Whether row `key` of `table` exists for the caller's project (`scope` from `storage.scope.filter_sql`)."""
+    where, params = scope
+    return c.execute(f"SELECT 1 FROM {table} WHERE id = ?{where}", (key, *params)).fetchone() is not None

@@ -15,7 +15,8 @@ import orjson
 
 from storage.base import JSON, Page
 from storage.files import rowid_cursor
-from storage.sqlite_conn import ThreadConnection, WriterConnection
+from storage.scope import Scope, filter_sql, owning_project
+from storage.sqlite_conn import ThreadConnection, WriterConnection, visible
 
 STATUSES = ("in_progress", "completed", "failed", "cancelled")
 _FILE_COLUMNS = "store_id, file_id, created_at, status, batch_id, usage_bytes, last_error, attributes, chunking"
@@ -98,11 +99,12 @@ class VectorStoreStore:
     # -- stores ------------------------------------------------------------------------------------
     async def create_store(self, store_id: str, *, embedder: str, dimension: int, data: JSON) -> None:
         now = int(time.time())
+        project = owning_project()
 
         def write(c: Any) -> None:
             c.execute(
-                "INSERT INTO vector_stores (id, created_at, last_active_at, expires_at, embedder, dimension, data) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO vector_stores (id, created_at, last_active_at, expires_at, embedder, dimension, data, "
+                "project) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     store_id,
                     now,
@@ -111,44 +113,56 @@ class VectorStoreStore:
                     embedder,
                     dimension,
                     orjson.dumps(data),
+                    project,
                 ),
             )
 
         await self._writer.transact(write)
 
     @staticmethod
-    def _read_store(c: Any, store_id: str) -> JSON | None:
-        row = c.execute(f"SELECT {_STORE_COLUMNS} FROM vector_stores WHERE id = ?", (store_id,)).fetchone()
+    def _read_store(c: Any, store_id: str, scope: Scope) -> JSON | None:
+        where, params = scope
+        row = c.execute(
+            f"SELECT {_STORE_COLUMNS} FROM vector_stores WHERE id = ?{where}", (store_id, *params)
+        ).fetchone()
         if row is None:
             return None
         counts, usage = _counts(c, "store_id = ?", (store_id,))
         return _store_object(row, counts, usage, int(time.time()))
 
     async def get_store(self, store_id: str) -> JSON | None:
-        return await self._reader.run(self._read_store, store_id)
+        return await self._reader.run(self._read_store, store_id, filter_sql())
 
     async def store_embedder(self, store_id: str) -> tuple[str, int] | None:
         """The embedder name and dimension a store was created with."""
+        where, params = filter_sql()
         row = await self._reader.run(
-            lambda c: c.execute("SELECT embedder, dimension FROM vector_stores WHERE id = ?", (store_id,)).fetchone()
+            lambda c: c.execute(
+                f"SELECT embedder, dimension FROM vector_stores WHERE id = ?{where}", (store_id, *params)
+            ).fetchone()
         )
         return None if row is None else (str(row[0]), int(row[1]))
 
     async def existing(self, store_ids: list[str]) -> set[str]:
+        where, params = filter_sql()
+
         def read(c: Any) -> set[str]:
             marks = ",".join("?" * len(store_ids))
-            return {r[0] for r in c.execute(f"SELECT id FROM vector_stores WHERE id IN ({marks})", store_ids)}
+            sql = f"SELECT id FROM vector_stores WHERE id IN ({marks}){where}"
+            return {r[0] for r in c.execute(sql, (*store_ids, *params))}
 
         return await self._reader.run(read) if store_ids else set()
 
     async def list_stores(self, *, limit: int, order: str, after: str | None, before: str | None) -> Page:
+        w0, p0 = filter_sql()
+
         def read(c: Any) -> Page:
             w1, p1 = rowid_cursor(c, "vector_stores", "id", after, order, after=True)
             w2, p2 = rowid_cursor(c, "vector_stores", "id", before, order, after=False)
             rows = c.execute(
-                f"SELECT {_STORE_COLUMNS} FROM vector_stores WHERE 1{w1}{w2} "
+                f"SELECT {_STORE_COLUMNS} FROM vector_stores WHERE 1{w0}{w1}{w2} "
                 f"ORDER BY rowid {_direction(order, before, after)} LIMIT ?",
-                (*p1, *p2, limit + 1),
+                (*p0, *p1, *p2, limit + 1),
             ).fetchall()
             has_more, rows = _window(rows, limit, before, after)
             now = int(time.time())
@@ -159,8 +173,11 @@ class VectorStoreStore:
 
     async def update_store(self, store_id: str, changes: JSON) -> JSON | None:
         """Apply `name`/`metadata`/`expires_after` changes (a None value clears the field)."""
+        scope = filter_sql()
 
         def write(c: Any) -> JSON | None:
+            if not visible(c, "vector_stores", store_id, scope):
+                return None
             row = c.execute("SELECT data, last_active_at FROM vector_stores WHERE id = ?", (store_id,)).fetchone()
             if row is None:
                 return None
@@ -169,7 +186,7 @@ class VectorStoreStore:
                 "UPDATE vector_stores SET data = ?, expires_at = ? WHERE id = ?",
                 (orjson.dumps(data), _expires_at(data.get("expires_after"), row[1]), store_id),
             )
-            return self._read_store(c, store_id)
+            return self._read_store(c, store_id, scope)
 
         return await self._writer.transact(write)
 
@@ -189,8 +206,10 @@ class VectorStoreStore:
         await self._writer.transact(write)
 
     async def delete_store(self, store_id: str) -> bool:
+        where, params = filter_sql()
+
         def write(c: Any) -> bool:
-            if c.execute("DELETE FROM vector_stores WHERE id = ?", (store_id,)).rowcount == 0:
+            if c.execute(f"DELETE FROM vector_stores WHERE id = ?{where}", (store_id, *params)).rowcount == 0:
                 return False
             c.execute("DELETE FROM vector_store_files WHERE store_id = ?", (store_id,))
             c.execute("DELETE FROM vector_store_file_batches WHERE store_id = ?", (store_id,))
@@ -203,9 +222,10 @@ class VectorStoreStore:
         """Attach files (`file_id`, `attributes`, `chunking_strategy`) as `in_progress`; a file
         already in the store is reset and ingested again. False when the store is gone."""
         now = int(time.time())
+        scope = filter_sql()
 
         def write(c: Any) -> bool:
-            if c.execute("SELECT 1 FROM vector_stores WHERE id = ?", (store_id,)).fetchone() is None:
+            if not visible(c, "vector_stores", store_id, scope):
                 return False
             if batch_id is not None:
                 c.execute(
@@ -232,12 +252,17 @@ class VectorStoreStore:
         return await self._writer.transact(write)
 
     async def get_file(self, store_id: str, file_id: str) -> JSON | None:
-        row = await self._reader.run(
-            lambda c: c.execute(
+        scope = filter_sql()
+
+        def read(c: Any) -> Any:
+            if not visible(c, "vector_stores", store_id, scope):
+                return None
+            return c.execute(
                 f"SELECT {_FILE_COLUMNS} FROM vector_store_files WHERE store_id = ? AND file_id = ?",
                 (store_id, file_id),
             ).fetchone()
-        )
+
+        row = await self._reader.run(read)
         return None if row is None else _file_object(row)
 
     async def list_files(
@@ -251,7 +276,11 @@ class VectorStoreStore:
         after: str | None,
         before: str | None,
     ) -> Page:
+        scope = filter_sql()
+
         def read(c: Any) -> Page:
+            if not visible(c, "vector_stores", store_id, scope):
+                return Page()
             # cursors are file ids within this store
             where = " AND store_id = ?"
             params: list[Any] = [store_id]
@@ -297,7 +326,11 @@ class VectorStoreStore:
         return await self._writer.transact(write)
 
     async def update_attributes(self, store_id: str, file_id: str, attributes: JSON) -> JSON | None:
+        scope = filter_sql()
+
         def write(c: Any) -> Any:
+            if not visible(c, "vector_stores", store_id, scope):
+                return None
             c.execute(
                 "UPDATE vector_store_files SET attributes = ? WHERE store_id = ? AND file_id = ?",
                 (orjson.dumps(attributes), store_id, file_id),
@@ -311,7 +344,11 @@ class VectorStoreStore:
         return None if row is None else _file_object(row)
 
     async def delete_file(self, store_id: str, file_id: str) -> bool:
+        scope = filter_sql()
+
         def write(c: Any) -> bool:
+            if not visible(c, "vector_stores", store_id, scope):
+                return False
             cur = c.execute("DELETE FROM vector_store_files WHERE store_id = ? AND file_id = ?", (store_id, file_id))
             return bool(cur.rowcount)
 
@@ -338,7 +375,11 @@ class VectorStoreStore:
 
     # -- batches -----------------------------------------------------------------------------------
     async def get_batch(self, store_id: str, batch_id: str) -> JSON | None:
+        scope = filter_sql()
+
         def read(c: Any) -> JSON | None:
+            if not visible(c, "vector_stores", store_id, scope):
+                return None
             row = c.execute(
                 "SELECT id, created_at, cancelled FROM vector_store_file_batches WHERE id = ? AND store_id = ?",
                 (batch_id, store_id),
@@ -367,8 +408,11 @@ class VectorStoreStore:
 
     async def cancel_batch(self, store_id: str, batch_id: str) -> list[str] | None:
         """Cancel a batch's files that are still in progress; return their ids (None: no batch)."""
+        scope = filter_sql()
 
         def write(c: Any) -> list[str] | None:
+            if not visible(c, "vector_stores", store_id, scope):
+                return None
             cur = c.execute(
                 "UPDATE vector_store_file_batches SET cancelled = 1 WHERE id = ? AND store_id = ?", (batch_id, store_id)
             )

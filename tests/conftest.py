@@ -10,7 +10,7 @@ import pytest
 from openai import OpenAI
 
 from tests.pg import postgres_server
-from tests.procs import Backend, Gateway, gateway, scripted_backend
+from tests.procs import AUTH, KEYS_ENV, Backend, Gateway, create_key, gateway, scripted_backend
 from tests.retrieval_helpers import retrieval_env
 from tests.stack import EnvoyStack, envoy_stack
 
@@ -34,16 +34,24 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def http_gateway(backend: Backend, data_dir: Path) -> Iterator[Gateway]:
+def session_key(backend: Backend, data_dir: Path) -> str:
+    """The API key every API suite uses: the session's doors require keys (GATEWAY_AUTH=keys)."""
+    key = str(create_key(backend.url, data_dir, "default", "--name", "session")["value"])
+    AUTH["Authorization"] = f"Bearer {key}"
+    return key
+
+
+@pytest.fixture(scope="session")
+def http_gateway(backend: Backend, data_dir: Path, session_key: str) -> Iterator[Gateway]:
     # embeddings from the scripted backend (fast, deterministic); a 1 MiB upload limit for the 413 test
-    with gateway(backend.url, data_dir, **retrieval_env(backend.url)) as gw:
+    with gateway(backend.url, data_dir, **retrieval_env(backend.url), **KEYS_ENV) as gw:
         yield gw
 
 
 @pytest.fixture(scope="session")
 def envoy(backend: Backend, data_dir: Path, http_gateway: Gateway) -> Iterator[EnvoyStack]:
     """Envoy + ExtProc in front of the same backend, sharing the HTTP server's database."""
-    with envoy_stack(backend.url, data_dir, http_gateway=http_gateway) as stack:
+    with envoy_stack(backend.url, data_dir, http_gateway=http_gateway, **KEYS_ENV) as stack:
         yield stack
 
 
@@ -62,8 +70,8 @@ def door(door_kind: str, request: pytest.FixtureRequest, http_gateway: Gateway) 
 
 
 @pytest.fixture
-def client(door: str) -> OpenAI:
-    return OpenAI(base_url=door, api_key="test-key", max_retries=0, timeout=30)
+def client(door: str, session_key: str) -> OpenAI:
+    return OpenAI(base_url=door, api_key=session_key, max_retries=0, timeout=30)
 
 
 @pytest.fixture

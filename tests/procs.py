@@ -166,3 +166,24 @@ def gateway(backend_url: str, data_dir: Path, **extra: str) -> Iterator[Gateway]
         yield gw
     finally:
         stop(gw.proc)
+
+
+# --- API keys (#16): the session's gateways run with GATEWAY_AUTH=keys; raw requests add AUTH
+ADMIN_KEY = "admin-test-key-0123456789"
+KEYS_ENV = {"GATEWAY_AUTH": "keys", "GATEWAY_ADMIN_KEY": ADMIN_KEY}
+AUTH: dict[str, str] = {}  # {"Authorization": "Bearer <the session key>"} once the session gateway is up
+
+
+def create_key(backend_url: str, data_dir: Path, project: str, *extra_args: str) -> dict[str, Any]:
+    """Mint a key with the real CLI (`responses-gateway keys create`) on `data_dir`'s database."""
+    env = gateway_env(backend_url, data_dir)
+    out = subprocess.run(
+        [str(VENV_BIN / "responses-gateway"), "keys", "create", "--project", project, *extra_args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return dict(json.loads(out.stdout))

@@ -12,13 +12,15 @@ import openai
 import pytest
 from openai import OpenAI
 
-from tests.procs import Backend
+from tests.procs import AUTH, Backend
 
 MODEL = "scripted-model"
 
 
 def raw(door: str, path: str, body: bytes, method: str = "POST") -> tuple[int, dict[str, Any]]:
-    req = urllib.request.Request(door + path, data=body, method=method, headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        door + path, data=body, method=method, headers={"Content-Type": "application/json", **AUTH}
+    )
     try:
         with urllib.request.urlopen(req, timeout=30) as resp:
             return resp.status, json.loads(resp.read())

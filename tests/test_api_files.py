@@ -12,6 +12,7 @@ import openai
 import pytest
 from openai import OpenAI
 
+from tests.procs import AUTH
 from tests.retrieval_helpers import MAX_FILE_BYTES
 
 
@@ -85,7 +86,7 @@ def test_files_validation(client: OpenAI) -> None:
 
 
 def _post(url: str, data: bytes, content_type: str) -> tuple[int, Any]:
-    req = urllib.request.Request(url, data=data, method="POST", headers={"Content-Type": content_type})
+    req = urllib.request.Request(url, data=data, method="POST", headers={"Content-Type": content_type, **AUTH})
     try:
         with urllib.request.urlopen(req, timeout=10) as resp:
             return resp.status, json.loads(resp.read())

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.procs import Backend, scripted_backend
+from tests.procs import AUTH, Backend, scripted_backend
 from tests.stack import EnvoyStack, envoy_stack
 
 pytestmark = pytest.mark.slow
@@ -27,7 +27,7 @@ def doors(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Backend, E
 
 def _create(base: str, marker: str) -> tuple[int, Any]:
     data = json.dumps({"model": "scripted-model", "input": marker, "store": True}).encode()
-    req = urllib.request.Request(f"{base}/responses", data, {"Content-Type": "application/json"})
+    req = urllib.request.Request(f"{base}/responses", data, {"Content-Type": "application/json", **AUTH})
     try:
         with urllib.request.urlopen(req, timeout=30) as resp:
             return resp.status, json.loads(resp.read())
@@ -64,7 +64,7 @@ CHUNK = '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","cho
 
 def _stream(base: str, marker: str) -> list[dict[str, Any]]:
     data = json.dumps({"model": "scripted-model", "input": marker, "stream": True}).encode()
-    req = urllib.request.Request(f"{base}/responses", data, {"Content-Type": "application/json"})
+    req = urllib.request.Request(f"{base}/responses", data, {"Content-Type": "application/json", **AUTH})
     with urllib.request.urlopen(req, timeout=30) as resp:
         return [json.loads(line[5:]) for line in resp.read().decode().splitlines() if line.startswith("data:")]
 

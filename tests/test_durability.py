@@ -16,7 +16,7 @@ import openai
 import pytest
 from openai import OpenAI
 
-from tests.procs import Backend, gateway, start_gateway, stop
+from tests.procs import AUTH, Backend, gateway, start_gateway, stop
 from tests.stack import EnvoyStack, envoy_stack
 
 MODEL = "scripted-model"
@@ -88,7 +88,7 @@ def test_client_disconnect_stops_a_foreground_stream_on_both_doors(
     ids = []
     for background in (False, True):
         body = {"model": MODEL, "input": f"bye {marker}", "stream": True, "background": background}
-        with httpx.stream("POST", door + "/responses", json=body, timeout=30) as resp:
+        with httpx.stream("POST", door + "/responses", json=body, headers=AUTH, timeout=30) as resp:
             for line in resp.iter_lines():
                 if line.startswith("data:") and '"response.created"' in line:
                     ids.append(json.loads(line[5:])["response"]["id"])

@@ -18,11 +18,15 @@ from typing import Any
 import brotli
 import pytest
 
+from tests.procs import AUTH
+
 MODEL = "scripted-model"
 
 
 def post(base: str, path: str, body: bytes, ctype: str = "application/json", **headers: str) -> tuple[int, Any]:
-    req = urllib.request.Request(base + path, data=body, headers={"Content-Type": ctype, **headers}, method="POST")
+    req = urllib.request.Request(
+        base + path, data=body, headers={"Content-Type": ctype, **AUTH, **headers}, method="POST"
+    )
     try:
         with urllib.request.urlopen(req, timeout=30) as resp:
             return resp.status, json.loads(resp.read())

@@ -16,6 +16,7 @@ import orjson
 
 from gateway.ids import item_id
 from storage.base import StateStore
+from storage.scope import project_scope
 
 _IGNORED = frozenset({"id", "status"})
 _PART_IGNORED = frozenset({"annotations", "logprobs"})
@@ -48,6 +49,9 @@ async def dealias(store: StateStore, raw: Any, items: list[dict[str, Any]]) -> l
     if not ids:
         return items
     known = {iid: _essence(old) for iid, old in (await store.get_items(ids)).items()}
+    with project_scope(None):  # an id another project stored is taken too: never link its content
+        taken = set(await store.get_items([i for i in ids if i not in known]))
+    known.update({iid: b"" for iid in taken})
     out = []
     for item in items:
         iid = item.get("id", "")

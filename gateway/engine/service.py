@@ -27,6 +27,7 @@ from gateway.errors import APIError, InvalidRequest, NotFound
 from gateway.schema.requests import CreateResponseRequest
 from gateway.schema.validation import parse
 from storage.base import Page
+from storage.scope import project_scope
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +167,8 @@ class ResponsesService:
         task = asyncio.get_running_loop().create_task(produce(), name=f"response-{run.id}")
         self.running[run.id] = (run, task, feed)
         if self._cancel_watch is None or self._cancel_watch.done():
-            self._cancel_watch = asyncio.get_running_loop().create_task(self._watch_cancels(), name="cancel-watch")
+            with project_scope(None):  # the watch serves every project, not the request that started it
+                self._cancel_watch = asyncio.get_running_loop().create_task(self._watch_cancels(), name="cancel-watch")
         return started
 
     def _detached_ids(self) -> list[str]:
@@ -192,10 +194,10 @@ class ResponsesService:
         Checks happen here, before the first event, so an unknown id or a response that is not a
         background one gets a 4xx rather than a broken stream.
         """
+        found = await self.retrieve(response_id)  # first: the caller's project must see it
         entry = self.running.get(response_id)
         if entry is not None and entry[2].log is not None:
             return entry[2].listen(starting_after)
-        found = await self.retrieve(response_id)
         if not found.get("background"):
             raise InvalidRequest(
                 "Only responses created with background=true can be streamed with GET.", param="stream"
@@ -238,6 +240,7 @@ class ResponsesService:
         return {"id": response_id, "object": "response.deleted", "deleted": True}
 
     async def cancel(self, response_id: str) -> dict[str, Any]:
+        found = await self.retrieve(response_id)  # first: the caller's project must see it
         entry = self.running.get(response_id)
         if entry is not None:
             run, task, _feed = entry
@@ -249,7 +252,6 @@ class ResponsesService:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
             return await self.retrieve(response_id)
-        found = await self.retrieve(response_id)
         if not found.get("background"):
             raise InvalidRequest("Only responses created with background=true can be cancelled.", param="response_id")
         if found.get("status") in TERMINAL and found.get("status") != "cancelled":

@@ -6,12 +6,13 @@ import logging
 
 from aiohttp import web
 
-from gateway.bootstrap import build_deps
+from gateway.bootstrap import build_auth, build_deps
 from gateway.config import Settings
 from gateway.engine.conversations import ConversationsService
 from gateway.engine.service import ResponsesService
+from gateway.http import admin, conversations, meta, ops, passthrough, prompts, responses, vector_stores
 from gateway.http import connectors as connector_routes
-from gateway.http import conversations, meta, ops, passthrough, prompts, responses, vector_stores
+from gateway.http.auth import auth_middleware
 from gateway.http.common import error_middleware
 from gateway.mcp import shutdown as close_mcp_sessions
 
@@ -21,7 +22,7 @@ __all__ = ["build_deps", "create_app"]  # build_deps lives in gateway.bootstrap;
 
 
 def create_app(settings: Settings) -> web.Application:
-    app = web.Application(client_max_size=settings.max_body_bytes, middlewares=[error_middleware])
+    app = web.Application(client_max_size=settings.max_body_bytes, middlewares=[error_middleware, auth_middleware])
     deps, http = build_deps(settings)
     app["settings"] = settings
     app["deps"] = deps
@@ -29,12 +30,14 @@ def create_app(settings: Settings) -> web.Application:
     app["backend"] = deps.backend
     app["backend_http"] = http
     app["models"] = deps.models
+    app["auth"], app["keys"] = build_auth(settings, deps.store)
     app["responses"] = ResponsesService(deps)
     app["conversations"] = ConversationsService(deps.store)
     app["websockets"] = set()  # open WebSocket-mode connections (capped; closed at shutdown)
     for table in (responses.routes, conversations.routes, passthrough.routes, meta.routes, prompts.routes):
         app.add_routes(table)
     app.add_routes(connector_routes.routes)
+    app.add_routes(admin.routes)
     ops.install(app)  # request ids, access log, metrics, drain gate, /metrics
 
     async def startup(app: web.Application) -> None:

@@ -17,6 +17,7 @@ import signal
 from aiohttp import web
 
 from gateway import metrics
+from gateway.auth.authenticator import open_to_network
 from gateway.config import Settings
 from gateway.http.app import create_app
 from gateway.http.guard import GuardedAppRunner
@@ -67,6 +68,8 @@ async def serve_http(settings: Settings, *, worker: int = 0, reuse_port: bool = 
         site = web.TCPSite(runner, settings.host, settings.http_port, reuse_port=reuse_port or None)
         await site.start()
         announce(f"gateway HTTP server on http://{settings.host}:{settings.http_port} (worker {worker})")
+        if worker == 0 and (warning := open_to_network(settings, [settings.host])):
+            log.warning(warning)
         await stop.wait()
         await drain_app(app, settings.drain_seconds)
     finally:

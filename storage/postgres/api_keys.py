@@ -1,0 +1,58 @@
+"""API keys in PostgreSQL: `storage.api_keys.SQLiteKeyStore`'s methods, shared by every replica."""
+
+from __future__ import annotations
+
+from storage.api_keys import KeyRecord, key_object
+from storage.base import JSON, Page
+from storage.postgres.db import Database
+
+_COLUMNS = "id, project, name, prefix, created_at, expires_at, revoked_at, last_used_at"
+
+
+class PostgresKeyStore:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def create(self, row: JSON) -> JSON:
+        found = await self._db.pool.fetchrow(
+            "INSERT INTO api_keys (id, project, name, prefix, hash, created_at, expires_at) "
+            f"VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {_COLUMNS}",
+            row["id"],
+            row["project"],
+            row["name"],
+            row["prefix"],
+            row["hash"],
+            row["created_at"],
+            row["expires_at"],
+        )
+        return key_object(tuple(found))
+
+    async def get(self, key_id: str) -> JSON | None:
+        found = await self._db.pool.fetchrow(f"SELECT {_COLUMNS} FROM api_keys WHERE id = $1", key_id)
+        return None if found is None else key_object(tuple(found))
+
+    async def list(self, project: str | None, *, limit: int, after: str | None) -> Page:
+        rows = await self._db.pool.fetch(
+            f"SELECT {_COLUMNS} FROM api_keys WHERE ($1::text IS NULL OR project = $1) "
+            "AND ($2::text IS NULL OR (created_at, id) > (SELECT created_at, id FROM api_keys WHERE id = $2)) "
+            "ORDER BY created_at, id LIMIT $3",
+            project,
+            after,
+            limit + 1,
+        )
+        return Page(data=[key_object(tuple(r)) for r in rows[:limit]], has_more=len(rows) > limit)
+
+    async def revoke(self, key_id: str, now: int) -> JSON | None:
+        await self._db.pool.execute(
+            "UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL", key_id, now
+        )
+        return await self.get(key_id)
+
+    async def lookup(self, digest: str) -> KeyRecord | None:
+        found = await self._db.pool.fetchrow(
+            "SELECT id, project, expires_at, revoked_at FROM api_keys WHERE hash = $1", digest
+        )
+        return None if found is None else KeyRecord(found[0], found[1], found[2], found[3])
+
+    async def mark_used(self, key_id: str, now: int) -> None:
+        await self._db.pool.execute("UPDATE api_keys SET last_used_at = $2 WHERE id = $1", key_id, now)
