@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
@@ -33,6 +34,7 @@ from extproc.pb.envoy.extensions.filters.http.ext_proc.v3 import processing_mode
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as ep_grpc
 from extproc.pb.envoy.type.v3 import http_status_pb2
+from gateway.auth import limits
 from gateway.auth.authenticator import Authenticator
 from gateway.backends.base import map_backend_error
 from gateway.backends.chat_translate import (
@@ -50,7 +52,7 @@ from gateway.engine.runner import ResponseRun, interrupted
 from gateway.engine.service import ResponsesService
 from gateway.engine.sse import sse_frame
 from gateway.engine.turn import TurnAssembler
-from gateway.errors import APIError, BackendError, BackendTimeout, InvalidRequest, ServerError
+from gateway.errors import APIError, BackendError, BackendTimeout, InvalidRequest, RateLimited, ServerError
 from gateway.jsonutil import (
     DECODERS,
     JSONDecodeError,
@@ -106,7 +108,11 @@ def backend_timed_out(timeout: float) -> BackendTimeout:
 
 
 def error_reply(err: APIError) -> ep.ProcessingResponse:
-    return immediate(err.status, dumps(err.body()))
+    reply = immediate(err.status, dumps(err.body()))
+    if isinstance(err, RateLimited):
+        wait = str(max(1, math.ceil(err.retry_after)))
+        reply.immediate_response.headers.set_headers.append(_set("retry-after", wait))
+    return reply
 
 
 def _body_reply(kind: str, body: bytes | None, mutation: ep.HeaderMutation | None = None) -> ep.ProcessingResponse:
@@ -283,6 +289,7 @@ class _Exchange:
                         _header(msg.request_headers, auth.header) or None,
                         peer_trusted=True,
                     )
+                    limits.LIMITS.admit(self.project)
                 except APIError as refused:
                     return error_reply(refused), True
                 if msg.request_headers.end_of_stream:

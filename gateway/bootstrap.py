@@ -8,6 +8,7 @@ concrete store class; everything else sees the store protocols of `storage.base`
 from __future__ import annotations
 
 from gateway import redact
+from gateway.auth import limits
 from gateway.auth.authenticator import Authenticator
 from gateway.auth.keys import KeyStore
 from gateway.backends.chat_completions import ChatCompletionsBackend
@@ -56,5 +57,6 @@ def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
 
 def build_auth(settings: Settings, store: StateStore) -> tuple[Authenticator, KeyStore]:
     """The authenticator both doors share and the key store it reads (the state store's database)."""
+    limits.configure(settings.project_limits)
     keys = families.key_store(store)  # type: ignore[arg-type]
     return Authenticator(settings, keys), keys

@@ -30,9 +30,9 @@ class Corpus:
 
 
 @pytest.fixture(scope="session")
-def corpus(http_gateway: Gateway) -> Iterator[Corpus]:
+def corpus(http_gateway: Gateway, session_key: str) -> Iterator[Corpus]:
     """One store with a document of every format plus an unsupported one, ingested once per session."""
-    client = OpenAI(base_url=http_gateway.url, api_key="k", max_retries=0)
+    client = OpenAI(base_url=http_gateway.url, api_key=session_key, max_retries=0)
     ids = {
         name: client.files.create(file=(name, io.BytesIO(data)), purpose="assistants").id
         for name, (data, _word) in DOCUMENTS.items()

@@ -139,11 +139,18 @@ REFERENCES: list[tuple[str, dict[str, Any]]] = [
     ("response", {"model": "scripted-model", "input": "hi", "previous_response_id": "{id}"}),
     ("conversation", {"model": "scripted-model", "input": "hi", "conversation": "{id}"}),
     ("item", {"model": "scripted-model", "input": [{"type": "item_reference", "id": "{id}"}]}),
-    ("vector_store", {"model": "scripted-model", "input": "hi", "tools": [{"type": "file_search", "vector_store_ids": ["{id}"]}]}),
+    (
+        "vector_store",
+        {"model": "scripted-model", "input": "hi", "tools": [{"type": "file_search", "vector_store_ids": ["{id}"]}]},
+    ),
     ("prompt", {"model": "scripted-model", "input": "hi", "prompt": {"id": "{id}"}}),
     (
         "connector",
-        {"model": "scripted-model", "input": "hi", "tools": [{"type": "mcp", "server_label": "x", "connector_id": "{id}"}]},
+        {
+            "model": "scripted-model",
+            "input": "hi",
+            "tools": [{"type": "mcp", "server_label": "x", "connector_id": "{id}"}],
+        },
     ),
 ]
 
@@ -194,7 +201,11 @@ def test_the_owning_project_keeps_working(door: str, keys: dict[str, str], objec
         assert r.status_code == 200, (template, r.text)
     r = a("POST", f"/vector_stores/{objects['vector_store']}/search", json={"query": "zebras"})
     assert r.status_code == 200 and "zebras" in r.text
-    r = a("POST", "/responses", json={"model": "scripted-model", "input": "more", "previous_response_id": objects["response"]})
+    r = a(
+        "POST",
+        "/responses",
+        json={"model": "scripted-model", "input": "more", "previous_response_id": objects["response"]},
+    )
     assert r.status_code == 200, r.text
 
 

@@ -214,7 +214,7 @@ def _stream_and(url: str, body: dict[str, object], action: Callable[[str], objec
     """Stream to the first text delta, run `action(response_id)`, then read the rest: the event types
     after the action and how long the rest took."""
     rid = ""
-    with httpx.stream("POST", url + "/responses", json=body, timeout=30) as resp:
+    with httpx.stream("POST", url + "/responses", json=body, headers=AUTH, timeout=30) as resp:
         lines = resp.iter_lines()
         for line in lines:
             if line.startswith("data:") and '"response.created"' in line:
@@ -249,11 +249,11 @@ def test_delete_while_streaming(backend: Backend, tmp_path: Path, marker: str) -
 
 
 def test_delete_while_streaming_through_envoy(
-    backend: Backend, envoy: EnvoyStack, http_gateway: Any, marker: str
+    backend: Backend, envoy: EnvoyStack, http_gateway: Any, marker: str, session_key: str
 ) -> None:
     """The ExtProc's run is refused its final write: the stream ends failed, the response stays deleted."""
     backend.script(marker, {"content": " ".join(f"w{i}" for i in range(20)), "chunk_delay": 0.05})
-    c = OpenAI(base_url=http_gateway.url, api_key="x", max_retries=0)
+    c = OpenAI(base_url=http_gateway.url, api_key=session_key, max_retries=0)
     body = {"model": MODEL, "input": f"edel {marker}", "stream": True}
     rid, rest, _ = _stream_and(envoy.url, body, c.responses.delete)
     assert "response.completed" not in rest and rest[-1] == "response.failed", rest

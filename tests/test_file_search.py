@@ -21,8 +21,8 @@ BIRDS = b"Penguins cannot fly but they swim very fast."
 
 
 @pytest.fixture(scope="session")
-def library(http_gateway: Gateway) -> Iterator[dict[str, str]]:
-    client = OpenAI(base_url=http_gateway.url, api_key="k", max_retries=0)
+def library(http_gateway: Gateway, session_key: str) -> Iterator[dict[str, str]]:
+    client = OpenAI(base_url=http_gateway.url, api_key=session_key, max_retries=0)
     fruit = client.files.create(file=("fruit.txt", io.BytesIO(FRUIT)), purpose="assistants").id
     birds = client.files.create(file=("birds.md", io.BytesIO(BIRDS)), purpose="assistants").id
     store = client.vector_stores.create(name="library", file_ids=[fruit, birds])

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from gateway import metrics
+from gateway.auth import limits
 from gateway.backends.base import TurnRequest
 from gateway.engine.citations import CitationSources
 from gateway.engine.client_tools import ClientTools
@@ -27,6 +28,7 @@ from gateway.engine.turn import TurnAssembler
 from gateway.errors import APIError, BackendError, InvalidRequest, ServerError
 from gateway.tools.registry import ServerTool
 from storage.base import LeaseLost, ResponseGone
+from storage.scope import current_project
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +136,9 @@ class ResponseRun:
         u["out"] += int(usage.get("completion_tokens") or 0)
         u["cached"] += int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
         u["reasoning"] += int((usage.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0)
+        limits.charge_current(  # the project's tokens-per-minute budget
+            int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0), current_project()
+        )
 
     def usage_object(self) -> dict[str, Any]:
         u = self._usage

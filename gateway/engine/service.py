@@ -242,7 +242,7 @@ class ResponsesService:
     async def cancel(self, response_id: str) -> dict[str, Any]:
         found = await self.retrieve(response_id)  # first: the caller's project must see it
         entry = self.running.get(response_id)
-        if entry is not None:
+        if entry is not None and found.get("status") not in TERMINAL:  # (a finished run may linger a moment)
             run, task, _feed = entry
             if not run.p.req.background:
                 raise InvalidRequest(

@@ -13,11 +13,13 @@ from typing import Any
 
 from aiohttp import web
 
+from gateway.auth import limits
 from gateway.auth.authenticator import NO_KEY, Authenticator
 from gateway.errors import NotFound, Unauthorized
 from storage.scope import project_scope
 
 ADMIN_PREFIX = "/v1/organization/"
+CHAT_PATHS = frozenset({"/v1/chat/completions", "/v1/completions"})  # the passthrough a project may be denied
 
 
 def _needs_project(path: str) -> bool:
@@ -51,5 +53,8 @@ async def auth_middleware(request: web.Request, handler: Any) -> web.StreamRespo
         peer_trusted=auth.enabled and auth.trusted_peer(request.remote),
     )
     request["project"] = project
+    limits.LIMITS.admit(project)
+    if path in CHAT_PATHS:
+        limits.LIMITS.check_chat(project)
     with project_scope(project):
         return await handler(request)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from typing import Any
 
 from aiohttp import web
@@ -11,7 +12,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.web_protocol import RequestPayloadError
 
 from gateway.engine.sse import sse_frame
-from gateway.errors import APIError, InvalidRequest, PayloadTooLarge, RequestTimeout, ServerError
+from gateway.errors import APIError, InvalidRequest, PayloadTooLarge, RateLimited, RequestTimeout, ServerError
 from gateway.jsonutil import dumps, parse_request_body
 
 log = logging.getLogger(__name__)
@@ -24,7 +25,10 @@ def json_response(body: Any, status: int = 200) -> web.Response:
 
 
 def error_response(err: APIError) -> web.Response:
-    return json_response(err.body(), status=err.status)
+    resp = json_response(err.body(), status=err.status)
+    if isinstance(err, RateLimited):
+        resp.headers["retry-after"] = str(max(1, math.ceil(err.retry_after)))
+    return resp
 
 
 async def read_json(request: web.Request, *, optional: bool = False) -> Any:
