@@ -11,7 +11,8 @@ import time
 import orjson
 
 from storage.base import JSON, Order, Page
-from storage.postgres.db import Database
+from storage.postgres.db import Database, hidden
+from storage.scope import current_project, owning_project
 
 
 class PostgresConnectorStore:
@@ -20,23 +21,30 @@ class PostgresConnectorStore:
 
     async def create(self, connector: JSON, secrets: JSON) -> None:
         await self._db.pool.execute(
-            "INSERT INTO connectors (id, created_at, data, secrets) VALUES ($1, $2, $3, $4)",
+            "INSERT INTO connectors (id, created_at, data, secrets, project) VALUES ($1, $2, $3, $4, $5)",
             connector["id"],
             int(connector.get("created_at") or time.time()),
             orjson.dumps(connector),
             orjson.dumps(secrets),
+            owning_project(),
         )
 
     async def get(self, connector_id: str) -> JSON | None:
+        if await hidden(self._db, "connectors", connector_id):
+            return None
         data = await self._db.pool.fetchval("SELECT data FROM connectors WHERE id = $1", connector_id)
         return None if data is None else orjson.loads(data)
 
     async def secrets(self, connector_id: str) -> tuple[JSON, JSON] | None:
         """The public object and its credentials, for connecting; None when there is no such connector."""
+        if await hidden(self._db, "connectors", connector_id):
+            return None
         row = await self._db.pool.fetchrow("SELECT data, secrets FROM connectors WHERE id = $1", connector_id)
         return None if row is None else (orjson.loads(row[0]), orjson.loads(row[1]))
 
     async def delete(self, connector_id: str) -> bool:
+        if await hidden(self._db, "connectors", connector_id):
+            return False
         return (
             await self._db.pool.fetchval("DELETE FROM connectors WHERE id = $1 RETURNING 1", connector_id) is not None
         )
@@ -47,10 +55,11 @@ class PostgresConnectorStore:
         at = "(SELECT seq FROM connectors WHERE id = "
         rows = await self._db.pool.fetch(
             f"SELECT data FROM connectors WHERE ($2::text IS NULL OR seq {cmp} {at}$2)) "
-            f"AND ($3::text IS NULL OR seq {rev} {at}$3)) "
+            f"AND ($3::text IS NULL OR seq {rev} {at}$3)) AND ($4::text IS NULL OR project = $4) "
             f"ORDER BY seq {'ASC' if order == 'asc' else 'DESC'} LIMIT $1",
             limit + 1,
             after,
             before,
+            current_project(),
         )
         return Page(data=[orjson.loads(r[0]) for r in rows[:limit]], has_more=len(rows) > limit)

@@ -23,6 +23,7 @@ from typing import Any
 import asyncpg
 
 from storage.schema import migrations, statements
+from storage.scope import current_project
 
 log = logging.getLogger("storage.postgres")
 
@@ -183,3 +184,12 @@ class Database:
                 futs.discard(fut)
                 if not futs:
                     self._waiters.pop((channel, key), None)
+
+
+async def hidden(db: Database, table: str, key: str) -> bool:
+    """Whether row `key` of `table` is missing for the caller's project (`storage.scope`); no
+    project set (system work) sees every row, at no cost."""
+    project = current_project()
+    if project is None:
+        return False
+    return await db.pool.fetchval(f"SELECT 1 FROM {table} WHERE id = $1 AND project = $2", key, project) is None

@@ -18,6 +18,7 @@ from storage.base import JSON, Page
 from storage.blobs import BlobTooLarge
 from storage.files import file_object
 from storage.postgres.db import Database
+from storage.scope import current_project, owning_project
 
 _COLUMNS = "id, created_at, expires_at, purpose, filename, bytes, content_type, blob"
 PART_BYTES = 1 << 20
@@ -33,7 +34,7 @@ class PostgresFileStore:
 
     async def insert(self, row: JSON) -> JSON:
         await self._db.pool.execute(
-            f"INSERT INTO files ({_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            f"INSERT INTO files ({_COLUMNS}, project) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             row["id"],
             int(row["created_at"]),
             None if row["expires_at"] is None else int(row["expires_at"]),
@@ -42,15 +43,18 @@ class PostgresFileStore:
             int(row["bytes"]),
             row.get("content_type"),
             row["blob"],
+            owning_project(),
         )
         return row
 
     async def get(self, file_id: str) -> JSON | None:
         """The row as a dict (with `blob` and `content_type`), None when missing or expired."""
         r = await self._db.pool.fetchrow(
-            f"SELECT {_COLUMNS} FROM files WHERE id = $1 AND (expires_at IS NULL OR expires_at > $2)",
+            f"SELECT {_COLUMNS} FROM files WHERE id = $1 AND (expires_at IS NULL OR expires_at > $2) "
+            "AND ($3::text IS NULL OR project = $3)",
             file_id,
             int(time.time()),
+            current_project(),
         )
         return None if r is None else _row(r)
 
@@ -58,9 +62,11 @@ class PostgresFileStore:
         if not file_ids:
             return {}
         rows = await self._db.pool.fetch(
-            f"SELECT {_COLUMNS} FROM files WHERE id = ANY($1::text[]) AND (expires_at IS NULL OR expires_at > $2)",
+            f"SELECT {_COLUMNS} FROM files WHERE id = ANY($1::text[]) AND (expires_at IS NULL OR expires_at > $2) "
+            "AND ($3::text IS NULL OR project = $3)",
             file_ids,
             int(time.time()),
+            current_project(),
         )
         return {r[0]: _row(r) for r in rows}
 
@@ -69,17 +75,23 @@ class PostgresFileStore:
         rows = await self._db.pool.fetch(
             f"SELECT {_COLUMNS} FROM files WHERE (expires_at IS NULL OR expires_at > $1) "
             f"AND ($2::text IS NULL OR seq {cmp} (SELECT seq FROM files WHERE id = $2)) "
-            f"AND ($3::text IS NULL OR purpose = $3) ORDER BY seq {'ASC' if order == 'asc' else 'DESC'} LIMIT $4",
+            f"AND ($3::text IS NULL OR purpose = $3) AND ($5::text IS NULL OR project = $5) "
+            f"ORDER BY seq {'ASC' if order == 'asc' else 'DESC'} LIMIT $4",
             int(time.time()),
             after,
             purpose,
             limit + 1,
+            current_project(),
         )
         return Page(data=[file_object(r) for r in rows[:limit]], has_more=len(rows) > limit)
 
     async def delete(self, file_id: str) -> str | None:
         """Delete the row; return its blob key (the caller removes the bytes), None if missing."""
-        blob = await self._db.pool.fetchval("DELETE FROM files WHERE id = $1 RETURNING blob", file_id)
+        blob = await self._db.pool.fetchval(
+            "DELETE FROM files WHERE id = $1 AND ($2::text IS NULL OR project = $2) RETURNING blob",
+            file_id,
+            current_project(),
+        )
         return None if blob is None else str(blob)
 
     async def expired(self, now: int, limit: int = 100) -> list[str]:

@@ -13,8 +13,9 @@ from typing import Any, Literal
 import orjson
 
 from storage.base import JSON, Order
-from storage.postgres.db import Database
+from storage.postgres.db import Database, hidden
 from storage.prompts import PromptRecord
+from storage.scope import current_project, owning_project
 
 _SELECT = (
     "SELECT p.id, v.version, p.default_version, p.latest_version, p.created_at, v.created_at, v.data "
@@ -34,9 +35,11 @@ class PostgresPromptStore:
         now = time.time()
         async with self._db.pool.acquire() as c, c.transaction():
             await c.execute(
-                "INSERT INTO prompts (id, created_at, default_version, latest_version) VALUES ($1, $2, 1, 1)",
+                "INSERT INTO prompts (id, created_at, default_version, latest_version, project) "
+                "VALUES ($1, $2, 1, 1, $3)",
                 prompt_id,
                 now,
+                owning_project(),
             )
             await c.execute(
                 "INSERT INTO prompt_versions (prompt_id, version, created_at, data) VALUES ($1, 1, $2, $3)",
@@ -50,6 +53,8 @@ class PostgresPromptStore:
         self, prompt_id: str, derive: Callable[[JSON], JSON], *, make_default: bool
     ) -> PromptRecord | None:
         """Append a version whose data is `derive(latest version's data)`; None if no such prompt."""
+        if await hidden(self._db, "prompts", prompt_id):
+            return None
         async with self._db.pool.acquire() as c, c.transaction():
             # Lock the prompt's row first, then read its latest version: a join locked FOR UPDATE
             # would be re-checked against the old version row after the wait and find nothing.
@@ -81,6 +86,8 @@ class PostgresPromptStore:
         return PromptRecord(prompt_id, version, default, version, row[2], now, data)
 
     async def get(self, prompt_id: str, version: int | None = None) -> PromptRecord | None:
+        if await hidden(self._db, "prompts", prompt_id):
+            return None
         if version is None:
             row = await self._db.pool.fetchrow(
                 f"{_SELECT} AND v.version = p.default_version WHERE p.id = $1", prompt_id
@@ -90,18 +97,21 @@ class PostgresPromptStore:
         return None if row is None else _record(row)
 
     async def exists(self, prompt_id: str) -> bool:
+        if await hidden(self._db, "prompts", prompt_id):
+            return False
         return await self._db.pool.fetchval("SELECT 1 FROM prompts WHERE id = $1", prompt_id) is not None
 
     async def list_prompts(self, *, limit: int, order: Order, after: str | None) -> tuple[list[PromptRecord], bool]:
         """Prompts at their default version, by creation time; `after` is a prompt id cursor."""
         op, direction = (">", "ASC") if order == "asc" else ("<", "DESC")
         async with self._db.pool.acquire() as c:
-            where, args = "", []
+            where, args = " WHERE ($2::text IS NULL OR p.project = $2)", [current_project()]
             if after is not None:
                 cursor = await c.fetchrow("SELECT created_at, id FROM prompts WHERE id = $1", after)
                 if cursor is None:
                     return [], False
-                where, args = f" WHERE (p.created_at, p.id) {op} ($2, $3)", [cursor[0], cursor[1]]
+                where += f" AND (p.created_at, p.id) {op} ($3, $4)"
+                args += [cursor[0], cursor[1]]
             rows = await c.fetch(
                 f"{_SELECT} AND v.version = p.default_version{where} "
                 f"ORDER BY p.created_at {direction}, p.id {direction} LIMIT $1",
@@ -114,6 +124,8 @@ class PostgresPromptStore:
         self, prompt_id: str, *, limit: int, order: Order, after: int | None
     ) -> tuple[list[PromptRecord], bool] | None:
         """A prompt's versions; None if there is no such prompt."""
+        if await hidden(self._db, "prompts", prompt_id):
+            return None
         op, direction = (">", "ASC") if order == "asc" else ("<", "DESC")
         async with self._db.pool.acquire() as c:
             if await c.fetchval("SELECT 1 FROM prompts WHERE id = $1", prompt_id) is None:
@@ -129,6 +141,8 @@ class PostgresPromptStore:
         return [_record(r) for r in rows[:limit]], len(rows) > limit
 
     async def set_default(self, prompt_id: str, version: int) -> PromptRecord | Literal["no_prompt", "no_version"]:
+        if await hidden(self._db, "prompts", prompt_id):
+            return "no_prompt"
         async with self._db.pool.acquire() as c, c.transaction():
             if await c.fetchval("SELECT 1 FROM prompts WHERE id = $1 FOR UPDATE", prompt_id) is None:
                 return "no_prompt"
@@ -141,6 +155,8 @@ class PostgresPromptStore:
         return record
 
     async def delete(self, prompt_id: str) -> bool:
+        if await hidden(self._db, "prompts", prompt_id):
+            return False
         async with self._db.pool.acquire() as c, c.transaction():
             await c.execute("DELETE FROM prompt_versions WHERE prompt_id = $1", prompt_id)
             return await c.fetchval("DELETE FROM prompts WHERE id = $1 RETURNING 1", prompt_id) is not None

@@ -15,6 +15,7 @@ import orjson
 
 from storage.base import JSON, LeaseLost, Order, Page, ResponseGone
 from storage.postgres.db import CANCEL_CHANNEL, RESPONSE_CHANNEL, Database
+from storage.scope import current_project, owning_project
 
 LEASE_EXPIRED = {  # the SQLite store's reason, word for word
     "code": "server_error",
@@ -35,17 +36,17 @@ _WRITE_RESPONSE = (
     """
 WITH r AS (
   INSERT INTO responses AS x (id, created_at, updated_at, status, previous_response_id, conversation_id, owner,
-    lease_until, data)
+    lease_until, data, project)
   SELECT $1, $2, $3, $4, $5, $6, $7,
-    CASE WHEN $7::text IS NULL THEN NULL ELSE extract(epoch FROM clock_timestamp()) + $19 END, $8
+    CASE WHEN $7::text IS NULL THEN NULL ELSE extract(epoch FROM clock_timestamp()) + $19 END, $8, $21
   WHERE NOT ($20::bool AND NOT EXISTS (SELECT 1 FROM responses WHERE id = $1))
   ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, status = excluded.status,
     owner = excluded.owner, lease_until = excluded.lease_until, data = excluded.data
   WHERE $18::text IS NULL OR x.owner = $18::text
   RETURNING 1
 ), i AS (
-  INSERT INTO items (id, type, created_at, data)
-  SELECT t.id, t.type, $3, t.data FROM unnest($9::text[], $10::text[], $11::bytea[]) AS t(id, type, data)
+  INSERT INTO items (id, type, created_at, data, project)
+  SELECT t.id, t.type, $3, t.data, $21 FROM unnest($9::text[], $10::text[], $11::bytea[]) AS t(id, type, data)
   WHERE EXISTS (SELECT 1 FROM r)
   ON CONFLICT (id) DO NOTHING
 ), l AS (
@@ -169,6 +170,7 @@ class PostgresStore:
             owner,
             self.lease_seconds,
             owner is not None and inputs is None,
+            owning_project(),
         )
         async with self.db.pool.acquire() as c:
             if not appended:
@@ -189,7 +191,17 @@ class PostgresStore:
             return ResponseGone(f"response {rid} was deleted")
         return LeaseLost(f"response {rid} is no longer owned by this process")
 
+    async def _hidden(self, table: str, key: str) -> bool:
+        """Whether row `key` of `table` is outside the caller's project (or missing); False for system work."""
+        project = current_project()
+        if project is None:
+            return False
+        sql = f"SELECT 1 FROM {table} WHERE id = $1 AND project = $2"
+        return await self.db.pool.fetchval(sql, key, project) is None
+
     async def get_response(self, response_id: str) -> JSON | None:
+        if await self._hidden("responses", response_id):
+            return None
         rows = await self.db.pool.fetch(
             "SELECT r.data, i.data FROM responses r "
             "LEFT JOIN response_items x ON x.response_id = r.id AND x.role = 1 "
@@ -203,10 +215,14 @@ class PostgresStore:
         return resp
 
     async def get_response_events(self, response_id: str) -> list[JSON] | None:
+        if await self._hidden("responses", response_id):
+            return None
         data = await self.db.pool.fetchval("SELECT data FROM response_events WHERE response_id = $1", response_id)
         return None if data is None else list(_loads(data))
 
     async def delete_response(self, response_id: str) -> bool:
+        if await self._hidden("responses", response_id):
+            return False
         async with self.db.pool.acquire() as c, c.transaction():
             if await c.fetchval("DELETE FROM responses WHERE id = $1 RETURNING 1", response_id) is None:
                 return False
@@ -240,6 +256,8 @@ class PostgresStore:
     async def list_input_items(
         self, response_id: str, *, limit: int, order: Order, after: str | None, before: str | None
     ) -> Page:
+        if await self._hidden("responses", response_id):
+            return Page()
         return await self._linked_page(
             "response_items", "response_id = $1 AND role = 0", response_id, limit, order, after, before
         )
@@ -251,6 +269,8 @@ class PostgresStore:
         return Page(data=[_loads(r[0]) for r in rows[:limit]], has_more=len(rows) > limit)
 
     async def response_history(self, response_id: str) -> list[JSON] | None:
+        if await self._hidden("responses", response_id):
+            return None
         async with self.db.pool.acquire() as c:
             if await c.fetchval("SELECT 1 FROM responses WHERE id = $1", response_id) is None:
                 return None
@@ -268,7 +288,11 @@ class PostgresStore:
     async def get_items(self, item_ids: list[str]) -> dict[str, JSON]:
         if not item_ids:
             return {}
-        rows = await self.db.pool.fetch("SELECT id, data FROM items WHERE id = ANY($1::text[])", item_ids)
+        rows = await self.db.pool.fetch(
+            "SELECT id, data FROM items WHERE id = ANY($1::text[]) AND ($2::text IS NULL OR project = $2)",
+            item_ids,
+            current_project(),
+        )
         return {r[0]: _loads(r[1]) for r in rows}
 
     # -- leases of in-progress responses ----------------------------------------------------------
@@ -324,11 +348,12 @@ class PostgresStore:
         cid = conversation["id"]
         async with self.db.pool.acquire() as c, c.transaction():
             await c.execute(
-                "INSERT INTO conversations (id, created_at, updated_at, metadata) VALUES ($1, $2, $3, $4)",
+                "INSERT INTO conversations (id, created_at, updated_at, metadata, project) VALUES ($1, $2, $3, $4, $5)",
                 cid,
                 int(conversation["created_at"]),
                 now,
                 orjson.dumps(conversation.get("metadata") or {}),
+                owning_project(),
             )
             await _append(c, cid, items, now)
 
@@ -337,12 +362,16 @@ class PostgresStore:
         return {"id": row[0], "object": "conversation", "created_at": row[1], "metadata": _loads(row[2])}
 
     async def get_conversation(self, conversation_id: str) -> JSON | None:
+        if await self._hidden("conversations", conversation_id):
+            return None
         row = await self.db.pool.fetchrow(
             "SELECT id, created_at, metadata FROM conversations WHERE id = $1", conversation_id
         )
         return None if row is None else self._conversation(row)
 
     async def update_conversation(self, conversation_id: str, metadata: dict[str, str]) -> JSON | None:
+        if await self._hidden("conversations", conversation_id):
+            return None
         row = await self.db.pool.fetchrow(
             "UPDATE conversations SET metadata = $1, updated_at = $2 WHERE id = $3 RETURNING id, created_at, metadata",
             orjson.dumps(metadata),
@@ -352,6 +381,8 @@ class PostgresStore:
         return None if row is None else self._conversation(row)
 
     async def delete_conversation(self, conversation_id: str) -> bool:
+        if await self._hidden("conversations", conversation_id):
+            return False
         async with self.db.pool.acquire() as c, c.transaction():
             if await c.fetchval("DELETE FROM conversations WHERE id = $1 RETURNING 1", conversation_id) is None:
                 return False
@@ -362,6 +393,8 @@ class PostgresStore:
             return True
 
     async def add_conversation_items(self, conversation_id: str, items: list[JSON]) -> bool:
+        if await self._hidden("conversations", conversation_id):
+            return False
         now = time.time()
         async with self.db.pool.acquire() as c, c.transaction():
             if (
@@ -377,11 +410,15 @@ class PostgresStore:
     async def list_conversation_items(
         self, conversation_id: str, *, limit: int, order: Order, after: str | None, before: str | None
     ) -> Page:
+        if await self._hidden("conversations", conversation_id):
+            return Page()
         return await self._linked_page(
             "conversation_items", "conversation_id = $1", conversation_id, limit, order, after, before
         )
 
     async def conversation_items(self, conversation_id: str) -> list[JSON]:
+        if await self._hidden("conversations", conversation_id):
+            return []
         rows = await self.db.pool.fetch(
             "SELECT i.data FROM conversation_items x JOIN items i ON i.id = x.item_id "
             "WHERE x.conversation_id = $1 ORDER BY x.position",
@@ -390,6 +427,8 @@ class PostgresStore:
         return [_loads(r[0]) for r in rows]
 
     async def get_conversation_item(self, conversation_id: str, item_id: str) -> JSON | None:
+        if await self._hidden("conversations", conversation_id):
+            return None
         data = await self.db.pool.fetchval(
             "SELECT i.data FROM conversation_items x JOIN items i ON i.id = x.item_id "
             "WHERE x.conversation_id = $1 AND x.item_id = $2",
@@ -399,6 +438,8 @@ class PostgresStore:
         return None if data is None else _loads(data)
 
     async def delete_conversation_item(self, conversation_id: str, item_id: str) -> bool:
+        if await self._hidden("conversations", conversation_id):
+            return False
         done = await self.db.pool.fetchval(
             "WITH d AS (DELETE FROM conversation_items WHERE conversation_id = $1 AND item_id = $2 RETURNING 1) "
             "SELECT count(*) FROM d",
@@ -416,13 +457,14 @@ async def _append(c: Any, conversation_id: str, items: list[JSON], now: float) -
     if not items:
         return
     await c.execute(
-        "INSERT INTO items (id, type, created_at, data) "
-        "SELECT t.id, t.type, $1, t.data FROM unnest($2::text[], $3::text[], $4::bytea[]) AS t(id, type, data) "
+        "INSERT INTO items (id, type, created_at, data, project) "
+        "SELECT t.id, t.type, $1, t.data, $5 FROM unnest($2::text[], $3::text[], $4::bytea[]) AS t(id, type, data) "
         "ON CONFLICT (id) DO NOTHING",
         now,
         [i["id"] for i in items],
         [i.get("type", "") for i in items],
         [orjson.dumps(i) for i in items],
+        owning_project(),
     )
     await c.execute(
         "INSERT INTO conversation_items (conversation_id, position, item_id) "

@@ -1,0 +1,126 @@
+"""Project scoping at the store boundary (#16): one suite for SQLite and PostgreSQL.
+
+What a project writes, another project's scope cannot read, change, list or delete; system work
+(no project set) sees everything; a key lookup works across projects (it decides the project).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from storage import families
+from storage.postgres import PostgresStore
+from storage.postgres.hybrid import PostgresStateStore
+from storage.scope import project_scope
+from storage.sqlite import SQLiteStore
+from storage.vector_stores import VectorStoreStore
+from tests.pg import truncate
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def state(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
+    s: SQLiteStore
+    if request.param == "postgres":
+        url = request.getfixturevalue("postgres_url")
+        s = PostgresStateStore(PostgresStore(url, pool_size=4), tmp_path / "local.db")
+        await s.open()
+        await truncate(url)
+    else:
+        s = SQLiteStore(tmp_path / "state.db")
+        await s.open()
+    yield s
+    await s.close()
+
+
+def _msg(i: str) -> dict[str, Any]:
+    return {"id": i, "type": "message", "role": "user", "content": [{"type": "input_text", "text": i}]}
+
+
+def _resp(i: str, conv: str | None = None) -> dict[str, Any]:
+    conversation = {"id": conv} if conv else None
+    return {
+        "id": i,
+        "object": "response",
+        "created_at": 1,
+        "status": "completed",
+        "output": [],
+        "conversation": conversation,
+    }
+
+
+async def test_responses_items_and_conversations(state: Any) -> None:
+    with project_scope("alpha"):
+        await state.create_conversation({"id": "conv_a", "created_at": 1, "metadata": {}}, [_msg("msg_c")])
+        await state.write_response(
+            _resp("resp_a", "conv_a"), inputs=[_msg("msg_a")], outputs=[], conversation_append=[_msg("msg_x")]
+        )
+    with project_scope("beta"):
+        assert await state.get_response("resp_a") is None
+        assert await state.response_history("resp_a") is None
+        assert (await state.list_input_items("resp_a", limit=10, order="asc", after=None, before=None)).data == []
+        assert await state.get_items(["msg_a", "msg_c"]) == {}
+        assert await state.get_conversation("conv_a") is None
+        assert await state.update_conversation("conv_a", {"k": "v"}) is None
+        assert not await state.add_conversation_items("conv_a", [_msg("msg_evil")])
+        assert await state.conversation_items("conv_a") == []
+        assert await state.get_conversation_item("conv_a", "msg_c") is None
+        assert not await state.delete_conversation_item("conv_a", "msg_c")
+        assert not await state.delete_conversation("conv_a")
+        assert not await state.delete_response("resp_a")
+    with project_scope("alpha"):
+        assert (await state.get_response("resp_a")) is not None
+        assert set(await state.get_items(["msg_a", "msg_c"])) == {"msg_a", "msg_c"}
+        assert [i["id"] for i in await state.conversation_items("conv_a")] == ["msg_c", "msg_x"]
+        assert await state.get_conversation("conv_a") is not None
+    assert await state.get_response("resp_a") is not None  # system work sees every project
+
+
+async def test_files_prompts_connectors_and_vector_stores(state: Any, tmp_path: Path) -> None:
+    files, _blobs = families.file_stores(state, tmp_path / "blobs")
+    prompts, connectors = families.prompt_store(state), families.connector_store(state)
+    stores = VectorStoreStore(state.writer, state.reader)
+    assert prompts is not None and connectors is not None
+    row = {"id": "file-a", "created_at": 1, "expires_at": None, "purpose": "assistants", "filename": "a.txt",
+           "bytes": 1, "content_type": "text/plain", "blob": "k"}  # fmt: skip
+    with project_scope("alpha"):
+        await files.insert(row)
+        await prompts.create("pmpt_a", {"instructions": "x"})
+        await connectors.create({"id": "conn_a", "created_at": 1}, {})
+        await stores.create_store("vs_a", embedder="e", dimension=3, data={"name": "a"})
+    with project_scope("beta"):
+        assert await files.get("file-a") is None and await files.get_many(["file-a"]) == {}
+        assert (await files.list_files(purpose=None, limit=10, order="asc", after=None)).data == []
+        assert await files.delete("file-a") is None
+        assert await prompts.get("pmpt_a") is None and not await prompts.exists("pmpt_a")
+        assert (await prompts.list_prompts(limit=10, order="asc", after=None))[0] == []
+        assert not await prompts.delete("pmpt_a")
+        assert await connectors.get("conn_a") is None and await connectors.secrets("conn_a") is None
+        assert (await connectors.list(limit=10, order="asc", after=None, before=None)).data == []
+        assert not await connectors.delete("conn_a")
+        assert await stores.get_store("vs_a") is None and await stores.existing(["vs_a"]) == set()
+        assert (await stores.list_stores(limit=10, order="asc", after=None, before=None)).data == []
+        assert not await stores.add_files("vs_a", [{"file_id": "file-b", "chunking_strategy": {}}])
+        assert not await stores.delete_store("vs_a")
+    with project_scope("alpha"):
+        assert await files.get("file-a") is not None
+        assert await prompts.get("pmpt_a") is not None
+        assert (await connectors.list(limit=10, order="asc", after=None, before=None)).data
+        assert await stores.get_store("vs_a") is not None
+
+
+async def test_keys_resolve_across_projects(state: Any) -> None:
+    keys = families.key_store(state)
+    with project_scope("alpha"):
+        await keys.create({"id": "key_1", "project": "beta", "name": "", "prefix": "sk-gw-abc", "hash": "h1",
+                           "created_at": 1, "expires_at": None})  # fmt: skip
+    found = await keys.lookup("h1")
+    assert found is not None and found.project == "beta" and found.revoked_at is None
+    await keys.revoke("key_1", 5)
+    found = await keys.lookup("h1")
+    assert found is not None and found.revoked_at == 5
+    assert [k["id"] for k in (await keys.list("beta", limit=10, after=None)).data] == ["key_1"]
+    assert (await keys.list("alpha", limit=10, after=None)).data == []
