@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.procs import ROOT, Backend, Gateway
+from tests.procs import AUTH, ROOT, Backend, Gateway
 from tests.stack import EnvoyStack
 
 CODEX = ROOT / "tests" / "clients" / "node_modules" / ".bin" / "codex"
@@ -31,7 +31,12 @@ def codex(base_url: str, prompt: str, tmp_path: Path) -> subprocess.CompletedPro
         'wire_api = "responses"\n'
         'env_key = "GATEWAY_TEST_KEY"\n'
     )
-    env = {**os.environ, "CODEX_HOME": str(home), "GATEWAY_TEST_KEY": "test", "NO_COLOR": "1"}
+    env = {
+        **os.environ,
+        "CODEX_HOME": str(home),
+        "GATEWAY_TEST_KEY": AUTH["Authorization"].removeprefix("Bearer "),
+        "NO_COLOR": "1",
+    }
     return subprocess.run(
         [str(CODEX), "exec", "--skip-git-repo-check", prompt],
         cwd=work,
