@@ -6,6 +6,7 @@ up           Envoy + ExtProc + HTTP server (+ a local model when no backend URL 
 local-model  the bundled SmolLM2 model on an OpenAI-compatible server
 healthcheck  exit 0 when the stack answers /health (or /ready) through Envoy (the image's HEALTHCHECK)
 keys         create, list and revoke API keys (`keys create --project P`)
+mcp          the knowledge-base MCP server on stdin/stdout (Claude Desktop, Codex), same database
 """
 
 from __future__ import annotations
@@ -83,6 +84,15 @@ def cmd_healthcheck(args: argparse.Namespace) -> int:
         return 1
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """The MCP server over stdio: logs on stderr (stdout carries the protocol)."""
+    settings = _settings(args)
+    logs.configure(settings)
+    from gateway.mcp_server.stdio import run_stdio
+
+    return run_stdio(settings)
+
+
 def cmd_local_model(args: argparse.Namespace) -> int:
     from gateway.local_model import serve_local_model
 
@@ -107,12 +117,16 @@ def main(argv: list[str] | None = None) -> int:
         ("up", cmd_up, "run Envoy, the ExtProc and the HTTP server together"),
         ("local-model", cmd_local_model, "serve the bundled small model"),
         ("healthcheck", cmd_healthcheck, "probe the running stack (exit 0 when healthy)"),
+        ("mcp", cmd_mcp, "serve the knowledge base to an MCP client over stdio"),
     ):
         p = sub.add_parser(name, help=helptext)
         p.set_defaults(fn=fn)
         if name == "healthcheck":
             p.add_argument("--ready", action="store_true", help="ask /ready (database, backend, not draining)")
             p.add_argument("--url", default=None)
+            continue
+        if name == "mcp":
+            p.add_argument("--data-dir", default=None)
             continue
         p.add_argument("--host", default=None)
         p.add_argument("--port", type=int, default=None)

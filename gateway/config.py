@@ -84,6 +84,21 @@ class Settings(BaseModel):
     # --- research (#13)
 
     # --- MCP server over the knowledge base (#14)
+    mcp_server: bool = Field(default=True, description="serve the knowledge base to MCP clients at /mcp")
+    mcp_server_vector_store_ids: str | None = Field(
+        default=None,
+        description="comma-separated vector stores the MCP server serves; unset → every store the caller may read",
+    )
+    mcp_server_read_only: bool = Field(default=False, description="offer only the reading tools (no memory writes)")
+    mcp_server_crawl: bool = Field(default=True, description="offer crawl_url and crawl_site (not when read-only)")
+    mcp_server_public_url: str | None = Field(
+        default=None,
+        description="base of the links to uploaded documents (…/v1/files/{id}/content); unset → http://host:envoy_port",
+    )
+    mcp_server_retention_sweep_seconds: float = Field(
+        default=300.0, gt=0, description="how often documents past their store's retention are deleted"
+    )
+    mcp_server_max_crawl_pages: int = Field(default=20, ge=1, le=500, description="pages one crawl_site may read")
 
     # --- operations: metrics, logs, drain, workers (#17)
     workers: int = Field(

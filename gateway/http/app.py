@@ -57,4 +57,8 @@ def create_app(settings: Settings) -> web.Application:
     app.on_startup.append(startup)
     app.on_cleanup.append(cleanup)
     vector_stores.install(app, deps)  # files + vector stores; ingestion starts after the store opens
+    if settings.mcp_server:  # the knowledge base to MCP clients at /mcp (#14)
+        from gateway.mcp_server.http import install as install_mcp_server
+
+        install_mcp_server(app, app["retrieval"])
     return app
