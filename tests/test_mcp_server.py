@@ -1,0 +1,325 @@
+"""The knowledge-base MCP server (#14) through the official `mcp` client, over every transport:
+streamable HTTP on the HTTP server and through Envoy, and stdio (`responses-gateway mcp` as a
+subprocess on the same database).
+
+Tools and their schemas, the search → fetch round trip in deep research's shapes, bad arguments as
+tool errors, memory and tag operations, `kb://` resources with pagination, retention, and the
+gateway's own `mcp` tool pointed at its own `/mcp`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import subprocess
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+from openai import OpenAI
+
+from tests.procs import (
+    ROOT,
+    SERVICES_HOST,
+    VENV_BIN,
+    Backend,
+    Gateway,
+    free_port,
+    gateway_env,
+    stop,
+    wait_http,
+)
+from tests.retrieval_helpers import retrieval_env, wait_ingested
+
+MODEL = "scripted-model"
+QUOKKA = b"The quokkazanzibar is a small marsupial that smiles on Rottnest island."
+GLACIER = b"# Glaciers\n\nA glaciermoraine forms where a glacier drops the rock it carried."
+
+
+@pytest.fixture(scope="module")
+def kb(http_gateway: Gateway) -> Iterator[dict[str, str]]:
+    client = OpenAI(base_url=http_gateway.url, api_key="k", max_retries=0)
+    quokka = client.files.create(file=("quokka.txt", io.BytesIO(QUOKKA)), purpose="assistants").id
+    glacier = client.files.create(file=("glacier.md", io.BytesIO(GLACIER)), purpose="assistants").id
+    store = client.vector_stores.create(name="mcp-kb", file_ids=[quokka, glacier])
+    memory = client.vector_stores.create(name="mcp-memory")
+    wait_ingested(client, store.id)
+    yield {"store": store.id, "memory": memory.id, "quokka": quokka, "glacier": glacier}
+    client.vector_stores.delete(store.id)
+    client.vector_stores.delete(memory.id)
+
+
+def stdio_params(env: dict[str, str], **extra: str) -> StdioServerParameters:
+    return StdioServerParameters(command=str(VENV_BIN / "responses-gateway"), args=["mcp"], env={**env, **extra})
+
+
+@asynccontextmanager
+async def connect(kind: str, request: pytest.FixtureRequest, **stdio_env: str) -> AsyncIterator[Client]:
+    gw: Gateway = request.getfixturevalue("http_gateway")
+    target: Any
+    if kind == "http":
+        target = gw.base + "/mcp"
+    elif kind == "envoy":
+        target = request.getfixturevalue("envoy").base + "/mcp"
+    else:
+        target = stdio_params(gw.env, **stdio_env)
+    async with Client(target, read_timeout_seconds=30) as client:
+        yield client
+
+
+def data(result: Any) -> Any:
+    assert not result.is_error, result.content[0].text
+    assert json.loads(result.content[0].text) == result.structured_content  # one JSON text block too
+    return result.structured_content
+
+
+async def wait_document(client: Client, store: str, doc: str, within: float = 20.0) -> dict[str, Any]:
+    deadline = time.monotonic() + within
+    while True:
+        got = data(await client.call_tool("get_document", {"vector_store_id": store, "document_id": doc}))
+        if got["status"] != "in_progress":
+            assert got["status"] == "completed", got
+            return dict(got)
+        assert time.monotonic() < deadline, f"{doc} still ingesting"
+        await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize("kind", ["http", "envoy", "stdio"])
+async def test_tools_search_fetch_and_bad_arguments(
+    kind: str, kb: dict[str, str], request: pytest.FixtureRequest
+) -> None:
+    async with connect(kind, request) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert {"search", "fetch", "search_knowledge", "list_documents", "get_document", "update_document"} <= set(
+            tools
+        )
+        assert {"delete_document", "tag_document", "untag_document", "list_tags", "export_documents"} <= set(tools)
+        search = tools["search"]
+        assert search.input_schema["required"] == ["query"]
+        assert search.input_schema["properties"]["query"]["maxLength"] == 2000
+        assert search.output_schema is not None and "results" in search.output_schema["properties"]
+        assert search.annotations is not None and search.annotations.read_only_hint is True
+        delete = tools["delete_document"].annotations
+        assert delete is not None and delete.destructive_hint is True and delete.read_only_hint is False
+
+        found = data(await client.call_tool("search", {"query": "quokkazanzibar marsupial"}))
+        assert set(found) == {"results"}
+        first = found["results"][0]
+        assert set(first) == {"id", "title", "url"} and all(first.values())
+        assert (first["id"], first["title"]) == (kb["quokka"], "quokka.txt")
+        assert first["url"].endswith(f"/v1/files/{kb['quokka']}/content")
+
+        doc = data(await client.call_tool("fetch", {"id": first["id"]}))
+        assert set(doc) == {"id", "title", "text", "url", "metadata"}
+        assert doc["text"] == QUOKKA.decode() and doc["url"] == first["url"]
+        assert doc["metadata"]["vector_store_id"] == kb["store"]
+
+        passages = data(
+            await client.call_tool(
+                "search_knowledge",
+                {"query": "glaciermoraine rock", "vector_store_ids": [kb["store"]], "max_results": 1},
+            )
+        )
+        assert len(passages["results"]) == 1 and passages["results"][0]["id"] == kb["glacier"]
+        assert passages["results"][0]["score"] > 0 and "glaciermoraine" in passages["results"][0]["text"]
+
+        bad = [
+            ("search", {"query": ""}, "'query'"),
+            ("search", {"query": "x" * 2001}, "'query'"),
+            ("search", {}, "'query'"),
+            ("search_knowledge", {"query": "x", "max_results": 1000}, "'max_results'"),
+            ("search_knowledge", {"query": "x", "filters": {"type": "nope"}}, "filters"),
+            ("search_knowledge", {"query": "x", "vector_store_ids": ["vs_missing"]}, "vs_missing"),
+            ("fetch", {"id": "file-doesnotexist"}, "file-doesnotexist"),
+            ("fetch", {"id": 7}, "'id'"),
+            ("get_document", {"vector_store_id": kb["store"], "document_id": "file-x", "extra": 1}, "'extra'"),
+            ("no_such_tool", {}, "Unknown tool"),
+        ]
+        for name, args, needle in bad:
+            result = await client.call_tool(name, args)
+            assert result.is_error, (name, args)
+            assert needle in result.content[0].text, result.content[0].text
+        # the session is still fine after all of that
+        assert data(await client.call_tool("search", {"query": "glaciermoraine"}))["results"]
+
+
+@pytest.mark.parametrize("kind", ["http", "stdio"])
+async def test_memory_and_tags(kind: str, kb: dict[str, str], request: pytest.FixtureRequest) -> None:
+    store, word = kb["memory"], f"memo{uuid.uuid4().hex[:8]}"
+    async with connect(kind, request) as client:
+        added = data(
+            await client.call_tool(
+                "add_document",
+                {
+                    "vector_store_id": store,
+                    "text": f"The {word} meeting is on Tuesday.",
+                    "title": "Meeting",
+                    "tags": ["work"],
+                },
+            )
+        )
+        doc = await wait_document(client, store, added["id"])
+        assert doc["title"] == "Meeting" and doc["tags"] == ["work"] and word in doc["text"]
+        assert doc["uri"] == f"kb://{store}/{added['id']}"
+
+        tagged = data(
+            await client.call_tool(
+                "tag_document", {"vector_store_id": store, "document_id": added["id"], "tags": ["urgent", "q3"]}
+            )
+        )
+        assert tagged["tags"] == ["q3", "urgent", "work"]
+        untagged = data(
+            await client.call_tool(
+                "untag_document", {"vector_store_id": store, "document_id": added["id"], "tags": ["q3"]}
+            )
+        )
+        assert untagged["tags"] == ["urgent", "work"]
+        tags = data(await client.call_tool("list_tags", {"vector_store_id": store}))["tags"]
+        assert {"tag": "urgent", "documents": 1} in tags
+
+        # tags are attributes: a search can filter on them
+        tag_filter = {"type": "eq", "key": "tag:urgent", "value": True}
+        hits = data(
+            await client.call_tool(
+                "search_knowledge", {"query": f"{word} meeting", "vector_store_ids": [store], "filters": tag_filter}
+            )
+        )["results"]
+        assert [h["id"] for h in hits] == [added["id"]]
+        listed = data(await client.call_tool("list_documents", {"vector_store_id": store, "tag": "urgent"}))
+        assert [d["id"] for d in listed["documents"]] == [added["id"]]
+
+        # new text: re-ingested as a new document that replaces the old one, title and tags kept
+        updated = data(
+            await client.call_tool(
+                "update_document",
+                {"vector_store_id": store, "document_id": added["id"], "text": f"The {word} meeting moved to Friday."},
+            )
+        )
+        assert updated["replaces"] == added["id"] and updated["id"] != added["id"]
+        doc = await wait_document(client, store, updated["id"])
+        assert "Friday" in doc["text"] and doc["tags"] == ["urgent", "work"] and doc["title"] == "Meeting"
+        gone = await client.call_tool("get_document", {"vector_store_id": store, "document_id": added["id"]})
+        assert gone.is_error
+
+        exported = data(await client.call_tool("export_documents", {"vector_store_id": store, "tag": "work"}))
+        assert exported["documents"] == 1 and "# Meeting" in exported["content"] and "Friday" in exported["content"]
+        as_json = data(await client.call_tool("export_documents", {"vector_store_id": store, "format": "json"}))
+        docs = json.loads(as_json["content"])["documents"]
+        assert any(d["id"] == updated["id"] and "Friday" in d["text"] for d in docs)
+
+        bad_tag = await client.call_tool(
+            "tag_document", {"vector_store_id": store, "document_id": updated["id"], "tags": ["no spaces"]}
+        )
+        assert bad_tag.is_error and "Invalid tag" in bad_tag.content[0].text
+
+        data(await client.call_tool("delete_document", {"vector_store_id": store, "document_id": updated["id"]}))
+        listed = data(await client.call_tool("list_documents", {"vector_store_id": store}))
+        assert updated["id"] not in [d["id"] for d in listed["documents"]]
+        found = data(await client.call_tool("search", {"query": f"{word} meeting"}))["results"]
+        assert updated["id"] not in [r["id"] for r in found]
+
+
+async def test_resources_paginated_and_read(kb: dict[str, str], request: pytest.FixtureRequest) -> None:
+    async with connect("http", request) as client:
+        uris: list[str] = []
+        cursor = None
+        pages = 0
+        while True:
+            page = await client.list_resources(cursor=cursor) if cursor else await client.list_resources()
+            uris.extend(str(r.uri) for r in page.resources)
+            pages += 1
+            cursor = page.next_cursor
+            if not cursor:
+                break
+            assert pages < 100
+        assert len(uris) == len(set(uris))
+        quokka = f"kb://{kb['store']}/{kb['quokka']}"
+        assert quokka in uris and f"kb://{kb['store']}/{kb['glacier']}" in uris
+        read = await client.read_resource(quokka)
+        assert read.contents[0].text == QUOKKA.decode()  # type: ignore[union-attr]
+        templates = await client.list_resource_templates()
+        assert templates.resource_templates[0].uri_template == "kb://{vector_store_id}/{file_id}"
+        with pytest.raises(Exception, match="kb://"):
+            await client.read_resource("kb://nope")
+
+
+async def test_retention_sweep_stdio(http_gateway: Gateway, kb: dict[str, str], request: pytest.FixtureRequest) -> None:
+    """A store with a 2 s retention loses its documents to the sweep (stdio server, sweeping every 0.3 s)."""
+    client_api = OpenAI(base_url=http_gateway.url, api_key="k", max_retries=0)
+    store = client_api.vector_stores.create(name="mcp-retention").id
+    try:
+        async with connect("stdio", request, GATEWAY_MCP_SERVER_RETENTION_SWEEP_SECONDS="0.3") as client:
+            bad = await client.call_tool("set_retention", {"vector_store_id": store, "retention": "forever"})
+            assert bad.is_error and "permanent" in bad.content[0].text
+            added = data(
+                await client.call_tool("add_document", {"vector_store_id": store, "text": "ephemeral", "title": "e"})
+            )
+            await wait_document(client, store, added["id"])
+            assert data(await client.call_tool("set_retention", {"vector_store_id": store, "retention": "2s"}))
+            assert client_api.vector_stores.retrieve(store).metadata == {"retention": "2s"}
+            deadline = time.monotonic() + 15
+            while data(await client.call_tool("list_documents", {"vector_store_id": store}))["documents"]:
+                assert time.monotonic() < deadline, "the sweep did not delete the expired document"
+                await asyncio.sleep(0.2)
+        with pytest.raises(Exception):  # noqa: B017 (the file itself is gone too)
+            client_api.files.retrieve(added["id"])
+    finally:
+        client_api.vector_stores.delete(store)
+
+
+@pytest.fixture(scope="module")
+def services_gateway(backend: Backend, data_dir: Path, http_gateway: Gateway) -> Iterator[Gateway]:
+    """A second HTTP server on the same database, listening on the allowlisted services address, so
+    its own `mcp` tool may call its own /mcp (the session gateway's address stays refused, as
+    tests/test_netguard.py wants)."""
+    port = free_port()
+    env = gateway_env(
+        backend.url, data_dir, GATEWAY_HTTP_PORT=str(port), GATEWAY_HOST=SERVICES_HOST, **retrieval_env(backend.url)
+    )
+    proc = subprocess.Popen([str(VENV_BIN / "responses-gateway"), "serve"], cwd=ROOT, env=env)
+    try:
+        wait_http(f"http://{SERVICES_HOST}:{port}/health", proc=proc)
+        gw = Gateway(proc, port, data_dir, env)
+        gw.base, gw.url = f"http://{SERVICES_HOST}:{port}", f"http://{SERVICES_HOST}:{port}/v1"
+        yield gw
+    finally:
+        stop(proc)
+
+
+@pytest.mark.slow
+def test_responses_mcp_tool_uses_own_knowledge_base(
+    backend: Backend, kb: dict[str, str], services_gateway: Gateway, marker: str
+) -> None:
+    """`responses.create` with an `mcp` tool pointed at the gateway's own /mcp: the model searches the
+    knowledge base and fetches a document through the gateway's MCP client."""
+    http_gateway = services_gateway
+    server_url = http_gateway.base + "/mcp"
+    backend.script(
+        marker,
+        {"tool_calls": [{"name": "kb__search", "arguments": json.dumps({"query": "quokkazanzibar"})}]},
+        {"tool_calls": [{"name": "kb__fetch", "arguments": json.dumps({"id": kb["quokka"]})}]},
+        {"content": "Quokkas smile."},
+    )
+    client = OpenAI(base_url=http_gateway.url, api_key="k", max_retries=0, timeout=60)
+    tool = {
+        "type": "mcp",
+        "server_label": "kb",
+        "server_url": server_url,
+        "require_approval": "never",
+        "allowed_tools": ["search", "fetch"],
+    }
+    resp = client.responses.create(model=MODEL, input=f"What smiles? {marker}", tools=[tool])  # type: ignore[list-item]
+    assert resp.status == "completed", resp.error
+    kinds = [o.type for o in resp.output]
+    assert kinds == ["mcp_list_tools", "mcp_call", "mcp_call", "message"], kinds
+    listing, search, fetch = resp.output[0], resp.output[1], resp.output[2]
+    assert {t.name for t in listing.tools} == {"search", "fetch"}  # type: ignore[union-attr]
+    assert search.error is None and json.loads(search.output)["results"][0]["id"] == kb["quokka"]  # type: ignore[union-attr,arg-type]
+    assert fetch.error is None and json.loads(fetch.output)["text"] == QUOKKA.decode()  # type: ignore[union-attr,arg-type]
+    assert resp.output_text == "Quokkas smile."
