@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
+import signal
 import subprocess
 import time
 import uuid
@@ -323,3 +325,52 @@ def test_responses_mcp_tool_uses_own_knowledge_base(
     assert search.error is None and json.loads(search.output)["results"][0]["id"] == kb["quokka"]  # type: ignore[union-attr,arg-type]
     assert fetch.error is None and json.loads(fetch.output)["text"] == QUOKKA.decode()  # type: ignore[union-attr,arg-type]
     assert resp.output_text == "Quokkas smile."
+
+
+def _child_with_env(marker: bytes) -> int:
+    """The pid of this process's child whose environment contains `marker` (the stdio server)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            environ = (entry / "environ").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == os.getpid() and marker in environ:
+            return int(entry.name)
+    raise AssertionError("the stdio MCP server process was not found")
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_tools_follow_configuration_and_changes_are_announced(
+    mode: str, http_gateway: Gateway, tmp_path: Path
+) -> None:
+    """Read-only hides the writing tools; a reload (SIGHUP) that changes the list announces it:
+    over `subscriptions/listen` (2026-07-28) and as `notifications/tools/list_changed` (handshake era)."""
+    config = tmp_path / "gateway.yaml"
+    config.write_text("mcp_server_read_only: true\n")
+    announced = asyncio.Event()
+
+    async def on_message(message: Any) -> None:
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            announced.set()
+
+    params = stdio_params(http_gateway.env, GATEWAY_CONFIG=str(config))
+    async with Client(params, mode=mode, message_handler=on_message, read_timeout_seconds=30) as client:  # type: ignore[arg-type]
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert "search" in names and "fetch" in names and "add_document" not in names
+        refused = await client.call_tool("add_document", {"vector_store_id": "vs_x", "text": "t", "title": "t"})
+        assert refused.is_error and "Unknown tool" in refused.content[0].text
+        pid = _child_with_env(str(config).encode())
+        config.write_text("mcp_server_read_only: false\n")
+        if mode == "legacy":
+            os.kill(pid, signal.SIGHUP)
+            await asyncio.wait_for(announced.wait(), 10)
+        else:
+            async with client.listen(tools_list_changed=True) as sub:
+                os.kill(pid, signal.SIGHUP)
+                event = await asyncio.wait_for(anext(aiter(sub)), 10)
+                assert type(event).__name__ == "ToolsListChanged"
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert {"add_document", "delete_document", "tag_document"} <= names

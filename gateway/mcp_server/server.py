@@ -117,15 +117,17 @@ class KnowledgeServer:
         for session in list(self.sessions):
             try:
                 await session.send_tool_list_changed()
-            except Exception:  # a session that went away meanwhile
+            except Exception as exc:  # a connection that went away meanwhile
+                log.info("could not announce the tool change: %s", type(exc).__name__)
                 self.sessions.discard(session)
         return True
 
     def _remember(self, ctx: Any) -> None:
-        session = getattr(ctx, "session", None)
-        if session is not None and hasattr(session, "send_tool_list_changed"):
+        """Keep the client's connection (not the per-request session) for change announcements."""
+        connection = getattr(getattr(ctx, "session", None), "_connection", None)
+        if connection is not None and hasattr(connection, "send_tool_list_changed"):
             try:
-                self.sessions.add(session)
+                self.sessions.add(connection)
             except TypeError:
                 pass
 
