@@ -85,12 +85,14 @@ class KnowledgeServer:
         self.listen = ListenHandler(self.bus)
         self.sessions: weakref.WeakSet[Any] = weakref.WeakSet()
         self.tools: dict[str, Tool] = {}
+        self.definitions: dict[str, types.Tool] = {}  # built once per tool set: schemas cost ~2 ms each
         self._configure(settings)
         self.server: Server[Any] = Server(
             "responses-gateway-knowledge",
             version="1",
             title="Responses Gateway knowledge base",
             instructions=INSTRUCTIONS,
+            get_tool_input_schema=self._input_schema,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_list_resources=self._list_resources,
@@ -105,6 +107,12 @@ class KnowledgeServer:
     def _configure(self, settings: Settings) -> None:
         offered = self.toolbox.offered(write=not settings.mcp_server_read_only, crawl=settings.mcp_server_crawl)
         self.tools = {t.name: t for t in offered}
+        self.definitions = {t.name: _definition(t) for t in offered}
+
+    def _input_schema(self, name: str) -> dict[str, Any] | None:
+        """For the SDK's `Mcp-Param-*` header check (2026-07-28), instead of running `tools/list`."""
+        found = self.definitions.get(name)
+        return found.input_schema if found is not None else None
 
     async def reconfigure(self, settings: Settings) -> bool:
         """Apply new settings; announce the change when the tool list changed. True if it did."""
@@ -134,7 +142,7 @@ class KnowledgeServer:
     # -- handlers ----------------------------------------------------------------------------------
     async def _list_tools(self, ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         self._remember(ctx)
-        return types.ListToolsResult(tools=[_definition(t) for t in self.tools.values()])
+        return types.ListToolsResult(tools=list(self.definitions.values()))
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         self._remember(ctx)
