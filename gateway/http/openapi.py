@@ -93,7 +93,7 @@ def openapi_document(router: web.UrlDispatcher) -> dict[str, Any]:
     components: dict[str, Any] = {"Error": _ERROR}
     for route in router.routes():
         method = route.method.upper()
-        if method == "HEAD":
+        if method in ("HEAD", "*"):  # "*": a protocol endpoint of its own (/mcp, JSON-RPC), not a REST operation
             continue
         info = route.resource.get_info() if route.resource else {}
         path = info.get("path") or info.get("formatter")

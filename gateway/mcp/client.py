@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
@@ -89,13 +90,17 @@ class ServerSpec:
 
 
 _sdk_loaded = False
+# Held while any thread imports the SDK (this client's loader, the MCP server's in gateway/mcp_server):
+# two threads importing its circular package at once get a partially initialised module.
+SDK_IMPORT_LOCK = threading.Lock()
 
 
 def _import_sdk() -> None:
-    import httpx2  # noqa: F401
-    import mcp.client.sse
-    import mcp.client.streamable_http
-    import mcp.shared.exceptions  # noqa: F401
+    with SDK_IMPORT_LOCK:
+        import httpx2  # noqa: F401
+        import mcp.client.sse
+        import mcp.client.streamable_http
+        import mcp.shared.exceptions  # noqa: F401
 
 
 async def load_sdk() -> None:

@@ -152,8 +152,11 @@ class McpHttp:
 
 
 def _import_sdk() -> None:
-    import mcp.server.lowlevel.server
-    import mcp.server.streamable_http_manager  # noqa: F401
+    from gateway.mcp.client import SDK_IMPORT_LOCK  # the client's loader may import the SDK at the same time
+
+    with SDK_IMPORT_LOCK:
+        import mcp.server.lowlevel.server
+        import mcp.server.streamable_http_manager  # noqa: F401
 
 
 def install(app: web.Application, retrieval: Any) -> McpHttp:
