@@ -90,7 +90,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     logs.configure(settings)
     from gateway.mcp_server.stdio import run_stdio
 
-    return run_stdio(settings)
+    return run_stdio(settings, args.project)
 
 
 def cmd_local_model(args: argparse.Namespace) -> int:
@@ -127,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if name == "mcp":
             p.add_argument("--data-dir", default=None)
+            p.add_argument("--project", default="default", help="the project whose stores it serves (API keys)")
             continue
         p.add_argument("--host", default=None)
         p.add_argument("--port", type=int, default=None)

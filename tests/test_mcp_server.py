@@ -27,11 +27,13 @@ from mcp import Client, StdioServerParameters
 from openai import OpenAI
 
 from tests.procs import (
+    KEYS_ENV,
     ROOT,
     SERVICES_HOST,
     VENV_BIN,
     Backend,
     Gateway,
+    create_key,
     free_port,
     gateway_env,
     stop,
@@ -45,8 +47,8 @@ GLACIER = b"# Glaciers\n\nA glaciermoraine forms where a glacier drops the rock 
 
 
 @pytest.fixture(scope="module")
-def kb(http_gateway: Gateway) -> Iterator[dict[str, str]]:
-    client = OpenAI(base_url=http_gateway.url, api_key="k", max_retries=0)
+def kb(http_gateway: Gateway, session_key: str) -> Iterator[dict[str, str]]:
+    client = OpenAI(base_url=http_gateway.url, api_key=session_key, max_retries=0)
     quokka = client.files.create(file=("quokka.txt", io.BytesIO(QUOKKA)), purpose="assistants").id
     glacier = client.files.create(file=("glacier.md", io.BytesIO(GLACIER)), purpose="assistants").id
     store = client.vector_stores.create(name="mcp-kb", file_ids=[quokka, glacier])
@@ -61,14 +63,27 @@ def stdio_params(env: dict[str, str], **extra: str) -> StdioServerParameters:
     return StdioServerParameters(command=str(VENV_BIN / "responses-gateway"), args=["mcp"], env={**env, **extra})
 
 
+def http_transport(url: str, key: str | None) -> Any:
+    """Streamable HTTP with the caller's API key (the session's doors run with GATEWAY_AUTH=keys)."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    return streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers, timeout=30))
+
+
 @asynccontextmanager
-async def connect(kind: str, request: pytest.FixtureRequest, **stdio_env: str) -> AsyncIterator[Client]:
+async def connect(
+    kind: str, request: pytest.FixtureRequest, key: str | None = "session", **stdio_env: str
+) -> AsyncIterator[Client]:
     gw: Gateway = request.getfixturevalue("http_gateway")
+    if key == "session":
+        key = request.getfixturevalue("session_key")
     target: Any
     if kind == "http":
-        target = gw.base + "/mcp"
+        target = http_transport(gw.base + "/mcp", key)
     elif kind == "envoy":
-        target = request.getfixturevalue("envoy").base + "/mcp"
+        target = http_transport(request.getfixturevalue("envoy").base + "/mcp", key)
     else:
         target = stdio_params(gw.env, **stdio_env)
     async with Client(target, read_timeout_seconds=30) as client:
@@ -251,9 +266,11 @@ async def test_resources_paginated_and_read(kb: dict[str, str], request: pytest.
             await client.read_resource("kb://nope")
 
 
-async def test_retention_sweep_stdio(http_gateway: Gateway, kb: dict[str, str], request: pytest.FixtureRequest) -> None:
+async def test_retention_sweep_stdio(
+    http_gateway: Gateway, session_key: str, kb: dict[str, str], request: pytest.FixtureRequest
+) -> None:
     """A store with a 2 s retention loses its documents to the sweep (stdio server, sweeping every 0.3 s)."""
-    client_api = OpenAI(base_url=http_gateway.url, api_key="k", max_retries=0)
+    client_api = OpenAI(base_url=http_gateway.url, api_key=session_key, max_retries=0)
     store = client_api.vector_stores.create(name="mcp-retention").id
     try:
         async with connect("stdio", request, GATEWAY_MCP_SERVER_RETENTION_SWEEP_SECONDS="0.3") as client:
@@ -276,13 +293,18 @@ async def test_retention_sweep_stdio(http_gateway: Gateway, kb: dict[str, str], 
 
 
 @pytest.fixture(scope="module")
-def services_gateway(backend: Backend, data_dir: Path, http_gateway: Gateway) -> Iterator[Gateway]:
+def services_gateway(backend: Backend, data_dir: Path, http_gateway: Gateway, session_key: str) -> Iterator[Gateway]:
     """A second HTTP server on the same database, listening on the allowlisted services address, so
     its own `mcp` tool may call its own /mcp (the session gateway's address stays refused, as
     tests/test_netguard.py wants)."""
     port = free_port()
     env = gateway_env(
-        backend.url, data_dir, GATEWAY_HTTP_PORT=str(port), GATEWAY_HOST=SERVICES_HOST, **retrieval_env(backend.url)
+        backend.url,
+        data_dir,
+        GATEWAY_HTTP_PORT=str(port),
+        GATEWAY_HOST=SERVICES_HOST,
+        **retrieval_env(backend.url),
+        **KEYS_ENV,
     )
     proc = subprocess.Popen([str(VENV_BIN / "responses-gateway"), "serve"], cwd=ROOT, env=env)
     try:
@@ -296,7 +318,7 @@ def services_gateway(backend: Backend, data_dir: Path, http_gateway: Gateway) ->
 
 @pytest.mark.slow
 def test_responses_mcp_tool_uses_own_knowledge_base(
-    backend: Backend, kb: dict[str, str], services_gateway: Gateway, marker: str
+    backend: Backend, kb: dict[str, str], services_gateway: Gateway, session_key: str, marker: str
 ) -> None:
     """`responses.create` with an `mcp` tool pointed at the gateway's own /mcp: the model searches the
     knowledge base and fetches a document through the gateway's MCP client."""
@@ -308,11 +330,12 @@ def test_responses_mcp_tool_uses_own_knowledge_base(
         {"tool_calls": [{"name": "kb__fetch", "arguments": json.dumps({"id": kb["quokka"]})}]},
         {"content": "Quokkas smile."},
     )
-    client = OpenAI(base_url=http_gateway.url, api_key="k", max_retries=0, timeout=60)
+    client = OpenAI(base_url=http_gateway.url, api_key=session_key, max_retries=0, timeout=60)
     tool = {
         "type": "mcp",
         "server_label": "kb",
         "server_url": server_url,
+        "authorization": session_key,  # the gateway's own /mcp wants the caller's key, like /v1
         "require_approval": "never",
         "allowed_tools": ["search", "fetch"],
     }
@@ -374,3 +397,21 @@ async def test_tools_follow_configuration_and_changes_are_announced(
                 assert type(event).__name__ == "ToolsListChanged"
         names = {t.name for t in (await client.list_tools()).tools}
         assert {"add_document", "delete_document", "tag_document"} <= names
+
+
+async def test_http_needs_the_api_key_and_sees_only_its_project(
+    backend: Backend, data_dir: Path, kb: dict[str, str], request: pytest.FixtureRequest
+) -> None:
+    """/mcp sits behind the same auth as /v1: no key is a 401; another project's key sees none of
+    this project's stores or documents."""
+    with pytest.raises(Exception):  # noqa: B017 (the SDK wraps the 401 in its own error)
+        async with connect("http", request, key=None) as client:
+            await client.list_tools()
+    other = str(create_key(backend.url, data_dir, f"other-{uuid.uuid4().hex[:6]}")["value"])
+    async with connect("http", request, key=other) as client:
+        found = data(await client.call_tool("search", {"query": "quokkazanzibar marsupial"}))["results"]
+        assert kb["quokka"] not in [r["id"] for r in found]
+        hidden = await client.call_tool("fetch", {"id": kb["quokka"]})
+        assert hidden.is_error
+        listed = await client.call_tool("list_documents", {"vector_store_id": kb["store"]})
+        assert listed.is_error and "No vector store" in listed.content[0].text

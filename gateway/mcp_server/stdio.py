@@ -5,7 +5,8 @@ time across processes, `busy_timeout` for the rest) or works on its own, and run
 ingestion worker so documents it adds are indexed without a gateway running. Logs go to stderr:
 stdout is the protocol.
 
-SIGHUP re-reads the settings (environment and the `GATEWAY_CONFIG` YAML file) and applies what the
+It acts for one project (`--project`, default `default`): what an API key of that project would see
+over HTTP. SIGHUP re-reads the settings (environment and the `GATEWAY_CONFIG` YAML file) and applies what the
 tool list depends on (read-only, crawl); a changed list is announced to the client
 (`notifications/tools/list_changed`).
 """
@@ -22,7 +23,14 @@ from gateway.config import Settings, load_settings
 log = logging.getLogger("gateway.mcp_server")
 
 
-async def serve_stdio(settings: Settings) -> None:
+async def serve_stdio(settings: Settings, project: str) -> None:
+    from storage.scope import project_scope
+
+    with project_scope(project):  # every store call below (and the tasks it starts) acts for `project`
+        await _serve(settings)
+
+
+async def _serve(settings: Settings) -> None:
     from mcp.server.stdio import stdio_server
 
     from gateway.bootstrap import build_deps
@@ -70,7 +78,7 @@ async def serve_stdio(settings: Settings) -> None:
         await deps.store.close()
 
 
-def run_stdio(settings: Settings) -> int:
+def run_stdio(settings: Settings, project: str = "default") -> int:
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve_stdio(settings))
+        asyncio.run(serve_stdio(settings, project))
     return 0
