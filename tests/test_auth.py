@@ -124,6 +124,14 @@ BY_ID: list[tuple[str, str, str, dict[str, Any] | None]] = [
     ("vector_store", "POST", "/vector_stores/{id}", {"name": "stolen"}),
     ("vector_store", "POST", "/vector_stores/{id}/search", {"query": "zebras"}),
     ("vector_store", "GET", "/vector_stores/{id}/files", None),
+    ("vector_store", "GET", "/vector_stores/{id}/files/{file}", None),
+    ("vector_store", "GET", "/vector_stores/{id}/files/{file}/content", None),
+    ("vector_store", "POST", "/vector_stores/{id}/files/{file}", {"attributes": {"k": "v"}}),
+    ("vector_store", "POST", "/vector_stores/{id}/files", {"file_id": "{file}"}),
+    ("vector_store", "POST", "/vector_stores/{id}/file_batches", {"file_ids": ["{file}"]}),
+    ("vector_store", "DELETE", "/vector_stores/{id}/files/{file}", None),
+    ("conversation", "GET", "/conversations/{id}/items/{conversation_item}", None),
+    ("conversation", "DELETE", "/conversations/{id}/items/{conversation_item}", None),
     ("vector_store", "DELETE", "/vector_stores/{id}", None),
     ("prompt", "GET", "/prompts/{id}", None),
     ("prompt", "GET", "/prompts/{id}/versions", None),
@@ -157,7 +165,7 @@ REFERENCES: list[tuple[str, dict[str, Any]]] = [
 
 def _fill(body: Any, value: str) -> Any:
     if isinstance(body, str):
-        return body.replace("{id}", value)
+        return body.replace("{id}", value).replace("{file}", value)
     if isinstance(body, list):
         return [_fill(v, value) for v in body]
     if isinstance(body, dict):
@@ -169,9 +177,19 @@ def test_other_projects_objects_do_not_exist(door: str, keys: dict[str, str], ob
     b = Caller(door, keys["beta"])
     for kind, method, template, body in BY_ID:
         real, fake = objects[kind], _fake(objects[kind])
-        got = b(method, template.format(id=real), json=body)
-        missing = b(method, template.format(id=fake), json=body)
+        others = {k: v for k, v in objects.items() if k != "id"}
+        body = _fill(body, objects["file"]) if body else body
+        got = b(method, template.format(id=real, **others), json=body)
+        missing = b(method, template.format(id=fake, **others), json=body)
         assert got.status_code in (400, 404), (kind, method, template, got.status_code, got.text)
+        _same_as_missing(got, missing, real, fake)
+    own = b("POST", "/vector_stores", json={"name": "beta store"}).json()["id"]  # another project's file into mine
+    real, fake = objects["file"], _fake(objects["file"])
+    for path, field in ((f"/vector_stores/{own}/files", "file_id"), (f"/vector_stores/{own}/file_batches", "file_ids")):
+        value: Any = real if field == "file_id" else [real]
+        got = b("POST", path, json={field: value})
+        missing = b("POST", path, json={field: fake if field == "file_id" else [fake]})
+        assert got.status_code in (400, 404), got.text
         _same_as_missing(got, missing, real, fake)
     for kind, body in REFERENCES:
         real, fake = objects[kind], _fake(objects[kind])
@@ -197,7 +215,7 @@ def test_the_owning_project_keeps_working(door: str, keys: dict[str, str], objec
     for kind, method, template, _body in BY_ID:
         if method != "GET" or "stream=true" in template:
             continue
-        r = a(method, template.format(id=objects[kind]))
+        r = a(method, template.format(id=objects[kind], **{k: v for k, v in objects.items() if k != "id"}))
         assert r.status_code == 200, (template, r.text)
     r = a("POST", f"/vector_stores/{objects['vector_store']}/search", json={"query": "zebras"})
     assert r.status_code == 200 and "zebras" in r.text
