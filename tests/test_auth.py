@@ -7,6 +7,7 @@ within the project the same routes work; without a key, every `/v1` route is a 4
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 import uuid
@@ -18,7 +19,9 @@ import httpx2 as httpx  # the HTTP client the openai SDK ships with
 import pytest
 from openai import OpenAI
 
-from tests.procs import ADMIN_KEY, Backend, Gateway, create_key
+from tests.pg import truncate
+from tests.procs import ADMIN_KEY, KEYS_ENV, Backend, Gateway, create_key, gateway
+from tests.retrieval_helpers import retrieval_env
 
 pytestmark = pytest.mark.slow
 
@@ -65,7 +68,11 @@ def _fake(real_id: str) -> str:
 @pytest.fixture(scope="module")
 def objects(http_gateway: Gateway, keys: dict[str, str], backend: Backend) -> Iterator[dict[str, str]]:
     """One of every object type, created by project alpha (through the HTTP door)."""
-    a = Caller(http_gateway.url, keys["alpha"])
+    yield make_objects(http_gateway.url, keys["alpha"])
+
+
+def make_objects(base: str, key: str) -> dict[str, str]:
+    a = Caller(base, key)
     made: dict[str, str] = {}
     r = a("POST", "/responses", json={"model": "scripted-model", "input": "alpha secret hello", "store": True})
     assert r.status_code == 200, r.text
@@ -97,7 +104,7 @@ def objects(http_gateway: Gateway, keys: dict[str, str], backend: Backend) -> It
     r = a("POST", "/connectors", json={"name": "alpha mcp", "server_url": "https://mcp.example.com/mcp"})
     assert r.status_code == 200, r.text
     made["connector"] = r.json()["id"]
-    yield made
+    return made
 
 
 # (method, path template, json body or None): every operation on an object by id
@@ -174,7 +181,12 @@ def _fill(body: Any, value: str) -> Any:
 
 
 def test_other_projects_objects_do_not_exist(door: str, keys: dict[str, str], objects: dict[str, str]) -> None:
-    b = Caller(door, keys["beta"])
+    check_isolation(door, keys["beta"], objects)
+
+
+def check_isolation(door: str, key: str, objects: dict[str, str]) -> None:
+    """Every route, with another project's key, answers as for an id that never existed."""
+    b = Caller(door, key)
     for kind, method, template, body in BY_ID:
         real, fake = objects[kind], _fake(objects[kind])
         others = {k: v for k, v in objects.items() if k != "id"}
@@ -307,3 +319,24 @@ def test_the_cli_mints_keys_that_work_at_once(door: str, http_gateway: Gateway, 
     out = client.responses.create(model="scripted-model", input="hello from delta")
     assert out.status == "completed"
     assert created["value"] not in Path(http_gateway.data_dir, "gateway.db").read_bytes().decode("latin-1")
+
+
+def test_isolation_on_postgresql_across_replicas(backend: Backend, tmp_path: Path, postgres_url: str) -> None:
+    """Keys and projects in PostgreSQL: a key minted on one replica works on the other at once, and
+    what one project stored through one replica is invisible to another project on the other."""
+    asyncio.run(truncate(postgres_url))
+    env = {"GATEWAY_DATABASE_URL": postgres_url, **retrieval_env(backend.url), **KEYS_ENV}
+    with gateway(backend.url, tmp_path / "a", **env) as a, gateway(backend.url, tmp_path / "b", **env) as b:
+        keys = {}
+        for project in ("alpha", "beta"):
+            r = _admin(a.url, "POST", f"/{project}/api_keys", json={})
+            keys[project] = r.json()["value"]
+        made = make_objects(a.url, keys["alpha"])
+        check_isolation(b.url, keys["beta"], {k: v for k, v in made.items()})
+        alpha_on_b = Caller(b.url, keys["alpha"])
+        assert alpha_on_b("GET", f"/responses/{made['response']}").status_code == 200
+        assert alpha_on_b("GET", f"/conversations/{made['conversation']}").status_code == 200
+        key_id = _admin(a.url, "GET", "/beta/api_keys").json()["data"][0]["id"]
+        _admin(a.url, "DELETE", f"/beta/api_keys/{key_id}")
+        time.sleep(1.2)
+        assert Caller(b.url, keys["beta"])("GET", "/models").status_code == 401  # revoked on a, seen by b
