@@ -20,12 +20,15 @@ from storage.postgres.connectors import PostgresConnectorStore
 from storage.postgres.files import PostgresBlobStore, PostgresFileStore
 from storage.postgres.hybrid import PostgresStateStore
 from storage.postgres.prompts import PostgresPromptStore
+from storage.postgres.vector_stores import PostgresVectorStoreStore
 from storage.prompts import PromptStore
 from storage.sqlite import SQLiteStore
+from storage.vector_stores import VectorStoreStore
 
 AnyPromptStore = PromptStore | PostgresPromptStore
 AnyConnectorStore = ConnectorStore | PostgresConnectorStore
 AnyFileStore = FileStore | PostgresFileStore
+AnyVectorStoreStore = VectorStoreStore | PostgresVectorStoreStore
 
 
 def prompt_store(state: Any) -> AnyPromptStore | None:
@@ -52,3 +55,10 @@ def key_store(state: SQLiteStore) -> SQLiteKeyStore | PostgresKeyStore:
     if isinstance(state, PostgresStateStore):
         return PostgresKeyStore(state.postgres.db)
     return SQLiteKeyStore(state)
+
+
+def vector_store_store(state: SQLiteStore) -> AnyVectorStoreStore:
+    """Vector stores, their files and batches: in PostgreSQL (every replica sees them) or SQLite."""
+    if isinstance(state, PostgresStateStore):
+        return PostgresVectorStoreStore(state.postgres.db)
+    return VectorStoreStore(state.writer, state.reader)

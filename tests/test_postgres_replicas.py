@@ -19,6 +19,7 @@ from pathlib import Path
 
 import asyncpg
 import httpx2 as httpx  # the HTTP client the openai SDK ships with
+import openai
 import pytest
 from openai import OpenAI
 
@@ -123,6 +124,14 @@ def test_two_replicas_share_state(backend: Backend, tmp_path: Path, postgres_url
         hits = ca.vector_stores.search(store.id, query="violin lighthouse").data
         assert hits and hits[0].file_id == f.id
         assert _sql(postgres_url, f"SELECT count(*) FROM vs_dims WHERE store_id = '{store.id}'") == [(1,)]
+        # the store itself (metadata, files, statuses) is shared too: replica b lists and searches it
+        assert cb.vector_stores.retrieve(store.id).file_counts.completed == 1
+        assert [v.id for v in cb.vector_stores.list()] == [store.id]
+        assert [x.id for x in cb.vector_stores.files.list(store.id)] == [f.id]
+        assert cb.vector_stores.search(store.id, query="violin lighthouse").data[0].file_id == f.id
+        cb.vector_stores.delete(store.id)
+        with pytest.raises(openai.NotFoundError):
+            ca.vector_stores.retrieve(store.id)
 
 
 def test_sigkill_of_the_owner_ends_its_runs(

@@ -17,7 +17,6 @@ from storage.postgres import PostgresStore
 from storage.postgres.hybrid import PostgresStateStore
 from storage.scope import project_scope
 from storage.sqlite import SQLiteStore
-from storage.vector_stores import VectorStoreStore
 from tests.pg import truncate
 
 
@@ -82,7 +81,7 @@ async def test_responses_items_and_conversations(state: Any) -> None:
 async def test_files_prompts_connectors_and_vector_stores(state: Any, tmp_path: Path) -> None:
     files, _blobs = families.file_stores(state, tmp_path / "blobs")
     prompts, connectors = families.prompt_store(state), families.connector_store(state)
-    stores = VectorStoreStore(state.writer, state.reader)
+    stores = families.vector_store_store(state)
     assert prompts is not None and connectors is not None
     row = {"id": "file-a", "created_at": 1, "expires_at": None, "purpose": "assistants", "filename": "a.txt",
            "bytes": 1, "content_type": "text/plain", "blob": "k"}  # fmt: skip

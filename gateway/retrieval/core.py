@@ -19,7 +19,6 @@ from gateway.config import Settings
 from gateway.errors import APIError, InvalidRequest, ServerError
 from storage import families
 from storage.sqlite import SQLiteStore
-from storage.vector_stores import VectorStoreStore
 from vectorstore.base import Embedder, VectorBackend
 
 log = logging.getLogger(__name__)
@@ -35,7 +34,7 @@ class Retrieval:
         self.settings = settings
         self.sqlite = sqlite
         self.files, self.blobs = families.file_stores(sqlite, settings.data_dir / "files")  # SQLite or PostgreSQL
-        self.stores = VectorStoreStore(sqlite.writer, sqlite.reader)
+        self.stores = families.vector_store_store(sqlite)  # SQLite or PostgreSQL
         self._embedder: Embedder | None = None
         self._warmup: asyncio.Task[Embedder] | None = None
         self._backend: VectorBackend | None = None

@@ -1,12 +1,11 @@
-"""PostgreSQL state with vector-store metadata still in the replica's own SQLite file.
+"""PostgreSQL state, with a local SQLite file kept for what has no PostgreSQL store of its own.
 
-A stop-gap while vector stores and their ingestion jobs have no PostgreSQL store yet: that family
-takes the SQLite store's writer and reader (`Retrieval` checks `isinstance(..., SQLiteStore)`), so
-this class IS a `SQLiteStore` for it, while every `StateStore` method (responses, items, streams,
-cancels, leases, conversations) goes to PostgreSQL, and `storage/families.py` hands out the
-PostgreSQL prompt, connector and file stores for it. Everything but vector-store metadata is then
-shared by every replica (the chunks are in pgvector); that metadata is per replica until its
-PostgreSQL store replaces this class.
+Every `StateStore` method (responses, items, streams, cancels, leases, conversations) goes to
+PostgreSQL, and `storage/families.py` hands out the PostgreSQL stores of prompts, connectors,
+files, vector-store metadata and API keys for it: everything a client sees is shared by every
+replica (the chunks are in pgvector). This class still IS a `SQLiteStore` (a local file in the data
+dir, for callers that take the SQLite writer and reader) until those callers go through
+`storage.families` only.
 """
 
 from __future__ import annotations
