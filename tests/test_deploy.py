@@ -29,7 +29,10 @@ DOCKER = ROOT / "docker"
 OVERLAYS = sorted(p for p in (DOCKER / "k8s" / "overlays").iterdir() if p.is_dir())
 K8S_VERSION = "1.37.0"
 pytestmark = pytest.mark.filterwarnings("ignore:It is recommended to use web.AppKey")
-SECRET_FIELDS = {name for name in Settings.model_fields if name.endswith(("_api_key", "_token"))}
+SECRET_FIELDS = {name for name in Settings.model_fields if name.endswith(("_api_key", "_token"))} | {
+    "admin_key",
+    "database_url",  # carries the database password
+}
 
 
 def _kind(docs: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
@@ -77,9 +80,16 @@ def test_manifests_match_the_code(overlay: Path, routes: set[tuple[str, str]]) -
         assert scrub(value) == value, key  # nothing that looks like a credential
     assert {f"GATEWAY_{n.upper()}" for n in SECRET_FIELDS} <= set(secret["stringData"])
 
-    assert sts["spec"]["replicas"] == 1  # SQLite: one pod owns the data dir
     pod = sts["spec"]["template"]["spec"]
     (gw,) = [c for c in pod["initContainers"] if c["name"] == "gateway"]
+    accelerator, _, store = overlay.name.partition("-")
+    if store == "postgres":  # many replicas, all on one PostgreSQL (required, from the Secret), pgvector, keys
+        assert sts["spec"]["replicas"] >= 2
+        url = next(e for e in gw["env"] if e["name"] == "GATEWAY_DATABASE_URL")["valueFrom"]["secretKeyRef"]
+        assert url["optional"] is False and url["key"] in secret["stringData"]
+        assert settings.vector_backend == "pgvector" and settings.auth == "keys"
+    else:
+        assert sts["spec"]["replicas"] == 1  # SQLite: one pod owns the data dir
     (vllm,) = [c for c in pod["containers"] if c["name"] == "vllm"]
     assert gw["restartPolicy"] == "Always"  # a native sidecar in vLLM's pod
     ports = {p["name"]: p["containerPort"] for p in gw["ports"]}
@@ -95,7 +105,7 @@ def test_manifests_match_the_code(overlay: Path, routes: set[tuple[str, str]]) -
     assert gw["readinessProbe"]["httpGet"]["path"] == "/ready"  # 503 while draining
     # secrets only through secretKeyRef, all of them from the Secret
     for env in gw["env"] + vllm["env"]:
-        if env["name"].endswith(("_API_KEY", "_TOKEN")):
+        if env["name"].endswith(("_KEY", "_TOKEN", "_DATABASE_URL")):
             assert env["valueFrom"]["secretKeyRef"]["name"] == secret["metadata"]["name"]
             assert env["valueFrom"]["secretKeyRef"]["key"] in secret["stringData"]
     # one worker per CPU of the container's limit
@@ -121,7 +131,7 @@ def test_manifests_match_the_code(overlay: Path, routes: set[tuple[str, str]]) -
         assert [(p["port"], p["targetPort"]) for p in svc["spec"]["ports"]] == [(settings.envoy_port, "envoy")]
     assert sts["spec"]["serviceName"] in {s["metadata"]["name"] for s in _kind(docs, "Service")}
     # the accelerator
-    gpu = {"rocm": "amd.com/gpu", "cuda": "nvidia.com/gpu"}[overlay.name]
+    gpu = {"rocm": "amd.com/gpu", "cuda": "nvidia.com/gpu"}[accelerator]
     assert vllm["resources"]["limits"][gpu] == 1
 
 
@@ -191,7 +201,10 @@ def test_compose_runs_vllm_on_rocm_and_the_gateway_behind_it() -> None:
     assert any(v.endswith(":/data") for v in gw["volumes"])
     assert gw["healthcheck"]["test"] == ["CMD", "responses-gateway", "healthcheck"]
     profiles = {p for s in compose["services"].values() for p in s.get("profiles", [])}
-    assert profiles == {"milvus", "searxng"}
+    assert profiles == {"milvus", "searxng", "postgres"}
+    pg = compose["services"]["postgres"]
+    assert "pgvector" in pg["image"] and "pg_isready" in pg["healthcheck"]["test"]
+    assert gw["depends_on"]["postgres"] == {"condition": "service_healthy", "required": False}
     searx = yaml.safe_load((DOCKER / "searxng" / "settings.yml").read_text())
     assert "json" in searx["search"]["formats"]  # the gateway asks format=json
     cuda = yaml.load((DOCKER / "compose.cuda.yaml").read_text(), Loader=_ComposeLoader)
