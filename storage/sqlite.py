@@ -32,13 +32,26 @@ INPUT, OUTPUT = 0, 1
 
 
 def _migrate(conn: Any) -> None:
+    """Apply every version not applied yet, in order, by set (as on PostgreSQL), not "above the
+    highest": versions developed in parallel may land out of order, and a database that already has
+    a later one must still get an earlier one. `user_version` (the older record) seeds the set."""
+
     def apply(c: Any) -> None:
-        version = c.execute("PRAGMA user_version").fetchone()[0]
-        for number, sql in migrations("sqlite"):
-            if number > version:
+        c.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
+        )
+        done = {r[0] for r in c.execute("SELECT version FROM schema_migrations")}
+        every = migrations("sqlite")
+        if not done:
+            legacy = c.execute("PRAGMA user_version").fetchone()[0]
+            done = {number for number, _sql in every if number <= legacy}
+            c.executemany("INSERT INTO schema_migrations VALUES (?, ?)", [(n, time.time()) for n in sorted(done)])
+        for number, sql in every:
+            if number not in done:
                 for statement in statements(sql):
                     c.execute(statement)
-                c.execute(f"PRAGMA user_version={number}")
+                c.execute("INSERT INTO schema_migrations VALUES (?, ?)", (number, time.time()))
+        c.execute(f"PRAGMA user_version={max((n for n, _sql in every), default=0)}")
 
     transaction(conn, apply)
 

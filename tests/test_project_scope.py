@@ -123,3 +123,38 @@ async def test_keys_resolve_across_projects(state: Any) -> None:
     assert found is not None and found.revoked_at == 5
     assert [k["id"] for k in (await keys.list("beta", limit=10, after=None)).data] == ["key_1"]
     assert (await keys.list("alpha", limit=10, after=None)).data == []
+
+
+async def test_a_database_from_before_projects_moves_to_the_default_project(tmp_path: Path) -> None:
+    """Upgrade: rows written by a gateway without projects (schema version 7) belong to 'default',
+    with nothing lost; versions are then applied by set, so one that lands late is applied too."""
+    import sqlite3
+
+    from storage.schema import migrations, statements
+
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    for number, sql in migrations("sqlite"):
+        if number <= 7:
+            for statement in statements(sql):
+                db.execute(statement)
+    db.execute("PRAGMA user_version=7")
+    db.execute(
+        "INSERT INTO responses (id, created_at, updated_at, status, data) VALUES "
+        '(\'resp_old\', 1, 1, \'completed\', \'{"id": "resp_old", "object": "response"}\')'
+    )
+    db.execute("INSERT INTO conversations (id, created_at, updated_at, metadata) VALUES ('conv_old', 1, 1, '{}')")
+    db.commit()
+    db.close()
+    store = SQLiteStore(path)
+    await store.open()
+    try:
+        with project_scope("default"):
+            assert (await store.get_response("resp_old"))["id"] == "resp_old"
+            assert await store.get_conversation("conv_old") is not None
+        with project_scope("other"):
+            assert await store.get_response("resp_old") is None
+        applied = await store.reader.run(lambda c: [r[0] for r in c.execute("SELECT version FROM schema_migrations")])
+        assert applied == [n for n, _sql in migrations("sqlite")]
+    finally:
+        await store.close()
