@@ -373,6 +373,47 @@ class VectorStoreStore:
         )
         return [(r[0], r[1]) for r in rows]
 
+    # -- claims of the ingestion backlog ------------------------------------------------------------
+    async def claim_files(self, owner: str, limit: int, lease: float) -> list[tuple[str, str]]:
+        """Claim up to `limit` `in_progress` files nobody holds (or whose holder's claim ran out), oldest
+        first, for `lease` seconds; the writer's transaction makes two claimers take different files."""
+
+        def write(c: Any) -> list[tuple[str, str]]:
+            now = time.time()
+            rows = c.execute(
+                "SELECT rowid, store_id, file_id FROM vector_store_files WHERE status = 'in_progress' "
+                "AND (claimed_by IS NULL OR claim_until < ?) ORDER BY rowid LIMIT ?",
+                (now, limit),
+            ).fetchall()
+            c.executemany(
+                "UPDATE vector_store_files SET claimed_by = ?, claim_until = ? WHERE rowid = ?",
+                [(owner, now + lease, r[0]) for r in rows],
+            )
+            return [(r[1], r[2]) for r in rows]
+
+        return await self._writer.transact(write)
+
+    async def renew_file_claims(self, owner: str, keys: list[tuple[str, str]], lease: float) -> None:
+        """Extend `owner`'s claims on the files it is still working on (`keys`: (store id, file id))."""
+        if not keys:
+            return
+        until = time.time() + lease
+        await self._writer.write_rows(
+            [
+                (
+                    "UPDATE vector_store_files SET claim_until = ? "
+                    "WHERE claimed_by = ? AND store_id = ? AND file_id = ?",
+                    [(until, owner, sid, fid) for sid, fid in keys],
+                )
+            ]
+        )
+
+    async def release_file_claims(self, owner: str) -> None:
+        """Give back every claim of `owner` (a process stopping): another process takes them at once."""
+        await self._writer.write_rows(
+            [("UPDATE vector_store_files SET claimed_by = NULL, claim_until = NULL WHERE claimed_by = ?", [(owner,)])]
+        )
+
     # -- batches -----------------------------------------------------------------------------------
     async def get_batch(self, store_id: str, batch_id: str) -> JSON | None:
         scope = filter_sql()

@@ -20,7 +20,8 @@ from tests.retrieval_helpers import retrieval_env, threaded_backend, wait_ingest
 
 def test_ingestion_resumes_after_a_crash(backend: Backend, tmp_path: Path) -> None:
     with threaded_backend(delay=0.25) as slow:
-        env = retrieval_env(slow.url)
+        # the killed process's claims on its files run out after the lease: keep it short here
+        env = {**retrieval_env(slow.url), "GATEWAY_RUN_LEASE_SECONDS": "2"}
         gw = start_gateway(backend.url, tmp_path, **env)
         try:
             client = OpenAI(base_url=gw.url, api_key="k", max_retries=0)

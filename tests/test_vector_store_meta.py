@@ -111,3 +111,24 @@ async def test_batches_cancel_only_what_is_in_progress(stores: Any) -> None:
     assert await stores.delete_store("vs_a")
     assert await stores.pending() == []
     await asyncio.sleep(0)
+
+
+async def test_claims_share_the_backlog_and_expire(stores: Any) -> None:
+    await stores.create_store("vs_a", embedder="e", dimension=3, data={})
+    await stores.add_files("vs_a", _entries(*(f"file-{i}" for i in range(5))))
+    first = await stores.claim_files("owner-1", 2, 30.0)
+    second = await stores.claim_files("owner-2", 10, 30.0)
+    assert first == [("vs_a", "file-0"), ("vs_a", "file-1")]
+    assert second == [("vs_a", "file-2"), ("vs_a", "file-3"), ("vs_a", "file-4")]
+    assert await stores.claim_files("owner-3", 10, 30.0) == []  # everything is held
+    await stores.finish_file("vs_a", "file-2", "completed")
+    await stores.release_file_claims("owner-2")  # a process stopping gives its claims back
+    assert await stores.claim_files("owner-3", 10, 30.0) == [("vs_a", "file-3"), ("vs_a", "file-4")]
+    # owner-1 dies: its claims (0.2 s here) run out unless renewed, then another process takes them
+    await stores.renew_file_claims("owner-1", [("vs_a", "file-0")], 0.2)
+    await stores.renew_file_claims("owner-1", [("vs_a", "file-1")], 30.0)
+    await asyncio.sleep(0.5)
+    assert await stores.claim_files("owner-4", 10, 30.0) == [("vs_a", "file-0")]
+    # a file added again is unclaimed: ingested anew by whoever claims it first
+    await stores.add_files("vs_a", _entries("file-1"))
+    assert await stores.claim_files("owner-4", 10, 30.0) == [("vs_a", "file-1")]

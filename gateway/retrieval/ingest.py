@@ -1,10 +1,12 @@
 """Background ingestion: extract → chunk → embed → upsert, with honest statuses, resumed after a restart.
 
-The backlog is SQLite itself: a vector store file is `in_progress` until this worker moves it to
+The backlog is the database itself: a vector store file is `in_progress` until a worker moves it to
 `completed` or `failed` (a conditional update, so a file cancelled or removed meanwhile stays so, and
-its chunks are removed again). On start-up every `in_progress` file is queued again; each job first
-deletes the file's chunks, so a job cut short by a crash never leaves half a file behind. A job
-cancelled by shutdown leaves its file `in_progress` for the next start.
+its chunks are removed again). Every process that ingests (each HTTP worker, each replica) claims
+files from that backlog for a lease (`claim_files`), renews its claims while it lives and gives them
+back when it stops; the claims of a process that died run out and another claims the files. So N
+processes share the work, a file is lost with no process, and none is ingested twice at once. Each
+job first deletes the file's chunks, so a job cut short by a crash never leaves half a file behind.
 
 Extraction and chunking are CPU-bound and run in threads; embeddings go in batches so a large file
 neither holds the whole model input at once nor starves other files.
@@ -20,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from gateway import metrics
+from gateway.engine.owner import OWNER
 from gateway.retrieval.core import Retrieval
 from vectorstore.base import Chunk
 
@@ -28,6 +31,7 @@ log = logging.getLogger(__name__)
 EMBED_BATCH = 32
 EMBED_ATTEMPTS = 3
 SWEEP_SECONDS = 300.0
+CLAIM_POLL_SECONDS = 1.0  # how often an idle worker looks for unclaimed files (a local add wakes it at once)
 
 
 class IngestionFailed(Exception):
@@ -48,15 +52,14 @@ class IngestionWorker:
         self.queued: set[tuple[str, str]] = set()
         self.running: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._loops: list[asyncio.Task[None]] = []
+        self.lease = retrieval.settings.run_lease_seconds
+        self._wake = asyncio.Event()
 
     async def start(self) -> None:
-        pending = await self.r.stores.pending()
-        if pending:
-            log.info("resuming ingestion of %d file(s)", len(pending))
-        for store_id, file_id in pending:
-            self.enqueue(store_id, file_id)
         loop = asyncio.get_running_loop()
         self._loops = [loop.create_task(self._loop(), name=f"ingest-{i}") for i in range(self.concurrency)]
+        self._loops.append(loop.create_task(self._claim(), name="ingest-claims"))
+        self._loops.append(loop.create_task(self._renew(), name="ingest-renew"))
         self._loops.append(loop.create_task(self._sweep_expired(), name="files-expiry"))
 
     async def stop(self) -> None:
@@ -66,13 +69,50 @@ class IngestionWorker:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._loops = []
+        try:  # what this process held goes back at once, not when its claims run out
+            await self.r.stores.release_file_claims(OWNER)
+        except Exception:
+            log.exception("could not release ingestion claims")
 
     def enqueue(self, store_id: str, file_id: str) -> None:
-        key = (store_id, file_id)
-        if key not in self.queued:
+        """A file was added here: claim it (and whatever else waits) now rather than at the next poll."""
+        self._wake.set()
+
+    def _take(self, key: tuple[str, str]) -> None:
+        if key not in self.queued and key not in self.running:
             self.queued.add(key)
             self.queue.put_nowait(key)
         self._report()
+
+    async def _claim(self) -> None:
+        """Keep a few claimed files queued beyond the ones running, so the job loops never wait on a poll."""
+        while True:
+            free = 2 * self.concurrency - len(self.queued) - len(self.running)
+            claimed: list[tuple[str, str]] = []
+            if free > 0:
+                try:
+                    claimed = await self.r.stores.claim_files(OWNER, free, self.lease)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("claiming ingestion work failed")
+                for key in claimed:
+                    self._take(key)
+            if free > 0 and len(claimed) == free:
+                continue  # more may be waiting
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), CLAIM_POLL_SECONDS)
+
+    async def _renew(self) -> None:
+        while True:
+            await asyncio.sleep(self.lease / 3)
+            try:
+                await self.r.stores.renew_file_claims(OWNER, [*self.queued, *self.running], self.lease)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("renewing ingestion claims failed")
 
     def _report(self) -> None:
         metrics.ingestion_backlog(len(self.queued) + len(self.running))
@@ -104,6 +144,7 @@ class IngestionWorker:
             finally:
                 self.running.pop(key, None)
                 self._report()
+                self._wake.set()  # room for another claim
 
     async def _job(self, store_id: str, file_id: str) -> None:
         try:

@@ -296,6 +296,43 @@ class PostgresVectorStoreStore:
         )
         return [(r[0], r[1]) for r in rows]
 
+    # -- claims of the ingestion backlog ------------------------------------------------------------
+    async def claim_files(self, owner: str, limit: int, lease: float) -> list[tuple[str, str]]:
+        """Claim up to `limit` unheld (or expired) `in_progress` files, oldest first: `FOR UPDATE SKIP
+        LOCKED`, so replicas claiming at once take different files without waiting on each other.
+        Times are the database's clock, the one clock every replica shares."""
+        rows = await self._db.pool.fetch(
+            "UPDATE vector_store_files v "
+            "SET claimed_by = $1, claim_until = extract(epoch FROM clock_timestamp()) + $3 "
+            "FROM (SELECT store_id, file_id FROM vector_store_files WHERE status = 'in_progress' "
+            "AND (claimed_by IS NULL OR claim_until < extract(epoch FROM clock_timestamp())) "
+            "ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED) p "
+            "WHERE v.store_id = p.store_id AND v.file_id = p.file_id RETURNING v.seq, v.store_id, v.file_id",
+            owner,
+            limit,
+            lease,
+        )
+        return [(r[1], r[2]) for r in sorted(rows, key=lambda r: r[0])]
+
+    async def renew_file_claims(self, owner: str, keys: list[tuple[str, str]], lease: float) -> None:
+        """Extend `owner`'s claims on the files it is still working on (`keys`: (store id, file id))."""
+        if not keys:
+            return
+        await self._db.pool.execute(
+            "UPDATE vector_store_files v SET claim_until = extract(epoch FROM clock_timestamp()) + $2 "
+            "FROM unnest($3::text[], $4::text[]) AS k(store_id, file_id) "
+            "WHERE v.claimed_by = $1 AND v.store_id = k.store_id AND v.file_id = k.file_id",
+            owner,
+            lease,
+            [k[0] for k in keys],
+            [k[1] for k in keys],
+        )
+
+    async def release_file_claims(self, owner: str) -> None:
+        await self._db.pool.execute(
+            "UPDATE vector_store_files SET claimed_by = NULL, claim_until = NULL WHERE claimed_by = $1", owner
+        )
+
     # -- batches -----------------------------------------------------------------------------------
     async def get_batch(self, store_id: str, batch_id: str) -> JSON | None:
         if await hidden(self._db, "vector_stores", store_id):
