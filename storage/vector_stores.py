@@ -153,6 +153,21 @@ class VectorStoreStore:
 
         return await self._reader.run(read) if store_ids else set()
 
+    async def searchable(self, embedder: str, limit: int) -> list[str]:
+        """Ids of the caller's unexpired stores built with `embedder`, newest first: one indexed read
+        (no file counts), for searches over every store (the MCP server's `search`, #14)."""
+        where, params = filter_sql()
+        now = int(time.time())
+
+        def read(c: Any) -> list[str]:
+            sql = (
+                f"SELECT id FROM vector_stores WHERE embedder = ? AND (expires_at IS NULL OR expires_at > ?){where} "
+                "ORDER BY rowid DESC LIMIT ?"
+            )
+            return [r[0] for r in c.execute(sql, (embedder, now, *params, limit))]
+
+        return await self._reader.run(read)
+
     async def list_stores(self, *, limit: int, order: str, after: str | None, before: str | None) -> Page:
         w0, p0 = filter_sql()
 

@@ -92,31 +92,21 @@ class KnowledgeBase:
         store the caller may read; expired stores and stores of another embedder are left out."""
         if requested:
             found = [await self.store(s) for s in dict.fromkeys(requested)]
+            for s in found:
+                await self.r.check_embedder(s["id"])  # vectors of another embedder: a clear refusal
             return [s["id"] for s in found if s.get("status") != "expired"]
-        if self.configured:
-            stores = []
-            for sid in self.configured:
-                try:
-                    stores.append(await self.vector_stores.retrieve(sid))
-                except APIError:
-                    continue  # configured but deleted (or another project's): nothing to search there
-        else:
-            stores, after = [], None
-            while len(stores) < MAX_STORES:
-                page = await self.r.stores.list_stores(limit=100, order="desc", after=after, before=None)
-                stores.extend(page.data)
-                if not page.has_more or not page.data:
-                    break
-                after = page.data[-1]["id"]
+        if not self.configured:  # every store of the caller's: one lean read (this runs on every `search`)
+            name, _dimension = await self.r.embedder_identity()
+            return await self.r.stores.searchable(name, MAX_STORES)
         usable = []
-        for s in stores[:MAX_STORES]:
-            if s.get("status") == "expired":
-                continue
+        for sid in self.configured:
             try:
-                await self.r.check_embedder(s["id"])
+                store = await self.vector_stores.retrieve(sid)
+                await self.r.check_embedder(sid)
             except APIError:
-                continue
-            usable.append(s["id"])
+                continue  # deleted, another project's, or another embedder's: nothing to search there
+            if store.get("status") != "expired":
+                usable.append(sid)
         return usable
 
     # -- search ------------------------------------------------------------------------------------
@@ -149,7 +139,7 @@ class KnowledgeBase:
 
     async def search(self, query: str, k: int) -> list[dict[str, str]]:
         """Deep research's `search`: one result per document, best passage first."""
-        hits = await self.search_hits(query, await self.readable_stores(), k=k * 3)
+        hits = await self.search_hits(query, await self.readable_stores(), k=k * 2)  # passages → documents
         results: list[dict[str, str]] = []
         seen: set[str] = set()
         for hit in hits:
