@@ -51,6 +51,7 @@ WORDS = (
     "dune estuary falcon glacier heron island juniper kestrel lantern mesa nectar oasis prairie quarry "
     "reef summit thistle upland valley willow yucca zinnia"
 ).split()
+SEARCH_ROUTE = "/v1/vector_stores/{vector_store_id}/search"
 ACCESS = re.compile(r"(POST) (\S+) (\d{3}) ([\d.]+)ms")
 
 
@@ -97,18 +98,19 @@ class AccessLog:
         return [(m[2], float(m[4]) / 1000) for m in ACCESS.finditer(text) if m[3] == "200"]
 
 
-async def overhead(base: str, store: str, rounds: int) -> dict[str, Any]:
-    """Client-side durations, the three kinds interleaved in shuffled order every round."""
+async def overhead(base: str, store: str, rounds: int, log: AccessLog) -> dict[str, Any]:
+    """The three kinds interleaved (shuffled order every round), timed by the client and, from the
+    access log, by the gateway: calls are sequential, so the n-th access line is the n-th call."""
     from mcp import Client
 
     rng = random.Random(7)
+    kinds_done: list[str] = []
     client_side: dict[str, list[float]] = {"direct": [], "search_knowledge": [], "search": []}
     async with aiohttp.ClientSession() as http, Client(base + "/mcp") as mcp:
 
         async def direct(q: str) -> None:
-            async with http.post(
-                f"{base}/v1/vector_stores/{store}/search", json={"query": q, "max_num_results": 10}
-            ) as r:
+            body = {"query": q, "max_num_results": 10}
+            async with http.post(f"{base}/v1/vector_stores/{store}/search", json=body) as r:
                 assert r.status == 200, await r.text()
                 assert (await r.json())["data"]
 
@@ -124,6 +126,8 @@ async def overhead(base: str, store: str, rounds: int) -> dict[str, Any]:
         for q in queries(rng, 20):  # warm-up: connections, embedder, caches
             for fn in kinds.values():
                 await fn(q)
+        await asyncio.sleep(0.5)
+        log.take()
         for q in queries(rng, rounds):
             order = list(kinds)
             rng.shuffle(order)
@@ -131,35 +135,18 @@ async def overhead(base: str, store: str, rounds: int) -> dict[str, Any]:
                 started = time.perf_counter()
                 await kinds[kind](q)
                 client_side[kind].append(time.perf_counter() - started)
-    return {k: stats(v) for k, v in client_side.items()}
-
-
-async def server_overhead(base: str, store: str, rounds: int, log: AccessLog) -> dict[str, Any]:
-    """Server-side durations: each kind in its own block of `rounds` calls (access lines by route)."""
-    from mcp import Client
-
-    rng = random.Random(11)
-    out: dict[str, list[float]] = {}
-    async with aiohttp.ClientSession() as http, Client(base + "/mcp") as mcp:
-        for _block in range(2):
-            for kind in ("direct", "search_knowledge", "search"):
-                log.take()
-                for q in queries(rng, rounds // 2):
-                    if kind == "direct":
-                        async with http.post(
-                            f"{base}/v1/vector_stores/{store}/search", json={"query": q, "max_num_results": 10}
-                        ) as r:
-                            await r.read()
-                    elif kind == "search_knowledge":
-                        await mcp.call_tool(
-                            "search_knowledge", {"query": q, "vector_store_ids": [store], "max_results": 10}
-                        )
-                    else:
-                        await mcp.call_tool("search", {"query": q})
-                await asyncio.sleep(0.2)
-                route = "/v1/vector_stores/{vector_store_id}/search" if kind == "direct" else "/mcp"
-                out.setdefault(kind, []).extend(d for r, d in log.take() if r == route)
-    return {k: stats(v) for k, v in out.items()}
+                kinds_done.append(kind)
+    await asyncio.sleep(0.5)
+    lines = [(route, d) for route, d in log.take() if route in (SEARCH_ROUTE, "/mcp")]
+    assert len(lines) == len(kinds_done), (len(lines), len(kinds_done))
+    server_side: dict[str, list[float]] = {k: [] for k in client_side}
+    for kind, (route, d) in zip(kinds_done, lines, strict=True):
+        assert (route == SEARCH_ROUTE) == (kind == "direct"), (kind, route)
+        server_side[kind].append(d)
+    return {
+        "client": {k: stats(v) for k, v in client_side.items()},
+        "server": {k: stats(v) for k, v in server_side.items()},
+    }
 
 
 async def concurrent(base: str, clients: int, calls: int) -> dict[str, Any]:
@@ -232,8 +219,8 @@ def main() -> int:
             store = upload(api, args.docs)
             phase(f"ingested in {time.perf_counter() - t0:.1f}s; overhead, {args.rounds} rounds")
             log = AccessLog(stderr_path)
-            client = asyncio.run(overhead(base, store, args.rounds))
-            server = asyncio.run(server_overhead(base, store, args.rounds, log))
+            measured = asyncio.run(overhead(base, store, args.rounds, log))
+            client, server = measured["client"], measured["server"]
             phase(f"{args.clients} concurrent clients x {args.calls} search+fetch")
             conc = asyncio.run(concurrent(base, args.clients, args.calls))
         finally:

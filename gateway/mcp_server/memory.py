@@ -33,6 +33,7 @@ RETENTION_RE = re.compile(r"^(\d{1,7})([smhd])$")
 UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 MIN_RETENTION_SECONDS = 1
 MAX_EXPORT_CHARS = 2_000_000
+MAX_TAG_SCAN = 10_000  # documents list_tags reads at most
 
 
 def check_tag(tag: str) -> str:
@@ -140,17 +141,19 @@ class Memory:
                 attributes.pop(TAG_PREFIX + t, None)
         return await self.set_attributes(doc, attributes)
 
-    async def list_tags(self, store_id: str) -> dict[str, int]:
+    async def list_tags(self, store_id: str) -> tuple[dict[str, int], bool]:
+        """Tag → document count over the store's newest MAX_TAG_SCAN documents (and whether it stopped there)."""
         counts: dict[str, int] = {}
         after: str | None = None
-        while True:
+        for _ in range(MAX_TAG_SCAN // 100):
             docs, more = await self.kb.list_documents(store_id, limit=100, after=after, tag=None)
             for doc in docs:
                 for t in doc.tags:
                     counts[t] = counts.get(t, 0) + 1
             if not more or not docs:
-                return dict(sorted(counts.items()))
+                return dict(sorted(counts.items())), False
             after = docs[-1].file_id
+        return dict(sorted(counts.items())), True
 
     async def set_retention(self, store_id: str, retention: str) -> dict[str, Any]:
         retention_seconds(retention)

@@ -100,6 +100,9 @@ class KnowledgeServer:
             on_read_resource=self._read_resource,
             on_subscriptions_listen=self.listen,
         )
+        # The SDK's default middleware is an OpenTelemetry span per message (a no-op without an
+        # exporter, still work on every call); the gateway has its own metrics and access log.
+        self.server.middleware = []
 
     def init_options(self) -> Any:
         return self.server.create_initialization_options(NotificationOptions(tools_changed=True))

@@ -228,8 +228,8 @@ class ToolBox:
             return out
 
         async def list_tags(a: StoreArgs) -> dict[str, Any]:
-            counts = await self.memory.list_tags(a.vector_store_id)
-            return {"tags": [{"tag": t, "documents": n} for t, n in counts.items()]}
+            counts, truncated = await self.memory.list_tags(a.vector_store_id)
+            return {"tags": [{"tag": t, "documents": n} for t, n in counts.items()], "truncated": truncated}
 
         async def export_documents(a: ExportArgs) -> dict[str, Any]:
             text, count, truncated = await self.memory.export(
