@@ -39,7 +39,8 @@ from typing import Any
 import aiohttp
 from openai import OpenAI
 
-from bench.measure import add_run_args, phase, stats, verdict, wait_quiet
+from bench.loadgen import percentile
+from bench.measure import add_run_args, ms, phase, stats, verdict, wait_quiet
 from tests.procs import ROOT, VENV_BIN, free_port, gateway_env, scripted_backend, stop, wait_http
 from tests.retrieval_helpers import retrieval_env, wait_ingested
 
@@ -78,6 +79,13 @@ def upload(client: OpenAI, n: int) -> str:
 
 def queries(rng: random.Random, n: int) -> list[str]:
     return [f"{rng.choice(WORDS)} {rng.choice(WORDS)}" for _ in range(n)]
+
+
+def _with_p95(values: list[float]) -> dict[str, Any]:
+    out = stats(values)
+    if values:
+        out["p95"] = ms(percentile(values, 95))
+    return out
 
 
 def _text(result: Any) -> str:
@@ -186,8 +194,8 @@ async def concurrent(base: str, clients: int, calls: int) -> dict[str, Any]:
         "error_samples": errors[:5],
         "calls": total,
         "calls_per_second": round(total / wall, 1),
-        "search": stats(durations["search"]),
-        "fetch": stats(durations["fetch"]),
+        "search": _with_p95(durations["search"]),
+        "fetch": _with_p95(durations["fetch"]),
     }
 
 
