@@ -242,7 +242,14 @@ async def test_memory_and_tags(kind: str, kb: dict[str, str], request: pytest.Fi
         assert updated["id"] not in [r["id"] for r in found]
 
 
-async def test_resources_paginated_and_read(kb: dict[str, str], request: pytest.FixtureRequest) -> None:
+async def test_resources_paginated_and_read(
+    kb: dict[str, str], http_gateway: Gateway, session_key: str, request: pytest.FixtureRequest
+) -> None:
+    api = OpenAI(base_url=http_gateway.url, api_key=session_key, max_retries=0)
+    many = [api.files.create(file=(f"n{i}.txt", f"note {i}".encode()), purpose="assistants").id for i in range(60)]
+    store = api.vector_stores.create(name="mcp-many")
+    api.vector_stores.file_batches.create(vector_store_id=store.id, file_ids=many)
+    wait_ingested(api, store.id)
     async with connect("http", request) as client:
         uris: list[str] = []
         cursor = None
@@ -255,7 +262,9 @@ async def test_resources_paginated_and_read(kb: dict[str, str], request: pytest.
             if not cursor:
                 break
             assert pages < 100
-        assert len(uris) == len(set(uris))
+        assert len(uris) == len(set(uris)) and pages >= 2  # 50 per page
+        assert {f"kb://{store.id}/{f}" for f in many} <= set(uris)
+        api.vector_stores.delete(store.id)
         quokka = f"kb://{kb['store']}/{kb['quokka']}"
         assert quokka in uris and f"kb://{kb['store']}/{kb['glacier']}" in uris
         read = await client.read_resource(quokka)
