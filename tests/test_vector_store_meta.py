@@ -132,3 +132,20 @@ async def test_claims_share_the_backlog_and_expire(stores: Any) -> None:
     # a file added again is unclaimed: ingested anew by whoever claims it first
     await stores.add_files("vs_a", _entries("file-1"))
     assert await stores.claim_files("owner-4", 10, 30.0) == [("vs_a", "file-1")]
+
+
+async def test_searchable_stores_of_an_embedder(stores: Any) -> None:
+    """The MCP server's `search` covers these (#14): unexpired, same embedder, newest first."""
+    from storage.scope import project_scope
+
+    for i, embedder in enumerate(["e", "other", "e", "e"]):
+        await stores.create_store(f"vs_s{i}", embedder=embedder, dimension=3, data={"name": f"s{i}"})
+    await stores.update_store("vs_s2", {"expires_after": {"anchor": "last_active_at", "days": 1}})
+    assert await stores.searchable("e", 10) == ["vs_s3", "vs_s2", "vs_s0"]
+    assert await stores.searchable("e", 1) == ["vs_s3"]
+    with project_scope("someone-else"):
+        assert await stores.searchable("e", 10) == []
+        await stores.create_store("vs_theirs", embedder="e", dimension=3, data={"name": "t"})
+        assert await stores.searchable("e", 10) == ["vs_theirs"]
+    with project_scope("default"):
+        assert "vs_theirs" not in await stores.searchable("e", 10)

@@ -110,6 +110,19 @@ class PostgresVectorStoreStore:
         )
         return {r[0] for r in rows}
 
+    async def searchable(self, embedder: str, limit: int) -> list[str]:
+        """Ids of the caller's unexpired stores built with `embedder`, newest first (the SQLite
+        store's `searchable`: the MCP server's `search` over every store, #14)."""
+        rows = await self._db.pool.fetch(
+            "SELECT id FROM vector_stores WHERE embedder = $1 AND (expires_at IS NULL OR expires_at > $2) "
+            "AND ($3::text IS NULL OR project = $3) ORDER BY seq DESC LIMIT $4",
+            embedder,
+            int(time.time()),
+            current_project(),
+            limit,
+        )
+        return [r[0] for r in rows]
+
     async def list_stores(self, *, limit: int, order: str, after: str | None, before: str | None) -> Page:
         async with self._db.pool.acquire() as c:
             rows = await c.fetch(
