@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 
 class Settings(BaseModel):
@@ -80,6 +80,37 @@ class Settings(BaseModel):
     )
 
     # --- knowledge graph (#12)
+    kg_enabled: bool = Field(
+        default=True, description="extract entities and relations into each vector store's graph at ingestion"
+    )
+    kg_extractor: Literal["auto", "rules", "gliner"] = Field(
+        default="auto", description="auto: GLiNER when GATEWAY_KG_GLINER_MODEL is set, else the rule-based extractor"
+    )
+    kg_gliner_model: str | None = Field(
+        default=None, description="a local GLiNER directory (or a hub name, on a machine with internet)"
+    )
+    kg_gliner_threshold: float = Field(default=0.5, gt=0, lt=1, description="GLiNER's span score threshold")
+    kg_gliner_labels: str = Field(
+        default="person,organization,product,place,event", description="comma-separated entity labels for GLiNER"
+    )
+    kg_weights: str = Field(
+        default="vector=0.35,graph=0.4,keyword=0.1,recency=0.05,title=0.1",
+        description="the kg ranker's signal weights (vector, graph, keyword, recency, title), summing to 1",
+    )
+    kg_graph_store: Literal["sqlite", "neo4j"] = Field(
+        default="sqlite", description="sqlite: tables in the gateway's database; neo4j: GATEWAY_KG_NEO4J_URI"
+    )
+    kg_neo4j_uri: str | None = Field(default=None, description="bolt:// or neo4j:// URI of the Neo4j graph store")
+    kg_neo4j_user: str = "neo4j"
+    kg_neo4j_password: str | None = None
+
+    @field_validator("kg_weights")
+    @classmethod
+    def _kg_weights(cls, value: str) -> str:
+        from gateway.knowledge.weights import parse_weights
+
+        parse_weights(value)
+        return value
 
     # --- research (#13)
 

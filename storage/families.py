@@ -15,6 +15,7 @@ from storage.api_keys import SQLiteKeyStore
 from storage.blobs import FileBlobStore, FilesystemBlobStore
 from storage.connectors import ConnectorStore
 from storage.files import FileStore
+from storage.graph import SQLiteGraphStore
 from storage.postgres.api_keys import PostgresKeyStore
 from storage.postgres.connectors import PostgresConnectorStore
 from storage.postgres.files import PostgresBlobStore, PostgresFileStore
@@ -62,3 +63,9 @@ def vector_store_store(state: SQLiteStore) -> AnyVectorStoreStore:
     if isinstance(state, PostgresStateStore):
         return PostgresVectorStoreStore(state.postgres.db)
     return VectorStoreStore(state.writer, state.reader)
+
+
+def graph_store(state: SQLiteStore) -> SQLiteGraphStore:
+    """The knowledge graph (#12), in the SQLite file. (With `GATEWAY_DATABASE_URL` it is still the
+    replica's own file for now: see the "Knowledge graph" section of docs/ARCHITECTURE.md.)"""
+    return SQLiteGraphStore(state.writer, state.reader)

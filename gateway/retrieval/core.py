@@ -40,6 +40,7 @@ class Retrieval:
         self._backend: VectorBackend | None = None
         self._backend_lock: asyncio.Lock | None = None
         self.worker: Any = None  # the IngestionWorker, in the HTTP server only
+        self._knowledge: Any = None  # gateway.knowledge.service.Knowledge, built on first use
         self.started = False
 
     # -- lazily built parts ------------------------------------------------------------------------
@@ -107,6 +108,25 @@ class Retrieval:
                     ) from exc
                 self._backend = backend
         return self._backend
+
+    async def knowledge(self) -> Any:
+        """The knowledge graph capability (#12): graph store, extractor, `kg` ranker; built once."""
+        if self._knowledge is None:
+            from gateway.knowledge.service import Knowledge
+
+            self._knowledge = Knowledge.build(self.settings, self.sqlite)
+        return self._knowledge
+
+    async def forget_graph(self, store_id: str, file_id: str | None = None) -> None:
+        """Remove a file's (or a whole store's) graph rows, with its chunks; never fails the caller."""
+        try:
+            knowledge = await self.knowledge()
+            if file_id is None:
+                await knowledge.drop_store(store_id)
+            else:
+                await knowledge.delete_file(store_id, file_id)
+        except Exception:
+            log.exception("removing the knowledge graph rows of %s/%s failed", store_id, file_id)
 
     async def check_embedder(self, store_id: str, param: str = "vector_store_id") -> None:
         """Refuse work on a store whose vectors came from another embedder than this process's."""

@@ -111,6 +111,7 @@ class FilesService:
                 await (await self.r.backend()).delete_file(store_id, file_id)
             except Exception:
                 log.exception("removing the chunks of %s from %s failed", file_id, store_id)
+            await self.r.forget_graph(store_id, file_id)
         try:
             await self.r.blobs.delete(blob)
         except OSError:

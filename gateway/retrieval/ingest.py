@@ -8,6 +8,9 @@ back when it stops; the claims of a process that died run out and another claims
 processes share the work, a file is lost with no process, and none is ingested twice at once. Each
 job first deletes the file's chunks, so a job cut short by a crash never leaves half a file behind.
 
+The knowledge graph (#12) of a file is extracted after its chunks are written and before it is
+marked `completed`, so it resumes the same way.
+
 Extraction and chunking are CPU-bound and run in threads; embeddings go in batches so a large file
 neither holds the whole model input at once nor starves other files.
 """
@@ -161,6 +164,7 @@ class IngestionWorker:
         await self.r.stores.finish_file(store_id, file_id, "failed", last_error={"code": code, "message": message})
         with contextlib.suppress(Exception):  # chunks of a previous attempt must not stay searchable
             await (await self.r.backend()).delete_file(store_id, file_id)
+        await self.r.forget_graph(store_id, file_id)
 
     async def _ingest(self, store_id: str, file_id: str) -> None:
         from vectorstore.chunking import chunk_text
@@ -223,12 +227,28 @@ class IngestionWorker:
             await backend.upsert(chunks)
             # what the store holds: the chunks' text and their float32 vectors
             usage += sum(len(t.encode()) + 4 * len(v) for t, v in zip(batch, vectors, strict=True))
+        if self.r.settings.kg_enabled:
+            await self._index_graph(store_id, file_id, file["filename"], texts)
         if not await self.r.stores.finish_file(store_id, file_id, "completed", usage_bytes=usage):
             await backend.delete_file(store_id, file_id)  # cancelled or removed while we worked
+            await self.r.forget_graph(store_id, file_id)
             return
         latest = await self.r.stores.get_file(store_id, file_id)
         if latest is not None and latest["attributes"] != attributes:  # updated while we worked
             await backend.update_attributes(store_id, file_id, latest["attributes"])
+
+    async def _index_graph(self, store_id: str, file_id: str, filename: str, texts: list[str]) -> None:
+        """The file's knowledge graph (#12), before the file is `completed`: a crash before that point
+        re-runs the whole job, and the graph rows are replaced in one transaction. A failing extractor
+        leaves the file searchable without its graph (logged), rather than failing the file."""
+        chunks = [(f"{store_id}:{file_id}:{i}", t) for i, t in enumerate(texts)]
+        try:
+            knowledge = await self.r.knowledge()
+            await knowledge.index_file(store_id, file_id, filename, chunks)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("knowledge-graph extraction of %s in %s failed", file_id, store_id)
 
     @staticmethod
     async def _embed(embedder: Any, texts: list[str]) -> list[list[float]]:

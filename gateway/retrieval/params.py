@@ -14,7 +14,7 @@ from gateway.errors import InvalidRequest
 FILE_PURPOSES = ("assistants", "batch", "fine-tune", "vision", "user_data", "evals")
 DEFAULT_CHUNKING = {"max_chunk_size_tokens": 800, "chunk_overlap_tokens": 400}
 COMPARISONS = frozenset({"eq", "ne", "gt", "gte", "lt", "lte", "in", "nin"})
-RANKERS = frozenset({"none", "auto", "default-2024-11-15"})
+RANKERS = frozenset({"none", "auto", "default-2024-11-15", "kg"})  # kg: the knowledge graph (#12)
 MAX_NUM_RESULTS = 50
 
 
@@ -164,13 +164,14 @@ def filters(value: Any, param: str = "filters", depth: int = 0) -> dict[str, Any
 
 
 def ranking_options(value: Any, param: str = "ranking_options") -> dict[str, Any]:
-    """Returns {"score_threshold": float, "mode": vector|keyword|hybrid, "vector_weight": float | None}.
+    """Returns {"score_threshold": float, "mode": vector|keyword|hybrid, "vector_weight": float | None,
+    "ranker": "kg" | None} (`kg` re-ranks with the store's knowledge graph; the others are hybrid search).
 
     Without `hybrid_search` the backends fuse the two rankings with RRF (no calibration needed);
     with it, the weights blend the two scores (`vector_weight` = embedding / (embedding + text)).
     """
     if value is None:
-        return {"score_threshold": 0.0, "mode": "hybrid", "vector_weight": None}
+        return {"score_threshold": 0.0, "mode": "hybrid", "vector_weight": None, "ranker": None}
     if not isinstance(value, dict):
         raise bad(f"Invalid type for '{param}': expected an object.", param, "invalid_type")
     ranker = value.get("ranker")
@@ -203,7 +204,12 @@ def ranking_options(value: Any, param: str = "ranking_options") -> dict[str, Any
         # a zero weight selects the other search alone
         mode = "keyword" if weights["embedding_weight"] == 0 else "vector" if weights["text_weight"] == 0 else mode
         vector_weight = weights["embedding_weight"] / (weights["embedding_weight"] + weights["text_weight"])
-    return {"score_threshold": float(threshold), "mode": mode, "vector_weight": vector_weight}
+    return {
+        "score_threshold": float(threshold),
+        "mode": mode,
+        "vector_weight": vector_weight,
+        "ranker": "kg" if ranker == "kg" else None,
+    }
 
 
 def string_list(value: Any, param: str, *, required: bool = True) -> list[str]:

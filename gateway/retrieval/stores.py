@@ -13,7 +13,7 @@ from gateway.errors import InvalidRequest, NotFound
 from gateway.ids import new_id
 from gateway.retrieval import params
 from gateway.retrieval.core import Retrieval
-from gateway.retrieval.search import DEFAULT_MAX_RESULTS, result_object, search_stores
+from gateway.retrieval.search import DEFAULT_MAX_RESULTS, result_object, search_stores_detailed
 from storage.base import Page
 
 log = logging.getLogger(__name__)
@@ -103,6 +103,7 @@ class VectorStoresService:
         if not await self.r.stores.delete_store(store_id):
             raise NotFound(f"No vector store found with id '{store_id}'.", param="vector_store_id")
         await (await self.r.backend()).drop_store(store_id)
+        await self.r.forget_graph(store_id)
         return {"id": store_id, "object": "vector_store.deleted", "deleted": True}
 
     async def search(self, store_id: str, body: Any) -> dict[str, Any]:
@@ -129,7 +130,7 @@ class VectorStoresService:
             raise InvalidRequest(f"Vector store '{store_id}' has expired.", param="vector_store_id", code="expired")
         await self.r.check_embedder(store_id)
         # rewrite_query is accepted; queries are searched as written (no model rewrites them here)
-        hits = await search_stores(
+        outcome = await search_stores_detailed(
             self.r,
             [store_id],
             queries,
@@ -138,14 +139,18 @@ class VectorStoresService:
             score_threshold=ranking["score_threshold"],
             mode=ranking["mode"],
             vector_weight=ranking["vector_weight"],
+            ranker=ranking["ranker"],
         )
-        return {
+        page: dict[str, Any] = {
             "object": "vector_store.search_results.page",
             "search_query": queries,
-            "data": [result_object(h) for h in hits],
+            "data": [result_object(h) for h in outcome.hits],
             "has_more": False,
             "next_page": None,
         }
+        if outcome.entities is not None:
+            page["entities"] = outcome.entities
+        return page
 
     # -- files -------------------------------------------------------------------------------------
     async def _require_files(self, file_ids: list[str], param: str) -> None:
@@ -217,6 +222,7 @@ class VectorStoresService:
         if not await self.r.stores.delete_file(store_id, file_id):
             raise NotFound(f"No file '{file_id}' in vector store '{store_id}'.", param="file_id")
         await (await self.r.backend()).delete_file(store_id, file_id)
+        await self.r.forget_graph(store_id, file_id)
         return {"id": file_id, "object": "vector_store.file.deleted", "deleted": True}
 
     async def file_content(self, store_id: str, file_id: str) -> dict[str, Any]:
@@ -284,6 +290,7 @@ class VectorStoresService:
             if self.r.worker is not None:
                 await self.r.worker.cancel(store_id, file_id)
             await backend.delete_file(store_id, file_id)  # chunks a cut-short job may have written
+            await self.r.forget_graph(store_id, file_id)
         return await self.retrieve_batch(store_id, batch_id)
 
     async def list_batch_files(

@@ -19,7 +19,7 @@ from gateway.ids import item_id
 from gateway.jsonutil import JSONDecodeError, dumps_str, loads
 from gateway.retrieval import params
 from gateway.retrieval.core import Retrieval, retrieval_of
-from gateway.retrieval.search import DEFAULT_MAX_RESULTS, search_stores
+from gateway.retrieval.search import DEFAULT_MAX_RESULTS, breakdown_of, search_stores
 from gateway.tools.registry import ToolResult
 
 log = logging.getLogger(__name__)
@@ -159,13 +159,21 @@ class FileSearch:
                 score_threshold=cfg["ranking"]["score_threshold"],
                 mode=cfg["ranking"]["mode"],
                 vector_weight=cfg["ranking"]["vector_weight"],
+                ranker=cfg["ranking"]["ranker"],
             )
         except APIError as exc:
             log.warning("file_search failed: %s", exc.message)
             events.close_item(index, "failed")
             return ToolResult([item], f"Error: the file search failed ({exc.message}).")
         results = [
-            {"file_id": h.file_id, "filename": h.filename, "score": h.score, "text": h.text, "attributes": h.attributes}
+            {
+                "file_id": h.file_id,
+                "filename": h.filename,
+                "score": h.score,
+                "text": h.text,
+                "attributes": h.attributes,
+                **breakdown_of(h),
+            }
             for h in hits
         ]
         if self.include_results:

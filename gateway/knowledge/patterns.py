@@ -1,0 +1,65 @@
+"""Relation patterns of the text and relation cues of questions: the vocabulary both sides share.
+
+A relation pattern is a phrase between two entity mentions ("X was founded by Y"); `forward` says
+whether the entity before it is the relation's source. A question's cues are the relation types its
+wording asks for ("the founder of ..." → founded_by), which the ranker prefers when it follows
+relations. The two lists are the same relation types, so what ingestion writes is what a question
+can ask for.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    type: str
+    regex: re.Pattern[str]
+    forward: bool  # True: the entity before the phrase is the source ("X made by Y" → X made_by Y)
+
+
+def _p(kind: str, phrases: str, forward: bool) -> Pattern:
+    return Pattern(kind, re.compile(rf"\b(?:{phrases})\b", re.IGNORECASE), forward)
+
+
+# Longer, passive phrases come before the active verbs they contain ("founded by" before "founded").
+PATTERNS: tuple[Pattern, ...] = (
+    _p("founded_by", r"(?:co-?)?founded by|established by|started by|set up by|created by", True),
+    _p("founded_by", r"(?:co-?)?founder of|(?:co-?)?founded|established|set up", False),
+    _p(
+        "made_by",
+        r"made by|manufactured by|produced by|built by|developed by|designed by|engineered by|a product of",
+        True,
+    ),
+    _p(
+        "made_by",
+        r"makes|manufactures|produces|builds|develops|designs|the maker of|the manufacturer of|the developer of",
+        False,
+    ),
+    _p("born_in", r"born in|born at|a native of|hails from|grew up in", True),
+    _p("part_of", r"part of|a division of|a subsidiary of|a unit of|belongs to|a member of|owned by", True),
+    _p("part_of", r"owns|acquired|the parent (?:company )?of", False),
+    _p("located_in", r"based in|headquartered in|located in|situated in|lives in|settled in", True),
+    _p("led_by", r"led by|run by|headed by|managed by|directed by|chaired by", True),
+    _p("led_by", r"leads|runs|heads|manages|directs|chairs", False),
+)
+
+# Words in a question that ask for a relation type.
+CUES: dict[str, re.Pattern[str]] = {
+    "founded_by": re.compile(r"\b(?:found\w*|establish\w*|start\w*|set up|creat\w*|origin\w*)", re.I),
+    "made_by": re.compile(
+        r"\b(?:make|makes|made|maker|manufactur\w*|produc\w*|build\w*|built|develop\w*|design\w*|behind|engineer\w*)",
+        re.I,
+    ),
+    "born_in": re.compile(r"\b(?:born|birth\w*|native|hometown|grew up|comes? from)\b", re.I),
+    "part_of": re.compile(r"\b(?:part of|division|subsidiar\w*|parent|belong\w*|own\w*|acquir\w*|member)", re.I),
+    "located_in": re.compile(r"\b(?:based|headquarter\w*|located|locat\w*|situated|lives?|settled)\b", re.I),
+    "led_by": re.compile(r"\b(?:lead\w*|led|run|runs|head\w*|manag\w*|direct\w*|chair\w*|chief|ceo)\b", re.I),
+}
+
+
+def cues(question: str) -> set[str]:
+    """The relation types the question's wording asks for."""
+    return {kind for kind, regex in CUES.items() if regex.search(question)}

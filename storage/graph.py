@@ -1,0 +1,346 @@
+"""The knowledge graph of each vector store: entities, their mentions in chunks, relations between them.
+
+`GraphStore` is the interface the knowledge package codes against (one conformance suite,
+`tests/conformance/test_graph_store.py`, runs it over every implementation); `SQLiteGraphStore` is
+the embedded default: tables in the gateway's own SQLite file (migration 0009), so both processes and
+every worker share it with no extra service. Graph rows are reached only through a vector-store id:
+callers resolve the vector store through its project-scoped store first, so these methods take ids
+that were already checked.
+
+A file's rows are replaced in one transaction (`replace_file`): a re-run extraction never leaves
+half a file behind, and `delete_file` takes the file's mentions and relations with it (entities no
+longer mentioned anywhere go too).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import orjson
+
+from storage.sqlite_conn import ThreadConnection, WriterConnection
+
+MAX_IN = 500  # keys per IN (...) list: well under SQLite's variable limit
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    key: str  # normalised name
+    name: str
+    type: str
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    entity: str  # Entity.key
+    chunk_id: str
+    count: int
+    subject: bool = False  # the chunk's document is about this entity (its title)
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    source: str  # Entity.key
+    target: str
+    type: str  # founded_by, made_by, born_in, part_of, located_in, led_by, co_occurs, ...
+    weight: float
+    chunk_id: str = ""
+
+
+@dataclass(slots=True)
+class FileGraph:
+    """Everything extracted from one file of one vector store."""
+
+    store_id: str
+    file_id: str
+    title: str
+    extractor: str
+    entities: list[Entity] = field(default_factory=list)
+    mentions: list[Mention] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """A relation aggregated over the files that state it."""
+
+    source: str
+    target: str
+    type: str
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
+class MentionRow:
+    entity: str
+    file_id: str
+    chunk_id: str
+    count: int
+    subject: bool
+
+
+class GraphStore(Protocol):
+    name: str
+
+    async def replace_file(self, graph: FileGraph) -> None: ...
+
+    async def delete_file(self, store_id: str, file_id: str) -> None: ...
+
+    async def drop_store(self, store_id: str) -> None: ...
+
+    async def has_file(self, store_id: str, file_id: str) -> bool: ...
+
+    async def titles(self, store_id: str) -> list[str]: ...
+
+    async def entities(self, store_id: str, keys: Sequence[str]) -> dict[str, Entity]: ...
+
+    async def search_entities(self, store_id: str, text: str, limit: int) -> list[tuple[Entity, int]]: ...
+
+    async def mention_counts(self, store_id: str, keys: Sequence[str]) -> dict[str, int]: ...
+
+    async def edges(self, store_id: str, keys: Sequence[str], per_entity: int = 50) -> list[Edge]: ...
+
+    async def mentions(self, store_id: str, keys: Sequence[str], limit: int = 200) -> list[MentionRow]: ...
+
+    async def chunk_mentions(self, store_id: str, chunk_ids: Sequence[str]) -> list[MentionRow]: ...
+
+    async def chunk_relation_types(self, store_id: str, chunk_ids: Sequence[str]) -> dict[str, set[str]]: ...
+
+    async def file_times(self, store_id: str, file_ids: Sequence[str]) -> dict[str, tuple[str, int]]: ...
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def _chunks(items: Sequence[str]) -> list[Sequence[str]]:
+    return [items[i : i + MAX_IN] for i in range(0, len(items), MAX_IN)] or [[]]
+
+
+def _delete_file_rows(c: Any, store_id: str, file_id: str) -> None:
+    keys = [
+        r[0]
+        for r in c.execute(
+            "SELECT DISTINCT entity FROM kg_mentions WHERE store_id = ? AND file_id = ?", (store_id, file_id)
+        )
+    ]
+    c.execute("DELETE FROM kg_mentions WHERE store_id = ? AND file_id = ?", (store_id, file_id))
+    c.execute("DELETE FROM kg_relations WHERE store_id = ? AND file_id = ?", (store_id, file_id))
+    c.execute("DELETE FROM kg_files WHERE store_id = ? AND file_id = ?", (store_id, file_id))
+    for part in _chunks(keys):
+        if part:
+            c.execute(
+                f"DELETE FROM kg_entities WHERE store_id = ? AND key IN ({_marks(len(part))}) AND NOT EXISTS "
+                "(SELECT 1 FROM kg_mentions m WHERE m.store_id = kg_entities.store_id AND m.entity = kg_entities.key)",
+                (store_id, *part),
+            )
+
+
+class SQLiteGraphStore:
+    """The graph in the gateway's SQLite database, on the process's shared writer and reader."""
+
+    name = "sqlite"
+
+    def __init__(self, writer: WriterConnection, reader: ThreadConnection) -> None:
+        self._writer = writer
+        self._reader = reader
+
+    # -- writes ------------------------------------------------------------------------------------
+    async def replace_file(self, graph: FileGraph) -> None:
+        now = int(time.time())
+
+        def write(c: Any) -> None:
+            g = graph
+            _delete_file_rows(c, g.store_id, g.file_id)
+            c.executemany(
+                "INSERT INTO kg_entities (store_id, key, name, type, aliases) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (store_id, key) DO UPDATE SET type = CASE WHEN kg_entities.type = 'entity' "
+                "THEN excluded.type ELSE kg_entities.type END",
+                [(g.store_id, e.key, e.name, e.type, orjson.dumps(list(e.aliases))) for e in g.entities],
+            )
+            c.executemany(
+                "INSERT INTO kg_mentions (store_id, file_id, chunk_id, entity, count, subject) "
+                "VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT DO UPDATE SET count = kg_mentions.count + excluded.count, "
+                "subject = max(kg_mentions.subject, excluded.subject)",
+                [(g.store_id, g.file_id, m.chunk_id, m.entity, m.count, int(m.subject)) for m in g.mentions],
+            )
+            c.executemany(
+                "INSERT INTO kg_relations (store_id, file_id, source, target, type, weight, chunk_id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET weight = kg_relations.weight + excluded.weight",
+                [(g.store_id, g.file_id, r.source, r.target, r.type, r.weight, r.chunk_id) for r in g.relations],
+            )
+            c.execute(
+                "INSERT INTO kg_files (store_id, file_id, title, extracted_at, extractor) VALUES (?, ?, ?, ?, ?)",
+                (g.store_id, g.file_id, g.title, now, g.extractor),
+            )
+
+        await self._writer.transact(write)
+
+    async def delete_file(self, store_id: str, file_id: str) -> None:
+        await self._writer.transact(_delete_file_rows, store_id, file_id)
+
+    async def drop_store(self, store_id: str) -> None:
+        def write(c: Any) -> None:
+            for table in ("kg_mentions", "kg_relations", "kg_files", "kg_entities"):
+                c.execute(f"DELETE FROM {table} WHERE store_id = ?", (store_id,))
+
+        await self._writer.transact(write)
+
+    # -- reads -------------------------------------------------------------------------------------
+    async def has_file(self, store_id: str, file_id: str) -> bool:
+        row = await self._reader.run(
+            lambda c: c.execute(
+                "SELECT 1 FROM kg_files WHERE store_id = ? AND file_id = ?", (store_id, file_id)
+            ).fetchone()
+        )
+        return row is not None
+
+    async def titles(self, store_id: str) -> list[str]:
+        rows = await self._reader.run(
+            lambda c: c.execute("SELECT DISTINCT title FROM kg_files WHERE store_id = ?", (store_id,)).fetchall()
+        )
+        return [r[0] for r in rows if r[0]]
+
+    async def entities(self, store_id: str, keys: Sequence[str]) -> dict[str, Entity]:
+        def read(c: Any) -> dict[str, Entity]:
+            found: dict[str, Entity] = {}
+            for part in _chunks(list(dict.fromkeys(keys))):
+                if not part:
+                    continue
+                for key, name, kind, aliases in c.execute(
+                    "SELECT key, name, type, aliases FROM kg_entities WHERE store_id = ? "
+                    f"AND key IN ({_marks(len(part))})",
+                    (store_id, *part),
+                ):
+                    found[key] = Entity(key, name, kind, tuple(orjson.loads(aliases)))
+            return found
+
+        return await self._reader.run(read)
+
+    async def search_entities(self, store_id: str, text: str, limit: int) -> list[tuple[Entity, int]]:
+        pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+        def read(c: Any) -> list[tuple[Entity, int]]:
+            rows = c.execute(
+                "SELECT e.key, e.name, e.type, e.aliases, (SELECT COALESCE(SUM(m.count), 0) FROM kg_mentions m "
+                "WHERE m.store_id = e.store_id AND m.entity = e.key) AS n FROM kg_entities e "
+                "WHERE e.store_id = ? AND (e.key LIKE ? ESCAPE '\\' OR e.name LIKE ? ESCAPE '\\') "
+                "ORDER BY (e.key = ?) DESC, n DESC, e.key LIMIT ?",
+                (store_id, pattern, pattern, text, limit),
+            ).fetchall()
+            return [(Entity(r[0], r[1], r[2], tuple(orjson.loads(r[3]))), int(r[4])) for r in rows]
+
+        return await self._reader.run(read)
+
+    async def mention_counts(self, store_id: str, keys: Sequence[str]) -> dict[str, int]:
+        def read(c: Any) -> dict[str, int]:
+            counts: dict[str, int] = {}
+            for part in _chunks(list(dict.fromkeys(keys))):
+                if part:
+                    counts.update(
+                        c.execute(
+                            f"SELECT entity, COUNT(DISTINCT file_id) FROM kg_mentions WHERE store_id = ? "
+                            f"AND entity IN ({_marks(len(part))}) GROUP BY entity",
+                            (store_id, *part),
+                        ).fetchall()
+                    )
+            return counts
+
+        return await self._reader.run(read)
+
+    async def edges(self, store_id: str, keys: Sequence[str], per_entity: int = 50) -> list[Edge]:
+        """Relations touching `keys` (either end), summed over files; typed relations before
+        co-occurrence and heavier before lighter, at most `per_entity` for each key and direction."""
+
+        def read(c: Any) -> list[Edge]:
+            out: list[Edge] = []
+            for part in _chunks(list(dict.fromkeys(keys))):
+                if not part:
+                    continue
+                for end in ("source", "target"):
+                    rows = c.execute(
+                        f"SELECT source, target, type, w FROM (SELECT source, target, type, SUM(weight) AS w, "
+                        f"ROW_NUMBER() OVER (PARTITION BY {end} ORDER BY (type = 'co_occurs'), SUM(weight) DESC) AS rn "
+                        f"FROM kg_relations WHERE store_id = ? AND {end} IN ({_marks(len(part))}) "
+                        "GROUP BY source, target, type) WHERE rn <= ?",
+                        (store_id, *part, per_entity),
+                    )
+                    out.extend(Edge(s, t, kind, float(w)) for s, t, kind, w in rows)
+            return list(dict.fromkeys(out))
+
+        return await self._reader.run(read)
+
+    async def mentions(self, store_id: str, keys: Sequence[str], limit: int = 200) -> list[MentionRow]:
+        """Chunks mentioning `keys`: subjects first, then by count, at most `limit`."""
+
+        def read(c: Any) -> list[MentionRow]:
+            out: list[MentionRow] = []
+            for part in _chunks(list(dict.fromkeys(keys))):
+                if part:
+                    out.extend(
+                        MentionRow(r[0], r[1], r[2], int(r[3]), bool(r[4]))
+                        for r in c.execute(
+                            "SELECT entity, file_id, chunk_id, count, subject FROM kg_mentions WHERE store_id = ? "
+                            f"AND entity IN ({_marks(len(part))}) ORDER BY subject DESC, count DESC LIMIT ?",
+                            (store_id, *part, limit),
+                        )
+                    )
+            return out
+
+        return await self._reader.run(read)
+
+    async def chunk_mentions(self, store_id: str, chunk_ids: Sequence[str]) -> list[MentionRow]:
+        def read(c: Any) -> list[MentionRow]:
+            out: list[MentionRow] = []
+            for part in _chunks(list(dict.fromkeys(chunk_ids))):
+                if part:
+                    out.extend(
+                        MentionRow(r[0], r[1], r[2], int(r[3]), bool(r[4]))
+                        for r in c.execute(
+                            "SELECT entity, file_id, chunk_id, count, subject FROM kg_mentions WHERE store_id = ? "
+                            f"AND chunk_id IN ({_marks(len(part))})",
+                            (store_id, *part),
+                        )
+                    )
+            return out
+
+        return await self._reader.run(read)
+
+    async def chunk_relation_types(self, store_id: str, chunk_ids: Sequence[str]) -> dict[str, set[str]]:
+        """The typed relations (not co-occurrence) each chunk states."""
+
+        def read(c: Any) -> dict[str, set[str]]:
+            out: dict[str, set[str]] = {}
+            for part in _chunks(list(dict.fromkeys(chunk_ids))):
+                if part:
+                    for chunk_id, kind in c.execute(
+                        "SELECT DISTINCT chunk_id, type FROM kg_relations WHERE store_id = ? AND type != 'co_occurs' "
+                        f"AND chunk_id IN ({_marks(len(part))})",
+                        (store_id, *part),
+                    ):
+                        out.setdefault(chunk_id, set()).add(kind)
+            return out
+
+        return await self._reader.run(read)
+
+    async def file_times(self, store_id: str, file_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
+        """(title, extracted_at) per extracted file."""
+
+        def read(c: Any) -> dict[str, tuple[str, int]]:
+            out: dict[str, tuple[str, int]] = {}
+            for part in _chunks(list(dict.fromkeys(file_ids))):
+                if part:
+                    for fid, title, at in c.execute(
+                        "SELECT file_id, title, extracted_at FROM kg_files WHERE store_id = ? "
+                        f"AND file_id IN ({_marks(len(part))})",
+                        (store_id, *part),
+                    ):
+                        out[fid] = (title, int(at))
+            return out
+
+        return await self._reader.run(read)
