@@ -154,6 +154,13 @@ async def list_batch_files(request: web.Request) -> web.Response:
     return _page(page)
 
 
+@routes.get(STORE + "/entities")
+async def entities(request: web.Request) -> web.Response:
+    """Entities of the vector store's knowledge graph whose name contains `query`."""
+    found = await _svc(request).entities(_sid(request), request.query.get("query"), request.query.get("limit"))
+    return json_response(list_body(found, False))
+
+
 def install(app: web.Application, deps: Any) -> None:
     """Add the Files and Vector Stores APIs to the app, with ingestion started after the store opens.
 

@@ -42,7 +42,8 @@ _ORG_WORDS = frozenset(
     """inc corp corporation co company ltd llc gmbh ag sa group labs lab laboratories systems industries
     dynamics works foundry motors technologies technology tech holdings partners studio studios
     institute university college bank foundation agency society association council ministry
-    press records media networks robotics aerospace electronics instruments devices software""".split()
+    press records media networks robotics aerospace electronics instruments devices software optics
+    analytics energy pharma pharmaceuticals foods airlines shipping mining chemicals""".split()
 )
 _PLACE_WORDS = frozenset("city town village river lake mount island bay valley county province port".split())
 

@@ -136,7 +136,7 @@ class Knowledge:
                 {
                     "object": "vector_store.entity",
                     "name": entity.name,
-                    "key": entity.key,
+                    "id": entity.key,
                     "type": entity.type,
                     "aliases": list(entity.aliases),
                     "mention_count": count,

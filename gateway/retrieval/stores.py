@@ -152,6 +152,23 @@ class VectorStoresService:
             page["entities"] = outcome.entities
         return page
 
+    async def entities(self, store_id: str, query: str | None, limit: str | None) -> list[dict[str, Any]]:
+        """The knowledge graph's entities whose name contains `query` (#12); the store is looked up
+        through its project-scoped store first, so another project's graph is never reached."""
+        if query is None or not query.strip():
+            raise params.bad("Missing required parameter: 'query'.", "query", "missing_required_parameter")
+        if len(query) > 256:
+            raise params.bad("Invalid 'query': at most 256 characters.", "query")
+        count = 20
+        if limit is not None:
+            try:
+                count = int(limit)
+            except ValueError:
+                raise params.bad("Invalid type for 'limit': expected an integer.", "limit", "invalid_type") from None
+            params.require_int(count, "limit", 1, 100)
+        await self.retrieve(store_id)
+        return list(await (await self.r.knowledge()).lookup(store_id, query.strip(), count))
+
     # -- files -------------------------------------------------------------------------------------
     async def _require_files(self, file_ids: list[str], param: str) -> None:
         found = await self.r.files.get_many(list(dict.fromkeys(file_ids)))
