@@ -38,7 +38,9 @@ async def graph(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
         pytest.skip("Neo4j graph store: set GATEWAY_NEO4J_URI (and GATEWAY_NEO4J_USER/PASSWORD) to run this suite")
     from gateway.knowledge.neo4j_store import Neo4jGraphStore
 
-    store = Neo4jGraphStore(uri, os.environ.get("GATEWAY_NEO4J_USER", "neo4j"), os.environ.get("GATEWAY_NEO4J_PASSWORD"))
+    store = Neo4jGraphStore(
+        uri, os.environ.get("GATEWAY_NEO4J_USER", "neo4j"), os.environ.get("GATEWAY_NEO4J_PASSWORD")
+    )
     try:
         yield store
     finally:
