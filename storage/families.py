@@ -19,6 +19,7 @@ from storage.graph import SQLiteGraphStore
 from storage.postgres.api_keys import PostgresKeyStore
 from storage.postgres.connectors import PostgresConnectorStore
 from storage.postgres.files import PostgresBlobStore, PostgresFileStore
+from storage.postgres.graph import PostgresGraphStore
 from storage.postgres.hybrid import PostgresStateStore
 from storage.postgres.prompts import PostgresPromptStore
 from storage.postgres.vector_stores import PostgresVectorStoreStore
@@ -65,7 +66,9 @@ def vector_store_store(state: SQLiteStore) -> AnyVectorStoreStore:
     return VectorStoreStore(state.writer, state.reader)
 
 
-def graph_store(state: SQLiteStore) -> SQLiteGraphStore:
-    """The knowledge graph (#12), in the SQLite file. (With `GATEWAY_DATABASE_URL` it is still the
-    replica's own file for now: see the "Knowledge graph" section of docs/ARCHITECTURE.md.)"""
+def graph_store(state: SQLiteStore) -> SQLiteGraphStore | PostgresGraphStore:
+    """The knowledge graph (#12): in PostgreSQL beside the vector stores it hangs off (every replica
+    sees the same graph), or in the SQLite file."""
+    if isinstance(state, PostgresStateStore):
+        return PostgresGraphStore(state.postgres.db)
     return SQLiteGraphStore(state.writer, state.reader)

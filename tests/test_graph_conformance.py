@@ -1,6 +1,7 @@
-"""One conformance suite for every knowledge-graph store (#12): the embedded SQLite store always, the
-Neo4j store when `GATEWAY_NEO4J_URI` names a server (none can be installed here, so it is skipped
-with that message otherwise; the code path is the same one the gateway runs)."""
+"""One conformance suite for every knowledge-graph store (#12): the embedded SQLite store and the
+PostgreSQL one (a real server, `postgres_url`) always, the Neo4j store when `GATEWAY_NEO4J_URI` names
+a server (none can be installed here, so it is skipped with that message otherwise; the code path is
+the one the gateway runs)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,14 @@ from gateway.knowledge.extract import RuleExtractor
 from gateway.knowledge.index import build_file_graph, title_of
 from storage import families
 from storage.graph import Entity, FileGraph, GraphStore, Mention, Relation
+from storage.postgres import PostgresStore
+from storage.postgres.hybrid import PostgresStateStore
 from storage.sqlite import SQLiteStore
+from tests.pg import truncate
 
 pytestmark = pytest.mark.asyncio
 
-BACKENDS = ["sqlite", "neo4j"]
+BACKENDS = ["sqlite", "postgres", "neo4j"]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -32,6 +36,16 @@ async def graph(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
             yield families.graph_store(state)
         finally:
             await state.close()
+        return
+    if request.param == "postgres":
+        url = request.getfixturevalue("postgres_url")
+        pg = PostgresStateStore(PostgresStore(url, pool_size=4), tmp_path / "local.db")
+        await pg.open()
+        await truncate(url)
+        try:
+            yield families.graph_store(pg)
+        finally:
+            await pg.close()
         return
     uri = os.environ.get("GATEWAY_NEO4J_URI")
     if not uri:
