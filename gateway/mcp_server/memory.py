@@ -95,8 +95,9 @@ class Memory:
             await self.kb.vector_stores.create_file(store_id, {"file_id": file_id, "attributes": attributes})
         except BaseException:
             with contextlib.suppress(Exception):
-                await self.kb.files.remove(file_id)
-                await self.kb.files.discard(file_id)
+                await self.kb.files.remove(file_id)  # the row (if made) and its bytes
+            with contextlib.suppress(Exception):
+                await self.kb.files.discard(file_id)  # the bytes, if no row was made
             raise
         return await self.kb.document(store_id, file_id)
 
