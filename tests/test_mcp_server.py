@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import web
 from mcp import Client, StdioServerParameters
 from openai import OpenAI
 
@@ -424,3 +425,104 @@ async def test_http_needs_the_api_key_and_sees_only_its_project(
         assert hidden.is_error
         listed = await client.call_tool("list_documents", {"vector_store_id": kb["store"]})
         assert listed.is_error and "No vector store" in listed.content[0].text
+
+
+def _site(base: str) -> web.RouteTableDef:
+    routes = web.RouteTableDef()
+    page = (
+        "<html><head><title>{title}</title></head>"
+        "<body><article><h1>{title}</h1><p>{body}</p>{links}</article></body></html>"
+    )
+
+    def html(title: str, body: str, links: str = "") -> web.Response:
+        text = page.format(title=title, body=body + " " + " ".join([body] * 5), links=links)
+        return web.Response(text=text, content_type="text/html")
+
+    @routes.get("/robots.txt")
+    async def robots(_: web.Request) -> web.Response:
+        return web.Response(text="User-agent: *\nDisallow: /private\n")
+
+    @routes.get("/index.html")
+    async def index(_: web.Request) -> web.Response:
+        links = (
+            '<a href="/a.html">a</a> <a href="b.html#top">b</a> <a href="/private/c.html">c</a> '
+            '<a href="http://127.0.0.1:9/elsewhere.html">elsewhere</a>'
+        )
+        return html("Crawl index", "The crawlindexpage lists the pages of this small site.", links)
+
+    @routes.get("/a.html")
+    async def a(_: web.Request) -> web.Response:
+        return html("Page A", "The pangolinvelvet is a scaly mammal that rolls into a ball.")
+
+    @routes.get("/b.html")
+    async def b(_: web.Request) -> web.Response:
+        return html("Page B", "The narwhalspiral has one long tooth that grows in a spiral.")
+
+    @routes.get("/private/c.html")
+    async def c(_: web.Request) -> web.Response:
+        return html("Secret", "The privatepage must never be crawled.")
+
+    return routes
+
+
+@asynccontextmanager
+async def site() -> AsyncIterator[str]:
+    port = free_port()
+    app = web.Application()
+    app.add_routes(_site(f"http://{SERVICES_HOST}:{port}"))
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, SERVICES_HOST, port).start()
+    try:
+        yield f"http://{SERVICES_HOST}:{port}"
+    finally:
+        await runner.cleanup()
+
+
+@pytest.mark.parametrize("kind", ["http", "stdio"])
+async def test_crawl_pages_into_a_store_then_find_them(
+    kind: str, http_gateway: Gateway, session_key: str, request: pytest.FixtureRequest
+) -> None:
+    api = OpenAI(base_url=http_gateway.url, api_key=session_key, max_retries=0)
+    store = api.vector_stores.create(name=f"mcp-crawl-{kind}").id
+    try:
+        async with site() as base, connect(kind, request) as client:
+            assert {"crawl_url", "crawl_site"} <= {t.name for t in (await client.list_tools()).tools}
+            page = data(
+                await client.call_tool(
+                    "crawl_url", {"url": f"{base}/a.html", "vector_store_id": store, "tags": ["web"]}
+                )
+            )
+            assert page["url"] == f"{base}/a.html" and page["title"] == "Page A" and page["replaces"] is None
+            doc = await wait_document(client, store, page["id"])
+            assert "pangolinvelvet" in doc["text"] and doc["tags"] == ["web"] and doc["url"] == f"{base}/a.html"
+            hits = data(
+                await client.call_tool("search_knowledge", {"query": "pangolinvelvet", "vector_store_ids": [store]})
+            )["results"]
+            assert hits and hits[0]["id"] == page["id"] and hits[0]["url"] == f"{base}/a.html"
+            found = data(await client.call_tool("search", {"query": "pangolinvelvet scaly"}))["results"]
+            assert {"id": page["id"], "title": "Page A", "url": f"{base}/a.html"} in found
+
+            crawled = data(
+                await client.call_tool(
+                    "crawl_site", {"url": f"{base}/index.html", "vector_store_id": store, "max_pages": 10}
+                )
+            )
+            urls = sorted(p["url"] for p in crawled["pages"])
+            assert urls == [f"{base}/a.html", f"{base}/b.html", f"{base}/index.html"], crawled
+            again = next(p for p in crawled["pages"] if p["url"] == f"{base}/a.html")
+            assert again["replaces"] == [page["id"]]  # a re-crawled page replaces its document
+            assert [s["url"] for s in crawled["skipped"]] == [f"{base}/private/c.html"]  # robots.txt
+            for p in crawled["pages"]:
+                await wait_document(client, store, p["id"])
+            listed = data(await client.call_tool("list_documents", {"vector_store_id": store}))["documents"]
+            assert sorted(d["url"] for d in listed) == urls
+
+            refused = await client.call_tool(
+                "crawl_url", {"url": "http://127.0.0.1:9/x.html", "vector_store_id": store}
+            )
+            assert refused.is_error  # 127.0.0.1 is not allowlisted: refused by the address policy
+            bad = await client.call_tool("crawl_site", {"url": f"{base}/", "vector_store_id": store, "max_pages": 0})
+            assert bad.is_error and "max_pages" in bad.content[0].text
+    finally:
+        api.vector_stores.delete(store)
