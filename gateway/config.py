@@ -130,6 +130,10 @@ class Settings(BaseModel):
         default=300.0, gt=0, description="how often documents past their store's retention are deleted"
     )
     mcp_server_max_crawl_pages: int = Field(default=20, ge=1, le=500, description="pages one crawl_site may read")
+    mcp_server_ranker: Literal["auto", "kg"] = Field(
+        default="auto",
+        description="ranking of `search` and the default of `search_knowledge`: hybrid, or the knowledge graph",
+    )
 
     # --- operations: metrics, logs, drain, workers (#17)
     workers: int = Field(

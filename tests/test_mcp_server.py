@@ -147,7 +147,16 @@ async def test_tools_search_fetch_and_bad_arguments(
         assert len(passages["results"]) == 1 and passages["results"][0]["id"] == kb["glacier"]
         assert passages["results"][0]["score"] > 0 and "glaciermoraine" in passages["results"][0]["text"]
 
+        graph = data(
+            await client.call_tool(
+                "search_knowledge",
+                {"query": "quokkazanzibar Rottnest", "vector_store_ids": [kb["store"]], "ranker": "kg"},
+            )
+        )
+        assert graph["results"][0]["id"] == kb["quokka"] and "score_breakdown" in graph["results"][0]
+
         bad = [
+            ("search_knowledge", {"query": "x", "ranker": "psychic"}, "psychic"),
             ("search", {"query": ""}, "'query'"),
             ("search", {"query": "x" * 2001}, "'query'"),
             ("search", {}, "'query'"),

@@ -13,7 +13,6 @@ would repeat text; extraction (CPU-bound) runs in a thread.
 from __future__ import annotations
 
 import asyncio
-import inspect
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,8 +28,6 @@ MAX_STORES = 200  # stores one call may search (a caller with more names them)
 MAX_FETCH_CHARS = 200_000  # text `fetch` returns at most; longer documents are cut and say so
 TAG_PREFIX = "tag:"  # tags live in the file's attributes as `tag:<name>: true` (filterable in search)
 SOURCE_KEYS = ("source_url", "url")  # attributes holding a document's origin (crawled pages set source_url)
-
-_RANKER_SUPPORTED = "ranker" in inspect.signature(search_stores).parameters
 
 
 class ToolFailure(Exception):
@@ -120,13 +117,20 @@ class KnowledgeBase:
         ranker: str | None = None,
         score_threshold: float = 0.0,
     ) -> list[Hit]:
-        extra: dict[str, Any] = {}
-        if ranker is not None and ranker != "auto":
-            if not _RANKER_SUPPORTED:
-                raise ToolFailure(f"The ranker '{ranker}' is not available on this gateway.")
-            extra["ranker"] = ranker
+        """Passages through `search_stores` only; `ranker` None means the configured one."""
+        from gateway.retrieval.params import RANKERS
+
+        ranker = ranker or self.settings.mcp_server_ranker
+        if ranker not in RANKERS:
+            raise ToolFailure(f"Unknown ranker '{ranker[:40]}': expected one of {', '.join(sorted(RANKERS))}.")
         return await search_stores(
-            self.r, store_ids, [query], k=k, filters=filters, score_threshold=score_threshold, **extra
+            self.r,
+            store_ids,
+            [query],
+            k=k,
+            filters=filters,
+            score_threshold=score_threshold,
+            ranker="kg" if ranker == "kg" else None,
         )
 
     def url_of(self, file_id: str, attributes: dict[str, Any]) -> str:

@@ -53,7 +53,9 @@ class SearchKnowledgeArgs(Args):
     vector_store_ids: list[str] | None = Field(default=None, max_length=20, description="default: every served store")
     filters: dict[str, Any] | None = Field(default=None, description="OpenAI attribute filter (eq, ne, in, and, or…)")
     max_results: int = Field(default=10, ge=1, le=MAX_RESULTS)
-    ranker: str | None = Field(default=None, max_length=40, description="'auto' (default), or 'kg' when available")
+    ranker: str | None = Field(
+        default=None, max_length=40, description="'auto' (hybrid) or 'kg' (knowledge graph); default: the server's"
+    )
     score_threshold: float = Field(default=0.0, ge=0.0, le=1.0)
 
 
@@ -189,6 +191,7 @@ class ToolBox:
 
         async def search_knowledge(a: SearchKnowledgeArgs) -> dict[str, Any]:
             from gateway.retrieval import params
+            from gateway.retrieval.search import breakdown_of
 
             filters = params.filters(a.filters)
             stores = await kb.readable_stores(a.vector_store_ids)
@@ -205,7 +208,7 @@ class ToolBox:
                         "text": h.text,
                         "url": kb.url_of(h.file_id, h.attributes),
                         "attributes": h.attributes,
-                        **({"breakdown": b} if (b := getattr(h, "breakdown", None)) else {}),
+                        **breakdown_of(h),  # the kg ranker's score_breakdown
                     }
                     for h in hits
                 ],
