@@ -535,3 +535,27 @@ async def test_crawl_pages_into_a_store_then_find_them(
             assert bad.is_error and "max_pages" in bad.content[0].text
     finally:
         api.vector_stores.delete(store)
+
+
+async def test_every_call_is_logged_with_its_duration_and_no_text(
+    http_gateway: Gateway, kb: dict[str, str], tmp_path: Path
+) -> None:
+    """One log line per tool call (tool, outcome, argument names, duration), never the query or the
+    document's text (stdio server at INFO, its stderr captured)."""
+    from mcp.client.stdio import stdio_client
+
+    secret_query = f"quokkazanzibar{uuid.uuid4().hex[:6]}"
+    log_path = tmp_path / "stderr.log"
+    with open(log_path, "w") as errlog:  # noqa: ASYNC230 (a local file for the child's stderr)
+        params = stdio_params(http_gateway.env, GATEWAY_LOG_LEVEL="INFO")
+        async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=30) as client:
+            data(await client.call_tool("search", {"query": secret_query}))
+            data(await client.call_tool("fetch", {"id": kb["quokka"]}))
+            assert (await client.call_tool("search", {"query": ""})).is_error
+    text = log_path.read_text()
+    lines = [line for line in text.splitlines() if "mcp tool=" in line]
+    assert len(lines) == 3, text[-2000:]
+    assert "tool=search outcome=ok args=query duration_ms=" in lines[0]
+    assert "tool=fetch outcome=ok args=id duration_ms=" in lines[1]
+    assert "tool=search outcome=invalid_arguments" in lines[2]
+    assert secret_query not in text and "marsupial" not in text  # neither the query nor the document
