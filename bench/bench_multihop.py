@@ -104,6 +104,26 @@ async def evaluate(
     return out
 
 
+async def single_hop(r: Retrieval) -> dict[str, tuple[float, float]]:
+    """The existing labelled single-hop corpus (tests/retrieval/): nDCG@10 and recall@10 per ranker."""
+    from bench.retrieval_quality import load, ndcg_at, recall_at
+
+    corpus, queries = load()
+    docs = [Doc(f"{d['id']}.md", f"# {d['title']}\n\n{d['text']}") for d in corpus]
+    store_id, _rate = await ingest(r, docs, "single")
+    names = {f"file_{store_id}_{i}": d["id"] for i, d in enumerate(corpus)}
+    out: dict[str, tuple[float, float]] = {}
+    for ranker in (None, "kg"):
+        ndcgs, recalls = [], []
+        for q in queries:
+            hits = await search_stores(r, [store_id], [q["query"]], k=K, ranker=ranker)
+            ranked = list(dict.fromkeys(names[h.file_id] for h in hits))
+            ndcgs.append(ndcg_at(ranked, q["relevance"]))
+            recalls.append(recall_at(ranked, q["relevance"]))
+        out[ranker or "hybrid"] = (sum(ndcgs) / len(ndcgs), sum(recalls) / len(recalls))
+    return out
+
+
 async def main(args: argparse.Namespace) -> None:
     docs, questions = build(args.companies, args.fillers)
     print(
@@ -114,7 +134,9 @@ async def main(args: argparse.Namespace) -> None:
         rates: dict[bool, list[float]] = {False: [], True: []}
         stores: dict[bool, str] = {}
         for graph_on in (False, True):
-            settings = load_settings({}, data_dir=Path(tmp) / f"kg{int(graph_on)}", kg_enabled=graph_on)
+            settings = load_settings(
+                {}, data_dir=Path(tmp) / f"kg{int(graph_on)}", kg_enabled=graph_on, kg_weights=args.weights
+            )
             settings.data_dir.mkdir(parents=True)
             sqlite = SQLiteStore(settings.db_path)
             await sqlite.open()
@@ -132,6 +154,7 @@ async def main(args: argparse.Namespace) -> None:
                         ranker or "hybrid": await evaluate(r, store_id, questions, names, ranker)
                         for ranker in (None, "kg")
                     }
+                    single = await single_hop(r)
             finally:
                 await r.stop()
                 await sqlite.close()
@@ -142,6 +165,9 @@ async def main(args: argparse.Namespace) -> None:
     for ranker, res in results.items():
         cells = [f"{res[h][0]:6.1%} / {res[h][1]:.3f}" for h in (1, 2, 3, "multi")]
         print(f"{ranker:8} " + " ".join(f"{c:>15}" for c in cells) + f" {res['p50']:8.1f} {res['p90']:8.1f}")
+    print("\nsingle-hop corpus (tests/retrieval, 70 documents, 54 queries):")
+    for ranker, (ndcg, recall) in single.items():
+        print(f"{ranker:8} nDCG@10 {ndcg:.3f}  recall@10 {recall:.3f}")
     print(f"\nkg p50 / hybrid p50 = {results['kg']['p50'] / results['hybrid']['p50']:.2f}")
     for graph_on, values in rates.items():
         print(
@@ -155,4 +181,5 @@ if __name__ == "__main__":
     parser.add_argument("--companies", type=int, default=40)
     parser.add_argument("--fillers", type=int, default=40)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--weights", default=None, help="GATEWAY_KG_WEIGHTS for the kg ranker (default: the setting's)")
     asyncio.run(main(parser.parse_args()))

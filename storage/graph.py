@@ -112,6 +112,8 @@ class GraphStore(Protocol):
 
     async def file_times(self, store_id: str, file_ids: Sequence[str]) -> dict[str, tuple[str, int]]: ...
 
+    async def unextracted(self, limit: int) -> list[tuple[str, str]]: ...
+
 
 def _marks(n: int) -> str:
     return ",".join("?" * n)
@@ -344,3 +346,16 @@ class SQLiteGraphStore:
             return out
 
         return await self._reader.run(read)
+
+    async def unextracted(self, limit: int) -> list[tuple[str, str]]:
+        """(store, file) of completed vector-store files that have no graph yet (ingested before the
+        graph existed, or while it was off, or whose extraction failed): the backfill's work list."""
+        rows = await self._reader.run(
+            lambda c: c.execute(
+                "SELECT v.store_id, v.file_id FROM vector_store_files v LEFT JOIN kg_files k "
+                "ON k.store_id = v.store_id AND k.file_id = v.file_id "
+                "WHERE v.status = 'completed' AND k.file_id IS NULL LIMIT ?",
+                (limit,),
+            ).fetchall()
+        )
+        return [(r[0], r[1]) for r in rows]

@@ -23,7 +23,7 @@ import pytest
 from openai import OpenAI
 
 from bench.multihop_corpus import Question, build
-from tests.procs import AUTH, Backend, Gateway, create_key, start_gateway, stop
+from tests.procs import AUTH, Backend, Gateway, create_key, gateway, start_gateway, stop
 from tests.retrieval_helpers import retrieval_env, threaded_backend, wait_ingested
 
 MODEL = "scripted-model"
@@ -215,3 +215,28 @@ def test_graph_extraction_resumes_after_a_crash(backend: Backend, tmp_path: Path
             assert page.data[0].file_id == fids[3]
         finally:
             stop(gw.proc)
+
+
+@pytest.mark.slow
+def test_graph_backfill_of_files_ingested_without_it(backend: Backend, tmp_path: Path) -> None:
+    """A store ingested while the graph was off gets its graph at the next start, from its chunks."""
+    env = retrieval_env(backend.url)
+    text = b"# Pell Harbour Works\n\nPell Harbour Works builds cranes. It was founded by Idra Wenlock."
+    with gateway(backend.url, tmp_path, **env, GATEWAY_KG_ENABLED="false") as gw:
+        client = OpenAI(base_url=gw.url, api_key="k", max_retries=0)
+        fid = client.files.create(file=("pell.md", io.BytesIO(text)), purpose="assistants").id
+        store = client.vector_stores.create(name="kg-backfill", file_ids=[fid])
+        wait_ingested(client, store.id)
+        assert _entities(gw.url, store.id, "wenlock", key="k") == (200, _empty())
+    with gateway(backend.url, tmp_path, **env) as gw:
+        deadline = time.monotonic() + 20
+        while (found := _entities(gw.url, store.id, "wenlock", key="k"))[1]["data"] == []:
+            assert time.monotonic() < deadline, "the backfill did not extract the file"
+            time.sleep(0.1)
+        (person,) = found[1]["data"]
+        assert person["name"] == "Idra Wenlock"
+        assert [(n["name"], n["relation"]) for n in person["neighbours"]][0] == ("Pell Harbour Works", "founded_by")
+
+
+def _empty() -> dict[str, Any]:
+    return {"object": "list", "data": [], "first_id": None, "last_id": None, "has_more": False}

@@ -224,3 +224,8 @@ class Neo4jGraphStore:
             ids=list(file_ids),
         )
         return {r["file_id"]: (r["title"], int(r["at"])) for r in rows}
+
+    async def unextracted(self, limit: int) -> list[tuple[str, str]]:
+        """The vector-store files live in the gateway's database, not here: no backfill on Neo4j
+        (files ingested while the graph was off get their graph when re-added)."""
+        return []

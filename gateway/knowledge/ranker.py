@@ -123,7 +123,10 @@ class Ranker:
         reached: dict[str, Reached] = {}
         for key in q_entities:
             reached[key] = Reached(_hub(spread.get(key, 1)), 0, frozenset())
-        for m in best_mentions:
+        # a question the graph knows nothing of (no entity of it, no relation asked for) is left to
+        # hybrid search: seeding from its best chunks alone only adds their neighbours' noise
+        informed = bool(q_entities or asked)
+        for m in best_mentions if informed else []:
             if m.subject or m.count > 1:
                 weight = 0.4 * (1.0 if m.subject else 0.5)
                 if m.entity not in reached or reached[m.entity].base < weight:
@@ -199,7 +202,6 @@ class Ranker:
     ) -> list[RankedHit]:
         vec = {h.chunk_id: h.score for h in vec_hits}
         kw = {h.chunk_id: h.score for h in kw_hits}
-        kw_max = max(kw.values(), default=0.0) or 1.0
         g_max = max(graph_score.values(), default=0.0) or 1.0
         stamps = [times[h.file_id][1] for h in hits.values() if h.file_id in times]
         oldest, newest = min(stamps, default=0), max(stamps, default=0)
@@ -212,7 +214,7 @@ class Ranker:
             signals = {
                 "vector": max(0.0, min(1.0, vec.get(cid, 0.0))),
                 "graph": graph_score.get(cid, 0.0) / g_max,
-                "keyword": kw.get(cid, 0.0) / kw_max,
+                "keyword": max(0.0, min(1.0, kw.get(cid, 0.0))),  # BM25 squashed by the backend, as hybrid
                 "recency": (stamp - oldest) / (newest - oldest) if newest > oldest else 0.0,
                 "title": len(q_words & t_words) / len(t_words) if t_words else 0.0,
             }

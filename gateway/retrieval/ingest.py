@@ -64,6 +64,8 @@ class IngestionWorker:
         self._loops.append(loop.create_task(self._claim(), name="ingest-claims"))
         self._loops.append(loop.create_task(self._renew(), name="ingest-renew"))
         self._loops.append(loop.create_task(self._sweep_expired(), name="files-expiry"))
+        if self.r.settings.kg_enabled:
+            self._loops.append(loop.create_task(self._backfill_graph(), name="kg-backfill"))
 
     async def stop(self) -> None:
         for task in [*self._loops, *self.running.values()]:
@@ -249,6 +251,35 @@ class IngestionWorker:
             raise
         except Exception:
             log.exception("knowledge-graph extraction of %s in %s failed", file_id, store_id)
+
+    async def _backfill_graph(self) -> None:
+        """Once per start: extract the graph of completed files that have none (a store ingested before
+        the graph existed or while it was off), from their stored chunks; no re-embedding. Another
+        process doing the same file at once only repeats work (a file's rows are replaced whole)."""
+        tried: set[tuple[str, str]] = set()
+        try:
+            knowledge = await self.r.knowledge()
+            while True:
+                todo = [k for k in await knowledge.graph.unextracted(len(tried) + 50) if k not in tried]
+                if not todo:
+                    return
+                for store_id, file_id in todo:
+                    tried.add((store_id, file_id))
+                    await self._backfill_file(knowledge, store_id, file_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("knowledge-graph backfill failed")
+
+    async def _backfill_file(self, knowledge: Any, store_id: str, file_id: str) -> None:
+        file = await self.r.files.get(file_id)
+        chunks = await (await self.r.backend()).file_chunks(store_id, file_id)
+        if file is None or not chunks:
+            return
+        await self._index_graph(store_id, file_id, file["filename"], [h.text for h in chunks])
+        latest = await self.r.stores.get_file(store_id, file_id)
+        if latest is None or latest["status"] != "completed":  # removed or re-added meanwhile
+            await self.r.forget_graph(store_id, file_id)
 
     @staticmethod
     async def _embed(embedder: Any, texts: list[str]) -> list[list[float]]:

@@ -186,3 +186,12 @@ class PostgresGraphStore:
             list(file_ids),
         )
         return {r[0]: (r[1], int(r[2])) for r in rows}
+
+    async def unextracted(self, limit: int) -> list[tuple[str, str]]:
+        rows = await self._db.pool.fetch(
+            "SELECT v.store_id, v.file_id FROM vector_store_files v LEFT JOIN kg_files k "
+            "ON k.store_id = v.store_id AND k.file_id = v.file_id "
+            "WHERE v.status = 'completed' AND k.file_id IS NULL LIMIT $1",
+            limit,
+        )
+        return [(r[0], r[1]) for r in rows]
