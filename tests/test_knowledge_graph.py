@@ -235,7 +235,8 @@ def test_graph_backfill_of_files_ingested_without_it(backend: Backend, tmp_path:
             time.sleep(0.1)
         (person,) = found[1]["data"]
         assert person["name"] == "Idra Wenlock"
-        assert [(n["name"], n["relation"]) for n in person["neighbours"]][0] == ("Pell Harbour Works", "founded_by")
+        first = person["neighbours"][0]
+        assert (first["name"], first["relation"]) == ("Pell Harbour Works", "founded_by")
 
 
 def _empty() -> dict[str, Any]:

@@ -33,6 +33,7 @@ from gateway.knowledge.patterns import cues
 from storage.graph import GraphStore, MentionRow
 from vectorstore import filters as flt
 from vectorstore.base import Hit, VectorBackend
+from vectorstore.fusion import DEFAULT_FUSION
 
 DECAY = 0.85  # per hop along a typed relation
 CO_OCCURS = 0.4  # extra factor for a hop along co-occurrence
@@ -41,6 +42,15 @@ OBJECT = 0.5  # a chunk that mentions an entity counts half as much as one about
 BEST_CHUNKS = 3  # hybrid's best chunks whose entities seed the expansion too
 MAX_FRONTIER = 40
 MAX_GRAPH_FILES = 30
+# A question the graph knows nothing of is scored as hybrid search scores it (the backends' default
+# blend of the same two signals), so the kg ranker never does worse than hybrid there.
+UNINFORMED = {
+    "vector": DEFAULT_FUSION.vector_weight,
+    "graph": 0.0,
+    "keyword": 1 - DEFAULT_FUSION.vector_weight,
+    "recency": 0.0,
+    "title": 0.0,
+}
 _WORDS = re.compile(r"\w+")
 
 
@@ -146,7 +156,8 @@ class Ranker:
         rows_by_chunk = {m.chunk_id: m for m in chunk_rows}
         await self._load_chunks(backend, store_id, [rows_by_chunk[c] for c in only_graph[:k]], hits, filters)
         times = await self.graph.file_times(store_id, list({h.file_id for h in hits.values()}))
-        scored = self._blend(query, hits, vec_hits, kw_hits, graph_score, times)
+        weights = self.weights if informed else UNINFORMED
+        scored = self._blend(query, hits, vec_hits, kw_hits, graph_score, times, weights)
         expanded = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
         return RankOutcome(scored[:k], q_entities, expanded)
 
@@ -199,6 +210,7 @@ class Ranker:
         kw_hits: list[Hit],
         graph_score: dict[str, float],
         times: dict[str, tuple[str, int]],
+        weights: dict[str, float],
     ) -> list[RankedHit]:
         vec = {h.chunk_id: h.score for h in vec_hits}
         kw = {h.chunk_id: h.score for h in kw_hits}
@@ -218,7 +230,7 @@ class Ranker:
                 "recency": (stamp - oldest) / (newest - oldest) if newest > oldest else 0.0,
                 "title": len(q_words & t_words) / len(t_words) if t_words else 0.0,
             }
-            score = sum(self.weights[s] * v for s, v in signals.items())
+            score = sum(weights[s] * v for s, v in signals.items())
             breakdown = {s: round(v, 4) for s, v in signals.items()}
             out.append(
                 RankedHit(cid, h.file_id, h.filename, h.text, round(score, 6), h.attributes, score_breakdown=breakdown)
