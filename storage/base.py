@@ -93,6 +93,16 @@ class StateStore(Protocol):
         """The event stream kept by `write_response(events=...)`, or None."""
         ...
 
+    async def append_response_events(self, response_id: str, events: list[JSON]) -> None:
+        """Add a batch of a running background response's events (in order, after earlier batches),
+        for followers in other processes; PostgreSQL notifies them. The terminal `write_response(
+        events=...)` replaces the batches with the whole stream."""
+        ...
+
+    async def response_events_after(self, response_id: str, after: int) -> list[JSON]:
+        """The appended events with `sequence_number` > `after`, in order (none once the response ended)."""
+        ...
+
     async def delete_response(self, response_id: str) -> bool: ...
 
     async def list_input_items(

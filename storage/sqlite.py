@@ -235,6 +235,9 @@ class SQLiteStore:
                 rows.append((_LINK_RESPONSE_ITEM, [(rid, role, k, item["id"]) for k, item in enumerate(items)]))
         if events is not None:
             rows.append((_UPSERT_EVENTS, [(rid, orjson.dumps(events))]))
+            rows.append(
+                ("DELETE FROM response_event_chunks WHERE response_id = ?", [(rid,)])
+            )  # the whole stream is kept
         if not (conv and conversation_append) and fence is None:
             await self._writer.write_rows(rows)
             return
@@ -288,6 +291,26 @@ class SQLiteStore:
 
         return await self._reader.run(read)
 
+    async def append_response_events(self, response_id: str, events: list[JSON]) -> None:
+        if events:
+            await self._writer.write_rows(
+                [
+                    (
+                        "INSERT OR REPLACE INTO response_event_chunks (response_id, first_seq, data) VALUES (?, ?, ?)",
+                        [(response_id, events[0]["sequence_number"], orjson.dumps(events))],
+                    )
+                ]
+            )
+
+    async def response_events_after(self, response_id: str, after: int) -> list[JSON]:
+        def read(c: Any) -> list[JSON]:
+            rows = c.execute(
+                "SELECT data FROM response_event_chunks WHERE response_id = ? ORDER BY first_seq", (response_id,)
+            ).fetchall()
+            return [e for r in rows for e in orjson.loads(r[0]) if e["sequence_number"] > after]
+
+        return await self._reader.run(read)
+
     async def delete_response(self, response_id: str) -> bool:
         where, params = filter_sql()
 
@@ -299,6 +322,7 @@ class SQLiteStore:
             c.execute("DELETE FROM response_items WHERE response_id = ?", (response_id,))
             c.execute("DELETE FROM response_events WHERE response_id = ?", (response_id,))
             c.execute("DELETE FROM response_cancels WHERE response_id = ?", (response_id,))
+            c.execute("DELETE FROM response_event_chunks WHERE response_id = ?", (response_id,))
             _delete_orphans(c, ids)
             return True
 

@@ -164,3 +164,34 @@ def test_sigkill_of_the_owner_ends_its_runs(
         assert ended < LEASE * 2 + 1.0, ended
         stored = cb.responses.retrieve(response_id)
         assert stored.status == "failed" and stored.error is not None and "stopped" in stored.error.message
+
+
+def test_a_background_stream_is_followed_live_from_the_other_replica(
+    backend: Backend, tmp_path: Path, pg_env: dict[str, str], marker: str
+) -> None:
+    """Replica b streams a background response that replica a produces: deltas arrive while it runs
+    (relayed in batches, woken by NOTIFY), not all at the end; resuming after N skips what it saw."""
+    words = [f"w{i}" for i in range(30)]
+    backend.script(marker, {"content": " ".join(words), "chunk_delay": 0.05})  # ~1.5 s of stream
+    with gateway(backend.url, tmp_path / "a", **pg_env) as a, gateway(backend.url, tmp_path / "b", **pg_env) as b:
+        ca = OpenAI(base_url=a.url, api_key="x", max_retries=0)
+        cb = OpenAI(base_url=b.url, api_key="x", max_retries=0)
+        bg = ca.responses.create(model=MODEL, input=f"follow {marker}", background=True)
+        arrivals: list[tuple[float, str, int]] = []
+        for event in cb.responses.retrieve(bg.id, stream=True, starting_after=0):
+            arrivals.append((time.monotonic(), event.type, event.sequence_number))
+        types = [t for _, t, _ in arrivals]
+        assert types[-1] == "response.completed" and "response.output_text.delta" in types
+        deltas = [at for at, t, _ in arrivals if t == "response.output_text.delta"]
+        assert arrivals[-1][0] - deltas[0] > 0.5, "the deltas came only at the end"  # followed live
+        seqs = [s for _, _, s in arrivals]
+        assert seqs == sorted(seqs) and len(seqs) == len(set(seqs)) and seqs[0] == 1  # in order, no gaps repeated
+        assert seqs == list(range(1, seqs[-1] + 1))
+        text = "".join(
+            e.delta
+            for e in cb.responses.retrieve(bg.id, stream=True, starting_after=0)
+            if e.type == "response.output_text.delta"
+        )
+        assert text.split() == words
+        tail = list(cb.responses.retrieve(bg.id, stream=True, starting_after=seqs[-3]))
+        assert [e.sequence_number for e in tail] == seqs[-2:]

@@ -203,3 +203,21 @@ async def test_a_deleted_response_is_not_brought_back_by_its_run(store: StateSto
     with pytest.raises(ResponseGone):
         await store.write_response(resp("gone"), outputs=[msg("g2", "late", "assistant")], owner="h:1:run")
     assert await store.get_response("gone") is None
+
+
+async def test_relayed_events_until_the_terminal_write(store: StateStore) -> None:
+    """A background response's events appended in batches are read after any sequence number; the
+    terminal write (with the whole stream) replaces them; a delete removes them."""
+    await store.write_response(resp("resp_r", status="in_progress"), inputs=[msg("m_r", "hi")])
+    ev = [{"type": "response.output_text.delta", "sequence_number": n, "delta": str(n)} for n in range(1, 8)]
+    await store.append_response_events("resp_r", ev[:3])
+    await store.append_response_events("resp_r", ev[3:5])
+    assert [e["sequence_number"] for e in await store.response_events_after("resp_r", 0)] == [1, 2, 3, 4, 5]
+    assert [e["sequence_number"] for e in await store.response_events_after("resp_r", 3)] == [4, 5]
+    await store.write_response(resp("resp_r"), outputs=[], events=ev)
+    assert await store.response_events_after("resp_r", 0) == []
+    assert [e["sequence_number"] for e in await store.get_response_events("resp_r") or []] == list(range(1, 8))
+    await store.write_response(resp("resp_s", status="in_progress"), inputs=[msg("m_s", "hi")])
+    await store.append_response_events("resp_s", ev[:2])
+    assert await store.delete_response("resp_s")
+    assert await store.response_events_after("resp_s", 0) == []

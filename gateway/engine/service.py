@@ -22,6 +22,7 @@ from gateway.engine.context import EngineDeps, Prepared, prepare
 from gateway.engine.events import Event
 from gateway.engine.leases import LeaseKeeper
 from gateway.engine.owner import OWNER
+from gateway.engine.relay import EventRelay, follow
 from gateway.engine.runner import TERMINAL_EVENT, ResponseRun, interrupted
 from gateway.errors import APIError, InvalidRequest, NotFound
 from gateway.schema.requests import CreateResponseRequest
@@ -150,6 +151,8 @@ class ResponsesService:
         started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         queued = 1 if run.p.req.background else 0
 
+        relay = EventRelay(self.store, run.id) if feed.log is not None else None  # background: followed anywhere
+
         async def produce() -> None:
             metrics.background_queue(queued)
             try:
@@ -157,9 +160,13 @@ class ResponsesService:
                     if not started.done():
                         started.set_result(None)
                     feed.push(event)
+                    if relay is not None:
+                        relay.push(event)
             finally:
                 if not started.done():
                     started.set_result(None)
+                if relay is not None:
+                    await relay.close()
                 feed.push(None)
                 self.running.pop(run.id, None)
                 metrics.background_queue(-queued)
@@ -204,20 +211,15 @@ class ResponsesService:
             )
         return self._replay(found, starting_after)
 
-    async def _replay(self, found: dict[str, Any], after: int) -> AsyncIterator[Event]:
-        """The stored stream of a background response produced elsewhere (another process, or before
-        a restart): wait for it to end, then send what was kept."""
-        response_id = found["id"]
-        while found.get("status") not in TERMINAL:
-            await self.store.wait_for_change("response", response_id, POLL_INTERVAL)
-            found = await self.retrieve(response_id)
-        events = await self.store.get_response_events(response_id)
-        if events is None:  # ended without a stream (failed by crash recovery): its terminal event only
-            kind = TERMINAL_EVENT.get(found["status"])
-            events = [{"type": kind, "response": found, "sequence_number": after + 1}] if kind else []
-        for event in events:
-            if event["sequence_number"] > after:
-                yield event
+    def _replay(self, found: dict[str, Any], after: int) -> AsyncIterator[Event]:
+        """The stream of a background response produced elsewhere (another process or replica, or
+        before a restart): live from the producer's relayed batches, then what was kept at the end."""
+
+        def terminal(ended: dict[str, Any], after: int) -> list[Event]:
+            kind = TERMINAL_EVENT.get(ended["status"])  # ended without a stream (failed by crash recovery)
+            return [{"type": kind, "response": ended, "sequence_number": after + 1}] if kind else []
+
+        return follow(self.store, found["id"], after, self.retrieve, POLL_INTERVAL, terminal)
 
     async def retrieve(self, response_id: str) -> dict[str, Any]:
         found = await self.store.get_response(response_id)

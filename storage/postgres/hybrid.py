@@ -24,6 +24,8 @@ DELEGATED = (
     "request_cancel",
     "take_cancel_requests",
     "get_response_events",
+    "append_response_events",
+    "response_events_after",
     "delete_response",
     "list_input_items",
     "response_history",

@@ -57,6 +57,8 @@ WITH r AS (
   INSERT INTO response_events (response_id, data) SELECT $1, $15::bytea
   WHERE $15::bytea IS NOT NULL AND EXISTS (SELECT 1 FROM r)
   ON CONFLICT (response_id) DO UPDATE SET data = excluded.data
+), d AS (
+  DELETE FROM response_event_chunks WHERE $15::bytea IS NOT NULL AND response_id = $1 AND EXISTS (SELECT 1 FROM r)
 ), c AS (
   INSERT INTO conversation_items (conversation_id, position, item_id)
   SELECT $6, (SELECT COALESCE(MAX(position), -1) FROM conversation_items WHERE conversation_id = $6) + t.n, t.id
@@ -220,6 +222,23 @@ class PostgresStore:
         data = await self.db.pool.fetchval("SELECT data FROM response_events WHERE response_id = $1", response_id)
         return None if data is None else list(_loads(data))
 
+    async def append_response_events(self, response_id: str, events: list[JSON]) -> None:
+        if events:
+            await self.db.pool.execute(
+                "WITH ins AS (INSERT INTO response_event_chunks (response_id, first_seq, data) VALUES ($1, $2, $3) "
+                "ON CONFLICT (response_id, first_seq) DO UPDATE SET data = excluded.data) "
+                "SELECT pg_notify('" + RESPONSE_CHANNEL + "', $1)",
+                response_id,
+                int(events[0]["sequence_number"]),
+                orjson.dumps(events),
+            )
+
+    async def response_events_after(self, response_id: str, after: int) -> list[JSON]:
+        rows = await self.db.pool.fetch(
+            "SELECT data FROM response_event_chunks WHERE response_id = $1 ORDER BY first_seq", response_id
+        )
+        return [e for r in rows for e in orjson.loads(r[0]) if e["sequence_number"] > after]
+
     async def delete_response(self, response_id: str) -> bool:
         if await self._hidden("responses", response_id):
             return False
@@ -234,6 +253,7 @@ class PostgresStore:
             ]
             await c.execute("DELETE FROM response_events WHERE response_id = $1", response_id)
             await c.execute("DELETE FROM response_cancels WHERE response_id = $1", response_id)
+            await c.execute("DELETE FROM response_event_chunks WHERE response_id = $1", response_id)
             await _delete_orphans(c, ids)
             return True
 
