@@ -113,6 +113,21 @@ class Settings(BaseModel):
         return value
 
     # --- research (#13)
+    research_model: str | None = Field(
+        default=None,
+        description="backend model of the `research` models of the Responses API; unset → the default model",
+    )
+    research_iterations_standard: int = Field(default=2, ge=1, le=10, description="search rounds of a standard run")
+    research_iterations_deep: int = Field(default=4, ge=1, le=20, description="search rounds of a deep run")
+    research_max_standard: int = Field(default=3, ge=1, description="standard runs at once, deployment-wide")
+    research_max_deep: int = Field(default=1, ge=1, description="deep runs at once, deployment-wide")
+    research_vector_store_ids: str | None = Field(
+        default=None, description="comma-separated vector stores chat-completions research searches (unset: none)"
+    )
+    research_context_tokens: int = Field(
+        default=8192, ge=1024, description="the backend model's context when its /v1/models entry has no max_model_len"
+    )
+    research_pages_per_round: int = Field(default=3, ge=1, le=10, description="pages read per search round")
 
     # --- MCP server over the knowledge base (#14)
     mcp_server: bool = Field(default=True, description="serve the knowledge base to MCP clients at /mcp")

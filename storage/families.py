@@ -22,8 +22,10 @@ from storage.postgres.files import PostgresBlobStore, PostgresFileStore
 from storage.postgres.graph import PostgresGraphStore
 from storage.postgres.hybrid import PostgresStateStore
 from storage.postgres.prompts import PostgresPromptStore
+from storage.postgres.research import PostgresResearchQueue
 from storage.postgres.vector_stores import PostgresVectorStoreStore
 from storage.prompts import PromptStore
+from storage.research import SQLiteResearchQueue
 from storage.sqlite import SQLiteStore
 from storage.vector_stores import VectorStoreStore
 
@@ -72,3 +74,10 @@ def graph_store(state: SQLiteStore) -> SQLiteGraphStore | PostgresGraphStore:
     if isinstance(state, PostgresStateStore):
         return PostgresGraphStore(state.postgres.db)
     return SQLiteGraphStore(state.writer, state.reader)
+
+
+def research_queue(state: SQLiteStore) -> SQLiteResearchQueue | PostgresResearchQueue:
+    """Research slots: in PostgreSQL (the limits hold across replicas) or in the SQLite file."""
+    if isinstance(state, PostgresStateStore):
+        return PostgresResearchQueue(state.postgres.db)
+    return SQLiteResearchQueue(state)

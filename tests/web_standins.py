@@ -85,6 +85,9 @@ class Web:
         paths = next((v for k, v in self.results.items() if k.lower() in q.lower()), [])
         results = []
         for path in paths:
+            if path.startswith("http"):  # a result pointing elsewhere (a private address, say)
+                results.append({"url": path, "title": path, "content": "elsewhere", "engine": "stand-in"})
+                continue
             _status, _ctype, body = self.pages.get(path, (404, "", b""))
             title = (
                 body.decode("utf-8", "replace").split("<title>")[-1].split("</title>")[0]

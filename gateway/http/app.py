@@ -10,7 +10,7 @@ from gateway.bootstrap import build_auth, build_deps
 from gateway.config import Settings
 from gateway.engine.conversations import ConversationsService
 from gateway.engine.service import ResponsesService
-from gateway.http import admin, conversations, meta, ops, passthrough, prompts, responses, vector_stores
+from gateway.http import admin, conversations, meta, ops, passthrough, prompts, research, responses, vector_stores
 from gateway.http import connectors as connector_routes
 from gateway.http.auth import auth_middleware
 from gateway.http.common import error_middleware
@@ -57,6 +57,7 @@ def create_app(settings: Settings) -> web.Application:
     app.on_startup.append(startup)
     app.on_cleanup.append(cleanup)
     vector_stores.install(app, deps)  # files + vector stores; ingestion starts after the store opens
+    research.install(app)  # research mode (#13): after retrieval, which it searches
     if settings.mcp_server:  # the knowledge base to MCP clients at /mcp (#14)
         from gateway.mcp_server.http import install as install_mcp_server
 

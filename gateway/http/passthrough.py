@@ -13,6 +13,8 @@ from aiohttp import web
 from gateway.backends.http_client import BackendHTTP
 from gateway.errors import BackendError, BackendTimeout
 from gateway.http.common import error_response, read_json
+from gateway.http.research import chat_research
+from gateway.research.chat import research_request
 
 routes = web.RouteTableDef()
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding"})
@@ -39,6 +41,9 @@ async def _forward(request: web.Request, path: str) -> web.StreamResponse:
 
 @routes.post("/v1/chat/completions")
 async def chat_completions(request: web.Request) -> web.StreamResponse:
+    asked = research_request(await read_json(request))  # "research ..." / "deep research ..." (#13)
+    if asked is not None and "research" in request.app:
+        return await chat_research(request, await read_json(request), *asked)
     return await _forward(request, "/chat/completions")
 
 

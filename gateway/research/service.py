@@ -1,0 +1,120 @@
+"""What a research run needs, built once per process: the backend session, the page reader, the
+web search provider, the knowledge base and the deployment-wide slots."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.backends.http_client import BackendHTTP
+from gateway.config import Settings
+from gateway.netguard import AddressPolicy
+from gateway.research.llm import ChatModel
+from gateway.research.orchestrator import Event, KnowledgeSearch, Research, Source, WebSearch
+from gateway.research.queue import Slots
+from gateway.webpages import PageReader
+from gateway.websearch.providers import SearchQuery, configuration_problem, make_provider
+
+log = logging.getLogger(__name__)
+
+KINDS = ("standard", "deep")
+KB_RESULTS = 5
+WEB_RESULTS = 8
+
+
+@dataclass
+class Queued:
+    place: int
+
+
+class ResearchService:
+    def __init__(self, settings: Settings, http: BackendHTTP, models: Any, retrieval: Any, queue: Any) -> None:
+        self.settings = settings
+        self.http = http
+        self.models = models
+        self.retrieval = retrieval
+        self.slots = Slots(
+            queue,
+            {"standard": settings.research_max_standard, "deep": settings.research_max_deep},
+            settings.run_lease_seconds,
+        )
+        self.reader = PageReader(AddressPolicy.from_setting(settings.crawl_allowed_hosts))
+
+    def default_store_ids(self) -> list[str]:
+        raw = self.settings.research_vector_store_ids or ""
+        return [s.strip() for s in raw.split(",") if s.strip()]
+
+    def web_search(self) -> WebSearch | None:
+        if configuration_problem(self.settings) is not None:
+            return None
+        provider = make_provider(self.settings)
+
+        async def search(query: str) -> list[Source]:
+            hits = await provider.search(SearchQuery(query=query, count=WEB_RESULTS))
+            return [Source(title=h.title or h.url, url=h.url, snippet=h.snippet) for h in hits]
+
+        return search
+
+    def knowledge_search(self, store_ids: list[str]) -> KnowledgeSearch | None:
+        if not store_ids or self.retrieval is None:
+            return None
+        from gateway.retrieval.search import search_stores
+
+        public = f"http://{self.settings.host}:{self.settings.envoy_port}"
+
+        async def search(queries: list[str]) -> list[Source]:
+            hits = await search_stores(self.retrieval, store_ids, queries, k=KB_RESULTS)
+            return [
+                Source(
+                    title=h.filename,
+                    url=str(h.attributes.get("source_url") or f"{public}/v1/files/{h.file_id}/content"),
+                    snippet=h.text,
+                    kind="file",
+                    file_id=h.file_id,
+                )
+                for h in hits
+            ]
+
+        return search
+
+    def context_tokens(self, model: str) -> int:
+        for entry in getattr(self.models, "models", []) or []:
+            if entry.get("id") == model and isinstance(entry.get("max_model_len"), int):
+                return int(entry["max_model_len"])
+        return self.settings.research_context_tokens
+
+    async def events(
+        self,
+        kind: str,
+        question: str,
+        model: str,
+        *,
+        web: bool = True,
+        store_ids: list[str] | None = None,
+    ) -> AsyncGenerator[Event | Queued, None]:
+        """The run's events, after waiting for a slot (`Queued` while waiting); the slot is freed
+        however the run ends, a client going away included (the consumer closes this generator)."""
+        run_id = self.slots.new_run_id()
+        try:
+            async for place in self.slots.wait_turn(run_id, kind):
+                yield Queued(place)
+            research = Research(
+                ChatModel(self.http, model),
+                self.reader,
+                web=self.web_search() if web else None,
+                knowledge=self.knowledge_search(self.default_store_ids() if store_ids is None else store_ids),
+                iterations=self.settings.research_iterations_deep
+                if kind == "deep"
+                else self.settings.research_iterations_standard,
+                pages_per_round=self.settings.research_pages_per_round,
+                context_tokens=self.context_tokens(model),
+            )
+            async for event in research.run(question):
+                yield event
+        finally:
+            await self.slots.release(run_id)
+
+    async def close(self) -> None:
+        await self.reader.close()

@@ -1,0 +1,186 @@
+"""Research through chat completions (#13), through both doors, against the scripted backend, a
+local SearXNG-style search server and local pages (tests/web_standins.py)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx2 as httpx  # the HTTP client the openai SDK ships with
+import pytest
+from openai import OpenAI
+
+from tests.procs import Backend
+from tests.stack import EnvoyStack, envoy_stack
+from tests.web_standins import Web
+
+pytestmark = pytest.mark.slow
+MODEL = "scripted-model"
+
+
+@pytest.fixture(scope="module")
+def web() -> Iterator[Web]:
+    with Web() as w:
+        w.raw("/robots.txt", b"User-agent: *\nAllow: /\n")
+        yield w
+
+
+@pytest.fixture(scope="module")
+def stack(backend: Backend, web: Web, tmp_path_factory: pytest.TempPathFactory) -> Iterator[EnvoyStack]:
+    env = {
+        "GATEWAY_WEB_SEARCH_PROVIDER": "searxng",
+        "GATEWAY_WEB_SEARCH_URL": web.base,
+        "GATEWAY_RESEARCH_MAX_STANDARD": "1",
+        "GATEWAY_RESEARCH_ITERATIONS_STANDARD": "2",
+        "GATEWAY_RUN_LEASE_SECONDS": "3",
+    }
+    with envoy_stack(backend.url, tmp_path_factory.mktemp("research"), **env) as s:
+        yield s
+
+
+def _client(base: str) -> OpenAI:
+    return OpenAI(base_url=base, api_key="k", max_retries=0, timeout=60)
+
+
+def _site(web: Web, marker: str) -> dict[str, str]:
+    """Pages for one test: found for the question, and for the planner's follow-up query."""
+    urls = {
+        "keeper": web.page(
+            f"/{marker}/keeper", "Skerry Light keeper", f"The keeper of Skerry Light {marker} plays the violin."
+        ),
+        "violin": web.page(f"/{marker}/violin", "The keeper's violin", "The violin was made in Cremona in 1711."),
+        "island": web.page(f"/{marker}/island", "Skerry island", "The island has one lighthouse."),
+    }
+    web.results[f"keeper {marker}"] = [f"/{marker}/keeper", f"/{marker}/island", "http://127.0.0.1:9/internal"]
+    web.results[f"violin {marker}"] = [f"/{marker}/violin", f"/{marker}/keeper"]  # keeper again: not re-read
+    return urls
+
+
+def _script(backend: Backend, marker: str, answer: str, *, plans: int = 2, delay: float = 0.0) -> None:
+    replies: list[dict[str, Any]] = [{"content": json.dumps([f"violin {marker}"])} for _ in range(plans)]
+    replies.append({"content": answer, **({"delay": delay} if delay else {})})
+    backend.script(marker, *replies)
+
+
+@pytest.mark.parametrize("door", ["envoy", "http"])
+def test_streamed_research_reasons_then_answers_with_sources(
+    stack: EnvoyStack, backend: Backend, web: Web, marker: str, door: str
+) -> None:
+    urls = _site(web, marker)
+    _script(backend, marker, "The keeper plays a violin made in Cremona [1][3].")
+    client = _client(stack.url if door == "envoy" else stack.http_url)
+    stream = client.chat.completions.create(
+        model=MODEL, stream=True, messages=[{"role": "user", "content": f"  Research who is the keeper {marker}?"}]
+    )
+    kinds, reasoning, content = [], "", ""
+    for chunk in stream:
+        assert chunk.object == "chat.completion.chunk" and chunk.model == MODEL
+        delta = chunk.choices[0].delta
+        if getattr(delta, "reasoning_content", None):
+            kinds.append("reasoning")
+            reasoning += delta.reasoning_content  # type: ignore[attr-defined]
+        if delta.content:
+            kinds.append("content")
+            content += delta.content
+    assert kinds.index("content") > kinds.index("reasoning") and "reasoning" not in kinds[kinds.index("content") :]
+    assert f"keeper {marker}" in reasoning and f"violin {marker}" in reasoning  # each query is reported
+    assert "Skipped http://127.0.0.1:9/internal" in reasoning  # the private address was refused
+    assert content.startswith("The keeper plays a violin made in Cremona")
+    assert "Sources:" in content
+    for key in ("keeper", "violin", "island"):
+        assert urls[key] in content
+    assert web.fetched(f"/{marker}/keeper") == 1  # read once although found twice
+    # the final answer was generated from the question and the numbered notes
+    final = [r for r in backend.requests_matching(marker) if r["body"].get("stream")]
+    assert len(final) == 1 and "Cremona in 1711" in json.dumps(final[0]["body"]["messages"])
+
+
+def test_non_streamed_research_and_what_is_not_research(
+    stack: EnvoyStack, backend: Backend, web: Web, marker: str
+) -> None:
+    _site(web, marker)
+    _script(backend, marker, "Violin.", plans=4)  # deep: four rounds (GATEWAY_RESEARCH_ITERATIONS_DEEP)
+    client = _client(stack.url)
+    done = client.chat.completions.create(
+        model=MODEL, messages=[{"role": "user", "content": f"deep research: the keeper {marker}"}]
+    )
+    message = done.choices[0].message
+    assert done.object == "chat.completion" and message.content and message.content.startswith("Violin.")
+    reasoning = getattr(message, "reasoning_content", None)
+    assert isinstance(reasoning, str) and reasoning
+    # not research: passed through untouched (one backend call, the body as sent)
+    for messages in (
+        [{"role": "user", "content": f"please research {marker}"}],
+        [
+            {"role": "user", "content": f"research the keeper {marker}"},
+            {"role": "assistant", "content": "..."},
+            {"role": "user", "content": f"thanks {marker}-later"},
+        ],
+        [{"role": "user", "content": [{"type": "text", "text": f"research {marker}-multi"}]}],
+    ):
+        before = len(backend.requests_matching(marker))
+        client.chat.completions.create(model=MODEL, messages=messages)  # type: ignore[arg-type]
+        sent = backend.requests_matching(marker)[before:]
+        assert len(sent) == 1 and sent[0]["body"]["messages"] == messages
+
+
+def test_queue_order_and_disconnect_free_the_slot(stack: EnvoyStack, backend: Backend, web: Web, marker: str) -> None:
+    """One standard slot (GATEWAY_RESEARCH_MAX_STANDARD=1): a second run is told its place at once and
+    starts when the first ends; a client that leaves stops its run and frees the slot."""
+    _site(web, marker)
+    _script(backend, marker, "first answer", delay=1.5)
+    first: dict[str, Any] = {}
+
+    def run_first() -> None:
+        first["result"] = _client(stack.http_url).chat.completions.create(
+            model=MODEL, messages=[{"role": "user", "content": f"research the keeper {marker}"}]
+        )
+
+    t = threading.Thread(target=run_first)
+    t.start()
+    time.sleep(0.8)  # the first run holds the slot (its answer is slow)
+    second = f"{marker}-b"
+    _site(web, second)
+    _script(backend, second, "second answer")
+    started = time.monotonic()
+    body = {"model": MODEL, "stream": True, "messages": [{"role": "user", "content": f"research the keeper {second}"}]}
+    with httpx.stream("POST", stack.http_url + "/chat/completions", json=body, timeout=30) as resp:
+        lines = resp.iter_lines()
+        first_reasoning = next(json.loads(x[5:]) for x in lines if x.startswith("data:") and "reasoning_content" in x)
+        assert "place 1 in line" in first_reasoning["choices"][0]["delta"]["reasoning_content"]
+        assert time.monotonic() - started < 1.0  # told at once, not when the slot frees
+        rest = "".join(
+            json.loads(x[5:])["choices"][0]["delta"].get("content") or ""
+            for x in lines
+            if x.startswith("data:") and x[5:].strip() != "[DONE]"
+        )
+    t.join(30)
+    assert first["result"].choices[0].message.content.startswith("first answer")
+    assert "second answer" in rest  # it ran once the first freed the slot
+
+    # disconnect: a run reading a slow page is abandoned; its slot is free again within a second
+    gone = f"{marker}-c"
+    _site(web, gone)
+    web.delay[f"/{gone}/keeper"] = 5.0
+    _script(backend, gone, "never")
+    body["messages"] = [{"role": "user", "content": f"research the keeper {gone}"}]
+    with httpx.stream("POST", stack.http_url + "/chat/completions", json=body, timeout=30) as resp:
+        for line in resp.iter_lines():
+            if "Searched" in line:
+                break
+    time.sleep(1.0)
+    after = f"{marker}-d"
+    _site(web, after)
+    _script(backend, after, "fourth answer")
+    started = time.monotonic()
+    out = _client(stack.http_url).chat.completions.create(
+        model=MODEL, messages=[{"role": "user", "content": f"research the keeper {after}"}]
+    )
+    assert out.choices[0].message.content.startswith("fourth answer")
+    assert "place" not in (getattr(out.choices[0].message, "reasoning_content", "") or "")  # no wait
+    assert not backend.requests_matching(f"{gone}") or all(
+        not r["body"].get("stream") for r in backend.requests_matching(gone)
+    )
