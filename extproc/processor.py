@@ -61,6 +61,7 @@ from gateway.jsonutil import (
     loads,
     parse_request_body,
 )
+from gateway.research.models import is_research
 from storage.scope import project_scope
 
 log = logging.getLogger(__name__)
@@ -172,7 +173,7 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         req = prepared.req
         # truncation "auto" may need a second backend call with a shorter context: the HTTP
         # server's run can make it, a request already forwarded by Envoy cannot.
-        if req.background or not self.translate or req.truncation == "auto":
+        if req.background or not self.translate or req.truncation == "auto" or is_research(req.model):
             return True
         tools = self.deps.tools
         return any(tools.is_server_side(t) for t in req.tools or [])

@@ -1,8 +1,9 @@
-"""Research through chat completions (#13), through both doors, against the scripted backend, a
+"""Research through chat completions and the Responses API (#13), through both doors, against the scripted backend, a
 local SearXNG-style search server and local pages (tests/web_standins.py)."""
 
 from __future__ import annotations
 
+import io
 import json
 import threading
 import time
@@ -10,10 +11,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx2 as httpx  # the HTTP client the openai SDK ships with
+import openai
 import pytest
 from openai import OpenAI
 
 from tests.procs import Backend
+from tests.retrieval_helpers import retrieval_env, wait_ingested
 from tests.stack import EnvoyStack, envoy_stack
 from tests.web_standins import Web
 
@@ -36,6 +39,7 @@ def stack(backend: Backend, web: Web, tmp_path_factory: pytest.TempPathFactory) 
         "GATEWAY_RESEARCH_MAX_STANDARD": "1",
         "GATEWAY_RESEARCH_ITERATIONS_STANDARD": "2",
         "GATEWAY_RUN_LEASE_SECONDS": "3",
+        **retrieval_env(backend.url),
     }
     with envoy_stack(backend.url, tmp_path_factory.mktemp("research"), **env) as s:
         yield s
@@ -184,3 +188,91 @@ def test_queue_order_and_disconnect_free_the_slot(stack: EnvoyStack, backend: Ba
     assert not backend.requests_matching(f"{gone}") or all(
         not r["body"].get("stream") for r in backend.requests_matching(gone)
     )
+
+
+# -- the Responses API: OpenAI's deep-research shape ------------------------------------------------
+@pytest.mark.parametrize("door", ["envoy", "http"])
+def test_research_model_output_items_and_citations(
+    stack: EnvoyStack, backend: Backend, web: Web, marker: str, door: str
+) -> None:
+    urls = _site(web, marker)
+    _script(backend, marker, "The keeper plays the violin [1], made in Cremona [3].")
+    client = _client(stack.url if door == "envoy" else stack.http_url)
+    assert {"research", "deep-research"} <= {m.id for m in client.models.list()}
+    out = client.responses.create(
+        model="research", input=f"Who is the keeper {marker}?", tools=[{"type": "web_search"}]
+    )
+    assert out.status == "completed" and out.model == "research"
+    types = [i.type for i in out.output]
+    assert types[-1] == "message" and "reasoning" in types and "web_search_call" in types
+    actions = [i.action.type for i in out.output if i.type == "web_search_call"]  # type: ignore[union-attr]
+    assert "search" in actions and "open_page" in actions
+    opened = {i.action.url for i in out.output if i.type == "web_search_call" and i.action.type == "open_page"}  # type: ignore[union-attr]
+    assert urls["keeper"] in opened and "http://127.0.0.1:9/internal" not in opened
+    text = out.output[-1].content[0]  # type: ignore[union-attr]
+    assert text.text.startswith("The keeper plays the violin [1]")
+    cited = {(a.url, text.text[a.start_index : a.end_index]) for a in text.annotations}  # type: ignore[union-attr]
+    assert cited == {(urls["keeper"], "[1]"), (urls["violin"], "[3]")}
+    assert out.output_text.endswith(urls["violin"]) or "Sources:" in out.output_text
+    assert client.responses.retrieve(out.id).output[-1].id == out.output[-1].id  # stored like any response
+
+
+def test_research_streams_background_resumes_and_needs_a_source(
+    stack: EnvoyStack, backend: Backend, web: Web, marker: str
+) -> None:
+    client = _client(stack.url)
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.responses.create(model="deep-research", input=f"q {marker}")
+    assert refused.value.body["param"] == "tools"  # type: ignore[index]
+    assert backend.requests_matching(marker) == []  # no backend call
+    _site(web, marker)
+    _script(backend, marker, "Streamed answer [1].")
+    events = list(
+        client.responses.create(
+            model="research", input=f"the keeper {marker}", tools=[{"type": "web_search_preview"}], stream=True
+        )
+    )
+    types = [e.type for e in events]
+    assert types[0] == "response.created" and types[-1] == "response.completed"
+    assert types.index("response.web_search_call.in_progress") < types.index("response.web_search_call.searching")
+    assert types.index("response.web_search_call.searching") < types.index("response.web_search_call.completed")
+    assert "response.output_text.delta" in types and "response.output_text.annotation.added" in types
+    assert [e.sequence_number for e in events] == list(range(len(events)))
+    # background: retrieve, then the stream again from any event
+    other = f"{marker}-bg"
+    _site(web, other)
+    _script(backend, other, "Background answer.")
+    bg = client.responses.create(
+        model="research", input=f"the keeper {other}", tools=[{"type": "web_search"}], background=True
+    )
+    assert bg.status in ("queued", "in_progress")
+    deadline = time.monotonic() + 30
+    while (got := client.responses.retrieve(bg.id)).status in ("queued", "in_progress"):
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    assert got.status == "completed" and got.output_text.startswith("Background answer.")
+    replay = list(client.responses.retrieve(bg.id, stream=True, starting_after=3))
+    assert replay[0].sequence_number == 4 and replay[-1].type == "response.completed"
+
+
+def test_research_searches_the_knowledge_base_of_file_search(stack: EnvoyStack, backend: Backend, marker: str) -> None:
+    client = _client(stack.http_url)
+    f = client.files.create(
+        file=("notes.txt", io.BytesIO(f"The keeper {marker} keeps bees on the island.".encode())), purpose="assistants"
+    )
+    store = client.vector_stores.create(name="kb", file_ids=[f.id])
+    wait_ingested(client, store.id)
+    _script(backend, marker, "Bees [1].")
+    out = client.responses.create(
+        model="research",
+        input=f"What does the keeper {marker} keep?",
+        tools=[{"type": "file_search", "vector_store_ids": [store.id]}],
+    )
+    assert out.status == "completed"
+    calls = [i for i in out.output if i.type == "file_search_call"]
+    assert calls and all(c.status == "completed" for c in calls)
+    assert "web_search_call" not in {i.type for i in out.output}  # no web tool: the web is not searched
+    final = [r for r in backend.requests_matching(marker) if r["body"].get("stream")]
+    assert "keeps bees on the island" in json.dumps(final[-1]["body"]["messages"])
+    annotation = out.output[-1].content[0].annotations[0]  # type: ignore[union-attr]
+    assert annotation.type == "url_citation" and f.id in annotation.url

@@ -16,6 +16,7 @@ from gateway.engine.deps import EngineDeps
 from gateway.engine.prompt_render import apply_prompt
 from gateway.errors import InvalidRequest, NotFound
 from gateway.ids import response_id
+from gateway.research.models import data_source_problem, is_research
 from gateway.schema.items import normalize_input
 from gateway.schema.requests import CreateResponseRequest
 from gateway.schema.tool_choice import check_tool_choice
@@ -104,6 +105,8 @@ async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
     prompt_items: list[dict[str, Any]] = []
     if req.prompt is not None:
         req, prompt_items = await apply_prompt(deps, req)
+    if is_research(req.model) and (problem := data_source_problem(req.tools or [])) is not None:
+        raise InvalidRequest(problem, param="tools", code="missing_required_parameter")  # before any backend call
     deps.tools.validate(req.tools or [])
     check_tool_choice(req.tool_choice, req.tools or [])
     public_tools = await deps.tools.check(req.tools or [])  # e.g. MCP connectors exist; credentials redacted

@@ -4,6 +4,7 @@ operation reads. Its own module so the engine's parts can name it without import
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from gateway.backends.base import Backend
 from gateway.config import Settings
@@ -19,3 +20,4 @@ class EngineDeps:
     backend: Backend
     models: ModelCatalog
     tools: ToolRegistry = field(default_factory=ToolRegistry)
+    research: Any = None  # gateway.research.service.ResearchService, where research runs (the HTTP server)

@@ -25,6 +25,7 @@ from gateway.engine.owner import OWNER
 from gateway.engine.relay import EventRelay, follow
 from gateway.engine.runner import TERMINAL_EVENT, ResponseRun, interrupted
 from gateway.errors import APIError, InvalidRequest, NotFound
+from gateway.research.models import is_research
 from gateway.schema.requests import CreateResponseRequest
 from gateway.schema.validation import parse
 from storage.base import Page
@@ -96,6 +97,13 @@ class ResponsesService:
         self.leases.start()
         return expired
 
+    def _new_run(self, prepared: Prepared) -> ResponseRun:
+        if is_research(prepared.req.model):  # research models run the orchestrator, not a turn loop
+            from gateway.research.responses import ResearchRun
+
+            return ResearchRun(self.deps, prepared)
+        return ResponseRun(self.deps, prepared)
+
     async def prepare(self, body: Any) -> Prepared:
         return await prepare(self.deps, parse(CreateResponseRequest, body))
 
@@ -124,13 +132,13 @@ class ResponsesService:
 
     async def create(self, prepared: Prepared) -> tuple[dict[str, Any], APIError | None]:
         """Run to the end; return the final response and the error that failed it, if any."""
-        run = ResponseRun(self.deps, prepared)
+        run = self._new_run(prepared)
         async for _event in run.run(persist_start=False):
             pass
         return run.response, run.error
 
     def stream(self, prepared: Prepared) -> AsyncIterator[Event]:
-        run = ResponseRun(self.deps, prepared)
+        run = self._new_run(prepared)
         if not prepared.stored:
             return run.run(persist_start=False)
         feed = _Feed(keep=False)
@@ -139,7 +147,7 @@ class ResponsesService:
         return events
 
     async def background(self, prepared: Prepared, *, stream: bool) -> dict[str, Any] | AsyncIterator[Event]:
-        run = ResponseRun(self.deps, prepared)
+        run = self._new_run(prepared)
         feed = _Feed(keep=True)
         first = self._detach(run, feed)
         if stream:

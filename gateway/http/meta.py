@@ -8,6 +8,7 @@ from gateway.engine.models import ModelCatalog
 from gateway.errors import APIError, BackendError, NotFound
 from gateway.http.common import error_response, json_response
 from gateway.http.openapi import openapi_document
+from gateway.research.models import catalog_entries
 
 routes = web.RouteTableDef()
 
@@ -16,7 +17,7 @@ async def _models(request: web.Request) -> list[dict[str, object]]:
     catalog: ModelCatalog = request.app["models"]
     if not catalog.models and not await catalog.refresh():
         raise BackendError("the inference backend is unreachable and no model list is cached", status=503)
-    return catalog.models
+    return catalog.models + catalog_entries()  # the backend's models, then research and deep-research
 
 
 @routes.get("/v1/models")

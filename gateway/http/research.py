@@ -28,7 +28,9 @@ def install(app: web.Application) -> None:
     async def startup(app: web.Application) -> None:
         deps = app["deps"]
         queue = families.research_queue(deps.store)
-        app["research"] = ResearchService(deps.settings, app["backend_http"], deps.models, app.get("retrieval"), queue)
+        app["research"] = deps.research = ResearchService(
+            deps.settings, app["backend_http"], deps.models, app.get("retrieval"), queue
+        )
 
     async def cleanup(app: web.Application) -> None:
         if "research" in app:
