@@ -276,3 +276,18 @@ def test_research_searches_the_knowledge_base_of_file_search(stack: EnvoyStack, 
     assert "keeps bees on the island" in json.dumps(final[-1]["body"]["messages"])
     annotation = out.output[-1].content[0].annotations[0]  # type: ignore[union-attr]
     assert annotation.type == "url_citation" and f.id in annotation.url
+
+
+def test_a_context_overflow_still_ends_in_an_answer(stack: EnvoyStack, backend: Backend, web: Web, marker: str) -> None:
+    _site(web, marker)
+    overflow = {"status": 400, "error": "This model's maximum context length is 2048 tokens. Please reduce the length."}
+    plans = [{"content": json.dumps([f"violin {marker}"])} for _ in range(2)]
+    backend.script(marker, *plans, overflow, {"content": "Short answer [1]."})
+    out = _client(stack.http_url).chat.completions.create(
+        model=MODEL, messages=[{"role": "user", "content": f"research the keeper {marker}"}]
+    )
+    message = out.choices[0].message
+    assert (message.content or "").startswith("Short answer [1].")
+    assert "did not fit the model's context: retrying with" in (getattr(message, "reasoning_content", "") or "")
+    answers = [r for r in backend.requests_matching(marker) if r["body"].get("stream")]
+    assert len(answers) == 2 and len(json.dumps(answers[1]["body"])) < len(json.dumps(answers[0]["body"]))
