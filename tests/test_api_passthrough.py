@@ -48,8 +48,9 @@ def test_passthrough_backend_errors_keep_status(client: OpenAI) -> None:
 
 def test_models_health_ready_openapi(client: OpenAI, http_gateway: Gateway) -> None:
     models = client.models.list()
-    assert [m.id for m in models.data] == [MODEL]
+    assert [m.id for m in models.data] == [MODEL, "research", "deep-research"]  # the backend's, then research's
     assert client.models.retrieve(MODEL).id == MODEL
+    assert client.models.retrieve("deep-research").owned_by == "responses-gateway"
     for path in ("/health", "/ready"):
         with urllib.request.urlopen(http_gateway.base + path) as resp:
             assert resp.status == 200
@@ -67,11 +68,11 @@ def test_models_cached_while_backend_down(tmp_path: Path) -> None:
     with scripted_backend() as b, gateway(b.url, tmp_path, GATEWAY_MODELS_REFRESH_SECONDS="0.2") as gw:
         c = OpenAI(base_url=gw.url, api_key="x", max_retries=0)
         stored = c.responses.create(model=MODEL, input="kept")
-        assert [m.id for m in c.models.list().data] == [MODEL]
+        assert [m.id for m in c.models.list().data] == [MODEL, "research", "deep-research"]  # + research (#13)
         b.proc.kill()
         b.proc.wait()
         time.sleep(0.5)
-        assert [m.id for m in c.models.list().data] == [MODEL]  # served from the cache
+        assert [m.id for m in c.models.list().data] == [MODEL, "research", "deep-research"]  # from the cache
         assert c.responses.retrieve(stored.id).output_text == "Echo: kept"  # state readable
         try:
             urllib.request.urlopen(gw.base + "/ready")
