@@ -128,6 +128,10 @@ class Settings(BaseModel):
         default=8192, ge=1024, description="the backend model's context when its /v1/models entry has no max_model_len"
     )
     research_pages_per_round: int = Field(default=3, ge=1, le=10, description="pages read per search round")
+    research_save_to: str | None = Field(
+        default=None,
+        description="a vector store (vs_...) every page research reads is saved into, to grow the knowledge base",
+    )
 
     # --- MCP server over the knowledge base (#14)
     mcp_server: bool = Field(default=True, description="serve the knowledge base to MCP clients at /mcp")

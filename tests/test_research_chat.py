@@ -8,6 +8,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx2 as httpx  # the HTTP client the openai SDK ships with
@@ -15,7 +16,7 @@ import openai
 import pytest
 from openai import OpenAI
 
-from tests.procs import Backend
+from tests.procs import Backend, gateway
 from tests.retrieval_helpers import retrieval_env, wait_ingested
 from tests.stack import EnvoyStack, envoy_stack
 from tests.web_standins import Web
@@ -291,3 +292,22 @@ def test_a_context_overflow_still_ends_in_an_answer(stack: EnvoyStack, backend: 
     assert "did not fit the model's context: retrying with" in (getattr(message, "reasoning_content", "") or "")
     answers = [r for r in backend.requests_matching(marker) if r["body"].get("stream")]
     assert len(answers) == 2 and len(json.dumps(answers[1]["body"])) < len(json.dumps(answers[0]["body"]))
+
+
+def test_pages_read_are_saved_into_the_knowledge_base(backend: Backend, web: Web, marker: str, tmp_path: Path) -> None:
+    """GATEWAY_RESEARCH_SAVE_TO: the knowledge base grows with each run (pages as documents, cited by URL)."""
+    urls = _site(web, marker)
+    env = {"GATEWAY_WEB_SEARCH_PROVIDER": "searxng", "GATEWAY_WEB_SEARCH_URL": web.base, **retrieval_env(backend.url)}
+    with gateway(backend.url, tmp_path, **env) as gw:
+        store = _client(gw.url).vector_stores.create(name="research memory").id
+    with gateway(backend.url, tmp_path, GATEWAY_RESEARCH_SAVE_TO=store, **env) as gw:
+        client = _client(gw.url)
+        _script(backend, marker, "Saved [1].")
+        client.chat.completions.create(
+            model=MODEL, messages=[{"role": "user", "content": f"research the keeper {marker}"}]
+        )
+        wait_ingested(client, store)
+        files = client.vector_stores.files.list(store).data
+        assert {f.attributes["source_url"] for f in files} == {urls["keeper"], urls["island"], urls["violin"]}  # type: ignore[index]
+        hits = client.vector_stores.search(store, query="Cremona violin 1711").data
+        assert hits and hits[0].attributes["source_url"] == urls["violin"]  # type: ignore[index]

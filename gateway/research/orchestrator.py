@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from gateway.errors import APIError
 from gateway.jsonutil import JSONDecodeError, loads
 from gateway.research.llm import ChatModel
-from gateway.webpages import PageReader, describe
+from gateway.webpages import Page, PageReader, describe
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +91,7 @@ class Finished:
 Event = Progress | Searched | Opened | Refused | AnswerDelta | Finished
 WebSearch = Callable[[str], Awaitable[list[Source]]]
 KnowledgeSearch = Callable[[list[str]], Awaitable[list[Source]]]
+PageSink = Callable[[Page], Awaitable[None]]
 
 PLAN = (
     "You plan web research. Reply with a JSON array of at most {n} short web search queries that would "
@@ -135,6 +136,7 @@ class Research:
         iterations: int,
         pages_per_round: int,
         context_tokens: int,
+        save: PageSink | None = None,
     ) -> None:
         self.model = model
         self.reader = reader
@@ -143,6 +145,7 @@ class Research:
         self.iterations = iterations
         self.pages_per_round = pages_per_round
         self.budget_chars = int(max(1024, context_tokens - ANSWER_RESERVE_TOKENS) * CHARS_PER_TOKEN)
+        self.save = save  # GATEWAY_RESEARCH_SAVE_TO: every page read also goes into the knowledge base
         self.notes: list[Note] = []
         self.read_urls: set[str] = set()
 
@@ -201,6 +204,12 @@ class Research:
                 continue
             self.read_urls.add(page.final_url)
             yield Opened(page.final_url, page.title or src.title)
+            if self.save is not None:
+                try:
+                    await self.save(page)
+                except Exception as exc:  # the knowledge base not growing must not fail the answer
+                    log.warning("could not save %s: %s", page.final_url, exc)
+                    yield Progress(f"Could not save {page.final_url} to the knowledge base: {describe_error(exc)}")
             self._note(page.title or src.title, page.final_url, page.text)
 
     def _note(self, title: str, url: str, text: str, *, kind: str = "web", file_id: str | None = None) -> None:

@@ -12,9 +12,9 @@ from gateway.backends.http_client import BackendHTTP
 from gateway.config import Settings
 from gateway.netguard import AddressPolicy
 from gateway.research.llm import ChatModel
-from gateway.research.orchestrator import Event, KnowledgeSearch, Research, Source, WebSearch
+from gateway.research.orchestrator import Event, KnowledgeSearch, PageSink, Research, Source, WebSearch
 from gateway.research.queue import Slots
-from gateway.webpages import PageReader
+from gateway.webpages import Page, PageReader
 from gateway.websearch.providers import SearchQuery, configuration_problem, make_provider
 
 log = logging.getLogger(__name__)
@@ -79,6 +79,25 @@ class ResearchService:
 
         return search
 
+    def saver(self) -> PageSink | None:
+        """GATEWAY_RESEARCH_SAVE_TO: pages read become documents of that vector store (ingested in
+        the background, cited by their URL), through the MCP server's memory, the one writer of
+        documents."""
+        store_id = self.settings.research_save_to
+        if not store_id or self.retrieval is None:
+            return None
+        from gateway.mcp_server.kb import KnowledgeBase
+        from gateway.mcp_server.memory import Memory
+
+        memory = Memory(KnowledgeBase(self.retrieval, self.settings))
+
+        async def save(page: Page) -> None:
+            await memory.add(
+                store_id, page.text, title=page.title, tags=["research"], extra={"source_url": page.final_url}
+            )
+
+        return save
+
     def context_tokens(self, model: str) -> int:
         for entry in getattr(self.models, "models", []) or []:
             if entry.get("id") == model and isinstance(entry.get("max_model_len"), int):
@@ -110,6 +129,7 @@ class ResearchService:
                 else self.settings.research_iterations_standard,
                 pages_per_round=self.settings.research_pages_per_round,
                 context_tokens=self.context_tokens(model),
+                save=self.saver(),
             )
             async for event in research.run(question):
                 yield event
