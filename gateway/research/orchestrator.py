@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from gateway.errors import APIError
 from gateway.jsonutil import JSONDecodeError, loads
 from gateway.research.llm import ChatModel
-from gateway.webpages import Page, PageReader, describe
+from gateway.webpages import Page, PageReader, PageRefused
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +200,7 @@ class Research:
             if isinstance(page, asyncio.CancelledError):
                 raise page
             if isinstance(page, BaseException):
-                yield Refused(src.url, describe(page))
+                yield Refused(src.url, page.reason if isinstance(page, PageRefused) else describe_error(page))
                 continue
             self.read_urls.add(page.final_url)
             yield Opened(page.final_url, page.title or src.title)
