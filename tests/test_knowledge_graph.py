@@ -8,6 +8,7 @@ of a multi-hop question shares a name with the question.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import signal
@@ -23,6 +24,7 @@ import pytest
 from openai import OpenAI
 
 from bench.multihop_corpus import Question, build
+from tests.pg import truncate
 from tests.procs import AUTH, Backend, Gateway, create_key, gateway, start_gateway, stop
 from tests.retrieval_helpers import retrieval_env, threaded_backend, wait_ingested
 
@@ -241,3 +243,36 @@ def test_graph_backfill_of_files_ingested_without_it(backend: Backend, tmp_path:
 
 def _empty() -> dict[str, Any]:
     return {"object": "list", "data": [], "first_id": None, "last_id": None, "has_more": False}
+
+
+@pytest.mark.slow
+def test_replicas_on_postgresql_share_the_graph(backend: Backend, tmp_path: Path, postgres_url: str) -> None:
+    """With GATEWAY_DATABASE_URL the graph is in PostgreSQL: a file ingested by one replica is found by
+    the other replica's kg ranker and entities route, and deleting it on the other removes its graph."""
+    asyncio.run(truncate(postgres_url))
+    env = {"GATEWAY_DATABASE_URL": postgres_url, **retrieval_env(backend.url)}
+    docs, questions = build(n_companies=3, n_fillers=1)
+    with gateway(backend.url, tmp_path / "a", **env) as a, gateway(backend.url, tmp_path / "b", **env) as b:
+        ca = OpenAI(base_url=a.url, api_key="k", max_retries=0)
+        cb = OpenAI(base_url=b.url, api_key="k", max_retries=0)
+        ids = {
+            d.name: ca.files.create(file=(d.name, io.BytesIO(d.text.encode())), purpose="assistants").id for d in docs
+        }
+        store = ca.vector_stores.create(name="kg-pg", file_ids=list(ids.values()))
+        wait_ingested(ca, store.id, timeout=60)
+        three = next(q for q in questions if q.hops == 3 and "hometown" in q.text)
+        page = cb.vector_stores.search(store.id, query=three.text, ranking_options=KG)
+        assert ids[three.answer] in [h.file_id for h in page.data]
+        assert page.model_dump()["entities"]["query"]
+        bio = docs[[d.name for d in docs].index(three.answer)]
+        person = bio.text.splitlines()[0].removeprefix("# ")
+        status, body = _entities(b.url, store.id, person, key="k")
+        assert status == 200 and [e["name"] for e in body["data"]] == [person]
+        before = body["data"][0]["mention_count"]
+        cb.vector_stores.files.delete(ids[three.answer], vector_store_id=store.id)
+        status, body = _entities(a.url, store.id, person, key="k")
+        # the company page still names the founder; the bio's mentions (and its born_in) are gone
+        assert status == 200 and 0 < body["data"][0]["mention_count"] < before, body
+        assert "born_in" not in {n["relation"] for n in body["data"][0]["neighbours"]}
+        page = ca.vector_stores.search(store.id, query=three.text, ranking_options=KG)
+        assert ids[three.answer] not in [h.file_id for h in page.data]
