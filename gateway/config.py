@@ -128,6 +128,11 @@ class Settings(BaseModel):
         default=8192, ge=1024, description="the backend model's context when its /v1/models entry has no max_model_len"
     )
     research_pages_per_round: int = Field(default=3, ge=1, le=10, description="pages read per search round")
+    research_ranker: Literal["auto", "kg"] = Field(
+        default="kg",
+        description="how research ranks knowledge-base passages: the knowledge graph (kg: follows relations "
+        "between documents, as multi-hop questions need) or hybrid search (auto)",
+    )
     research_save_to: str | None = Field(
         default=None,
         description="a vector store (vs_...) every page research reads is saved into, to grow the knowledge base",

@@ -65,7 +65,8 @@ class ResearchService:
         public = f"http://{self.settings.host}:{self.settings.envoy_port}"
 
         async def search(queries: list[str]) -> list[Source]:
-            hits = await search_stores(self.retrieval, store_ids, queries, k=KB_RESULTS)
+            ranker = self.settings.research_ranker if self.settings.kg_enabled else "auto"
+            hits = await search_stores(self.retrieval, store_ids, queries, k=KB_RESULTS, ranker=ranker)
             return [
                 Source(
                     title=h.filename,
