@@ -26,7 +26,7 @@ class Slots:
         self.limits = limits
         self.lease = lease
         self._renewer: asyncio.Task[None] | None = None
-        self._held = 0
+        self._held: set[str] = set()  # this process's runs in the queue (waiting or running)
 
     @staticmethod
     def new_run_id() -> str:
@@ -36,6 +36,7 @@ class Slots:
         """Yields the run's place in line whenever it changes (1: next), then returns holding a slot.
         The caller must `release(run_id)` afterwards, whatever happens (a `finally`)."""
         await self.queue.enter(run_id, kind, OWNER, self.lease)
+        self._held.add(run_id)
         self._start_renewing()
         last = -1
         while True:
@@ -48,15 +49,16 @@ class Slots:
             await asyncio.sleep(POLL_SECONDS)
 
     async def release(self, run_id: str) -> None:
-        self._held -= 1
+        if run_id not in self._held:
+            return  # never entered (the enter itself failed)
+        self._held.discard(run_id)
         with contextlib.suppress(Exception):
             await asyncio.shield(self.queue.leave(run_id))
-        if self._held <= 0 and self._renewer is not None:
+        if not self._held and self._renewer is not None:
             self._renewer.cancel()
             self._renewer = None
 
     def _start_renewing(self) -> None:
-        self._held += 1
         if self._renewer is None:
             self._renewer = asyncio.get_running_loop().create_task(self._renew(), name="research-slots")
 
