@@ -9,6 +9,8 @@ One process, one event loop, one uvicorn server per MCP server on its own free p
 - error  (streamable HTTP): `explode` raises
 - slow   (streamable HTTP): `nap(n)` sleeps 200 ms
 - sse    (HTTP+SSE only, at /sse): the plain server's tools, for the transport fallback
+- library (streamable HTTP): `search(query)` / `fetch(id)` in the shape OpenAI's deep research and
+  ChatGPT connectors use, over a few fixed documents (research's MCP data source)
 
 Why a subprocess: the servers must be real network peers of a gateway that itself runs as a
 subprocess, and a separate process keeps their CPU out of the test's event loop.
@@ -35,6 +37,20 @@ from pydantic import BaseModel
 from tests.procs import ROOT, SERVICES_HOST, stop
 
 BEARER_TOKEN = "tok-bearer-4711"
+LIBRARY = [
+    {
+        "id": "doc-ledger",
+        "title": "Harbour ledger",
+        "url": "https://library.example/ledger",
+        "text": "The harbour ledger says the keeper ordered violin strings from Cremona every spring.",
+    },
+    {
+        "id": "doc-tides",
+        "title": "Tide tables",
+        "url": "https://library.example/tides",
+        "text": "Tides at Skerry rise twice a day.",
+    },
+]
 NAP_SECONDS = 0.2
 
 
@@ -73,6 +89,21 @@ def _servers() -> dict[str, Any]:
         await asyncio.sleep(NAP_SECONDS)
         return f"rested {n}"
 
+    library = MCPServer("library")
+
+    @library.tool(description="Search the library.", annotations=ToolAnnotations(read_only_hint=True))
+    def search(query: str) -> dict[str, Any]:
+        words = set(query.lower().split())
+        hits = [d for d in LIBRARY if words & set(d["text"].lower().split())]
+        return {"results": [{"id": d["id"], "title": d["title"], "url": d["url"]} for d in hits]}
+
+    @library.tool(description="Fetch a document by id.", annotations=ToolAnnotations(read_only_hint=True))
+    def fetch(id: str) -> dict[str, Any]:
+        found = next((d for d in LIBRARY if d["id"] == id), None)
+        if found is None:
+            raise ToolError(f"no document {id}")
+        return {**found, "metadata": {}}
+
     inner = bearer.streamable_http_app(host=SERVICES_HOST)
     expected = f"Bearer {BEARER_TOKEN}".encode()
 
@@ -89,6 +120,7 @@ def _servers() -> dict[str, Any]:
         "error": error.streamable_http_app(host=SERVICES_HOST),
         "slow": slow.streamable_http_app(host=SERVICES_HOST),
         "sse": plain.sse_app(host=SERVICES_HOST),
+        "library": library.streamable_http_app(host=SERVICES_HOST),
     }
 
 

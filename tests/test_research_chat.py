@@ -16,6 +16,7 @@ import openai
 import pytest
 from openai import OpenAI
 
+from tests.mcp_servers import mcp_servers
 from tests.procs import Backend, gateway
 from tests.retrieval_helpers import retrieval_env, wait_ingested
 from tests.stack import EnvoyStack, envoy_stack
@@ -311,3 +312,29 @@ def test_pages_read_are_saved_into_the_knowledge_base(backend: Backend, web: Web
         assert {f.attributes["source_url"] for f in files} == {urls["keeper"], urls["island"], urls["violin"]}  # type: ignore[index]
         hits = client.vector_stores.search(store, query="Cremona violin 1711").data
         assert hits and hits[0].attributes["source_url"] == urls["violin"]  # type: ignore[index]
+
+
+def test_research_searches_mcp_servers_with_search_and_fetch(stack: EnvoyStack, backend: Backend, marker: str) -> None:
+    """An `mcp` tool is a data source the deep-research way: the server's search(query), then fetch(id)."""
+    with mcp_servers() as servers:
+        _script(backend, marker, "Strings from Cremona [1].")
+        out = _client(stack.url).responses.create(
+            model="research",
+            input=f"What did the keeper order {marker}? violin strings",
+            tools=[
+                {
+                    "type": "mcp",
+                    "server_label": "library",
+                    "server_url": servers.url("library"),
+                    "require_approval": "never",
+                }
+            ],
+        )
+    assert out.status == "completed"
+    calls = [i for i in out.output if i.type == "mcp_call"]
+    assert calls and all(c.name == "search" for c in calls)  # type: ignore[union-attr]
+    assert "web_search_call" not in {i.type for i in out.output}
+    final = [r for r in backend.requests_matching(marker) if r["body"].get("stream")]
+    assert "violin strings from Cremona every spring" in json.dumps(final[-1]["body"]["messages"])
+    annotation = out.output[-1].content[0].annotations[0]  # type: ignore[union-attr]
+    assert annotation.url == "https://library.example/ledger"

@@ -46,7 +46,7 @@ def progress_text(event: Event | Queued) -> str | None:
     if isinstance(event, Progress):
         return event.text + "\n"
     if isinstance(event, Searched):
-        where = "the web" if event.kind == "web" else "the knowledge base"
+        where = {"web": "the web", "file": "the knowledge base", "mcp": "an MCP server"}.get(event.kind, event.kind)
         return f"Searched {where} for “{event.query}”: {len(event.sources)} result(s).\n"
     if isinstance(event, Opened):
         return f"Read: {event.title} — {event.url}\n"

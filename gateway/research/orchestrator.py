@@ -62,7 +62,7 @@ class Progress:
 class Searched:
     query: str
     sources: list[Source]
-    kind: str = "web"  # "web" or "file" (the knowledge base)
+    kind: str = "web"  # "web", "file" (the knowledge base) or "mcp" (an MCP server's search tool)
 
 
 @dataclass
@@ -132,7 +132,7 @@ class Research:
         reader: PageReader,
         *,
         web: WebSearch | None,
-        knowledge: KnowledgeSearch | None,
+        knowledge: list[tuple[str, KnowledgeSearch]],
         iterations: int,
         pages_per_round: int,
         context_tokens: int,
@@ -167,27 +167,25 @@ class Research:
 
     # -- one round -----------------------------------------------------------------------------------
     async def _round(self, queries: list[str]) -> AsyncIterator[Event]:
-        jobs: list[Awaitable[list[Source]]] = []
+        jobs: list[tuple[str, str, Awaitable[list[Source]]]] = []  # (kind, what was asked, search)
         if self.web is not None:
-            jobs.extend(self.web(q) for q in queries)
-        if self.knowledge is not None:
-            jobs.append(self.knowledge(queries))
-        results = await asyncio.gather(*jobs, return_exceptions=True)
+            jobs.extend(("web", q, self.web(q)) for q in queries)
+        for kind, search in self.knowledge:
+            jobs.append((kind, "; ".join(queries), search(queries)))
+        results = await asyncio.gather(*(job for _k, _q, job in jobs), return_exceptions=True)
         candidates: list[Source] = []
-        for i, result in enumerate(results):
-            is_web = self.web is not None and i < len(queries)
-            query = queries[i] if is_web else "; ".join(queries)
+        for (kind, query, _job), result in zip(jobs, results, strict=True):
             if isinstance(result, BaseException):
                 if isinstance(result, asyncio.CancelledError):
                     raise result
                 yield Progress(f"Search failed for {query}: {describe_error(result)}")
                 continue
-            yield Searched(query, result, "web" if is_web else "file")
-            if is_web:
+            yield Searched(query, result, kind)
+            if kind == "web":
                 candidates.extend(result)
             else:
-                for src in result:  # knowledge-base passages are notes as they are (already text)
-                    self._note(src.title, src.url, src.snippet, kind="file", file_id=src.file_id)
+                for src in result:  # knowledge-base passages and MCP documents are notes as they are
+                    self._note(src.title, src.url, src.snippet, kind=src.kind, file_id=src.file_id)
         picked: list[Source] = []
         for src in candidates:
             if src.url not in self.read_urls and src.url not in {p.url for p in picked}:

@@ -11,6 +11,7 @@ whose `[n]` markers carry `url_citation` annotations for the notes they cite.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 from collections.abc import AsyncIterator
@@ -21,6 +22,7 @@ from gateway.engine.runner import ResponseRun
 from gateway.errors import APIError, ServerError
 from gateway.ids import item_id
 from gateway.research.chat import progress_text
+from gateway.research.mcp_source import mcp_searches
 from gateway.research.models import RESEARCH_MODELS
 from gateway.research.orchestrator import AnswerDelta, Finished, Note, Opened, Searched
 
@@ -78,7 +80,9 @@ class ResearchRun(ResponseRun):
         web = any(str(t.get("type", "")).startswith("web_search") for t in tools)
         stores = [sid for t in tools if t.get("type") == "file_search" for sid in t.get("vector_store_ids") or []]
         model = self.deps.settings.research_model or await self.deps.models.resolve(None)
-        events = service.events(RESEARCH_MODELS[self.response["model"]], question, model, web=web, store_ids=stores)
+        extra = await mcp_searches(self.deps, tools)  # the request's MCP servers' search/fetch tools
+        kind = RESEARCH_MODELS[self.response["model"]]
+        events = service.events(kind, question, model, web=web, store_ids=stores, extra=extra)
         message: TextItem | None = None
         try:
             async for event in events:
@@ -111,6 +115,9 @@ class ResearchRun(ResponseRun):
             }
             self._web_call(action)
             return
+        if event.kind == "mcp":
+            self._mcp_call(event)
+            return
         item: dict[str, Any] = {
             "id": item_id("file_search_call"),
             "type": "file_search_call",
@@ -123,6 +130,21 @@ class ResearchRun(ResponseRun):
         for step in ("in_progress", "searching", "completed"):
             self.events.emit(f"response.file_search_call.{step}", ref)
         self.events.close_item(index, "completed")
+
+    def _mcp_call(self, event: Searched) -> None:
+        """An MCP server's search (and the fetches of what it found), as an `mcp_call` item."""
+        found = [{"title": s.title, "url": s.url} for s in event.sources]
+        item = {
+            "id": item_id("mcp_call"),
+            "type": "mcp_call",
+            "server_label": "research",
+            "name": "search",
+            "arguments": json.dumps({"query": event.query}),
+            "output": json.dumps({"results": found}),
+            "error": None,
+            "status": "completed",
+        }
+        self.events.add_item(item)
 
     def _opened(self, event: Opened) -> None:
         self._web_call({"type": "open_page", "url": event.url})

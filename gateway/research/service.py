@@ -57,6 +57,13 @@ class ResearchService:
 
         return search
 
+    def knowledge(
+        self, store_ids: list[str], extra: list[tuple[str, KnowledgeSearch]] | None
+    ) -> list[tuple[str, KnowledgeSearch]]:
+        """The non-web sources of a run: the vector stores, then any MCP servers."""
+        kb = self.knowledge_search(store_ids)
+        return ([("file", kb)] if kb is not None else []) + list(extra or [])
+
     def knowledge_search(self, store_ids: list[str]) -> KnowledgeSearch | None:
         if not store_ids or self.retrieval is None:
             return None
@@ -113,6 +120,7 @@ class ResearchService:
         *,
         web: bool = True,
         store_ids: list[str] | None = None,
+        extra: list[tuple[str, KnowledgeSearch]] | None = None,
     ) -> AsyncGenerator[Event | Queued, None]:
         """The run's events, after waiting for a slot (`Queued` while waiting); the slot is freed
         however the run ends, a client going away included (the consumer closes this generator)."""
@@ -124,7 +132,7 @@ class ResearchService:
                 ChatModel(self.http, model),
                 self.reader,
                 web=self.web_search() if web else None,
-                knowledge=self.knowledge_search(self.default_store_ids() if store_ids is None else store_ids),
+                knowledge=self.knowledge(self.default_store_ids() if store_ids is None else store_ids, extra),
                 iterations=self.settings.research_iterations_deep
                 if kind == "deep"
                 else self.settings.research_iterations_standard,
