@@ -47,28 +47,28 @@ def connector_store(state: Any) -> AnyConnectorStore | None:
     return ConnectorStore(state) if isinstance(state, SQLiteStore) else None
 
 
-def file_stores(state: SQLiteStore, blob_dir: Path) -> tuple[AnyFileStore, FileBlobStore]:
+def file_stores(state: Any, blob_dir: Path) -> tuple[AnyFileStore, FileBlobStore]:
     """File metadata and bytes: in PostgreSQL (shared by replicas) or SQLite + `blob_dir`."""
     if isinstance(state, PostgresStateStore):
         return PostgresFileStore(state.postgres.db), PostgresBlobStore(state.postgres.db)
     return FileStore(state.writer, state.reader), FilesystemBlobStore(blob_dir)
 
 
-def key_store(state: SQLiteStore) -> SQLiteKeyStore | PostgresKeyStore:
+def key_store(state: Any) -> SQLiteKeyStore | PostgresKeyStore:
     """API keys: in PostgreSQL when state is (every replica sees a revocation), else in the SQLite file."""
     if isinstance(state, PostgresStateStore):
         return PostgresKeyStore(state.postgres.db)
     return SQLiteKeyStore(state)
 
 
-def vector_store_store(state: SQLiteStore) -> AnyVectorStoreStore:
+def vector_store_store(state: Any) -> AnyVectorStoreStore:
     """Vector stores, their files and batches: in PostgreSQL (every replica sees them) or SQLite."""
     if isinstance(state, PostgresStateStore):
         return PostgresVectorStoreStore(state.postgres.db)
     return VectorStoreStore(state.writer, state.reader)
 
 
-def graph_store(state: SQLiteStore) -> SQLiteGraphStore | PostgresGraphStore:
+def graph_store(state: Any) -> SQLiteGraphStore | PostgresGraphStore:
     """The knowledge graph (#12): in PostgreSQL beside the vector stores it hangs off (every replica
     sees the same graph), or in the SQLite file."""
     if isinstance(state, PostgresStateStore):
@@ -76,7 +76,7 @@ def graph_store(state: SQLiteStore) -> SQLiteGraphStore | PostgresGraphStore:
     return SQLiteGraphStore(state.writer, state.reader)
 
 
-def research_queue(state: SQLiteStore) -> SQLiteResearchQueue | PostgresResearchQueue:
+def research_queue(state: Any) -> SQLiteResearchQueue | PostgresResearchQueue:
     """Research slots: in PostgreSQL (the limits hold across replicas) or in the SQLite file."""
     if isinstance(state, PostgresStateStore):
         return PostgresResearchQueue(state.postgres.db)

@@ -18,7 +18,7 @@ from typing import Any
 from gateway.config import Settings
 from gateway.errors import APIError, InvalidRequest, ServerError
 from storage import families
-from storage.sqlite import SQLiteStore
+from storage.base import StateStore
 from vectorstore.base import Embedder, VectorBackend
 
 log = logging.getLogger(__name__)
@@ -30,11 +30,13 @@ class EmbedderUnavailable(APIError):
 
 
 class Retrieval:
-    def __init__(self, settings: Settings, sqlite: SQLiteStore) -> None:
+    def __init__(self, settings: Settings, state: StateStore) -> None:
+        """`state` is the engine's state store: `storage.families` picks each family's store for it
+        (SQLite's, or PostgreSQL's when the state is there); nothing here names a backend."""
         self.settings = settings
-        self.sqlite = sqlite
-        self.files, self.blobs = families.file_stores(sqlite, settings.data_dir / "files")  # SQLite or PostgreSQL
-        self.stores = families.vector_store_store(sqlite)  # SQLite or PostgreSQL
+        self.state = state
+        self.files, self.blobs = families.file_stores(state, settings.data_dir / "files")
+        self.stores = families.vector_store_store(state)
         self._embedder: Embedder | None = None
         self._warmup: asyncio.Task[Embedder] | None = None
         self._backend: VectorBackend | None = None
@@ -99,7 +101,7 @@ class Retrieval:
                 from vectorstore.backends import build_vector_backend
 
                 try:
-                    backend = build_vector_backend(self.settings, self.sqlite)
+                    backend = build_vector_backend(self.settings, self.state)
                     await backend.open()
                 except Exception as exc:
                     log.exception("the vector backend could not be opened")
@@ -114,7 +116,7 @@ class Retrieval:
         if self._knowledge is None:
             from gateway.knowledge.service import Knowledge
 
-            self._knowledge = Knowledge.build(self.settings, self.sqlite)
+            self._knowledge = Knowledge.build(self.settings, self.state)
         return self._knowledge
 
     async def forget_graph(self, store_id: str, file_id: str | None = None) -> None:
@@ -181,8 +183,6 @@ def retrieval_of(deps: Any) -> Retrieval:
     found = getattr(deps, "retrieval", None)
     if isinstance(found, Retrieval):
         return found
-    if not isinstance(deps.store, SQLiteStore):
-        raise TypeError("files and vector stores need the SQLite state store")
     made = Retrieval(deps.settings, deps.store)
     deps.retrieval = made
     return made
