@@ -70,6 +70,26 @@ def _file_object(row: Any) -> JSON:
     }
 
 
+def batch_object(row: Any, store_id: str, counts: dict[str, int]) -> JSON:
+    """OpenAI's `vector_store.files_batch` from a batch row (id, created_at, cancelled) and its files' counts."""
+    if row[2]:
+        status = "cancelled"  # its in-progress files were cancelled in the same transaction
+    elif counts["in_progress"]:
+        status = "in_progress"
+    elif counts["total"] and counts["failed"] == counts["total"]:
+        status = "failed"
+    else:
+        status = "completed"
+    return {
+        "id": row[0],
+        "object": "vector_store.files_batch",
+        "created_at": row[1],
+        "vector_store_id": store_id,
+        "status": status,
+        "file_counts": counts,
+    }
+
+
 def _expires_at(expires_after: JSON | None, last_active_at: int) -> int | None:
     return None if not expires_after else last_active_at + int(expires_after["days"]) * 86400
 
@@ -443,22 +463,7 @@ class VectorStoreStore:
             if row is None:
                 return None
             counts, _usage = _counts(c, "store_id = ? AND batch_id = ?", (store_id, batch_id))
-            if row[2]:
-                status = "cancelled"  # its in-progress files were cancelled in the same transaction
-            elif counts["in_progress"]:
-                status = "in_progress"
-            elif counts["total"] and counts["failed"] == counts["total"]:
-                status = "failed"
-            else:
-                status = "completed"
-            return {
-                "id": row[0],
-                "object": "vector_store.files_batch",
-                "created_at": row[1],
-                "vector_store_id": store_id,
-                "status": status,
-                "file_counts": counts,
-            }
+            return batch_object(row, store_id, counts)
 
         return await self._reader.run(read)
 

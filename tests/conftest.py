@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from openai import OpenAI
@@ -78,3 +79,26 @@ def client(door: str, session_key: str) -> OpenAI:
 def marker() -> str:
     """A unique string a test puts in its input so the scripted backend can match its requests."""
     return f"mk-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def state(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
+    """The state store as the gateway builds it, on each backend: SQLite, and PostgreSQL (the
+    hybrid store `gateway/bootstrap.py` makes for `GATEWAY_DATABASE_URL`), emptied per test. The
+    store-family suites get their store from it through `storage.families`."""
+    from storage.postgres import PostgresStore
+    from storage.postgres.hybrid import PostgresStateStore
+    from storage.sqlite import SQLiteStore
+    from tests.pg import truncate
+
+    s: SQLiteStore
+    if request.param == "postgres":
+        url = request.getfixturevalue("postgres_url")
+        s = PostgresStateStore(PostgresStore(url, pool_size=4), tmp_path / "local.db")
+        await s.open()
+        await truncate(url)
+    else:
+        s = SQLiteStore(tmp_path / "state.db")
+        await s.open()
+    yield s
+    await s.close()

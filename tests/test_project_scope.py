@@ -6,33 +6,12 @@ What a project writes, another project's scope cannot read, change, list or dele
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from storage import families
-from storage.postgres import PostgresStore
-from storage.postgres.hybrid import PostgresStateStore
 from storage.scope import project_scope
 from storage.sqlite import SQLiteStore
-from tests.pg import truncate
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-async def state(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
-    s: SQLiteStore
-    if request.param == "postgres":
-        url = request.getfixturevalue("postgres_url")
-        s = PostgresStateStore(PostgresStore(url, pool_size=4), tmp_path / "local.db")
-        await s.open()
-        await truncate(url)
-    else:
-        s = SQLiteStore(tmp_path / "state.db")
-        await s.open()
-    yield s
-    await s.close()
 
 
 def _msg(i: str) -> dict[str, Any]:

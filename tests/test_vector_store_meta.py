@@ -4,34 +4,19 @@ backlog) on SQLite and on PostgreSQL, where every replica shares it."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from storage import families
-from storage.postgres import PostgresStore
-from storage.postgres.hybrid import PostgresStateStore
-from storage.sqlite import SQLiteStore
-from tests.pg import truncate
 
 CHUNKING = {"type": "static", "static": {"max_chunk_size_tokens": 800, "chunk_overlap_tokens": 400}}
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-async def stores(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
-    s: SQLiteStore
-    if request.param == "postgres":
-        url = request.getfixturevalue("postgres_url")
-        s = PostgresStateStore(PostgresStore(url, pool_size=4), tmp_path / "local.db")
-        await s.open()
-        await truncate(url)
-    else:
-        s = SQLiteStore(tmp_path / "state.db")
-        await s.open()
-    yield families.vector_store_store(s)
-    await s.close()
+@pytest.fixture
+def stores(state: Any) -> Any:
+    """The vector-store metadata store of each backend's state store (conftest `state`)."""
+    return families.vector_store_store(state)
 
 
 def _entries(*ids: str, **attrs: Any) -> list[dict[str, Any]]:

@@ -65,6 +65,7 @@ class ResponseRun:
         self.cancel_error: APIError | None = None  # the error a "failed" cancellation stores
         self._usage = {"in": 0, "cached": 0, "out": 0, "reasoning": 0}
         self._persisted_start = False
+        self._turn: TurnAssembler | None = None  # the model turn in progress (aborted if the run fails)
         self.finished = False
 
     @property
@@ -226,47 +227,22 @@ class ResponseRun:
 
     # -- the whole loop (HTTP path) ----------------------------------------------------------------
     async def run(self, *, persist_start: bool) -> AsyncIterator[Event]:
-        turn: TurnAssembler | None = None
+        """The whole response: begin, produce (`_produce`, the tool loop), end with a terminal status.
+        However production ends, the response ends once: completed, failed with the reason, or the
+        cancellation's status; subclasses (research) replace `_produce` only."""
         try:
             for event in await self.begin(persist_start):
                 yield event
-            await self._build_server_tools()
-            stop = False
-            for server_tool in self.server_tools:
-                if hasattr(server_tool, "prelude"):
-                    stop = bool(await server_tool.prelude(self)) or stop
-                for event in self.events.drain():
-                    yield event
-            tools_allowed = True
-            for _ in range(0 if stop else MAX_TURNS):
-                turn = self.new_turn()
-                async for event in self._model_turn(turn, tools_allowed):
-                    yield event
-                self.end_turn(turn)
-                for event in self.events.drain():
-                    yield event
-                if turn.finish_reason == "length":
-                    for event in await self.finish("incomplete", incomplete_reason="max_output_tokens"):
-                        yield event
-                    return
-                if not turn.server_calls:
-                    break
-                calls = asyncio.get_running_loop().create_task(self._run_server_calls(turn))
-                async for event in self._drain_until(calls):
-                    yield event
-                tools_allowed, stop = calls.result()
-                if turn.calls or stop:  # client-side calls, or a call awaiting approval, end the loop
-                    break
-            for event in await self.finish("completed"):
+            async for event in self._produce():
+                yield event
+            for event in await self.finish("completed"):  # nothing when production already ended it
                 yield event
         except APIError as exc:
-            if turn is not None:
-                turn.abort()
+            self._abort_turn()
             for event in await self.finish("failed", error=exc):
                 yield event
         except asyncio.CancelledError:
-            if turn is not None:
-                turn.abort()
+            self._abort_turn()
             error = None
             if self.cancel_status == "failed":
                 error = self.cancel_error or ServerError("The gateway shut down while producing this response.")
@@ -274,10 +250,43 @@ class ResponseRun:
             raise
         except Exception as exc:
             log.exception("response %s failed", self.id)
-            if turn is not None:
-                turn.abort()
+            self._abort_turn()
             for event in await self.finish("failed", error=ServerError(f"internal error: {type(exc).__name__}")):
                 yield event
+
+    def _abort_turn(self) -> None:
+        if self._turn is not None:
+            self._turn.abort()
+
+    async def _produce(self) -> AsyncIterator[Event]:
+        """The tool loop: model turns, server-side calls between them."""
+        await self._build_server_tools()
+        stop = False
+        for server_tool in self.server_tools:
+            if hasattr(server_tool, "prelude"):
+                stop = bool(await server_tool.prelude(self)) or stop
+            for event in self.events.drain():
+                yield event
+        tools_allowed = True
+        for _ in range(0 if stop else MAX_TURNS):
+            turn = self._turn = self.new_turn()
+            async for event in self._model_turn(turn, tools_allowed):
+                yield event
+            self.end_turn(turn)
+            for event in self.events.drain():
+                yield event
+            if turn.finish_reason == "length":
+                for event in await self.finish("incomplete", incomplete_reason="max_output_tokens"):
+                    yield event
+                return
+            if not turn.server_calls:
+                break
+            calls = asyncio.get_running_loop().create_task(self._run_server_calls(turn))
+            async for event in self._drain_until(calls):
+                yield event
+            tools_allowed, stop = calls.result()
+            if turn.calls or stop:  # client-side calls, or a call awaiting approval, end the loop
+                break
 
     async def _model_turn(self, turn: TurnAssembler, tools_allowed: bool) -> AsyncIterator[Event]:
         """One backend call streamed into `turn`; with `truncation: "auto"`, a context that does not

@@ -43,29 +43,12 @@ def question_of(items: list[dict[str, Any]]) -> str:
 
 
 class ResearchRun(ResponseRun):
-    async def run(self, *, persist_start: bool) -> AsyncIterator[Event]:
-        try:
-            for event in await self.begin(persist_start):
-                yield event
-            task = asyncio.get_running_loop().create_task(self._research())
-            async for event in self._drain_until(task):
-                yield event
-            task.result()
-            for event in await self.finish("completed"):
-                yield event
-        except APIError as exc:
-            for event in await self.finish("failed", error=exc):
-                yield event
-        except asyncio.CancelledError:
-            error = None
-            if self.cancel_status == "failed":
-                error = self.cancel_error or ServerError("The gateway shut down while producing this response.")
-            await self.finish(self.cancel_status, error=error)
-            raise
-        except Exception as exc:
-            log.exception("research response %s failed", self.id)
-            for event in await self.finish("failed", error=ServerError(f"internal error: {type(exc).__name__}")):
-                yield event
+    async def _produce(self) -> AsyncIterator[Event]:
+        """The research run instead of the tool loop; its events stream as they are built."""
+        task = asyncio.get_running_loop().create_task(self._research())
+        async for event in self._drain_until(task):
+            yield event
+        task.result()
 
     async def _research(self) -> None:
         service = self.deps.research

@@ -17,7 +17,7 @@ import orjson
 from storage.base import JSON, Page
 from storage.postgres.db import Database, hidden
 from storage.scope import current_project, owning_project
-from storage.vector_stores import STATUSES, _expires_at, _file_object, _store_object
+from storage.vector_stores import STATUSES, _expires_at, _file_object, _store_object, batch_object
 
 _STORE_COLUMNS = "id, created_at, last_active_at, expires_at, embedder, data, dimension"
 _FILE_COLUMNS = "store_id, file_id, created_at, status, batch_id, usage_bytes, last_error, attributes, chunking"
@@ -359,22 +359,7 @@ class PostgresVectorStoreStore:
             if row is None:
                 return None
             counts, _usage = await _counts(c, store_id, batch_id)
-        if row[2]:
-            status = "cancelled"
-        elif counts["in_progress"]:
-            status = "in_progress"
-        elif counts["total"] and counts["failed"] == counts["total"]:
-            status = "failed"
-        else:
-            status = "completed"
-        return {
-            "id": row[0],
-            "object": "vector_store.files_batch",
-            "created_at": row[1],
-            "vector_store_id": store_id,
-            "status": status,
-            "file_counts": counts,
-        }
+        return batch_object(tuple(row), store_id, counts)
 
     async def cancel_batch(self, store_id: str, batch_id: str) -> list[str] | None:
         """Cancel a batch's files that are still in progress; return their ids (None: no batch)."""
