@@ -124,3 +124,38 @@ async def test_a_lingering_reader_delays_writers_briefly_not_for_the_busy_timeou
         checkpointer.stop()
         await writer.close()
     assert slowest < 1.0, slowest  # about RESTART_WAIT_MS, not the 10 s busy timeout
+
+
+def test_a_failing_transaction_leaves_nothing_behind(tmp_path: Path) -> None:
+    """`transaction` (migrations, the start-up paths) rolls a failure back entirely."""
+    from storage.sqlite_conn import transaction
+
+    conn = connect(tmp_path / "t.db")
+    conn.execute("CREATE TABLE t (x INTEGER)")
+
+    def half(c: Any) -> None:
+        c.execute("INSERT INTO t VALUES (1)")
+        raise RuntimeError("halfway")
+
+    with pytest.raises(RuntimeError):
+        transaction(conn, half)
+    assert conn.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 0
+    conn.close()
+
+
+async def test_a_batch_that_cannot_commit_fails_every_write_in_it(tmp_path: Path) -> None:
+    """When BEGIN or COMMIT itself fails (busy past the timeout, disk full, a dead connection), every
+    write of the batch hears so: none may believe it was stored."""
+    writer = WriterConnection(tmp_path / "w.db", "test-writer")
+    await writer.open()
+    await writer.transact(lambda c: c.execute("CREATE TABLE t (x INTEGER)"))
+    dead = writer._conn
+    assert dead is not None
+    await writer.run(lambda c: c.close())  # the connection dies under the writer
+    results = await asyncio.gather(
+        writer.write_rows([("INSERT INTO t VALUES (?)", [(1,)])]),
+        writer.transact(lambda c: c.execute("INSERT INTO t VALUES (2)")),
+        return_exceptions=True,
+    )
+    assert all(isinstance(r, Exception) for r in results), results
+    writer._conn = None  # already closed
