@@ -49,10 +49,13 @@ lint: setup
 	$(BIN)/lint-imports --no-cache
 
 test: lint clients
-	$(BIN)/pytest -q -p no:cacheprovider
+	rm -rf .coverage-data && mkdir -p .coverage-data
+	$(BIN)/coverage run -m pytest -q -p no:cacheprovider
+	$(BIN)/coverage combine -q
+	$(BIN)/python -m tests.coverage_summary
 
 bench: setup
 	$(BIN)/python -m bench.bench_gateway
 
 clean:
-	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache $(CLIENTS)/node_modules
+	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache .coverage-data $(CLIENTS)/node_modules
