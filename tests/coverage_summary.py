@@ -16,7 +16,7 @@ from pathlib import Path
 
 import coverage
 
-FLOOR = 0.0  # percent of statements; set from the measured figure, never lowered
+FLOOR = 92.0  # percent of statements (measured 92.4 % on 2026-11-24); raise it as the figure rises, never lower it
 AREAS = {
     "gateway/engine": "engine",
     "gateway/http": "HTTP door",
