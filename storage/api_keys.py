@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from storage.base import JSON, Page
+from storage.pages import Binds, PageRequest
 from storage.sqlite import SQLiteStore
 
 _COLUMNS = "id, project, name, prefix, created_at, expires_at, revoked_at, last_used_at"
@@ -71,21 +72,10 @@ class SQLiteKeyStore:
 
     async def list(self, project: str | None, *, limit: int, after: str | None) -> Page:
         """Keys by creation (oldest first), of one project or all; `after` is a key id."""
-
-        def read(c: Any) -> Page:
-            where, params = " WHERE 1", []
-            if project is not None:
-                where += " AND project = ?"
-                params.append(project)
-            if after is not None:
-                where += " AND rowid > COALESCE((SELECT rowid FROM api_keys WHERE id = ?), 1e18)"
-                params.append(after)
-            rows = c.execute(
-                f"SELECT {_COLUMNS} FROM api_keys{where} ORDER BY rowid LIMIT ?", (*params, limit + 1)
-            ).fetchall()
-            return Page(data=[key_object(r) for r in rows[:limit]], has_more=len(rows) > limit)
-
-        return await self._db.reader.run(read)
+        req, b = PageRequest(limit, "asc", after), Binds("sqlite")
+        where = "" if project is None else f" AND project = {b(project)}"
+        sql = f"SELECT {_COLUMNS} FROM api_keys WHERE TRUE{where}" + req.keyset(b, "api_keys", "rowid")
+        return req.page(await self._db.reader.run(lambda c: c.execute(sql, b.values).fetchall()), key_object)
 
     async def revoke(self, key_id: str, now: int) -> JSON | None:
         def write(c: Any) -> Any:

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from storage.base import JSON, Order, Page
+from storage.pages import Binds, PageRequest
 from storage.scope import filter_sql, owning_project
 from storage.sqlite import SQLiteStore
 
@@ -67,25 +68,6 @@ class ConnectorStore:
         return await self._db.writer.transact(delete)
 
     async def list(self, *, limit: int, order: Order, after: str | None, before: str | None) -> Page:
-        scoped, project = filter_sql()
-
-        def read(c: Any) -> Page:
-            clauses: list[str] = ["1" + scoped]
-            params: list[Any] = list(project)
-            for cursor, forward in ((after, True), (before, False)):
-                if cursor is None:
-                    continue
-                row = c.execute("SELECT rowid FROM connectors WHERE id = ?", (cursor,)).fetchone()
-                if row is None:
-                    clauses.append("0")  # an unknown cursor yields an empty page, as OpenAI does
-                    continue
-                clauses.append(f"rowid {'>' if forward == (order == 'asc') else '<'} ?")
-                params.append(row[0])
-            where = " WHERE " + " AND ".join(clauses)
-            rows = c.execute(
-                f"SELECT data FROM connectors{where} ORDER BY rowid {'ASC' if order == 'asc' else 'DESC'} LIMIT ?",
-                (*params, limit + 1),
-            ).fetchall()
-            return Page(data=[orjson.loads(r[0]) for r in rows[:limit]], has_more=len(rows) > limit)
-
-        return await self._db.reader.run(read)
+        req, b = PageRequest(limit, order, after, before), Binds("sqlite")
+        sql = f"SELECT data FROM connectors WHERE TRUE{b.project()}" + req.keyset(b, "connectors", "rowid")
+        return req.page(await self._db.reader.run(lambda c: c.execute(sql, b.values).fetchall()))

@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from storage.base import JSON, Page
+from storage.pages import Binds, PageRequest
 from storage.scope import filter_sql, owning_project
 from storage.sqlite_conn import ThreadConnection, WriterConnection
 
@@ -105,23 +106,13 @@ class FileStore:
         return {r[0]: {**file_object(r), "content_type": r[6], "blob": r[7]} for r in await self._reader.run(read)}
 
     async def list_files(self, *, purpose: str | None, limit: int, order: str, after: str | None) -> Page:
-        scoped, project = filter_sql()
-
-        def read(c: Any) -> Page:
-            where, params = rowid_cursor(c, "files", "id", after, order, after=True)
-            where += scoped
-            params.extend(project)
-            if purpose is not None:
-                where += " AND purpose = ?"
-                params.append(purpose)
-            rows = c.execute(
-                f"SELECT {_COLUMNS} FROM files WHERE (expires_at IS NULL OR expires_at > ?){where} "
-                f"ORDER BY rowid {'ASC' if order == 'asc' else 'DESC'} LIMIT ?",
-                (int(time.time()), *params, limit + 1),
-            ).fetchall()
-            return Page(data=[file_object(r) for r in rows[:limit]], has_more=len(rows) > limit)
-
-        return await self._reader.run(read)
+        req, b = PageRequest.of(limit, order, after), Binds("sqlite")
+        where = b.project() + ("" if purpose is None else f" AND purpose = {b(purpose)}")
+        sql = (
+            f"SELECT {_COLUMNS} FROM files WHERE (expires_at IS NULL OR expires_at > {b(int(time.time()))}){where}"
+            + req.keyset(b, "files", "rowid")
+        )
+        return req.page(await self._reader.run(lambda c: c.execute(sql, b.values).fetchall()), file_object)
 
     async def delete(self, file_id: str) -> str | None:
         """Delete the row; return its blob key (the caller removes the bytes), None if missing."""

@@ -17,6 +17,7 @@ from typing import Any, Literal
 import orjson
 
 from storage.base import JSON, Order
+from storage.pages import Binds, Dialect, PageRequest
 from storage.scope import filter_sql, owning_project
 from storage.sqlite import SQLiteStore
 from storage.sqlite_conn import visible
@@ -33,10 +34,28 @@ class PromptRecord:
     data: JSON
 
 
-_SELECT = (
+SELECT_PROMPTS = (
     "SELECT p.id, v.version, p.default_version, p.latest_version, p.created_at, v.created_at, v.data "
     "FROM prompts p JOIN prompt_versions v ON v.prompt_id = p.id"
 )
+
+
+def list_query(dialect: Dialect, req: PageRequest) -> tuple[str, list[Any]]:
+    """Prompts at their default version by creation time; cursors are prompt ids (both dialects)."""
+    b = Binds(dialect)
+    where = b.project("p.project") + req.bounds(
+        "(p.created_at, p.id)", b, lambda cur: f"SELECT created_at, id FROM prompts WHERE id = {cur}"
+    )
+    sql = f"{SELECT_PROMPTS} AND v.version = p.default_version WHERE TRUE{where}" + req.tail(b, "p.created_at", "p.id")
+    return sql, b.values
+
+
+def versions_query(dialect: Dialect, prompt_id: str, req: PageRequest) -> tuple[str, list[Any]]:
+    """A prompt's versions; the cursor is a version number."""
+    b = Binds(dialect)
+    return f"{SELECT_PROMPTS} WHERE p.id = {b(prompt_id)}{req.bounds('v.version', b)}" + req.tail(
+        b, "v.version"
+    ), b.values
 
 
 def _record(row: Any) -> PromptRecord:
@@ -110,9 +129,11 @@ class PromptStore:
             if not visible(c, "prompts", prompt_id, scope):
                 return None
             if version is None:
-                row = c.execute(f"{_SELECT} AND v.version = p.default_version WHERE p.id = ?", (prompt_id,)).fetchone()
+                row = c.execute(
+                    f"{SELECT_PROMPTS} AND v.version = p.default_version WHERE p.id = ?", (prompt_id,)
+                ).fetchone()
             else:
-                row = c.execute(f"{_SELECT} WHERE p.id = ? AND v.version = ?", (prompt_id, version)).fetchone()
+                row = c.execute(f"{SELECT_PROMPTS} WHERE p.id = ? AND v.version = ?", (prompt_id, version)).fetchone()
             return None if row is None else _record(row)
 
         return await self._db.reader.run(read)
@@ -128,25 +149,9 @@ class PromptStore:
     async def list_prompts(self, *, limit: int, order: Order, after: str | None) -> tuple[list[PromptRecord], bool]:
         """Prompts at their default version, by creation time; `after` is a prompt id cursor."""
 
-        scoped, project = filter_sql("p.project")
-
-        def read(c: Any) -> tuple[list[PromptRecord], bool]:
-            op, direction = (">", "ASC") if order == "asc" else ("<", "DESC")
-            where, args = f" WHERE 1{scoped}", list(project)
-            if after is not None:
-                cursor = c.execute("SELECT created_at, id FROM prompts WHERE id = ?", (after,)).fetchone()
-                if cursor is None:
-                    return [], False
-                where += f" AND (p.created_at, p.id) {op} (?, ?)"
-                args += [cursor[0], cursor[1]]
-            rows = c.execute(
-                f"{_SELECT} AND v.version = p.default_version{where} "
-                f"ORDER BY p.created_at {direction}, p.id {direction} LIMIT ?",
-                (*args, limit + 1),
-            ).fetchall()
-            return [_record(r) for r in rows[:limit]], len(rows) > limit
-
-        return await self._db.reader.run(read)
+        req = PageRequest(limit, order, after)
+        query = list_query("sqlite", req)
+        return req.cut(await self._db.reader.run(lambda c: c.execute(*query).fetchall()), _record)
 
     async def versions(
         self, prompt_id: str, *, limit: int, order: Order, after: int | None
@@ -158,15 +163,8 @@ class PromptStore:
         def read(c: Any) -> tuple[list[PromptRecord], bool] | None:
             if not visible(c, "prompts", prompt_id, scope):
                 return None
-            op, direction = (">", "ASC") if order == "asc" else ("<", "DESC")
-            where, args = "", []
-            if after is not None:
-                where, args = f" AND v.version {op} ?", [after]
-            rows = c.execute(
-                f"{_SELECT} WHERE p.id = ?{where} ORDER BY v.version {direction} LIMIT ?",
-                (prompt_id, *args, limit + 1),
-            ).fetchall()
-            return [_record(r) for r in rows[:limit]], len(rows) > limit
+            req = PageRequest(limit, order, after)
+            return req.cut(c.execute(*versions_query("sqlite", prompt_id, req)).fetchall(), _record)
 
         return await self._db.reader.run(read)
 
@@ -176,7 +174,7 @@ class PromptStore:
         def write(c: Any) -> PromptRecord | Literal["no_prompt", "no_version"]:
             if not visible(c, "prompts", prompt_id, scope):
                 return "no_prompt"
-            row = c.execute(f"{_SELECT} WHERE p.id = ? AND v.version = ?", (prompt_id, version)).fetchone()
+            row = c.execute(f"{SELECT_PROMPTS} WHERE p.id = ? AND v.version = ?", (prompt_id, version)).fetchone()
             if row is None:
                 return "no_version"
             c.execute("UPDATE prompts SET default_version = ? WHERE id = ?", (version, prompt_id))

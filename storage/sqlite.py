@@ -15,6 +15,7 @@ from typing import IO, Any
 import orjson
 
 from storage.base import JSON, LeaseLost, Order, Page, ResponseGone
+from storage.pages import CONVERSATION_ITEMS, RESPONSE_INPUTS, PageRequest, linked_items_query
 from storage.schema import migrations, statements
 from storage.scope import filter_sql, owning_project
 from storage.sqlite_conn import (
@@ -91,38 +92,6 @@ def _append_conversation_links(c: Any, conversation_id: str, item_ids: list[str]
         "INSERT INTO conversation_items (conversation_id, position, item_id) VALUES (?, ?, ?)",
         [(conversation_id, start + i, iid) for i, iid in enumerate(item_ids)],
     )
-
-
-def _page(rows: list[Any], limit: int) -> Page:
-    has_more = len(rows) > limit
-    return Page(data=[orjson.loads(r[0]) for r in rows[:limit]], has_more=has_more)
-
-
-def _linked_page(
-    c: Any, table: str, owner_sql: str, key: str, limit: int, order: Order, after: str | None, before: str | None
-) -> Page:
-    """One page of the items linked from `table` (`owner_sql` selects the owner's links).
-
-    Cursors are item ids (opaque to clients); they are translated into positions, the links' order.
-    """
-    clauses: list[str] = []
-    params: list[Any] = []
-    for cursor, forward in ((after, True), (before, False)):
-        if cursor is None:
-            continue
-        row = c.execute(f"SELECT position FROM {table} WHERE {owner_sql} AND item_id = ?", (key, cursor)).fetchone()
-        if row is None:
-            return Page()  # an unknown cursor yields an empty page, as OpenAI does
-        greater = forward == (order == "asc")
-        clauses.append(f" AND x.position {'>' if greater else '<'} ?")
-        params.append(row[0])
-    owner = " AND ".join(f"x.{part.strip()}" for part in owner_sql.split(" AND "))
-    rows = c.execute(
-        f"SELECT i.data FROM {table} x JOIN items i ON i.id = x.item_id WHERE {owner}{''.join(clauses)} "
-        f"ORDER BY x.position {'ASC' if order == 'asc' else 'DESC'} LIMIT ?",
-        (key, *params, limit + 1),
-    ).fetchall()
-    return _page(rows, limit)
 
 
 def _delete_orphans(c: Any, item_ids: list[str]) -> None:
@@ -361,9 +330,8 @@ class SQLiteStore:
         def read(c: Any) -> Page:
             if not visible(c, "responses", response_id, scope):
                 return Page()
-            return _linked_page(
-                c, "response_items", "response_id = ? AND role = 0", response_id, limit, order, after, before
-            )
+            req = PageRequest(limit, order, after, before)
+            return req.page(c.execute(*linked_items_query("sqlite", RESPONSE_INPUTS, response_id, req)).fetchall())
 
         return await self._reader.run(read)
 
@@ -524,9 +492,9 @@ class SQLiteStore:
         def read(c: Any) -> Page:
             if not visible(c, "conversations", conversation_id, scope):
                 return Page()
-            return _linked_page(
-                c, "conversation_items", "conversation_id = ?", conversation_id, limit, order, after, before
-            )
+            req = PageRequest(limit, order, after, before)
+            query = linked_items_query("sqlite", CONVERSATION_ITEMS, conversation_id, req)
+            return req.page(c.execute(*query).fetchall())
 
         return await self._reader.run(read)
 

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from storage.base import JSON, Page
-from storage.files import rowid_cursor
+from storage.pages import Binds, PageRequest
 from storage.scope import Scope, filter_sql, owning_project
 from storage.sqlite_conn import ThreadConnection, WriterConnection, visible
 
@@ -92,20 +92,6 @@ def batch_object(row: Any, store_id: str, counts: dict[str, int]) -> JSON:
 
 def _expires_at(expires_after: JSON | None, last_active_at: int) -> int | None:
     return None if not expires_after else last_active_at + int(expires_after["days"]) * 86400
-
-
-def _direction(order: str, before: str | None, after: str | None) -> str:
-    """SQL order: a `before` page is the `limit` items just before the cursor, so it is read
-    backwards from the cursor (and turned round again by `_window`)."""
-    backwards = before is not None and after is None
-    return "ASC" if (order == "asc") != backwards else "DESC"
-
-
-def _window(rows: list[Any], limit: int, before: str | None, after: str | None) -> tuple[bool, list[Any]]:
-    page = rows[:limit]
-    if before is not None and after is None:
-        page.reverse()
-    return len(rows) > limit, page
 
 
 _STORE_COLUMNS = "id, created_at, last_active_at, expires_at, embedder, data, dimension"
@@ -189,20 +175,15 @@ class VectorStoreStore:
         return await self._reader.run(read)
 
     async def list_stores(self, *, limit: int, order: str, after: str | None, before: str | None) -> Page:
-        w0, p0 = filter_sql()
+        req, b = PageRequest.of(limit, order, after, before), Binds("sqlite")
+        sql = f"SELECT {_STORE_COLUMNS} FROM vector_stores WHERE TRUE{b.project()}" + req.keyset(
+            b, "vector_stores", "rowid"
+        )
 
         def read(c: Any) -> Page:
-            w1, p1 = rowid_cursor(c, "vector_stores", "id", after, order, after=True)
-            w2, p2 = rowid_cursor(c, "vector_stores", "id", before, order, after=False)
-            rows = c.execute(
-                f"SELECT {_STORE_COLUMNS} FROM vector_stores WHERE 1{w0}{w1}{w2} "
-                f"ORDER BY rowid {_direction(order, before, after)} LIMIT ?",
-                (*p0, *p1, *p2, limit + 1),
-            ).fetchall()
-            has_more, rows = _window(rows, limit, before, after)
             now = int(time.time())
-            out = [_store_object(r, *_counts(c, "store_id = ?", (r[0],)), now) for r in rows]
-            return Page(data=out, has_more=has_more)
+            rows = c.execute(sql, b.values).fetchall()
+            return req.page(rows, lambda r: _store_object(r, *_counts(c, "store_id = ?", (r[0],)), now))
 
         return await self._reader.run(read)
 
@@ -312,36 +293,18 @@ class VectorStoreStore:
         before: str | None,
     ) -> Page:
         scope = filter_sql()
+        req, b = PageRequest.of(limit, order, after, before), Binds("sqlite")
+        s = b(store_id)
+        where = "" if batch_id is None else f" AND batch_id = {b(batch_id)}"
+        where += "" if status is None else f" AND status = {b(status)}"
+        sql = f"SELECT {_FILE_COLUMNS} FROM vector_store_files WHERE store_id = {s}{where}" + req.keyset(
+            b, "vector_store_files", "rowid", f"store_id = {s} AND file_id"
+        )
 
         def read(c: Any) -> Page:
             if not visible(c, "vector_stores", store_id, scope):
                 return Page()
-            # cursors are file ids within this store
-            where = " AND store_id = ?"
-            params: list[Any] = [store_id]
-            for cursor, is_after in ((after, True), (before, False)):
-                if cursor is not None:
-                    row = c.execute(
-                        "SELECT rowid FROM vector_store_files WHERE store_id = ? AND file_id = ?", (store_id, cursor)
-                    ).fetchone()
-                    if row is None:
-                        where += " AND 0"
-                    else:
-                        where += f" AND rowid {'>' if is_after == (order == 'asc') else '<'} ?"
-                        params.append(row[0])
-            if batch_id is not None:
-                where += " AND batch_id = ?"
-                params.append(batch_id)
-            if status is not None:
-                where += " AND status = ?"
-                params.append(status)
-            rows = c.execute(
-                f"SELECT {_FILE_COLUMNS} FROM vector_store_files WHERE 1{where} "
-                f"ORDER BY rowid {_direction(order, before, after)} LIMIT ?",
-                (*params, limit + 1),
-            ).fetchall()
-            has_more, rows = _window(rows, limit, before, after)
-            return Page(data=[_file_object(r) for r in rows], has_more=has_more)
+            return req.page(c.execute(sql, b.values).fetchall(), _file_object)
 
         return await self._reader.run(read)
 

@@ -102,6 +102,14 @@ async def test_keys_resolve_across_projects(state: Any) -> None:
     assert found is not None and found.revoked_at == 5
     assert [k["id"] for k in (await keys.list("beta", limit=10, after=None)).data] == ["key_1"]
     assert (await keys.list("alpha", limit=10, after=None)).data == []
+    for n in (2, 3):
+        await keys.create({"id": f"key_{n}", "project": "beta", "name": "", "prefix": "sk-gw-x", "hash": f"h{n}",
+                           "created_at": n, "expires_at": None})  # fmt: skip
+    page = await keys.list("beta", limit=2, after=None)
+    assert [k["id"] for k in page.data] == ["key_1", "key_2"] and page.has_more
+    page = await keys.list(None, limit=2, after="key_2")
+    assert [k["id"] for k in page.data] == ["key_3"] and not page.has_more
+    assert (await keys.list(None, limit=2, after="key_9")).data == []
 
 
 async def test_a_database_from_before_projects_moves_to_the_default_project(tmp_path: Path) -> None:

@@ -78,6 +78,8 @@ async def test_connectors(state: Any) -> None:
     assert await ids(after="conn_1") == (["conn_2", "conn_3"], True)
     assert await ids(order="desc", after="conn_1") == (["conn_0"], False)
     assert await ids(before="conn_2", limit=5) == (["conn_0", "conn_1"], False)
+    assert await ids(before="conn_4") == (["conn_2", "conn_3"], True)
+    assert await ids(order="desc", before="conn_2") == (["conn_4", "conn_3"], False)
     assert await ids(after="unknown") == ([], False)
     assert await store.delete("conn_0") and not await store.delete("conn_0")
     assert await ids(limit=10) == (["conn_1", "conn_2", "conn_3", "conn_4"], False)

@@ -127,7 +127,12 @@ async def test_input_item_pagination(store: StateStore) -> None:
     assert await ids(order="desc") == (["m6", "m5", "m4"], True)
     assert await ids(order="desc", after="m4") == (["m3", "m2", "m1"], True)
     assert await ids(before="m2") == (["m0", "m1"], False)
+    # a `before` page is the one just before the cursor (the previous page), still in `order`
+    assert await ids(before="m6") == (["m3", "m4", "m5"], True)
+    assert await ids(order="desc", before="m1") == (["m4", "m3", "m2"], True)
+    assert await ids(after="m1", before="m5") == (["m2", "m3", "m4"], False)
     assert await ids(after="unknown") == ([], False)
+    assert await ids(before="unknown") == ([], False)
 
 
 async def test_leases_expire_unless_renewed_and_fence_late_writes(store: StateStore) -> None:

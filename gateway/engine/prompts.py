@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from gateway.errors import InvalidRequest, NotFound
 from gateway.ids import new_id
 from gateway.schema.items import normalize_input
+from gateway.schema.pages import list_body
 from gateway.schema.requests import Metadata, ReasoningConfig, TextConfig, check_metadata
 from gateway.schema.validation import parse
 from storage import families
@@ -162,18 +163,6 @@ def prompt_store(store: Any) -> AnyPromptStore:
     return found
 
 
-def _page(records: list[PromptRecord], has_more: bool) -> JSON:
-    data = [prompt_object(r) for r in records]
-    ids = [d["id"] for d in data]
-    return {
-        "object": "list",
-        "data": data,
-        "first_id": ids[0] if ids else None,
-        "last_id": ids[-1] if ids else None,
-        "has_more": has_more,
-    }
-
-
 class PromptsService:
     def __init__(self, store: Any) -> None:
         self.store = prompt_store(store)
@@ -200,7 +189,7 @@ class PromptsService:
 
     async def list(self, *, limit: int, order: Literal["asc", "desc"], after: str | None, **_: Any) -> JSON:
         records, has_more = await self.store.list_prompts(limit=limit, order=order, after=after)
-        return _page(records, has_more)
+        return list_body([prompt_object(r) for r in records], has_more)
 
     async def versions(
         self, prompt_id: str, *, limit: int, order: Literal["asc", "desc"], after: str | None, **_: Any
@@ -209,11 +198,8 @@ class PromptsService:
         found = await self.store.versions(prompt_id, limit=limit, order=order, after=cursor)
         if found is None:
             raise _not_found(prompt_id)
-        page = _page(*found)
-        # a version page's cursor is the version, as `after` expects
-        page["first_id"] = page["data"][0]["version"] if page["data"] else None
-        page["last_id"] = page["data"][-1]["version"] if page["data"] else None
-        return page
+        records, has_more = found
+        return list_body([prompt_object(r) for r in records], has_more, cursor="version")
 
     async def set_default(self, prompt_id: str, body: Any) -> JSON:
         if not isinstance(body, dict) or "version" not in body:

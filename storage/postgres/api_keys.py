@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from storage.api_keys import KeyRecord, key_object
 from storage.base import JSON, Page
+from storage.pages import Binds, PageRequest
 from storage.postgres.db import Database
 
 _COLUMNS = "id, project, name, prefix, created_at, expires_at, revoked_at, last_used_at"
@@ -32,15 +33,11 @@ class PostgresKeyStore:
         return None if found is None else key_object(tuple(found))
 
     async def list(self, project: str | None, *, limit: int, after: str | None) -> Page:
-        rows = await self._db.pool.fetch(
-            f"SELECT {_COLUMNS} FROM api_keys WHERE ($1::text IS NULL OR project = $1) "
-            "AND ($2::text IS NULL OR (created_at, id) > (SELECT created_at, id FROM api_keys WHERE id = $2)) "
-            "ORDER BY created_at, id LIMIT $3",
-            project,
-            after,
-            limit + 1,
-        )
-        return Page(data=[key_object(tuple(r)) for r in rows[:limit]], has_more=len(rows) > limit)
+        req, b = PageRequest(limit, "asc", after), Binds("postgres")
+        where = "" if project is None else f" AND project = {b(project)}"
+        lookup = req.bounds("(created_at, id)", b, lambda cur: f"SELECT created_at, id FROM api_keys WHERE id = {cur}")
+        sql = f"SELECT {_COLUMNS} FROM api_keys WHERE TRUE{where}{lookup}" + req.tail(b, "created_at", "id")
+        return req.page(await self._db.pool.fetch(sql, *b.values), lambda r: key_object(tuple(r)))
 
     async def revoke(self, key_id: str, now: int) -> JSON | None:
         await self._db.pool.execute(

@@ -11,8 +11,9 @@ import time
 import orjson
 
 from storage.base import JSON, Order, Page
+from storage.pages import Binds, PageRequest
 from storage.postgres.db import Database, hidden
-from storage.scope import current_project, owning_project
+from storage.scope import owning_project
 
 
 class PostgresConnectorStore:
@@ -50,16 +51,6 @@ class PostgresConnectorStore:
         )
 
     async def list(self, *, limit: int, order: Order, after: str | None, before: str | None) -> Page:
-        """Cursors are connector ids; an unknown cursor compares with NULL and gives an empty page."""
-        cmp, rev = (">", "<") if order == "asc" else ("<", ">")
-        at = "(SELECT seq FROM connectors WHERE id = "
-        rows = await self._db.pool.fetch(
-            f"SELECT data FROM connectors WHERE ($2::text IS NULL OR seq {cmp} {at}$2)) "
-            f"AND ($3::text IS NULL OR seq {rev} {at}$3)) AND ($4::text IS NULL OR project = $4) "
-            f"ORDER BY seq {'ASC' if order == 'asc' else 'DESC'} LIMIT $1",
-            limit + 1,
-            after,
-            before,
-            current_project(),
-        )
-        return Page(data=[orjson.loads(r[0]) for r in rows[:limit]], has_more=len(rows) > limit)
+        req, b = PageRequest(limit, order, after, before), Binds("postgres")
+        sql = f"SELECT data FROM connectors WHERE TRUE{b.project()}" + req.keyset(b, "connectors", "seq")
+        return req.page(await self._db.pool.fetch(sql, *b.values))

@@ -17,6 +17,7 @@ from typing import Any
 from storage.base import JSON, Page
 from storage.blobs import BlobTooLarge
 from storage.files import file_object
+from storage.pages import Binds, PageRequest
 from storage.postgres.db import Database
 from storage.scope import current_project, owning_project
 
@@ -71,19 +72,13 @@ class PostgresFileStore:
         return {r[0]: _row(r) for r in rows}
 
     async def list_files(self, *, purpose: str | None, limit: int, order: str, after: str | None) -> Page:
-        cmp = ">" if order == "asc" else "<"
-        rows = await self._db.pool.fetch(
-            f"SELECT {_COLUMNS} FROM files WHERE (expires_at IS NULL OR expires_at > $1) "
-            f"AND ($2::text IS NULL OR seq {cmp} (SELECT seq FROM files WHERE id = $2)) "
-            f"AND ($3::text IS NULL OR purpose = $3) AND ($5::text IS NULL OR project = $5) "
-            f"ORDER BY seq {'ASC' if order == 'asc' else 'DESC'} LIMIT $4",
-            int(time.time()),
-            after,
-            purpose,
-            limit + 1,
-            current_project(),
+        req, b = PageRequest.of(limit, order, after), Binds("postgres")
+        where = b.project() + ("" if purpose is None else f" AND purpose = {b(purpose)}")
+        sql = (
+            f"SELECT {_COLUMNS} FROM files WHERE (expires_at IS NULL OR expires_at > {b(int(time.time()))}){where}"
+            + req.keyset(b, "files", "seq")
         )
-        return Page(data=[file_object(r) for r in rows[:limit]], has_more=len(rows) > limit)
+        return req.page(await self._db.pool.fetch(sql, *b.values), file_object)
 
     async def delete(self, file_id: str) -> str | None:
         """Delete the row; return its blob key (the caller removes the bytes), None if missing."""

@@ -13,14 +13,15 @@ from typing import Any, Literal
 import orjson
 
 from storage.base import JSON, Order
+from storage.pages import PageRequest
 from storage.postgres.db import Database, hidden
-from storage.prompts import PromptRecord
-from storage.scope import current_project, owning_project
+from storage.prompts import SELECT_PROMPTS, PromptRecord, list_query, versions_query
+from storage.scope import owning_project
 
-_SELECT = (
-    "SELECT p.id, v.version, p.default_version, p.latest_version, p.created_at, v.created_at, v.data "
-    "FROM prompts p JOIN prompt_versions v ON v.prompt_id = p.id"
-)
+
+def _args(query: tuple[str, list[Any]]) -> list[Any]:
+    """asyncpg takes the parameters as positional arguments after the SQL."""
+    return [query[0], *query[1]]
 
 
 def _record(row: Any) -> PromptRecord:
@@ -90,10 +91,12 @@ class PostgresPromptStore:
             return None
         if version is None:
             row = await self._db.pool.fetchrow(
-                f"{_SELECT} AND v.version = p.default_version WHERE p.id = $1", prompt_id
+                f"{SELECT_PROMPTS} AND v.version = p.default_version WHERE p.id = $1", prompt_id
             )
         else:
-            row = await self._db.pool.fetchrow(f"{_SELECT} WHERE p.id = $1 AND v.version = $2", prompt_id, version)
+            row = await self._db.pool.fetchrow(
+                f"{SELECT_PROMPTS} WHERE p.id = $1 AND v.version = $2", prompt_id, version
+            )
         return None if row is None else _record(row)
 
     async def exists(self, prompt_id: str) -> bool:
@@ -103,22 +106,8 @@ class PostgresPromptStore:
 
     async def list_prompts(self, *, limit: int, order: Order, after: str | None) -> tuple[list[PromptRecord], bool]:
         """Prompts at their default version, by creation time; `after` is a prompt id cursor."""
-        op, direction = (">", "ASC") if order == "asc" else ("<", "DESC")
-        async with self._db.pool.acquire() as c:
-            where, args = " WHERE ($2::text IS NULL OR p.project = $2)", [current_project()]
-            if after is not None:
-                cursor = await c.fetchrow("SELECT created_at, id FROM prompts WHERE id = $1", after)
-                if cursor is None:
-                    return [], False
-                where += f" AND (p.created_at, p.id) {op} ($3, $4)"
-                args += [cursor[0], cursor[1]]
-            rows = await c.fetch(
-                f"{_SELECT} AND v.version = p.default_version{where} "
-                f"ORDER BY p.created_at {direction}, p.id {direction} LIMIT $1",
-                limit + 1,
-                *args,
-            )
-        return [_record(r) for r in rows[:limit]], len(rows) > limit
+        req = PageRequest(limit, order, after)
+        return req.cut(await self._db.pool.fetch(*_args(list_query("postgres", req))), _record)
 
     async def versions(
         self, prompt_id: str, *, limit: int, order: Order, after: int | None
@@ -126,19 +115,12 @@ class PostgresPromptStore:
         """A prompt's versions; None if there is no such prompt."""
         if await hidden(self._db, "prompts", prompt_id):
             return None
-        op, direction = (">", "ASC") if order == "asc" else ("<", "DESC")
+        req = PageRequest(limit, order, after)
         async with self._db.pool.acquire() as c:
             if await c.fetchval("SELECT 1 FROM prompts WHERE id = $1", prompt_id) is None:
                 return None
-            where = f" AND v.version {op} $3" if after is not None else ""
-            args = [after] if after is not None else []
-            rows = await c.fetch(
-                f"{_SELECT} WHERE p.id = $1{where} ORDER BY v.version {direction} LIMIT $2",
-                prompt_id,
-                limit + 1,
-                *args,
-            )
-        return [_record(r) for r in rows[:limit]], len(rows) > limit
+            rows = await c.fetch(*_args(versions_query("postgres", prompt_id, req)))
+        return req.cut(rows, _record)
 
     async def set_default(self, prompt_id: str, version: int) -> PromptRecord | Literal["no_prompt", "no_version"]:
         if await hidden(self._db, "prompts", prompt_id):
@@ -146,7 +128,7 @@ class PostgresPromptStore:
         async with self._db.pool.acquire() as c, c.transaction():
             if await c.fetchval("SELECT 1 FROM prompts WHERE id = $1 FOR UPDATE", prompt_id) is None:
                 return "no_prompt"
-            row = await c.fetchrow(f"{_SELECT} WHERE p.id = $1 AND v.version = $2", prompt_id, version)
+            row = await c.fetchrow(f"{SELECT_PROMPTS} WHERE p.id = $1 AND v.version = $2", prompt_id, version)
             if row is None:
                 return "no_version"
             await c.execute("UPDATE prompts SET default_version = $1 WHERE id = $2", version, prompt_id)

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from storage.base import JSON, LeaseLost, Order, Page, ResponseGone
+from storage.pages import CONVERSATION_ITEMS, RESPONSE_INPUTS, PageRequest, linked_items_query
 from storage.postgres.db import CANCEL_CHANNEL, RESPONSE_CHANNEL, Database
 from storage.scope import current_project, owning_project
 
@@ -73,23 +74,6 @@ SELECT EXISTS (SELECT 1 FROM r) AND (NOT $17::bool OR pg_notify('"""
 
 def _loads(data: bytes) -> Any:
     return orjson.loads(data)
-
-
-def _linked_page_sql(table: str, owner: str, order: Order) -> str:
-    """One page of the items `owner` links from `table`; $3 / $4 are the after / before item ids.
-
-    Cursors are item ids translated into positions by a subquery: an unknown cursor compares with
-    NULL, so it yields an empty page (as OpenAI does) without a separate lookup.
-    """
-    cmp, rev = (">", "<") if order == "asc" else ("<", ">")
-    at = f"(SELECT position FROM {table} WHERE {owner} AND item_id = "
-    return (
-        f"SELECT i.data FROM {table} x JOIN items i ON i.id = x.item_id "
-        f"WHERE {' AND '.join('x.' + p.strip() for p in owner.split(' AND '))}"
-        f" AND ($3::text IS NULL OR x.position {cmp} {at}$3))"
-        f" AND ($4::text IS NULL OR x.position {rev} {at}$4))"
-        f" ORDER BY x.position {'ASC' if order == 'asc' else 'DESC'} LIMIT $2"
-    )
 
 
 class PostgresStore:
@@ -278,15 +262,11 @@ class PostgresStore:
     ) -> Page:
         if await self._hidden("responses", response_id):
             return Page()
-        return await self._linked_page(
-            "response_items", "response_id = $1 AND role = 0", response_id, limit, order, after, before
-        )
+        return await self._linked_page(RESPONSE_INPUTS, response_id, PageRequest(limit, order, after, before))
 
-    async def _linked_page(
-        self, table: str, owner: str, key: str, limit: int, order: Order, after: str | None, before: str | None
-    ) -> Page:
-        rows = await self.db.pool.fetch(_linked_page_sql(table, owner, order), key, limit + 1, after, before)
-        return Page(data=[_loads(r[0]) for r in rows[:limit]], has_more=len(rows) > limit)
+    async def _linked_page(self, links: tuple[str, str], key: str, req: PageRequest) -> Page:
+        sql, values = linked_items_query("postgres", links, key, req)
+        return req.page(await self.db.pool.fetch(sql, *values))
 
     async def response_history(self, response_id: str) -> list[JSON] | None:
         if await self._hidden("responses", response_id):
@@ -432,9 +412,7 @@ class PostgresStore:
     ) -> Page:
         if await self._hidden("conversations", conversation_id):
             return Page()
-        return await self._linked_page(
-            "conversation_items", "conversation_id = $1", conversation_id, limit, order, after, before
-        )
+        return await self._linked_page(CONVERSATION_ITEMS, conversation_id, PageRequest(limit, order, after, before))
 
     async def conversation_items(self, conversation_id: str) -> list[JSON]:
         if await self._hidden("conversations", conversation_id):

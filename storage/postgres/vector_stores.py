@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from storage.base import JSON, Page
+from storage.pages import Binds, PageRequest
 from storage.postgres.db import Database, hidden
 from storage.scope import current_project, owning_project
 from storage.vector_stores import STATUSES, _expires_at, _file_object, _store_object, batch_object
@@ -37,24 +38,6 @@ async def _counts(c: Any, store_id: str, batch_id: str | None = None) -> tuple[d
         usage += int(used)
     counts["total"] = sum(counts[s] for s in STATUSES)
     return counts, usage
-
-
-def _cursor_sql(table: str, key_sql: str, n: int, forward: bool, order: str) -> str:
-    """`seq` beyond the cursor row (`$n`); an unknown cursor compares with NULL: an empty page."""
-    op = ">" if forward == (order == "asc") else "<"
-    return f" AND (${n}::text IS NULL OR seq {op} (SELECT seq FROM {table} WHERE {key_sql} = ${n}))"
-
-
-def _direction(order: str, before: str | None, after: str | None) -> str:
-    backwards = before is not None and after is None
-    return "ASC" if (order == "asc") != backwards else "DESC"
-
-
-def _window(rows: list[Any], limit: int, before: str | None, after: str | None) -> tuple[bool, list[Any]]:
-    page = list(rows[:limit])
-    if before is not None and after is None:
-        page.reverse()
-    return len(rows) > limit, page
 
 
 class PostgresVectorStoreStore:
@@ -124,21 +107,15 @@ class PostgresVectorStoreStore:
         return [r[0] for r in rows]
 
     async def list_stores(self, *, limit: int, order: str, after: str | None, before: str | None) -> Page:
+        req, b = PageRequest.of(limit, order, after, before), Binds("postgres")
+        sql = f"SELECT {_STORE_COLUMNS} FROM vector_stores WHERE TRUE{b.project()}" + req.keyset(
+            b, "vector_stores", "seq"
+        )
         async with self._db.pool.acquire() as c:
-            rows = await c.fetch(
-                f"SELECT {_STORE_COLUMNS} FROM vector_stores WHERE ($1::text IS NULL OR project = $1)"
-                + _cursor_sql("vector_stores", "id", 2, True, order)
-                + _cursor_sql("vector_stores", "id", 3, False, order)
-                + f" ORDER BY seq {_direction(order, before, after)} LIMIT $4",
-                current_project(),
-                after,
-                before,
-                limit + 1,
-            )
-            has_more, page = _window(rows, limit, before, after)
+            rows = await c.fetch(sql, *b.values)
             now = int(time.time())
-            out = [_store_object(tuple(r), *(await _counts(c, r[0])), now) for r in page]
-        return Page(data=out, has_more=has_more)
+            counted = {r[0]: await _counts(c, r[0]) for r in rows[:limit]}
+        return req.page(rows, lambda r: _store_object(tuple(r), *counted[r[0]], now))
 
     async def update_store(self, store_id: str, changes: JSON) -> JSON | None:
         """Apply `name`/`metadata`/`expires_after` changes (a None value clears the field)."""
@@ -243,22 +220,14 @@ class PostgresVectorStoreStore:
     ) -> Page:
         if await hidden(self._db, "vector_stores", store_id):
             return Page()
-        key = "store_id = $1 AND file_id"
-        rows = await self._db.pool.fetch(
-            f"SELECT {_FILE_COLUMNS} FROM vector_store_files WHERE store_id = $1"
-            + _cursor_sql("vector_store_files", key, 2, True, order)
-            + _cursor_sql("vector_store_files", key, 3, False, order)
-            + " AND ($4::text IS NULL OR batch_id = $4) AND ($5::text IS NULL OR status = $5)"
-            + f" ORDER BY seq {_direction(order, before, after)} LIMIT $6",
-            store_id,
-            after,
-            before,
-            batch_id,
-            status,
-            limit + 1,
+        req, b = PageRequest.of(limit, order, after, before), Binds("postgres")
+        s = b(store_id)
+        where = "" if batch_id is None else f" AND batch_id = {b(batch_id)}"
+        where += "" if status is None else f" AND status = {b(status)}"
+        sql = f"SELECT {_FILE_COLUMNS} FROM vector_store_files WHERE store_id = {s}{where}" + req.keyset(
+            b, "vector_store_files", "seq", f"store_id = {s} AND file_id"
         )
-        has_more, page = _window(rows, limit, before, after)
-        return Page(data=[_file_object(tuple(r)) for r in page], has_more=has_more)
+        return req.page(await self._db.pool.fetch(sql, *b.values), lambda r: _file_object(tuple(r)))
 
     async def finish_file(
         self, store_id: str, file_id: str, status: str, *, usage_bytes: int = 0, last_error: JSON | None = None
