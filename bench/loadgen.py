@@ -21,7 +21,6 @@ import asyncio
 import gc
 import math
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -283,9 +282,6 @@ class AiohttpClient:
 
     async def close(self) -> None:
         pass
-
-
-ClientFactory = Callable[[Target], Awaitable[Any]]
 
 
 class Generator:

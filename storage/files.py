@@ -32,20 +32,6 @@ def file_object(row: Any) -> JSON:
     }
 
 
-def rowid_cursor(c: Any, table: str, key: str, cursor: str | None, order: str, after: bool) -> tuple[str, list[Any]]:
-    """A `rowid` bound for an id cursor (rowid order is creation order).
-
-    An unknown cursor yields an empty page, as the other lists of this gateway do.
-    """
-    if cursor is None:
-        return "", []
-    row = c.execute(f"SELECT rowid FROM {table} WHERE {key} = ?", (cursor,)).fetchone()
-    if row is None:
-        return " AND 0", []
-    greater = after == (order == "asc")
-    return f" AND rowid {'>' if greater else '<'} ?", [row[0]]
-
-
 class FileStore:
     def __init__(self, writer: WriterConnection, reader: ThreadConnection) -> None:
         self._writer = writer

@@ -48,15 +48,6 @@ def project_scope(project: str | None) -> Iterator[None]:
         _PROJECT.reset(token)
 
 
-def enter_project(project: str | None) -> None:
-    """Set the project for the rest of the current task (a request handler's own task).
-
-    aiohttp and grpc.aio run each request in a task of its own, whose context is a copy: setting it
-    there reaches every task the request starts (background runs included) and nothing else.
-    """
-    _PROJECT.set(project)
-
-
 def filter_sql(column: str = "project") -> Scope:
     """`" AND <column> = ?"` and its parameter for the current project, or nothing for system work."""
     project = _PROJECT.get()

@@ -151,9 +151,6 @@ class SQLiteStore:
     async def ping(self) -> bool:
         return bool(await self._reader.run(lambda c: c.execute("SELECT 1").fetchone()[0]))
 
-    async def integrity_check(self) -> str:
-        return str(await self._reader.run(lambda c: c.execute("PRAGMA integrity_check").fetchone()[0]))
-
     # -- responses ---------------------------------------------------------------------------------
     async def write_response(
         self,

@@ -7,11 +7,13 @@ import time
 import urllib.request
 from pathlib import Path
 
+import httpx2 as httpx
 import openai
 import pytest
 from openai import OpenAI
 
 from tests.procs import Backend, Gateway, free_port, gateway
+from tests.waiting import until
 
 MODEL = "scripted-model"
 
@@ -71,14 +73,9 @@ def test_models_cached_while_backend_down(tmp_path: Path) -> None:
         assert [m.id for m in c.models.list().data] == [MODEL, "research", "deep-research"]  # + research (#13)
         b.proc.kill()
         b.proc.wait()
-        time.sleep(0.5)
+        until(lambda: httpx.get(gw.base + "/ready", timeout=5).status_code == 503, what="/ready failing")
         assert [m.id for m in c.models.list().data] == [MODEL, "research", "deep-research"]  # from the cache
         assert c.responses.retrieve(stored.id).output_text == "Echo: kept"  # state readable
-        try:
-            urllib.request.urlopen(gw.base + "/ready")
-            raise AssertionError("/ready must fail while the backend is down")
-        except urllib.error.HTTPError as err:
-            assert err.code == 503
         with pytest.raises(openai.APIStatusError) as failure:
             c.responses.create(model=MODEL, input="fails")
         assert failure.value.status_code == 502

@@ -7,7 +7,6 @@ three concurrent 200 ms calls in one turn.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from openai import OpenAI
 from gateway.mcp.client import REQUEST_TIMEOUT, McpFailure, ServerSpec, SessionPool
 from tests.mcp_servers import BEARER_TOKEN, McpServers, mcp_servers
 from tests.procs import Backend
+from tests.waiting import until_async
 
 MODEL = "scripted-model"
 POINTS = json.dumps({"a": {"x": 1, "y": 2}, "b": {"x": 3, "y": 4}})
@@ -255,8 +255,11 @@ async def test_session_cache_reuse_ttl_and_timeout(servers: McpServers) -> None:
         assert with_token.key != anonymous.key and "token-b" not in repr(with_token.key)
         await pool.list_tools(with_token)
         assert len(pool) == 2
-        await asyncio.sleep(0.6)
-        assert len(pool) == 0  # both idle past the TTL: closed
+
+        async def open_sessions() -> int:
+            return len(pool)
+
+        await until_async(open_sessions, lambda n: n == 0, what="both idle past the TTL: closed")
         with pytest.raises(McpFailure) as info:
             await impatient.call_tool(ServerSpec.make(servers.url("slow"), None, None), "nap", {"n": 1})
         assert info.value.error == {

@@ -25,6 +25,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.procs import ROOT, VENV_BIN, Backend, free_port, free_port_run, gateway, gateway_env, scripted_backend, stop
 from tests.stack import EnvoyStack, envoy_stack
+from tests.waiting import until
 
 pytestmark = pytest.mark.slow
 
@@ -227,9 +228,10 @@ def test_drain_lets_streams_finish_and_refuses_new_requests(vllm: Backend, tmp_p
                 assert time.monotonic() < deadline, door
                 time.sleep(0.02)
             proc.send_signal(signal.SIGTERM)
-            time.sleep(0.3)
-            status, body = post(url + "/responses", {"model": MODEL, "input": "after the signal"})
-            assert (status, body["error"]["code"]) == (503, "shutting_down"), door
+            # a request sent before the signal is handled is still served; once draining, every one is refused
+            late = {"model": MODEL, "input": "after the signal"}
+            status, body = until(lambda u=url, b=late: post(u + "/responses", b), lambda r: r[0] != 200, what="drain")
+            assert (status, body["error"]["code"]) == (503, "shutting_down")
             if door == "http":
                 assert get(stack.http.base + "/ready")[0] == 503
                 assert get(stack.http.base + "/health")[0] == 200
@@ -339,8 +341,10 @@ def test_up_with_workers_drains_in_order_and_logs_only_json(vllm: Backend, tmp_p
             assert time.monotonic() < deadline + 10
             time.sleep(0.02)
         proc.send_signal(signal.SIGTERM)
-        time.sleep(0.3)
-        status, body = post(url + "/responses", {"model": MODEL, "input": "too late"})
+        # a request sent before the signal is handled is still served; once draining, every one is refused
+        status, body = until(
+            lambda: post(url + "/responses", {"model": MODEL, "input": "too late"}), lambda r: r[0] != 200, what="drain"
+        )
         assert (status, body["error"]["code"]) == (503, "shutting_down")
         reader.join(20)
         assert events[-1].type == "response.completed"

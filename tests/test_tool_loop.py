@@ -39,7 +39,7 @@ class SlowClock:
         await asyncio.sleep(0.2)
         item = {"id": new_id("clk"), "type": "clock_call", "status": "completed", "arguments": call["arguments"]}
         events.add_item(item)
-        return ToolResult(output_items=[item], model_output=f"tick {call['arguments']}")
+        return ToolResult(model_output=f"tick {call['arguments']}")
 
 
 @pytest.fixture
@@ -141,7 +141,7 @@ class Library:
         await asyncio.sleep(0.3)
         marker = self.owner.citations.add({"type": "file_citation", "file_id": "file_9", "filename": "cats.txt"})
         events.close_item(index)
-        return ToolResult(output_items=[item], model_output=f"[{marker}] Cats sleep 16 hours a day.")
+        return ToolResult(model_output=f"[{marker}] Cats sleep 16 hours a day.")
 
 
 async def test_tool_progress_streams_and_citations_annotate(tmp_path: Path) -> None:

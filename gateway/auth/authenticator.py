@@ -124,13 +124,6 @@ def _bearer(authorization: str | None) -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
-def header_value(pairs: Iterable[tuple[str, str]], name: str) -> str | None:
-    for key, value in pairs:
-        if key.lower() == name:
-            return value
-    return None
-
-
 def open_to_network(settings: Settings, hosts: Iterable[str]) -> str | None:
     """A loud warning when authentication is off and a door listens beyond loopback, else None."""
     if settings.auth != "none":

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from typing import Any
 
 from gateway.backends.base import Backend
@@ -24,7 +23,6 @@ class ModelCatalog:
         self.refresh_seconds = refresh_seconds
         self.default_model = default_model
         self.models: list[dict[str, Any]] = []
-        self.fetched_at: float | None = None
         self._task: asyncio.Task[None] | None = None
 
     async def refresh(self) -> bool:
@@ -34,7 +32,6 @@ class ModelCatalog:
             log.debug("model list refresh failed: %s", exc.message)
             return False
         self.models = models
-        self.fetched_at = time.time()
         return True
 
     def start(self) -> None:

@@ -26,7 +26,7 @@ from gateway.engine.owner import OWNER
 from gateway.engine.truncation import MAX_RETRIES, drop_oldest, overflow_share
 from gateway.engine.turn import TurnAssembler
 from gateway.errors import APIError, BackendError, InvalidRequest, ServerError
-from gateway.tools.registry import ServerTool
+from gateway.tools.registry import ServerTool, ServerToolPrelude
 from storage.base import LeaseLost, ResponseGone
 from storage.scope import current_project
 
@@ -263,7 +263,7 @@ class ResponseRun:
         await self._build_server_tools()
         stop = False
         for server_tool in self.server_tools:
-            if hasattr(server_tool, "prelude"):
+            if isinstance(server_tool, ServerToolPrelude):
                 stop = bool(await server_tool.prelude(self)) or stop
             for event in self.events.drain():
                 yield event

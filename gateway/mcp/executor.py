@@ -69,9 +69,9 @@ class McpServerTool:
                 "arguments": arguments,
             }
             events.add_item(request)
-            return ToolResult(output_items=[request], model_output=APPROVAL_NOTE, stop=True)
+            return ToolResult(model_output=APPROVAL_NOTE, stop=True)
         item = await self.group.call(self, tool_name, arguments, events)
-        return ToolResult(output_items=[item], model_output=mapping.model_output(item))
+        return ToolResult(model_output=mapping.model_output(item))
 
 
 class McpRun:

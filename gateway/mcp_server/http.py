@@ -32,7 +32,7 @@ PATH = "/mcp"
 READY_TIMEOUT = 60.0
 
 
-def _scope(request: web.Request, body_size: int) -> dict[str, Any]:
+def _scope(request: web.Request) -> dict[str, Any]:
     peer = request.transport.get_extra_info("peername") if request.transport else None
     sock = request.transport.get_extra_info("sockname") if request.transport else None
     return {
@@ -86,7 +86,7 @@ async def asgi_bridge(app: Any, request: web.Request) -> web.StreamResponse:
                 await response.write_eof()
 
     try:
-        await app(_scope(request, len(body)), receive, send)
+        await app(_scope(request), receive, send)
     finally:
         done.set()
     if response is None:

@@ -143,7 +143,7 @@ class FileSearch:
         if not queries:
             item["status"] = "failed"
             events.close_item(index, "failed")
-            return ToolResult([item], "Error: file_search needs at least one non-empty query in 'queries'.")
+            return ToolResult("Error: file_search needs at least one non-empty query in 'queries'.")
         item["status"] = "searching"
         events.emit("response.file_search_call.searching", ref)
         cfg = self.config
@@ -164,7 +164,7 @@ class FileSearch:
         except APIError as exc:
             log.warning("file_search failed: %s", exc.message)
             events.close_item(index, "failed")
-            return ToolResult([item], f"Error: the file search failed ({exc.message}).")
+            return ToolResult(f"Error: the file search failed ({exc.message}).")
         results = [
             {
                 "file_id": h.file_id,
@@ -180,7 +180,7 @@ class FileSearch:
             item["results"] = results
         events.emit("response.file_search_call.completed", ref)
         events.close_item(index, "completed")
-        return ToolResult([item], self._model_text(queries, results))
+        return ToolResult(self._model_text(queries, results))
 
     def _marker(self, file_id: str, filename: str) -> int:
         if file_id not in self.markers:

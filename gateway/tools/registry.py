@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from gateway.engine.client_tools import CLIENT_TYPES, check_client_tool
 from gateway.engine.events import EventBuilder
@@ -19,13 +19,12 @@ from gateway.errors import InvalidRequest
 
 @dataclass(slots=True)
 class ToolResult:
-    """What one server-side call produced.
+    """What one server-side call produced for the model.
 
-    `output_items` are the visible items (e.g. a `file_search_call`) already emitted as events;
+    Its visible items (e.g. a `file_search_call`) are already out as events by the time it returns;
     `model_output` is the text the model sees as the call's result on the next turn.
     """
 
-    output_items: list[dict[str, Any]]
     model_output: str
     # End the loop after this turn (e.g. an MCP call waits for the client's approval).
     stop: bool = False
@@ -41,6 +40,7 @@ class ServerTool(Protocol):
     async def run(self, call: dict[str, Any], events: EventBuilder) -> ToolResult: ...
 
 
+@runtime_checkable
 class ServerToolPrelude(Protocol):
     """Optional: work a tool does before the first model turn (e.g. list MCP tools, run calls the
     client approved). It may emit items and extend `run.context`; returning True ends the loop."""

@@ -120,7 +120,7 @@ class WebSearchTool:
         events.emit("response.web_search_call.in_progress", ref)
         if not query:
             events.close_item(index, "failed")
-            return ToolResult([item], 'Error: web_search needs a non-empty "query" argument.')
+            return ToolResult('Error: web_search needs a non-empty "query" argument.')
         item["status"] = "searching"
         events.emit("response.web_search_call.searching", ref)
         try:
@@ -129,7 +129,7 @@ class WebSearchTool:
             )
         except SearchError as exc:
             events.close_item(index, "failed")
-            return ToolResult([item], f"Error: the web search failed ({exc}). Answer without it and say so.")
+            return ToolResult(f"Error: the web search failed ({exc}). Answer without it and say so.")
         hits = [h for h in hits if domain_allowed(h.url, self.domains)][: self.count]
         action: dict[str, Any] = {"type": "search", "query": query}
         if self.with_sources:
@@ -137,7 +137,7 @@ class WebSearchTool:
         item["action"] = action  # a new dict: the `added` event must keep the action it was sent with
         events.emit("response.web_search_call.completed", ref)
         events.close_item(index, "completed")
-        return ToolResult([item], self._model_text(query, hits))
+        return ToolResult(self._model_text(query, hits))
 
     def _model_text(self, query: str, hits: list[SearchHit]) -> str:
         if not hits:
