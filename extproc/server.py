@@ -123,6 +123,7 @@ async def drain(processor: ExternalProcessor, service: ResponsesService, seconds
     """Refuse new requests (503 `shutting_down`) and let streams in flight and detached runs finish,
     for at most ``seconds``; what is still running then is ended by the shutdown that follows."""
     processor.draining = True
+    service.claiming = False  # a stopping process takes no handed-back runs
     metrics.set_draining(True)
     log.info("draining: %d stream(s) in flight, up to %.0fs", processor.active, seconds)
     loop = asyncio.get_running_loop()

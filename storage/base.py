@@ -34,6 +34,15 @@ class Page:
     has_more: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Requeued:
+    """A background run a stopping process handed back, now leased to the process that claimed it."""
+
+    response: JSON  # as stored while it waited (`queued`, no output)
+    request: JSON  # the create request's body, to run again
+    project: str
+
+
 class StateStore(Protocol):
     async def open(self) -> None: ...
 
@@ -121,6 +130,16 @@ class StateStore(Protocol):
     # -- leases of in-progress responses ----------------------------------------------------------
     async def renew_leases(self, owner: str) -> int:
         """Extend the lease of every response `owner` holds by `lease_seconds` from now (heartbeat)."""
+        ...
+
+    async def requeue_response(self, response: JSON, owner: str, request: JSON) -> bool:
+        """Hand back a background run `owner` cannot finish (it is stopping): the response waits as
+        `queued` with no owner, lease or output, its `request` kept until a process claims it.
+        False when `owner` no longer holds it (it ended, or another process took it over)."""
+        ...
+
+    async def claim_requeued(self, owner: str, limit: int) -> list[Requeued]:
+        """Take up to `limit` handed-back runs, oldest first, each leased to `owner` from now on."""
         ...
 
     async def expire_leases(self) -> list[str]:

@@ -14,7 +14,8 @@ from typing import IO, Any
 
 import orjson
 
-from storage.base import JSON, LeaseLost, Order, Page, ResponseGone
+from storage import requeue
+from storage.base import JSON, LeaseLost, Order, Page, Requeued, ResponseGone
 from storage.pages import CONVERSATION_ITEMS, RESPONSE_INPUTS, PageRequest, linked_items_query
 from storage.schema import migrations, statements
 from storage.scope import filter_sql, owning_project
@@ -289,6 +290,7 @@ class SQLiteStore:
             c.execute("DELETE FROM response_events WHERE response_id = ?", (response_id,))
             c.execute("DELETE FROM response_cancels WHERE response_id = ?", (response_id,))
             c.execute("DELETE FROM response_event_chunks WHERE response_id = ?", (response_id,))
+            c.execute("DELETE FROM response_requeue WHERE response_id = ?", (response_id,))
             _delete_orphans(c, ids)
             return True
 
@@ -372,6 +374,15 @@ class SQLiteStore:
             return int(c.execute("UPDATE responses SET lease_until = ? WHERE owner = ?", (until, owner)).rowcount)
 
         return await self._writer.transact(renew)
+
+    async def requeue_response(self, response: JSON, owner: str, request: JSON) -> bool:
+        return bool(await self._writer.transact(lambda c: requeue.requeue(c, response, owner, request)))
+
+    async def claim_requeued(self, owner: str, limit: int) -> list[Requeued]:
+        if not await self._reader.run(requeue.any_waiting):  # the common case: one read, no write lock
+            return []
+        lease = time.time() + self.lease_seconds
+        return list(await self._writer.transact(lambda c: requeue.claim(c, owner, lease, limit)))
 
     async def expire_leases(self) -> list[str]:
         def due(c: Any) -> bool:

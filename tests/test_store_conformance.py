@@ -161,6 +161,38 @@ async def test_leases_expire_unless_renewed_and_fence_late_writes(store: StateSt
     assert await store.renew_leases("h:2:live") == 0
 
 
+async def test_requeued_runs_wait_without_a_lease_and_are_claimed_once(store: StateStore) -> None:
+    running = resp("bg", status="in_progress")
+    await store.write_response(running, inputs=[msg("m1", "hi")], owner="h:1:1")
+    await store.append_response_events("bg", [{"type": "response.created", "sequence_number": 0}])
+    request = {"model": "m", "input": "hi", "background": True}
+    assert not await store.requeue_response(running, "h:2:2", request)  # only the owner hands it back
+    assert await store.requeue_response(running, "h:1:1", request)
+    waiting = await store.get_response("bg")
+    assert waiting is not None and waiting["status"] == "queued" and waiting["output"] == []
+    assert await store.response_events_after("bg", -1) == []  # a second run starts the stream again
+    await asyncio.sleep(LEASE * 1.5)
+    assert await store.expire_leases() == []  # no lease while it waits: the sweep leaves it
+    with pytest.raises(LeaseLost):  # the stopped process's late writes are refused
+        await store.write_response(resp("bg"), outputs=[msg("late", "x", "assistant")], owner="h:1:1")
+    claimed = await store.claim_requeued("h:3:3", 10)
+    assert [(c.response["id"], c.response["status"], c.request, c.project) for c in claimed] == [
+        ("bg", "queued", request, "default")
+    ]
+    assert await store.claim_requeued("h:4:4", 10) == []  # taken once
+    assert await store.renew_leases("h:3:3") == 1  # leased to the claimant: a dead claimant's run ends
+    await store.write_response(resp("bg"), outputs=[msg("o1", "done", "assistant")], owner="h:3:3")
+    done = await store.get_response("bg")
+    assert done is not None and done["status"] == "completed" and [o["id"] for o in done["output"]] == ["o1"]
+    page = await store.list_input_items("bg", limit=10, order="asc", after=None, before=None)
+    assert [i["id"] for i in page.data] == ["m1"]  # the inputs stay linked once
+    # a requeued response deleted before anyone claims it is never run
+    await store.write_response(resp("gone", status="in_progress"), inputs=[], owner="h:1:1")
+    assert await store.requeue_response(resp("gone", status="in_progress"), "h:1:1", request)
+    assert await store.delete_response("gone")
+    assert await store.claim_requeued("h:3:3", 10) == []
+
+
 async def test_conversations(store: StateStore) -> None:
     conv = {"id": "c1", "object": "conversation", "created_at": 5, "metadata": {"a": "b"}}
     await store.create_conversation(conv, [msg("s1", "seed")])

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from storage.base import StateStore
 
@@ -18,9 +20,16 @@ log = logging.getLogger(__name__)
 
 
 class LeaseKeeper:
-    def __init__(self, store: StateStore, owner: str, lease_seconds: float) -> None:
+    def __init__(
+        self,
+        store: StateStore,
+        owner: str,
+        lease_seconds: float,
+        on_sweep: Callable[[], Awaitable[Any]] | None = None,
+    ) -> None:
         self.store = store
         self.owner = owner
+        self.on_sweep = on_sweep  # more upkeep on the sweep's beat (claiming handed-back runs)
         # Renew three times per lease (two missed heartbeats are survivable); sweep often enough that
         # an expired run ends within about 1.5 leases.
         self.renew_every = lease_seconds / 3
@@ -52,6 +61,8 @@ class LeaseKeeper:
                 if now >= next_sweep:
                     next_sweep = now + self.sweep_every
                     await self.sweep()
+                    if self.on_sweep is not None:
+                        await self.on_sweep()
                 if now >= next_renew:
                     next_renew = now + self.renew_every
                     await self.store.renew_leases(self.owner)

@@ -23,6 +23,7 @@ from gateway.engine.client_tools import ClientTools
 from gateway.engine.context import EngineDeps, Prepared
 from gateway.engine.events import Event, EventBuilder
 from gateway.engine.owner import OWNER
+from gateway.engine.requeue import request_body
 from gateway.engine.truncation import MAX_RETRIES, drop_oldest, overflow_share
 from gateway.engine.turn import TurnAssembler
 from gateway.errors import APIError, BackendError, InvalidRequest, ServerError
@@ -65,6 +66,7 @@ class ResponseRun:
         self.cancel_error: APIError | None = None  # the error a "failed" cancellation stores
         self._usage = {"in": 0, "cached": 0, "out": 0, "reasoning": 0}
         self._persisted_start = False
+        self.resumed = False  # a handed-back background run run again: its start is stored already
         self._turn: TurnAssembler | None = None  # the model turn in progress (aborted if the run fails)
         self.finished = False
 
@@ -75,9 +77,9 @@ class ResponseRun:
     # -- steps (shared with the ExtProc) -----------------------------------------------------------
     async def begin(self, persist: bool) -> list[Event]:
         """Store the response as queued/in progress (when it must survive a disconnect) and announce it."""
-        if persist and self.p.stored:
+        if persist and self.p.stored and not self.resumed:
             await self.deps.store.write_response(self.response, inputs=self.p.inputs, owner=OWNER)
-            self._persisted_start = True
+        self._persisted_start = (persist and self.p.stored) or self.resumed
         self.events.lifecycle("response.created")
         if self.response["status"] == "queued":
             self.events.lifecycle("response.queued")
@@ -243,6 +245,9 @@ class ResponseRun:
                 yield event
         except asyncio.CancelledError:
             self._abort_turn()
+            if self.cancel_status == "requeue" and await self._requeue():
+                raise
+            self.cancel_status = "failed" if self.cancel_status == "requeue" else self.cancel_status
             error = None
             if self.cancel_status == "failed":
                 error = self.cancel_error or ServerError("The gateway shut down while producing this response.")
@@ -253,6 +258,19 @@ class ResponseRun:
             self._abort_turn()
             for event in await self.finish("failed", error=ServerError(f"internal error: {type(exc).__name__}")):
                 yield event
+
+    async def _requeue(self) -> bool:
+        """Hand the run back for a live process to run again (this one is stopping); False if it
+        cannot be (never stored, or no longer this process's), and it ends failed instead."""
+        if not self._persisted_start:
+            return False
+        try:
+            return await asyncio.shield(
+                self.deps.store.requeue_response(self.response, OWNER, request_body(self.p.req))
+            )
+        except Exception:
+            log.exception("could not hand response %s back", self.id)
+            return False
 
     def _abort_turn(self) -> None:
         if self._turn is not None:

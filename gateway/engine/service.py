@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from gateway import metrics
-from gateway.engine import compaction
+from gateway.engine import compaction, requeue
 from gateway.engine.context import EngineDeps, Prepared, prepare
 from gateway.engine.events import Event
 from gateway.engine.leases import LeaseKeeper
@@ -85,17 +85,40 @@ class ResponsesService:
         self.running: dict[str, tuple[ResponseRun, asyncio.Task[None], _Feed]] = {}
         self._cancel_watch: asyncio.Task[None] | None = None
         lease = deps.settings.run_lease_seconds
-        self.leases = LeaseKeeper(self.store, OWNER, lease)
+        self.leases = LeaseKeeper(self.store, OWNER, lease, on_sweep=self.claim_requeued)
         # how long `cancel` waits for another process to stop a response: if that process died, the
         # lease sweep ends the response within about this long
         self.cancel_wait = lease + self.leases.sweep_every + 1.0
+        self.owner = OWNER
+        self.claiming = True  # takes handed-back background runs; false once this process drains
 
     async def start(self) -> list[str]:
-        """At start-up: end the runs whose leases expired (a previous life of this process, say)
-        and keep leases from now on (renew ours, end expired ones) until `shutdown`."""
+        """At start-up: end the runs whose leases expired (a previous life of this process, say),
+        run again the background runs a stopped process handed back, and from now on keep leases
+        (renew ours, end expired ones, claim handed-back runs) until `shutdown`."""
         expired = await self.leases.sweep()
+        await self.claim_requeued()
         self.leases.start()
         return expired
+
+    async def claim_requeued(self) -> list[str]:
+        """Run again the background runs stopped processes handed back (`gateway.engine.requeue`)."""
+        if not self.claiming:
+            return []
+        started: list[str] = []
+        for claimed in await self.store.claim_requeued(self.owner, requeue.BATCH):
+            with project_scope(claimed.project):
+                prepared = await requeue.prepare_again(self, claimed)
+                if isinstance(prepared, APIError):
+                    await requeue.fail_unrunnable(self, claimed, prepared)
+                    continue
+                run = self._new_run(prepared)
+                run.resumed = True
+                self._detach(run, _Feed(keep=True))
+            started.append(run.id)
+        if started:
+            log.info("running again %d background response(s) a stopped process handed back", len(started))
+        return started
 
     def _new_run(self, prepared: Prepared) -> ResponseRun:
         if is_research(prepared.req.model):  # research models run the orchestrator, not a turn loop
@@ -307,12 +330,14 @@ class ResponsesService:
         entry[1].cancel()
 
     async def shutdown(self) -> None:
-        """Stop detached runs; they are stored as failed rather than left in progress."""
+        """Stop detached runs: background ones are handed back for a live process to run again
+        (`gateway.engine.requeue`), the others are stored as failed; none is left in progress."""
+        self.claiming = False
         if self._cancel_watch is not None:
             self._cancel_watch.cancel()
         await self.leases.stop()
         for run, task, _feed in list(self.running.values()):
-            run.cancel_status = "failed"
+            run.cancel_status = "requeue" if run.p.req.background else "failed"
             task.cancel()
         for _run, task, _feed in list(self.running.values()):
             with contextlib.suppress(asyncio.CancelledError, Exception):

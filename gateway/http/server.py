@@ -35,6 +35,7 @@ async def drain_app(app: web.Application, seconds: float) -> bool:
     state.draining = True
     metrics.set_draining(True)
     service = app["responses"]
+    service.claiming = False  # a stopping process takes no handed-back runs
     log.info("draining: %d request(s) in flight, up to %.0fs", state.active, seconds)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds

@@ -13,8 +13,9 @@ from typing import Any
 
 import orjson
 
-from storage.base import JSON, LeaseLost, Order, Page, ResponseGone
+from storage.base import JSON, LeaseLost, Order, Page, Requeued, ResponseGone
 from storage.pages import CONVERSATION_ITEMS, RESPONSE_INPUTS, PageRequest, linked_items_query
+from storage.postgres import requeue
 from storage.postgres.db import CANCEL_CHANNEL, RESPONSE_CHANNEL, Database
 from storage.scope import current_project, owning_project
 
@@ -238,6 +239,7 @@ class PostgresStore:
             await c.execute("DELETE FROM response_events WHERE response_id = $1", response_id)
             await c.execute("DELETE FROM response_cancels WHERE response_id = $1", response_id)
             await c.execute("DELETE FROM response_event_chunks WHERE response_id = $1", response_id)
+            await c.execute("DELETE FROM response_requeue WHERE response_id = $1", response_id)
             await _delete_orphans(c, ids)
             return True
 
@@ -303,6 +305,14 @@ class PostgresStore:
             self.lease_seconds,
         )
         return int(status.rsplit(" ", 1)[-1])
+
+    async def requeue_response(self, response: JSON, owner: str, request: JSON) -> bool:
+        async with self.db.pool.acquire() as c:
+            return await requeue.requeue(c, response, owner, request)
+
+    async def claim_requeued(self, owner: str, limit: int) -> list[Requeued]:
+        async with self.db.pool.acquire() as c:
+            return await requeue.claim(c, owner, self.lease_seconds, limit)
 
     async def expire_leases(self) -> list[str]:
         """Fail the responses whose lease ran out (by the database's clock).
