@@ -51,6 +51,7 @@ from gateway.engine.events import Event
 from gateway.engine.runner import ResponseRun, interrupted
 from gateway.engine.service import ResponsesService
 from gateway.engine.sse import sse_frame
+from gateway.engine.tool_search import is_server_search
 from gateway.engine.turn import TurnAssembler
 from gateway.errors import APIError, BackendError, BackendTimeout, InvalidRequest, RateLimited, ServerError
 from gateway.jsonutil import (
@@ -176,7 +177,7 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         if req.background or not self.translate or req.truncation == "auto" or is_research(req.model):
             return True
         tools = self.deps.tools
-        return any(tools.is_server_side(t) for t in req.tools or [])
+        return any(tools.is_server_side(t) or is_server_search(t) for t in req.tools or [])
 
     async def Process(
         self, request_iterator: AsyncIterator[ep.ProcessingRequest], context: Any

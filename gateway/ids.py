@@ -56,6 +56,8 @@ ITEM_PREFIXES: dict[str, str] = {
     "custom_tool_call_output": "ctco",
     "local_shell_call": "lsh",
     "local_shell_call_output": "lsho",
+    "tool_search_call": "tsc",
+    "tool_search_output": "tso",
 }
 
 

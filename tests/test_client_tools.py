@@ -1,6 +1,7 @@
 """Codex CLI's client tools through both doors: `custom` (free-form input, e.g. `apply_patch`),
 `local_shell` and `namespace`, offered to the backend as functions, returned as OpenAI's item
-types (streamed with their events), and replayed from history on the next turn."""
+types (streamed with their events), and replayed from history on the next turn; `tool_search` over
+deferred tools, run by the gateway or by the client."""
 
 from __future__ import annotations
 
@@ -108,9 +109,81 @@ def test_web_search_without_a_provider_is_not_an_error(client: OpenAI, backend: 
     assert "tools" not in backend.requests_matching(marker)[0]["body"]  # no search offered to the model
 
 
-def test_tool_search_is_accepted_and_deferred_tools_are_offered(client: OpenAI, backend: Backend, marker: str) -> None:
-    deferred = {**TOOL_FN, "defer_loading": True}
-    backend.script(marker, {"content": "ok"})
-    r = client.responses.create(model=MODEL, input=f"ts {marker}", tools=[{"type": "tool_search"}, deferred])  # type: ignore[list-item]
-    assert r.status == "completed"
-    assert set(offered(backend, marker)) == {"lookup"}  # offered up front: nothing left to search for
+WEATHER = {
+    "type": "function",
+    "name": "weather",
+    "description": "Current weather for a city.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    "defer_loading": True,
+}
+MAILER = {
+    "type": "namespace",
+    "name": "mail",
+    "description": "Email.",
+    "tools": [{"type": "function", "name": "send", "description": "Send an email message."}],
+    "defer_loading": True,
+}
+
+
+def names(body: dict[str, Any]) -> set[str]:
+    return {t["function"]["name"] for t in body.get("tools", [])}
+
+
+def test_tool_search_loads_deferred_tools_on_the_server(client: OpenAI, backend: Backend, marker: str) -> None:
+    search = {"name": "tool_search", "arguments": json.dumps({"query": "weather in a city"})}
+    call = {"name": "weather", "arguments": json.dumps({"city": "Oslo"})}
+    backend.script(marker, {"tool_calls": [search]}, {"tool_calls": [call]}, {"content": "Sunny in Oslo."})
+    tools = [{"type": "tool_search"}, WEATHER, MAILER, TOOL_FN]
+    r = client.responses.create(model=MODEL, input=f"ts {marker}", tools=tools)  # type: ignore[arg-type]
+    assert [o.type for o in r.output] == ["tool_search_call", "tool_search_output", "function_call"]
+    searched, loaded, weather = r.output
+    assert searched.execution == "server" and searched.arguments == {"query": "weather in a city"}  # type: ignore[union-attr]
+    assert loaded.call_id == searched.call_id and [t.name for t in loaded.tools] == ["weather"]  # type: ignore[union-attr]
+    assert weather.name == "weather" and json.loads(weather.arguments) == {"city": "Oslo"}  # type: ignore[union-attr]
+    first, second = (x["body"] for x in backend.requests_matching(marker))
+    assert names(first) == {"lookup", "tool_search"}  # deferred tools wait until a search loads them
+    assert names(second) == {"lookup", "tool_search", "weather"}
+    assert second["messages"][-1] == {"role": "tool", "tool_call_id": second["messages"][-2]["tool_calls"][0]["id"],
+                                      "content": "Loaded tools: weather."}  # fmt: skip
+    # the next turn: the loaded tool stays offered, the search replays as a function call
+    done = client.responses.create(
+        model=MODEL,
+        previous_response_id=r.id,
+        input=[{"type": "function_call_output", "call_id": weather.call_id, "output": "sunny"}],  # type: ignore[union-attr]
+        tools=tools,  # type: ignore[arg-type]
+    )
+    assert done.output_text == "Sunny in Oslo."
+    third = backend.requests_matching(marker)[-1]["body"]
+    assert "weather" in names(third) and "send" not in str(names(third))
+    assert any(c["function"]["name"] == "tool_search" for m in third["messages"] for c in m.get("tool_calls") or [])
+
+
+def test_tool_search_run_by_the_client(client: OpenAI, backend: Backend, marker: str) -> None:
+    search = {"name": "tool_search", "arguments": json.dumps({"query": "send an email"})}
+    call = {"name": "mail__send", "arguments": "{}"}
+    backend.script(marker, {"tool_calls": [search]}, {"tool_calls": [call]})
+    tools = [{"type": "tool_search", "execution": "client"}, WEATHER, MAILER]
+    r = client.responses.create(model=MODEL, input=f"tc {marker}", tools=tools)  # type: ignore[arg-type]
+    (searched,) = r.output
+    assert searched.type == "tool_search_call" and searched.execution == "client"  # type: ignore[union-attr]
+    assert searched.arguments == {"query": "send an email"}  # type: ignore[union-attr]
+    assert names(backend.requests_matching(marker)[0]["body"]) == {"tool_search"}
+    answer = {"type": "tool_search_output", "call_id": searched.call_id, "execution": "client",  # type: ignore[union-attr]
+              "tools": [{k: v for k, v in MAILER.items() if k != "defer_loading"}]}  # fmt: skip
+    r2 = client.responses.create(model=MODEL, previous_response_id=r.id, input=[answer], tools=tools)  # type: ignore[arg-type, list-item]
+    (sent,) = r2.output
+    assert sent.type == "function_call" and sent.name == "send" and sent.namespace == "mail"  # type: ignore[union-attr]
+    assert names(backend.requests_matching(marker)[-1]["body"]) == {"tool_search", "mail__send"}
+    stored = client.responses.input_items.list(r2.id).data
+    assert stored[0].type == "tool_search_output"
+
+
+def test_tool_search_execution_must_be_server_or_client(client: OpenAI) -> None:
+    import openai
+
+    try:
+        client.responses.create(model=MODEL, input="x", tools=[{"type": "tool_search", "execution": "cloud"}])  # type: ignore[list-item]
+    except openai.BadRequestError as err:
+        assert err.body["param"] == "tools[0].execution"  # type: ignore[index]
+    else:
+        raise AssertionError("expected a 400")

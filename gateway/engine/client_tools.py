@@ -42,8 +42,8 @@ _SHELL_SCHEMA = {
     },
     "required": ["command"],
 }
-# `tool_search` lets a model discover tools marked `defer_loading`; this gateway offers every tool
-# up front instead (deferred ones included), so a request naming it runs with nothing to search.
+# `tool_search` lets a model load tools marked `defer_loading` when it needs them
+# (`gateway/engine/tool_search.py`).
 CLIENT_TYPES = frozenset({"custom", "local_shell", "namespace", "tool_search"})
 
 
@@ -60,6 +60,10 @@ def check_client_tool(tool: dict[str, Any], index: int) -> None:
             )
 
     kind = tool.get("type")
+    if kind == "tool_search" and tool.get("execution") not in (None, "server", "client"):
+        raise InvalidRequest(
+            f"Invalid value for '{p}.execution': expected 'server' or 'client'.", param=f"{p}.execution"
+        )
     if kind == "custom":
         named(tool, p)
     elif kind == "namespace":
@@ -77,7 +81,7 @@ def check_client_tool(tool: dict[str, Any], index: int) -> None:
 
 @dataclass(frozen=True)
 class Offered:
-    kind: str  # "function" | "custom" | "local_shell"
+    kind: str  # "function" | "custom" | "local_shell" | "tool_search" (client-executed)
     name: str  # the name the client knows
     namespace: str | None = None
 
@@ -125,6 +129,11 @@ class ClientTools:
         self.definitions.append(
             {"type": "function", "name": function, "description": description, "parameters": parameters}
         )
+
+    def offer_search(self, definition: dict[str, Any]) -> None:
+        """A client-executed `tool_search`: the model's calls go back to the client as searches."""
+        name = str(definition["name"])
+        self._offer(name, Offered("tool_search", name), definition["description"], definition["parameters"])
 
     def lookup(self, function: str | None) -> Offered | None:
         return self.by_function.get(function or "")

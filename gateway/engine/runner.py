@@ -24,6 +24,7 @@ from gateway.engine.context import EngineDeps, Prepared
 from gateway.engine.events import Event, EventBuilder
 from gateway.engine.owner import OWNER
 from gateway.engine.requeue import request_body
+from gateway.engine.tool_search import ServerToolSearch, ToolSearch
 from gateway.engine.truncation import MAX_RETRIES, drop_oldest, overflow_share
 from gateway.engine.turn import TurnAssembler
 from gateway.errors import APIError, BackendError, InvalidRequest, ServerError
@@ -59,7 +60,8 @@ class ResponseRun:
         self.context: list[dict[str, Any]] = deps.tools.expand(prepared.context_items())
         self.error: APIError | None = None
         self.server_tools: list[ServerTool] = []
-        self.client_tools = ClientTools.from_request(prepared.req.tools or [])
+        self.tool_search = ToolSearch.from_request(prepared.req.tools or [], prepared.context_items())
+        self._load_tools()
         self.server_calls_made = 0
         self.citations = CitationSources()  # sources server-side tools showed the model
         self.cancel_status = "cancelled"  # what a cancellation means; shutdown makes it "failed"
@@ -69,6 +71,16 @@ class ResponseRun:
         self.resumed = False  # a handed-back background run run again: its start is stored already
         self._turn: TurnAssembler | None = None  # the model turn in progress (aborted if the run fails)
         self.finished = False
+
+    def _load_tools(self) -> None:
+        """The client tools the model may call now: with `tool_search`, the deferred ones only once
+        loaded (at the start from the context, then by each server-side search)."""
+        tools = self.p.req.tools or []
+        search = self.tool_search
+        self.tools = tools if search is None else search.visible(tools)
+        self.client_tools = ClientTools.from_request(self.tools)
+        if search is not None and search.execution == "client":
+            self.client_tools.offer_search(search.definition())
 
     @property
     def id(self) -> str:
@@ -91,7 +103,7 @@ class ResponseRun:
 
     def turn_request(self, *, tools_allowed: bool = True) -> TurnRequest:
         req = self.p.req
-        tools = [t for t in (req.tools or []) if t.get("type") == "function"] + self.client_tools.definitions
+        tools = [t for t in self.tools if t.get("type") == "function"] + self.client_tools.definitions
         for server_tool in self.server_tools:
             tools.extend(server_tool.definitions())
         remaining = None
@@ -333,6 +345,8 @@ class ResponseRun:
         for tool in self.p.req.tools or []:
             if registry.is_server_side(tool):
                 self.server_tools.append(await registry.build(tool, self))
+        if self.tool_search is not None and self.tool_search.execution == "server":
+            self.server_tools.append(ServerToolSearch(self.tool_search, self._load_tools))
 
     async def _drain_until(self, task: asyncio.Task[Any]) -> AsyncIterator[Event]:
         """Yield events while `task` runs, so tool progress streams as it happens."""

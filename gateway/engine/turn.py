@@ -11,7 +11,10 @@ from typing import Any
 from gateway.engine.citations import CitationFilter, CitationSources
 from gateway.engine.client_tools import ClientTools, CustomToolCallItem, LocalShellCallItem
 from gateway.engine.events import EventBuilder, FunctionCallItem, ReasoningItem, TextItem
+from gateway.engine.tool_search import ToolSearchCallItem
 from gateway.ids import call_id as new_call_id
+
+CallItem = FunctionCallItem | CustomToolCallItem | LocalShellCallItem | ToolSearchCallItem
 
 
 class TurnAssembler:
@@ -33,7 +36,7 @@ class TurnAssembler:
         self.server_calls: dict[int, dict[str, Any]] = {}
         self._text: TextItem | None = None
         self._reasoning: ReasoningItem | None = None
-        self.calls: dict[int, FunctionCallItem | CustomToolCallItem | LocalShellCallItem] = {}
+        self.calls: dict[int, CallItem] = {}
         self.finish_reason: str | None = None
         self.usage: dict[str, Any] | None = None
         self.items: list[dict[str, Any]] = []  # every item this turn produced, in output order
@@ -91,7 +94,7 @@ class TurnAssembler:
         if arguments:
             call.delta(arguments)
 
-    def _new_call(self, call_id: str, name: str | None) -> FunctionCallItem | CustomToolCallItem | LocalShellCallItem:
+    def _new_call(self, call_id: str, name: str | None) -> CallItem:
         offered = self.client.lookup(name) if self.client is not None else None
         if offered is None:
             return FunctionCallItem(self.events, call_id, name or "")
@@ -99,6 +102,8 @@ class TurnAssembler:
             return CustomToolCallItem(self.events, call_id, offered)
         if offered.kind == "local_shell":
             return LocalShellCallItem(self.events, call_id)
+        if offered.kind == "tool_search":
+            return ToolSearchCallItem(self.events, call_id)
         call = FunctionCallItem(self.events, call_id, offered.name, namespace=offered.namespace)
         return call
 

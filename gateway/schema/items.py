@@ -187,6 +187,8 @@ def normalize_item(item: Any, param: str) -> dict[str, Any]:
             "output": _require_str(item, "output", param),
             "status": item.get("status") or "completed",
         }
+    if itype in ("tool_search_call", "tool_search_output"):
+        return _tool_search_item(item, itype, param)
     if itype == "compaction":  # from /v1/responses/compact; decoded (and checked) when replayed
         return {
             "id": item.get("id") or item_id("compaction"),
@@ -223,3 +225,36 @@ def normalize_input(value: str | list[Any] | None, param: str = "input") -> list
             }
         ]
     return [normalize_item(item, f"{param}[{i}]") for i, item in enumerate(value)]
+
+
+def _tool_search_item(item: dict[str, Any], itype: str, param: str) -> dict[str, Any]:
+    """A `tool_search_call` replayed, or the `tool_search_output` a client answers its search with:
+    its `tools` are loaded (offered to the model) from then on."""
+    execution = item.get("execution") or "client"
+    if execution not in ("server", "client"):
+        raise _bad(f"Invalid value for '{param}.execution': expected 'server' or 'client'.", f"{param}.execution")
+    out: dict[str, Any] = {
+        "id": item.get("id") or item_id(itype),
+        "type": itype,
+        "call_id": item.get("call_id"),
+        "execution": execution,
+        "status": item.get("status") or "completed",
+    }
+    if itype == "tool_search_call":
+        arguments = item.get("arguments")
+        if not isinstance(arguments, (dict, str)):
+            raise _bad(f"'{param}.arguments' must be an object.", f"{param}.arguments", "invalid_type")
+        out["arguments"] = arguments
+        return out
+    tools = item.get("tools")
+    if not isinstance(tools, list) or not all(
+        isinstance(t, dict) and isinstance(t.get("name"), str) and t.get("type") in ("function", "namespace", "custom")
+        for t in tools
+    ):
+        raise _bad(
+            f"'{param}.tools' must be an array of function, namespace or custom tools, each with a name.",
+            f"{param}.tools",
+            "invalid_type",
+        )
+    out["tools"] = tools
+    return out

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.engine import client_tools, compaction
+from gateway.engine import client_tools, compaction, tool_search
 from gateway.mcp import register as register_mcp
 from gateway.tools.file_search import register as register_file_search
 from gateway.websearch import register as register_web_search
@@ -20,4 +20,5 @@ def register_builtin_tools(deps: Any) -> None:
     register_mcp(deps)
     deps.tools.converters["compaction"] = compaction.replay  # what the model sees of a compacted history
     deps.tools.converters.update(client_tools.CONVERTERS)  # custom / local_shell history as function calls
+    deps.tools.converters.update(tool_search.CONVERTERS)  # searches too (their loaded tools stay offered)
     return None
