@@ -17,7 +17,7 @@ from grpc_health.v1._async import HealthServicer
 
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as ep_grpc
 from extproc.processor import ExternalProcessor
-from gateway import metrics
+from gateway import loop, metrics
 from gateway.bootstrap import build_deps
 from gateway.config import Settings
 from gateway.engine.service import ResponsesService
@@ -137,4 +137,4 @@ async def drain(processor: ExternalProcessor, service: ResponsesService, seconds
 
 def run_extproc(settings: Settings, port: int | None = None) -> None:
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(settings, port))
+        loop.run(serve(settings, port), settings)

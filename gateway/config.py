@@ -167,6 +167,9 @@ class Settings(BaseModel):
         description="HTTP server and ExtProc processes each (default: the cores this process may use)",
     )
     log_format: Literal["text", "json"] = "text"
+    event_loop: Literal["uvloop", "asyncio"] = Field(
+        default="uvloop", description="the doors' event loop (uvloop: less CPU per streamed token)"
+    )
     drain_seconds: float = Field(
         default=30.0, ge=0, description="on SIGTERM, how long streams in flight may take to finish"
     )

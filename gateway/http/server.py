@@ -16,7 +16,7 @@ import signal
 
 from aiohttp import web
 
-from gateway import metrics
+from gateway import loop, metrics
 from gateway.auth.authenticator import open_to_network
 from gateway.config import Settings
 from gateway.http.app import create_app
@@ -83,4 +83,4 @@ async def serve_http(settings: Settings, *, worker: int = 0, reuse_port: bool = 
 
 def run_http(settings: Settings, *, worker: int = 0, reuse_port: bool = False) -> None:
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve_http(settings, worker=worker, reuse_port=reuse_port))
+        loop.run(serve_http(settings, worker=worker, reuse_port=reuse_port), settings)

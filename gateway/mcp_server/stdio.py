@@ -18,6 +18,7 @@ import contextlib
 import logging
 import signal
 
+from gateway import loop
 from gateway.config import Settings, load_settings
 
 log = logging.getLogger("gateway.mcp_server")
@@ -80,5 +81,5 @@ async def _serve(settings: Settings) -> None:
 
 def run_stdio(settings: Settings, project: str = "default") -> int:
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve_stdio(settings, project))
+        loop.run(serve_stdio(settings, project), settings)
     return 0
