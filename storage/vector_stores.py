@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from storage.base import JSON, Page
-from storage.pages import Binds, PageRequest
+from storage.pages import Binds, Dialect, PageRequest
 from storage.scope import Scope, filter_sql, owning_project
 from storage.sqlite_conn import ThreadConnection, WriterConnection, visible
 
@@ -92,6 +92,18 @@ def batch_object(row: Any, store_id: str, counts: dict[str, int]) -> JSON:
 
 def _expires_at(expires_after: JSON | None, last_active_at: int) -> int | None:
     return None if not expires_after else last_active_at + int(expires_after["days"]) * 86400
+
+
+def files_query(
+    dialect: Dialect, key: str, store_id: str, batch_id: str | None, status: str | None, req: PageRequest
+) -> tuple[str, list[Any]]:
+    """A page of a store's files (of one batch, in one status); cursors are file ids within the store."""
+    b = Binds(dialect)
+    s = b(store_id)
+    where = "" if batch_id is None else f" AND batch_id = {b(batch_id)}"
+    where += "" if status is None else f" AND status = {b(status)}"
+    sql = f"SELECT {_FILE_COLUMNS} FROM vector_store_files WHERE store_id = {s}{where}"
+    return sql + req.keyset(b, "vector_store_files", key, f"store_id = {s} AND file_id"), b.values
 
 
 _STORE_COLUMNS = "id, created_at, last_active_at, expires_at, embedder, data, dimension"
@@ -293,18 +305,13 @@ class VectorStoreStore:
         before: str | None,
     ) -> Page:
         scope = filter_sql()
-        req, b = PageRequest.of(limit, order, after, before), Binds("sqlite")
-        s = b(store_id)
-        where = "" if batch_id is None else f" AND batch_id = {b(batch_id)}"
-        where += "" if status is None else f" AND status = {b(status)}"
-        sql = f"SELECT {_FILE_COLUMNS} FROM vector_store_files WHERE store_id = {s}{where}" + req.keyset(
-            b, "vector_store_files", "rowid", f"store_id = {s} AND file_id"
-        )
+        req = PageRequest.of(limit, order, after, before)
+        sql, values = files_query("sqlite", "rowid", store_id, batch_id, status, req)
 
         def read(c: Any) -> Page:
             if not visible(c, "vector_stores", store_id, scope):
                 return Page()
-            return req.page(c.execute(sql, b.values).fetchall(), _file_object)
+            return req.page(c.execute(sql, values).fetchall(), _file_object)
 
         return await self._reader.run(read)
 

@@ -181,27 +181,45 @@ class CustomToolCallItem:
         self.events.close_item(self.index, status)
 
 
-class LocalShellCallItem:
-    """A `local_shell` call: the exec action the client runs."""
+class WholeArgumentsCallItem:
+    """A client call whose item is built from the model's JSON arguments once they are whole
+    (`local_shell`'s action, a client-run `tool_search`'s arguments): nothing streams meanwhile."""
 
-    def __init__(self, events: EventBuilder, call_id: str) -> None:
+    def __init__(self, events: EventBuilder, item: dict[str, Any]) -> None:
         self.events = events
-        self.id = new_id("lsh")
-        self.item: dict[str, Any] = {
-            "id": self.id,
-            "type": "local_shell_call",
-            "status": "in_progress",
-            "call_id": call_id,
-            "action": {"type": "exec", "command": [], "env": {}},
-        }
-        self.index = events.open_item(self.item)
+        self.id = str(item["id"])
+        self.item = item
+        self.index = events.open_item(item)
         self.chunks: list[str] = []
 
     def delta(self, text: str) -> None:
         self.chunks.append(text)
 
     def close(self, status: str = "completed") -> None:
-        args = _args("".join(self.chunks))
+        self.complete("".join(self.chunks))
+        self.events.close_item(self.index, status)
+
+    def complete(self, raw: str) -> None:
+        raise NotImplementedError
+
+
+class LocalShellCallItem(WholeArgumentsCallItem):
+    """A `local_shell` call: the exec action the client runs."""
+
+    def __init__(self, events: EventBuilder, call_id: str) -> None:
+        super().__init__(
+            events,
+            {
+                "id": new_id("lsh"),
+                "type": "local_shell_call",
+                "status": "in_progress",
+                "call_id": call_id,
+                "action": {"type": "exec", "command": [], "env": {}},
+            },
+        )
+
+    def complete(self, raw: str) -> None:
+        args = _args(raw)
         command = args.get("command")
         if isinstance(command, str):
             command = ["bash", "-lc", command]
@@ -214,7 +232,6 @@ class LocalShellCallItem:
             if args.get(key) is not None:
                 action[key] = args[key]
         self.item["action"] = action
-        self.events.close_item(self.index, status)
 
 
 # -- history: what the model sees of these items on later turns ---------------------------------------

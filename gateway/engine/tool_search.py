@@ -26,6 +26,7 @@ from typing import Any
 
 import orjson
 
+from gateway.engine.client_tools import WholeArgumentsCallItem
 from gateway.engine.events import EventBuilder
 from gateway.ids import new_id
 from gateway.tools.registry import ToolResult
@@ -159,29 +160,15 @@ class ServerToolSearch:
         return ToolResult(model_output=loaded_text(found))
 
 
-class ToolSearchCallItem:
+class ToolSearchCallItem(WholeArgumentsCallItem):
     """A client-executed search: the model's arguments go back to the client as a `tool_search_call`."""
 
     def __init__(self, events: EventBuilder, call_id: str) -> None:
-        self.events = events
-        self.id = new_id("tsc")
-        self.item: dict[str, Any] = {
-            "id": self.id,
-            "type": "tool_search_call",
-            "status": "in_progress",
-            "call_id": call_id,
-            "execution": "client",
-            "arguments": {},
-        }
-        self.index = events.open_item(self.item)
-        self.chunks: list[str] = []
+        item = {"id": new_id("tsc"), "type": "tool_search_call", "status": "in_progress", "call_id": call_id}
+        super().__init__(events, {**item, "execution": "client", "arguments": {}})
 
-    def delta(self, text: str) -> None:
-        self.chunks.append(text)
-
-    def close(self, status: str = "completed") -> None:
-        self.item["arguments"] = _arguments("".join(self.chunks))
-        self.events.close_item(self.index, status)
+    def complete(self, raw: str) -> None:
+        self.item["arguments"] = _arguments(raw)
 
 
 def loaded_text(tools: list[dict[str, Any]]) -> str:

@@ -18,7 +18,7 @@ from storage.base import JSON, Page
 from storage.pages import Binds, PageRequest
 from storage.postgres.db import Database, hidden
 from storage.scope import current_project, owning_project
-from storage.vector_stores import STATUSES, _expires_at, _file_object, _store_object, batch_object
+from storage.vector_stores import STATUSES, _expires_at, _file_object, _store_object, batch_object, files_query
 
 _STORE_COLUMNS = "id, created_at, last_active_at, expires_at, embedder, data, dimension"
 _FILE_COLUMNS = "store_id, file_id, created_at, status, batch_id, usage_bytes, last_error, attributes, chunking"
@@ -220,14 +220,9 @@ class PostgresVectorStoreStore:
     ) -> Page:
         if await hidden(self._db, "vector_stores", store_id):
             return Page()
-        req, b = PageRequest.of(limit, order, after, before), Binds("postgres")
-        s = b(store_id)
-        where = "" if batch_id is None else f" AND batch_id = {b(batch_id)}"
-        where += "" if status is None else f" AND status = {b(status)}"
-        sql = f"SELECT {_FILE_COLUMNS} FROM vector_store_files WHERE store_id = {s}{where}" + req.keyset(
-            b, "vector_store_files", "seq", f"store_id = {s} AND file_id"
-        )
-        return req.page(await self._db.pool.fetch(sql, *b.values), lambda r: _file_object(tuple(r)))
+        req = PageRequest.of(limit, order, after, before)
+        sql, values = files_query("postgres", "seq", store_id, batch_id, status, req)
+        return req.page(await self._db.pool.fetch(sql, *values), lambda r: _file_object(tuple(r)))
 
     async def finish_file(
         self, store_id: str, file_id: str, status: str, *, usage_bytes: int = 0, last_error: JSON | None = None
