@@ -57,3 +57,25 @@ def test_a_background_run_cut_by_shutdown_runs_again_on_the_next_start(
         assert events[-1].type == "response.completed"
     assert len(backend.requests_matching(marker)) == 2  # the second life ran it from its request
     assert _row(tmp_path / "gateway.db", created.id) == ("completed", None, 0)
+
+
+def test_a_requeued_run_that_cannot_run_again_ends_failed(backend: Backend, tmp_path: Path, marker: str) -> None:
+    """Its previous response was deleted while it waited: the claimant ends it with the reason."""
+    backend.script(f"then {marker}", {"content": "slow " * 60, "chunk_delay": 0.1})
+    with gateway(backend.url, tmp_path, GATEWAY_DRAIN_SECONDS="0.2") as first:
+        client = OpenAI(base_url=first.url, api_key="x", max_retries=0)
+        before = client.responses.create(model=MODEL, input=f"first {marker}")
+        created = client.responses.create(
+            model=MODEL, input=f"then {marker}", previous_response_id=before.id, background=True
+        )
+        until(lambda: backend.requests_matching(f"then {marker}"), what="the backend generating")
+        first.proc.send_signal(signal.SIGTERM)
+        assert first.proc.wait(20) == 0
+    assert _row(tmp_path / "gateway.db", created.id) == ("queued", None, 1)
+    with sqlite3.connect(tmp_path / "gateway.db") as c:  # gone while nobody ran it
+        c.execute("DELETE FROM responses WHERE id = ?", (before.id,))
+    with gateway(backend.url, tmp_path) as second:
+        client = OpenAI(base_url=second.url, api_key="x", max_retries=0)
+        ended = until(lambda: client.responses.retrieve(created.id), lambda r: r.status == "failed", timeout=20)
+        assert ended.error is not None and before.id in ended.error.message
+    assert _row(tmp_path / "gateway.db", created.id) == ("failed", None, 0)

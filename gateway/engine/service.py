@@ -24,7 +24,7 @@ from gateway.engine.leases import LeaseKeeper
 from gateway.engine.owner import OWNER
 from gateway.engine.relay import EventRelay, follow
 from gateway.engine.runner import TERMINAL_EVENT, ResponseRun, interrupted
-from gateway.errors import APIError, InvalidRequest, NotFound
+from gateway.errors import APIError, InvalidRequest, NotFound, ServerError
 from gateway.research.models import is_research
 from gateway.schema.requests import CreateResponseRequest
 from gateway.schema.validation import parse
@@ -108,7 +108,11 @@ class ResponsesService:
         started: list[str] = []
         for claimed in await self.store.claim_requeued(self.owner, requeue.BATCH):
             with project_scope(claimed.project):
-                prepared = await requeue.prepare_again(self, claimed)
+                try:
+                    prepared = await requeue.prepare_again(self, claimed)
+                except Exception as exc:  # claimed, so ours to end: never left queued under our lease
+                    log.exception("could not prepare requeued response %s", claimed.response["id"])
+                    prepared = ServerError(f"The response could not be run again ({type(exc).__name__}).")
                 if isinstance(prepared, APIError):
                     await requeue.fail_unrunnable(self, claimed, prepared)
                     continue
