@@ -19,6 +19,23 @@ def test_sse_parser_handles_arbitrary_splits() -> None:
         assert events == [(None, b'{"a":1}'), ("x", b'{"b":2}'), (None, b"[DONE]")], cut
 
 
+def test_sse_parser_fast_and_line_paths_agree() -> None:
+    """LF-only `data:` runs take the split fast path; comments, `event:` lines, multi-line data,
+    a blank-line run and CRLF take the line path; any two-way cut gives the same events."""
+    stream = (
+        b'data: {"a":1}\n\n: keep-alive\n\ndata: {"b":\ndata: 2}\n\n\n\nevent: e\ndata: x\n\n'
+        b'data:no-space\n\ndata: {"c":3}\r\n\r\ndata: [DONE]\n\n'
+    )
+    want = [(None, b'{"a":1}'), (None, b'{"b":\n2}'), ("e", b"x"), (None, b"no-space"), (None, b'{"c":3}'),
+            (None, b"[DONE]")]  # fmt: skip
+    for cut in range(len(stream) + 1):
+        parser = SSEParser()
+        got = parser.feed(stream[:cut]) + parser.feed(stream[cut:]) + parser.close()
+        assert got == want, cut
+    parser = SSEParser()
+    assert [e for i in range(len(stream)) for e in parser.feed(stream[i : i + 1])] + parser.close() == want
+
+
 def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
     return {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 

@@ -19,6 +19,22 @@ class SSEParser:
     def feed(self, chunk: bytes) -> list[tuple[str | None, bytes]]:
         """Return the complete `(event, data)` pairs that `chunk` finishes."""
         buf = self._buf + chunk if self._buf else chunk
+        if self._data or self._event is not None or b"\r" in buf:
+            return self._lines(buf)
+        # The common case, `data: ...` events with LF line ends (vLLM; Envoy's body chunks): cut at
+        # blank lines in C and keep the unfinished tail as it is. Both doors parse once per token.
+        blocks = buf.split(b"\n\n")
+        self._buf = blocks.pop()
+        out: list[tuple[str | None, bytes]] = []
+        for block in blocks:
+            if block.startswith(b"data: ") and b"\n" not in block:
+                out.append((None, block[6:]))
+            elif block:
+                out.extend(self._lines(block + b"\n\n", keep_tail=False))
+        return out
+
+    def _lines(self, buf: bytes, keep_tail: bool = True) -> list[tuple[str | None, bytes]]:
+        """Line by line: any line end, `event:` fields, comments, an event split across feeds."""
         out: list[tuple[str | None, bytes]] = []
         start = 0
         while True:
@@ -39,7 +55,8 @@ class SSEParser:
             elif line.startswith(b"event:"):
                 self._event = line[6:].strip().decode()
             # ids, retry fields and comments (":") carry nothing the gateway needs
-        self._buf = buf[start:]
+        if keep_tail:
+            self._buf = buf[start:]
         return out
 
     def close(self) -> list[tuple[str | None, bytes]]:

@@ -8,15 +8,15 @@ middleware's replies, so the status it counts and logs is the one the client got
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from aiohttp import web
 
 from gateway import metrics
-from gateway.engine.events import Event
 from gateway.http.common import json_response
 from gateway.http.guard import mark_headers_received
 from gateway.logs import ACCESS_LOGGER, new_request_id, request_context
@@ -145,19 +145,24 @@ def note_response_id(request: web.Request, response_id: str) -> None:
         ctx["response_id"] = response_id
 
 
-async def observe_stream(request: web.Request, events: AsyncIterator[Event]) -> AsyncIterator[Event]:
-    """Count an SSE stream as active while it is open, and time its first event."""
+@contextlib.contextmanager
+def stream_observed(request: web.Request) -> Iterator[Callable[[], None]]:
+    """Count an SSE stream as active while it is open; call what it gives at the first event.
+
+    A context manager, not a generator around the events: a generator would be one more layer
+    every streamed token passes through."""
     metrics.stream_open(1)
-    first = True
+    pending = [True]
+
+    def first_event() -> None:
+        if pending[0]:
+            pending[0] = False
+            metrics.first_event(time.perf_counter() - request["started"])
+
     try:
-        async for event in events:
-            if first:
-                metrics.first_event(time.perf_counter() - request["started"])
-                first = False
-            yield event
+        yield first_event
     finally:
         metrics.stream_open(-1)
-        await events.aclose()  # type: ignore[attr-defined]
 
 
 @routes.get("/metrics")

@@ -11,7 +11,7 @@ from gateway.engine.service import ResponsesService
 from gateway.engine.sse import sse_frame
 from gateway.errors import InvalidRequest
 from gateway.http.common import error_response, json_response, page_params, read_json
-from gateway.http.ops import note_response_id, observe_stream
+from gateway.http.ops import note_response_id, stream_observed
 from gateway.http.websocket import responses_websocket
 from gateway.schema.pages import list_body
 
@@ -27,18 +27,20 @@ async def stream_events(request: web.Request, events: AsyncIterator[Event]) -> w
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     )
     await resp.prepare(request)
-    events = observe_stream(request, events)
     response_id = None
-    try:
-        async for event in events:
-            if response_id is None and isinstance(event.get("response"), dict):
-                response_id = event["response"].get("id")
-            await resp.write(sse_frame(event))
-    except (ConnectionResetError, ConnectionError):
-        if response_id is not None:  # the client left: a foreground run stops, a background one goes on
-            _service(request).abandon(response_id)
-    finally:
-        await events.aclose()  # type: ignore[attr-defined]
+    with stream_observed(request) as first_event:
+        try:
+            async for event in events:
+                if response_id is None:
+                    first_event()
+                    if isinstance(event.get("response"), dict):
+                        response_id = event["response"].get("id")
+                await resp.write(sse_frame(event))
+        except (ConnectionResetError, ConnectionError):
+            if response_id is not None:  # the client left: a foreground run stops, a background one goes on
+                _service(request).abandon(response_id)
+        finally:
+            await events.aclose()  # type: ignore[attr-defined]
     return resp
 
 
