@@ -80,8 +80,8 @@ class PageRequest:
 
     def keyset(self, binds: Binds, table: str, key: str, id_column: str = "id") -> str:
         """Bounds and tail for a table ordered by `key` whose cursors are its `id_column` values."""
-        lookup = self.bounds(key, binds, lambda cur: f"SELECT {key} FROM {table} WHERE {id_column} = {cur}")
-        return lookup + self.tail(binds, key)
+        where = self.bounds(key, binds, lambda cur: f"SELECT {key} FROM {table} WHERE {id_column} = {cur}")
+        return where + self.tail(binds, key)
 
     def tail(self, binds: Binds, *keys: str) -> str:
         """`ORDER BY` the keys in scan direction and `LIMIT` one beyond the page (to learn `has_more`)."""

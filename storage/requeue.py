@@ -18,12 +18,13 @@ import orjson
 from storage.base import JSON, Requeued
 
 
-def requeue(c: Any, response: JSON, owner: str, request: JSON) -> bool:
-    """Hand `response` back if `owner` still holds it; False if it does not (ended or taken over)."""
+def requeue(c: Any, response: JSON, owner: str, request: JSON) -> list[str] | None:
+    """Hand `response` back if `owner` still holds it: the ids of the output items it unlinked (the
+    store deletes those no one else links); None if `owner` does not hold it (ended or taken over)."""
     rid = response["id"]
     held = c.execute("SELECT owner FROM responses WHERE id = ?", (rid,)).fetchone()
     if held is None or held[0] != owner:
-        return False
+        return None
     waiting = {k: v for k, v in response.items() if k != "output"}
     waiting.update(status="queued", error=None, incomplete_details=None, usage=None)
     now = time.time()
@@ -34,23 +35,18 @@ def requeue(c: Any, response: JSON, owner: str, request: JSON) -> bool:
     )
     outputs = [r[0] for r in c.execute("SELECT item_id FROM response_items WHERE response_id = ? AND role = 1", (rid,))]
     c.execute("DELETE FROM response_items WHERE response_id = ? AND role = 1", (rid,))
-    c.executemany(
-        "DELETE FROM items WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM response_items WHERE item_id = ?1) "
-        "AND NOT EXISTS (SELECT 1 FROM conversation_items WHERE item_id = ?1)",
-        [(i,) for i in outputs],
-    )
     for table in ("response_events", "response_event_chunks", "response_cancels"):
         c.execute(f"DELETE FROM {table} WHERE response_id = ?", (rid,))
     c.execute(
         "INSERT OR REPLACE INTO response_requeue (response_id, request, queued_at) VALUES (?, ?, ?)",
         (rid, orjson.dumps(request), now),
     )
-    return True
+    return outputs
 
 
 def claim(c: Any, owner: str, lease_until: float, limit: int) -> list[Requeued]:
-    """Lease up to `limit` requeued runs to `owner`, oldest first, and take their requests."""
-    c.execute("DELETE FROM response_requeue WHERE response_id NOT IN (SELECT id FROM responses)")  # deleted since
+    """Lease up to `limit` requeued runs to `owner`, oldest first, and take their requests (a deleted
+    response took its requeue row with it)."""
     rows = c.execute(
         "SELECT q.response_id, q.request, r.data, r.project FROM response_requeue q "
         "JOIN responses r ON r.id = q.response_id WHERE r.owner IS NULL ORDER BY q.queued_at LIMIT ?",

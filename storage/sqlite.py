@@ -376,7 +376,13 @@ class SQLiteStore:
         return await self._writer.transact(renew)
 
     async def requeue_response(self, response: JSON, owner: str, request: JSON) -> bool:
-        return bool(await self._writer.transact(lambda c: requeue.requeue(c, response, owner, request)))
+        def write(c: Any) -> bool:
+            dropped = requeue.requeue(c, response, owner, request)
+            if dropped is not None:
+                _delete_orphans(c, dropped)
+            return dropped is not None
+
+        return bool(await self._writer.transact(write))
 
     async def claim_requeued(self, owner: str, limit: int) -> list[Requeued]:
         if not await self._reader.run(requeue.any_waiting):  # the common case: one read, no write lock

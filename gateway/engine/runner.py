@@ -57,10 +57,11 @@ class ResponseRun:
         self.p = prepared
         self.response = prepared.response
         self.events = EventBuilder(self.response, keep_log=prepared.req.background)
-        self.context: list[dict[str, Any]] = deps.tools.expand(prepared.context_items())
+        context = prepared.context_items()
+        self.context: list[dict[str, Any]] = deps.tools.expand(context)
         self.error: APIError | None = None
         self.server_tools: list[ServerTool] = []
-        self.tool_search = ToolSearch.from_request(prepared.req.tools or [], prepared.context_items())
+        self.tool_search = ToolSearch.from_request(prepared.req.tools or [], context)
         self._load_tools()
         self.server_calls_made = 0
         self.citations = CitationSources()  # sources server-side tools showed the model
@@ -257,9 +258,10 @@ class ResponseRun:
                 yield event
         except asyncio.CancelledError:
             self._abort_turn()
-            if self.cancel_status == "requeue" and await self._requeue():
-                raise
-            self.cancel_status = "failed" if self.cancel_status == "requeue" else self.cancel_status
+            if self.cancel_status == "requeue":
+                if await self._requeue():
+                    raise
+                self.cancel_status = "failed"  # it could not be handed back: it ends as at any shutdown
             error = None
             if self.cancel_status == "failed":
                 error = self.cancel_error or ServerError("The gateway shut down while producing this response.")

@@ -21,6 +21,7 @@ Without a `tool_search` tool, `defer_loading` changes nothing: every tool is off
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,7 +136,7 @@ def _arguments(raw: str) -> Any:
 class ServerToolSearch:
     """The hosted search as a server-side tool of the run: it answers the model's `tool_search` calls."""
 
-    def __init__(self, search: ToolSearch, on_load: Any) -> None:
+    def __init__(self, search: ToolSearch, on_load: Callable[[], None]) -> None:
         self.search_state = search
         self.on_load = on_load  # the run re-reads its tools when a search loads some
 

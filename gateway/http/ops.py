@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from aiohttp import web
@@ -146,23 +146,19 @@ def note_response_id(request: web.Request, response_id: str) -> None:
 
 
 @contextlib.contextmanager
-def stream_observed(request: web.Request) -> Iterator[Callable[[], None]]:
-    """Count an SSE stream as active while it is open; call what it gives at the first event.
-
-    A context manager, not a generator around the events: a generator would be one more layer
-    every streamed token passes through."""
+def stream_open() -> Iterator[None]:
+    """Count an SSE stream as active while it is open (a context manager, not a generator around
+    the events: that would be one more layer every streamed token passes through)."""
     metrics.stream_open(1)
-    pending = [True]
-
-    def first_event() -> None:
-        if pending[0]:
-            pending[0] = False
-            metrics.first_event(time.perf_counter() - request["started"])
-
     try:
-        yield first_event
+        yield
     finally:
         metrics.stream_open(-1)
+
+
+def first_event(request: web.Request) -> None:
+    """Time from the request's arrival to its stream's first event."""
+    metrics.first_event(time.perf_counter() - request["started"])
 
 
 @routes.get("/metrics")

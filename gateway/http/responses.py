@@ -11,7 +11,7 @@ from gateway.engine.service import ResponsesService
 from gateway.engine.sse import sse_frame
 from gateway.errors import InvalidRequest
 from gateway.http.common import error_response, json_response, page_params, read_json
-from gateway.http.ops import note_response_id, stream_observed
+from gateway.http.ops import first_event, note_response_id, stream_open
 from gateway.http.websocket import responses_websocket
 from gateway.schema.pages import list_body
 
@@ -28,13 +28,15 @@ async def stream_events(request: web.Request, events: AsyncIterator[Event]) -> w
     )
     await resp.prepare(request)
     response_id = None
-    with stream_observed(request) as first_event:
+    first = True
+    with stream_open():
         try:
             async for event in events:
-                if response_id is None:
-                    first_event()
-                    if isinstance(event.get("response"), dict):
-                        response_id = event["response"].get("id")
+                if first:
+                    first = False
+                    first_event(request)
+                if response_id is None and isinstance(event.get("response"), dict):
+                    response_id = event["response"].get("id")
                 await resp.write(sse_frame(event))
         except (ConnectionResetError, ConnectionError):
             if response_id is not None:  # the client left: a foreground run stops, a background one goes on

@@ -307,8 +307,11 @@ class PostgresStore:
         return int(status.rsplit(" ", 1)[-1])
 
     async def requeue_response(self, response: JSON, owner: str, request: JSON) -> bool:
-        async with self.db.pool.acquire() as c:
-            return await requeue.requeue(c, response, owner, request)
+        async with self.db.pool.acquire() as c, c.transaction():
+            dropped = await requeue.requeue(c, response, owner, request)
+            if dropped is not None:
+                await _delete_orphans(c, dropped)
+            return dropped is not None
 
     async def claim_requeued(self, owner: str, limit: int) -> list[Requeued]:
         async with self.db.pool.acquire() as c:
