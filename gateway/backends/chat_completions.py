@@ -13,7 +13,7 @@ from gateway.backends.chat_translate import (
     apply_completion,
     build_chat_body,
 )
-from gateway.backends.http_client import HTTPBackend, iter_sse
+from gateway.backends.http_client import HTTPBackend, sse_reads
 from gateway.engine.turn import TurnAssembler
 from gateway.errors import BackendError
 from gateway.jsonutil import dumps, loads
@@ -31,7 +31,8 @@ class ChatCompletionsBackend(HTTPBackend):
         return int(found["count"])
 
     async def turn_stream(self, turn: TurnRequest, sink: TurnAssembler) -> AsyncIterator[None]:
-        """Stream one model call into `sink`, yielding after each chunk so events flow out at once."""
+        """Stream one model call into `sink`, yielding after each read of the body so its events flow out
+        at once."""
         async with self.http.post("/chat/completions", build_chat_body(turn)) as resp:
             if "text/event-stream" not in resp.headers.get("Content-Type", ""):
                 try:
@@ -42,19 +43,22 @@ class ChatCompletionsBackend(HTTPBackend):
                 yield None
                 return
             done = False
-            async for _event, data in iter_sse(resp):
-                if data == b"[DONE]":
-                    done = True
+            async for events in sse_reads(resp):
+                for _event, data in events:
+                    if data == b"[DONE]":
+                        done = True
+                        break
+                    try:
+                        chunk = loads(data)
+                    except ValueError:  # the same mapping as the Envoy door's (#19)
+                        raise BackendError("the inference backend sent an invalid stream chunk") from None
+                    if isinstance(chunk, dict) and "error" in chunk and not chunk.get("choices"):
+                        err = chunk["error"]
+                        code = int(err.get("code") or 500) if isinstance(err, dict) else 500
+                        raise map_backend_error(code if 400 <= code < 600 else 500, dumps(chunk))
+                    apply_chunk(chunk, sink)
+                yield None  # once per read: what it carried leaves together
+                if done:
                     break
-                try:
-                    chunk = loads(data)
-                except ValueError:  # the same mapping as the Envoy door's (#19)
-                    raise BackendError("the inference backend sent an invalid stream chunk") from None
-                if isinstance(chunk, dict) and "error" in chunk and not chunk.get("choices"):
-                    err = chunk["error"]
-                    code = int(err.get("code") or 500) if isinstance(err, dict) else 500
-                    raise map_backend_error(code if 400 <= code < 600 else 500, dumps(chunk))
-                apply_chunk(chunk, sink)
-                yield None
         if sink.finish_reason is None:  # no [DONE], or a [DONE] after no choice ever finished
             raise BackendError(STREAM_UNFINISHED if done else STREAM_CUT)

@@ -103,13 +103,17 @@ class BackendHTTP:
             raise BackendTimeout(f"the inference backend at {self.base_url} timed out") from None
 
 
-async def iter_sse(resp: aiohttp.ClientResponse) -> AsyncIterator[tuple[str | None, bytes]]:
+async def sse_reads(resp: aiohttp.ClientResponse) -> AsyncIterator[list[tuple[str | None, bytes]]]:
+    """The events each read of the body completes, a list per read (none for a read that completes
+    none). Per read, not per event: under load one read carries many tokens, and every layer an
+    event passed through one by one (this generator, the backend's, the runner's) cost CPU per token;
+    all of a read's events were there at once, so none waits for the others."""
     parser = SSEParser()
     async for chunk in resp.content.iter_any():
-        for event in parser.feed(chunk):
-            yield event
-    for event in parser.close():
-        yield event
+        if events := parser.feed(chunk):
+            yield events
+    if events := parser.close():
+        yield events
 
 
 class HTTPBackend:

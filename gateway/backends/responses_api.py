@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from gateway.backends.base import TurnRequest
-from gateway.backends.http_client import HTTPBackend, iter_sse
+from gateway.backends.http_client import HTTPBackend, sse_reads
 from gateway.engine.turn import TurnAssembler
 from gateway.errors import BackendError
 from gateway.jsonutil import loads
@@ -97,10 +97,15 @@ class ResponsesBackend(HTTPBackend):
                 apply_event({"type": f"response.{body.get('status', 'completed')}", "response": body}, sink)
                 yield None
                 return
-            async for _event, data in iter_sse(resp):
-                if data == b"[DONE]":
-                    break
-                apply_event(loads(data), sink)
+            done = False
+            async for events in sse_reads(resp):
+                for _event, data in events:
+                    if data == b"[DONE]":
+                        done = True
+                        break
+                    apply_event(loads(data), sink)
                 yield None
+                if done:
+                    break
         if sink.finish_reason is None:
             raise BackendError("the inference backend's stream ended before the response was complete")
