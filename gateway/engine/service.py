@@ -20,6 +20,7 @@ from gateway import metrics
 from gateway.engine import compaction, requeue
 from gateway.engine.context import EngineDeps, Prepared, prepare
 from gateway.engine.events import Event
+from gateway.engine.feed import Feed
 from gateway.engine.leases import LeaseKeeper
 from gateway.engine.owner import OWNER
 from gateway.engine.relay import EventRelay, follow
@@ -37,52 +38,11 @@ TERMINAL = ("completed", "failed", "incomplete", "cancelled")
 POLL_INTERVAL = 0.25  # a response another process produces: how often to look at its row
 
 
-class _Feed:
-    """The events of a detached run, for whoever listens: the client that created it and, for a
-    background run (`keep`), anyone who resumes it later from a sequence number."""
-
-    def __init__(self, keep: bool) -> None:
-        self.log: list[Event] | None = [] if keep else None
-        self.queues: list[asyncio.Queue[Event | None]] = []
-        self.ended = False
-
-    def push(self, event: Event | None) -> None:
-        if event is None:
-            self.ended = True
-        elif self.log is not None:
-            self.log.append(event)
-        for queue in self.queues:
-            queue.put_nowait(event)
-
-    def listen(self, after: int = -1) -> AsyncIterator[Event]:
-        """Events with a sequence number above `after`: the kept ones at once, then live ones.
-
-        Subscribes now, not at the first iteration, so no event pushed in between is lost.
-        """
-        queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        for event in self.log or ():
-            if event["sequence_number"] > after:
-                queue.put_nowait(event)
-        if self.ended:
-            queue.put_nowait(None)
-        else:
-            self.queues.append(queue)
-        return self._drain(queue)
-
-    async def _drain(self, queue: asyncio.Queue[Event | None]) -> AsyncIterator[Event]:
-        try:
-            while (event := await queue.get()) is not None:
-                yield event
-        finally:
-            if queue in self.queues:
-                self.queues.remove(queue)
-
-
 class ResponsesService:
     def __init__(self, deps: EngineDeps) -> None:
         self.deps = deps
         self.store = deps.store
-        self.running: dict[str, tuple[ResponseRun, asyncio.Task[None], _Feed]] = {}
+        self.running: dict[str, tuple[ResponseRun, asyncio.Task[None], Feed]] = {}
         self._cancel_watch: asyncio.Task[None] | None = None
         lease = deps.settings.run_lease_seconds
         self.leases = LeaseKeeper(self.store, OWNER, lease, on_sweep=self.claim_requeued)
@@ -118,7 +78,7 @@ class ResponsesService:
                     continue
                 run = self._new_run(prepared)
                 run.resumed = True
-                self._detach(run, _Feed(keep=True))
+                self._detach(run, Feed(keep=True))
             started.append(run.id)
         if started:
             log.info("running again %d background response(s) a stopped process handed back", len(started))
@@ -168,21 +128,21 @@ class ResponsesService:
         run = self._new_run(prepared)
         if not prepared.stored:
             return run.run(persist_start=False)
-        feed = _Feed(keep=False)
+        feed = Feed(keep=False)
         events = feed.listen()  # subscribed before the run starts
         self._detach(run, feed)
         return events
 
     async def background(self, prepared: Prepared, *, stream: bool) -> dict[str, Any] | AsyncIterator[Event]:
         run = self._new_run(prepared)
-        feed = _Feed(keep=True)
+        feed = Feed(keep=True)
         first = self._detach(run, feed)
         if stream:
             return feed.listen()
         await first  # the queued response is stored before its id is handed out
         return {**run.response, "status": "queued", "output": []}
 
-    def _detach(self, run: ResponseRun, feed: _Feed) -> asyncio.Future[None]:
+    def _detach(self, run: ResponseRun, feed: Feed) -> asyncio.Future[None]:
         started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         queued = 1 if run.p.req.background else 0
 

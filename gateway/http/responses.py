@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from gateway.engine.events import Event
+from gateway.engine.feed import Listener
 from gateway.engine.service import ResponsesService
 from gateway.engine.sse import sse_frame
 from gateway.errors import InvalidRequest
@@ -29,6 +30,9 @@ async def stream_events(request: web.Request, events: AsyncIterator[Event]) -> w
     await resp.prepare(request)
     response_id = None
     first = True
+    # What is ready goes out in one write (see `gateway.engine.feed`); other streams write per event.
+    more_ready = events.more_ready if isinstance(events, Listener) else None
+    frames: list[bytes] = []
     with stream_open():
         try:
             async for event in events:
@@ -37,7 +41,12 @@ async def stream_events(request: web.Request, events: AsyncIterator[Event]) -> w
                     first_event(request)
                 if response_id is None and isinstance(event.get("response"), dict):
                     response_id = event["response"].get("id")
-                await resp.write(sse_frame(event))
+                frames.append(sse_frame(event))
+                if more_ready is None or not more_ready():
+                    await resp.write(b"".join(frames) if len(frames) > 1 else frames[0])
+                    frames.clear()
+            if frames:
+                await resp.write(b"".join(frames))
         except (ConnectionResetError, ConnectionError):
             if response_id is not None:  # the client left: a foreground run stops, a background one goes on
                 _service(request).abandon(response_id)
