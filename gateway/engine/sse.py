@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from gateway.engine.events import FramedEvent
 from gateway.jsonutil import dumps
 
 
 def sse_frame(event: dict[str, Any]) -> bytes:
-    """One `event: <type>` / `data: <json>` frame, blank-line terminated."""
+    """One `event: <type>` / `data: <json>` frame, blank-line terminated (a delta event brings its
+    own, encoded the same way when it was emitted: `gateway.engine.events.DeltaFrame`)."""
+    if type(event) is FramedEvent:
+        return event.sse
     return b"event: " + event["type"].encode() + b"\ndata: " + dumps(event) + b"\n\n"
