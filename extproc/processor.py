@@ -118,15 +118,19 @@ def error_reply(err: APIError) -> ep.ProcessingResponse:
 
 
 def _body_reply(kind: str, body: bytes | None, mutation: ep.HeaderMutation | None = None) -> ep.ProcessingResponse:
-    """A BodyResponse; ``body`` None leaves the bytes alone, b"" replaces them with nothing."""
-    common = ep.CommonResponse()
+    """A BodyResponse; ``body`` None leaves the bytes alone, b"" replaces them with nothing.
+
+    Built in place: one per streamed token at a GPU's pace, and nesting messages made apart
+    (`ProcessingResponse(response_body=BodyResponse(response=common))`) copies each into its parent.
+    """
+    reply = ep.ProcessingResponse()
+    common = (reply.request_body if kind == "request" else reply.response_body).response
+    common.SetInParent()
     if mutation is not None:
         common.header_mutation.CopyFrom(mutation)
     if body is not None:
         common.body_mutation.body = body  # sets the oneof even when empty
-    if kind == "request":
-        return ep.ProcessingResponse(request_body=ep.BodyResponse(response=common))
-    return ep.ProcessingResponse(response_body=ep.BodyResponse(response=common))
+    return reply
 
 
 def envoy_local_error(status: int, body: bytes, backend: str) -> APIError:
