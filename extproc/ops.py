@@ -65,7 +65,8 @@ class Observation:
             self.first = True
             metrics.first_event(time.perf_counter() - self.started)
 
-    def response_status(self, status: int, streamed: bool) -> None:
+    def response_status(self, response_id: str, status: int, streamed: bool) -> None:
+        self.ctx["response_id"] = response_id
         if self.status == "0" and status:
             self.status = str(status)
         if streamed and not self.open_stream:

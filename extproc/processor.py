@@ -63,7 +63,7 @@ from gateway.jsonutil import (
     parse_request_body,
 )
 from gateway.research.models import is_research
-from storage.scope import project_scope
+from storage.scope import act_for, project_scope
 
 log = logging.getLogger(__name__)
 
@@ -189,18 +189,20 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         ex = _Exchange(self)
         obs = Observation()
         self.active += 1
+        act_for(None)  # this stream's task acts for the caller's project once its headers were read
         try:
             async for msg in request_iterator:
                 began = time.perf_counter()
                 if self.draining and ex.run is None:
                     reply, last = immediate(503, SHUTTING_DOWN), True
                 else:
-                    with project_scope(ex.project):  # the caller's, once its headers were read
-                        reply, last = await ex.handle(msg)
+                    project = ex.project
+                    reply, last = await ex.handle(msg)
+                    if ex.project != project:
+                        act_for(ex.project)
                 obs.saw(msg, reply, last, began)
                 if ex.run is not None:
-                    obs.ctx["response_id"] = ex.run.id
-                    obs.response_status(ex.status, ex.streamed)
+                    obs.response_status(ex.run.id, ex.status, ex.streamed)
                 yield reply
                 if last:
                     return

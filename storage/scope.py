@@ -48,6 +48,13 @@ def project_scope(project: str | None) -> Iterator[None]:
         _PROJECT.reset(token)
 
 
+def act_for(project: str | None) -> None:
+    """Act for `project` for the rest of the current task: a gRPC stream's handler runs in a task
+    of its own, and entering `project_scope` for each of its messages (one per streamed token) cost
+    more than the message's own translation."""
+    _PROJECT.set(project)
+
+
 def filter_sql(column: str = "project") -> Scope:
     """`" AND <column> = ?"` and its parameter for the current project, or nothing for system work."""
     project = _PROJECT.get()
