@@ -62,6 +62,7 @@ from gateway.jsonutil import (
     loads,
     parse_request_body,
 )
+from gateway.redact import hide_internal
 from gateway.research.models import is_research
 from storage.scope import act_for, project_scope
 
@@ -139,9 +140,11 @@ def envoy_local_error(status: int, body: bytes, backend: str) -> APIError:
         (b"upstream connect error", b"no healthy upstream", b"upstream request timeout", b"stream timeout")
     ):
         detail = body.decode("utf-8", "replace").strip()
+        log.warning("the inference backend at %s: Envoy answered %d %s", backend, status, detail)
+        detail = hide_internal(detail)  # the client learns what failed, not where the backend lives
         if status == 504 or body.startswith(b"upstream request timeout"):
-            return BackendTimeout(f"the inference backend at {backend} timed out ({detail})")
-        return BackendError(f"could not connect to the inference backend at {backend}: {detail}")
+            return BackendTimeout(f"the inference backend timed out ({detail})")
+        return BackendError(f"could not connect to the inference backend: {detail}")
     return map_backend_error(status, body)
 
 

@@ -36,6 +36,7 @@ def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
             settings.admin_key,
         ]
     )
+    redact.register_hosts([settings.backend_base, settings.embedding_url])  # hidden from clients, not logs
     http = BackendHTTP(
         settings.backend_base, settings.backend_api_key, settings.backend_connect_timeout, settings.backend_read_timeout
     )

@@ -12,6 +12,7 @@ settings at start-up: they need not look like secrets), and patterns for what lo
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -72,3 +73,79 @@ def redact_url(url: str) -> str:
         pairs = parse_qsl(query, keep_blank_values=True)
         query = urlencode([(k, REDACTED if _SECRET_PARAM.search(k) else v) for k, v in pairs], safe="[]")
     return redact(urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)))
+
+
+# --- internal addresses in what a backend said (#19) --------------------------------------------
+# A backend's error text (a 5xx body, a connection error) may name the hosts behind the gateway:
+# the inference server's URL, a pod's address, a proxy's upstream. Clients get that text with those
+# hidden; the gateway's own logs keep them (operators need them), so this is not part of `redact`.
+INTERNAL = "[internal address]"
+_URL_AUTHORITY = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s/\"'<>]+")  # a URL's scheme and authority
+_CLUSTER_SUFFIX = r"(?:svc|cluster\.local|internal|local|lan|localdomain)"
+_CLUSTER_NAME = re.compile(  # cluster-internal DNS names
+    rf"(?i)(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.{_CLUSTER_SUFFIX}(?::\d+)?(?![\w.-])"
+)
+_registered: set[str] = set()
+_IP_LITERAL = re.compile(  # IPv4, or IPv6 (bracketed or not), with a port if any
+    r"(?<![\w.:])(?:(?P<v4>\d{1,3}(?:\.\d{1,3}){3})|\[?(?P<v6>[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7})\]?)"
+    r"(?::\d+)?(?![\w.])"
+)
+
+
+def _internal_url(match: re.Match[str]) -> str:
+    """A URL's authority, hidden when its host is internal: a bare service name ("http://vllm:8000"),
+    a cluster name, a non-global address, or a configured upstream; public URLs (docs) stay."""
+    try:
+        host = (urlsplit(match[0]).hostname or "").lower()
+    except ValueError:
+        return INTERNAL
+    internal = "." not in host or host in _registered or bool(re.fullmatch(rf".*\.{_CLUSTER_SUFFIX}", host))
+    if not internal:
+        try:
+            internal = not ipaddress.ip_address(host).is_global
+        except ValueError:
+            pass
+    return INTERNAL if internal else match[0]
+
+
+def _non_global_ip(match: re.Match[str]) -> str:
+    try:
+        address = ipaddress.ip_address(match["v4"] or match["v6"])
+    except ValueError:
+        return match[0]  # a version number, a time of day: not an address
+    return match[0] if address.is_global else INTERNAL
+
+
+_hosts_re: re.Pattern[str] | None = None
+
+
+def register_hosts(urls: Iterable[str | None]) -> None:
+    """Remember the hosts of configured upstream URLs (the backend's, the embedder's, ...), so
+    `hide_internal` hides them by name even where they look public or are a bare service name."""
+    global _hosts_re
+    for url in urls:
+        try:
+            host = urlsplit(url).hostname if url else None
+        except ValueError:
+            host = None
+        if host:
+            _registered.add(host.lower())
+    if _registered:
+        # a dotted name is hidden wherever it stands; a bare service name ("vllm") only with its
+        # port, as the word alone is often the software's name too
+        ordered = sorted(_registered, key=len, reverse=True)
+        dotted = [re.escape(h) for h in ordered if "." in h or ":" in h]
+        bare = [re.escape(h) for h in ordered if "." not in h and ":" not in h]
+        alternatives = [f"(?:{'|'.join(dotted)})(?::\\d+)?"] if dotted else []
+        alternatives += [f"(?:{'|'.join(bare)}):\\d+"] if bare else []
+        _hosts_re = re.compile(rf"(?i)(?<![\w.-])(?:{'|'.join(alternatives)})(?![\w-]|\.\w)")
+
+
+def hide_internal(text: str) -> str:
+    """`text` (a backend's words on their way to a client) with internal addresses hidden."""
+    text = _URL_AUTHORITY.sub(_internal_url, text)
+    text = _CLUSTER_NAME.sub(INTERNAL, text)
+    text = _IP_LITERAL.sub(_non_global_ip, text)
+    if _hosts_re is not None:
+        text = _hosts_re.sub(INTERNAL, text)
+    return text

@@ -96,3 +96,31 @@ def test_malformed_stream_same_on_both_doors(doors: tuple[Backend, EnvoyStack], 
         assert stored["status"] == "failed" and stored["error"]["code"] == "backend_error"
         seen.append((final["error"]["code"], final["error"]["message"]))
     assert seen[0] == seen[1], seen
+
+
+INTERNAL_WORDS = "upstream connect error to http://vllm-0.vllm.svc.cluster.local:8000/v1 (pod 10.2.3.4:8000)"
+
+
+def test_a_backend_5xx_naming_internal_hosts_reaches_no_client(doors: tuple[Backend, EnvoyStack]) -> None:
+    """A backend's (or its proxy's) 5xx body that names the hosts behind the gateway: both doors
+    answer the same OpenAI error body, streamed and stored alike, with those hosts hidden, the
+    backend's own address included; what failed is still said."""
+    backend, stack = doors
+    own = backend.url.split("//", 1)[1].split("/", 1)[0]  # 127.0.0.1:<port>
+    words = f"{INTERNAL_WORDS}; backend {own} overloaded"
+    seen = []
+    for name, base in (("http", stack.http_url), ("envoy", stack.url)):
+        marker = f"internal-{name}"
+        backend.script(marker, *[{"status": 503, "error": words}] * 2)
+        status, body = _create(base, marker)
+        events = _stream(base, marker)
+        with urllib.request.urlopen(f"{stack.http_url}/responses/{events[-1]['response']['id']}", timeout=10) as r:
+            stored = json.loads(r.read())
+        shown = [body["error"]["message"], events[-1]["response"]["error"]["message"], stored["error"]["message"]]
+        for text in shown:
+            for hidden in ("svc.cluster.local", "vllm-0", "10.2.3.4", own, "127.0.0.1"):
+                assert hidden not in text, (name, text)
+            assert "[internal address]" in text and "overloaded" in text, (name, text)
+        assert stored["status"] == "failed" and events[-1]["type"] == "response.failed"
+        seen.append((status, body["error"]["code"], body["error"]["message"]))
+    assert seen[0] == seen[1], seen

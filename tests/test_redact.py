@@ -113,3 +113,28 @@ def test_redaction_rules() -> None:
         == f"https://{REDACTED}@h.example:8443/p?token={REDACTED}&page=2"
     )
     assert redact_url("https://h.example/p?q=plain") == "https://h.example/p?q=plain"
+
+
+def test_internal_addresses_are_hidden_from_clients_and_public_ones_kept() -> None:
+    """`hide_internal` (a backend's words on their way to a client): internal URLs, non-global
+    addresses, cluster names and the configured upstreams' hosts go; public hosts, version numbers,
+    times and the software's name stay."""
+    from gateway.redact import INTERNAL, hide_internal, register_hosts
+
+    register_hosts(["http://inference-svc:8000/v1", "https://embedder.corp.example/v1"])
+    hidden = {
+        "connect to http://vllm-0.vllm.svc.cluster.local:8000/v1/chat failed": "vllm-0",
+        "Cannot connect to host inference-svc:8000 ssl:default": "inference-svc:8000",
+        "remote 10.2.3.4:8000 reset": "10.2.3.4",
+        "peer 172.20.0.5 and 192.168.1.9": "172.20.0.5",
+        "ipv6 [fd00::1]:8000": "fd00::1",
+        "node ip-10-0-0-1.ec2.internal down": "ec2.internal",
+        "embedder.corp.example:443 said no": "embedder.corp.example",
+        "see http://127.0.0.1:9/x": "127.0.0.1",
+    }
+    for text, gone in hidden.items():
+        shown = hide_internal(text)
+        assert gone not in shown and INTERNAL in shown, (text, shown)
+    for kept in ("resolver 8.8.8.8 said no", "see https://docs.vllm.ai/en/latest", "vLLM 0.10.2 at 12:30:45"):
+        assert hide_internal(kept) == kept
+    assert hide_internal("the inference-svc model") == "the inference-svc model"  # a bare name needs its port

@@ -6,6 +6,7 @@ into a backend request and reports the model's output into a `TurnAssembler`.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -13,6 +14,9 @@ from typing import Any, Protocol
 from gateway.engine.turn import TurnAssembler
 from gateway.errors import APIError, BackendError, InvalidRequest, NotFound
 from gateway.jsonutil import JSONDecodeError, loads
+from gateway.redact import hide_internal
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -73,6 +77,9 @@ def map_backend_error(status: int, body: bytes) -> APIError:
             message = err
     except (JSONDecodeError, ValueError, AttributeError):
         pass
+    if status >= 500:
+        log.warning("the inference backend answered HTTP %d: %s", status, message)  # hosts and all
+    message = hide_internal(message)  # a backend's or proxy's words may name the hosts behind us
     lowered = message.lower()
     if status in (400, 413, 422) and (
         "context length" in lowered or "maximum context" in lowered or "too long" in lowered

@@ -6,6 +6,7 @@ response with a reason instead of leaking a traceback or leaving the response `i
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -19,6 +20,9 @@ from gateway.backends.base import map_backend_error
 from gateway.backends.sse import SSEParser
 from gateway.errors import BackendError, BackendTimeout
 from gateway.jsonutil import dumps
+from gateway.redact import hide_internal
+
+log = logging.getLogger(__name__)
 
 
 class BackendHTTP:
@@ -66,11 +70,11 @@ class BackendHTTP:
                     raise map_backend_error(resp.status, await resp.read())
                 yield resp
         except (aiohttp.ClientConnectorError, ConnectionRefusedError) as exc:
-            raise BackendError(f"could not connect to the inference backend at {self.base_url}: {exc}") from None
+            raise self._unreachable("could not connect to the inference backend", exc) from None
         except TimeoutError:
-            raise BackendTimeout(f"the inference backend at {self.base_url} timed out") from None
+            raise self._timed_out() from None
         except (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
-            raise BackendError(f"the inference backend dropped the connection: {exc}") from None
+            raise self._unreachable("the inference backend dropped the connection", exc) from None
         finally:  # until the caller has read the reply (a stream's last chunk)
             metrics.add_backend_time(time.perf_counter() - started)
 
@@ -82,9 +86,9 @@ class BackendHTTP:
                     raise map_backend_error(resp.status, await resp.read())
                 return await resp.json(content_type=None)
         except aiohttp.ClientError as exc:
-            raise BackendError(f"could not reach the inference backend: {exc}") from None
+            raise self._unreachable("could not reach the inference backend", exc) from None
         except TimeoutError:
-            raise BackendTimeout("the inference backend timed out") from None
+            raise self._timed_out() from None
 
     @property
     def root_url(self) -> str:
@@ -98,9 +102,18 @@ class BackendHTTP:
                     raise map_backend_error(resp.status, await resp.read())
                 return await resp.json(content_type=None)
         except aiohttp.ClientError as exc:
-            raise BackendError(f"could not reach the inference backend at {self.base_url}: {exc}") from None
+            raise self._unreachable("could not reach the inference backend", exc) from None
         except TimeoutError:
-            raise BackendTimeout(f"the inference backend at {self.base_url} timed out") from None
+            raise self._timed_out() from None
+
+    def _unreachable(self, what: str, exc: BaseException) -> BackendError:
+        """The client learns what failed, not where the backend lives; the log says where (#19)."""
+        log.warning("%s at %s: %s", what, self.base_url, exc)
+        return BackendError(f"{what}: {hide_internal(str(exc))}")
+
+    def _timed_out(self) -> BackendTimeout:
+        log.warning("the inference backend at %s timed out", self.base_url)
+        return BackendTimeout("the inference backend timed out")
 
 
 async def sse_reads(resp: aiohttp.ClientResponse) -> AsyncIterator[list[tuple[str | None, bytes]]]:
