@@ -13,7 +13,7 @@ from gateway.backends.chat_translate import (
     apply_completion,
     build_chat_body,
 )
-from gateway.backends.http_client import HTTPBackend, sse_reads
+from gateway.backends.http_client import HTTPBackend, SSEReads
 from gateway.engine.turn import TurnAssembler
 from gateway.errors import BackendError
 from gateway.jsonutil import dumps, loads
@@ -42,12 +42,9 @@ class ChatCompletionsBackend(HTTPBackend):
                 apply_completion(body, sink)
                 yield None
                 return
-            done = False
-            async for events in sse_reads(resp):
-                for _event, data in events:
-                    if data == b"[DONE]":
-                        done = True
-                        break
+            reads = SSEReads(resp)
+            async for payloads in reads:
+                for data in payloads:
                     try:
                         chunk = loads(data)
                     except ValueError:  # the same mapping as the Envoy door's (#19)
@@ -58,7 +55,5 @@ class ChatCompletionsBackend(HTTPBackend):
                         raise map_backend_error(code if 400 <= code < 600 else 500, dumps(chunk))
                     apply_chunk(chunk, sink)
                 yield None  # once per read: what it carried leaves together
-                if done:
-                    break
         if sink.finish_reason is None:  # no [DONE], or a [DONE] after no choice ever finished
-            raise BackendError(STREAM_UNFINISHED if done else STREAM_CUT)
+            raise BackendError(STREAM_UNFINISHED if reads.done else STREAM_CUT)

@@ -116,17 +116,36 @@ class BackendHTTP:
         return BackendTimeout("the inference backend timed out")
 
 
-async def sse_reads(resp: aiohttp.ClientResponse) -> AsyncIterator[list[tuple[str | None, bytes]]]:
-    """The events each read of the body completes, a list per read (none for a read that completes
-    none). Per read, not per event: under load one read carries many tokens, and every layer an
-    event passed through one by one (this generator, the backend's, the runner's) cost CPU per token;
-    all of a read's events were there at once, so none waits for the others."""
-    parser = SSEParser()
-    async for chunk in resp.content.iter_any():
-        if events := parser.feed(chunk):
-            yield events
-    if events := parser.close():
-        yield events
+class SSEReads:
+    """The data of the events each read of a streamed body completes, a list per read, up to the
+    stream's `[DONE]` (then `done` is true).
+
+    Per read, not per event: under load one read carries many tokens, and every layer an event
+    passed through one by one (this iterator, the backend's, the runner's) cost CPU per token; all
+    of a read's events were there at once, so none waits for the others."""
+
+    def __init__(self, resp: aiohttp.ClientResponse) -> None:
+        self.resp = resp
+        self.done = False
+
+    async def __aiter__(self) -> AsyncIterator[list[bytes]]:
+        parser = SSEParser()
+        async for chunk in self.resp.content.iter_any():
+            if batch := self._data(parser.feed(chunk)):
+                yield batch
+            if self.done:
+                return
+        if batch := self._data(parser.close()):
+            yield batch
+
+    def _data(self, events: list[tuple[str | None, bytes]]) -> list[bytes]:
+        out = []
+        for _event, data in events:
+            if data == b"[DONE]":
+                self.done = True
+                break
+            out.append(data)
+        return out
 
 
 class HTTPBackend:

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from gateway.backends.base import TurnRequest
-from gateway.backends.http_client import HTTPBackend, sse_reads
+from gateway.backends.http_client import HTTPBackend, SSEReads
 from gateway.engine.turn import TurnAssembler
 from gateway.errors import BackendError
 from gateway.jsonutil import loads
@@ -97,15 +97,9 @@ class ResponsesBackend(HTTPBackend):
                 apply_event({"type": f"response.{body.get('status', 'completed')}", "response": body}, sink)
                 yield None
                 return
-            done = False
-            async for events in sse_reads(resp):
-                for _event, data in events:
-                    if data == b"[DONE]":
-                        done = True
-                        break
+            async for payloads in SSEReads(resp):
+                for data in payloads:
                     apply_event(loads(data), sink)
                 yield None
-                if done:
-                    break
         if sink.finish_reason is None:
             raise BackendError("the inference backend's stream ended before the response was complete")
