@@ -36,13 +36,14 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from bench.bench_envoy import PlainEnvoy
 from bench.bench_gateway import HOST, MODEL
 from bench.loadgen import CHAT_TOKEN, RESPONSES_TOKEN, RawClient, RawConn, Target
-from bench.measure import CpuWatch, add_run_args, cpu_seconds, phase, stats, verdict, wait_quiet
+from bench.measure import CpuWatch, add_run_args, cpu_seconds, descendants, phase, stats, verdict, wait_quiet
 from tests.procs import scripted_backend
 from tests.stack import envoy_stack
 
@@ -130,7 +131,18 @@ def targets(backend: int, plain: int, envoy: int, http: int, deltas: int, paced:
     }
 
 
-async def one_round(target: Target, clients: int, streams: int, acc: dict[str, Any], pids: dict[str, int]) -> None:
+Pids = Mapping[str, "int | Sequence[int]"]  # a process, or a door's worker pool (its supervisor and workers)
+
+
+def group_cpu(pids: int | Sequence[int]) -> float:
+    return cpu_seconds(pids) if isinstance(pids, int) else sum(cpu_seconds(p) for p in pids)
+
+
+def flat(pids: Pids) -> list[int]:
+    return [p for group in pids.values() for p in ([group] if isinstance(group, int) else group)]
+
+
+async def one_round(target: Target, clients: int, streams: int, acc: dict[str, Any], pids: Pids) -> None:
     """N clients x M streams back to back; adds wall time, tokens, CPU and samples to `acc`."""
     conns = [GapClient(target, acc["gaps"]) for _ in range(clients)]
 
@@ -141,7 +153,7 @@ async def one_round(target: Target, clients: int, streams: int, acc: dict[str, A
 
     gc.collect()
     gc.disable()
-    cpu0 = {n: cpu_seconds(p) for n, p in pids.items()}
+    cpu0 = {n: group_cpu(p) for n, p in pids.items()}
     t0 = time.perf_counter()
     try:
         await asyncio.wait_for(asyncio.gather(*(worker(c) for c in conns)), 600)
@@ -149,13 +161,13 @@ async def one_round(target: Target, clients: int, streams: int, acc: dict[str, A
         gc.enable()
     acc["wall"] += time.perf_counter() - t0
     for n, p in pids.items():
-        acc["cpu"][n] = acc["cpu"].get(n, 0.0) + cpu_seconds(p) - cpu0[n]
+        acc["cpu"][n] = acc["cpu"].get(n, 0.0) + group_cpu(p) - cpu0[n]
     acc["tokens"] += sum(c.total() for c in conns)
     for c in conns:
         await c.close()
 
 
-async def run(args: argparse.Namespace, t: dict[str, Target], pids: dict[str, int]) -> dict[str, Any]:
+async def run(args: argparse.Namespace, t: dict[str, Target], pids: Pids) -> dict[str, Any]:
     accs: dict[str, dict[str, Any]] = {
         k: {"wall": 0.0, "tokens": 0, "cpu": {}, "gaps": [], "samples": []} for k in KINDS
     }
@@ -165,7 +177,7 @@ async def run(args: argparse.Namespace, t: dict[str, Target], pids: dict[str, in
         bad = [s for s in scratch["samples"] if not s.ok]
         if bad or scratch["tokens"] < 4 * args.deltas:
             raise RuntimeError(f"{t[k].name}: failed warm-up ({len(bad)} bad, {scratch['tokens']} tokens)")
-    watch = CpuWatch(list(pids.values()))
+    watch = CpuWatch(flat(pids))
     watch.start()
     for r in range(args.rounds):
         for k in KINDS:
@@ -195,7 +207,7 @@ def report(res: dict[str, Any]) -> str:
         f"Streaming benchmark: {m['clients']} clients x {m['streams']} streams x {m['deltas'] + 1} deltas, "
         f"{m['rounds']} interleaved rounds, "
         + (f"paced {m['pace_ms']:g} ms/delta, " if m.get("pace_ms") else "flat out, ")
-        + f"{m['cpus']} CPUs shared (other processes: "
+        + f"{m.get('workers', 1)} process(es) per door, {m['cpus']} CPUs shared (other processes: "
         f"{res['machine']['foreign_cores']:.2f} cores)",
         "",
         f"  {'kind':<54}{'tok/s':>8} {'ratio':>6}  CPU us/token per process"
@@ -252,6 +264,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--pace-ms", type=float, default=0.0, help="the stand-in waits this long between deltas (0: flat out)"
     )
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="GATEWAY_WORKERS: processes per door (the product's default is the cores available; 1 shows"
+        " one process's cost)",
+    )
     add_run_args(ap, RESULTS)
     args = ap.parse_args(argv)
     if args.wait_quiet:
@@ -260,16 +279,16 @@ def main(argv: list[str] | None = None) -> int:
     with (
         tempfile.TemporaryDirectory(prefix="bench-stream-") as tmp,
         scripted_backend(MODEL) as backend,
-        envoy_stack(backend.url, Path(tmp) / "stack") as stack,
+        envoy_stack(backend.url, Path(tmp) / "stack", GATEWAY_WORKERS=str(args.workers)) as stack,
     ):
         plain = PlainEnvoy(backend.port, Path(tmp))
         try:
-            pids = {
+            pids: dict[str, int | Sequence[int]] = {
                 "backend": backend.proc.pid,
                 "envoy_plain": plain.proc.pid,
                 "envoy": stack.envoy.pid,
-                "extproc": stack.extproc.pid,
-                "http": stack.http.proc.pid,
+                "extproc": descendants([stack.extproc.pid]),  # with --workers: the pool's supervisor and workers
+                "http": descendants([stack.http.proc.pid]),
             }
             if args.pace_ms:
                 reply = {"content": " ".join(["hi"] * (args.deltas + 1)), "chunk_delay": args.pace_ms / 1000}
@@ -285,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
         "deltas": args.deltas,
         "rounds": args.rounds,
         "pace_ms": args.pace_ms,
+        "workers": args.workers,
         "cpus": os.cpu_count(),
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }

@@ -33,33 +33,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.loadgen import Generator, Target
-from bench.measure import CpuWatch, cpu_seconds
+from bench.measure import CpuWatch, cpu_seconds, descendants
 from tests.procs import Backend, gateway, scripted_backend
 from tests.stack import envoy_stack
 
 MODEL = "scripted-model"
 RESULTS = Path(__file__).resolve().parent / "results" / "workers.json"
 TARGET_RATIO = 1.6
-
-
-def descendants(roots: list[int]) -> list[int]:
-    """The processes and all their children (a worker pool's workers are grandchildren)."""
-    parent: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as fh:
-                    parent[int(entry)] = int(fh.read().rsplit(b")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-    found, frontier = set(roots), list(roots)
-    while frontier:
-        pid = frontier.pop()
-        for child, ppid in parent.items():
-            if ppid == pid and child not in found:
-                found.add(child)
-                frontier.append(child)
-    return sorted(found)
 
 
 @contextmanager
