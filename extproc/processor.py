@@ -139,7 +139,7 @@ def envoy_local_error(status: int, body: bytes, backend: str) -> APIError:
     if status in (502, 503, 504) and body.startswith(
         (b"upstream connect error", b"no healthy upstream", b"upstream request timeout", b"stream timeout")
     ):
-        detail = body.decode("utf-8", "replace").strip()
+        detail = body.decode("utf-8", "replace").strip()[:2000]
         log.warning("the inference backend at %s: Envoy answered %d %s", backend, status, detail)
         detail = hide_internal(detail)  # the client learns what failed, not where the backend lives
         if status == 504 or body.startswith(b"upstream request timeout"):

@@ -80,7 +80,8 @@ def redact_url(url: str) -> str:
 # the inference server's URL, a pod's address, a proxy's upstream. Clients get that text with those
 # hidden; the gateway's own logs keep them (operators need them), so this is not part of `redact`.
 INTERNAL = "[internal address]"
-_URL_AUTHORITY = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s/\"'<>]+")  # a URL's scheme and authority
+# a URL's scheme and authority (a scheme is short: unbounded, "a.a.a…" would be tried from every dot)
+_URL_AUTHORITY = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{0,15}://[^\s/\"'<>]+")
 _CLUSTER_SUFFIX = r"(?:svc|cluster\.local|internal|local|lan|localdomain)"
 _CLUSTER_NAME = re.compile(  # cluster-internal DNS names
     rf"(?i)(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.{_CLUSTER_SUFFIX}(?::\d+)?(?![\w.-])"

@@ -138,3 +138,16 @@ def test_internal_addresses_are_hidden_from_clients_and_public_ones_kept() -> No
     for kept in ("resolver 8.8.8.8 said no", "see https://docs.vllm.ai/en/latest", "vLLM 0.10.2 at 12:30:45"):
         assert hide_internal(kept) == kept
     assert hide_internal("the inference-svc model") == "the inference-svc model"  # a bare name needs its port
+
+
+def test_hiding_internal_addresses_stays_linear_on_hostile_text() -> None:
+    """A backend's body is not ours to trust: runs of dots, colons or hyphens must not make the
+    patterns backtrack quadratically (an unbounded URL scheme did: 20,000 chars took 2 s)."""
+    import time
+
+    from gateway.redact import hide_internal
+
+    for text in ("a." * 100_000, "a-" * 100_000, "a:" * 100_000, "1." * 100_000, "fd00:" * 40_000):
+        started = time.perf_counter()
+        hide_internal(text)
+        assert time.perf_counter() - started < 5.0, text[:10]  # quadratic: minutes; linear: ~0.1 s
