@@ -87,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deltas", type=int, default=400, help="text deltas per stream - 1")
     ap.add_argument("--pace-ms", type=float, default=0.0, help="the stand-in's pause between deltas (0: flat out)")
     args = ap.parse_args(argv)
+    args.a, args.b = str(Path(args.a).resolve()), str(Path(args.b).resolve())  # the gateways run elsewhere
     prompt = " ".join(["hi"] * args.deltas)
     with tempfile.TemporaryDirectory(prefix="bench-ab-") as tmp, scripted_backend(MODEL) as backend:
         if args.pace_ms:

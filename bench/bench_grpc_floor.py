@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-grpc-floor-") as tmp, scripted_backend(MODEL) as backend:
         reply = {"content": " ".join(["hi"] * (args.deltas + 1)), "chunk_delay": args.pace_ms / 1000}
         backend.script(PACED, *[reply] * (len(SERVERS) * (2 + args.clients * args.streams)))
-        for pace in (args.pace_ms, 0.0):
+        for pace in (args.pace_ms, 0.0) if args.pace_ms else (0.0,):
             for kind in SERVERS:
                 row = measure(kind, args, backend.port, {"backend": backend.proc.pid}, Path(tmp), pace)
                 rows[f"{kind}@{pace:g}ms"] = row

@@ -81,15 +81,17 @@ def redact_url(url: str) -> str:
 # hidden; the gateway's own logs keep them (operators need them), so this is not part of `redact`.
 INTERNAL = "[internal address]"
 # a URL's scheme and authority (a scheme is short: unbounded, "a.a.a…" would be tried from every dot)
-_URL_AUTHORITY = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{0,15}://[^\s/\"'<>]+")
+_URL_AUTHORITY = re.compile(r"(?i)\b[a-z][a-z0-9+.-]{0,15}://[^\s/\"'<>]*[^\s/\"'<>.,;)]")
 _CLUSTER_SUFFIX = r"(?:svc|cluster\.local|internal|local|lan|localdomain)"
-_CLUSTER_NAME = re.compile(  # cluster-internal DNS names
-    rf"(?i)(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.{_CLUSTER_SUFFIX}(?::\d+)?(?![\w.-])"
+_CLUSTER_NAME = re.compile(  # cluster-internal DNS names, two labels at least before the suffix
+    # ("vllm.default.svc", "ip-10-0-0-1.ec2.internal"; not "threading.local"), a full stop after is text
+    rf"(?i)(?<![\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)+\.{_CLUSTER_SUFFIX}(?::\d+)?(?![\w-]|\.\w)"
 )
 _registered: set[str] = set()
-_IP_LITERAL = re.compile(  # IPv4, or IPv6 (bracketed or not), with a port if any
-    r"(?<![\w.:])(?:(?P<v4>\d{1,3}(?:\.\d{1,3}){3})|\[?(?P<v6>[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7})\]?)"
-    r"(?::\d+)?(?![\w.])"
+_IP_LITERAL = re.compile(  # IPv4, or IPv6 (bracketed or not, IPv4-mapped too), a port if any
+    r"(?<![\w.:])(?:(?P<v4>\d{1,3}(?:\.\d{1,3}){3})"
+    r"|\[?(?P<v6>[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7}(?:\.\d{1,3}){0,3})\]?)"
+    r"(?::\d+)?(?!\w|\.\d)"
 )
 
 
@@ -97,7 +99,7 @@ def _internal_url(match: re.Match[str]) -> str:
     """A URL's authority, hidden when its host is internal: a bare service name ("http://vllm:8000"),
     a cluster name, a non-global address, or a configured upstream; public URLs (docs) stay."""
     try:
-        host = (urlsplit(match[0]).hostname or "").lower()
+        host = (urlsplit(match[0]).hostname or "").lower().rstrip(".")
     except ValueError:
         return INTERNAL
     internal = "." not in host or host in _registered or bool(re.fullmatch(rf".*\.{_CLUSTER_SUFFIX}", host))
@@ -110,6 +112,8 @@ def _internal_url(match: re.Match[str]) -> str:
 
 
 def _non_global_ip(match: re.Match[str]) -> str:
+    if match["v6"] is not None and not re.search(r"[0-9a-fA-F]", match["v6"]):
+        return match[0]  # "::" alone is punctuation, not an address
     try:
         address = ipaddress.ip_address(match["v4"] or match["v6"])
     except ValueError:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from gateway.engine.feed import Feed
 
 
@@ -27,6 +29,8 @@ async def test_listeners_get_every_event_in_order_and_know_what_is_ready() -> No
     feed.push(None)
     assert a.more_ready()  # the end is "ready" too: the door flushes and stops without waiting
     assert [e async for e in a] == []
+    with pytest.raises(StopAsyncIteration):  # and stays ended: no wait for an event that never comes
+        await asyncio.wait_for(a.__anext__(), 5)
     assert [e["sequence_number"] for e in got] == [0, 1, 2]
     assert [e["sequence_number"] async for e in b] == [0, 1, 2]
     assert feed.queues == []  # both listeners left once they saw the end

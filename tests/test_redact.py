@@ -131,11 +131,21 @@ def test_internal_addresses_are_hidden_from_clients_and_public_ones_kept() -> No
         "node ip-10-0-0-1.ec2.internal down": "ec2.internal",
         "embedder.corp.example:443 said no": "embedder.corp.example",
         "see http://127.0.0.1:9/x": "127.0.0.1",
+        "connection refused by 10.0.0.5.": "10.0.0.5",  # a full stop after an address is the sentence's
+        "Could not resolve host vllm-0.vllm.svc.cluster.local.": "vllm-0",
+        "mapped [::ffff:10.0.0.1]:80": "10.0.0.1",
     }
     for text, gone in hidden.items():
         shown = hide_internal(text)
         assert gone not in shown and INTERNAL in shown, (text, shown)
-    for kept in ("resolver 8.8.8.8 said no", "see https://docs.vllm.ai/en/latest", "vLLM 0.10.2 at 12:30:45"):
+    kept_texts = (
+        "resolver 8.8.8.8 said no",
+        "see https://docs.vllm.ai/en/latest",
+        "vLLM 0.10.2 at 12:30:45",
+        "in threading.local and torch.internal",
+        "a :: b and pi is 3.14159.",
+    )
+    for kept in kept_texts:
         assert hide_internal(kept) == kept
     assert hide_internal("the inference-svc model") == "the inference-svc model"  # a bare name needs its port
 

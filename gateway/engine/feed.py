@@ -54,16 +54,19 @@ class Listener:
     """One client's events, in order (an async iterator; a class, not a generator, as it is on the
     path of every streamed token)."""
 
-    __slots__ = ("_feed", "_queue")
+    __slots__ = ("_ended", "_feed", "_queue")
 
     def __init__(self, feed: Feed, queue: asyncio.Queue[Event | None]) -> None:
         self._feed = feed
         self._queue = queue
+        self._ended = False
 
     def __aiter__(self) -> Listener:
         return self
 
     async def __anext__(self) -> Event:
+        if self._ended:
+            raise StopAsyncIteration
         event = await self._queue.get()
         if event is None:
             await self.aclose()
@@ -76,5 +79,6 @@ class Listener:
 
     async def aclose(self) -> None:
         """Stop listening (the client went away); the run goes on for the feed's other listeners."""
+        self._ended = True
         if self._queue in self._feed.queues:
             self._feed.queues.remove(self._queue)

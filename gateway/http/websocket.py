@@ -59,10 +59,14 @@ class _Connection:
         if history is not None:
             prepared.response["previous_response_id"] = previous
         final: dict[str, Any] | None = None
-        async for event in self.service.stream(prepared):
-            await self.ws.send_str(dumps_str(event))
-            if event.get("type") in TERMINAL_EVENT.values():
-                final = event["response"]
+        events = self.service.stream(prepared)
+        try:
+            async for event in events:
+                await self.ws.send_str(dumps_str(event))
+                if event.get("type") in TERMINAL_EVENT.values():
+                    final = event["response"]
+        finally:  # a socket gone mid-stream stops listening at once
+            await events.aclose()  # type: ignore[attr-defined]
         if final is not None and not prepared.stored:
             self.local[final["id"]] = [*prepared.history, *prepared.inputs, *final.get("output", [])]
             while len(self.local) > MAX_LOCAL:
