@@ -77,9 +77,10 @@ def map_backend_error(status: int, body: bytes) -> APIError:
             message = err
     except (JSONDecodeError, ValueError, AttributeError):
         pass
+    message = message[:2000]
     if status >= 500:
-        log.warning("the inference backend answered HTTP %d: %s", status, message[:2000])  # hosts and all
-    message = hide_internal(message[:2000])  # a backend's or proxy's words may name the hosts behind us
+        log.warning("the inference backend answered HTTP %d: %s", status, message)  # hosts and all
+    message = hide_internal(message)  # a backend's or proxy's words may name the hosts behind us
     lowered = message.lower()
     if status in (400, 413, 422) and (
         "context length" in lowered or "maximum context" in lowered or "too long" in lowered

@@ -8,12 +8,24 @@ snapshot of the very same stream, so the two can never disagree.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any, Protocol
 
 from gateway.ids import function_call_id, message_id, reasoning_id
 from gateway.jsonutil import dumps
 
 Event = dict[str, Any]
+
+
+class EventStream(Protocol):
+    """A response's events as one client reads them; `aclose` stops reading (a client gone: the
+    doors close it, which stops a run the stream owns or leaves a detached one's feed)."""
+
+    def __aiter__(self) -> AsyncIterator[Event]: ...
+
+    def __anext__(self) -> Awaitable[Event]: ...
+
+    def aclose(self) -> Awaitable[None]: ...
 
 
 class FramedEvent(dict[str, Any]):

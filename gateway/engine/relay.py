@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
 from gateway.engine.events import Event
@@ -74,7 +74,7 @@ async def follow(
     retrieve: Callable[[str], Awaitable[dict[str, Any]]],
     poll: float,
     terminal_event: Callable[[dict[str, Any], int], list[Event]],
-) -> AsyncIterator[Event]:
+) -> AsyncGenerator[Event, None]:
     """Events of a background response produced elsewhere, after `after`, live until it ends.
 
     Once the response is terminal its whole stream is read from `get_response_events` (or, for a

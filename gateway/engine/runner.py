@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from gateway import metrics
@@ -241,7 +241,7 @@ class ResponseRun:
         return None
 
     # -- the whole loop (HTTP path) ----------------------------------------------------------------
-    async def run(self, *, persist_start: bool) -> AsyncIterator[Event]:
+    async def run(self, *, persist_start: bool) -> AsyncGenerator[Event, None]:
         """The whole response: begin, produce (`_produce`, the tool loop), end with a terminal status.
         However production ends, the response ends once: completed, failed with the reason, or the
         cancellation's status; subclasses (research) replace `_produce` only."""

@@ -13,13 +13,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
 from typing import Any
 
 from gateway import metrics
 from gateway.engine import compaction, requeue
 from gateway.engine.context import EngineDeps, Prepared, prepare
-from gateway.engine.events import Event
+from gateway.engine.events import Event, EventStream
 from gateway.engine.feed import Feed
 from gateway.engine.leases import LeaseKeeper
 from gateway.engine.owner import OWNER
@@ -124,7 +123,7 @@ class ResponsesService:
             pass
         return run.response, run.error
 
-    def stream(self, prepared: Prepared) -> AsyncIterator[Event]:
+    def stream(self, prepared: Prepared) -> EventStream:
         run = self._new_run(prepared)
         if not prepared.stored:
             return run.run(persist_start=False)
@@ -133,7 +132,7 @@ class ResponsesService:
         self._detach(run, feed)
         return events
 
-    async def background(self, prepared: Prepared, *, stream: bool) -> dict[str, Any] | AsyncIterator[Event]:
+    async def background(self, prepared: Prepared, *, stream: bool) -> dict[str, Any] | EventStream:
         run = self._new_run(prepared)
         feed = Feed(keep=True)
         first = self._detach(run, feed)
@@ -190,7 +189,7 @@ class ResponsesService:
                 if (entry := self.running.get(rid)) is not None:
                     entry[1].cancel()
 
-    async def resume(self, response_id: str, starting_after: int = -1) -> AsyncIterator[Event]:
+    async def resume(self, response_id: str, starting_after: int = -1) -> EventStream:
         """A background response's events after `starting_after`, live while it runs.
 
         Checks happen here, before the first event, so an unknown id or a response that is not a
@@ -206,7 +205,7 @@ class ResponsesService:
             )
         return self._replay(found, starting_after)
 
-    def _replay(self, found: dict[str, Any], after: int) -> AsyncIterator[Event]:
+    def _replay(self, found: dict[str, Any], after: int) -> EventStream:
         """The stream of a background response produced elsewhere (another process or replica, or
         before a restart): live from the producer's relayed batches, then what was kept at the end."""
 

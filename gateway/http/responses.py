@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 from aiohttp import web
 
-from gateway.engine.events import Event
+from gateway.engine.events import EventStream
 from gateway.engine.feed import Listener
 from gateway.engine.service import ResponsesService
 from gateway.engine.sse import sse_frame
@@ -23,7 +21,7 @@ def _service(request: web.Request) -> ResponsesService:
     return request.app["responses"]  # type: ignore[no-any-return]
 
 
-async def stream_events(request: web.Request, events: AsyncIterator[Event]) -> web.StreamResponse:
+async def stream_events(request: web.Request, events: EventStream) -> web.StreamResponse:
     resp = web.StreamResponse(
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     )
@@ -51,7 +49,7 @@ async def stream_events(request: web.Request, events: AsyncIterator[Event]) -> w
             if response_id is not None:  # the client left: a foreground run stops, a background one goes on
                 _service(request).abandon(response_id)
         finally:
-            await events.aclose()  # type: ignore[attr-defined]
+            await events.aclose()
     return resp
 
 

@@ -66,7 +66,7 @@ class _Connection:
                 if event.get("type") in TERMINAL_EVENT.values():
                     final = event["response"]
         finally:  # a socket gone mid-stream stops listening at once
-            await events.aclose()  # type: ignore[attr-defined]
+            await events.aclose()
         if final is not None and not prepared.stored:
             self.local[final["id"]] = [*prepared.history, *prepared.inputs, *final.get("output", [])]
             while len(self.local) > MAX_LOCAL:
