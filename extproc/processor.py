@@ -183,6 +183,8 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         # server's run can make it, a request already forwarded by Envoy cannot.
         if req.background or not self.translate or req.truncation == "auto" or is_research(req.model):
             return True
+        if prepared.compact_now or req.compact_threshold is not None:  # a summary call before (or instead of) the turn
+            return True
         tools = self.deps.tools
         return any(tools.is_server_side(t) or is_server_search(t) for t in req.tools or [])
 

@@ -34,6 +34,7 @@ def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
             settings.web_search_api_key,
             settings.milvus_token,
             settings.admin_key,
+            settings.compaction_key,
         ]
     )
     redact.register_hosts([settings.backend_base, settings.embedding_url])  # hidden from clients, not logs

@@ -182,6 +182,11 @@ class Settings(BaseModel):
         default=300.0, gt=0, description="a WebSocket-mode connection with no message for this long is closed"
     )
     max_websockets: int = Field(default=256, ge=1, description="open WebSocket-mode connections per HTTP worker")
+    compaction_key: str | None = Field(
+        default=None,
+        description="the secret compaction items are sealed with (AES-GCM), the same on every replica; "
+        "unset → a random key kept in data_dir/compaction.key",
+    )
 
     # --- API keys and projects (#16)
     auth: Literal["none", "keys", "trusted"] = Field(

@@ -1,26 +1,28 @@
-"""`POST /v1/responses/compact`: a long history folded into one `compaction` item.
+"""Compaction: a long history folded into one `compaction` item, three ways.
 
-Why: a client (Codex CLI, for one) that nears the context window asks for a compacted history and
-sends it back as input in place of the turns it replaces. As at OpenAI, the compacted output is
-every user message of the history followed by one `compaction` item; what the model then sees of
-that item is a summary the backend model wrote. The item's `encrypted_content` is this gateway's
-own encoding of the summary (versioned, base64url): opaque to clients, decodable by any replica,
-and not a secret (it holds what the client already sent); an item another server encrypted is
-refused with a 400 rather than silently dropped.
+Why: a client (Codex CLI, for one) that nears the context window has its history summarised and
+continues from the summary. As at OpenAI:
+- `POST /v1/responses/compact` answers with the history's user messages then one compaction item;
+- a `compaction_trigger` input item (Codex's remote compaction v2) makes an ordinary
+  `POST /v1/responses` answer with exactly one compaction item (`compaction_run.py`);
+- `context_management: [{"type": "compaction", "compact_threshold": N}]` compacts inside a normal
+  turn when the rendered input reaches N tokens (`compaction_run.py`).
+What the model then sees of a compaction item is the summary the backend model wrote, and nothing
+of what came before the latest compaction item (`prune`): that is the compaction. The item's
+`encrypted_content` is the summary sealed under the deployment's key (`compaction_seal.py`): any
+replica opens it, a changed, forged or foreign one is a 400.
 """
 
 from __future__ import annotations
 
-import base64
 import time
 from typing import Any
 
-import orjson
-
+from gateway.engine.compaction_seal import seal, unseal
 from gateway.errors import InvalidRequest
 from gateway.ids import item_id, response_id
 
-PREFIX = "rgw-compaction-v1:"
+TRIGGER = "compaction_trigger"
 INSTRUCTIONS = (
     "You compact conversations. Write a summary of the conversation so far that lets it continue "
     "without the original turns: the user's goals and constraints, facts and names established, "
@@ -30,32 +32,35 @@ INSTRUCTIONS = (
 REQUEST = "Summarize the conversation above now, as instructed."
 
 
-def encode(summary: str) -> str:
-    return PREFIX + base64.urlsafe_b64encode(orjson.dumps({"summary": summary})).decode()
-
-
-def decode(content: str, param: str) -> str:
-    """The summary in a compaction item this gateway produced; a 400 for anything else."""
-    if not content.startswith(PREFIX):
-        raise InvalidRequest(
-            f"Invalid value for '{param}': this compaction item was not produced by this gateway.", param=param
-        )
-    try:
-        summary = orjson.loads(base64.urlsafe_b64decode(content[len(PREFIX) :]))["summary"]
-    except (ValueError, KeyError, TypeError):
-        raise InvalidRequest(f"Invalid value for '{param}': the compaction item is damaged.", param=param) from None
-    if not isinstance(summary, str):
-        raise InvalidRequest(f"Invalid value for '{param}': the compaction item is damaged.", param=param)
-    return summary
-
-
 def compaction_item(summary: str) -> dict[str, Any]:
-    return {"id": item_id("compaction"), "type": "compaction", "encrypted_content": encode(summary)}
+    return {"id": item_id("compaction"), "type": "compaction", "encrypted_content": seal(summary)}
+
+
+def prune(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The context from the latest compaction item on: what came before it is in its summary."""
+    for i in range(len(items) - 1, -1, -1):
+        if items[i].get("type") == "compaction":
+            return items[i:]
+    return items
+
+
+def check_items(items: list[dict[str, Any]], param: str = "input") -> None:
+    """Every compaction item in `items` opens under this deployment's key (400 otherwise), so a bad
+    one is refused before any output, through either door."""
+    for i, item in enumerate(items):
+        if item.get("type") == "compaction":
+            unseal(item.get("encrypted_content", ""), f"{param}[{i}].encrypted_content")
+
+
+def summary_instructions(session: str | None) -> str:
+    if not session:
+        return INSTRUCTIONS
+    return f"{INSTRUCTIONS}\n\nThe session's own instructions, for context:\n{session}"
 
 
 def replay(item: dict[str, Any]) -> list[dict[str, Any]]:
     """What the model sees of a compaction item in a later request: the summary, as context."""
-    summary = decode(str(item.get("encrypted_content", "")), "input")
+    summary = unseal(str(item.get("encrypted_content", "")), "input")
     text = f"Summary of the earlier conversation (compacted):\n{summary}"
     return [{"type": "message", "role": "developer", "content": [{"type": "input_text", "text": text}]}]
 
@@ -70,9 +75,7 @@ def summary_request(body: dict[str, Any]) -> dict[str, Any]:
         raise InvalidRequest(f"Unknown parameter: '{key}'.", param=key, code="unknown_parameter")
     given = body.get("input")
     items = [{"role": "user", "content": given}] if isinstance(given, str) else list(given or [])
-    instructions = INSTRUCTIONS
-    if body.get("instructions"):
-        instructions += f"\n\nThe session's own instructions, for context:\n{body['instructions']}"
+    instructions = summary_instructions(body.get("instructions"))
     return {
         "model": body["model"],
         "input": [*items, {"role": "user", "content": REQUEST}],

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from gateway.engine import compaction, compaction_seal
 from gateway.engine.dealias import dealias
 from gateway.engine.deps import EngineDeps
 from gateway.engine.prompt_render import apply_prompt
@@ -39,13 +40,15 @@ class Prepared:
     conversation_id: str | None
     # A prompt template's rendered messages: context only (never stored as inputs), before history.
     prompt_items: list[dict[str, Any]] = field(default_factory=list)
+    # the input ended with a `compaction_trigger`: the answer is one compaction item (compaction_run.py)
+    compact_now: bool = False
 
     @property
     def stored(self) -> bool:
         return self.req.store
 
     def context_items(self) -> list[dict[str, Any]]:
-        return self.prompt_items + self.history + self.inputs
+        return self.prompt_items + compaction.prune(self.history + self.inputs)
 
 
 def new_response_object(req: CreateResponseRequest, *, model: str, conversation_id: str | None) -> dict[str, Any]:
@@ -111,6 +114,10 @@ async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
     check_tool_choice(req.tool_choice, req.tools or [])
     public_tools = await deps.tools.check(req.tools or [])  # e.g. MCP connectors exist; credentials redacted
     inputs = await dealias(deps.store, req.input, normalize_input(req.input))
+    compact_now = any(it["type"] == compaction.TRIGGER for it in inputs)
+    inputs = [it for it in inputs if it["type"] != compaction.TRIGGER]  # a signal: never stored nor echoed
+    await compaction_seal.load(deps.settings)
+    compaction.check_items(inputs)
 
     history: list[dict[str, Any]] = []
     conversation_id = req.conversation_id
@@ -127,6 +134,10 @@ async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
         if await deps.store.get_conversation(conversation_id) is None:
             raise NotFound(f"Conversation with id '{conversation_id}' not found.", param="conversation")
         history = await deps.store.conversation_items(conversation_id)
+
+    if compact_now and not (history or inputs):
+        raise InvalidRequest("There is nothing to compact: the request has no history.", param="input")
+    compaction.check_items(compaction.prune(history)[:1], "history")  # the one compaction item replayed
 
     refs = [it["id"] for it in inputs if it["type"] == "item_reference"]
     if refs:
@@ -154,4 +165,5 @@ async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
         history=history,
         conversation_id=conversation_id,
         prompt_items=prompt_items,
+        compact_now=compact_now,
     )

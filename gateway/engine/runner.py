@@ -18,6 +18,7 @@ from typing import Any
 from gateway import metrics
 from gateway.auth import limits
 from gateway.backends.base import TurnRequest
+from gateway.engine import compaction_run
 from gateway.engine.citations import CitationSources
 from gateway.engine.client_tools import ClientTools
 from gateway.engine.context import EngineDeps, Prepared
@@ -291,7 +292,11 @@ class ResponseRun:
             self._turn.abort()
 
     async def _produce(self) -> AsyncIterator[Event]:
-        """The tool loop: model turns, server-side calls between them."""
+        """The tool loop: model turns, server-side calls between them (after compaction, if asked)."""
+        async for event in compaction_run.before_turn(self):
+            yield event
+        if self.p.compact_now:  # a compaction_trigger: the compaction item is the whole answer
+            return
         await self._build_server_tools()
         stop = False
         for server_tool in self.server_tools:

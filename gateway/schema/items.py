@@ -195,6 +195,8 @@ def normalize_item(item: Any, param: str) -> dict[str, Any]:
             "type": "compaction",
             "encrypted_content": _require_str(item, "encrypted_content", param),
         }
+    if itype == "compaction_trigger":  # a control signal, taken out of the input in prepare: never stored
+        return {"type": "compaction_trigger"}
     if itype == "mcp_approval_response":
         if not isinstance(item.get("approve"), bool):
             raise _bad(f"'{param}.approve' must be a boolean.", f"{param}.approve", "invalid_type")

@@ -73,6 +73,14 @@ class PromptRef(BaseModel):
     variables: dict[str, Any] | None = None
 
 
+class ContextManagement(BaseModel):
+    """An entry of `context_management`: compact before the turn once the input reaches the threshold."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["compaction"]
+    compact_threshold: int | None = Field(default=None, ge=1)
+
+
 class CreateResponseRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -106,6 +114,7 @@ class CreateResponseRequest(BaseModel):
     service_tier: str | None = None
     top_logprobs: int | None = Field(default=None, ge=0, le=20)
     prompt: PromptRef | None = None
+    context_management: list[ContextManagement] | None = None
 
     _check_metadata = field_validator("metadata")(check_metadata)
 
@@ -116,6 +125,12 @@ class CreateResponseRequest(BaseModel):
             if entry not in INCLUDABLE:
                 raise ValueError(f"unsupported include value {entry!r}")
         return value
+
+    @property
+    def compact_threshold(self) -> int | None:
+        """The lowest `compact_threshold` of `context_management` (None: no compaction by size)."""
+        found = [e.compact_threshold for e in self.context_management or [] if e.compact_threshold is not None]
+        return min(found) if found else None
 
     @property
     def conversation_id(self) -> str | None:
