@@ -58,6 +58,10 @@ ITEM_PREFIXES: dict[str, str] = {
     "local_shell_call_output": "lsho",
     "tool_search_call": "tsc",
     "tool_search_output": "tso",
+    "shell_call": "sh",
+    "shell_call_output": "sho",
+    "apply_patch_call": "apc",
+    "apply_patch_call_output": "apco",
 }
 
 

@@ -44,7 +44,8 @@ _SHELL_SCHEMA = {
 }
 # `tool_search` lets a model load tools marked `defer_loading` when it needs them
 # (`gateway/engine/tool_search.py`).
-CLIENT_TYPES = frozenset({"custom", "local_shell", "namespace", "tool_search"})
+# `shell` and `apply_patch` (OpenAI's current client tools) live in `gateway/engine/shell_tools.py`.
+CLIENT_TYPES = frozenset({"custom", "local_shell", "namespace", "tool_search", "shell", "apply_patch"})
 
 
 def check_client_tool(tool: dict[str, Any], index: int) -> None:
@@ -66,6 +67,12 @@ def check_client_tool(tool: dict[str, Any], index: int) -> None:
         )
     if kind == "custom":
         named(tool, p)
+    elif kind == "shell" and (tool.get("environment") or {}).get("type") not in (None, "local"):
+        raise InvalidRequest(
+            f"Invalid value for '{p}.environment': only a 'local' shell (run by the client) is supported.",
+            param=f"{p}.environment.type",
+            code="unsupported_tool_type",
+        )
     elif kind == "namespace":
         named(tool, p)
         inner = tool.get("tools")
@@ -81,7 +88,7 @@ def check_client_tool(tool: dict[str, Any], index: int) -> None:
 
 @dataclass(frozen=True)
 class Offered:
-    kind: str  # "function" | "custom" | "local_shell" | "tool_search" (client-executed)
+    kind: str  # "function" | "custom" | "local_shell" | "shell" | "apply_patch" | "tool_search" (client-executed)
     name: str  # the name the client knows
     namespace: str | None = None
 
@@ -102,6 +109,11 @@ class ClientTools:
                 out._add_custom(tool, None)
             elif kind == "local_shell":
                 out._offer(SHELL, Offered("local_shell", SHELL), SHELL_DESCRIPTION, _SHELL_SCHEMA)
+            elif kind in ("shell", "apply_patch"):
+                from gateway.engine.shell_tools import FUNCTIONS  # (it builds on this module's call items)
+
+                fn = FUNCTIONS[kind]
+                out._offer(fn["name"], Offered(kind, fn["name"]), fn["description"], fn["parameters"])
             elif kind == "namespace":
                 ns = str(tool.get("name") or "")
                 for inner in tool.get("tools") or []:
@@ -241,6 +253,19 @@ def _function_call(call_id: str, name: str, arguments: Any) -> dict[str, Any]:
 
 def _output(call_id: str, output: Any) -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": call_id, "output": output}
+
+
+def as_offered(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """History as the model was offered it: a namespaced function call under its flattened name
+    (`<namespace>__<name>`), so the model never sees a tool name it was not given."""
+    out = []
+    for item in items:
+        if item.get("type") == "function_call" and item.get("namespace"):
+            flat = {k: v for k, v in item.items() if k != "namespace"}
+            flat["name"] = f"{item['namespace']}{SEP}{item['name']}"
+            item = flat
+        out.append(item)
+    return out
 
 
 def replay_custom_call(item: dict[str, Any]) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from gateway.engine import compaction
+from gateway.engine.client_tools import as_offered
 from gateway.engine.compaction_seal import seal
 from gateway.engine.events import Event, EventBuilder
 from gateway.engine.turn import TurnAssembler
@@ -88,7 +89,7 @@ async def compact(run: ResponseRun) -> AsyncIterator[Event]:
     run.events.close_item(index)
     for event in run.events.drain():
         yield event
-    run.context = run.deps.tools.expand([*run.p.prompt_items, item, *latest_turn(run.p.inputs)])
+    run.context = as_offered(run.deps.tools.expand([*run.p.prompt_items, item, *latest_turn(run.p.inputs)]))
 
 
 def latest_turn(inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ from gateway.auth import limits
 from gateway.backends.base import TurnRequest
 from gateway.engine import compaction_run
 from gateway.engine.citations import CitationSources
-from gateway.engine.client_tools import ClientTools
+from gateway.engine.client_tools import ClientTools, as_offered
 from gateway.engine.context import EngineDeps, Prepared
 from gateway.engine.events import Event, EventBuilder
 from gateway.engine.owner import OWNER
@@ -59,7 +59,7 @@ class ResponseRun:
         self.response = prepared.response
         self.events = EventBuilder(self.response, keep_log=prepared.req.background)
         context = prepared.context_items()
-        self.context: list[dict[str, Any]] = deps.tools.expand(context)
+        self.context: list[dict[str, Any]] = as_offered(deps.tools.expand(context))
         self.error: APIError | None = None
         self.server_tools: list[ServerTool] = []
         self.tool_search = ToolSearch.from_request(prepared.req.tools or [], context)

@@ -11,10 +11,13 @@ from typing import Any
 from gateway.engine.citations import CitationFilter, CitationSources
 from gateway.engine.client_tools import ClientTools, CustomToolCallItem, LocalShellCallItem
 from gateway.engine.events import EventBuilder, FunctionCallItem, ReasoningItem, TextItem
+from gateway.engine.shell_tools import ApplyPatchCallItem, ShellCallItem
 from gateway.engine.tool_search import ToolSearchCallItem
 from gateway.ids import call_id as new_call_id
 
-CallItem = FunctionCallItem | CustomToolCallItem | LocalShellCallItem | ToolSearchCallItem
+CallItem = (
+    FunctionCallItem | CustomToolCallItem | LocalShellCallItem | ShellCallItem | ApplyPatchCallItem | ToolSearchCallItem
+)
 
 
 class TurnAssembler:
@@ -102,6 +105,10 @@ class TurnAssembler:
             return CustomToolCallItem(self.events, call_id, offered)
         if offered.kind == "local_shell":
             return LocalShellCallItem(self.events, call_id)
+        if offered.kind == "shell":
+            return ShellCallItem(self.events, call_id)
+        if offered.kind == "apply_patch":
+            return ApplyPatchCallItem(self.events, call_id)
         if offered.kind == "tool_search":
             return ToolSearchCallItem(self.events, call_id)
         call = FunctionCallItem(self.events, call_id, offered.name, namespace=offered.namespace)

@@ -11,6 +11,7 @@ from typing import Any
 
 from gateway.errors import InvalidRequest
 from gateway.ids import item_id
+from gateway.schema import shell_items
 
 USER_ROLES = frozenset({"user", "system", "developer"})
 INPUT_PART_TYPES = frozenset({"input_text", "input_image", "input_file", "input_audio"})
@@ -118,7 +119,7 @@ def normalize_item(item: Any, param: str) -> dict[str, Any]:
     if itype == "message":
         return _message(item, param)
     if itype == "function_call":
-        return {
+        call = {
             "id": item.get("id") or item_id("function_call"),
             "type": "function_call",
             "call_id": _require_str(item, "call_id", param),
@@ -126,6 +127,10 @@ def normalize_item(item: Any, param: str) -> dict[str, Any]:
             "arguments": _require_str(item, "arguments", param),
             "status": item.get("status") or "completed",
         }
+        _string_or_absent(item.get("namespace"), f"{param}.namespace")
+        if item.get("namespace"):  # a function of a `namespace` tool (Codex's MCP tools): kept, stored
+            call["namespace"] = item["namespace"]
+        return call
     if itype == "function_call_output":
         if "output" not in item:
             raise _bad(
@@ -195,6 +200,8 @@ def normalize_item(item: Any, param: str) -> dict[str, Any]:
             "type": "compaction",
             "encrypted_content": _require_str(item, "encrypted_content", param),
         }
+    if itype in shell_items.NORMALIZERS:  # the `shell` and `apply_patch` tools' calls and outputs
+        return shell_items.NORMALIZERS[itype](item, param)
     if itype == "compaction_trigger":  # a control signal, taken out of the input in prepare: never stored
         return {"type": "compaction_trigger"}
     if itype == "mcp_approval_response":

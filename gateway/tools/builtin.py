@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.engine import client_tools, compaction, tool_search
+from gateway.engine import client_tools, compaction, shell_tools, tool_search
 from gateway.mcp import register as register_mcp
 from gateway.tools.file_search import register as register_file_search
 from gateway.websearch import register as register_web_search
@@ -20,5 +20,6 @@ def register_builtin_tools(deps: Any) -> None:
     register_mcp(deps)
     deps.tools.converters["compaction"] = compaction.replay  # what the model sees of a compacted history
     deps.tools.converters.update(client_tools.CONVERTERS)  # custom / local_shell history as function calls
+    deps.tools.converters.update(shell_tools.CONVERTERS)  # shell / apply_patch history, the same
     deps.tools.converters.update(tool_search.CONVERTERS)  # searches too (their loaded tools stay offered)
     return None
