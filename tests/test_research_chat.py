@@ -81,10 +81,11 @@ def test_streamed_research_reasons_then_answers_with_sources(
     stream = client.chat.completions.create(
         model=MODEL, stream=True, messages=[{"role": "user", "content": f"  Research who is the keeper {marker}?"}]
     )
-    kinds, reasoning, content = [], "", ""
+    kinds, reasoning, content, annotations = [], "", "", []
     for chunk in stream:
         assert chunk.object == "chat.completion.chunk" and chunk.model == MODEL
         delta = chunk.choices[0].delta
+        annotations += getattr(delta, "annotations", None) or []
         if getattr(delta, "reasoning_content", None):
             kinds.append("reasoning")
             reasoning += delta.reasoning_content  # type: ignore[attr-defined]
@@ -98,6 +99,11 @@ def test_streamed_research_reasons_then_answers_with_sources(
     assert "Sources:" in content
     for key in ("keeper", "violin", "island"):
         assert urls[key] in content
+    # each cited source carries a url_citation (OpenAI's chat shape) spanning its marker in the text
+    cited = [(a["url_citation"]["url"], content[a["url_citation"]["start_index"] : a["url_citation"]["end_index"]])
+             for a in annotations]  # fmt: skip
+    assert cited == [(urls["keeper"], "[1]"), (urls["violin"], "[3]")]
+    assert all(a["type"] == "url_citation" and a["url_citation"]["title"] for a in annotations)
     assert web.fetched(f"/{marker}/keeper") == 1  # read once although found twice
     # the final answer was generated from the question and the numbered notes
     final = [r for r in backend.requests_matching(marker) if r["body"].get("stream")]
@@ -290,6 +296,10 @@ def test_a_context_overflow_still_ends_in_an_answer(stack: EnvoyStack, backend: 
     )
     message = out.choices[0].message
     assert (message.content or "").startswith("Short answer [1].")
+    (note,) = message.annotations or []  # non-streamed: the message's own annotations
+    span = (note.url_citation.start_index, note.url_citation.end_index)
+    assert span == (len("Short answer "), len("Short answer [1]"))
+    assert note.url_citation.url in (message.content or "")
     assert "did not fit the model's context: retrying with" in (getattr(message, "reasoning_content", "") or "")
     answers = [r for r in backend.requests_matching(marker) if r["body"].get("stream")]
     assert len(answers) == 2 and len(json.dumps(answers[1]["body"])) < len(json.dumps(answers[0]["body"]))

@@ -36,7 +36,7 @@ def test_shell_round_trip(client: OpenAI, backend: Backend, marker: str) -> None
     backend.script(marker, call, call, {"content": "two files"})
     events = list(client.responses.create(model=MODEL, input=f"list {marker}", tools=[{"type": "shell"}], stream=True))
     kinds = [e.type for e in events]
-    assert kinds.count("response.shell_call_command.added") == 2 and kinds.count("response.shell_call_command.done") == 2
+    assert kinds.count("response.shell_call_command.added") == kinds.count("response.shell_call_command.done") == 2
     dones = [e for e in events if e.type == "response.shell_call_command.done"]
     assert [(d.command_index, d.command) for d in dones] == [(0, "ls -la"), (1, "cat README.md")]  # type: ignore[union-attr]
     fn = offered(backend, marker)["shell"]
@@ -111,7 +111,8 @@ def test_shell_items_are_validated(client: OpenAI) -> None:
             client.responses.create(model=MODEL, input=[item])  # type: ignore[list-item]
         assert info.value.body["param"] == param  # type: ignore[index]
     with pytest.raises(openai.BadRequestError) as info:
-        client.responses.create(model=MODEL, input="x", tools=[{"type": "shell", "environment": {"type": "container_auto"}}])  # type: ignore[list-item]
+        hosted = {"type": "shell", "environment": {"type": "container_auto"}}
+        client.responses.create(model=MODEL, input="x", tools=[hosted])  # type: ignore[list-item]
     assert info.value.body["param"] == "tools[0].environment.type"  # type: ignore[index]
 
 

@@ -16,7 +16,16 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from gateway.ids import new_id
-from gateway.research.orchestrator import AnswerDelta, Event, Finished, Opened, Progress, Refused, Searched
+from gateway.research.orchestrator import (
+    AnswerDelta,
+    Event,
+    Finished,
+    Opened,
+    Progress,
+    Refused,
+    Searched,
+    url_citations,
+)
 from gateway.research.service import Queued
 
 TRIGGER = re.compile(r"^\s*(deep\s+research|research)\b[\s:,.-]*(.*)$", re.I | re.S)
@@ -55,6 +64,11 @@ def progress_text(event: Event | Queued) -> str | None:
     return None
 
 
+def chat_annotations(citations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Chat completions' shape of a url_citation: its fields under `url_citation`."""
+    return [{"type": "url_citation", "url_citation": {k: v for k, v in c.items() if k != "type"}} for c in citations]
+
+
 class ChatRendering:
     """`chat.completion.chunk`s (streaming) or one `chat.completion`, for one run."""
 
@@ -64,6 +78,7 @@ class ChatRendering:
         self.model = model
         self.reasoning: list[str] = []
         self.answer: list[str] = []
+        self.annotations: list[dict[str, Any]] = []
 
     def chunk(self, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {
@@ -84,6 +99,9 @@ class ChatRendering:
                 self.answer.append(event.text)
                 yield self.chunk({"content": event.text})
             elif isinstance(event, Finished):
+                self.annotations = chat_annotations(url_citations("".join(self.answer), event.notes))
+                if self.annotations:  # as OpenAI's web-search chat models send them: a delta of their own
+                    yield self.chunk({"annotations": self.annotations})
                 yield self.chunk({}, finish="stop")
 
     async def completion(self, events: AsyncIterator[Event | Queued]) -> dict[str, Any]:
@@ -101,6 +119,7 @@ class ChatRendering:
                         "role": "assistant",
                         "content": "".join(self.answer),
                         "reasoning_content": "".join(self.reasoning) or "Researched.",
+                        "annotations": self.annotations,
                     },
                     "logprobs": None,
                     "finish_reason": "stop",

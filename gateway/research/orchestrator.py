@@ -18,6 +18,7 @@ import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from gateway.errors import APIError
 from gateway.jsonutil import JSONDecodeError, loads
@@ -265,6 +266,32 @@ class Research:
         if not notes:
             return ""
         return "\n\nSources:\n" + "\n".join(f"[{n.n}] {n.title} — {n.url}" for n in notes)
+
+
+CITE = re.compile(r"\[(\d+)\]")
+
+
+def url_citations(text: str, notes: list[Note]) -> list[dict[str, Any]]:
+    """A `url_citation` (url, title, start/end index of the `[n]` marker) for each marker of the
+    answer's body that names a note, as OpenAI's deep research annotates its answers; the
+    "Sources" list at the end is not cited again. A knowledge-base note's url is its file's
+    citable URL."""
+    by_number = {n.n: n for n in notes}
+    body_end = text.find("\n\nSources:\n")
+    found = []
+    for match in CITE.finditer(text, 0, body_end if body_end >= 0 else len(text)):
+        note = by_number.get(int(match.group(1)))
+        if note is not None:
+            found.append(
+                {
+                    "type": "url_citation",
+                    "start_index": match.start(),
+                    "end_index": match.end(),
+                    "url": note.url,
+                    "title": note.title,
+                }
+            )
+    return found
 
 
 def describe_error(exc: BaseException) -> str:

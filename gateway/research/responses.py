@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -24,10 +23,9 @@ from gateway.ids import item_id
 from gateway.research.chat import progress_text
 from gateway.research.mcp_source import mcp_searches
 from gateway.research.models import RESEARCH_MODELS
-from gateway.research.orchestrator import AnswerDelta, Finished, Note, Opened, Searched
+from gateway.research.orchestrator import AnswerDelta, Finished, Note, Opened, Searched, url_citations
 
 log = logging.getLogger(__name__)
-CITE = re.compile(r"\[(\d+)\]")
 
 
 def question_of(items: list[dict[str, Any]]) -> str:
@@ -144,18 +142,5 @@ class ResearchRun(ResponseRun):
 
     @staticmethod
     def _cite(message: TextItem, notes: list[Note]) -> None:
-        by_number = {n.n: n for n in notes}
-        text = "".join(message.chunks)
-        body_end = text.find("\n\nSources:\n")
-        for match in CITE.finditer(text, 0, body_end if body_end >= 0 else len(text)):
-            note = by_number.get(int(match.group(1)))
-            if note is not None:
-                message.annotate(
-                    {
-                        "type": "url_citation",
-                        "start_index": match.start(),
-                        "end_index": match.end(),
-                        "url": note.url,
-                        "title": note.title,
-                    }
-                )
+        for annotation in url_citations("".join(message.chunks), notes):
+            message.annotate(annotation)
