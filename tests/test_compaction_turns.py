@@ -10,7 +10,7 @@ import base64
 import json
 from typing import Any
 
-import httpx
+import httpx2 as httpx  # the HTTP client the openai SDK ships with
 import openai
 import pytest
 from openai import OpenAI

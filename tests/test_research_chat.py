@@ -81,7 +81,8 @@ def test_streamed_research_reasons_then_answers_with_sources(
     stream = client.chat.completions.create(
         model=MODEL, stream=True, messages=[{"role": "user", "content": f"  Research who is the keeper {marker}?"}]
     )
-    kinds, reasoning, content, annotations = [], "", "", []
+    kinds, reasoning, content = [], "", ""
+    annotations: list[dict[str, Any]] = []
     for chunk in stream:
         assert chunk.object == "chat.completion.chunk" and chunk.model == MODEL
         delta = chunk.choices[0].delta

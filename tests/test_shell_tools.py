@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx
+import httpx2 as httpx  # the HTTP client the openai SDK ships with
 import openai
 import pytest
 from openai import OpenAI

@@ -95,7 +95,7 @@ async def compact(run: ResponseRun) -> AsyncIterator[Event]:
 def latest_turn(inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The request's input from its last user message on (a client sending its whole history back
     must not undo the compaction); the summary holds the rest."""
-    kept = [it for it in compaction.prune(inputs) if it.get("type") != "compaction"]
+    kept = [it for it in compaction.prune([], inputs) if it.get("type") != "compaction"]
     users = [i for i, it in enumerate(kept) if it.get("type") == "message" and it.get("role") == "user"]
     return kept[users[-1] :] if users else []
 

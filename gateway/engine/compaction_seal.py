@@ -65,7 +65,9 @@ async def load(settings: Settings) -> None:
     async with _lock:
         if _loaded_from == source:
             return
-        material = settings.compaction_key or await asyncio.to_thread(_read_or_create, settings.data_dir / KEY_FILE)
+        material = settings.compaction_key
+        if not material:
+            material = await asyncio.to_thread(_read_or_create, settings.data_dir / KEY_FILE)
         _aead = AESGCM(_key_bytes(material))
         _loaded_from = source
 

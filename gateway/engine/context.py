@@ -48,7 +48,7 @@ class Prepared:
         return self.req.store
 
     def context_items(self) -> list[dict[str, Any]]:
-        return self.prompt_items + compaction.prune(self.history + self.inputs)
+        return self.prompt_items + compaction.prune(self.history, self.inputs)
 
 
 def new_response_object(req: CreateResponseRequest, *, model: str, conversation_id: str | None) -> dict[str, Any]:

@@ -27,7 +27,7 @@ APPLY_PATCH = "apply_patch"
 TYPES = frozenset({SHELL, APPLY_PATCH})
 OPERATIONS = ("create_file", "update_file", "delete_file")
 
-SHELL_FUNCTION = {
+SHELL_FUNCTION: dict[str, Any] = {
     "type": "function",
     "name": SHELL,
     "description": "Run shell commands on the user's machine. Each entry of `commands` is one command line; "
@@ -42,7 +42,7 @@ SHELL_FUNCTION = {
         "required": ["commands"],
     },
 }
-APPLY_PATCH_FUNCTION = {
+APPLY_PATCH_FUNCTION: dict[str, Any] = {
     "type": "function",
     "name": APPLY_PATCH,
     "description": "Create, update or delete one file on the user's machine. For create_file and update_file, "
@@ -58,7 +58,7 @@ APPLY_PATCH_FUNCTION = {
         "required": ["type", "path"],
     },
 }
-FUNCTIONS = {SHELL: SHELL_FUNCTION, APPLY_PATCH: APPLY_PATCH_FUNCTION}
+FUNCTIONS: dict[str, dict[str, Any]] = {SHELL: SHELL_FUNCTION, APPLY_PATCH: APPLY_PATCH_FUNCTION}
 
 
 def _args(raw: str) -> dict[str, Any]:
