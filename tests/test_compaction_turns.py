@@ -15,7 +15,7 @@ import openai
 import pytest
 from openai import OpenAI
 
-from tests.procs import Backend
+from tests.procs import ROOT, Backend
 
 MODEL = "scripted-model"
 
@@ -180,3 +180,36 @@ def test_context_management_is_validated(client: OpenAI) -> None:
 def test_trigger_with_nothing_to_compact_is_a_400(client: OpenAI) -> None:
     with pytest.raises(openai.BadRequestError):
         client.responses.create(model=MODEL, input=[{"type": "compaction_trigger"}])  # type: ignore[list-item]
+
+
+CODEX_TRIGGER = ROOT / "tests" / "clients" / "codex_0.169_compaction_trigger.json"
+
+
+def send(client: OpenAI, body: dict[str, Any]) -> Any:
+    """The body as sent, through the SDK: what it does not name travels as extra_body."""
+    rest = {k: v for k, v in body.items() if k not in ("model", "input", "stream")}
+    return client.responses.create(model=body["model"], input=body["input"], stream=True, extra_body=rest)
+
+
+def test_codex_remote_compaction_request_pinned(client: OpenAI, backend: Backend, marker: str) -> None:
+    """The request Codex 0.169 sends for remote compaction v2 (recorded from the CLI, its long texts
+    and most tools trimmed), replayed with the SDK; then the request it sends after: its messages,
+    the compaction item it got back, and nothing of the compacted turn."""
+    body = json.loads(CODEX_TRIGGER.read_text().replace("{marker}", marker))
+    assert body["input"][-1] == {"type": "compaction_trigger"} and body["store"] is False and body["stream"]
+    summary = f"SUMMARY {marker}: ran echo"
+    backend.script(marker, {"content": summary}, {"content": "continued"})
+    events = list(send(client, body))
+    assert events[-1].type == "response.completed"
+    output = events[-1].response.output  # type: ignore[union-attr]
+    assert [o.type for o in output] == ["compaction"]  # exactly one, what Codex requires
+    compacting = backend.requests_matching(marker)[-1]["body"]
+    assert "compaction_trigger" not in json.dumps(compacting) and f"ran-{marker}" in json.dumps(compacting)
+
+    messages = [i for i in body["input"] if i.get("type") == "message"]
+    after = {**body, "input": [*messages, output[0].model_dump(exclude_none=True)]}
+    events = list(send(client, after))
+    assert events[-1].response.output_text == "continued"  # type: ignore[union-attr]
+    seen = texts(backend.requests_matching(marker)[-1]["body"])
+    assert any(summary in t for t in seen) and any("You are a coding agent" in t for t in seen)
+    assert not any(f"ran-{marker}" in t for t in seen)

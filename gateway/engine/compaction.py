@@ -8,7 +8,7 @@ continues from the summary. As at OpenAI:
 - `context_management: [{"type": "compaction", "compact_threshold": N}]` compacts inside a normal
   turn when the rendered input reaches N tokens (`compaction_run.py`).
 What the model then sees of a compaction item is the summary the backend model wrote, and nothing
-of what came before the latest compaction item but the user messages sent with it (`prune`): that
+of what came before the latest compaction item but the client's messages sent with it (`prune`): that
 is the compaction. The item's `encrypted_content` is the summary sealed under the deployment's key
 (`compaction_seal.py`): any replica opens it, a changed, forged or foreign one is a 400.
 """
@@ -46,14 +46,15 @@ def _latest(items: list[dict[str, Any]]) -> int | None:
 def prune(history: list[dict[str, Any]], inputs: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The context from the latest compaction item on: what came before it is in its summary.
 
-    One exception: user messages the client sends back ahead of the compaction item in the same
-    input (the shape `/v1/responses/compact` returns, and what Codex keeps of its history) stay, as
-    OpenAI keeps them; a stored chain (`previous_response_id`, conversation) is cut whole."""
+    One exception: the messages that are not the model's (user, developer, system) a client sends
+    ahead of the compaction item in the same input stay: the shape `/v1/responses/compact` returns,
+    and what Codex keeps of its history (its instructions are developer messages). A stored chain
+    (`previous_response_id`, conversation) is cut whole."""
     inputs = inputs or []
     at = _latest(inputs)
     if at is not None:
-        users = [it for it in inputs[:at] if it.get("type") == "message" and it.get("role") == "user"]
-        return users + inputs[at:]
+        kept = [it for it in inputs[:at] if it.get("type") == "message" and it.get("role") != "assistant"]
+        return kept + inputs[at:]
     at = _latest(history)
     return history[at:] + inputs if at is not None else history + inputs
 

@@ -94,10 +94,12 @@ async def compact(run: ResponseRun) -> AsyncIterator[Event]:
 
 def latest_turn(inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The request's input from its last user message on (a client sending its whole history back
-    must not undo the compaction); the summary holds the rest."""
+    must not undo the compaction), and its system and developer messages; the summary holds the rest."""
     kept = [it for it in compaction.prune([], inputs) if it.get("type") != "compaction"]
     users = [i for i, it in enumerate(kept) if it.get("type") == "message" and it.get("role") == "user"]
-    return kept[users[-1] :] if users else []
+    last = users[-1] if users else len(kept)
+    rules = [it for it in kept[:last] if it.get("type") == "message" and it.get("role") in ("system", "developer")]
+    return rules + kept[last:]  # instructions sent as messages (Codex's) stay too
 
 
 async def before_turn(run: ResponseRun) -> AsyncIterator[Event]:
