@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx2 as httpx  # the HTTP client the openai SDK ships with
@@ -15,7 +16,7 @@ import openai
 import pytest
 from openai import OpenAI
 
-from tests.procs import ROOT, Backend
+from tests.procs import ROOT, Backend, gateway
 
 MODEL = "scripted-model"
 
@@ -213,3 +214,28 @@ def test_codex_remote_compaction_request_pinned(client: OpenAI, backend: Backend
     seen = texts(backend.requests_matching(marker)[-1]["body"])
     assert any(summary in t for t in seen) and any("You are a coding agent" in t for t in seen)
     assert not any(f"ran-{marker}" in t for t in seen)
+
+
+def test_replicas_sharing_the_key_open_each_others_items_and_others_do_not(backend: Backend, tmp_path: Path) -> None:
+    """Two gateways with their own data directories (two hosts) and one GATEWAY_COMPACTION_KEY open
+    each other's compaction items; a deployment with another key refuses them with a 400."""
+    marker = f"replicas-{tmp_path.name}"
+    backend.script(marker, {"content": f"SUMMARY {marker}"}, {"content": "ok"})
+    shared = "a-deployment-secret-0123456789"
+    with (
+        gateway(backend.url, tmp_path / "one", GATEWAY_COMPACTION_KEY=shared) as one,
+        gateway(backend.url, tmp_path / "two", GATEWAY_COMPACTION_KEY=shared) as two,
+        gateway(backend.url, tmp_path / "other") as other,
+    ):
+        body = {
+            "model": MODEL,
+            "store": False,
+            "input": [{"role": "user", "content": marker}, {"type": "compaction_trigger"}],
+        }
+        made = httpx.post(f"{one.url}/responses", json=body, timeout=30).json()["output"][0]
+        again = {"model": MODEL, "store": False, "input": [made, {"role": "user", "content": f"go on {marker}"}]}
+        assert httpx.post(f"{two.url}/responses", json=again, timeout=30).status_code == 200
+        refused = httpx.post(f"{other.url}/responses", json=again, timeout=30)
+        assert refused.status_code == 400 and refused.json()["error"]["param"] == "input[0].encrypted_content"
+    assert not (tmp_path / "one" / "compaction.key").exists()  # the setting wins over a key file
+    assert (tmp_path / "other" / "compaction.key").stat().st_mode & 0o077 == 0  # the generated key is private
