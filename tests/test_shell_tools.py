@@ -150,3 +150,20 @@ def test_namespaced_calls_sent_back_keep_their_namespace(client: OpenAI, backend
     sent = last_messages(backend, marker)
     names = [c["function"]["name"] for m in sent for c in m.get("tool_calls") or []]
     assert names == ["mcp__knowledge__search_knowledge"]
+
+
+def test_tool_choice_names_the_shell_or_patch_tool(client: OpenAI, backend: Backend, marker: str) -> None:
+    args = {"type": "delete_file", "path": "old.txt"}
+    backend.script(marker, {"tool_calls": [{"name": "apply_patch", "arguments": json.dumps(args)}]})
+    r = client.responses.create(
+        model=MODEL,
+        input=f"remove it {marker}",
+        tools=[{"type": "shell"}, {"type": "apply_patch"}],
+        tool_choice={"type": "apply_patch"},
+    )
+    assert r.output[0].type == "apply_patch_call" and r.output[0].operation.model_dump() == args  # type: ignore[union-attr]
+    sent = backend.requests_matching(marker)[-1]["body"]
+    assert sent["tool_choice"] == {"type": "function", "function": {"name": "apply_patch"}}
+    with pytest.raises(openai.BadRequestError) as info:
+        client.responses.create(model=MODEL, input="x", tools=[{"type": "apply_patch"}], tool_choice={"type": "shell"})
+    assert info.value.body["param"] == "tool_choice.type"  # type: ignore[index]

@@ -25,6 +25,7 @@ from gateway.engine.context import EngineDeps, Prepared
 from gateway.engine.events import Event, EventBuilder
 from gateway.engine.owner import OWNER
 from gateway.engine.requeue import request_body
+from gateway.engine.shell_tools import function_choice
 from gateway.engine.tool_search import ServerToolSearch, ToolSearch
 from gateway.engine.truncation import MAX_RETRIES, drop_oldest, overflow_share
 from gateway.engine.turn import TurnAssembler
@@ -116,7 +117,7 @@ class ResponseRun:
             instructions=req.instructions,
             items=self.context,
             tools=tools if tools_allowed else [],
-            tool_choice=req.tool_choice if tools_allowed else None,
+            tool_choice=function_choice(req.tool_choice) if tools_allowed else None,
             parallel_tool_calls=req.parallel_tool_calls,
             temperature=req.temperature,
             top_p=req.top_p,

@@ -61,6 +61,13 @@ APPLY_PATCH_FUNCTION: dict[str, Any] = {
 FUNCTIONS: dict[str, dict[str, Any]] = {SHELL: SHELL_FUNCTION, APPLY_PATCH: APPLY_PATCH_FUNCTION}
 
 
+def function_choice(choice: Any) -> Any:
+    """`tool_choice: {"type": "shell"}` (or `apply_patch`) as the backend sees it: that function."""
+    if isinstance(choice, dict) and choice.get("type") in TYPES:
+        return {"type": "function", "name": choice["type"]}
+    return choice
+
+
 def _args(raw: str) -> dict[str, Any]:
     try:
         value = orjson.loads(raw or "{}")

@@ -20,6 +20,8 @@ HOSTED = frozenset(
         "code_interpreter",
         "image_generation",
         "computer_use_preview",
+        "shell",  # client tools named by type: the choice needs one in `tools` (gateway/engine/shell_tools.py)
+        "apply_patch",
     }
 )
 NAMED = {"function": "name", "custom": "name", "mcp": "server_label"}
