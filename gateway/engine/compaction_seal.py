@@ -37,7 +37,6 @@ KEY_FILE = "compaction.key"
 
 _aead: AESGCM | None = None
 _loaded_from: tuple[str | None, str] | None = None
-_lock = asyncio.Lock()
 
 
 def _key_bytes(material: str) -> bytes:
@@ -45,14 +44,20 @@ def _key_bytes(material: str) -> bytes:
 
 
 def _read_or_create(path: Path) -> str:
-    """The data directory's key, created once; a process that loses the race reads the winner's."""
+    """The data directory's key, created once: written whole to a private temporary file, then
+    linked into place (atomic; the first process wins), so no process ever reads a partial key."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_text().strip()
-    with os.fdopen(fd, "w") as f:
-        f.write(secrets.token_hex(32))
+    if not path.exists():
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_hex(32))
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process published its key first: that one is the key
+        finally:
+            tmp.unlink()
     return path.read_text().strip()
 
 
@@ -62,14 +67,12 @@ async def load(settings: Settings) -> None:
     source = (settings.compaction_key, str(settings.data_dir))
     if _loaded_from == source:
         return
-    async with _lock:
-        if _loaded_from == source:
-            return
-        material = settings.compaction_key
-        if not material:
-            material = await asyncio.to_thread(_read_or_create, settings.data_dir / KEY_FILE)
-        _aead = AESGCM(_key_bytes(material))
-        _loaded_from = source
+    # no lock: two first requests racing load the same key (the file is created once, O_EXCL)
+    material = settings.compaction_key
+    if not material:
+        material = await asyncio.to_thread(_read_or_create, settings.data_dir / KEY_FILE)
+    _aead = AESGCM(_key_bytes(material))
+    _loaded_from = source
 
 
 def _cipher() -> AESGCM:
