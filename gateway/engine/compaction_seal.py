@@ -67,7 +67,7 @@ async def load(settings: Settings) -> None:
     source = (settings.compaction_key, str(settings.data_dir))
     if _loaded_from == source:
         return
-    # no lock: two first requests racing load the same key (the file is created once, O_EXCL)
+    # no lock: two first requests racing load the same key (the file is published once, atomically)
     material = settings.compaction_key
     if not material:
         material = await asyncio.to_thread(_read_or_create, settings.data_dir / KEY_FILE)
