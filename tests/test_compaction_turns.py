@@ -239,3 +239,16 @@ def test_replicas_sharing_the_key_open_each_others_items_and_others_do_not(backe
         assert refused.status_code == 400 and refused.json()["error"]["param"] == "input[0].encrypted_content"
     assert not (tmp_path / "one" / "compaction.key").exists()  # the setting wins over a key file
     assert (tmp_path / "other" / "compaction.key").stat().st_mode & 0o077 == 0  # the generated key is private
+
+
+def test_an_empty_summary_fails_rather_than_losing_the_history(client: OpenAI, backend: Backend, marker: str) -> None:
+    backend.script(marker, {"content": ""})
+    events = list(
+        client.responses.create(
+            model=MODEL,
+            input=[{"role": "user", "content": f"x {marker}"}, {"type": "compaction_trigger"}],  # type: ignore[list-item]
+            stream=True,
+        )
+    )
+    failed = events[-1]
+    assert failed.type == "response.failed" and failed.response.error.code == "compaction_failed"  # type: ignore[union-attr]
