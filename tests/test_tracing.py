@@ -47,10 +47,19 @@ def otlp(request: pytest.FixtureRequest) -> Iterator[Receiver]:
 
 @pytest.fixture(scope="module")
 def traced(otlp: Receiver, backend: Backend, tmp_path_factory: pytest.TempPathFactory) -> Iterator[EnvoyStack]:
-    """Envoy + ExtProc + HTTP door, all tracing to the receiver."""
+    """Envoy + ExtProc + HTTP door, all tracing to the receiver; on http/protobuf, with message
+    content captured (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)."""
     data = tmp_path_factory.mktemp("traced")
-    with envoy_stack(backend.url, data, **otlp.env(), **retrieval_env(backend.url)) as stack:
+    env = otlp.env(**({CAPTURE: "true"} if captures(otlp) else {}))
+    with envoy_stack(backend.url, data, **env, **retrieval_env(backend.url)) as stack:
         yield stack
+
+
+CAPTURE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+
+
+def captures(otlp: Receiver) -> bool:
+    return otlp.protocol == "http/protobuf"
 
 
 def parse_traceparent(request: dict[str, Any]) -> tuple[str, str]:
@@ -133,8 +142,13 @@ def test_http_door_run_tree_with_mcp_file_search_and_function_call(
         assert attrs["gen_ai.usage.input_tokens"] > 0 and attrs["gen_ai.usage.output_tokens"] >= 0
         assert attrs["server.address"] == "127.0.0.1" and attrs["server.port"] == int(backend.url.split(":")[-1][:-3])
         assert attrs["gen_ai.response.time_to_first_chunk"] > 0
-        assert "gen_ai.input.messages" not in attrs  # no content unless asked for
     assert function_call.call_id in chats[1].attributes["gateway.tool_call_ids"]
+    if captures(otlp):  # prompts and completions only when asked for
+        assert marker in chats[0].attributes["gen_ai.input.messages"]
+        assert "get_weather" in chats[1].attributes["gen_ai.output.messages"]
+    else:
+        content = {"gen_ai.input.messages", "gen_ai.output.messages"}
+        assert not any(content & set(c.attributes) for c in chats)
 
     mcp_tool = one(named, "execute_tool plain__add_points")
     search_tool = one(named, "execute_tool file_search")
@@ -196,12 +210,10 @@ def test_envoy_door_is_one_trace_envoy_extproc_backend(
 def test_envoy_door_rerouted_tool_loop_joins_the_trace(
     traced: EnvoyStack, otlp: Receiver, backend: Backend, servers: McpServers, marker: str
 ) -> None:
-    backend.script(
-        marker, {"tool_calls": [{"name": "plain__echo", "arguments": '{"text": "x"}'}]}, {"content": "done"}
-    )
+    backend.script(marker, {"tool_calls": [{"name": "plain__echo", "arguments": '{"text": "x"}'}]}, {"content": "done"})
     client = OpenAI(base_url=traced.url, api_key="unused", max_retries=0, timeout=30)
-    tool: Any = {"type": "mcp", "server_label": "plain", "server_url": servers.url("plain"), "require_approval": "never"}
-    resp = client.responses.create(model=MODEL, input=f"echo {marker}", tools=[tool])
+    tool: Any = {"type": "mcp", "server_label": "plain", "server_url": servers.url("plain")}
+    resp = client.responses.create(model=MODEL, input=f"echo {marker}", tools=[{**tool, "require_approval": "never"}])
     assert resp.status == "completed"
     requests = backend.requests_matching(marker)
     trace_ids = {parse_traceparent(r)[0] for r in requests}
@@ -280,7 +292,9 @@ def test_collector_down_changes_nothing_and_logs_carry_ids(
     assert all(re.fullmatch(r"[0-9a-f]{16}", r["span_id"]) for r in traced_lines)
 
 
-def test_tracing_off_sends_no_traceparent(http_gateway: Gateway, session_key: str, backend: Backend, marker: str) -> None:
+def test_tracing_off_sends_no_traceparent(
+    http_gateway: Gateway, session_key: str, backend: Backend, marker: str
+) -> None:
     """The session's HTTP door runs without OTEL_* variables: nothing is propagated (nor exported)."""
     client = OpenAI(base_url=http_gateway.url, api_key=session_key, max_retries=0, timeout=30)
     backend.script(marker, {"content": "untraced"})
