@@ -90,7 +90,8 @@ async def one_round(target: Target, clients: int, each: int, pids: Sequence[int]
 
 
 async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack]) -> dict[str, Any]:
-    kinds = [(state, key) for key in ("http:request", "envoy:request", "http:stream", "envoy:stream") for state in stacks]
+    keys = ("http:request", "envoy:request", "http:stream", "envoy:stream")
+    kinds = [(state, key) for key in keys for state in stacks]
     targets = {state: door_targets(stack, args.deltas) for state, stack in stacks.items()}
     pids = {state: door_pids(stack) for state, stack in stacks.items()}
     acc = {k: {"cpu": 0.0, "units": 0.0, "failed": 0.0} for k in kinds}
@@ -125,7 +126,8 @@ def report(res: dict[str, Any]) -> str:
         d = res[door]
         lines.append(
             f"{door:7} {d['request_cpu_ms']['off']:8.3f} -> {d['request_cpu_ms']['on']:8.3f}"
-            f"        {d['request_overhead_pct']:+6.1f} %   {d['token_cpu_us']['off']:8.2f} -> {d['token_cpu_us']['on']:8.2f}"
+            f"        {d['request_overhead_pct']:+6.1f} %   "
+            f"{d['token_cpu_us']['off']:8.2f} -> {d['token_cpu_us']['on']:8.2f}"
             f"        {d['token_overhead_us']:+6.2f} us   {d['failed']}"
         )
     lines.append("")
@@ -141,6 +143,14 @@ def report(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def otel_env(args: argparse.Namespace) -> dict[str, str]:
+    """The "on" stack's sampler, and the SDK's default batching (every 5 s or 512 spans)."""
+    env = {"OTEL_TRACES_SAMPLER": args.sampler, "OTEL_BSP_SCHEDULE_DELAY": "5000"}
+    if args.sampler_arg is not None:
+        env["OTEL_TRACES_SAMPLER_ARG"] = str(args.sampler_arg)
+    return env
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--clients", type=int, default=4, help="concurrent connections per round")
@@ -148,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--streams", type=int, default=3, help="streams per connection per round")
     ap.add_argument("--deltas", type=int, default=300, help="text deltas per stream")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds")
+    ap.add_argument("--sampler", default="always_on", help="OTEL_TRACES_SAMPLER of the stack with tracing on")
+    ap.add_argument("--sampler-arg", type=float, default=None, help="OTEL_TRACES_SAMPLER_ARG (a ratio sampler's ratio)")
     add_run_args(ap, RESULTS)
     args = ap.parse_args(argv)
     if args.wait_quiet:
@@ -159,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         stacks = {
             "off": stack.enter_context(envoy_stack(backend.url, Path(tmp) / "off")),
             "on": stack.enter_context(
-                envoy_stack(backend.url, Path(tmp) / "on", **collector.env(OTEL_TRACES_SAMPLER="always_on"))
+                envoy_stack(backend.url, Path(tmp) / "on", None, **collector.env(**otel_env(args)))
             ),
         }
         res = asyncio.run(run(args, stacks))
@@ -171,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         "streams": args.streams,
         "deltas": args.deltas,
         "rounds": args.rounds,
+        "sampler": args.sampler,
+        "sampler_arg": args.sampler_arg,
         "cpus": os.cpu_count(),
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
