@@ -401,6 +401,8 @@ class _Exchange:
         except APIError as err:
             return error_reply(err), True
         if p.needs_gateway(prepared):
+            if self.span is not None:  # the HTTP door's span (under Envoy's upstream span) runs the loop
+                self.span.set_attribute("gateway.rerouted", True)
             common = ep.CommonResponse(clear_route_cache=True)
             common.header_mutation.CopyFrom(p.reroute_mutation)
             # Ending the gRPC stream now lets the gateway's SSE pass through Envoy unbuffered.

@@ -172,7 +172,7 @@ def span(name: str, kind: str = "internal", attributes: Mapping[str, Any] | None
     token = attach(s)
     try:
         yield s
-    except BaseException as exc:
+    except Exception as exc:  # a cancellation is not the span's failure
         fail(s, exc)
         raise
     finally:
@@ -191,7 +191,7 @@ def span_current(s: Span) -> Iterator[Span]:
 
 
 def fail(s: Span, exc: BaseException | str) -> None:
-    """Mark ``s`` as failed (`error.type`, status ERROR); a cancellation is not an error."""
+    """Mark ``s`` as failed: `error.type` (the error's code, or its class), status ERROR."""
     from opentelemetry.trace import Status, StatusCode
 
     if isinstance(exc, BaseException):
@@ -247,9 +247,16 @@ def carrier() -> dict[str, str]:
     return out
 
 
-def extract(headers: Mapping[str, str]) -> Context:
+def extract(headers: Mapping[str, str]) -> Context:  # (lower-case keys, or a case-insensitive mapping)
     """The remote parent an incoming request names in its `traceparent`/`tracestate` (an empty
     context when it names none, so the span is a new trace's root)."""
+    from opentelemetry import context as otel_context
     from opentelemetry.propagate import extract as otel_extract
 
-    return otel_extract({k.lower(): v for k, v in headers.items() if k.lower() in ("traceparent", "tracestate")})
+    parent = headers.get("traceparent")  # aiohttp's headers are case-insensitive; the ExtProc's lower-case
+    if not parent:
+        return otel_context.Context()
+    carrier = {"traceparent": parent}
+    if state := headers.get("tracestate"):
+        carrier["tracestate"] = state
+    return otel_extract(carrier, context=otel_context.Context())

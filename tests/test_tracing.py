@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +27,7 @@ from gateway.envoy_runner import validate_envoy_config, write_envoy_config
 from gateway.envoy_tracing import TracingConfigError
 from tests.mcp_servers import McpServers, mcp_servers
 from tests.otlp_receiver import Receiver, Span, receiver
-from tests.procs import Backend, Gateway, free_port
+from tests.procs import ROOT, Backend, Gateway, free_port
 from tests.retrieval_helpers import retrieval_env, wait_ingested
 from tests.stack import EnvoyStack, envoy_stack
 
@@ -317,3 +320,19 @@ def test_envoy_config_traces_only_when_on_and_is_valid(tmp_path: Path, protocol:
         write_envoy_config(
             tmp_path / "tls.yaml", admin_port=9901, otel_env={"OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector:4318"}
         )
+
+
+def test_off_imports_nothing_of_opentelemetry() -> None:
+    """Without an endpoint, set-up leaves tracing off and no OpenTelemetry module is loaded by the
+    doors' code (the no-op path is a module-global test per call site)."""
+    code = (
+        "import sys, gateway.http.app, extproc.processor, gateway.tracing as t\n"
+        "assert t.setup('http', {'OTEL_SERVICE_NAME': 'x'}) is False and not t.ON\n"
+        "h = {'a': 'b'}; assert t.inject(h) is h and t.carrier() == {} and t.current_ids() is None\n"
+        "assert not [m for m in sys.modules if m.startswith('opentelemetry')], 'imported'\n"
+        "off = {'OTEL_EXPORTER_OTLP_ENDPOINT': 'http://127.0.0.1:1', 'OTEL_SDK_DISABLED': 'true'}\n"
+        "assert t.setup('http', off) is False and not t.ON\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
