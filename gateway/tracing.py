@@ -37,6 +37,14 @@ SHUTDOWN_SECONDS = 3.0  # at exit: the most a flush to a slow or dead collector 
 
 _tracer: Tracer | None = None
 _provider: TracerProvider | None = None
+# The API, bound once by `setup` (a `from … import` inside a function costs microseconds per call,
+# and these run several times per request): module `opentelemetry.context`, `opentelemetry.trace`,
+# `opentelemetry.propagate`, and the runtime context whose detach must not log.
+_ctx: Any = None
+_trace: Any = None
+_propagate: Any = None
+_runtime: Any = None
+_KINDS: dict[str, Any] = {}
 
 
 def endpoint_of(environ: Mapping[str, str]) -> str | None:
@@ -67,11 +75,12 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
 
     Called once per door process, after any fork (the batch processor's thread does not survive one).
     """
-    global ON, CAPTURE_CONTENT, _tracer, _provider
+    global ON, CAPTURE_CONTENT, _tracer, _provider, _ctx, _trace, _propagate, _runtime
     env = os.environ if environ is None else environ
     if endpoint_of(env) is None or ON:
         return ON
-    from opentelemetry import trace
+    from opentelemetry import context, propagate, trace
+    from opentelemetry.context import _RUNTIME_CONTEXT
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
@@ -87,6 +96,8 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     trace.set_tracer_provider(provider)
     _provider = provider
     _tracer = provider.get_tracer("gateway")
+    _ctx, _trace, _propagate, _runtime = context, trace, propagate, _RUNTIME_CONTEXT
+    _KINDS.update({k.name.lower(): k for k in trace.SpanKind})
     CAPTURE_CONTENT = env.get("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "").strip().lower() == "true"
     ON = True
     atexit.register(shutdown)
@@ -118,12 +129,6 @@ def shutdown() -> None:
     worker.join(SHUTDOWN_SECONDS)
 
 
-def force_flush(timeout_ms: int = 5000) -> None:
-    """Export every ended span now (tests and benchmarks)."""
-    if _provider is not None:
-        _provider.force_flush(timeout_ms)
-
-
 # -- spans ------------------------------------------------------------------------------------------
 def start_span(
     name: str,
@@ -136,29 +141,21 @@ def start_span(
 ) -> Span:
     """A started span (call only when `ON`): a child of the current span, of ``parent``, or a new
     trace's root with ``root``."""
-    from opentelemetry import context as otel_context
-    from opentelemetry.trace import SpanKind
-
     assert _tracer is not None
-    ctx = otel_context.Context() if root else parent
-    return _tracer.start_span(name, ctx, getattr(SpanKind, kind.upper()), attributes, links)
+    ctx = _ctx.Context() if root else parent
+    return _tracer.start_span(name, ctx, _KINDS[kind], attributes, links)
 
 
 def attach(span: Span) -> object:
     """Make ``span`` current in this context; give the token to `detach`."""
-    from opentelemetry import context as otel_context
-    from opentelemetry.trace import set_span_in_context
-
-    return otel_context.attach(set_span_in_context(span))
+    return _ctx.attach(_trace.set_span_in_context(span))
 
 
 def detach(token: object) -> None:
     """Undo `attach`. Quietly does nothing when the context changed underneath (an async generator
     closed from another task): the span still ends; only the current-span bookkeeping is moot."""
-    from opentelemetry.context import _RUNTIME_CONTEXT
-
     with contextlib.suppress(Exception):
-        _RUNTIME_CONTEXT.detach(token)  # type: ignore[arg-type]
+        _runtime.detach(token)
 
 
 @contextlib.contextmanager
@@ -192,32 +189,25 @@ def span_current(s: Span) -> Iterator[Span]:
 
 def fail(s: Span, exc: BaseException | str) -> None:
     """Mark ``s`` as failed: `error.type` (the error's code, or its class), status ERROR."""
-    from opentelemetry.trace import Status, StatusCode
-
+    status = _trace.Status(_trace.StatusCode.ERROR, str(exc)[:200] if isinstance(exc, BaseException) else None)
     if isinstance(exc, BaseException):
-        kind = getattr(exc, "code", None) or type(exc).__name__
-        s.set_attribute("error.type", str(kind))
-        s.set_status(Status(StatusCode.ERROR, str(exc)[:200]))
+        s.set_attribute("error.type", str(getattr(exc, "code", None) or type(exc).__name__))
     else:
         s.set_attribute("error.type", exc)
-        s.set_status(Status(StatusCode.ERROR))
+    s.set_status(status)
 
 
 def current_link() -> Link | None:
     """A link to the current span (a background run points back at the request that queued it)."""
-    from opentelemetry import trace
-
-    ctx = trace.get_current_span().get_span_context()
-    return trace.Link(ctx) if ctx.is_valid else None
+    ctx = _trace.get_current_span().get_span_context()
+    return _trace.Link(ctx) if ctx.is_valid else None
 
 
 def current_ids() -> tuple[str, str] | None:
     """The current trace and span ids in hex (for log lines), or None outside a recorded span."""
     if not ON:
         return None
-    from opentelemetry import trace
-
-    ctx = trace.get_current_span().get_span_context()
+    ctx = _trace.get_current_span().get_span_context()
     if not ctx.is_valid:
         return None
     return format(ctx.trace_id, "032x"), format(ctx.span_id, "016x")
@@ -229,10 +219,8 @@ def inject(headers: dict[str, str]) -> dict[str, str]:
     on, the very dict when off (so a shared header dict is never written into)."""
     if not ON:
         return headers
-    from opentelemetry.propagate import inject as otel_inject
-
     out = dict(headers)
-    otel_inject(out)
+    _propagate.inject(out)
     return out
 
 
@@ -240,23 +228,18 @@ def carrier() -> dict[str, str]:
     """`traceparent`/`tracestate` of the current span alone (e.g. an MCP request's `_meta`)."""
     if not ON:
         return {}
-    from opentelemetry.propagate import inject as otel_inject
-
     out: dict[str, str] = {}
-    otel_inject(out)
+    _propagate.inject(out)
     return out
 
 
 def extract(headers: Mapping[str, str]) -> Context:  # (lower-case keys, or a case-insensitive mapping)
     """The remote parent an incoming request names in its `traceparent`/`tracestate` (an empty
-    context when it names none, so the span is a new trace's root)."""
-    from opentelemetry import context as otel_context
-    from opentelemetry.propagate import extract as otel_extract
-
+    context when it names none, so the span is a new trace's root). Call only when `ON`."""
     parent = headers.get("traceparent")  # aiohttp's headers are case-insensitive; the ExtProc's lower-case
     if not parent:
-        return otel_context.Context()
+        return _ctx.Context()  # type: ignore[no-any-return]
     carrier = {"traceparent": parent}
     if state := headers.get("tracestate"):
         carrier["tracestate"] = state
-    return otel_extract(carrier, context=otel_context.Context())
+    return _propagate.extract(carrier, context=_ctx.Context())  # type: ignore[no-any-return]
