@@ -281,33 +281,32 @@ class ResponseRun:
         calls and tool calls it makes (and the tasks it starts) are its children."""
         token = tracing.attach(self.trace_start()) if tracing.ON else None
         try:
-            try:
-                for event in await self.begin(persist_start):
-                    yield event
-                async for event in self._produce():
-                    yield event
-                for event in await self.finish("completed"):  # nothing when production already ended it
-                    yield event
-            except APIError as exc:
-                self._abort_turn()
-                for event in await self.finish("failed", error=exc):
-                    yield event
-            except asyncio.CancelledError:
-                self._abort_turn()
-                if self.cancel_status == "requeue":
-                    if await self._requeue():
-                        raise
-                    self.cancel_status = "failed"  # it could not be handed back: it ends as at any shutdown
-                error = None
-                if self.cancel_status == "failed":
-                    error = self.cancel_error or ServerError("The gateway shut down while producing this response.")
-                await self.finish(self.cancel_status, error=error)
-                raise
-            except Exception as exc:
-                log.exception("response %s failed", self.id)
-                self._abort_turn()
-                for event in await self.finish("failed", error=ServerError(f"internal error: {type(exc).__name__}")):
-                    yield event
+            for event in await self.begin(persist_start):
+                yield event
+            async for event in self._produce():
+                yield event
+            for event in await self.finish("completed"):  # nothing when production already ended it
+                yield event
+        except APIError as exc:
+            self._abort_turn()
+            for event in await self.finish("failed", error=exc):
+                yield event
+        except asyncio.CancelledError:
+            self._abort_turn()
+            if self.cancel_status == "requeue":
+                if await self._requeue():
+                    raise
+                self.cancel_status = "failed"  # it could not be handed back: it ends as at any shutdown
+            error = None
+            if self.cancel_status == "failed":
+                error = self.cancel_error or ServerError("The gateway shut down while producing this response.")
+            await self.finish(self.cancel_status, error=error)
+            raise
+        except Exception as exc:
+            log.exception("response %s failed", self.id)
+            self._abort_turn()
+            for event in await self.finish("failed", error=ServerError(f"internal error: {type(exc).__name__}")):
+                yield event
         finally:
             if token is not None:
                 tracing.detach(token)
@@ -375,10 +374,8 @@ class ResponseRun:
                     for event in self.events.drain():
                         yield event
                 return
-            except Exception as exc:
+            except InvalidRequest as exc:
                 error = exc
-                if not isinstance(exc, InvalidRequest):
-                    raise
                 if exc.code != "context_length_exceeded" or self.p.req.truncation != "auto" or turn.items:
                     raise
                 shorter = drop_oldest(self.context, overflow_share(exc.message))
@@ -390,6 +387,9 @@ class ResponseRun:
                     len(self.context) - len(shorter),
                 )
                 self.context = shorter
+            except Exception as exc:
+                error = exc  # (the span's; the exception goes on)
+                raise
             finally:
                 if chat is not None:
                     tracing.detach(token)
