@@ -28,12 +28,14 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
+from extproc import tracing as extproc_tracing
 from extproc.ops import SHUTTING_DOWN, Observation
 from extproc.pb.envoy.config.core.v3 import base_pb2 as core_pb2
 from extproc.pb.envoy.extensions.filters.http.ext_proc.v3 import processing_mode_pb2 as mode_pb2
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as ep_grpc
 from extproc.pb.envoy.type.v3 import http_status_pb2
+from gateway import tracing
 from gateway.auth import limits
 from gateway.auth.authenticator import Authenticator
 from gateway.backends.base import map_backend_error
@@ -86,6 +88,14 @@ def _header(headers: ep.HttpHeaders, name: str) -> str:
         if h.key == name:
             return h.raw_value.decode("latin-1") if h.raw_value else h.value
     return ""
+
+
+def _trace_headers(msg: ep.ProcessingRequest) -> dict[str, str]:
+    """A client's own `traceparent`/`tracestate` (the parent when Envoy itself does not trace)."""
+    if msg.WhichOneof("request") != "request_headers":
+        return {}
+    found = {k: _header(msg.request_headers, k) for k in ("traceparent", "tracestate")}
+    return {k: v for k, v in found.items() if v}
 
 
 def _frames(events: Iterable[Event]) -> bytes:
@@ -195,9 +205,13 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         obs = Observation()
         self.active += 1
         act_for(None)  # this stream's task acts for the caller's project once its headers were read
+        span = token = None
         try:
             async for msg in request_iterator:
                 began = time.perf_counter()
+                if tracing.ON and span is None:  # the stream's span, current while it lasts
+                    span = ex.span = extproc_tracing.server_span(context, _trace_headers(msg))
+                    token = tracing.attach(span)
                 if self.draining and ex.run is None:
                     reply, last = immediate(503, SHUTTING_DOWN), True
                 else:
@@ -216,6 +230,10 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
             obs.done()
             if ex.run is not None and not ex.run.finished:
                 self._finish_abandoned(ex)
+            if span is not None:
+                ex.end_chat(None)
+                tracing.detach(token)
+                span.end()
 
     def _finish_abandoned(self, ex: _Exchange) -> None:
         """The stream ended before the response did (client gone, Envoy reset, shutdown).
@@ -231,6 +249,7 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         silent = time.monotonic() - ex.last_seen
         timeout = self.deps.settings.backend_read_timeout
         err = interrupted() if silent < timeout * 0.9 else backend_timed_out(timeout)
+        ex.end_chat(err)
         with project_scope(ex.project):
             task = asyncio.get_running_loop().create_task(run.finish("failed", error=err), name=f"finish-{run.id}")
         self._finishing.add(task)
@@ -247,6 +266,7 @@ class _Exchange:
 
     __slots__ = (
         "body_parts",
+        "chat",
         "done",
         "encoding",
         "failed",
@@ -257,6 +277,7 @@ class _Exchange:
         "project",
         "resp_parts",
         "run",
+        "span",
         "sse",
         "status",
         "stream",
@@ -281,6 +302,14 @@ class _Exchange:
         self.resp_parts: list[bytes] = []
         self.encoding = ""  # the request's Content-Encoding
         self.last_seen = time.monotonic()  # the last message from Envoy (a backend byte, after the request)
+        self.span: Any = None  # the stream's server span (tracing on)
+        self.chat: Any = None  # the backend call's `chat` span (tracing on), ended with the turn
+
+    def end_chat(self, error: BaseException | None) -> None:
+        """End the backend call's span (once), with what the turn reported."""
+        if self.chat is not None:
+            chat, self.chat = self.chat, None
+            chat.end(self.turn, error)
 
     async def handle(self, msg: ep.ProcessingRequest) -> tuple[ep.ProcessingResponse, bool]:
         """One reply per message; True when it is the last this stream will send."""
@@ -374,6 +403,8 @@ class _Exchange:
         except APIError as err:
             return error_reply(err), True
         if p.needs_gateway(prepared):
+            if self.span is not None:  # the HTTP door's span (under Envoy's upstream span) runs the loop
+                self.span.set_attribute("gateway.rerouted", True)
             common = ep.CommonResponse(clear_route_cache=True)
             common.header_mutation.CopyFrom(p.reroute_mutation)
             # Ending the gRPC stream now lets the gateway's SSE pass through Envoy unbuffered.
@@ -386,7 +417,16 @@ class _Exchange:
             self.pending = self._sse(begin)
         self.turn = run.new_turn()
         chat = dumps(build_chat_body(run.turn_request()))
-        return _body_reply("request", chat, p.request_mutation), False
+        mutation = p.request_mutation
+        if tracing.ON:  # the backend call's span; its traceparent rides the upstream request
+            with tracing.span_current(run.trace_start()):  # under the run's `invoke_agent`
+                self.chat = run.chat_span(run.response["model"])
+            mutation = ep.HeaderMutation()
+            mutation.CopyFrom(p.request_mutation)
+            with tracing.span_current(self.chat.span):
+                for key, value in tracing.carrier().items():
+                    mutation.set_headers.append(_set(key, value))
+        return _body_reply("request", chat, mutation), False
 
     # -- response ---------------------------------------------------------------------------------
     async def on_response_headers(self, msg: ep.HttpHeaders) -> tuple[ep.ProcessingResponse, bool]:
@@ -427,6 +467,8 @@ class _Exchange:
             self.resp_parts = []
             return await self._settle_buffered(raw)
         out = self._take_pending()
+        if self.chat is not None:
+            self.chat.chunk()
         if not self.run.finished:
             out += self._feed(msg.body)
             if msg.end_of_stream:
@@ -471,6 +513,7 @@ class _Exchange:
             return out + await self._fail(self.failed)
         if turn.finish_reason is None:  # no [DONE], or a [DONE] after no choice ever finished
             return out + await self._fail(BackendError(STREAM_UNFINISHED if self.done else STREAM_CUT))
+        self.end_chat(None)
         run.end_turn(turn)
         out += self._sse(run.events.drain())
         if turn.finish_reason == "length":
@@ -482,6 +525,7 @@ class _Exchange:
         assert run is not None
         if turn is not None and not turn.closed:
             turn.abort()
+        self.end_chat(err)
         return self._sse(run.events.drain()) + self._sse(await run.finish("failed", error=err))
 
     async def _settle_buffered(self, raw: bytes, *, at_headers: bool = False) -> tuple[ep.ProcessingResponse, bool]:
@@ -491,6 +535,8 @@ class _Exchange:
         """
         run, turn = self.run, self.turn
         assert run is not None and turn is not None
+        if self.chat is not None:
+            self.chat.chunk()
         if self.status != 200:
             err = envoy_local_error(self.status, raw, self.p.backend)
             out = self._take_pending() + await self._fail(err)

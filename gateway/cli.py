@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gateway import logs, metrics
+from gateway import logs, metrics, tracing
 from gateway.config import Settings, load_settings
 from gateway.workers import run_pool, worker_index
 
@@ -32,6 +32,7 @@ def _door_process(settings: Settings, door: str) -> None:
     """Logging and metrics first: prometheus_client must see its directory before it is imported."""
     logs.configure(settings)
     metrics.init(metrics.metrics_dir(settings.data_dir, settings.metrics_dir), door)
+    tracing.setup(door)  # OpenTelemetry, when the OTEL_* variables name an endpoint
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -19,12 +19,14 @@ import string
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
+
+from gateway import envoy_tracing
 
 TEMPLATE_PATH = Path(__file__).resolve().parent.parent / "envoy" / "envoy.yaml.tmpl"
 DEFAULT_BUFFER_LIMIT = 32 * 1024 * 1024
@@ -114,12 +116,14 @@ def render_envoy_config(
     access_log: bool = False,
     backend_ca_file: str | None = None,
     template_path: Path = TEMPLATE_PATH,
+    otel_env: Mapping[str, str] | None = None,
 ) -> str:
     """Return the Envoy YAML. The backend URL's path is ignored here: the processor sets :path.
 
     ``extproc_workers`` ExtProc processes listen on ``extproc_port`` + 0 … n-1 (GATEWAY_WORKERS).
     The admin interface listens on ``admin_socket`` (a Unix socket, owner-only) when given, else on
-    loopback ``admin_port``.
+    loopback ``admin_port``. Envoy's OpenTelemetry tracer is configured from the `OTEL_*`
+    variables of ``otel_env`` (default: this process's environment), as the doors are.
     """
     url = urlsplit(backend_url)
     if url.scheme not in ("http", "https") or not url.hostname:
@@ -166,6 +170,7 @@ def render_envoy_config(
         "BUFFER_LIMIT_BYTES": int(buffer_limit_bytes),
         "ACCESS_LOG": _ACCESS_LOG if access_log else "",
     }
+    values["TRACING"], values["TRACING_CLUSTER"] = envoy_tracing.render(os.environ if otel_env is None else otel_env)
     text = string.Template(template_path.read_text()).substitute(values)
     # Empty optional blocks leave blank lines; drop them so the YAML stays tidy.
     return "\n".join(line for line in text.splitlines() if line.strip()) + "\n"

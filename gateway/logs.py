@@ -5,6 +5,8 @@ passed through to both doors, or one generated here) and, once known, the respon
 a context variable that the doors set, so engine code logs them without knowing about requests.
 Messages go through `scrub()` before they are written, so a secret that slips into a log call
 (a bearer token, an API key, credentials in a URL) is replaced by `[redacted]`.
+With tracing on (`gateway.tracing`), a record made inside a span carries its `trace_id` and
+`span_id`, so a log line leads to its trace and back.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from gateway import tracing
 from gateway.config import Settings
 from gateway.redact import redact
 
@@ -62,6 +65,8 @@ class JSONFormatter(logging.Formatter):
             value = record.__dict__.get(key)
             if value is not None:
                 out[key] = value
+        if tracing.ON and (ids := tracing.current_ids()) is not None:
+            out["trace_id"], out["span_id"] = ids
         if record.exc_info:
             out["exc"] = scrub(self.formatException(record.exc_info))
         return orjson.dumps(out, default=str).decode()
@@ -69,7 +74,10 @@ class JSONFormatter(logging.Formatter):
 
 class TextFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        return scrub(super().format(record))
+        text = scrub(super().format(record))
+        if tracing.ON and (ids := tracing.current_ids()) is not None:
+            text += f" trace_id={ids[0]} span_id={ids[1]}"
+        return text
 
 
 ACCESS_LOGGER = "gateway.access"  # one INFO line per request from each door

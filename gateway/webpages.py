@@ -21,6 +21,7 @@ from urllib.robotparser import RobotFileParser
 
 import aiohttp
 
+from gateway import tracing
 from gateway.errors import APIError
 from gateway.netguard import AddressPolicy, TooManyRedirects, fetch
 
@@ -101,7 +102,7 @@ class PageReader:
             policy=self.policy,
             max_bytes=max_bytes,
             timeout=timeout,
-            headers={"User-Agent": self.user_agent},
+            headers=tracing.inject({"User-Agent": self.user_agent}),  # tracing on: traceparent
             session=self._http(),
         )
 
@@ -129,6 +130,23 @@ class PageReader:
             return rules
 
     async def read(self, url: str) -> Page:
+        """The page's text; with tracing on, a `GET` client span (the URL without its query)."""
+        if not tracing.ON:
+            return await self._read(url)
+        parts = urlsplit(url)
+        attributes = {"http.request.method": "GET", "url.full": f"{parts.scheme}://{parts.netloc}{parts.path}"}
+        with tracing.span("GET", "client", attributes) as span:
+            try:
+                page = await self._read(url)
+            except PageRefused as exc:
+                if span is not None:
+                    tracing.fail(span, exc)
+                raise
+            if span is not None:
+                span.set_attribute("gateway.page.content_type", page.content_type)
+            return page
+
+    async def _read(self, url: str) -> Page:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise PageRefused("only http and https URLs can be read")

@@ -122,6 +122,7 @@ def envoy_stack(
         gateway_port=http_port,
         backend_url=backend_url,
         backend_read_timeout_s=float(extra_env.get("GATEWAY_BACKEND_READ_TIMEOUT", "300")),
+        otel_env=env,  # Envoy traces when the doors do (OTEL_* in extra_env)
     )
     procs: list[subprocess.Popen[Any]] = []  # stopped in reverse: Envoy, HTTP server, ExtProc
     stack: EnvoyStack | None = None

@@ -200,6 +200,7 @@ def apply_chunk(chunk: dict[str, Any], sink: TurnAssembler) -> None:
             sink.tool_call(tc.get("index", 0), tc.get("id"), fn.get("name"), fn.get("arguments"))
         if choice.get("finish_reason"):
             sink.finish(choice["finish_reason"])
+            sink.response_model = chunk.get("model")  # once per call: the model that answered (tracing)
     if chunk.get("usage"):
         sink.set_usage(chunk["usage"])
 
@@ -220,4 +221,5 @@ def apply_completion(body: dict[str, Any], sink: TurnAssembler) -> None:
         fn = tc.get("function") or {}
         sink.tool_call(i, tc.get("id"), fn.get("name"), fn.get("arguments"))
     sink.finish(choices[0].get("finish_reason"))
+    sink.response_model = body.get("model")
     sink.set_usage(body.get("usage"))

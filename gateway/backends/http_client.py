@@ -15,7 +15,7 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
-from gateway import metrics
+from gateway import metrics, tracing
 from gateway.backends.base import map_backend_error
 from gateway.backends.sse import SSEParser
 from gateway.errors import BackendError, BackendTimeout
@@ -65,7 +65,8 @@ class BackendHTTP:
     async def post(self, path: str, body: dict[str, Any]) -> AsyncIterator[aiohttp.ClientResponse]:
         started = time.perf_counter()
         try:
-            async with self.session.post(self.url(path), data=dumps(body), headers=self.headers) as resp:
+            headers = tracing.inject(self.headers)  # tracing on: the `chat` span's traceparent (vLLM joins)
+            async with self.session.post(self.url(path), data=dumps(body), headers=headers) as resp:
                 if resp.status >= 400:
                     raise map_backend_error(resp.status, await resp.read())
                 yield resp

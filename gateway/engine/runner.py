@@ -15,10 +15,11 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from gateway import metrics
+from gateway import metrics, tracing
 from gateway.auth import limits
 from gateway.backends.base import TurnRequest
 from gateway.engine import compaction_run
+from gateway.engine import spans
 from gateway.engine.citations import CitationSources
 from gateway.engine.client_tools import ClientTools, as_offered
 from gateway.engine.context import EngineDeps, Prepared
@@ -74,6 +75,8 @@ class ResponseRun:
         self.resumed = False  # a handed-back background run run again: its start is stored already
         self._turn: TurnAssembler | None = None  # the model turn in progress (aborted if the run fails)
         self.finished = False
+        self.span: Any = None  # the run's `invoke_agent` span while it runs (tracing on)
+        self._tool_kinds: dict[int, str] = {}  # id(server tool) -> its Responses tool type (span attributes)
 
     def _load_tools(self) -> None:
         """The client tools the model may call now: with `tool_search`, the deferred ones only once
@@ -90,8 +93,35 @@ class ResponseRun:
         return str(self.response["id"])
 
     # -- steps (shared with the ExtProc) -----------------------------------------------------------
+    def trace_start(self) -> Any:
+        """The run's `invoke_agent` span (started once; call only when tracing is on)."""
+        if self.span is None:
+            self.span = spans.agent_span(
+                response=self.response,
+                provider=spans.provider_name(self.deps.settings.backend_api),
+                background=bool(self.p.req.background),
+                conversation_id=self.p.conversation_id,
+            )
+        return self.span
+
+    def trace_end(self) -> None:
+        if self.span is not None:
+            span, self.span = self.span, None
+            spans.end_agent(span, self.response, self.error)
+
+    def chat_span(self, model: str) -> spans.ChatSpan:
+        """A `chat {model}` span for the next backend call (tracing on)."""
+        return spans.ChatSpan(
+            model,
+            provider=spans.provider_name(self.deps.settings.backend_api),
+            server=spans.server_of(self.deps.settings.backend_base),
+            items=self.context,
+        )
+
     async def begin(self, persist: bool) -> list[Event]:
         """Store the response as queued/in progress (when it must survive a disconnect) and announce it."""
+        if tracing.ON:
+            self.trace_start()
         if persist and self.p.stored and not self.resumed:
             await self.deps.store.write_response(self.response, inputs=self.p.inputs, owner=OWNER)
         self._persisted_start = (persist and self.p.stored) or self.resumed
@@ -194,6 +224,7 @@ class ResponseRun:
             self.response["incomplete_details"] = None
             self._conclude("failed", failure, None)
             await asyncio.shield(self._persist())
+        self.trace_end()
         return self.events.drain()
 
     def _conclude(self, status: str, error: APIError | None, incomplete_reason: str | None) -> None:
@@ -246,7 +277,11 @@ class ResponseRun:
     async def run(self, *, persist_start: bool) -> AsyncGenerator[Event, None]:
         """The whole response: begin, produce (`_produce`, the tool loop), end with a terminal status.
         However production ends, the response ends once: completed, failed with the reason, or the
-        cancellation's status; subclasses (research) replace `_produce` only."""
+        cancellation's status; subclasses (research) replace `_produce` only.
+
+        With tracing on, the run's `invoke_agent` span is current while it runs, so the backend
+        calls and tool calls it makes (and the tasks it starts) are its children."""
+        token = tracing.attach(self.trace_start()) if tracing.ON else None
         try:
             for event in await self.begin(persist_start):
                 yield event
@@ -274,6 +309,10 @@ class ResponseRun:
             self._abort_turn()
             for event in await self.finish("failed", error=ServerError(f"internal error: {type(exc).__name__}")):
                 yield event
+        finally:
+            if token is not None:
+                tracing.detach(token)
+                self.trace_end()  # a run handed back (requeue) never reached `finish`
 
     async def _requeue(self) -> bool:
         """Hand the run back for a live process to run again (this one is stopping); False if it
@@ -330,12 +369,19 @@ class ResponseRun:
         """One backend call streamed into `turn`; with `truncation: "auto"`, a context that does not
         fit is retried without its oldest turns (see `engine/truncation.py`)."""
         for attempt in range(MAX_RETRIES + 1):
+            # tracing on: this call's `chat` span is current, so the backend request carries it
+            chat = self.chat_span(self.response["model"]) if tracing.ON else None
+            token = tracing.attach(chat.span) if chat is not None else None
+            error: BaseException | None = None
             try:
                 async for _chunk in self.deps.backend.turn_stream(self.turn_request(tools_allowed=tools_allowed), turn):
+                    if chat is not None:
+                        chat.chunk()
                     for event in self.events.drain():
                         yield event
                 return
             except InvalidRequest as exc:
+                error = exc
                 if exc.code != "context_length_exceeded" or self.p.req.truncation != "auto" or turn.items:
                     raise
                 shorter = drop_oldest(self.context, overflow_share(exc.message))
@@ -347,14 +393,24 @@ class ResponseRun:
                     len(self.context) - len(shorter),
                 )
                 self.context = shorter
+            except Exception as exc:
+                error = exc  # (the span's; the exception goes on)
+                raise
+            finally:
+                if chat is not None:
+                    tracing.detach(token)
+                    chat.end(turn, error)
 
     async def _build_server_tools(self) -> None:
         registry = self.deps.tools
         for tool in self.p.req.tools or []:
             if registry.is_server_side(tool):
-                self.server_tools.append(await registry.build(tool, self))
+                built = await registry.build(tool, self)
+                self.server_tools.append(built)
+                self._tool_kinds[id(built)] = str(tool.get("type"))
         if self.tool_search is not None and self.tool_search.execution == "server":
             self.server_tools.append(ServerToolSearch(self.tool_search, self._load_tools))
+            self._tool_kinds[id(self.server_tools[-1])] = "tool_search"
 
     async def _drain_until(self, task: asyncio.Task[Any]) -> AsyncIterator[Event]:
         """Yield events while `task` runs, so tool progress streams as it happens."""
@@ -390,11 +446,22 @@ class ResponseRun:
                 return "Error: the maximum number of tool calls for this response has been reached."
             self.server_calls_made += 1
             tool = next(t for t in self.server_tools if t.handles(call["name"]))
+            span = token = None
+            if tracing.ON:  # this call's `execute_tool` span: the tool's own spans are its children
+                kind = spans.tool_type_of(self._tool_kinds.get(id(tool), ""))
+                span = spans.tool_span(call["name"], str(call["call_id"]), kind)
+                token = tracing.attach(span)
             try:
                 result = await tool.run(call, self.events)
             except Exception as exc:  # an executor's bug must not fail the response
                 log.exception("server-side tool %s failed", call["name"])
+                if span is not None:
+                    tracing.fail(span, exc)
                 return f"Error: the tool failed ({type(exc).__name__})."
+            finally:
+                if span is not None:
+                    tracing.detach(token)
+                    span.end()
             stop = stop or result.stop
             return result.model_output
 

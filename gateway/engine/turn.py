@@ -42,6 +42,7 @@ class TurnAssembler:
         self.calls: dict[int, CallItem] = {}
         self.finish_reason: str | None = None
         self.usage: dict[str, Any] | None = None
+        self.response_model: str | None = None  # the model the backend says answered (tracing)
         self.items: list[dict[str, Any]] = []  # every item this turn produced, in output order
         self.closed = False
 

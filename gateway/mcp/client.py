@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the SDK takes ~2 s to import: see `load_sdk`
 
     from gateway.netguard import AddressPolicy
 
+from gateway import tracing
 from gateway.redact import redact_url
 
 log = logging.getLogger(__name__)
@@ -312,10 +313,35 @@ class SessionPool:
         raise AssertionError("unreachable")
 
     async def call_tool(self, spec: ServerSpec, name: str, arguments: dict[str, Any]) -> Any:
-        """The tool's `CallToolResult`; raises `McpFailure` for protocol, transport and timeout errors."""
+        """The tool's `CallToolResult`; raises `McpFailure` for protocol, transport and timeout errors.
+
+        With tracing on, the call is a `tools/call {name}` client span whose context rides the
+        request's `_meta` (`traceparent`, as MCP's trace-context convention has it): the session's
+        HTTP connection is shared by many requests, so per-request HTTP headers cannot carry it."""
+        if not tracing.ON:
+            return await self._call_tool(spec, name, arguments, None)
+        host, port = _host_port(spec.url)
+        attributes = {
+            "mcp.method.name": "tools/call",
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "server.address": host,
+            "server.port": port,
+        }
+        with tracing.span(f"tools/call {name}", "client", attributes) as span:
+            result = await self._call_tool(spec, name, arguments, tracing.carrier())
+            if span is not None and getattr(result, "is_error", False):
+                tracing.fail(span, "tool_error")
+            return result
+
+    async def _call_tool(
+        self, spec: ServerSpec, name: str, arguments: dict[str, Any], meta: dict[str, str] | None
+    ) -> Any:
         async with self.session(spec) as (client, conn):
             try:
                 async with asyncio.timeout(self.timeout):
+                    if meta:
+                        return await client.call_tool(name, arguments, meta=meta)  # type: ignore[arg-type]
                     return await client.call_tool(name, arguments)
             except TimeoutError:
                 raise protocol_error(REQUEST_TIMEOUT, f"The MCP call timed out after {self.timeout:g}s") from None
@@ -350,3 +376,10 @@ class SessionPool:
                 await self._reaper
         conns, self._conns = list(self._conns.values()), {}
         await asyncio.gather(*(c.close() for c in conns), *self._closing, return_exceptions=True)
+
+
+def _host_port(url: str) -> tuple[str, int]:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)

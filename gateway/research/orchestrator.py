@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gateway import tracing
 from gateway.errors import APIError
 from gateway.jsonutil import JSONDecodeError, loads
 from gateway.research.llm import ChatModel
@@ -168,6 +169,23 @@ class Research:
 
     # -- one round -----------------------------------------------------------------------------------
     async def _round(self, queries: list[str]) -> AsyncIterator[Event]:
+        """One round; with tracing on, a `research_round` span over its searches and page reads."""
+        if not tracing.ON:
+            async for event in self._searched_round(queries):
+                yield event
+            return
+        self._rounds = getattr(self, "_rounds", 0) + 1
+        attributes = {"gateway.research.round": self._rounds, "gateway.research.queries": list(queries)}
+        span = tracing.start_span("research_round", attributes=attributes)
+        token = tracing.attach(span)
+        try:
+            async for event in self._searched_round(queries):
+                yield event
+        finally:
+            tracing.detach(token)
+            span.end()
+
+    async def _searched_round(self, queries: list[str]) -> AsyncIterator[Event]:
         jobs: list[tuple[str, str, Awaitable[list[Source]]]] = []  # (kind, what was asked, search)
         if self.web is not None:
             jobs.extend(("web", q, self.web(q)) for q in queries)

@@ -24,7 +24,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from gateway import metrics
+from gateway import metrics, tracing
 from gateway.engine.owner import OWNER
 from gateway.retrieval.core import Retrieval
 from vectorstore.base import Chunk
@@ -283,6 +283,16 @@ class IngestionWorker:
 
     @staticmethod
     async def _embed(embedder: Any, texts: list[str]) -> list[list[float]]:
+        """A batch's vectors; with tracing on, an `embeddings {model}` span (GenAI conventions)."""
+        if not tracing.ON:
+            return await IngestionWorker._embed_batch(embedder, texts)
+        name = str(getattr(embedder, "name", "embedder"))
+        attributes = {"gen_ai.operation.name": "embeddings", "gen_ai.request.model": name, "gateway.inputs": len(texts)}
+        with tracing.span(f"embeddings {name}", "client", attributes):
+            return await IngestionWorker._embed_batch(embedder, texts)
+
+    @staticmethod
+    async def _embed_batch(embedder: Any, texts: list[str]) -> list[list[float]]:
         for attempt in range(EMBED_ATTEMPTS):
             try:
                 vectors: list[list[float]] = await embedder.embed(texts)

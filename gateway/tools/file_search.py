@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from gateway import tracing
 from gateway.engine.events import EventBuilder
 from gateway.errors import APIError, InvalidRequest
 from gateway.ids import item_id
@@ -148,19 +149,10 @@ class FileSearch:
         events.emit("response.file_search_call.searching", ref)
         cfg = self.config
         try:
-            for store_id in cfg["store_ids"]:
-                await self.r.check_embedder(store_id, param="tools.vector_store_ids")
-            hits = await search_stores(
-                self.r,
-                cfg["store_ids"],
-                queries,
-                k=cfg["k"],
-                filters=cfg["filters"],
-                score_threshold=cfg["ranking"]["score_threshold"],
-                mode=cfg["ranking"]["mode"],
-                vector_weight=cfg["ranking"]["vector_weight"],
-                ranker=cfg["ranking"]["ranker"],
-            )
+            with tracing.span("file_search", attributes=_span_attributes(cfg)) as span:
+                hits = await self._search(cfg, queries)
+                if span is not None:
+                    span.set_attribute("gateway.file_search.hits", len(hits))
         except APIError as exc:
             log.warning("file_search failed: %s", exc.message)
             events.close_item(index, "failed")
@@ -181,6 +173,21 @@ class FileSearch:
         events.emit("response.file_search_call.completed", ref)
         events.close_item(index, "completed")
         return ToolResult(self._model_text(queries, results))
+
+    async def _search(self, cfg: dict[str, Any], queries: list[str]) -> list[Any]:
+        for store_id in cfg["store_ids"]:
+            await self.r.check_embedder(store_id, param="tools.vector_store_ids")
+        return await search_stores(
+            self.r,
+            cfg["store_ids"],
+            queries,
+            k=cfg["k"],
+            filters=cfg["filters"],
+            score_threshold=cfg["ranking"]["score_threshold"],
+            mode=cfg["ranking"]["mode"],
+            vector_weight=cfg["ranking"]["vector_weight"],
+            ranker=cfg["ranking"]["ranker"],
+        )
 
     def _marker(self, file_id: str, filename: str) -> int:
         if file_id not in self.markers:
@@ -234,3 +241,14 @@ def register(deps: Any) -> None:
         return await check(retrieval, tool, i)
 
     deps.tools.register(FUNCTION, factory, converter=replay, item_type="file_search_call", checker=checker)
+
+
+def _span_attributes(cfg: dict[str, Any]) -> dict[str, Any]:
+    """The search's span attributes: which stores, how many results, which ranking."""
+    ranking = cfg["ranking"]
+    return {
+        "gen_ai.data_source.id": ",".join(cfg["store_ids"]),
+        "gateway.file_search.max_results": int(cfg["k"]),
+        "gateway.file_search.ranker": str(ranking.get("ranker")),
+        "gateway.file_search.mode": str(ranking.get("mode")),
+    }

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
+from gateway import tracing
 from gateway.config import Settings
 
 TIMEOUT = aiohttp.ClientTimeout(total=20.0, connect=5.0)
@@ -74,6 +75,7 @@ def _endpoint(settings: Settings, default_base: str | None, path: str) -> str:
 
 async def _fetch_json(method: str, url: str, *, name: str, **kwargs: Any) -> Any:
     headers = {"Accept": "application/json", "User-Agent": USER_AGENT, **kwargs.pop("headers", {})}
+    headers = tracing.inject(headers)  # tracing on: the web search span's traceparent
     try:
         async with aiohttp.ClientSession(timeout=TIMEOUT) as session:
             async with session.request(method, url, headers=headers, **kwargs) as resp:

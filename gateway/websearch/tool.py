@@ -15,6 +15,7 @@ import json
 import re
 from typing import Any
 
+from gateway import tracing
 from gateway.config import Settings
 from gateway.engine.events import EventBuilder
 from gateway.errors import InvalidRequest
@@ -124,9 +125,13 @@ class WebSearchTool:
         item["status"] = "searching"
         events.emit("response.web_search_call.searching", ref)
         try:
-            hits = await self.provider.search(
-                SearchQuery(query=query, count=self.count, allowed_domains=self.domains, location=self.location)
-            )
+            attributes = {"gateway.web_search.provider": type(self.provider).__name__.lower()}
+            with tracing.span("web_search", "client", attributes) as span:
+                hits = await self.provider.search(
+                    SearchQuery(query=query, count=self.count, allowed_domains=self.domains, location=self.location)
+                )
+                if span is not None:
+                    span.set_attribute("gateway.web_search.hits", len(hits))
         except SearchError as exc:
             events.close_item(index, "failed")
             return ToolResult(f"Error: the web search failed ({exc}). Answer without it and say so.")

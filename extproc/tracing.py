@@ -1,0 +1,40 @@
+"""The ExtProc's spans: one server span per gRPC stream (one HTTP request through Envoy).
+
+Its parent is the trace context Envoy's OpenTelemetry tracer puts in the ext_proc call's gRPC
+metadata (`traceparent`), so one trace reads Envoy -> ExtProc -> backend; without Envoy tracing, a
+`traceparent` the client sent (in the request headers Envoy forwards) is the parent instead. Only
+used when `gateway.tracing.ON`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from gateway import tracing
+
+SPAN_NAME = "envoy.service.ext_proc.v3.ExternalProcessor/Process"
+_KEYS = ("traceparent", "tracestate")
+
+
+def _metadata(context: Any) -> dict[str, str]:
+    try:
+        pairs: Iterable[tuple[str, Any]] = context.invocation_metadata() or ()
+    except Exception:  # a test double, or a context without metadata
+        return {}
+    return {k: v if isinstance(v, str) else v.decode("latin-1") for k, v in pairs if k in _KEYS}
+
+
+def server_span(context: Any, headers: dict[str, str]) -> Any:
+    """The stream's server span; ``headers`` are the request's (`traceparent`, `tracestate` only)."""
+    carrier = _metadata(context) or headers
+    return tracing.start_span(
+        SPAN_NAME,
+        "server",
+        {
+            "rpc.system": "grpc",
+            "rpc.service": "envoy.service.ext_proc.v3.ExternalProcessor",
+            "rpc.method": "Process",
+        },
+        parent=tracing.extract(carrier),
+    )

@@ -1,0 +1,142 @@
+"""The engine's spans, named and attributed by the OpenTelemetry GenAI semantic conventions.
+
+    invoke_agent            one Responses run (the tool loop): gen_ai.response.id, gen_ai.conversation.id
+      chat {model}          one backend call: request/response model, usage, finish reasons, the
+                            replica (server.address/port), time to first chunk
+      execute_tool {name}   one server-side tool call: gen_ai.tool.name/.call.id/.type, with the
+                            tool's own child spans (MCP call, web search, file_search, page reads)
+
+Both doors use these helpers (the HTTP door through `ResponseRun.run`, the ExtProc step by step),
+so the two traces read alike. Every function here is called only when `tracing.ON`.
+Message content is recorded only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from gateway import tracing
+from gateway.jsonutil import dumps
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Span
+
+    from gateway.engine.turn import TurnAssembler
+
+# gen_ai.tool.type by Responses tool type: `extension` runs elsewhere (an MCP server, a search
+# service), `datastore` reads the gateway's own stores.
+TOOL_TYPES = {"mcp": "extension", "web_search": "extension", "web_search_preview": "extension"}
+DATASTORE = frozenset({"file_search", "knowledge_graph", "memory"})
+
+
+def provider_name(backend_api: str) -> str:
+    """gen_ai.provider.name: vLLM (or any server of its API) behind the chat-completions adapter;
+    the OpenAI Responses API behind the passthrough."""
+    return "openai" if backend_api == "responses" else "vllm"
+
+
+def server_of(url: str) -> tuple[str, int]:
+    parts = urlsplit(url)
+    return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+
+
+def agent_span(*, response: dict[str, Any], provider: str, background: bool, conversation_id: str | None) -> Span:
+    """`invoke_agent` for one run. A background run is a trace of its own, linked to the request
+    that queued it (that request ends long before the run does)."""
+    attributes: dict[str, Any] = {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.provider.name": provider,
+        "gen_ai.request.model": str(response.get("model") or ""),
+        "gen_ai.response.id": str(response["id"]),
+    }
+    if conversation_id:
+        attributes["gen_ai.conversation.id"] = conversation_id
+    if background:
+        link = tracing.current_link()
+        return tracing.start_span("invoke_agent", attributes=attributes, links=[link] if link else None, root=True)
+    return tracing.start_span("invoke_agent", attributes=attributes)
+
+
+def end_agent(span: Span, response: dict[str, Any], error: Any = None) -> None:
+    usage = response.get("usage") or {}
+    span.set_attribute("gen_ai.usage.input_tokens", int(usage.get("input_tokens") or 0))
+    span.set_attribute("gen_ai.usage.output_tokens", int(usage.get("output_tokens") or 0))
+    span.set_attribute("gateway.response.status", str(response.get("status")))
+    if error is not None:
+        tracing.fail(span, error)
+    elif response.get("status") == "cancelled":
+        span.set_attribute("gateway.cancelled", True)
+    span.end()
+
+
+class ChatSpan:
+    """The `chat {model}` span of one backend call, with its time to first chunk."""
+
+    __slots__ = ("first", "span", "started", "token")
+
+    def __init__(
+        self, model: str, *, provider: str, server: tuple[str, int], items: list[dict[str, Any]] | None = None
+    ) -> None:
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": provider,
+            "gen_ai.request.model": model,
+            "server.address": server[0],
+            "server.port": server[1],
+        }
+        if tracing.CAPTURE_CONTENT and items is not None:
+            attributes["gen_ai.input.messages"] = dumps(items).decode()
+        self.span = tracing.start_span(f"chat {model}", "client", attributes)
+        self.started = time.perf_counter()
+        self.first = False
+        self.token: object | None = None
+
+    def chunk(self) -> None:
+        """A piece of output arrived; the first one's delay is the time to first chunk."""
+        if not self.first:
+            self.first = True
+            seconds = time.perf_counter() - self.started
+            self.span.set_attribute("gen_ai.response.time_to_first_chunk", seconds)
+            self.span.add_event("gen_ai.first_chunk")
+
+    def end(self, turn: TurnAssembler | None, error: BaseException | None = None) -> None:
+        s = self.span
+        if turn is not None:
+            usage = turn.usage or {}
+            if usage:
+                s.set_attribute("gen_ai.usage.input_tokens", int(usage.get("prompt_tokens") or 0))
+                s.set_attribute("gen_ai.usage.output_tokens", int(usage.get("completion_tokens") or 0))
+            if turn.finish_reason:
+                s.set_attribute("gen_ai.response.finish_reasons", [turn.finish_reason])
+            if turn.response_model:
+                s.set_attribute("gen_ai.response.model", turn.response_model)
+            calls = [c.item.get("call_id") for c in turn.calls.values()] + [
+                c.get("call_id") for c in turn.server_calls.values()
+            ]
+            if calls:
+                s.set_attribute("gateway.tool_call_ids", [str(c) for c in calls])
+            if tracing.CAPTURE_CONTENT:
+                s.set_attribute("gen_ai.output.messages", dumps(turn.items).decode())
+        if error is not None:
+            tracing.fail(s, error)
+        s.end()
+
+
+def tool_span(name: str, call_id: str, tool_type: str) -> Span:
+    return tracing.start_span(
+        f"execute_tool {name}",
+        attributes={
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.call.id": call_id,
+            "gen_ai.tool.type": tool_type,
+        },
+    )
+
+
+def tool_type_of(responses_type: str) -> str:
+    if responses_type in DATASTORE:
+        return "datastore"
+    return TOOL_TYPES.get(responses_type, "extension")

@@ -1,0 +1,76 @@
+"""The HTTP door's server span (OpenTelemetry HTTP semantic conventions), one per request.
+
+Installed as the outermost middleware only when tracing is on (`gateway.tracing.ON`), so with
+tracing off no request pays for it. An incoming `traceparent`/`tracestate` (Envoy's, on the
+re-routed tool-loop path, or any client's) is the parent; the span is current while the handler
+runs, so the engine's spans and the log lines of the request belong to it. A streamed reply is
+written inside the handler, so the span covers the whole stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from aiohttp import web
+
+from gateway import tracing
+
+
+def _route(request: web.Request) -> str:
+    resource = request.match_info.route.resource
+    return resource.canonical if resource is not None else ""
+
+
+@web.middleware
+async def tracing_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
+    parent = tracing.extract(request.headers)
+    host, _, port = (request.host or "").partition(":")
+    attributes: dict[str, Any] = {
+        "http.request.method": request.method,
+        "url.path": request.path,
+        "url.scheme": request.scheme,
+        "server.address": host,
+        "network.protocol.version": f"{request.version.major}.{request.version.minor}",
+    }
+    if port.isdigit():
+        attributes["server.port"] = int(port)
+    if request.remote:
+        attributes["client.address"] = request.remote
+    if agent := request.headers.get("User-Agent"):
+        attributes["user_agent.original"] = agent[:256]
+    route = _route(request)
+    if route:
+        attributes["http.route"] = route
+    name = f"{request.method} {route}" if route else request.method
+    span = tracing.start_span(name, "server", attributes, parent=parent)
+    token = tracing.attach(span)
+    try:
+        resp = await handler(request)
+    except web.HTTPException as exc:
+        span.set_attribute("http.response.status_code", exc.status)
+        if exc.status >= 500:
+            tracing.fail(span, str(exc.status))
+        raise
+    except asyncio.CancelledError:
+        span.set_attribute("gateway.client_gone", True)
+        raise
+    except Exception as exc:
+        tracing.fail(span, exc)
+        raise
+    else:
+        span.set_attribute("http.response.status_code", resp.status)
+        if resp.status >= 500:
+            tracing.fail(span, str(resp.status))
+        if rid := request.get("ctx", {}).get("response_id"):
+            span.set_attribute("gen_ai.response.id", rid)
+        return resp
+    finally:
+        tracing.detach(token)
+        span.end()
+
+
+def install(app: web.Application) -> None:
+    """Put the tracing middleware outermost, when tracing is on in this process."""
+    if tracing.ON:
+        app.middlewares.insert(0, tracing_middleware)
