@@ -18,8 +18,7 @@ from typing import Any
 from gateway import metrics, tracing
 from gateway.auth import limits
 from gateway.backends.base import TurnRequest
-from gateway.engine import compaction_run
-from gateway.engine import spans
+from gateway.engine import compaction_run, spans
 from gateway.engine.citations import CitationSources
 from gateway.engine.client_tools import ClientTools, as_offered
 from gateway.engine.context import EngineDeps, Prepared
