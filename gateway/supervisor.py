@@ -57,11 +57,20 @@ class _ChildFailed(Exception):
 
 
 def child_env(settings: Settings, base: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment that gives a child process exactly these settings."""
+    """The environment that gives a child process exactly these settings: a `GATEWAY_*` variable
+    for each setting that was set (file, environment or override), none for the others. A default
+    passed as if chosen would change what the child decides from what was chosen: with
+    `GATEWAY_DATABASE_URL` the vector backend defaults to pgvector unless one was named, and an
+    explicit `GATEWAY_VECTOR_BACKEND=sqlite-vec` kept each replica's vectors in its own file."""
     env = {k: v for k, v in (os.environ if base is None else base).items() if k != "GATEWAY_CONFIG"}
+    chosen = settings.model_fields_set
     for name in Settings.model_fields:
+        key = "GATEWAY_" + name.upper()
         value = getattr(settings, name)
-        env["GATEWAY_" + name.upper()] = "" if value is None else str(value)
+        if name in chosen and value is not None:
+            env[key] = str(value)
+        else:
+            env.pop(key, None)
     return env
 
 
