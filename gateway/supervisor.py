@@ -12,10 +12,7 @@ HTTP server and ExtProc drain first (readiness 503, new requests 503, streams in
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import logging
-import os
 import signal
 import socket
 import subprocess
@@ -38,13 +35,12 @@ from gateway.envoy_runner import (
     write_envoy_config,
 )
 from gateway.logs import announce
-from gateway.workers import extproc_ports
+from gateway.workers import child_env, die_with_parent, extproc_ports  # children's env: one home
 
 POLL_S = 0.05
 START_TIMEOUT_S = 60.0
 MODEL_START_TIMEOUT_S = 180.0
 STOP_TIMEOUT_S = 10.0
-_PR_SET_PDEATHSIG = 1
 _LINUX = sys.platform.startswith("linux")
 
 
@@ -54,32 +50,6 @@ class _Stop(Exception):
 
 class _ChildFailed(Exception):
     """A child exited on its own."""
-
-
-def child_env(settings: Settings, base: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment that gives a child process exactly these settings: a `GATEWAY_*` variable
-    for each setting that was set (file, environment or override), none for the others. A default
-    passed as if chosen would change what the child decides from what was chosen: with
-    `GATEWAY_DATABASE_URL` the vector backend defaults to pgvector unless one was named, and an
-    explicit `GATEWAY_VECTOR_BACKEND=sqlite-vec` kept each replica's vectors in its own file."""
-    env = {k: v for k, v in (os.environ if base is None else base).items() if k != "GATEWAY_CONFIG"}
-    chosen = settings.model_fields_set
-    for name in Settings.model_fields:
-        key = "GATEWAY_" + name.upper()
-        value = getattr(settings, name)
-        if name in chosen and value is not None:
-            env[key] = str(value)
-        else:
-            env.pop(key, None)
-    return env
-
-
-def die_with_parent() -> None:  # pragma: no cover - runs in the forked child
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass
 
 
 def _connect_host(host: str) -> str:
