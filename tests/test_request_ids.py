@@ -21,7 +21,8 @@ def test_create_echoes_the_request_id(door: str, session_key: str, stream: bool)
     r = requests.post(door + "/responses", json=body, headers=headers, timeout=30)
     assert r.status_code == 200, r.text
     assert r.headers.get("x-request-id") == rid
-    made = requests.post(door + "/responses", json=body, headers={"Authorization": headers["Authorization"]}, timeout=30)
+    auth_only = {"Authorization": headers["Authorization"]}
+    made = requests.post(door + "/responses", json=body, headers=auth_only, timeout=30)
     assert made.status_code == 200 and made.headers.get("x-request-id")  # the door made one
 
 
