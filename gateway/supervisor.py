@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -38,6 +37,7 @@ from gateway.logs import announce
 from gateway.workers import child_env, die_with_parent, extproc_ports  # children's env: one home
 
 POLL_S = 0.05
+EXTPROC_SERVICE = "envoy.service.ext_proc.v3.ExternalProcessor"  # what the ExtProc's health check names
 START_TIMEOUT_S = 60.0
 MODEL_START_TIMEOUT_S = 180.0
 STOP_TIMEOUT_S = 10.0
@@ -65,11 +65,17 @@ def _http_ok(url: str) -> bool:
         return False
 
 
-def _port_open(host: str, port: int) -> bool:
+def extproc_serving(host: str, port: int) -> bool:
+    """An ExtProc worker answers on `port`: its gRPC health check says SERVING."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
     try:
-        with socket.create_connection((host, port), timeout=0.5):
-            return True
-    except OSError:
+        with grpc.insecure_channel(f"{_url_host(host)}:{port}") as channel:
+            stub = health_pb2_grpc.HealthStub(channel)
+            reply = stub.Check(health_pb2.HealthCheckRequest(service=EXTPROC_SERVICE), timeout=1.0)
+            return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+    except grpc.RpcError:
         return False
 
 
@@ -129,6 +135,13 @@ class Stack:
             )
         self._spawn("HTTP server", "serve")
         self._spawn("ExtProc", "extproc")
+        # Envoy last: it answers clients as soon as it listens, so both doors must serve first
+        # (every ExtProc worker answering its gRPC health check: a port merely open may be another
+        # process's, and a worker that failed would leave Envoy routing to nobody).
+        health = f"http://{_url_host(local)}:{s.http_port}/health"
+        self._wait(lambda: _http_ok(health), "the HTTP server", START_TIMEOUT_S)
+        ports = extproc_ports(s)
+        self._wait(lambda: all(extproc_serving(local, p) for p in ports), "the ExtProc", START_TIMEOUT_S)
         admin: int | Path = s.envoy_admin_port if s.envoy_admin_port is not None else s.envoy_admin_socket
         if isinstance(admin, Path):
             admin.unlink(missing_ok=True)  # a socket left by a crashed Envoy would block the bind
@@ -157,10 +170,6 @@ class Stack:
             log_format=JSON_LOG_FORMAT if s.log_format == "json" else None,
         )
         self.children.append(("Envoy", envoy))
-        health = f"http://{_url_host(local)}:{s.http_port}/health"
-        self._wait(lambda: _http_ok(health), "the HTTP server", START_TIMEOUT_S)
-        ports = extproc_ports(s)
-        self._wait(lambda: all(_port_open(local, p) for p in ports), "the ExtProc", START_TIMEOUT_S)
         self._wait(lambda: admin_ready(admin), "Envoy", START_TIMEOUT_S)
 
     def supervise(self) -> None:

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from gateway.config import load_settings
 from gateway.supervisor import child_env
+from tests.procs import ROOT, scripted_backend
+from tests.stack import free_port, free_port_run
+
+MODEL = "scripted-model"
 
 # What a child process decides from its environment: its settings, and the vector backend they pick.
 CHILD = """
@@ -55,3 +63,42 @@ def test_chosen_settings_and_overrides_reach_the_children(tmp_path: Path) -> Non
     child = _child(env)
     assert (child["workers"], child["http_port"], child["backend"]) == (3, 18099, "sqlite-vec")
     assert child["set"] == sorted(settings.model_fields_set)
+
+
+def test_up_fails_loudly_when_an_extproc_port_is_taken(tmp_path: Path) -> None:
+    """A taken ExtProc worker port stops `up` with an error (exit 1), and Envoy never answers
+    meanwhile: before, the worker died while `up` ran on, answering `/v1/models` and `/ready` with
+    most creates through Envoy failing."""
+    extproc, envoy = free_port_run(2), free_port()
+    with scripted_backend(MODEL) as backend, socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", extproc + 1))  # a stranger on worker 1's port
+        blocker.listen()
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "GATEWAY_BACKEND_URL": backend.url,
+            "GATEWAY_DATA_DIR": str(tmp_path),
+            "GATEWAY_WORKERS": "2",
+            "GATEWAY_EXTPROC_PORT": str(extproc),
+            "GATEWAY_HTTP_PORT": str(free_port()),
+            "GATEWAY_ENVOY_PORT": str(envoy),
+            "GATEWAY_ENVOY_ADMIN_PORT": str(free_port()),
+        }
+        env.pop("GATEWAY_CONFIG", None)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gateway.cli", "up"], env=env, stderr=subprocess.PIPE, text=True, cwd=ROOT
+        )
+        answered = False
+        try:
+            deadline = time.monotonic() + 120
+            while proc.poll() is None and time.monotonic() < deadline:
+                with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", envoy), timeout=0.2):
+                    answered = True
+                time.sleep(0.2)
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+            _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, err[-2000:]
+    assert "ExtProc" in err
+    assert not answered, "Envoy listened although a door was not serving"
