@@ -80,7 +80,7 @@ async def run(kind: str, rows: int, turns: int, url: str | None) -> None:
         await store.open()
         try:
             sizes = [0, rows // 100, rows // 10, rows]
-            filled, base = 0, None
+            filled, p50s = 0, []
             print(f"\n{kind}: chain turn (history read + stored turn), {turns} turns per size")
             print(f"{'stored':>10} {'turn p50':>9} {'turn p90':>9} {'history p50':>12} {'history p90':>12}  fill s")
             for size in sizes:
@@ -90,12 +90,12 @@ async def run(kind: str, rows: int, turns: int, url: str | None) -> None:
                 filled = size
                 whole, history = await _turns(store, f"{kind}-{size}", turns)
                 p50 = statistics.median(whole)
-                base = base or p50
+                p50s.append(p50)
                 print(
                     f"{size:>10,} {p50:>9.3f} {_pct(whole, 90):>9.3f} {statistics.median(history):>12.3f} "
                     f"{_pct(history, 90):>12.3f}  {fill_s:6.1f}"
                 )
-            print(f"{kind}: turn p50 at {rows:,} / empty = {p50 / base:.2f} (flat: ~1)")
+            print(f"{kind}: turn p50 at {rows:,} / empty = {p50s[-1] / p50s[0]:.2f} (flat: ~1)")
         finally:
             await store.close()
 
