@@ -34,10 +34,9 @@ from gateway.envoy_runner import (
     write_envoy_config,
 )
 from gateway.logs import announce
-from gateway.workers import child_env, die_with_parent, extproc_ports  # children's env: one home
+from gateway.workers import child_env, die_with_parent, extproc_ports, extproc_serving
 
 POLL_S = 0.05
-EXTPROC_SERVICE = "envoy.service.ext_proc.v3.ExternalProcessor"  # what the ExtProc's health check names
 START_TIMEOUT_S = 60.0
 MODEL_START_TIMEOUT_S = 180.0
 STOP_TIMEOUT_S = 10.0
@@ -65,20 +64,6 @@ def _http_ok(url: str) -> bool:
         return False
 
 
-def extproc_serving(host: str, port: int) -> bool:
-    """An ExtProc worker answers on `port`: its gRPC health check says SERVING."""
-    import grpc
-    from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-    try:
-        with grpc.insecure_channel(f"{_url_host(host)}:{port}") as channel:
-            stub = health_pb2_grpc.HealthStub(channel)
-            reply = stub.Check(health_pb2.HealthCheckRequest(service=EXTPROC_SERVICE), timeout=1.0)
-            return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
-    except grpc.RpcError:
-        return False
-
-
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
@@ -86,7 +71,8 @@ def _url_host(host: str) -> str:
 class Stack:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.env = child_env(settings)
+        # the HTTP server's /ready covers the ExtProc workers Envoy routes to
+        self.env = child_env(settings.model_copy(update={"ready_checks_extproc": True}))
         self.children: list[tuple[str, subprocess.Popen[Any]]] = []  # in start order
         self.stop_signal: int | None = None
 

@@ -39,6 +39,7 @@ from gateway.config import Settings
 
 _PR_SET_PDEATHSIG = 1
 WORKER_ENV = "GATEWAY_WORKER_INDEX"
+EXTPROC_SERVICE = "envoy.service.ext_proc.v3.ExternalProcessor"  # what the ExtProc's health check names
 DONE_FD_ENV = "GATEWAY_WORKER_DONE_FD"  # a pipe to the parent: one byte when this worker is idle
 POLL_S = 0.1
 
@@ -77,6 +78,20 @@ def worker_index() -> int | None:
 
 def extproc_ports(settings: Settings) -> list[int]:
     return [settings.extproc_port + i for i in range(settings.workers)]
+
+
+def extproc_serving(host: str, port: int) -> bool:
+    """An ExtProc worker answers on `port`: its gRPC health check says SERVING."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    try:
+        with grpc.insecure_channel(f"{host if ':' not in host else '[' + host + ']'}:{port}") as channel:
+            stub = health_pb2_grpc.HealthStub(channel)
+            reply = stub.Check(health_pb2.HealthCheckRequest(service=EXTPROC_SERVICE), timeout=1.0)
+            return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+    except grpc.RpcError:
+        return False
 
 
 def _release_when_idle(procs: list[subprocess.Popen[Any]], done_r: int, deadline: float) -> None:
