@@ -47,6 +47,7 @@ lint: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy gateway storage extproc vectorstore tests bench
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/python -m tests.no_cycles
 
 test: lint clients
 	rm -rf .coverage-data && mkdir -p .coverage-data

@@ -354,7 +354,10 @@ class _Exchange:
                 return ep.ProcessingResponse(request_trailers=ep.TrailersResponse()), False
             return ep.ProcessingResponse(response_trailers=ep.TrailersResponse()), False
         except Exception as exc:
-            log.exception("ext_proc failed at %s", kind)
+            if isinstance(exc, APIError) and exc.status < 500:  # the client's mistake, answered: no alert
+                log.info("request refused at %s: %s %s", kind, exc.status, exc.code or exc.type)
+            else:
+                log.exception("ext_proc failed at %s", kind)
             return await self._internal_error(kind, exc)
 
     async def _internal_error(self, kind: str | None, exc: Exception) -> tuple[ep.ProcessingResponse, bool]:

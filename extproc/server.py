@@ -70,6 +70,15 @@ def _bind_address(host: str, port: int) -> str:
 async def serve(settings: Settings, port: int | None = None, ready: asyncio.Event | None = None) -> None:
     """Serve until SIGINT/SIGTERM (or until the task is cancelled), then shut down cleanly."""
     port = settings.extproc_port if port is None else port
+    # The port first: a worker whose port is taken fails at once, before it opens anything, so its
+    # pool and `up` stop instead of running with a door Envoy routes to but nobody serves.
+    server = grpc.aio.server(options=SERVER_OPTIONS)
+    try:
+        bound = server.add_insecure_port(_bind_address(settings.host, port))
+    except RuntimeError:
+        bound = 0
+    if not bound:
+        raise SystemExit(f"could not bind the ExtProc to {settings.host}:{port} (is the port taken?)")
     deps, _http = build_deps(settings)
     await deps.store.open()
     service = ResponsesService(deps)
@@ -77,16 +86,12 @@ async def serve(settings: Settings, port: int | None = None, ready: asyncio.Even
     core_log = logging.getLogger(GRPC_CORE_LOGGER)
     if not any(isinstance(f, PeerClosedFirst) for f in core_log.filters):
         core_log.addFilter(PeerClosedFirst())
-    server = grpc.aio.server(options=SERVER_OPTIONS)
     try:
         await service.start()
         deps.models.start()
         ep_grpc.add_ExternalProcessorServicer_to_server(processor, server)  # type: ignore[no-untyped-call]
         health = HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health, server)
-        bound = server.add_insecure_port(_bind_address(settings.host, port))
-        if not bound:
-            raise RuntimeError(f"could not bind the ExtProc to {settings.host}:{port}")
         await server.start()
         for name in ("", SERVICE_NAME):
             await health.set(name, health_pb2.HealthCheckResponse.SERVING)

@@ -20,9 +20,22 @@ from gateway.engine.models import ModelCatalog
 from gateway.tools.builtin import register_builtin_tools
 from storage import families
 from storage.base import StateStore
-from storage.postgres import PostgresStore
 from storage.postgres.hybrid import PostgresStateStore
 from storage.sqlite import SQLiteStore
+
+
+def build_state_store(settings: Settings) -> StateStore:
+    """The state store of `settings` (not opened): PostgreSQL's on `GATEWAY_DATABASE_URL` (the
+    other families follow it through `storage.families`), else the SQLite file in the data dir.
+    The conformance suites run on what this returns (tests/conftest.py `built_store`)."""
+    if settings.database_url:  # many replicas: state in PostgreSQL
+        return PostgresStateStore(
+            settings.database_url,
+            settings.db_path,  # only an explicitly chosen sqlite-vec backend uses it
+            pool_size=settings.database_pool_size,
+            lease_seconds=settings.run_lease_seconds,
+        )
+    return SQLiteStore(settings.db_path, lease_seconds=settings.run_lease_seconds)
 
 
 def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
@@ -42,15 +55,7 @@ def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
         settings.backend_base, settings.backend_api_key, settings.backend_connect_timeout, settings.backend_read_timeout
     )
     backend = ResponsesBackend(http) if settings.backend_api == "responses" else ChatCompletionsBackend(http)
-    store: StateStore
-    if settings.database_url:  # many replicas: state in PostgreSQL
-        postgres = PostgresStore(
-            settings.database_url, pool_size=settings.database_pool_size, lease_seconds=settings.run_lease_seconds
-        )
-        # files, vector stores, prompts, connectors: still in this replica's SQLite file (storage.postgres.hybrid)
-        store = PostgresStateStore(postgres, settings.db_path, lease_seconds=settings.run_lease_seconds)
-    else:
-        store = SQLiteStore(settings.db_path, lease_seconds=settings.run_lease_seconds)
+    store = build_state_store(settings)
     models = ModelCatalog(backend, settings.models_refresh_seconds, settings.default_model)
     deps = EngineDeps(settings=settings, store=store, backend=backend, models=models)
     register_builtin_tools(deps)

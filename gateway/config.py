@@ -223,6 +223,13 @@ class Settings(BaseModel):
     )
     database_pool_size: int = Field(default=10, ge=1, le=200, description="PostgreSQL connections per process")
 
+    # --- readiness (#25)
+    ready_checks_extproc: bool = Field(
+        default=False,
+        description="/ready also asks every ExtProc worker (extproc_port to extproc_port + workers - 1) for "
+        "its gRPC health; `up` sets it, as Envoy routes POST /v1/responses to them",
+    )
+
     @property
     def envoy_admin_socket(self) -> Path:
         return self.data_dir / "envoy-admin.sock"

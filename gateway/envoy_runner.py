@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping
+from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,7 +29,9 @@ import aiohttp
 
 from gateway import envoy_tracing
 
-TEMPLATE_PATH = Path(__file__).resolve().parent.parent / "envoy" / "envoy.yaml.tmpl"
+# Package data of `gateway` (a link to envoy/envoy.yaml.tmpl in the source tree, the file itself in
+# the wheel), read through importlib.resources so an installed gateway finds it too.
+TEMPLATE = "envoy.yaml.tmpl"
 DEFAULT_BUFFER_LIMIT = 32 * 1024 * 1024
 # Envoy's own log lines as JSON objects (GATEWAY_LOG_FORMAT=json); %j escapes the message for JSON.
 JSON_LOG_FORMAT = '{"ts":"%Y-%m-%dT%T.%eZ","level":"%l","logger":"envoy.%n","msg":"%j"}'
@@ -115,7 +118,7 @@ def render_envoy_config(
     buffer_limit_bytes: int = DEFAULT_BUFFER_LIMIT,
     access_log: bool = False,
     backend_ca_file: str | None = None,
-    template_path: Path = TEMPLATE_PATH,
+    template_path: Path | None = None,
     otel_env: Mapping[str, str] | None = None,
 ) -> str:
     """Return the Envoy YAML. The backend URL's path is ignored here: the processor sets :path.
@@ -171,7 +174,8 @@ def render_envoy_config(
         "ACCESS_LOG": _ACCESS_LOG if access_log else "",
     }
     values["TRACING"], values["TRACING_CLUSTER"] = envoy_tracing.render(os.environ if otel_env is None else otel_env)
-    text = string.Template(template_path.read_text()).substitute(values)
+    raw = template_path.read_text() if template_path else resources.files("gateway").joinpath(TEMPLATE).read_text()
+    text = string.Template(raw).substitute(values)
     # Empty optional blocks leave blank lines; drop them so the YAML stays tidy.
     return "\n".join(line for line in text.splitlines() if line.strip()) + "\n"
 

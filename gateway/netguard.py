@@ -8,8 +8,9 @@ public address only, unless the host matches an operator's allowlist pattern.
 How, and why at connect time: checking a URL's host once and connecting later lets DNS answer
 differently the second time (rebinding). Both HTTP stacks the gateway uses are therefore given a
 resolver that vets every address *when it connects*: aiohttp through `resolver()`/`session()`, httpx
-(the MCP SDK's client) through `httpx_transport()`. Redirects open new connections, so every hop is
-vetted too. `check_url` is the early, friendly check that turns a bad URL into a 400 before any work.
+(the MCP SDK's client) through `gateway.netguard_httpx.vetted_transport(policy)`. Redirects open new
+connections, so every hop is vetted too. `check_url` is the early, friendly check that turns a bad
+URL into a 400 before any work.
 """
 
 from __future__ import annotations
@@ -229,12 +230,6 @@ class AddressPolicy:
         trace.on_request_redirect.append(on_request_redirect)
         connector = aiohttp.TCPConnector(resolver=self.resolver())
         return aiohttp.ClientSession(connector=connector, trust_env=False, trace_configs=[trace], **kwargs)
-
-    def httpx_transport(self, **kwargs: Any) -> Any:
-        """An `httpx2` transport (the MCP SDK's HTTP client) that vets every address it connects to."""
-        from gateway.netguard_httpx import vetted_transport
-
-        return vetted_transport(self, **kwargs)
 
 
 class _VettingResolver(AbstractResolver):

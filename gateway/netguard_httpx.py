@@ -4,18 +4,20 @@ httpcore resolves and connects in its network backend, so a backend that resolve
 policy and connects only to the vetted addresses closes the rebinding window. TLS still verifies
 the URL's host name: httpcore takes the server name from the request's origin, not from the
 address it connected to.
+
+It imports `gateway.netguard`, never the reverse (the policy's httpx transport is built here,
+`vetted_transport(policy)`), so the two modules form no import cycle.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpcore2
 import httpx2
 
-if TYPE_CHECKING:
-    from gateway.netguard import AddressPolicy
+from gateway.netguard import AddressPolicy, AddressRefused, HostUnresolvable
 
 
 class _VettingBackend(httpcore2.AsyncNetworkBackend):
@@ -31,8 +33,6 @@ class _VettingBackend(httpcore2.AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore2.AsyncNetworkStream:
-        from gateway.netguard import AddressRefused, HostUnresolvable
-
         try:
             addresses = await self._policy.resolve(host, port)
         except (AddressRefused, HostUnresolvable) as exc:

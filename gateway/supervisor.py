@@ -12,12 +12,8 @@ HTTP server and ExtProc drain first (readiness 503, new requests 503, streams in
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import logging
-import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -38,13 +34,12 @@ from gateway.envoy_runner import (
     write_envoy_config,
 )
 from gateway.logs import announce
-from gateway.workers import extproc_ports
+from gateway.workers import child_env, die_with_parent, extproc_ports, extproc_serving
 
 POLL_S = 0.05
 START_TIMEOUT_S = 60.0
 MODEL_START_TIMEOUT_S = 180.0
 STOP_TIMEOUT_S = 10.0
-_PR_SET_PDEATHSIG = 1
 _LINUX = sys.platform.startswith("linux")
 
 
@@ -54,23 +49,6 @@ class _Stop(Exception):
 
 class _ChildFailed(Exception):
     """A child exited on its own."""
-
-
-def child_env(settings: Settings, base: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment that gives a child process exactly these settings."""
-    env = {k: v for k, v in (os.environ if base is None else base).items() if k != "GATEWAY_CONFIG"}
-    for name in Settings.model_fields:
-        value = getattr(settings, name)
-        env["GATEWAY_" + name.upper()] = "" if value is None else str(value)
-    return env
-
-
-def die_with_parent() -> None:  # pragma: no cover - runs in the forked child
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass
 
 
 def _connect_host(host: str) -> str:
@@ -86,14 +64,6 @@ def _http_ok(url: str) -> bool:
         return False
 
 
-def _port_open(host: str, port: int) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
@@ -101,7 +71,8 @@ def _url_host(host: str) -> str:
 class Stack:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.env = child_env(settings)
+        # the HTTP server's /ready covers the ExtProc workers Envoy routes to
+        self.env = child_env(settings.model_copy(update={"ready_checks_extproc": True}))
         self.children: list[tuple[str, subprocess.Popen[Any]]] = []  # in start order
         self.stop_signal: int | None = None
 
@@ -150,6 +121,13 @@ class Stack:
             )
         self._spawn("HTTP server", "serve")
         self._spawn("ExtProc", "extproc")
+        # Envoy last: it answers clients as soon as it listens, so both doors must serve first
+        # (every ExtProc worker answering its gRPC health check: a port merely open may be another
+        # process's, and a worker that failed would leave Envoy routing to nobody).
+        health = f"http://{_url_host(local)}:{s.http_port}/health"
+        self._wait(lambda: _http_ok(health), "the HTTP server", START_TIMEOUT_S)
+        ports = extproc_ports(s)
+        self._wait(lambda: all(extproc_serving(local, p) for p in ports), "the ExtProc", START_TIMEOUT_S)
         admin: int | Path = s.envoy_admin_port if s.envoy_admin_port is not None else s.envoy_admin_socket
         if isinstance(admin, Path):
             admin.unlink(missing_ok=True)  # a socket left by a crashed Envoy would block the bind
@@ -178,10 +156,6 @@ class Stack:
             log_format=JSON_LOG_FORMAT if s.log_format == "json" else None,
         )
         self.children.append(("Envoy", envoy))
-        health = f"http://{_url_host(local)}:{s.http_port}/health"
-        self._wait(lambda: _http_ok(health), "the HTTP server", START_TIMEOUT_S)
-        ports = extproc_ports(s)
-        self._wait(lambda: all(_port_open(local, p) for p in ports), "the ExtProc", START_TIMEOUT_S)
         self._wait(lambda: admin_ready(admin), "Envoy", START_TIMEOUT_S)
 
     def supervise(self) -> None:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import ctypes.util
 import os
 import select
 import signal
@@ -35,9 +37,37 @@ from typing import Any
 
 from gateway.config import Settings
 
+_PR_SET_PDEATHSIG = 1
 WORKER_ENV = "GATEWAY_WORKER_INDEX"
+EXTPROC_SERVICE = "envoy.service.ext_proc.v3.ExternalProcessor"  # what the ExtProc's health check names
 DONE_FD_ENV = "GATEWAY_WORKER_DONE_FD"  # a pipe to the parent: one byte when this worker is idle
 POLL_S = 0.1
+
+
+def child_env(settings: Settings, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment that gives a child process exactly these settings: a `GATEWAY_*` variable
+    for each setting that was set (file, environment or override), none for the others. A default
+    passed as if chosen would change what the child decides from what was chosen: with
+    `GATEWAY_DATABASE_URL` the vector backend defaults to pgvector unless one was named, and an
+    explicit `GATEWAY_VECTOR_BACKEND=sqlite-vec` kept each replica's vectors in its own file."""
+    env = {k: v for k, v in (os.environ if base is None else base).items() if k != "GATEWAY_CONFIG"}
+    chosen = settings.model_fields_set
+    for name in Settings.model_fields:
+        key = "GATEWAY_" + name.upper()
+        value = getattr(settings, name)
+        if name in chosen and value is not None:
+            env[key] = str(value)
+        else:
+            env.pop(key, None)
+    return env
+
+
+def die_with_parent() -> None:  # pragma: no cover - runs in the forked child
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
 
 
 def worker_index() -> int | None:
@@ -48,6 +78,20 @@ def worker_index() -> int | None:
 
 def extproc_ports(settings: Settings) -> list[int]:
     return [settings.extproc_port + i for i in range(settings.workers)]
+
+
+def extproc_serving(host: str, port: int) -> bool:
+    """An ExtProc worker answers on `port`: its gRPC health check says SERVING."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    try:
+        with grpc.insecure_channel(f"{host if ':' not in host else '[' + host + ']'}:{port}") as channel:
+            stub = health_pb2_grpc.HealthStub(channel)
+            reply = stub.Check(health_pb2.HealthCheckRequest(service=EXTPROC_SERVICE), timeout=1.0)
+            return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+    except grpc.RpcError:
+        return False
 
 
 def _release_when_idle(procs: list[subprocess.Popen[Any]], done_r: int, deadline: float) -> None:
@@ -90,8 +134,6 @@ async def wait_for_siblings(deadline: float) -> None:
 
 def run_pool(command: str, settings: Settings, extra_wait_s: float = 15.0) -> int:
     """Run `workers` copies of `responses-gateway <command>` until a signal or a worker's exit."""
-    from gateway.supervisor import child_env, die_with_parent
-
     env = child_env(settings)
     done_r, done_w = os.pipe()
     procs: list[subprocess.Popen[Any]] = []

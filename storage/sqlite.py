@@ -345,8 +345,10 @@ class SQLiteStore:
                 " SELECT id, previous_response_id, 0 FROM responses WHERE id = ?"
                 " UNION ALL SELECT r.id, r.previous_response_id, chain.depth + 1"
                 " FROM responses r JOIN chain ON r.id = chain.prev)"
-                " SELECT i.data FROM chain JOIN response_items x ON x.response_id = chain.id"
-                " JOIN items i ON i.id = x.item_id ORDER BY chain.depth DESC, x.role, x.position",
+                # CROSS JOIN fixes the join order (chain, then its links, then the items): left to
+                # itself SQLite drives the join from a scan of the item index, linear in the database
+                " SELECT i.data FROM chain CROSS JOIN response_items x ON x.response_id = chain.id"
+                " CROSS JOIN items i ON i.id = x.item_id ORDER BY chain.depth DESC, x.role, x.position",
                 (response_id,),
             ).fetchall()
             return [orjson.loads(r[0]) for r in rows]

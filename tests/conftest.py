@@ -14,6 +14,7 @@ from tests.pg import postgres_server
 from tests.procs import AUTH, KEYS_ENV, Backend, Gateway, create_key, gateway, scripted_backend
 from tests.retrieval_helpers import retrieval_env
 from tests.stack import EnvoyStack, envoy_stack
+from tests.stores import built_store
 
 
 @pytest.fixture(scope="session")
@@ -83,22 +84,8 @@ def marker() -> str:
 
 @pytest.fixture(params=["sqlite", "postgres"])
 async def state(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
-    """The state store as the gateway builds it, on each backend: SQLite, and PostgreSQL (the
-    hybrid store `gateway/bootstrap.py` makes for `GATEWAY_DATABASE_URL`), emptied per test. The
-    store-family suites get their store from it through `storage.families`."""
-    from storage.postgres import PostgresStore
-    from storage.postgres.hybrid import PostgresStateStore
-    from storage.sqlite import SQLiteStore
-    from tests.pg import truncate
-
-    s: SQLiteStore
-    if request.param == "postgres":
-        url = request.getfixturevalue("postgres_url")
-        s = PostgresStateStore(PostgresStore(url, pool_size=4), tmp_path / "local.db")
-        await s.open()
-        await truncate(url)
-    else:
-        s = SQLiteStore(tmp_path / "state.db")
-        await s.open()
+    """The state store as the gateway builds it (`built_store`), on each backend, emptied per test.
+    The store-family suites get their store from it through `storage.families`."""
+    s = await built_store(request.param, tmp_path, request)
     yield s
     await s.close()

@@ -17,10 +17,7 @@ from gateway.knowledge.extract import RuleExtractor
 from gateway.knowledge.index import build_file_graph, title_of
 from storage import families
 from storage.graph import Entity, FileGraph, GraphStore, Mention, Relation
-from storage.postgres import PostgresStore
-from storage.postgres.hybrid import PostgresStateStore
-from storage.sqlite import SQLiteStore
-from tests.pg import truncate
+from tests.stores import built_store
 
 pytestmark = pytest.mark.asyncio
 
@@ -29,23 +26,12 @@ BACKENDS = ["sqlite", "postgres", "neo4j"]
 
 @pytest.fixture(params=BACKENDS)
 async def graph(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[GraphStore]:
-    if request.param == "sqlite":
-        state = SQLiteStore(tmp_path / "graph.db")
-        await state.open()
+    if request.param in ("sqlite", "postgres"):  # the store bootstrap builds, and its graph family
+        state = await built_store(request.param, tmp_path, request)
         try:
             yield families.graph_store(state)
         finally:
             await state.close()
-        return
-    if request.param == "postgres":
-        url = request.getfixturevalue("postgres_url")
-        pg = PostgresStateStore(PostgresStore(url, pool_size=4), tmp_path / "local.db")
-        await pg.open()
-        await truncate(url)
-        try:
-            yield families.graph_store(pg)
-        finally:
-            await pg.close()
         return
     uri = os.environ.get("GATEWAY_NEO4J_URI")
     if not uri:

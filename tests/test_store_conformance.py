@@ -11,25 +11,17 @@ from typing import Any
 
 import pytest
 
-from storage import SQLiteStore, StateStore
+from storage import StateStore
 from storage.base import LeaseLost, ResponseGone
-from storage.postgres import PostgresStore
-from tests.pg import truncate
+from tests.stores import built_store
 
 LEASE = 0.3  # seconds: the suite's stores hold leases this long
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[StateStore]:
-    s: StateStore
-    if request.param == "postgres":
-        url = request.getfixturevalue("postgres_url")
-        s = PostgresStore(url, pool_size=4, lease_seconds=LEASE)
-        await s.open()
-        await truncate(url)
-    else:
-        s = SQLiteStore(tmp_path / "state.db", lease_seconds=LEASE)
-        await s.open()
+    """What `gateway/bootstrap.py` builds on each backend (not a class it never builds)."""
+    s: StateStore = await built_store(request.param, tmp_path, request, run_lease_seconds=LEASE)
     yield s
     await s.close()
 

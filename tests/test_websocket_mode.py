@@ -46,3 +46,25 @@ def test_websocket_mode(client: OpenAI, backend: Backend, marker: str) -> None:
     with client.responses.connect() as other:
         elsewhere = turn(other, model=MODEL, input="y", previous_response_id=rid)
         assert elsewhere[-1].type == "error"
+
+
+def test_failed_continuation_evicts_the_cached_turn(client: OpenAI, backend: Backend, marker: str) -> None:
+    """A store:false continuation that fails evicts the turn it continued: continuing from it again
+    is `previous_response_not_found` (Open Responses: websocket-failed-continuation-evicts-cache)."""
+    backend.script(marker, {"content": "first answer"}, {"status": 500, "error": "the backend fell over"})
+    with client.responses.connect() as conn:
+        first = turn(conn, model=MODEL, input=f"one {marker}", store=False)
+        assert first[-1].type == "response.completed"
+        rid = first[-1].response.id
+        conn.response.create(model=MODEL, input=f"two {marker}", store=False, previous_response_id=rid)
+        failed = []
+        for event in conn:  # an `error` event, then the response's own end
+            failed.append(event.type)
+            if event.type == "response.failed":
+                break
+        assert "response.completed" not in failed
+        again = turn(conn, model=MODEL, input=f"three {marker}", store=False, previous_response_id=rid)
+        assert again[-1].type == "error", again
+        assert again[-1].error.code == "previous_response_not_found"  # type: ignore[union-attr]
+        fresh = turn(conn, model=MODEL, input=f"four {marker}", store=False)  # the connection still works
+        assert fresh[-1].type == "response.completed"

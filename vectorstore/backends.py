@@ -32,5 +32,6 @@ def build_vector_backend(settings: Any, sqlite_store: Any) -> VectorBackend:
     if settings.vector_backend == "sqlite-vec":
         from vectorstore.sqlite_vec import SqliteVecBackend
 
-        return SqliteVecBackend(sqlite_store.path)
+        # on PostgreSQL state no SQLite store owns the file (storage/postgres/hybrid.py): checkpoint it here
+        return SqliteVecBackend(sqlite_store.path, checkpoint=getattr(sqlite_store, "sqlite_file_unmanaged", False))
     raise ValueError(f"unknown vector backend {settings.vector_backend!r}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from aiohttp import web
 
 from gateway.engine.models import ModelCatalog
@@ -9,6 +11,7 @@ from gateway.errors import APIError, BackendError, NotFound
 from gateway.http.common import error_response, json_response
 from gateway.http.openapi import openapi_document
 from gateway.research.models import catalog_entries
+from gateway.workers import extproc_ports, extproc_serving
 
 routes = web.RouteTableDef()
 
@@ -41,7 +44,8 @@ async def health(request: web.Request) -> web.Response:
 
 @routes.get("/ready")
 async def ready(request: web.Request) -> web.Response:
-    """Ready when storage answers and the backend is reachable (what a load balancer should ask)."""
+    """Ready when storage answers, the backend is reachable and (under `up`) every ExtProc worker
+    serves: what a load balancer should ask."""
     checks: dict[str, bool] = {}
     try:
         checks["storage"] = await request.app["store"].ping()
@@ -50,6 +54,11 @@ async def ready(request: web.Request) -> web.Response:
     except Exception:
         checks["storage"] = False
     checks["backend"] = await request.app["backend"].ping()
+    settings = request.app["settings"]
+    if settings.ready_checks_extproc:  # under `up`: Envoy sends POST /v1/responses to these workers
+        host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(settings.host, settings.host)
+        ports = extproc_ports(settings)
+        checks["extproc"] = await asyncio.to_thread(lambda: all(extproc_serving(host, p) for p in ports))
     drain = request.app.get("drain")
     checks["accepting"] = not (drain is not None and drain.draining)  # false once SIGTERM arrived
     ok = all(checks.values())

@@ -7,7 +7,9 @@ implicit; no `background`: not supported here, as at OpenAI); the response's eve
 the socket as JSON messages, and failures as `{"type": "error", "status", "error": {...}}`.
 
 `store: false` responses can be continued on the same connection (`previous_response_id`): their
-history is kept in memory for the connection's life, never written anywhere. Through Envoy the
+history is kept in memory for the connection's life, never written anywhere. A continuation that
+fails (an error, or a response that ends `failed`) evicts the response it continued, on both doors
+(the Open Responses suite's `websocket-failed-continuation-evicts-cache`). Through Envoy the
 upgrade takes the route to this server (only `POST /v1/responses` goes through the ExtProc).
 Sockets are capped per process and closed after `GATEWAY_WEBSOCKET_IDLE_SECONDS` without a message.
 """
@@ -27,6 +29,7 @@ from gateway.jsonutil import dumps_str, parse_request_body
 log = logging.getLogger(__name__)
 
 MAX_LOCAL = 256  # unstored responses a connection remembers for continuation (oldest forgotten first)
+CONTINUABLE = ("completed", "incomplete")  # a failed or cancelled turn is never kept for continuation
 
 
 def _error(err: APIError) -> str:
@@ -55,19 +58,25 @@ class _Connection:
             given = body.get("input")
             new = [{"role": "user", "content": given}] if isinstance(given, str) else list(given or [])
             body["input"] = history + new
-        prepared = await self.service.prepare(body)
-        if history is not None:
-            prepared.response["previous_response_id"] = previous
         final: dict[str, Any] | None = None
-        events = self.service.stream(prepared)
         try:
-            async for event in events:
-                await self.ws.send_str(dumps_str(event))
-                if event.get("type") in TERMINAL_EVENT.values():
-                    final = event["response"]
-        finally:  # a socket gone mid-stream stops listening at once
-            await events.aclose()
-        if final is not None and not prepared.stored:
+            prepared = await self.service.prepare(body)
+            if history is not None:
+                prepared.response["previous_response_id"] = previous
+            events = self.service.stream(prepared)
+            try:
+                async for event in events:
+                    await self.ws.send_str(dumps_str(event))
+                    if event.get("type") in TERMINAL_EVENT.values():
+                        final = event["response"]
+            finally:  # a socket gone mid-stream stops listening at once
+                await events.aclose()
+        finally:
+            if history is not None and (final is None or final.get("status") not in CONTINUABLE):
+                # a failed continuation evicts what it continued (as OpenAI does): the client must
+                # not build on state the failure may have left half-used; it starts again, or stores
+                self.local.pop(previous, None)  # type: ignore[arg-type]
+        if final is not None and final.get("status") in CONTINUABLE and not prepared.stored:
             self.local[final["id"]] = [*prepared.history, *prepared.inputs, *final.get("output", [])]
             while len(self.local) > MAX_LOCAL:
                 del self.local[next(iter(self.local))]

@@ -166,8 +166,10 @@ class Connection:
         connection it opens goes through the address policy."""
         import httpx2
 
+        from gateway.netguard_httpx import vetted_transport  # httpx2 loads only where MCP is used
+
         return httpx2.AsyncClient(
-            transport=None if self.policy is None else self.policy.httpx_transport(),
+            transport=None if self.policy is None else vetted_transport(self.policy),
             headers=dict(self.spec.headers) if headers is None else headers,
             timeout=timeout or httpx2.Timeout(30.0, read=300.0),
             auth=auth,

@@ -30,6 +30,7 @@ log = logging.getLogger("gateway.mcp_server")
 
 PATH = "/mcp"
 READY_TIMEOUT = 60.0
+DISCONNECT_POLL_S = 0.5  # how soon a stream notices that its client went away
 
 
 def _scope(request: web.Request) -> dict[str, Any]:
@@ -64,7 +65,15 @@ async def asgi_bridge(app: Any, request: web.Request) -> web.StreamResponse:
         if not sent_body:
             sent_body = True
             return {"type": "http.request", "body": body, "more_body": False}
-        await done.wait()  # nothing more to read: report the disconnect when the exchange is over
+        # nothing more to read: report the disconnect when the exchange is over or the client left
+        # (aiohttp does not cancel a handler whose client went away; a standalone GET stream would
+        # otherwise run until a write fails)
+        while not done.is_set():
+            if request.transport is None or request.transport.is_closing():
+                done.set()
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done.wait(), DISCONNECT_POLL_S)
         return {"type": "http.disconnect"}
 
     async def send(message: dict[str, Any]) -> None:
@@ -79,11 +88,16 @@ async def asgi_bridge(app: Any, request: web.Request) -> web.StreamResponse:
             await response.prepare(request)
         elif message["type"] == "http.response.body":
             assert response is not None, "ASGI app sent a body before its start"
-            chunk = message.get("body", b"")
-            if chunk:
-                await response.write(chunk)
-            if not message.get("more_body", False):
-                await response.write_eof()
+            if done.is_set():
+                return  # the client left: what is still sent goes nowhere (an ordinary end, not an error)
+            try:
+                chunk = message.get("body", b"")
+                if chunk:
+                    await response.write(chunk)
+                if not message.get("more_body", False):
+                    await response.write_eof()
+            except ConnectionResetError:  # aiohttp's ClientConnectionResetError is one
+                done.set()  # receive() reports the disconnect; the SDK ends the stream quietly
 
     try:
         await app(_scope(request), receive, send)

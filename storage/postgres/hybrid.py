@@ -1,68 +1,45 @@
-"""PostgreSQL state, with a local SQLite file kept for what has no PostgreSQL store of its own.
+"""The state store `gateway/bootstrap.py` builds for `GATEWAY_DATABASE_URL`: PostgreSQL, whole.
 
-Every `StateStore` method (responses, items, streams, cancels, leases, conversations) goes to
-PostgreSQL, and `storage/families.py` hands out the PostgreSQL stores of prompts, connectors,
-files, vector-store metadata and API keys for it: everything a client sees is shared by every
-replica (the chunks are in pgvector). This class still IS a `SQLiteStore` (a local file in the data
-dir, for callers that take the SQLite writer and reader) until those callers go through
-`storage.families` only.
+It IS a `PostgresStore`: every `StateStore` method is PostgreSQL's by inheritance, so a method
+added to the protocol later cannot be left behind (an earlier version inherited `SQLiteStore` and
+copied a hand-kept list of methods onto itself; the two added after the list, `requeue_response`
+and `claim_requeued`, ran against a local SQLite file and background runs failed at shutdown
+instead of being handed back). `storage/families.py` hands out the PostgreSQL store of every other
+family for it (prompts, connectors, files, vector-store metadata, API keys, graph, research), so
+everything a client sees is shared by every replica.
+
+What is left of the replica's own disk is `path`: the SQLite file an explicitly chosen
+`GATEWAY_VECTOR_BACKEND=sqlite-vec` keeps its chunks in (the default on PostgreSQL is pgvector).
+No state store owns that file here, so that backend runs its own WAL checkpoints
+(`sqlite_file_unmanaged`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from storage.postgres.db import Database
 from storage.postgres.state import PostgresStore
-from storage.sqlite import SQLiteStore
-
-# The StateStore methods that go to PostgreSQL (everything but open/close/ping, which do both).
-DELEGATED = (
-    "write_response",
-    "get_response",
-    "wait_for_change",
-    "request_cancel",
-    "take_cancel_requests",
-    "get_response_events",
-    "append_response_events",
-    "response_events_after",
-    "delete_response",
-    "list_input_items",
-    "response_history",
-    "get_items",
-    "renew_leases",
-    "expire_leases",
-    "create_conversation",
-    "get_conversation",
-    "update_conversation",
-    "delete_conversation",
-    "add_conversation_items",
-    "list_conversation_items",
-    "conversation_items",
-    "get_conversation_item",
-    "delete_conversation_item",
-)
 
 
-class PostgresStateStore(SQLiteStore):
-    """`StateStore` on PostgreSQL; `writer`/`reader` of a local SQLite file for the other families."""
+class PostgresStateStore(PostgresStore):
+    """`StateStore` on PostgreSQL, plus the path of the replica's local SQLite file (vectors only)."""
 
-    def __init__(self, postgres: PostgresStore, local_sqlite: Path | str, *, lease_seconds: float = 10.0) -> None:
-        super().__init__(local_sqlite, lease_seconds=lease_seconds)
-        self.postgres = postgres
-        for name in DELEGATED:
-            setattr(self, name, getattr(postgres, name))
+    sqlite_file_unmanaged = True  # no SQLite writer here: a sqlite-vec backend checkpoints `path` itself
 
-    async def open(self) -> None:
-        await super().open()
-        await self.postgres.open()
+    def __init__(
+        self,
+        postgres: PostgresStore | Database | str,
+        local_sqlite: Path | str,
+        *,
+        pool_size: int = 10,
+        lease_seconds: float = 10.0,
+    ) -> None:
+        db = postgres.db if isinstance(postgres, PostgresStore) else postgres
+        super().__init__(db, pool_size=pool_size, lease_seconds=lease_seconds)
+        self.path = Path(local_sqlite)
 
-    async def close(self) -> None:
-        await self.postgres.close()
-        await super().close()
-
-    async def ping(self) -> bool:
-        return await self.postgres.ping() and await super().ping()
-
-    def __getattr__(self, name: str) -> Any:  # attributes PostgresStore adds later (db, lease_seconds)
-        return getattr(self.postgres, name)
+    @property
+    def postgres(self) -> PostgresStore:
+        """Itself (callers written for the two-part store read `state.postgres.db`)."""
+        return self

@@ -281,8 +281,12 @@ class PostgresStore:
                 " SELECT id, previous_response_id, 0 FROM responses WHERE id = $1"
                 " UNION ALL SELECT r.id, r.previous_response_id, chain.depth + 1"
                 " FROM responses r JOIN chain ON r.id = chain.prev)"
-                " SELECT i.data FROM chain JOIN response_items x ON x.response_id = chain.id"
-                " JOIN items i ON i.id = x.item_id ORDER BY chain.depth DESC, x.role, x.position",
+                # one index lookup of links and items per chain link: the planner guesses a recursive
+                # CTE at 100 rows and, left to itself, hash-joins whole `response_items` and `items`
+                # (78 ms at 10,000 responses); a LATERAL that is not flattened (OFFSET 0) cannot
+                " SELECT l.data FROM chain CROSS JOIN LATERAL (SELECT i.data, x.role, x.position"
+                " FROM response_items x JOIN items i ON i.id = x.item_id WHERE x.response_id = chain.id OFFSET 0) l"
+                " ORDER BY chain.depth DESC, l.role, l.position",
                 response_id,
             )
         return [_loads(r[0]) for r in rows]
