@@ -20,7 +20,9 @@ from typing import Any
 
 import orjson
 
+from gateway.engine.call_items import WholeArgumentsCallItem, json_args
 from gateway.engine.events import EventBuilder
+from gateway.engine.shell_tools import FUNCTIONS
 from gateway.ids import new_id
 
 SEP = "__"
@@ -110,8 +112,6 @@ class ClientTools:
             elif kind == "local_shell":
                 out._offer(SHELL, Offered("local_shell", SHELL), SHELL_DESCRIPTION, _SHELL_SCHEMA)
             elif kind in ("shell", "apply_patch"):
-                from gateway.engine.shell_tools import FUNCTIONS  # (it builds on this module's call items)
-
                 fn = FUNCTIONS[kind]
                 out._offer(fn["name"], Offered(kind, fn["name"]), fn["description"], fn["parameters"])
             elif kind == "namespace":
@@ -151,14 +151,6 @@ class ClientTools:
         return self.by_function.get(function or "")
 
 
-def _args(raw: str) -> dict[str, Any]:
-    try:
-        value = orjson.loads(raw or "{}")
-    except orjson.JSONDecodeError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 class CustomToolCallItem:
     """A call of a custom tool: its input arrives as the function's JSON arguments and leaves as text."""
 
@@ -183,7 +175,7 @@ class CustomToolCallItem:
 
     def close(self, status: str = "completed") -> None:
         raw = "".join(self.chunks)
-        found = _args(raw).get("input")
+        found = json_args(raw).get("input")
         text = found if isinstance(found, str) else raw
         self.item["input"] = text
         common = {"item_id": self.id, "output_index": self.index}
@@ -191,28 +183,6 @@ class CustomToolCallItem:
             self.events.emit("response.custom_tool_call_input.delta", {**common, "delta": text})
         self.events.emit("response.custom_tool_call_input.done", {**common, "input": text})
         self.events.close_item(self.index, status)
-
-
-class WholeArgumentsCallItem:
-    """A client call whose item is built from the model's JSON arguments once they are whole
-    (`local_shell`'s action, a client-run `tool_search`'s arguments): nothing streams meanwhile."""
-
-    def __init__(self, events: EventBuilder, item: dict[str, Any]) -> None:
-        self.events = events
-        self.id = str(item["id"])
-        self.item = item
-        self.index = events.open_item(item)
-        self.chunks: list[str] = []
-
-    def delta(self, text: str) -> None:
-        self.chunks.append(text)
-
-    def close(self, status: str = "completed") -> None:
-        self.complete("".join(self.chunks))
-        self.events.close_item(self.index, status)
-
-    def complete(self, raw: str) -> None:
-        raise NotImplementedError
 
 
 class LocalShellCallItem(WholeArgumentsCallItem):
@@ -231,7 +201,7 @@ class LocalShellCallItem(WholeArgumentsCallItem):
         )
 
     def complete(self, raw: str) -> None:
-        args = _args(raw)
+        args = json_args(raw)
         command = args.get("command")
         if isinstance(command, str):
             command = ["bash", "-lc", command]

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from gateway.engine.client_tools import WholeArgumentsCallItem
+from gateway.engine.call_items import WholeArgumentsCallItem
 from gateway.engine.events import EventBuilder
 from gateway.ids import new_id
 
