@@ -12,6 +12,7 @@ from gateway.engine.conversations import ConversationsService
 from gateway.engine.service import ResponsesService
 from gateway.http import admin, conversations, meta, ops, passthrough, prompts, research, responses, vector_stores
 from gateway.http import connectors as connector_routes
+from gateway.http import console as console_routes
 from gateway.http.auth import auth_middleware
 from gateway.http.common import error_middleware
 from gateway.mcp import shutdown as close_mcp_sessions
@@ -38,6 +39,7 @@ def create_app(settings: Settings) -> web.Application:
         app.add_routes(table)
     app.add_routes(connector_routes.routes)
     app.add_routes(admin.routes)
+    app.add_routes(console_routes.routes)  # the console's static front end at /console/ (#32)
     ops.install(app)  # request ids, access log, metrics, drain gate, /metrics
 
     async def startup(app: web.Application) -> None:

@@ -28,6 +28,7 @@ DELEGATED = (
     "response_events_after",
     "delete_response",
     "list_input_items",
+    "list_responses",
     "response_history",
     "get_items",
     "renew_leases",
