@@ -1,9 +1,9 @@
 """The list of stored responses (`GET /v1/responses`), one query for SQLite and PostgreSQL.
 
 OpenAI keeps the list of stored responses in its dashboard's logs only; the console (#32) needs it
-through the public API. Newest first by `(created_at, id)` (PostgreSQL's `responses` has no row
-sequence, and creation time is what a person sorts logs by), cursors are response ids turned into
-that pair by a subquery, as every other list does (`storage.pages`). Filters:
+through the public API. Newest first (SQLite: by rowid, the order rows were created in;
+PostgreSQL, whose `responses` has no row sequence: by `(created_at, id)`); cursors are response ids
+turned into that key by a subquery, as every other list does (`storage.pages`). Filters:
 
 - `model`, `status`: any of the given values (the research page asks for both research models);
 - `created_after` / `created_before`: unix seconds, inclusive / exclusive;
@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from storage.pages import Binds, Dialect, PageRequest
 
@@ -44,11 +46,14 @@ def _like(text: str) -> str:
 def list_query(dialect: Dialect, flt: ResponseFilter, req: PageRequest) -> tuple[str, list[Any]]:
     """One page of response ids in list order (plus one, for `has_more`) and the statement's parameters."""
     b = Binds(dialect)
+    sqlite = dialect == "sqlite"
     where = "TRUE" + b.project("r.project")
-    model = (
-        "json_extract(r.data, '$.model')" if dialect == "sqlite" else "convert_from(r.data, 'UTF8')::jsonb->>'model'"
-    )
     if flt.models:
+        if sqlite:  # a byte search rules most rows out before any JSON is parsed (10,000 rows: ms, not 100 ms)
+            near = " OR ".join(f"instr(r.data, {b(orjson.dumps({'model': m})[1:-1])}) > 0" for m in flt.models)
+            model = f"({near}) AND json_extract(r.data, '$.model')"
+        else:
+            model = "convert_from(r.data, 'UTF8')::jsonb->>'model'"
         where += f" AND {model} IN ({', '.join(b(m) for m in flt.models)})"
     if flt.statuses:
         where += f" AND r.status IN ({', '.join(b(s) for s in flt.statuses)})"
@@ -59,14 +64,22 @@ def list_query(dialect: Dialect, flt: ResponseFilter, req: PageRequest) -> tuple
     if flt.created_before is not None:
         where += f" AND r.created_at < {b(flt.created_before)}"
     if flt.search:
-        text = "CAST({c} AS TEXT)" if dialect == "sqlite" else "convert_from({c}, 'UTF8')"
-        op = "LIKE" if dialect == "sqlite" else "ILIKE"  # SQLite's LIKE ignores ASCII case already
+        text = "CAST({c} AS TEXT)" if sqlite else "convert_from({c}, 'UTF8')"
+        op = "LIKE" if sqlite else "ILIKE"  # SQLite's LIKE ignores ASCII case already
         pattern = b(_like(flt.search))
+        # the items are scanned once (not once per response): the ids of the responses linking a match
         where += (
-            f" AND ({text.format(c='r.data')} {op} {pattern} ESCAPE '\\' OR EXISTS (SELECT 1 FROM response_items x"
-            f" JOIN items i ON i.id = x.item_id WHERE x.response_id = r.id AND {text.format(c='i.data')} {op} {pattern}"
-            " ESCAPE '\\'))"
+            f" AND ({text.format(c='r.data')} {op} {pattern} ESCAPE '\\' OR r.id IN (SELECT x.response_id FROM items i"
+            f" JOIN response_items x ON x.item_id = i.id WHERE {text.format(c='i.data')} {op} {pattern} ESCAPE '\\'))"
         )
-    where += req.bounds("(r.created_at, r.id)", b, lambda cur: f"SELECT created_at, id FROM responses WHERE id = {cur}")
-    sql = f"SELECT r.id FROM responses r WHERE {where}" + req.tail(b, "r.created_at", "r.id")
+    # SQLite walks the table's rowid (creation order) backwards and stops at the page's end; PostgreSQL's
+    # table has no row sequence, so it sorts by (created_at, id). Another project's id as a cursor finds
+    # no row (an empty page), as an unknown id does.
+    key, keys, pick = (
+        ("r.rowid", ("r.rowid",), "rowid")
+        if sqlite
+        else ("(r.created_at, r.id)", ("r.created_at", "r.id"), "created_at, id")
+    )
+    where += req.bounds(key, b, lambda cur: f"SELECT {pick} FROM responses WHERE id = {cur}{b.project()}")
+    sql = f"SELECT r.id FROM responses r WHERE {where}" + req.tail(b, *keys)
     return sql, b.values

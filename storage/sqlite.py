@@ -334,7 +334,7 @@ class SQLiteStore:
                 r[0]: orjson.loads(r[1])
                 for r in c.execute(f"SELECT id, data FROM responses WHERE id IN ({marks})", ids)
             }
-            for rid, resp in found.items():
+            for resp in found.values():
                 resp["output"] = []
             rows = c.execute(
                 "SELECT x.response_id, i.data FROM response_items x JOIN items i ON i.id = x.item_id "

@@ -37,7 +37,7 @@ export function go(path) {
 }
 
 function nav() {
-  const role = mode === "none" ? "both" : session.role;
+  const role = mode === "none" ? "project" : session.role; // with auth off there is no admin key to send
   const el = document.getElementById("nav");
   put(el, 
     ...NAV.filter(([, , need]) => role === "both" || need === role).map(([t, href]) =>
@@ -91,7 +91,7 @@ export async function render() {
     const m = path.match(re);
     if (!m) continue;
     put(main, h("p", { class: "muted" }, "Loading…"));
-    const ctx = { main, go, params: new URLSearchParams(location.search), onLeave: (f) => { stop = f; }, admin: mode === "none" || session.role === "admin" };
+    const ctx = { main, go, params: new URLSearchParams(location.search), onLeave: (f) => { stop = f; } };
     try { await page(ctx, ...m.slice(1).map(decodeURIComponent)); } catch (e) {
       if (e.status === 401 && mode === "keys") { session.clear(); signIn(main); return; }
       put(main, h("p", { class: "error" }, e.status === 404 ? "Not found." : String(e.message || e)));

@@ -1,5 +1,5 @@
 // Stored responses: the list (filters in the URL) and one run as a timeline, live while it runs.
-import { api } from "../api.js";
+import { api, session } from "../api.js";
 import { badge, h, json, kv, link, when, put } from "../dom.js";
 import { itemCard, preview } from "./items.js";
 
@@ -69,6 +69,7 @@ export async function responsePage(ctx, id) {
   ]);
   const live = resp.status === "queued" || resp.status === "in_progress";
   const conv = resp.conversation && (resp.conversation.id || resp.conversation);
+  const outBox = h("div", { class: "output-items" }, (resp.output || []).map((i) => itemCard(i, "output")));
   const took = resp.completed_at ? `${(resp.completed_at - resp.created_at).toFixed(1)} s` : undefined;
   put(ctx.main, 
     h("h1", {}, "Response ", h("span", { class: "mono" }, resp.id), " ", badge(resp.status), live ? h("span", { class: "live" }, " live") : null),
@@ -85,10 +86,49 @@ export async function responsePage(ctx, id) {
     resp.incomplete_details ? h("div", { class: "card" }, "incomplete: ", resp.incomplete_details.reason) : null,
     resp.instructions ? [h("h2", {}, "Instructions"), json(typeof resp.instructions === "string" ? resp.instructions : resp.instructions)] : null,
     h("h2", {}, "Timeline"),
-    h("div", { class: "timeline" }, inputs.map((i) => itemCard(i, "input")), (resp.output || []).map((i) => itemCard(i, "output"))),
+    h("div", { class: "timeline" }, inputs.map((i) => itemCard(i, "input")), outBox),
   );
-  if (live) {  // poll until it ends; the page is redrawn from the stored state each second
-    const timer = setTimeout(() => { if (location.pathname.endsWith(encodeURIComponent(id)) || location.pathname.endsWith(id)) responsePage(ctx, id); }, 1000);
-    ctx.onLeave(() => clearTimeout(timer));
+  if (!live) return;
+  const again = () => { if (decodeURIComponent(location.pathname).endsWith(id)) responsePage(ctx, id); };
+  if (resp.background) { follow(ctx, id, outBox, again); return; }
+  const timer = setTimeout(again, 1000); // a foreground run in another client: redrawn from the stored state
+  ctx.onLeave(() => clearTimeout(timer));
+}
+
+// A background run's events as they happen (GET ...?stream=true replays them from the start, then
+// follows): each output item is drawn when it is added and redrawn when done; at the end the page is
+// drawn again from the stored response.
+async function follow(ctx, id, outBox, again) {
+  const stop = new AbortController();
+  ctx.onLeave(() => stop.abort());
+  const cards = new Map();
+  const headers = session.key ? { Authorization: "Bearer " + session.key } : {};
+  try {
+    const r = await fetch(`/v1/responses/${encodeURIComponent(id)}?stream=true`, { headers, signal: stop.signal });
+    const reader = r.body.getReader();
+    const text = new TextDecoder();
+    let buf = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += text.decode(value, { stream: true });
+      let cut;
+      while ((cut = buf.indexOf("\n\n")) >= 0) {
+        const frame = buf.slice(0, cut);
+        buf = buf.slice(cut + 2);
+        const data = frame.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+        if (!data || data === "[DONE]") continue;
+        const ev = JSON.parse(data);
+        if ((ev.type === "response.output_item.added" || ev.type === "response.output_item.done") && ev.item) {
+          const card = itemCard(ev.item, "output");
+          const old = cards.get(ev.output_index);
+          if (old) old.replaceWith(card); else outBox.append(card);
+          cards.set(ev.output_index, card);
+        }
+      }
+    }
+  } catch (e) {
+    if (stop.signal.aborted) return;
   }
+  if (!stop.signal.aborted) again();
 }
