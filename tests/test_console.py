@@ -237,11 +237,15 @@ def test_research_page(page: Any, http_gateway: Gateway, data: dict[str, Any]) -
 
 def test_admin_usage_and_keys(page: Any, http_gateway: Gateway, data: dict[str, Any]) -> None:
     sign_in(page, http_gateway.base, ADMIN_KEY)
-    assert page.url.endswith("/console/keys")
-    assert {"Usage", "Keys"} <= set(page.locator("#nav a").all_inner_texts())
-    page.get_by_label("Project").fill("console-beta")
-    page.get_by_role("button", name="Show").click()
+    assert page.url.endswith("/console/responses")
+    assert {"Responses", "Usage", "Keys"} <= set(page.locator("#nav a").all_inner_texts())
+    # the admin key sees every project, one at a time (OpenAI-Project): the default one first
+    assert data["first"] in page.locator("table.responses").inner_text()
+    page.get_by_label("Acting in").fill("console-beta")
+    page.get_by_label("Acting in").press("Enter")
     ready(page)
+    assert data["first"] not in page.locator("main").inner_text()
+    go(page, http_gateway.base, "/console/keys")
     assert "beta" in page.locator("table.keys").inner_text()
     page.get_by_label("Name").fill("made in the console")
     page.get_by_role("button", name="Mint key").click()

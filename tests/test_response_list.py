@@ -15,7 +15,7 @@ from storage.base import StateStore
 from storage.pages import PageRequest
 from storage.response_list import ResponseFilter
 from storage.scope import project_scope
-from tests.procs import AUTH, Backend, Gateway, create_key
+from tests.procs import ADMIN_KEY, AUTH, Backend, Gateway, create_key
 
 
 def _resp(i: str, at: float, *, model: str = "m", status: str = "completed", prev: str | None = None) -> dict[str, Any]:
@@ -98,6 +98,16 @@ def test_list_route(client: OpenAI, door: str, backend: Backend, http_gateway: G
     r = httpx.get(door + "/responses", params={"search": marker}, headers={"Authorization": f"Bearer {other}"})
     assert r.status_code == 200 and r.json()["data"] == []
     assert httpx.get(door + "/responses", timeout=30).status_code == 401
+    # the admin key acts in any one project, named by OpenAI-Project (the console's admin)
+    admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    mine = httpx.get(door + "/responses", params={"search": marker}, headers=admin, timeout=30).json()["data"]
+    assert [r["id"] for r in mine] == [m.id for m in reversed(made)]  # the session key's project: default
+    beta = httpx.get(door + "/responses", params={"search": marker}, headers={**admin, "OpenAI-Project": "beta"})
+    assert beta.status_code == 200 and beta.json()["data"] == []
+    r = httpx.get(door + f"/responses/{made[0].id}", headers={**admin, "OpenAI-Project": "beta"}, timeout=30)
+    assert r.status_code == 404
+    r = httpx.get(door + "/responses", headers={**admin, "OpenAI-Project": "no such/project"}, timeout=30)
+    assert r.status_code == 400 and r.json()["error"]["param"] == "OpenAI-Project"
 
 
 @pytest.mark.parametrize("path", ["/console/", "/console/responses/resp_x", "/console/assets/main.js"])

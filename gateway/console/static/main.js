@@ -40,12 +40,16 @@ function nav() {
   const role = mode === "none" ? "project" : session.role; // with auth off there is no admin key to send
   const el = document.getElementById("nav");
   put(el, 
-    ...NAV.filter(([, , need]) => role === "both" || need === role).map(([t, href]) =>
+    ...NAV.filter(([, , need]) => role === "admin" || need === role).map(([t, href]) =>
       h("a", { href, class: location.pathname.startsWith(href) ? "on" : "" }, t)),
   );
   const who = document.getElementById("who");
   put(who);
   if (mode === "keys" && session.key) {
+    const project = h("input", { id: "project", name: "project", value: session.project, size: 14, title: "the project the admin key acts in" });
+    const pick = h("form", { class: "pick", onsubmit: (ev) => { ev.preventDefault(); session.project = project.value.trim() || "default"; render(); } },
+      h("label", { for: "project" }, "Acting in", project));
+    if (session.role === "admin") who.append(pick);
     who.append(session.role === "admin" ? "admin key" : "project key",
       h("button", { class: "plain", onclick: () => { session.clear(); go("/console/"); } }, "Sign out"));
   }
@@ -63,7 +67,7 @@ function signIn(main) {
         if (!role) { msg.textContent = "That key was not accepted."; return; }
         session.set(key.value.trim(), role);
         const target = location.pathname.replace(/\/+$/, "");
-        go(target === "/console" ? (role === "admin" ? "/console/keys" : "/console/responses") : location.pathname + location.search);
+        go(target === "/console" ? "/console/responses" : location.pathname + location.search);
       } catch (e) { msg.textContent = String(e.message || e); }
     },
   }, h("label", { for: "api-key" }, "API key", key), h("button", { type: "submit" }, "Sign in"), msg);
@@ -83,7 +87,7 @@ export async function render() {
   if (mode === "keys" && !session.key) { signIn(main); return; }
   let path = location.pathname;
   if (path === "/console" || path === "/console/") {
-    path = mode === "keys" && session.role === "admin" ? "/console/keys" : "/console/responses";
+    path = "/console/responses";
     history.replaceState(null, "", path);
     nav();
   }

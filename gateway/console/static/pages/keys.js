@@ -1,9 +1,9 @@
 // API keys (admin): list a project's keys, mint one (its value is shown once), revoke.
-import { api } from "../api.js";
+import { api, session } from "../api.js";
 import { h, when, put } from "../dom.js";
 
 export async function keysPage(ctx) {
-  const project = ctx.params.get("project") || "default";
+  const project = ctx.params.get("project") || session.project;
   const base = `/organization/projects/${encodeURIComponent(project)}/api_keys`;
   const keys = [];
   let after;

@@ -1,5 +1,5 @@
 // Stored responses: the list (filters in the URL) and one run as a timeline, live while it runs.
-import { api, session } from "../api.js";
+import { api, authHeaders } from "../api.js";
 import { badge, h, json, kv, link, when, put } from "../dom.js";
 import { itemCard, preview } from "./items.js";
 
@@ -102,7 +102,7 @@ async function follow(ctx, id, outBox, again) {
   const stop = new AbortController();
   ctx.onLeave(() => stop.abort());
   const cards = new Map();
-  const headers = session.key ? { Authorization: "Bearer " + session.key } : {};
+  const headers = authHeaders();
   try {
     const r = await fetch(`/v1/responses/${encodeURIComponent(id)}?stream=true`, { headers, signal: stop.signal });
     const reader = r.body.getReader();
