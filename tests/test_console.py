@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -265,6 +266,53 @@ def test_admin_usage_and_keys(page: Any, http_gateway: Gateway, data: dict[str, 
     # the usage ledger (#30) answers there when it is merged; without it, the page says so
     assert "Usage is not recorded by this gateway." in text or re.search(r"tokens per day", text)
     shot(page, "usage")
+
+
+def _bucket(day: int, results: list[dict[str, Any]]) -> dict[str, Any]:
+    start = (int(time.time()) // 86400 - day) * 86400
+    return {"object": "bucket", "start_time": start, "end_time": start + 86400, "results": results}
+
+
+def _answer(body: str) -> Any:
+    return lambda route, _request: route.fulfill(status=200, content_type="application/json", body=body)
+
+
+def test_usage_page_draws_openais_usage_and_costs_shapes(
+    page: Any, http_gateway: Gateway, data: dict[str, Any]
+) -> None:
+    """The usage ledger (#30) is built in parallel: its two routes are answered here with OpenAI's
+    documented shapes (Playwright's routing, in the browser), so the page is checked against them."""
+
+    def usage(n: int, project: str, model: str) -> dict[str, Any]:
+        return {
+            "object": "organization.usage.completions.result",
+            "input_tokens": n,
+            "output_tokens": n // 2,
+            "num_model_requests": n // 100,
+            "project_id": project,
+            "model": model,
+            "input_cached_tokens": 0,
+        }
+
+    def cost(v: float, project: str) -> dict[str, Any]:
+        return {"object": "organization.costs.result", "amount": {"value": v, "currency": "usd"}, "project_id": project}
+
+    pages = {
+        "usage/completions": [
+            _bucket(d, [usage(1000 * (d + 1), "alpha", "scripted-model"), usage(300, "beta", "big-model")])
+            for d in range(5, -1, -1)
+        ],
+        "costs": [_bucket(d, [cost(0.5 * (d + 1), "alpha"), cost(0.25, "beta")]) for d in range(5, -1, -1)],
+    }
+    for name, buckets in pages.items():
+        body = json.dumps({"object": "page", "data": buckets, "has_more": False, "next_page": None})
+        page.route(f"**/v1/organization/{name}?*", _answer(body))
+    sign_in(page, http_gateway.base, ADMIN_KEY, "/console/usage")
+    text = page.locator("main").inner_text()
+    assert "alpha · scripted-model" in text and f"{sum(1500 * (d + 1) for d in range(6)):,}" in text
+    assert "beta · big-model" in text and "usd" in text
+    assert page.locator("svg.chart").count() == 2 and page.locator("svg.chart rect").count() == 12
+    shot(page, "usage-shapes")
 
 
 def test_through_envoy(page: Any, envoy: Any, data: dict[str, Any]) -> None:
