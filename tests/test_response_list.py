@@ -4,11 +4,11 @@ route through both doors (filters, paging, bad input, another project's response
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
 import httpx2 as httpx
-import pytest
 from openai import OpenAI
 
 from storage.base import StateStore
@@ -110,17 +110,33 @@ def test_list_route(client: OpenAI, door: str, backend: Backend, http_gateway: G
     assert r.status_code == 400 and r.json()["error"]["param"] == "OpenAI-Project"
 
 
-@pytest.mark.parametrize("path", ["/console/", "/console/responses/resp_x", "/console/assets/main.js"])
-def test_console_is_served_with_a_strict_policy(door: str, path: str) -> None:
-    r = httpx.get(door.removesuffix("/v1") + path, timeout=30)
-    assert r.status_code == 200
-    assert "default-src 'self'" in r.headers["content-security-policy"]
-    assert r.headers["content-type"].startswith("text/javascript" if path.endswith(".js") else "text/html")
+def test_console_is_served_with_a_strict_policy_and_versioned_assets(door: str) -> None:
+    base = door.removesuffix("/v1")
+    page = httpx.get(base + "/console/responses/resp_x", timeout=30)  # any page: the one HTML document
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert page.headers["cache-control"] == "no-cache"
+    again = httpx.get(base + "/console/", headers={"If-None-Match": page.headers["etag"]}, timeout=30)
+    assert again.status_code == 304
+    main = re.search(r'src="(/console/assets/[0-9a-f]{16}/main\.js)"', page.text)
+    assert main, page.text
+    js = httpx.get(base + main.group(1), timeout=30)
+    assert js.status_code == 200 and js.headers["content-type"].startswith("text/javascript")
+    assert "immutable" in js.headers["cache-control"] and "default-src 'self'" in js.headers["content-security-policy"]
+    old = main.group(1).replace(main.group(1).split("/")[3], "0" * 16)  # another version's URL
+    assert httpx.get(base + old, timeout=30).status_code == 404
 
 
 def test_console_refuses_paths_outside_its_files(door: str) -> None:
     base = door.removesuffix("/v1")
-    for path in ("/console/assets/../../config.py", "/console/assets/%2e%2e/__init__.py", "/console/assets/nope.js"):
+    version = re.search(r"/console/assets/([0-9a-f]{16})/", httpx.get(base + "/console/", timeout=30).text)
+    assert version
+    for path in (
+        f"/console/assets/{version.group(1)}/../../config.py",
+        f"/console/assets/{version.group(1)}/%2e%2e/__init__.py",
+        f"/console/assets/{version.group(1)}/nope.js",
+        "/console/assets/main.js",
+    ):
         r = httpx.get(base + path, timeout=30)
         # a 404, or (where a proxy normalised the path to a page's) the console's page: never the file
         assert r.status_code == 404 or r.text.startswith("<!doctype html>"), (path, r.status_code)

@@ -5,11 +5,14 @@ The console is plain files (`gateway/console/static`, package data): the page ta
 Every `/console/...` path that is not a file is a page of the single-page app, so each page has a
 stable URL that can be reloaded or shared.
 
-The files (about 50 KB) are read once and kept in memory with an ETag: a browser revalidates each
-(`no-cache`) and gets a 304 without a file being opened, so a page's dozen modules cost the
-gateway next to nothing. Every answer carries a Content-Security-Policy that allows this origin
-only: the console loads nothing from elsewhere, and it renders the API's text as text, never as
-markup (no inline script or style is needed, so none is allowed).
+The files (about 50 KB) are read once and kept in memory. Their URLs carry a version (a hash of
+all of them: `/console/assets/<version>/main.js`, written into `index.html` when it is read, and
+the modules' relative imports stay under it), so they are cached as immutable: a reload
+revalidates `index.html` alone (a 304 by ETag) and loads no module again, and an upgrade changes
+the version, so a browser never mixes old and new modules. Every answer carries a
+Content-Security-Policy that allows this origin only: the console loads nothing from elsewhere, and
+it renders the API's text as text, never as markup (no inline script or style is needed, so none
+is allowed).
 """
 
 from __future__ import annotations
@@ -30,20 +33,35 @@ HEADERS = {
     "Referrer-Policy": "no-referrer",
 }
 _TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html"}
-_FILES: dict[str, tuple[bytes, str, str]] = {}  # relative path -> (body, content type, etag)
+IMMUTABLE = "public, max-age=31536000, immutable"
 
+
+class Files:
+    """Every console file under STATIC, read once, and the version (a hash of them all) in their URL."""
+
+    def __init__(self) -> None:
+        found = {
+            p.relative_to(STATIC).as_posix(): p.read_bytes()
+            for p in sorted(STATIC.rglob("*"))
+            if p.is_file() and p.suffix in _TYPES
+        }
+        digest = hashlib.sha256()
+        for name, body in found.items():
+            digest.update(name.encode() + b"\0" + body)
+        self.version = digest.hexdigest()[:16]
+        page = found.pop("index.html").replace(b"/console/assets/", f"/console/assets/{self.version}/".encode())
+        self.index = (page, '"' + hashlib.sha256(page).hexdigest()[:20] + '"')
+        self.assets = {name: (body, _TYPES[Path(name).suffix]) for name, body in found.items()}
+
+
+_FILES: list[Files] = []
 routes = web.RouteTableDef()
 
 
-def _load() -> dict[str, tuple[bytes, str, str]]:
-    """Every console file under STATIC, read once (a few dozen small files)."""
+def files() -> Files:
     if not _FILES:
-        for path in sorted(STATIC.rglob("*")):
-            if path.is_file() and path.suffix in _TYPES:
-                body = path.read_bytes()
-                etag = '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
-                _FILES[path.relative_to(STATIC).as_posix()] = (body, _TYPES[path.suffix], etag)
-    return _FILES
+        _FILES.append(Files())
+    return _FILES[0]
 
 
 @routes.get("/console")
@@ -53,15 +71,20 @@ async def console_root(request: web.Request) -> web.StreamResponse:
 
 @routes.get("/console/{tail:.*}")
 async def console(request: web.Request) -> web.StreamResponse:
-    """A console file (`/console/assets/...`) or a page of the console (`index.html`)."""
+    """A console file (`/console/assets/<version>/...`) or a page of the console (`index.html`)."""
     tail = request.match_info["tail"]
-    files = _load()
-    name = tail.removeprefix("assets/") if tail.startswith("assets/") else "index.html"
-    found = files.get(name)  # only names read from STATIC: no path of the request reaches the disk
-    if found is None:
-        raise web.HTTPNotFound()
-    body, content_type, etag = found
+    found = files()
+    if tail.startswith("assets/"):
+        version, _, name = tail.removeprefix("assets/").partition("/")
+        asset = found.assets.get(name) if version == found.version else None
+        if asset is None:  # only names read from STATIC: no path of the request reaches the disk
+            raise web.HTTPNotFound()
+        body, content_type = asset
+        return web.Response(
+            body=body, content_type=content_type, charset="utf-8", headers={**HEADERS, "Cache-Control": IMMUTABLE}
+        )
+    page, etag = found.index
     headers = {**HEADERS, "ETag": etag}
     if request.headers.get("If-None-Match") == etag:
         return web.Response(status=304, headers=headers)
-    return web.Response(body=body, content_type=content_type, charset="utf-8", headers=headers)
+    return web.Response(body=page, content_type="text/html", charset="utf-8", headers=headers)
