@@ -28,7 +28,9 @@ const NAV = [
   ["Keys", "/console/keys", "admin"],
 ];
 
-let mode = null; // "none" (no sign-in), "keys" (a key is needed)
+// "none" (no sign-in), "keys" (a key is needed), null (not known yet: the first page's own API call
+// tells, a 401 meaning keys; no probe of its own, so a reload costs no extra round trip)
+let mode = session.key ? "keys" : null;
 let stop = null; // the current page's cleanup (a live view's timer)
 
 export function go(path) {
@@ -37,7 +39,7 @@ export function go(path) {
 }
 
 function nav() {
-  const role = mode === "none" ? "project" : session.role; // with auth off there is no admin key to send
+  const role = mode !== "keys" ? "project" : session.role; // with auth off there is no admin key to send
   const el = document.getElementById("nav");
   put(el, 
     ...NAV.filter(([, , need]) => role === "admin" || need === role).map(([t, href]) =>
@@ -82,8 +84,8 @@ export async function render() {
   if (stop) { stop(); stop = null; }
   document.body.dataset.ready = "0";
   const main = document.getElementById("main");
-  if (mode === null) mode = await detectMode();
   nav();
+  if (mode === null && /^\/console\/(usage|keys)/.test(location.pathname)) mode = await detectMode(); // admin pages
   if (mode === "keys" && !session.key) { signIn(main); return; }
   let path = location.pathname;
   if (path === "/console" || path === "/console/") {
@@ -97,9 +99,10 @@ export async function render() {
     put(main, h("p", { class: "muted" }, "Loading…"));
     const ctx = { main, go, params: new URLSearchParams(location.search), onLeave: (f) => { stop = f; } };
     try { await page(ctx, ...m.slice(1).map(decodeURIComponent)); } catch (e) {
-      if (e.status === 401 && mode === "keys") { session.clear(); signIn(main); return; }
+      if (e.status === 401 && mode !== "none") { mode = "keys"; session.clear(); nav(); signIn(main); return; }
       put(main, h("p", { class: "error" }, e.status === 404 ? "Not found." : String(e.message || e)));
     }
+    if (mode === null) { mode = "none"; nav(); } // answered without a key: authentication is off
     document.body.dataset.page = re.source;
     document.body.dataset.ready = "1";
     return;
