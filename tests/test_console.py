@@ -158,17 +158,18 @@ def test_timeline_shows_the_tool_calls_and_their_outputs(
 def test_a_running_background_run_is_live(
     page: Any, http_gateway: Gateway, backend: Backend, data: dict[str, Any]
 ) -> None:
+    sign_in(page, http_gateway.base, data["key"], "/console/research")  # signed in before the run starts
     client = OpenAI(base_url=http_gateway.url, api_key=data["key"], max_retries=0, timeout=30)
     marker = "mk-console-live"
     call = {"name": "file_search", "arguments": json.dumps({"queries": [data["titles"][1]]})}
-    backend.script(marker, {"tool_calls": [call]}, {"content": "Found it after a while.", "delay": 3})
+    backend.script(marker, {"tool_calls": [call]}, {"content": "Found it after a while.", "delay": 4})
     run = client.responses.create(
         model=MODEL,
         input=f"Slowly: {marker}",
         tools=[{"type": "file_search", "vector_store_ids": [data["store"]]}],
         background=True,
     )
-    sign_in(page, http_gateway.base, data["key"], f"/console/responses/{run.id}")
+    go(page, http_gateway.base, f"/console/responses/{run.id}")
     # while the backend is still thinking, the run's search is already on the timeline
     page.locator(".item[data-type=file_search_call]").wait_for(timeout=10_000)
     assert page.locator("h1 .live").count() == 1, "the run was over before the page could show it live"
