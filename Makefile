@@ -9,7 +9,7 @@ EXTRAS ?= all,test
 BUNDLE_MODEL    ?= 1
 BUNDLE_EMBEDDER ?= 1
 
-.PHONY: setup clients run test lint bench clean
+.PHONY: setup clients browser run test lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,18 @@ $(CLIENTS_STAMP): $(CLIENTS)/package.json $(CLIENTS)/package-lock.json
 
 clients: $(CLIENTS_STAMP)
 
+# The console's browser tests (tests/test_console.py) drive Debian's Chromium through Playwright (PyPI);
+# `playwright install` would download a browser build, so the system's chromium is used instead.
+browser:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium for the console's browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+		echo "chromium is missing: the console's browser tests will be skipped."; \
+		echo "  install it as root with: apt-get update && apt-get install -y chromium"; \
+	fi
+
 run: setup
 	$(BIN)/responses-gateway up
 
@@ -49,7 +61,7 @@ lint: setup
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m tests.no_cycles
 
-test: lint clients
+test: lint clients browser
 	rm -rf .coverage-data && mkdir -p .coverage-data
 	$(BIN)/coverage run -m pytest -q -p no:cacheprovider
 	$(BIN)/coverage combine -q

@@ -12,7 +12,11 @@ O(N) storage, not O(N²).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from storage.pages import PageRequest
+    from storage.response_list import ResponseFilter
 
 Order = Literal["asc", "desc"]
 JSON = dict[str, Any]
@@ -113,6 +117,10 @@ class StateStore(Protocol):
         ...
 
     async def delete_response(self, response_id: str) -> bool: ...
+
+    async def list_responses(self, flt: ResponseFilter, req: PageRequest) -> Page:
+        """The caller's stored responses, newest first, with their output (`storage.response_list`)."""
+        ...
 
     async def list_input_items(
         self, response_id: str, *, limit: int, order: Order, after: str | None, before: str | None

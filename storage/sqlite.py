@@ -17,6 +17,7 @@ import orjson
 from storage import requeue
 from storage.base import JSON, LeaseLost, Order, Page, Requeued, ResponseGone
 from storage.pages import CONVERSATION_ITEMS, RESPONSE_INPUTS, PageRequest, linked_items_query
+from storage.response_list import ResponseFilter, list_query
 from storage.schema import migrations, statements
 from storage.scope import filter_sql, owning_project
 from storage.sqlite_conn import (
@@ -320,6 +321,31 @@ class SQLiteStore:
                 [("DELETE FROM response_cancels WHERE response_id = ?", [(i,) for i in found])]
             )
         return found
+
+    async def list_responses(self, flt: ResponseFilter, req: PageRequest) -> Page:
+        sql, values = list_query("sqlite", flt, req)
+
+        def read(c: Any) -> Page:
+            ids, more = req.cut(c.execute(sql, values).fetchall(), lambda r: str(r[0]))
+            if not ids:
+                return Page()
+            marks = ",".join("?" * len(ids))
+            found = {
+                r[0]: orjson.loads(r[1])
+                for r in c.execute(f"SELECT id, data FROM responses WHERE id IN ({marks})", ids)
+            }
+            for resp in found.values():
+                resp["output"] = []
+            rows = c.execute(
+                "SELECT x.response_id, i.data FROM response_items x JOIN items i ON i.id = x.item_id "
+                f"WHERE x.response_id IN ({marks}) AND x.role = 1 ORDER BY x.response_id, x.position",
+                ids,
+            )
+            for rid, data in rows:
+                found[rid]["output"].append(orjson.loads(data))
+            return Page(data=[found[i] for i in ids if i in found], has_more=more)
+
+        return await self._reader.run(read)
 
     async def list_input_items(
         self, response_id: str, *, limit: int, order: Order, after: str | None, before: str | None

@@ -147,7 +147,15 @@ def test_entities_route(door: str, kg_corpus: dict[str, Any]) -> None:
     assert founder["type"] == "person" and founder["direction"] == "out"
     status, body = _entities(door, kg_corpus["store"], company, limit="1")
     assert status == 200 and len(body["data"]) == 1
-    for query, extra, param in (("", {}, "query"), ("x", {"limit": "0"}, "limit"), ("x", {"limit": "a"}, "limit")):
+    # without a query: the most-mentioned entities (where the console's graph starts, #32)
+    status, body = _entities(door, kg_corpus["store"], "", limit="5")
+    counts = [e["mention_count"] for e in body["data"]]
+    assert status == 200 and len(counts) == 5 and counts == sorted(counts, reverse=True), body
+    for query, extra, param in (
+        ("x" * 257, {}, "query"),
+        ("x", {"limit": "0"}, "limit"),
+        ("x", {"limit": "a"}, "limit"),
+    ):
         status, body = _entities(door, kg_corpus["store"], query, **extra)
         assert status == 400 and body["error"]["param"] == param, body
     status, body = _entities(door, "vs_missing", "x")

@@ -13,6 +13,7 @@ from gateway.engine.service import ResponsesService
 from gateway.http import admin, conversations, meta, ops, passthrough, prompts, research, responses, vector_stores
 from gateway.http import connectors as connector_routes
 from gateway.http import tracing as http_tracing
+from gateway.http import console as console_routes
 from gateway.http.auth import auth_middleware
 from gateway.http.common import error_middleware
 from gateway.mcp import shutdown as close_mcp_sessions
@@ -39,6 +40,7 @@ def create_app(settings: Settings) -> web.Application:
         app.add_routes(table)
     app.add_routes(connector_routes.routes)
     app.add_routes(admin.routes)
+    app.add_routes(console_routes.routes)  # the console's static front end at /console/ (#32)
     ops.install(app)  # request ids, access log, metrics, drain gate, /metrics
     http_tracing.install(app)  # the server span, outermost (only when OTEL_* turn tracing on)
 

@@ -3,7 +3,9 @@
 The middleware resolves the project (`gateway.auth.authenticator`) and runs the handler inside
 `project_scope`, so every store call the request makes, and every task it starts (a background
 run, a detached stream), is scoped to it. The admin routes (`/v1/organization/...`) take the admin
-key instead and act across projects. `/health`, `/ready`, `/metrics` and `/openapi.json` stay open.
+key instead and act across projects; with keys on, the admin key may also act in any one project on
+the project routes, named by `OpenAI-Project` (`admin_project`, for the console's admin).
+`/health`, `/ready`, `/metrics` and `/openapi.json` stay open.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from aiohttp import web
 
 from gateway.auth import limits
 from gateway.auth.authenticator import NO_KEY, Authenticator
-from gateway.errors import NotFound, Unauthorized
-from storage.scope import project_scope
+from gateway.auth.keys import PROJECT_RE
+from gateway.errors import InvalidRequest, NotFound, Unauthorized
+from storage.scope import DEFAULT_PROJECT, project_scope
 
 ADMIN_PREFIX = "/v1/organization/"
+PROJECT_HEADER = "OpenAI-Project"  # the project the admin key acts in (OpenAI's header of that name)
 CHAT_PATHS = frozenset({"/v1/chat/completions", "/v1/completions"})  # the passthrough a project may be denied
 
 
@@ -37,6 +41,25 @@ def check_admin(request: web.Request) -> None:
         raise Unauthorized("Incorrect admin key provided.")
 
 
+def admin_project(request: web.Request) -> str | None:
+    """The project the admin key acts in on a project route, or None when the caller is not the admin.
+
+    With `GATEWAY_AUTH=keys`, the admin key (which can mint a key for any project anyway) may read and
+    act in any project on the HTTP door, naming it in OpenAI's `OpenAI-Project` header (default:
+    the `default` project): the console's admin sees every project through the public API (#32).
+    """
+    settings = request.app["settings"]
+    if settings.auth != "keys" or not settings.admin_key:
+        return None
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(token.strip().encode(), settings.admin_key.encode()):
+        return None
+    project = request.headers.get(PROJECT_HEADER) or DEFAULT_PROJECT
+    if not PROJECT_RE.match(project):
+        raise InvalidRequest(f"Invalid {PROJECT_HEADER} header: not a project id.", param=PROJECT_HEADER)
+    return project
+
+
 @web.middleware
 async def auth_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
     path = request.path
@@ -47,7 +70,7 @@ async def auth_middleware(request: web.Request, handler: Any) -> web.StreamRespo
     if not _needs_project(path):
         return await handler(request)
     auth: Authenticator = request.app["auth"]
-    project = await auth.project(
+    project = admin_project(request) or await auth.project(
         request.headers.get("Authorization"),
         request.headers.get(auth.header),
         peer_trusted=auth.enabled and auth.trusted_peer(request.remote),

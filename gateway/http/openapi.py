@@ -56,6 +56,23 @@ _QUERY: dict[tuple[str, str], list[dict[str, Any]]] = {
         {"name": "include", "in": "query", "schema": {"type": "array", "items": {"type": "string"}}},
     ],
     ("GET", "/v1/responses/{response_id}/input_items"): _PAGE,
+    # the stored responses (the console's logs, #32); `model` and `status` may repeat (any of them)
+    ("GET", "/v1/responses"): [
+        *_PAGE,
+        {"name": "model", "in": "query", "schema": {"type": "string"}},
+        {
+            "name": "status",
+            "in": "query",
+            "schema": {
+                "type": "string",
+                "enum": ["queued", "in_progress", "completed", "failed", "cancelled", "incomplete"],
+            },
+        },
+        {"name": "search", "in": "query", "schema": {"type": "string", "maxLength": 200}},
+        {"name": "created_after", "in": "query", "schema": {"type": "number"}},
+        {"name": "created_before", "in": "query", "schema": {"type": "number"}},
+        {"name": "previous_response_id", "in": "query", "schema": {"type": "string"}},
+    ],
     ("GET", "/v1/conversations/{conv_id}/items"): _PAGE,
     ("GET", "/v1/connectors"): _PAGE,
     ("GET", "/v1/prompts"): _PAGE[:3],
@@ -69,9 +86,10 @@ _QUERY: dict[tuple[str, str], list[dict[str, Any]]] = {
             "schema": {"type": "string", "enum": ["in_progress", "completed", "failed", "cancelled"]},
         },
     ],
-    # the knowledge graph's entities (#12): names containing `query`, their types, mentions, neighbours
+    # the knowledge graph's entities (#12): names containing `query` (none: the most mentioned, #32),
+    # their types, mentions, neighbours
     ("GET", "/v1/vector_stores/{vector_store_id}/entities"): [
-        {"name": "query", "in": "query", "required": True, "schema": {"type": "string", "minLength": 1}},
+        {"name": "query", "in": "query", "schema": {"type": "string", "maxLength": 256}},
         {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
     ],
     ("GET", "/v1/files"): [
@@ -103,6 +121,8 @@ def openapi_document(router: web.UrlDispatcher) -> dict[str, Any]:
         info = route.resource.get_info() if route.resource else {}
         path = info.get("path") or info.get("formatter")
         if not path:
+            continue
+        if path.startswith("/console"):  # the console's pages and files (#32), not API operations
             continue
         path = path.replace("{model_id:.+}", "{model_id}")
         handler = getattr(route.handler, "__doc__", None) or ""

@@ -13,6 +13,8 @@ from gateway.http.common import error_response, json_response, page_params, read
 from gateway.http.ops import first_event, note_response_id, stream_open
 from gateway.http.websocket import responses_websocket
 from gateway.schema.pages import list_body
+from storage.pages import PageRequest
+from storage.response_list import ResponseFilter
 
 routes = web.RouteTableDef()
 
@@ -53,12 +55,53 @@ async def stream_events(request: web.Request, events: EventStream) -> web.Stream
     return resp
 
 
+_STATUSES = frozenset({"queued", "in_progress", "completed", "failed", "cancelled", "incomplete"})
+
+
+def _seconds(request: web.Request, name: str) -> float | None:
+    raw = request.query.get(name)
+    if raw is None or raw == "":
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        raise InvalidRequest(f"Invalid '{name}': expected unix seconds.", param=name) from None
+
+
+def list_filter(request: web.Request) -> ResponseFilter:
+    """The filters of `GET /v1/responses` (each of `model` and `status` may repeat: any of them)."""
+    q = request.query
+    statuses = tuple(s for s in q.getall("status", []) if s)
+    for status in statuses:
+        if status not in _STATUSES:
+            raise InvalidRequest(f"Invalid 'status': '{status}' is not one of {sorted(_STATUSES)}.", param="status")
+    search = q.get("search") or None
+    if search is not None and len(search) > 200:
+        raise InvalidRequest("Invalid 'search': at most 200 characters.", param="search")
+    return ResponseFilter(
+        models=tuple(m for m in q.getall("model", []) if m),
+        statuses=statuses,
+        search=search,
+        created_after=_seconds(request, "created_after"),
+        created_before=_seconds(request, "created_before"),
+        previous_response_id=q.get("previous_response_id") or None,
+    )
+
+
 @routes.get("/v1/responses")
-async def websocket_mode(request: web.Request) -> web.StreamResponse:
-    """WebSocket mode: one connection, `response.create` messages, events back (GET with Upgrade)."""
-    if request.headers.get("Upgrade", "").lower() != "websocket":
-        raise web.HTTPMethodNotAllowed("GET", ["POST"])
-    return await responses_websocket(request)
+async def list_responses(request: web.Request) -> web.StreamResponse:
+    """List stored responses, newest first (filters: model, status, search, created_after/before, previous_response_id).
+
+    With `Upgrade: websocket` this is WebSocket mode instead: one connection, `response.create`
+    messages, events back.
+    """
+    if request.headers.get("Upgrade", "").lower() == "websocket":
+        return await responses_websocket(request)
+    flt = list_filter(request)
+    page = page_params(request)
+    req = PageRequest.of(page["limit"], page["order"], page["after"], page["before"])
+    found = await _service(request).store.list_responses(flt, req)
+    return json_response(list_body(found.data, found.has_more))
 
 
 @routes.post("/v1/responses/compact")

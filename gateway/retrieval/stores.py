@@ -153,10 +153,10 @@ class VectorStoresService:
         return page
 
     async def entities(self, store_id: str, query: str | None, limit: str | None) -> list[dict[str, Any]]:
-        """The knowledge graph's entities whose name contains `query` (#12); the store is looked up
-        through its project-scoped store first, so another project's graph is never reached."""
-        if query is None or not query.strip():
-            raise params.bad("Missing required parameter: 'query'.", "query", "missing_required_parameter")
+        """The knowledge graph's entities whose name contains `query` (#12); without `query`, the
+        most-mentioned ones (where the console's graph starts, #32). The store is looked up through
+        its project-scoped store first, so another project's graph is never reached."""
+        query = query or ""
         if len(query) > 256:
             raise params.bad("Invalid 'query': at most 256 characters.", "query")
         count = 20

@@ -17,6 +17,7 @@ from storage.base import JSON, LeaseLost, Order, Page, Requeued, ResponseGone
 from storage.pages import CONVERSATION_ITEMS, RESPONSE_INPUTS, PageRequest, linked_items_query
 from storage.postgres import requeue
 from storage.postgres.db import CANCEL_CHANNEL, RESPONSE_CHANNEL, Database
+from storage.response_list import ResponseFilter, list_query
 from storage.scope import current_project, owning_project
 
 LEASE_EXPIRED = {  # the SQLite store's reason, word for word
@@ -258,6 +259,26 @@ class PostgresStore:
             "DELETE FROM response_cancels WHERE response_id = ANY($1::text[]) RETURNING response_id", response_ids
         )
         return [r[0] for r in rows]
+
+    async def list_responses(self, flt: ResponseFilter, req: PageRequest) -> Page:
+        sql, values = list_query("postgres", flt, req)
+        async with self.db.pool.acquire() as c:
+            ids, more = req.cut(await c.fetch(sql, *values), lambda r: str(r[0]))
+            if not ids:
+                return Page()
+            found = {
+                r[0]: _loads(r[1]) for r in await c.fetch("SELECT id, data FROM responses WHERE id = ANY($1)", ids)
+            }
+            for resp in found.values():
+                resp["output"] = []
+            rows = await c.fetch(
+                "SELECT x.response_id, i.data FROM response_items x JOIN items i ON i.id = x.item_id "
+                "WHERE x.response_id = ANY($1) AND x.role = 1 ORDER BY x.response_id, x.position",
+                ids,
+            )
+        for rid, data in rows:
+            found[rid]["output"].append(_loads(data))
+        return Page(data=[found[i] for i in ids if i in found], has_more=more)
 
     async def list_input_items(
         self, response_id: str, *, limit: int, order: Order, after: str | None, before: str | None
