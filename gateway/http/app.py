@@ -12,8 +12,8 @@ from gateway.engine.conversations import ConversationsService
 from gateway.engine.service import ResponsesService
 from gateway.http import admin, conversations, meta, ops, passthrough, prompts, research, responses, vector_stores
 from gateway.http import connectors as connector_routes
-from gateway.http import tracing as http_tracing
 from gateway.http import console as console_routes
+from gateway.http import tracing as http_tracing
 from gateway.http.auth import auth_middleware
 from gateway.http.common import error_middleware
 from gateway.mcp import shutdown as close_mcp_sessions
