@@ -12,7 +12,7 @@ from gateway.auth import limits
 from gateway.auth.authenticator import Authenticator
 from gateway.auth.keys import KeyStore
 from gateway.backends.chat_completions import ChatCompletionsBackend
-from gateway.backends.http_client import BackendHTTP
+from gateway.backends.client import BackendClient
 from gateway.backends.responses_api import ResponsesBackend
 from gateway.config import Settings
 from gateway.engine.context import EngineDeps
@@ -25,7 +25,7 @@ from storage.postgres.hybrid import PostgresStateStore
 from storage.sqlite import SQLiteStore
 
 
-def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
+def build_deps(settings: Settings) -> tuple[EngineDeps, BackendClient]:
     """The engine's dependencies, shared by both front doors; the store is not opened yet."""
     redact.register(
         [
@@ -37,7 +37,7 @@ def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
         ]
     )
     redact.register_hosts([settings.backend_base, settings.embedding_url])  # hidden from clients, not logs
-    http = BackendHTTP(
+    http = BackendClient(
         settings.backend_base, settings.backend_api_key, settings.backend_connect_timeout, settings.backend_read_timeout
     )
     backend = ResponsesBackend(http) if settings.backend_api == "responses" else ChatCompletionsBackend(http)

@@ -73,6 +73,12 @@ class _Metrics:
         self.backend_errors = Counter(
             "gateway_backend_errors_total", "Failures of the inference backend, by error code", ["door", "code"]
         )
+        self.backend_calls = Counter(
+            "gateway_backend_calls_total",
+            "Calls to an inference server (every kind: turns, passthroughs, research, token counts), by "
+            "replica and outcome (ok, http_<status>, backend_error, backend_timeout, client_gone)",
+            ["door", "replica", "outcome"],
+        )
         self.sqlite_busy = Counter(
             "gateway_sqlite_busy_total",
             "SQLite lock contention: a transaction that failed on a lock after the busy timeout, or a "
@@ -198,6 +204,11 @@ def stream_open(delta: int) -> None:
 def backend_error(code: str | None) -> None:
     if _m is not None:
         _m.backend_errors.labels(_door, code or "unknown").inc()
+
+
+def backend_call(replica: str, outcome: str) -> None:
+    if _m is not None:
+        _child(_m.backend_calls, _door, replica, outcome).inc()
 
 
 def add_backend_time(seconds: float) -> None:
