@@ -158,7 +158,9 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         self.auth = auth or build_auth(settings, deps.store)[0]
         self.backend = settings.backend_base
         self.chat_path = (urlsplit(settings.backend_base).path.rstrip("/") or "") + "/chat/completions"
-        self.translate = settings.backend_api == "chat_completions"
+        # A fleet (GATEWAY_BACKENDS): the HTTP server's run picks the replica, so both doors place a
+        # chain alike; Envoy's one `inference` cluster serves the single-backend shape only (#27).
+        self.translate = settings.backend_api == "chat_completions" and not settings.backends
         # The request mutation is the same for every request: build it once, copy it per request.
         m = ep.HeaderMutation(
             set_headers=[_set(":path", self.chat_path), _set("content-type", "application/json")],

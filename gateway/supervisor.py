@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import json
 import logging
 import os
 import signal
@@ -61,6 +62,8 @@ def child_env(settings: Settings, base: dict[str, str] | None = None) -> dict[st
     env = {k: v for k, v in (os.environ if base is None else base).items() if k != "GATEWAY_CONFIG"}
     for name in Settings.model_fields:
         value = getattr(settings, name)
+        if isinstance(value, list):  # GATEWAY_BACKENDS: JSON, as an operator writes it
+            value = json.dumps([v.model_dump(exclude_none=True) if hasattr(v, "model_dump") else v for v in value])
         env["GATEWAY_" + name.upper()] = "" if value is None else str(value)
     return env
 
@@ -141,7 +144,7 @@ class Stack:
     def start(self) -> None:
         s = self.settings
         local = _connect_host(s.host)
-        if s.backend_url is None:
+        if not s.external_backend:
             self._spawn("local model", "local-model", "--port", str(s.local_model_port))
             self._wait(
                 lambda: _http_ok(f"http://127.0.0.1:{s.local_model_port}/v1/models"),

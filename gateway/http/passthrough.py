@@ -28,10 +28,12 @@ async def _forward(request: web.Request, path: str) -> web.StreamResponse:
     client: BackendClient = request.app["backend_http"]
     parsed = await read_json(request)  # malformed JSON is the client's error, answered here with a 400
     model = parsed.get("model") if isinstance(parsed, dict) else None
+    cache_key = parsed.get("prompt_cache_key") if isinstance(parsed, dict) else None
+    key = "key:" + cache_key if isinstance(cache_key, str) and cache_key else None  # as a response's (#27)
     body = await request.read()
     resp: web.StreamResponse | None = None
     try:
-        async with client.post(path, body, model=model if isinstance(model, str) else None) as upstream:
+        async with client.post(path, body, model=model if isinstance(model, str) else None, key=key) as upstream:
             headers = {k: v for k, v in upstream.headers.items() if k.lower() not in HOP_BY_HOP}
             resp = web.StreamResponse(status=upstream.status, headers=headers)
             await resp.prepare(request)
