@@ -28,6 +28,7 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
+from extproc.fleet import EndpointPicker
 from extproc.ops import SHUTTING_DOWN, Observation
 from extproc.pb.envoy.config.core.v3 import base_pb2 as core_pb2
 from extproc.pb.envoy.extensions.filters.http.ext_proc.v3 import processing_mode_pb2 as mode_pb2
@@ -44,6 +45,7 @@ from gateway.backends.chat_translate import (
     apply_completion,
     build_chat_body,
 )
+from gateway.backends.client import BackendClient, Replica
 from gateway.backends.sse import SSEParser
 from gateway.bootstrap import build_auth
 from gateway.engine.context import EngineDeps, Prepared
@@ -150,7 +152,11 @@ def envoy_local_error(status: int, body: bytes, backend: str) -> APIError:
 
 class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
     def __init__(
-        self, deps: EngineDeps, service: ResponsesService | None = None, auth: Authenticator | None = None
+        self,
+        deps: EngineDeps,
+        service: ResponsesService | None = None,
+        auth: Authenticator | None = None,
+        client: BackendClient | None = None,
     ) -> None:
         self.deps = deps
         self.service = service or ResponsesService(deps)
@@ -158,9 +164,8 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         self.auth = auth or build_auth(settings, deps.store)[0]
         self.backend = settings.backend_base
         self.chat_path = (urlsplit(settings.backend_base).path.rstrip("/") or "") + "/chat/completions"
-        # A fleet (GATEWAY_BACKENDS): the HTTP server's run picks the replica, so both doors place a
-        # chain alike; Envoy's one `inference` cluster serves the single-backend shape only (#27).
-        self.translate = settings.backend_api == "chat_completions" and not settings.backends
+        self.translate = settings.backend_api == "chat_completions" or bool(settings.backends)
+        self.fleet = bool(settings.backends)
         # The request mutation is the same for every request: build it once, copy it per request.
         m = ep.HeaderMutation(
             set_headers=[_set(":path", self.chat_path), _set("content-type", "application/json")],
@@ -173,6 +178,9 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
             m.remove_headers.extend(_CLIENT_HEADERS)
         m.remove_headers.append(settings.auth_project_header.lower())  # the caller's, not the backend's business
         self.request_mutation = m
+        # A fleet (#27): this process picks the replica with the gateway's policy and names it to Envoy
+        # (extproc/fleet.py); without the client (a bare processor) a fleet's turns go to the HTTP server.
+        self.endpoints = EndpointPicker(client, m) if client is not None and self.fleet else None
         self.reroute_mutation = ep.HeaderMutation(set_headers=[_set(ROUTE_HEADER, "gateway")])
         self._finishing: set[asyncio.Task[Any]] = set()
         self.draining = False  # SIGTERM: new requests get 503, streams in flight go on
@@ -185,6 +193,8 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         # server's run can make it, a request already forwarded by Envoy cannot.
         if req.background or not self.translate or req.truncation == "auto" or is_research(req.model):
             return True
+        if self.fleet and (self.endpoints is None or self.endpoints.pool(prepared.response["model"]) is None):
+            return True  # a Responses-API pool, an unknown model, replicas named by host: the HTTP server
         tools = self.deps.tools
         return any(tools.is_server_side(t) or is_server_search(t) for t in req.tools or [])
 
@@ -213,6 +223,8 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
                     return
         finally:
             self.active -= 1
+            if ex.replica is not None:
+                EndpointPicker.done(ex.replica)
             obs.done()
             if ex.run is not None and not ex.run.finished:
                 self._finish_abandoned(ex)
@@ -255,6 +267,7 @@ class _Exchange:
         "parser",
         "pending",
         "project",
+        "replica",
         "resp_parts",
         "run",
         "sse",
@@ -267,6 +280,7 @@ class _Exchange:
     def __init__(self, p: ExternalProcessor) -> None:
         self.p = p
         self.run: ResponseRun | None = None
+        self.replica: Replica | None = None  # a fleet's replica Envoy was told to use
         self.project: str | None = None  # set from the request headers (gateway.auth)
         self.turn: TurnAssembler | None = None
         self.stream = False  # the client asked for SSE
@@ -386,7 +400,10 @@ class _Exchange:
             self.pending = self._sse(begin)
         self.turn = run.new_turn()
         chat = dumps(build_chat_body(run.turn_request()))
-        return _body_reply("request", chat, p.request_mutation), False
+        mutation = p.request_mutation
+        if p.endpoints is not None and (pool := p.endpoints.pool(prepared.response["model"])) is not None:
+            mutation, self.replica = p.endpoints.route(pool, prepared)
+        return _body_reply("request", chat, mutation), False
 
     # -- response ---------------------------------------------------------------------------------
     async def on_response_headers(self, msg: ep.HttpHeaders) -> tuple[ep.ProcessingResponse, bool]:

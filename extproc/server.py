@@ -70,10 +70,10 @@ def _bind_address(host: str, port: int) -> str:
 async def serve(settings: Settings, port: int | None = None, ready: asyncio.Event | None = None) -> None:
     """Serve until SIGINT/SIGTERM (or until the task is cancelled), then shut down cleanly."""
     port = settings.extproc_port if port is None else port
-    deps, _http = build_deps(settings)
+    deps, http = build_deps(settings)
     await deps.store.open()
     service = ResponsesService(deps)
-    processor = ExternalProcessor(deps, service)
+    processor = ExternalProcessor(deps, service, client=http)
     core_log = logging.getLogger(GRPC_CORE_LOGGER)
     if not any(isinstance(f, PeerClosedFirst) for f in core_log.filters):
         core_log.addFilter(PeerClosedFirst())

@@ -12,6 +12,7 @@ import json
 import subprocess
 import threading
 import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -134,6 +135,11 @@ def test_a_chain_stays_on_its_replica_through_every_door_and_process(
             )
         assert len(served_by(replicas, f"{m}k")) == 1
     assert len(homes) > 1  # chains spread over the pool
+    # the Envoy door sent its turns to the replicas itself (override_host), not through the HTTP server
+    with urllib.request.urlopen(
+        f"http://127.0.0.1:{stack.admin_port}/stats?filter=^cluster.inference.upstream_rq_total$"
+    ) as resp:
+        assert int(resp.read().decode().split(":")[1]) >= 6 * 4 // 3, "Envoy's inference cluster was not used"
 
 
 def test_bounded_load_moves_a_hot_chain_and_light_traffic_never(
