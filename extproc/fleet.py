@@ -48,6 +48,14 @@ class EndpointPicker:
         self.client = client
         self.base = base  # the processor's request mutation (:path, content-type, headers removed)
         self._mutations: dict[str, ep.HeaderMutation] = {}
+        self._addresses: dict[str, str | None] = {}  # replica name -> ip:port (parsing an address costs µs)
+
+    def address(self, replica: Replica) -> str | None:
+        try:
+            return self._addresses[replica.name]
+        except KeyError:
+            found = self._addresses[replica.name] = _address(replica)
+            return found
 
     def pool(self, model: str) -> Pool | None:
         """The pool the Envoy door can send `model` to directly, or None (the HTTP server serves it)."""
@@ -55,7 +63,7 @@ class EndpointPicker:
             pool = self.client.pool_for(model)
         except APIError:
             return None  # the HTTP server answers 404 model_not_found
-        if pool.api != "chat_completions" or (pool.dns is None and any(_address(r) is None for r in pool.replicas)):
+        if pool.api != "chat_completions" or not pool.replicas or any(self.address(r) is None for r in pool.replicas):
             return None
         return pool
 
@@ -88,7 +96,7 @@ class EndpointPicker:
         else:
             order = sorted(pool.replicas, key=lambda r: r.in_flight)
         chosen = [replica, *(r for r in order if r is not replica)][: 1 + FALLBACKS]
-        addresses = [a for a in (_address(r) for r in chosen) if a]
+        addresses = [a for a in (self.address(r) for r in chosen) if a]
         m = ep.HeaderMutation()
         m.CopyFrom(self._pool_mutation(pool))
         m.set_headers.append(_set(DESTINATION_HEADER, ",".join(addresses)))

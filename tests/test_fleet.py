@@ -279,3 +279,16 @@ def test_dns_pool_and_the_replica_in_the_logs(tmp_path: Path) -> None:
         access = [x for x in lines if x.get("logger") == "gateway.access" and x.get("route") == "/v1/responses"]
         assert len(access) == 4 and {x.get("replica") for x in access} == {f"127.0.0.1:{a.port}"}, access
         assert "dns 1" not in log.read_text()
+
+
+def test_dns_pool_through_envoy(tmp_path: Path) -> None:
+    """Envoy's cluster resolves the pool's name itself (STRICT_DNS); the ExtProc names an address
+    its own resolution found: the turns are served, by Envoy's cluster."""
+    with scripted_backend(CHAT) as a:
+        pools = json.dumps([{"name": "chat", "dns": f"localhost:{a.port}", "models": [CHAT]}])
+        with envoy_stack(a.url, tmp_path, GATEWAY_BACKENDS=pools) as stack:
+            c = client(stack.url)
+            until(lambda: CHAT in [m.id for m in c.models.list().data], what="the pool's model listed")
+            for i in range(4):
+                assert c.responses.create(model=CHAT, input=f"dns {i}").output_text == f"Echo: dns {i}"
+            assert len(a.requests_matching("dns ")) == 4
