@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from extproc import tracing as extproc_tracing
+from extproc.fleet import EndpointPicker
 from extproc.ops import SHUTTING_DOWN, Observation
 from extproc.pb.envoy.config.core.v3 import base_pb2 as core_pb2
 from extproc.pb.envoy.extensions.filters.http.ext_proc.v3 import processing_mode_pb2 as mode_pb2
@@ -46,6 +47,7 @@ from gateway.backends.chat_translate import (
     apply_completion,
     build_chat_body,
 )
+from gateway.backends.client import BackendClient, Replica
 from gateway.backends.sse import SSEParser
 from gateway.bootstrap import build_auth
 from gateway.engine.context import EngineDeps, Prepared
@@ -160,7 +162,11 @@ def envoy_local_error(status: int, body: bytes, backend: str) -> APIError:
 
 class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
     def __init__(
-        self, deps: EngineDeps, service: ResponsesService | None = None, auth: Authenticator | None = None
+        self,
+        deps: EngineDeps,
+        service: ResponsesService | None = None,
+        auth: Authenticator | None = None,
+        client: BackendClient | None = None,
     ) -> None:
         self.deps = deps
         self.service = service or ResponsesService(deps)
@@ -168,7 +174,8 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         self.auth = auth or build_auth(settings, deps.store)[0]
         self.backend = settings.backend_base
         self.chat_path = (urlsplit(settings.backend_base).path.rstrip("/") or "") + "/chat/completions"
-        self.translate = settings.backend_api == "chat_completions"
+        self.translate = settings.backend_api == "chat_completions" or bool(settings.backends)
+        self.fleet = bool(settings.backends)
         # The request mutation is the same for every request: build it once, copy it per request.
         m = ep.HeaderMutation(
             set_headers=[_set(":path", self.chat_path), _set("content-type", "application/json")],
@@ -181,6 +188,9 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
             m.remove_headers.extend(_CLIENT_HEADERS)
         m.remove_headers.append(settings.auth_project_header.lower())  # the caller's, not the backend's business
         self.request_mutation = m
+        # A fleet (#27): this process picks the replica with the gateway's policy and names it to Envoy
+        # (extproc/fleet.py); without the client (a bare processor) a fleet's turns go to the HTTP server.
+        self.endpoints = EndpointPicker(client, m) if client is not None and self.fleet else None
         self.reroute_mutation = ep.HeaderMutation(set_headers=[_set(ROUTE_HEADER, "gateway")])
         self._finishing: set[asyncio.Task[Any]] = set()
         self.draining = False  # SIGTERM: new requests get 503, streams in flight go on
@@ -195,6 +205,8 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
             return True
         if prepared.compact_now or req.compact_threshold is not None:  # a summary call before (or instead of) the turn
             return True
+        if self.fleet and (self.endpoints is None or self.endpoints.pool(prepared.response["model"]) is None):
+            return True  # a Responses-API pool, an unknown model, replicas named by host: the HTTP server
         tools = self.deps.tools
         return any(tools.is_server_side(t) or is_server_search(t) for t in req.tools or [])
 
@@ -227,6 +239,8 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
                     return
         finally:
             self.active -= 1
+            if ex.replica is not None:
+                EndpointPicker.done(ex.replica)
             obs.done()
             if ex.run is not None and not ex.run.finished:
                 self._finish_abandoned(ex)
@@ -275,6 +289,7 @@ class _Exchange:
         "parser",
         "pending",
         "project",
+        "replica",
         "resp_parts",
         "run",
         "span",
@@ -288,6 +303,7 @@ class _Exchange:
     def __init__(self, p: ExternalProcessor) -> None:
         self.p = p
         self.run: ResponseRun | None = None
+        self.replica: Replica | None = None  # a fleet's replica Envoy was told to use
         self.project: str | None = None  # set from the request headers (gateway.auth)
         self.turn: TurnAssembler | None = None
         self.stream = False  # the client asked for SSE
@@ -421,11 +437,14 @@ class _Exchange:
         self.turn = run.new_turn()
         chat = dumps(build_chat_body(run.turn_request()))
         mutation = p.request_mutation
+        if p.endpoints is not None and (pool := p.endpoints.pool(prepared.response["model"])) is not None:
+            mutation, self.replica = p.endpoints.route(pool, prepared)  # a fresh mutation naming the replica
         if tracing.ON:  # the backend call's span; its traceparent rides the upstream request
             with tracing.span_current(run.trace_start()):  # under the run's `invoke_agent`
                 self.chat = run.chat_span(run.response["model"])
-            mutation = ep.HeaderMutation()
-            mutation.CopyFrom(p.request_mutation)
+            if mutation is p.request_mutation:  # shared by every stream: add to a copy
+                mutation = ep.HeaderMutation()
+                mutation.CopyFrom(p.request_mutation)
             with tracing.span_current(self.chat.span):
                 for key, value in tracing.carrier().items():
                     mutation.set_headers.append(_set(key, value))

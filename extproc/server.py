@@ -79,10 +79,10 @@ async def serve(settings: Settings, port: int | None = None, ready: asyncio.Even
         bound = 0
     if not bound:
         raise SystemExit(f"could not bind the ExtProc to {settings.host}:{port} (is the port taken?)")
-    deps, _http = build_deps(settings)
+    deps, http = build_deps(settings)
     await deps.store.open()
     service = ResponsesService(deps)
-    processor = ExternalProcessor(deps, service)
+    processor = ExternalProcessor(deps, service, client=http)
     core_log = logging.getLogger(GRPC_CORE_LOGGER)
     if not any(isinstance(f, PeerClosedFirst) for f in core_log.filters):
         core_log.addFilter(PeerClosedFirst())

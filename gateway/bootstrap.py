@@ -11,8 +11,10 @@ from gateway import redact
 from gateway.auth import limits
 from gateway.auth.authenticator import Authenticator
 from gateway.auth.keys import KeyStore
+from gateway.backends.base import Backend
 from gateway.backends.chat_completions import ChatCompletionsBackend
-from gateway.backends.http_client import BackendHTTP
+from gateway.backends.client import BackendClient
+from gateway.backends.fleet import FleetBackend
 from gateway.backends.responses_api import ResponsesBackend
 from gateway.config import Settings
 from gateway.engine.context import EngineDeps
@@ -38,8 +40,9 @@ def build_state_store(settings: Settings) -> StateStore:
     return SQLiteStore(settings.db_path, lease_seconds=settings.run_lease_seconds)
 
 
-def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
+def build_deps(settings: Settings) -> tuple[EngineDeps, BackendClient]:
     """The engine's dependencies, shared by both front doors; the store is not opened yet."""
+    pools = settings.pools
     redact.register(
         [
             settings.backend_api_key,
@@ -48,13 +51,19 @@ def build_deps(settings: Settings) -> tuple[EngineDeps, BackendHTTP]:
             settings.milvus_token,
             settings.admin_key,
             settings.compaction_key,
+            *(pool.api_key for pool in pools),
         ]
     )
-    redact.register_hosts([settings.backend_base, settings.embedding_url])  # hidden from clients, not logs
-    http = BackendHTTP(
-        settings.backend_base, settings.backend_api_key, settings.backend_connect_timeout, settings.backend_read_timeout
-    )
-    backend = ResponsesBackend(http) if settings.backend_api == "responses" else ChatCompletionsBackend(http)
+    upstreams = [url for pool in pools for url in pool.urls] + [f"http://{p.dns}" for p in pools if p.dns]
+    redact.register_hosts([settings.backend_base, settings.embedding_url, *upstreams])  # hidden from clients, not logs
+    http = BackendClient.from_settings(settings)
+    backend: Backend
+    if settings.backends:  # a fleet: turns routed by model to their pool's adapter (#27)
+        backend = FleetBackend(http)
+    elif settings.backend_api == "responses":
+        backend = ResponsesBackend(http)
+    else:
+        backend = ChatCompletionsBackend(http)
     store = build_state_store(settings)
     models = ModelCatalog(backend, settings.models_refresh_seconds, settings.default_model)
     deps = EngineDeps(settings=settings, store=store, backend=backend, models=models)

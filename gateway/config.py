@@ -11,7 +11,36 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+
+class BackendPool(BaseModel):
+    """One pool of inference servers serving the same models (`GATEWAY_BACKENDS`, #27): its replicas
+    by URL, or by a DNS name whose every A/AAAA record is one (a Kubernetes headless Service)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1)
+    urls: list[str] = Field(default_factory=list, description="each replica's base URL, e.g. http://10.0.0.5:8000/v1")
+    dns: str | None = Field(default=None, description="host:port; every address it resolves to is a replica")
+    models: list[str] | None = Field(default=None, description="unset → each replica's /v1/models says")
+    api: Literal["chat_completions", "responses"] = "chat_completions"
+    api_key_env: str | None = Field(default=None, description="the environment variable holding the pool's key")
+
+    @model_validator(mode="after")
+    def _replicas_named(self) -> BackendPool:
+        if bool(self.urls) == bool(self.dns):
+            raise ValueError(f"backend pool {self.name!r}: give either urls or dns")
+        for url in self.urls:
+            if not url.startswith(("http://", "https://")):
+                raise ValueError(f"backend pool {self.name!r}: {url!r} is not an http(s) URL")
+        if self.dns is not None and not self.dns.rpartition(":")[2].isdigit():
+            raise ValueError(f"backend pool {self.name!r}: dns must be host:port")
+        return self
+
+    @property
+    def api_key(self) -> str | None:
+        return os.environ.get(self.api_key_env) if self.api_key_env else None
 
 
 class Settings(BaseModel):
@@ -19,6 +48,24 @@ class Settings(BaseModel):
 
     backend_url: str | None = Field(default=None, description="e.g. http://127.0.0.1:8000/v1; unset → local model")
     backend_api: Literal["chat_completions", "responses"] = "chat_completions"
+    backends: list[BackendPool] | None = Field(
+        default=None,
+        description='JSON list of pools: [{"name", "urls" | "dns", "models", "api", "api_key_env"}]; '
+        "set → a fleet (GATEWAY_BACKEND_URL is the one-replica shorthand)",
+    )
+    backend_load_bound: float = Field(
+        default=1.25,
+        gt=1.0,
+        description="affinity holds while a replica's in-flight calls stay under this multiple of the pool's mean",
+    )
+    backend_metrics_seconds: float = Field(
+        default=1.0,
+        ge=0,
+        description="how often a fleet's replicas' vLLM /metrics (queue, KV cache) are read; 0 → never",
+    )
+    backend_down_seconds: float = Field(
+        default=5.0, gt=0, description="a replica that failed to connect gets no traffic this long, then is probed"
+    )
     backend_api_key: str | None = None
     backend_connect_timeout: float = 5.0
     backend_read_timeout: float = 300.0
@@ -238,9 +285,35 @@ class Settings(BaseModel):
     def db_path(self) -> Path:
         return self.data_dir / "gateway.db"
 
+    @field_validator("backends", mode="before")
+    @classmethod
+    def _backends_json(cls, value: Any) -> Any:
+        """`GATEWAY_BACKENDS` is JSON; the YAML file gives the list itself."""
+        if isinstance(value, str):
+            import json
+
+            return json.loads(value) if value.strip() else None
+        return value
+
+    @property
+    def external_backend(self) -> bool:
+        """An inference server is configured (a URL or pools): the bundled local model does not start."""
+        return bool(self.backend_url or self.backends)
+
+    @property
+    def pools(self) -> list[BackendPool]:
+        """The configured pools, or the one pool of `backend_url` (the local model when unset)."""
+        if self.backends:
+            return list(self.backends)
+        return [BackendPool(name="default", urls=[self.backend_base], api=self.backend_api)]
+
     @property
     def backend_base(self) -> str:
-        """The backend base URL without a trailing slash (always ends in the API prefix, e.g. /v1)."""
+        """The backend base URL without a trailing slash (always ends in the API prefix, e.g. /v1); with
+        pools, the first pool's first replica (what Envoy's single `inference` cluster names)."""
+        if not self.backend_url and self.backends:
+            first = self.backends[0]
+            return first.urls[0].rstrip("/") if first.urls else f"http://{first.dns}/v1"
         if not self.backend_url:
             return f"http://127.0.0.1:{self.local_model_port}/v1"
         return self.backend_url.rstrip("/")

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 import aiohttp
 
 from gateway import envoy_tracing
+from gateway.config import BackendPool
 
 # Package data of `gateway` (a link to envoy/envoy.yaml.tmpl in the source tree, the file itself in
 # the wheel), read through importlib.resources so an installed gateway finds it too.
@@ -58,6 +59,31 @@ _ENDPOINT = """\
         - endpoint:
             address:
               socket_address: {{address: "{host}", port_value: {port}}}"""
+
+
+# A fleet (#27): the ExtProc names the replica (and fallbacks) in this header, the Gateway API
+# Inference Extension's endpoint-picker protocol; Envoy's override_host policy sends the request
+# there, and on a connect failure retries the next (round-robin when none is named).
+DESTINATION_HEADER = "x-gateway-destination-endpoint"
+_OVERRIDE_HOST = """\
+    load_balancing_policy:
+      policies:
+      - typed_extension_config:
+          name: envoy.load_balancing_policies.override_host
+          typed_config:
+            "@type": type.googleapis.com/envoy.extensions.load_balancing_policies.override_host.v3.OverrideHost
+            override_host_sources:
+            - header: {header}
+            fallback_policy:
+              policies:
+              - typed_extension_config:
+                  name: envoy.load_balancing_policies.round_robin
+                  typed_config:
+                    "@type": type.googleapis.com/envoy.extensions.load_balancing_policies.round_robin.v3.RoundRobin"""
+_RETRY = """\
+                  retry_policy:
+                    retry_on: connect-failure,reset-before-request
+                    num_retries: 2"""
 
 
 class EnvoyError(RuntimeError):
@@ -118,12 +144,15 @@ def render_envoy_config(
     buffer_limit_bytes: int = DEFAULT_BUFFER_LIMIT,
     access_log: bool = False,
     backend_ca_file: str | None = None,
+    fleet_endpoints: list[tuple[str, int]] | None = None,
     template_path: Path | None = None,
     otel_env: Mapping[str, str] | None = None,
 ) -> str:
     """Return the Envoy YAML. The backend URL's path is ignored here: the processor sets :path.
 
     ``extproc_workers`` ExtProc processes listen on ``extproc_port`` + 0 … n-1 (GATEWAY_WORKERS).
+    ``fleet_endpoints`` (host, port) of every replica of a fleet (#27): the inference cluster holds
+    them all and sends each request where the ExtProc's destination header says.
     The admin interface listens on ``admin_socket`` (a Unix socket, owner-only) when given, else on
     loopback ``admin_port``. Envoy's OpenTelemetry tracer is configured from the `OTEL_*`
     variables of ``otel_env`` (default: this process's environment), as the doors are.
@@ -159,10 +188,16 @@ def render_envoy_config(
         "GATEWAY_HOST": _check_host(gateway_host, "gateway"),
         "GATEWAY_PORT": int(gateway_port),
         "GATEWAY_CLUSTER_TYPE": _cluster_type(gateway_host),
-        "BACKEND_HOST": backend_host,
-        "BACKEND_PORT": backend_port,
+        "BACKEND_ENDPOINTS": "\n".join(
+            _ENDPOINT.format(host=_check_host(h, "backend"), port=int(port))
+            for h, port in (fleet_endpoints or [(backend_host, backend_port)])
+        ),
+        "BACKEND_LB_POLICY": _OVERRIDE_HOST.format(header=DESTINATION_HEADER) if fleet_endpoints else "",
+        "BACKEND_RETRY": _RETRY if fleet_endpoints else "",
         "BACKEND_AUTHORITY": authority,
-        "BACKEND_CLUSTER_TYPE": _cluster_type(backend_host),
+        "BACKEND_CLUSTER_TYPE": "STATIC"
+        if all(_is_ip(h) for h, _ in (fleet_endpoints or [(backend_host, backend_port)]))
+        else "STRICT_DNS",
         "BACKEND_TLS": tls_block,
         "ROUTE_TIMEOUT": f"{int(route_timeout_s)}s",
         "IDLE_TIMEOUT": f"{int(idle_timeout_s)}s",
@@ -189,6 +224,20 @@ def _admin_address(port: int | None, socket_path: str | os.PathLike[str] | None)
     if port is None:
         raise ValueError("either admin_port or admin_socket")
     return f"socket_address: {{address: 127.0.0.1, port_value: {int(port)}}}"
+
+
+def fleet_endpoints(pools: list[BackendPool]) -> list[tuple[str, int]]:
+    """Every replica address of the pools, as Envoy's inference cluster lists them (a DNS pool by its
+    name: a STRICT_DNS cluster makes each of its addresses a host, as the gateway's client does)."""
+    out: list[tuple[str, int]] = []
+    for pool in pools:
+        for url in pool.urls:
+            parts = urlsplit(url)
+            out.append((parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)))
+        if pool.dns:
+            host, _, port = pool.dns.rpartition(":")
+            out.append((host.strip("[]"), int(port)))
+    return list(dict.fromkeys(out))
 
 
 def write_envoy_config(path: str | os.PathLike[str], **kw: object) -> Path:

@@ -73,6 +73,29 @@ class _Metrics:
         self.backend_errors = Counter(
             "gateway_backend_errors_total", "Failures of the inference backend, by error code", ["door", "code"]
         )
+        self.backend_calls = Counter(
+            "gateway_backend_calls_total",
+            "Calls to an inference server (every kind: turns, passthroughs, research, token counts), by "
+            "replica and outcome (ok, http_<status>, backend_error, backend_timeout, client_gone)",
+            ["door", "replica", "outcome"],
+        )
+        self.backend_failovers = Counter(
+            "gateway_backend_failovers_total",
+            "Calls moved to another replica because this one failed before its reply",
+            ["door", "replica"],
+        )
+        self.backend_affinity = Counter(
+            "gateway_backend_affinity_total",
+            "Calls that continue a chain, by replica: hit (the chain's own replica) or miss (moved: that "
+            "replica was down or over the load bound)",
+            ["door", "replica", "result"],
+        )
+        self.backend_waiting = Gauge(
+            "gateway_backend_waiting",
+            "Requests waiting in a replica's queue, as its vLLM /metrics said at the last scrape (-1: unknown)",
+            ["replica"],
+            multiprocess_mode="max",
+        )
         self.sqlite_busy = Counter(
             "gateway_sqlite_busy_total",
             "SQLite lock contention: a transaction that failed on a lock after the busy timeout, or a "
@@ -198,6 +221,26 @@ def stream_open(delta: int) -> None:
 def backend_error(code: str | None) -> None:
     if _m is not None:
         _m.backend_errors.labels(_door, code or "unknown").inc()
+
+
+def backend_call(replica: str, outcome: str) -> None:
+    if _m is not None:
+        _child(_m.backend_calls, _door, replica, outcome).inc()
+
+
+def backend_failover(replica: str) -> None:
+    if _m is not None:
+        _child(_m.backend_failovers, _door, replica).inc()
+
+
+def backend_queue(replica: str, waiting: int | None) -> None:
+    if _m is not None:
+        _child(_m.backend_waiting, replica).set(-1 if waiting is None else waiting)
+
+
+def backend_affinity(replica: str, hit: bool) -> None:
+    if _m is not None:
+        _child(_m.backend_affinity, _door, replica, "hit" if hit else "miss").inc()
 
 
 def add_backend_time(seconds: float) -> None:

@@ -29,6 +29,7 @@ from gateway.envoy_runner import (
     JSON_LOG_FORMAT,
     EnvoyError,
     admin_ready,
+    fleet_endpoints,
     start_envoy,
     validate_envoy_config,
     write_envoy_config,
@@ -112,7 +113,7 @@ class Stack:
     def start(self) -> None:
         s = self.settings
         local = _connect_host(s.host)
-        if s.backend_url is None:
+        if not s.external_backend:
             self._spawn("local model", "local-model", "--port", str(s.local_model_port))
             self._wait(
                 lambda: _http_ok(f"http://127.0.0.1:{s.local_model_port}/v1/models"),
@@ -143,6 +144,7 @@ class Stack:
             gateway_host=local,
             gateway_port=s.http_port,
             backend_url=s.backend_base,
+            fleet_endpoints=fleet_endpoints(s.backends) if s.backends else None,
             buffer_limit_bytes=max(s.max_body_bytes, 1024 * 1024),
             backend_read_timeout_s=s.backend_read_timeout,
             backend_connect_timeout_s=s.backend_connect_timeout,

@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import ctypes
 import ctypes.util
+import json
 import os
 import select
 import signal
@@ -56,6 +57,8 @@ def child_env(settings: Settings, base: dict[str, str] | None = None) -> dict[st
         key = "GATEWAY_" + name.upper()
         value = getattr(settings, name)
         if name in chosen and value is not None:
+            if isinstance(value, list):  # GATEWAY_BACKENDS: JSON, as an operator writes it
+                value = json.dumps([v.model_dump(exclude_none=True) if hasattr(v, "model_dump") else v for v in value])
             env[key] = str(value)
         else:
             env.pop(key, None)

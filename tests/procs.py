@@ -103,9 +103,10 @@ class Backend:
 
 
 @contextmanager
-def scripted_backend(model: str = "scripted-model") -> Iterator[Backend]:
+def scripted_backend(model: str = "scripted-model", port: int = 0) -> Iterator[Backend]:
+    """A scripted backend on `port` (0: a free one; a fixed one brings a stopped replica back)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.scripted_backend", "--port", "0", "--model", model],
+        [sys.executable, "-m", "tests.scripted_backend", "--port", str(port), "--model", model],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,

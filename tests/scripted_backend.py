@@ -206,7 +206,9 @@ class ScriptedBackend:
         ):
             self.app.router.add_post(f"/v1/{path}", functools.partial(self._serve, kind=kind))
         self.app.router.add_post("/tokenize", self._tokenize)
-        for path in ("/health", "/v1/models", "/_script", "/_requests"):
+        # what /metrics reports (vLLM's load gauges), set by a test through POST /_metrics
+        self.gauges: dict[str, float] = {"waiting": 0, "running": 0, "kv_cache": 0.0}
+        for path in ("/health", "/v1/models", "/_script", "/_requests", "/metrics", "/_metrics"):
             self.app.router.add_route("*", path, self._control)
 
     @property
@@ -248,6 +250,16 @@ class ScriptedBackend:
             return self._models()
         if route == ("GET", "/_requests"):
             return _json(list(self.requests))
+        if route == ("GET", "/metrics"):  # vLLM's Prometheus page, its load gauges only
+            g, label = self.gauges, f'{{engine="0",model_name="{self.model}"}}'
+            return web.Response(
+                text=f"vllm:num_requests_running{label} {g['running']}\n"
+                f"vllm:num_requests_waiting{label} {g['waiting']}\n"
+                f"vllm:kv_cache_usage_perc{label} {g['kv_cache']}\n"
+            )
+        if route == ("POST", "/_metrics"):
+            self.gauges.update(orjson.loads(await request.read()))
+            return _json(self.gauges)
         if route == ("POST", "/_script"):
             body = orjson.loads(await request.read())
             self.script(str(body.get("match", "")), list(body.get("replies", [])))

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gateway.envoy_runner import start_envoy, write_envoy_config
+from gateway.config import load_settings
+from gateway.envoy_runner import fleet_endpoints, start_envoy, write_envoy_config
 from tests.procs import ROOT, VENV_BIN, Gateway, free_port, free_port_run, gateway_env, stop, wait_http
 
 
@@ -123,6 +124,7 @@ def envoy_stack(
         backend_url=backend_url,
         backend_read_timeout_s=float(extra_env.get("GATEWAY_BACKEND_READ_TIMEOUT", "300")),
         otel_env=env,  # Envoy traces when the doors do (OTEL_* in extra_env)
+        fleet_endpoints=fleet_endpoints(pools) if (pools := load_settings(env=env).backends) else None,
     )
     procs: list[subprocess.Popen[Any]] = []  # stopped in reverse: Envoy, HTTP server, ExtProc
     stack: EnvoyStack | None = None

@@ -43,6 +43,9 @@ class TurnRequest:
     # turns are one JSON reply: the backend writes one body instead of a chunk per token and the
     # gateway parses one document instead of hundreds of SSE events.
     stream: bool = True
+    # The chain this call continues (conversation, prompt_cache_key, or the chain's first item): the
+    # fleet keeps a chain on one replica, whose prefix cache holds its history (#27).
+    affinity: str | None = None
 
 
 class Backend(Protocol):

@@ -25,7 +25,9 @@ class ChatCompletionsBackend(HTTPBackend):
         and tools a chat call would send, so the count is the backend's, not an estimate."""
         chat = build_chat_body(turn)
         body: dict[str, Any] = {k: chat[k] for k in ("model", "messages", "tools") if k in chat}
-        found = await self.http.post_json(self.http.root_url + "/tokenize", {**body, "add_generation_prompt": True})
+        found = await self.http.post_json(
+            "/tokenize", {**body, "add_generation_prompt": True}, model=turn.model, key=turn.affinity, root=True
+        )
         if not isinstance(found, dict) or not isinstance(found.get("count"), int):
             raise BackendError("the inference backend's /tokenize answered without a count")
         return int(found["count"])
@@ -33,7 +35,9 @@ class ChatCompletionsBackend(HTTPBackend):
     async def turn_stream(self, turn: TurnRequest, sink: TurnAssembler) -> AsyncIterator[None]:
         """Stream one model call into `sink`, yielding after each read of the body so its events flow out
         at once."""
-        async with self.http.post("/chat/completions", build_chat_body(turn)) as resp:
+        async with self.http.post(
+            "/chat/completions", build_chat_body(turn), model=turn.model, key=turn.affinity
+        ) as resp:
             if "text/event-stream" not in resp.headers.get("Content-Type", ""):
                 try:
                     body = loads(await resp.read())

@@ -79,13 +79,15 @@ class ResponsesBackend(HTTPBackend):
     async def count_tokens(self, turn: TurnRequest) -> int:
         """A Responses backend counts itself (`/v1/responses/input_tokens`)."""
         body = {k: v for k, v in build_responses_body(turn).items() if k not in ("stream", "store")}
-        found = await self.http.post_json(self.http.url("/responses/input_tokens").human_repr(), body)
+        found = await self.http.post_json("/responses/input_tokens", body, model=turn.model, key=turn.affinity)
         if not isinstance(found, dict) or not isinstance(found.get("input_tokens"), int):
             raise BackendError("the inference backend's input_tokens answered without a count")
         return int(found["input_tokens"])
 
     async def turn_stream(self, turn: TurnRequest, sink: TurnAssembler) -> AsyncIterator[None]:
-        async with self.http.post("/responses", build_responses_body(turn)) as resp:
+        async with self.http.post(
+            "/responses", build_responses_body(turn), model=turn.model, key=turn.affinity
+        ) as resp:
             if "text/event-stream" not in resp.headers.get("Content-Type", ""):
                 body = loads(await resp.read())
                 for index, item in enumerate(body.get("output", [])):

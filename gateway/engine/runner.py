@@ -53,6 +53,21 @@ def interrupted() -> APIError:
     )
 
 
+def affinity_key(prepared: Prepared) -> str | None:
+    """The chain a response continues, the same on every turn of it and in every process (#27): its
+    `prompt_cache_key`, else its conversation, else the chain's first item (a chain of
+    `previous_response_id`s keeps its first input's id as the first item of every later history).
+    Nothing is stored for it: the replica follows from the key by consistent hashing."""
+    req = prepared.req
+    if req.prompt_cache_key:
+        return "key:" + req.prompt_cache_key
+    if prepared.conversation_id:
+        return "conversation:" + prepared.conversation_id
+    items = prepared.history or prepared.inputs
+    first = items[0].get("id") if items and isinstance(items[0], dict) else None
+    return f"chain:{first}" if isinstance(first, str) else None
+
+
 class ResponseRun:
     def __init__(self, deps: EngineDeps, prepared: Prepared) -> None:
         self.deps = deps
@@ -61,6 +76,7 @@ class ResponseRun:
         self.events = EventBuilder(self.response, keep_log=prepared.req.background)
         context = prepared.context_items()
         self.context: list[dict[str, Any]] = as_offered(deps.tools.expand(context))
+        self.affinity = affinity_key(prepared)
         self.error: APIError | None = None
         self.server_tools: list[ServerTool] = []
         self.tool_search = ToolSearch.from_request(prepared.req.tools or [], context)
@@ -161,6 +177,7 @@ class ResponseRun:
             extras=req.backend_extras(),
             # A background response may be watched later (GET ?stream=true), so it streams too.
             stream=req.stream or req.background,
+            affinity=self.affinity,
         )
 
     def new_turn(self) -> TurnAssembler:

@@ -7,36 +7,52 @@ negligible overhead.
 
 from __future__ import annotations
 
-import aiohttp
+import logging
+
 from aiohttp import web
 
-from gateway.backends.http_client import BackendHTTP
-from gateway.errors import BackendError, BackendTimeout
-from gateway.http.common import error_response, read_json
+from gateway.backends.client import BackendClient, ClientGone
+from gateway.errors import APIError
+from gateway.http.common import read_json
 from gateway.http.research import chat_research
 from gateway.research.chat import research_request
 
+log = logging.getLogger(__name__)
 routes = web.RouteTableDef()
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding"})
 
 
 async def _forward(request: web.Request, path: str) -> web.StreamResponse:
-    http: BackendHTTP = request.app["backend_http"]
-    await read_json(request)  # malformed JSON is the client's error, answered here with a 400
+    """Relay the body to the backend and its reply back, through the one backend client: its
+    errors (a 4xx/5xx, the backend down) reach the client as the gateway's error bodies."""
+    client: BackendClient = request.app["backend_http"]
+    parsed = await read_json(request)  # malformed JSON is the client's error, answered here with a 400
+    model = parsed.get("model") if isinstance(parsed, dict) else None
+    cache_key = parsed.get("prompt_cache_key") if isinstance(parsed, dict) else None
+    key = "key:" + cache_key if isinstance(cache_key, str) and cache_key else None  # as a response's (#27)
     body = await request.read()
+    resp: web.StreamResponse | None = None
     try:
-        async with http.session.post(http.url(path), data=body, headers=http.headers) as upstream:
+        async with client.post(path, body, model=model if isinstance(model, str) else None, key=key) as upstream:
             headers = {k: v for k, v in upstream.headers.items() if k.lower() not in HOP_BY_HOP}
             resp = web.StreamResponse(status=upstream.status, headers=headers)
             await resp.prepare(request)
             async for chunk in upstream.content.iter_any():
-                await resp.write(chunk)
+                try:
+                    await resp.write(chunk)
+                except ConnectionError:  # our client left: not the backend's failure
+                    raise ClientGone from None
             await resp.write_eof()
             return resp
-    except (aiohttp.ClientConnectorError, ConnectionRefusedError) as exc:
-        return error_response(BackendError(f"could not connect to the inference backend: {exc}"))
-    except TimeoutError:
-        return error_response(BackendTimeout("the inference backend timed out"))
+    except ClientGone:
+        return resp or web.Response(status=499)
+    except APIError as err:
+        if resp is None:  # nothing sent yet: the error body, from the error middleware
+            raise
+        log.warning("passthrough %s cut after its headers: %s", path, err.message)
+        if request.transport is not None:  # the status is gone: end the connection without the body's end,
+            request.transport.close()  # so the client sees a cut reply, not a complete one
+        return resp
 
 
 @routes.post("/v1/chat/completions")

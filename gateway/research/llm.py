@@ -1,75 +1,52 @@
 """The backend calls a research run makes, straight to the inference server's chat completions.
 
 A run is not a Responses turn (no tools, no stored items), so it talks to `/chat/completions`
-through the gateway's pooled backend session, with the same error mapping as every other call:
-`context_length_exceeded` stays recognisable so the run can retry with fewer notes.
+through the gateway's one backend client, with the same error mapping, redaction and metrics as
+every other call: `context_length_exceeded` stays recognisable so the run can retry with fewer notes.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-import aiohttp
+from gateway.backends.client import BackendClient
+from gateway.backends.http_client import SSEReads
+from gateway.errors import BackendError
+from gateway.jsonutil import loads
 
-from gateway.backends.base import map_backend_error
-from gateway.backends.http_client import BackendHTTP
-from gateway.backends.sse import SSEParser
-from gateway.errors import BackendError, BackendTimeout
-from gateway.jsonutil import dumps, loads
-
+log = logging.getLogger(__name__)
 Message = dict[str, str]
 
 
 class ChatModel:
-    def __init__(self, http: BackendHTTP, model: str) -> None:
+    def __init__(self, http: BackendClient, model: str) -> None:
         self.http = http
         self.model = model
 
     async def complete(self, messages: list[Message], *, max_tokens: int = 300, temperature: float = 0.2) -> str:
         body = {"model": self.model, "messages": messages, "max_tokens": max_tokens, "temperature": temperature}
-        raw = await self._post(body)
-        data = loads(raw)
+        async with self.http.post("/chat/completions", body, model=self.model) as resp:
+            raw = await resp.read()
         try:
-            return str(data["choices"][0]["message"].get("content") or "")
-        except (KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise BackendError(f"inference backend answered without a message: {raw[:200]!r}") from exc
+            return str(loads(raw)["choices"][0]["message"].get("content") or "")
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            log.warning("the inference backend answered a research call without a message: %r", raw[:500])
+            raise BackendError("the inference backend answered without a message") from None
 
     async def stream(self, messages: list[Message], *, max_tokens: int | None = None) -> AsyncIterator[str]:
         body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True}
         if max_tokens:
             body["max_tokens"] = max_tokens
-        parser = SSEParser()
-        try:
-            async with self.http.session.post(
-                self.http.url("/chat/completions"), data=dumps(body), headers=self.http.headers
-            ) as resp:
-                if resp.status >= 400:
-                    raise map_backend_error(resp.status, await resp.read())
-                async for chunk in resp.content.iter_any():
-                    for _event, data in parser.feed(chunk):
-                        if data.strip() == b"[DONE]":
-                            return
+        async with self.http.post("/chat/completions", body, model=self.model) as resp:
+            async for payloads in SSEReads(resp):
+                for data in payloads:
+                    try:
                         piece = loads(data)
-                        for choice in piece.get("choices") or []:
-                            text = (choice.get("delta") or {}).get("content")
-                            if text:
-                                yield text
-        except (aiohttp.ClientConnectorError, ConnectionRefusedError) as exc:
-            raise BackendError(f"could not connect to the inference backend: {exc}") from exc
-        except TimeoutError as exc:
-            raise BackendTimeout("the inference backend timed out") from exc
-
-    async def _post(self, body: dict[str, Any]) -> bytes:
-        try:
-            async with self.http.session.post(
-                self.http.url("/chat/completions"), data=dumps(body), headers=self.http.headers
-            ) as resp:
-                raw = await resp.read()
-                if resp.status >= 400:
-                    raise map_backend_error(resp.status, raw)
-                return raw
-        except (aiohttp.ClientConnectorError, ConnectionRefusedError) as exc:
-            raise BackendError(f"could not connect to the inference backend: {exc}") from exc
-        except TimeoutError as exc:
-            raise BackendTimeout("the inference backend timed out") from exc
+                    except ValueError:
+                        raise BackendError("the inference backend sent an invalid stream chunk") from None
+                    for choice in piece.get("choices") or []:
+                        text = (choice.get("delta") or {}).get("content")
+                        if text:
+                            yield text

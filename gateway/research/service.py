@@ -8,7 +8,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
-from gateway.backends.http_client import BackendHTTP
+from gateway.backends.client import BackendClient
 from gateway.config import Settings
 from gateway.netguard import AddressPolicy
 from gateway.research.llm import ChatModel
@@ -30,7 +30,7 @@ class Queued:
 
 
 class ResearchService:
-    def __init__(self, settings: Settings, http: BackendHTTP, models: Any, retrieval: Any, queue: Any) -> None:
+    def __init__(self, settings: Settings, http: BackendClient, models: Any, retrieval: Any, queue: Any) -> None:
         self.settings = settings
         self.http = http
         self.models = models

@@ -1,0 +1,294 @@
+"""A fleet behind one door (#27): pools routed by model, chains kept on one replica across doors
+and gateway processes, bounded load, failover before the first byte, recovery, DNS pools.
+
+Real doors (Envoy + ExtProc + HTTP server, and a second HTTP server on the same database as a second
+gateway replica) in front of several scripted stand-in replicas; which replica served a request is
+read from each replica's own request log.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+
+import openai
+import pytest
+from openai import OpenAI
+
+from tests.procs import (
+    ROOT,
+    VENV_BIN,
+    Backend,
+    Gateway,
+    free_port,
+    gateway,
+    gateway_env,
+    http_json,
+    scripted_backend,
+    stop,
+    wait_http,
+)
+from tests.stack import EnvoyStack, envoy_stack
+from tests.waiting import until
+
+pytestmark = pytest.mark.slow
+CHAT, CODER = "chat-model", "coder-model"
+
+
+@pytest.fixture(scope="module")
+def replicas() -> Iterator[list[Backend]]:
+    """Three replicas of the chat pool and one of the coder pool (the last)."""
+    with ExitStack() as stack:
+        yield [stack.enter_context(scripted_backend(CHAT)) for _ in range(3)] + [
+            stack.enter_context(scripted_backend(CODER))
+        ]
+
+
+def pools(replicas: list[Backend]) -> str:
+    return json.dumps(
+        [
+            {"name": "chat", "urls": [b.url for b in replicas[:3]], "models": [CHAT]},
+            {"name": "coder", "urls": [replicas[3].url]},  # its models: from its /v1/models
+        ]
+    )
+
+
+@pytest.fixture(scope="module")
+def doors(replicas: list[Backend], tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[EnvoyStack, Gateway]]:
+    """Envoy + ExtProc + HTTP server, and a second HTTP server on the same database (another
+    gateway replica): every door and process must place a chain alike."""
+    data = tmp_path_factory.mktemp("fleet")
+    env = {"GATEWAY_BACKENDS": pools(replicas), "GATEWAY_BACKEND_DOWN_SECONDS": "30"}
+    with envoy_stack(replicas[0].url, data, **env) as stack, gateway(replicas[0].url, data, **env) as second:
+        yield stack, second
+
+
+def client(base: str) -> OpenAI:
+    return OpenAI(base_url=base, api_key="k", max_retries=0, timeout=30)
+
+
+def served_by(replicas: list[Backend], marker: str) -> list[int]:
+    """Which replicas received a model call carrying `marker`."""
+    return [i for i, b in enumerate(replicas) if b.requests_matching(marker)]
+
+
+def test_models_listed_once_and_calls_routed_by_model(
+    doors: tuple[EnvoyStack, Gateway], replicas: list[Backend]
+) -> None:
+    stack, _ = doors
+    for base in (stack.url, stack.http_url):
+        c = client(base)
+        ids = [m.id for m in c.models.list().data]
+        assert ids[:2] == [CHAT, CODER] and ids.count(CHAT) == 1, ids
+        m = f"mk-{uuid.uuid4().hex[:10]}"
+        assert c.responses.create(model=CODER, input=f"code {m}").output_text == f"Echo: code {m}"
+        assert served_by(replicas, m) == [3]
+        m = f"mk-{uuid.uuid4().hex[:10]}"
+        c.chat.completions.create(model=CODER, messages=[{"role": "user", "content": m}])
+        c.completions.create(model=CODER, prompt=m)
+        assert served_by(replicas, m) == [3]
+        m = f"mk-{uuid.uuid4().hex[:10]}"
+        c.embeddings.create(model=CHAT, input=[m])
+        c.responses.create(model=CHAT, input=m)
+        assert 3 not in served_by(replicas, m) and served_by(replicas, m)
+        unknown = [{"role": "user", "content": "x"}]
+        for call in (c.responses.create, c.chat.completions.create, c.embeddings.create):
+            kwargs = {"input": "x"} if call != c.chat.completions.create else {"messages": unknown}
+            with pytest.raises(openai.NotFoundError) as err:
+                call(model="no-such-model", **kwargs)  # type: ignore[operator]
+            assert err.value.body["code"] == "model_not_found"  # type: ignore[index]
+
+
+def test_a_chain_stays_on_its_replica_through_every_door_and_process(
+    doors: tuple[EnvoyStack, Gateway], replicas: list[Backend]
+) -> None:
+    stack, second = doors
+    bases = [stack.url, second.url, stack.http_url]  # turns alternate doors and gateway processes
+    homes = set()
+    for n in range(6):
+        m = f"mk-{uuid.uuid4().hex[:10]}"
+        previous = None
+        for turn in range(4):
+            r = client(bases[turn % 3]).responses.create(
+                model=CHAT, input=f"{m} turn {turn}", previous_response_id=previous
+            )
+            previous = r.id
+        chain = served_by(replicas, m)
+        assert len(chain) == 1, f"chain {n} was served by replicas {chain}"
+        homes.add(chain[0])
+        # a conversation, and a prompt_cache_key, likewise
+        conv = client(stack.url).conversations.create()
+        for turn in range(3):
+            client(bases[turn % 3]).responses.create(model=CHAT, input=f"{m}c{turn}", conversation=conv.id)
+        assert len(served_by(replicas, f"{m}c")) == 1
+        key = f"key-{m}"
+        for turn in range(3):
+            client(bases[turn % 3]).chat.completions.create(
+                model=CHAT, messages=[{"role": "user", "content": f"{m}k{turn}"}], extra_body={"prompt_cache_key": key}
+            )
+        assert len(served_by(replicas, f"{m}k")) == 1
+    assert len(homes) > 1  # chains spread over the pool
+    # the Envoy door sent its turns to the replicas itself (override_host), not through the HTTP server
+    with urllib.request.urlopen(
+        f"http://127.0.0.1:{stack.admin_port}/stats?filter=^cluster.inference.upstream_rq_total$"
+    ) as resp:
+        assert int(resp.read().decode().split(":")[1]) >= 6 * 4 // 3, "Envoy's inference cluster was not used"
+
+
+def test_bounded_load_moves_a_hot_chain_and_light_traffic_never(
+    doors: tuple[EnvoyStack, Gateway], replicas: list[Backend]
+) -> None:
+    stack, _ = doors
+    c = client(stack.http_url)
+    key = f"hot-{uuid.uuid4().hex[:8]}"
+    m = f"mk-{uuid.uuid4().hex[:10]}"
+    for turn in range(4):  # one at a time, nothing waiting anywhere: always the chain's replica
+        c.chat.completions.create(
+            model=CHAT, messages=[{"role": "user", "content": f"{m} {turn}"}], extra_body={"prompt_cache_key": key}
+        )
+    (home,) = served_by(replicas, m)
+    hot = f"mk-{uuid.uuid4().hex[:10]}"
+    for b in replicas[:3]:
+        b.script(hot, *([{"content": "slow", "delay": 1.0}] * 8))
+
+    def one(i: int) -> None:
+        c.chat.completions.create(
+            model=CHAT, messages=[{"role": "user", "content": f"{hot} {i}"}], extra_body={"prompt_cache_key": key}
+        )
+
+    # the chain's replica reports a queue: past the bound, the chain's calls go to the next replica
+    http_json("POST", replicas[home].base + "/_metrics", {"waiting": 1})
+    try:
+        time.sleep(2.5)  # a scrape or two
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        http_json("POST", replicas[home].base + "/_metrics", {"waiting": 0})
+    counts = [len(b.requests_matching(hot)) for b in replicas[:3]]
+    # past the bound some leave its replica, all for one other (the next on the ring: they move once)
+    assert sum(counts) == 6 and counts[home] < 6 and sum(1 for n in counts if n) == 2, counts
+    time.sleep(2.5)
+    c.chat.completions.create(
+        model=CHAT, messages=[{"role": "user", "content": f"{m} back"}], extra_body={"prompt_cache_key": key}
+    )
+    assert served_by(replicas, f"{m} back") == [home]  # the queue gone, the chain is home again
+
+
+def test_a_replica_reporting_a_long_queue_gets_no_new_chains(
+    doors: tuple[EnvoyStack, Gateway], replicas: list[Backend]
+) -> None:
+    """Its vLLM /metrics (read every second) say 40 requests wait: new chains and keyless calls go
+    elsewhere, through both doors."""
+    stack, _ = doors
+    busy = replicas[1]
+    http_json("POST", busy.base + "/_metrics", {"waiting": 40, "running": 16, "kv_cache": 0.95})
+    try:
+        time.sleep(2.5)  # a scrape or two
+        m = f"mk-{uuid.uuid4().hex[:10]}"
+        for i in range(12):
+            base = (stack.url, stack.http_url)[i % 2]
+            client(base).responses.create(model=CHAT, input=f"{m} new chain {i}")
+            client(base).chat.completions.create(model=CHAT, messages=[{"role": "user", "content": f"{m} k{i}"}])
+        assert busy.requests_matching(m) == []
+        assert len(served_by(replicas, m)) == 2  # the other two share them
+    finally:
+        http_json("POST", busy.base + "/_metrics", {"waiting": 0, "running": 0, "kv_cache": 0.0})
+
+
+def test_failover_before_the_first_byte_and_recovery(tmp_path: Path) -> None:
+    with scripted_backend(CHAT) as a, scripted_backend(CHAT) as b:
+        env = {
+            "GATEWAY_BACKENDS": json.dumps([{"name": "chat", "urls": [a.url, b.url], "models": [CHAT]}]),
+            "GATEWAY_BACKEND_DOWN_SECONDS": "30",  # only the /health probe can bring it back in time
+        }
+        with envoy_stack(a.url, tmp_path, **env) as stack:
+            fleet = [a, b]
+            # chains placed on both replicas, then b dies
+            chains: dict[str, str] = {}
+            c = client(stack.url)
+            for _ in range(8):
+                m = f"mk-{uuid.uuid4().hex[:10]}"
+                chains[m] = c.responses.create(model=CHAT, input=m).id
+            on_b = [m for m in chains if served_by(fleet, m) == [1]]
+            assert on_b, "no chain was placed on the second replica"
+            port = b.port
+            stop(b.proc)
+            for door in (stack.url, stack.http_url):  # nothing has reached the client: retried elsewhere
+                for m, previous in chains.items():
+                    r = client(door).responses.create(model=CHAT, input=f"{m} again", previous_response_id=previous)
+                    assert r.status == "completed"
+                    chains[m] = r.id
+                for i in range(4):
+                    assert (
+                        client(door)
+                        .chat.completions.create(model=CHAT, messages=[{"role": "user", "content": f"new {i}"}])
+                        .choices[0]
+                        .message.content
+                    )
+            with scripted_backend(CHAT, port=port) as back:  # b comes back on its address
+                fleet = [a, back]
+                m0 = on_b[0]
+
+                def back_in_use() -> bool:
+                    r = client(stack.http_url).responses.create(
+                        model=CHAT, input=f"{m0} later", previous_response_id=chains[m0]
+                    )
+                    chains[m0] = r.id
+                    return bool(back.requests_matching(m0))
+
+                started = time.monotonic()
+                until(back_in_use, timeout=10, what="the chain back on its replica")
+                assert time.monotonic() - started < 10
+
+
+def test_dns_pool_and_the_replica_in_the_logs(tmp_path: Path) -> None:
+    """A pool named by DNS: every address of the name is a replica ("localhost" may give ::1 as well,
+    where nothing listens: that replica is marked down and the call retried). The access line names
+    the replica that served the request; the client's body never reaches the log."""
+    with scripted_backend(CHAT) as a:
+        env = gateway_env(
+            a.url,
+            tmp_path,
+            GATEWAY_HTTP_PORT=str(port := free_port()),
+            GATEWAY_BACKENDS=json.dumps([{"name": "chat", "dns": f"localhost:{a.port}", "models": [CHAT]}]),
+            GATEWAY_LOG_FORMAT="json",
+            GATEWAY_LOG_LEVEL="INFO",
+        )
+        log = tmp_path / "gateway.log"
+        with log.open("wb") as out:
+            proc = subprocess.Popen([str(VENV_BIN / "responses-gateway"), "serve"], cwd=ROOT, env=env, stderr=out)
+        try:
+            wait_http(f"http://127.0.0.1:{port}/health", proc=proc)
+            c = client(f"http://127.0.0.1:{port}/v1")
+            for i in range(4):
+                assert c.responses.create(model=CHAT, input=f"dns {i}").output_text == f"Echo: dns {i}"
+            assert next(m.id for m in c.models.list().data) == CHAT
+        finally:
+            stop(proc)
+        lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+        access = [x for x in lines if x.get("logger") == "gateway.access" and x.get("route") == "/v1/responses"]
+        assert len(access) == 4 and {x.get("replica") for x in access} == {f"127.0.0.1:{a.port}"}, access
+        assert "dns 1" not in log.read_text()
+
+
+def test_dns_pool_through_envoy(tmp_path: Path) -> None:
+    """Envoy's cluster resolves the pool's name itself (STRICT_DNS); the ExtProc names an address
+    its own resolution found: the turns are served, by Envoy's cluster."""
+    with scripted_backend(CHAT) as a:
+        pools = json.dumps([{"name": "chat", "dns": f"localhost:{a.port}", "models": [CHAT]}])
+        with envoy_stack(a.url, tmp_path, GATEWAY_BACKENDS=pools) as stack:
+            c = client(stack.url)
+            until(lambda: CHAT in [m.id for m in c.models.list().data], what="the pool's model listed")
+            for i in range(4):
+                assert c.responses.create(model=CHAT, input=f"dns {i}").output_text == f"Echo: dns {i}"
+            assert len(a.requests_matching("dns ")) == 4
