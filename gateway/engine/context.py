@@ -14,6 +14,7 @@ from typing import Any
 from gateway.engine.dealias import dealias
 from gateway.engine.deps import EngineDeps
 from gateway.engine.prompt_render import apply_prompt
+from gateway.engine.references import item_not_found, resolve_references
 from gateway.errors import InvalidRequest, NotFound
 from gateway.ids import response_id
 from gateway.research.models import data_source_problem, is_research
@@ -128,20 +129,7 @@ async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
             raise NotFound(f"Conversation with id '{conversation_id}' not found.", param="conversation")
         history = await deps.store.conversation_items(conversation_id)
 
-    refs = [it["id"] for it in inputs if it["type"] == "item_reference"]
-    if refs:
-        found_items = await deps.store.get_items(refs)
-        resolved = []
-        for i, item in enumerate(inputs):
-            if item["type"] == "item_reference":
-                target = found_items.get(item["id"])
-                if target is None:
-                    raise InvalidRequest(
-                        f"Item with id '{item['id']}' not found.", param=f"input[{i}].id", code="item_not_found"
-                    )
-                item = target
-            resolved.append(item)
-        inputs = resolved
+    inputs = await resolve_references(deps.store, inputs, "input", item_not_found)
 
     model = await deps.models.resolve(req.model)
     return Prepared(
