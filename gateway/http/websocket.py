@@ -9,19 +9,24 @@ the socket as JSON messages, and failures as `{"type": "error", "status", "error
 `store: false` responses can be continued on the same connection (`previous_response_id`): their
 history is kept in memory for the connection's life, never written anywhere. Through Envoy the
 upgrade takes the route to this server (only `POST /v1/responses` goes through the ExtProc).
-Sockets are capped per process and closed after `GATEWAY_WEBSOCKET_IDLE_SECONDS` without a message.
+Sockets are capped per process and closed after `GATEWAY_WEBSOCKET_IDLE_SECONDS` without a message;
+a socket whose key is revoked or expires gets the 401 as an error event and is closed (1008) within
+`GATEWAY_AUTH_CACHE_SECONDS`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
+from gateway.auth.authenticator import Authenticator
 from gateway.engine.runner import TERMINAL_EVENT
 from gateway.engine.service import ResponsesService
-from gateway.errors import APIError, InvalidRequest
+from gateway.errors import APIError, InvalidRequest, Unauthorized
 from gateway.jsonutil import dumps_str, parse_request_body
 
 log = logging.getLogger(__name__)
@@ -73,6 +78,32 @@ class _Connection:
                 del self.local[next(iter(self.local))]
 
 
+async def _revoked(request: web.Request) -> APIError | None:
+    """The 401 the socket's credentials would get now (a key revoked or expired since the upgrade)."""
+    auth: Authenticator = request.app["auth"]
+    if not auth.enabled:
+        return None
+    try:
+        project = await auth.project(
+            request.headers.get("Authorization"),
+            request.headers.get(auth.header),
+            peer_trusted=auth.trusted_peer(request.remote),
+        )
+    except APIError as err:
+        return err
+    if project != request.get("project"):
+        return Unauthorized("The credentials of this connection now name another project.")
+    return None
+
+
+async def _close_revoked(ws: web.WebSocketResponse, err: APIError) -> None:
+    """OpenAI's error event, then a policy-violation close (1008)."""
+    log.info("closed a WebSocket: its key no longer authenticates")
+    with contextlib.suppress(ConnectionResetError):
+        await ws.send_str(_error(err))
+    await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"credentials revoked")
+
+
 async def responses_websocket(request: web.Request) -> web.WebSocketResponse:
     settings = request.app["settings"]
     open_sockets: set[web.WebSocketResponse] = request.app["websockets"]
@@ -83,10 +114,30 @@ async def responses_websocket(request: web.Request) -> web.WebSocketResponse:
     await ws.prepare(request)
     open_sockets.add(ws)
     conn = _Connection(request.app["responses"], ws)
+    # The key is checked again at least every GATEWAY_AUTH_CACHE_SECONDS and before each message
+    # (#26): checked once at the upgrade, a revoked key kept creating responses on an open socket.
+    auth: Authenticator = request.app["auth"]
+    idle = settings.websocket_idle_seconds
+    recheck = max(0.1, auth.ttl) if auth.enabled else idle
+    loop = asyncio.get_running_loop()
+    last = loop.time()
     try:
         while not ws.closed:
-            msg = await ws.receive(timeout=settings.websocket_idle_seconds)
+            wait = min(recheck, last + idle - loop.time())
+            if wait <= 0:
+                await ws.close(message=b"idle")
+                break
+            try:
+                msg = await ws.receive(timeout=wait)
+            except TimeoutError:
+                if (err := await _revoked(request)) is not None:
+                    await _close_revoked(ws, err)
+                continue
             if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
+                break
+            last = loop.time()
+            if (err := await _revoked(request)) is not None:
+                await _close_revoked(ws, err)
                 break
             if msg.type != WSMsgType.TEXT:
                 await ws.send_str(_error(InvalidRequest("Send JSON text messages.", code="invalid_value")))
@@ -95,8 +146,7 @@ async def responses_websocket(request: web.Request) -> web.WebSocketResponse:
                 await conn.create(parse_request_body(msg.data))
             except APIError as err:
                 await ws.send_str(_error(err))
-    except TimeoutError:
-        await ws.close(message=b"idle")
+            last = loop.time()  # the idle time counts from the end of the last response
     except ConnectionResetError:
         pass
     finally:
