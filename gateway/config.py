@@ -66,6 +66,17 @@ class Settings(BaseModel):
     max_connections_per_client: int = Field(
         default=256, ge=0, description="open connections one client address may hold per HTTP worker (0: no cap)"
     )
+    # bounded work per request (#26); unset → tied to max_body_bytes / max_file_bytes
+    max_rendered_bytes: int | None = Field(
+        default=None, ge=1024, description="largest request a stored prompt may render into (unset: max_body_bytes)"
+    )
+    max_expanded_bytes: int | None = Field(
+        default=None, ge=1024, description="largest a file's archive (DOCX) may decompress to (unset: max_file_bytes)"
+    )
+    max_expansion_ratio: float = Field(default=100.0, ge=1, description="decompressed / compressed size of an archive")
+    max_extracted_chars: int | None = Field(
+        default=None, ge=1024, description="longest text one file may yield for indexing (unset: max_file_bytes)"
+    )
     run_lease_seconds: float = Field(
         default=10.0,
         gt=0.2,
@@ -217,6 +228,18 @@ class Settings(BaseModel):
         "shared by every replica; unset → the SQLite file in data_dir",
     )
     database_pool_size: int = Field(default=10, ge=1, le=200, description="PostgreSQL connections per process")
+
+    @property
+    def rendered_bytes_cap(self) -> int:
+        return self.max_rendered_bytes or self.max_body_bytes
+
+    @property
+    def expanded_bytes_cap(self) -> int:
+        return self.max_expanded_bytes or self.max_file_bytes
+
+    @property
+    def extracted_chars_cap(self) -> int:
+        return self.max_extracted_chars or self.max_file_bytes
 
     @property
     def envoy_admin_socket(self) -> Path:

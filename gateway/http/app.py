@@ -13,7 +13,7 @@ from gateway.engine.service import ResponsesService
 from gateway.http import admin, conversations, meta, ops, passthrough, prompts, research, responses, vector_stores
 from gateway.http import connectors as connector_routes
 from gateway.http.auth import auth_middleware
-from gateway.http.common import error_middleware
+from gateway.http.common import error_middleware, ids_middleware
 from gateway.mcp import shutdown as close_mcp_sessions
 
 log = logging.getLogger(__name__)
@@ -22,7 +22,9 @@ __all__ = ["build_deps", "create_app"]  # build_deps lives in gateway.bootstrap;
 
 
 def create_app(settings: Settings) -> web.Application:
-    app = web.Application(client_max_size=settings.max_body_bytes, middlewares=[error_middleware, auth_middleware])
+    app = web.Application(
+        client_max_size=settings.max_body_bytes, middlewares=[error_middleware, ids_middleware, auth_middleware]
+    )
     deps, http = build_deps(settings)
     app["settings"] = settings
     app["deps"] = deps

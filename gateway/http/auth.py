@@ -32,7 +32,7 @@ def check_admin(request: web.Request) -> None:
         raise NotFound("The admin routes are off: set GATEWAY_ADMIN_KEY to use them.")
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise Unauthorized(NO_KEY)
+        raise Unauthorized(NO_KEY, verbatim=True)
     if not hmac.compare_digest(token.strip().encode(), admin_key.encode()):
         raise Unauthorized("Incorrect admin key provided.")
 

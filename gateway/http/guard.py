@@ -17,6 +17,12 @@ from collections import Counter
 from typing import Any
 
 from aiohttp import web
+from aiohttp.web_protocol import RequestHandler
+from aiohttp.web_request import BaseRequest
+from aiohttp.web_response import StreamResponse
+
+from gateway.jsonutil import dumps
+from gateway.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +88,32 @@ class _Guarded(asyncio.Protocol):
         self._inner.resume_writing()
 
 
+class _OpenAIErrors(RequestHandler):
+    """aiohttp's protocol, whose own rejections (before any route: a request line or header over
+    8 KB, a malformed header) are OpenAI error bodies instead of `text/plain` (#26)."""
+
+    def handle_error(
+        self, request: BaseRequest, status: int = 500, exc: BaseException | None = None, message: str | None = None
+    ) -> StreamResponse:
+        if status >= 500:
+            return super().handle_error(request, status, exc, message)  # logged with its traceback
+        log.info("refused a malformed request from %s: %s", request.remote, exc)
+        if request.writer.output_size > 0:
+            raise ConnectionError("Response is sent already, cannot send another response with the error message")
+        text = redact(str(message or exc or "malformed request"))[:300]
+        body = {
+            "error": {
+                "message": f"The request could not be read: {text}",
+                "type": "invalid_request_error",
+                "param": None,
+                "code": "invalid_request",
+            }
+        }
+        resp = web.Response(status=status, body=dumps(body), content_type="application/json")
+        resp.force_close()
+        return resp
+
+
 class ConnectionGuard:
     """A protocol factory wrapping aiohttp's `web.Server` (everything else is delegated to it)."""
 
@@ -103,7 +135,12 @@ class ConnectionGuard:
             del self._open[peer]
 
     def __call__(self) -> asyncio.Protocol:
-        return _Guarded(self._inner(), self)
+        server = self._inner
+        try:
+            handler = _OpenAIErrors(server, loop=server._loop, **server._kwargs)
+        except TypeError:  # aiohttp's own fallback for handler arguments it does not know
+            handler = server()
+        return _Guarded(handler, self)
 
     def __getattr__(self, name: str) -> Any:  # connections, shutdown, pre_shutdown, ...
         return getattr(self._inner, name)

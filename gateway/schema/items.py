@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.errors import InvalidRequest
-from gateway.ids import item_id
+from gateway.ids import item_id, require_id
 
 USER_ROLES = frozenset({"user", "system", "developer"})
 INPUT_PART_TYPES = frozenset({"input_text", "input_image", "input_file", "input_audio"})
@@ -111,6 +111,8 @@ def normalize_item(item: Any, param: str) -> dict[str, Any]:
     itype = item.get("type")
     _string_or_absent(itype, f"{param}.type")
     _string_or_absent(item.get("id"), f"{param}.id")
+    if item.get("id") is not None:  # an id is looked up (references, dedup): short and plain (#26)
+        require_id(item["id"], f"{param}.id")
     if itype is None and "role" in item:
         itype = "message"
     if itype is None and "id" in item:
