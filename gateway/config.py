@@ -193,6 +193,16 @@ class Settings(BaseModel):
         default=300.0, gt=0, description="a WebSocket-mode connection with no message for this long is closed"
     )
     max_websockets: int = Field(default=256, ge=1, description="open WebSocket-mode connections per HTTP worker")
+    # fairness between tenants (#26): the project (keys, trusted), else the client address
+    max_concurrent_per_tenant: int = Field(
+        default=128, ge=0, description="requests (streams, WebSockets) one tenant may have open per process (0: no cap)"
+    )
+    max_websockets_per_tenant: int = Field(
+        default=64, ge=0, description="open WebSocket-mode connections one tenant may hold per process (0: no cap)"
+    )
+    max_background_per_tenant: int = Field(
+        default=32, ge=0, description="background responses one tenant may have running per process (0: no cap)"
+    )
 
     # --- API keys and projects (#16)
     auth: Literal["none", "keys", "trusted"] = Field(

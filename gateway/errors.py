@@ -76,8 +76,10 @@ class RateLimited(APIError):
     status = 429
     type = "requests"
 
-    def __init__(self, message: str, *, retry_after: float, kind: str = "requests") -> None:
-        super().__init__(message, code="rate_limit_exceeded", type=kind)  # kind: "requests" or "tokens"
+    def __init__(
+        self, message: str, *, retry_after: float, kind: str = "requests", code: str = "rate_limit_exceeded"
+    ) -> None:
+        super().__init__(message, code=code, type=kind)  # kind: "requests" or "tokens"
         self.retry_after = retry_after
 
 

@@ -14,6 +14,7 @@ from gateway.http import admin, conversations, meta, ops, passthrough, prompts, 
 from gateway.http import connectors as connector_routes
 from gateway.http.auth import auth_middleware
 from gateway.http.common import error_middleware, ids_middleware
+from gateway.http.guard import TenantSlots
 from gateway.mcp import shutdown as close_mcp_sessions
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,8 @@ def create_app(settings: Settings) -> web.Application:
     app["responses"] = ResponsesService(deps)
     app["conversations"] = ConversationsService(deps.store)
     app["websockets"] = set()  # open WebSocket-mode connections (capped; closed at shutdown)
+    app["tenant_slots"] = TenantSlots(settings.max_concurrent_per_tenant)  # fairness between tenants (#26)
+    app["websocket_slots"] = TenantSlots(settings.max_websockets_per_tenant)
     for table in (responses.routes, conversations.routes, passthrough.routes, meta.routes, prompts.routes):
         app.add_routes(table)
     app.add_routes(connector_routes.routes)

@@ -15,7 +15,8 @@ from aiohttp import web
 
 from gateway.auth import limits
 from gateway.auth.authenticator import NO_KEY, Authenticator
-from gateway.errors import NotFound, Unauthorized
+from gateway.errors import NotFound, RateLimited, Unauthorized
+from gateway.http.guard import TenantSlots, tenant_of
 from storage.scope import project_scope
 
 ADMIN_PREFIX = "/v1/organization/"
@@ -56,5 +57,17 @@ async def auth_middleware(request: web.Request, handler: Any) -> web.StreamRespo
     limits.LIMITS.admit(project)
     if path in CHAT_PATHS:
         limits.LIMITS.check_chat(project)
-    with project_scope(project):
-        return await handler(request)
+    slots: TenantSlots = request.app["tenant_slots"]
+    tenant = tenant_of(request)
+    if tenant is not None and not slots.acquire(tenant):
+        raise RateLimited(
+            f"Too many open requests for this project ({slots.cap} per process): wait for some to finish.",
+            retry_after=1,
+            code="too_many_concurrent_requests",
+        )
+    try:
+        with project_scope(project):
+            return await handler(request)
+    finally:
+        if tenant is not None:
+            slots.release(tenant)

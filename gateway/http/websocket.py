@@ -26,7 +26,9 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from gateway.auth.authenticator import Authenticator
 from gateway.engine.runner import TERMINAL_EVENT
 from gateway.engine.service import ResponsesService
-from gateway.errors import APIError, InvalidRequest, Unauthorized
+from gateway.errors import APIError, InvalidRequest, RateLimited, Unauthorized
+from gateway.http.common import error_response
+from gateway.http.guard import TenantSlots, tenant_of
 from gateway.jsonutil import dumps_str, parse_request_body
 
 log = logging.getLogger(__name__)
@@ -110,6 +112,24 @@ async def responses_websocket(request: web.Request) -> web.WebSocketResponse:
     if len(open_sockets) >= settings.max_websockets:
         body = {"message": "Too many open WebSocket connections.", "type": "server_error", "param": None}
         return web.json_response({"error": {**body, "code": "too_many_websockets"}}, status=503)  # type: ignore[return-value]
+    slots: TenantSlots = request.app["websocket_slots"]
+    tenant = tenant_of(request)
+    if tenant is not None and not slots.acquire(tenant):
+        err = RateLimited(
+            f"Too many open WebSocket connections for this project ({slots.cap} per process).",
+            retry_after=1,
+            code="too_many_websockets",
+        )
+        return error_response(err)  # type: ignore[return-value]
+    try:
+        return await _serve(request, open_sockets)
+    finally:
+        if tenant is not None:
+            slots.release(tenant)
+
+
+async def _serve(request: web.Request, open_sockets: set[web.WebSocketResponse]) -> web.WebSocketResponse:
+    settings = request.app["settings"]
     ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=settings.max_body_bytes)
     await ws.prepare(request)
     open_sockets.add(ws)
