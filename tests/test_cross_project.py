@@ -58,7 +58,7 @@ def other(backend: Backend, data_dir: Path, http_gateway: Gateway, session_key: 
         "response_id": response.id,
         "output_item": response.output[0].id or "",
         "conv_id": conv.id,
-        "item_id": item.id,
+        "item_id": item.id or "",
         "file_id": file.id,
         "vector_store_id": store.id,
         "connector_id": connector["id"],

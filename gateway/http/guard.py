@@ -148,6 +148,7 @@ class ConnectionGuard:
 
     def __call__(self) -> asyncio.Protocol:
         server = self._inner
+        handler: RequestHandler
         try:
             handler = _OpenAIErrors(server, loop=server._loop, **server._kwargs)
         except TypeError:  # aiohttp's own fallback for handler arguments it does not know

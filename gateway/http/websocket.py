@@ -150,14 +150,14 @@ async def _serve(request: web.Request, open_sockets: set[web.WebSocketResponse])
             try:
                 msg = await ws.receive(timeout=wait)
             except TimeoutError:
-                if (err := await _revoked(request)) is not None:
-                    await _close_revoked(ws, err)
+                if (revoked := await _revoked(request)) is not None:
+                    await _close_revoked(ws, revoked)
                 continue
             if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
                 break
             last = loop.time()
-            if (err := await _revoked(request)) is not None:
-                await _close_revoked(ws, err)
+            if (revoked := await _revoked(request)) is not None:
+                await _close_revoked(ws, revoked)
                 break
             if msg.type != WSMsgType.TEXT:
                 await ws.send_str(_error(InvalidRequest("Send JSON text messages.", code="invalid_value")))
