@@ -113,6 +113,17 @@ class Settings(BaseModel):
     max_connections_per_client: int = Field(
         default=256, ge=0, description="open connections one client address may hold per HTTP worker (0: no cap)"
     )
+    # bounded work per request (#26); unset → tied to max_body_bytes / max_file_bytes
+    max_rendered_bytes: int | None = Field(
+        default=None, ge=1024, description="largest request a stored prompt may render into (unset: max_body_bytes)"
+    )
+    max_expanded_bytes: int | None = Field(
+        default=None, ge=1024, description="largest a file's archive (DOCX) may decompress to (unset: max_file_bytes)"
+    )
+    max_expansion_ratio: float = Field(default=100.0, ge=1, description="decompressed / compressed size of an archive")
+    max_extracted_chars: int | None = Field(
+        default=None, ge=1024, description="longest text one file may yield for indexing (unset: max_file_bytes)"
+    )
     run_lease_seconds: float = Field(
         default=10.0,
         gt=0.2,
@@ -234,6 +245,16 @@ class Settings(BaseModel):
         description="the secret compaction items are sealed with (AES-GCM), the same on every replica; "
         "unset → a random key kept in data_dir/compaction.key",
     )
+    # fairness between tenants (#26): the project (keys, trusted), else the client address
+    max_concurrent_per_tenant: int = Field(
+        default=128, ge=0, description="requests (streams, WebSockets) one tenant may have open per process (0: no cap)"
+    )
+    max_websockets_per_tenant: int = Field(
+        default=64, ge=0, description="open WebSocket-mode connections one tenant may hold per process (0: no cap)"
+    )
+    max_background_per_tenant: int = Field(
+        default=32, ge=0, description="background responses one tenant may have running per process (0: no cap)"
+    )
 
     # --- API keys and projects (#16)
     auth: Literal["none", "keys", "trusted"] = Field(
@@ -276,6 +297,18 @@ class Settings(BaseModel):
         description="/ready also asks every ExtProc worker (extproc_port to extproc_port + workers - 1) for "
         "its gRPC health; `up` sets it, as Envoy routes POST /v1/responses to them",
     )
+
+    @property
+    def rendered_bytes_cap(self) -> int:
+        return self.max_rendered_bytes or self.max_body_bytes
+
+    @property
+    def expanded_bytes_cap(self) -> int:
+        return self.max_expanded_bytes or self.max_file_bytes
+
+    @property
+    def extracted_chars_cap(self) -> int:
+        return self.max_extracted_chars or self.max_file_bytes
 
     @property
     def envoy_admin_socket(self) -> Path:

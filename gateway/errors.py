@@ -25,8 +25,11 @@ class APIError(Exception):
         code: str | None = None,
         status: int | None = None,
         type: str | None = None,
+        verbatim: bool = False,
     ) -> None:
-        message = redact(message)  # errors reach clients, stored responses and logs: never a secret
+        # errors reach clients, stored responses and logs: never a secret. `verbatim`: a fixed text
+        # of the gateway's own, which quotes no input (redaction garbled "Bearer auth (i.e. ...)")
+        message = message if verbatim else redact(message)
         super().__init__(message)
         self.message = message
         self.param = param
@@ -63,8 +66,8 @@ class Unauthorized(APIError):
     status = 401
     type = "invalid_request_error"
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, code="invalid_api_key")
+    def __init__(self, message: str, *, verbatim: bool = False) -> None:
+        super().__init__(message, code="invalid_api_key", verbatim=verbatim)
 
 
 class RateLimited(APIError):
@@ -73,8 +76,10 @@ class RateLimited(APIError):
     status = 429
     type = "requests"
 
-    def __init__(self, message: str, *, retry_after: float, kind: str = "requests") -> None:
-        super().__init__(message, code="rate_limit_exceeded", type=kind)  # kind: "requests" or "tokens"
+    def __init__(
+        self, message: str, *, retry_after: float, kind: str = "requests", code: str = "rate_limit_exceeded"
+    ) -> None:
+        super().__init__(message, code=code, type=kind)  # kind: "requests" or "tokens"
         self.retry_after = retry_after
 
 

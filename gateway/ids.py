@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import time
 
+from gateway.errors import InvalidRequest
+
 
 def new_id(prefix: str) -> str:
     """48 hex chars, the length OpenAI's ids have: 12 of milliseconds, then 18 random bytes.
@@ -67,3 +69,38 @@ ITEM_PREFIXES: dict[str, str] = {
 
 def item_id(item_type: str) -> str:
     return new_id(ITEM_PREFIXES.get(item_type, "item"))
+
+
+# --- ids a client sends (#26) ---------------------------------------------------------------------
+# Checked at the boundary, before any other work: an id of 100,000 characters used to reach the
+# store, the error message and its redaction. OpenAI's ids are ~50 characters of [A-Za-z0-9_]; a
+# client's own item ids (Codex's, another provider's) may add '-', and 128 leaves room for them.
+MAX_ID_CHARS = 128
+ID_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"  # pydantic's (Rust, linear) form of `is_valid_id`
+_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+
+
+def is_valid_id(value: object) -> bool:
+    """True for a string an object of this gateway (or OpenAI) could be named by: short, plain."""
+    return isinstance(value, str) and 0 < len(value) <= MAX_ID_CHARS and _ID_CHARS.issuperset(value)
+
+
+def id_problem(value: object, param: str) -> str | None:
+    """Why `value` is not an id (a message naming `param`, never echoing the value), or None."""
+    if not isinstance(value, str):
+        return f"Invalid type for '{param}': expected a string."
+    if is_valid_id(value):
+        return None
+    if not value:
+        return f"Invalid '{param}': empty string."
+    if len(value) > MAX_ID_CHARS:
+        return f"Invalid '{param}': string too long. An id has at most {MAX_ID_CHARS} characters, got {len(value)}."
+    return f"Invalid '{param}': an id has only letters, digits, '_' and '-'."
+
+
+def require_id(value: object, param: str) -> str:
+    """`value` if it is an id, else a 400 naming `param`: call before the id reaches any lookup."""
+    problem = id_problem(value, param)
+    if problem is not None:
+        raise InvalidRequest(problem, param=param, code="invalid_value")
+    return value  # type: ignore[return-value]  # id_problem returned None: a valid str

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,200}$")
+_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,200}\Z")
 _FLUSH_BYTES = 1 << 20  # write in ~1 MiB pieces: one thread hop per MiB, not per network read
 
 

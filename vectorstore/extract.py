@@ -14,6 +14,7 @@ import io
 import json
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -180,11 +181,42 @@ def _scalar(v: Any) -> str:
     return "[]" if v == [] else "{}" if v == {} else str(v)
 
 
-def _json(data: bytes) -> str:
+MAX_JSON_DEPTH = 64  # deeper than any record worth indexing; json.loads itself recursed past 1,000 (#26)
+
+
+def _depth(text: str) -> int:
+    """The deepest nesting of brackets outside strings: a linear scan before json.loads recurses."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _load_json(text: str, where: str = "") -> Any:
+    if _depth(text) > MAX_JSON_DEPTH:
+        raise ExtractionError(f"invalid JSON{where}: nested deeper than {MAX_JSON_DEPTH} levels")
     try:
-        value = json.loads(decode_text(data))
-    except json.JSONDecodeError as exc:
-        raise ExtractionError(f"invalid JSON: {exc}") from exc
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise ExtractionError(f"invalid JSON{where}: {exc}") from exc
+
+
+def _json(data: bytes) -> str:
+    value = _load_json(decode_text(data))
     if isinstance(value, list):  # an array of records: one paragraph each
         return "\n\n".join("\n".join(_render(v)) for v in value)
     return "\n".join(_render(value))
@@ -194,10 +226,7 @@ def _jsonl(data: bytes) -> str:
     records = []
     for n, line in enumerate(decode_text(data).splitlines(), start=1):
         if line.strip():
-            try:
-                records.append("\n".join(_render(json.loads(line))))
-            except json.JSONDecodeError as exc:
-                raise ExtractionError(f"invalid JSON on line {n}: {exc}") from exc
+            records.append("\n".join(_render(_load_json(line, f" on line {n}"))))
     return "\n\n".join(records)
 
 
@@ -231,9 +260,52 @@ _EXTRACTORS: dict[str, Callable[[bytes], str]] = {
 }
 
 
-def extract_text(filename: str, data: bytes, content_type: str | None = None) -> str:
+@dataclass(frozen=True)
+class Limits:
+    """What one file may grow into (#26): a 150 KB DOCX inflated to 51 MB of XML and 94 s of
+    ingestion. `expanded_bytes` and `ratio` bound an archive's members as they are decompressed
+    (before any parser sees them); `chars` bounds the extracted text."""
+
+    expanded_bytes: int = 64 * 1024 * 1024
+    ratio: float = 100.0
+    chars: int = 64 * 1024 * 1024
+
+
+def _check_archive(data: bytes, limits: Limits) -> None:
+    """Decompress every member of a ZIP container (DOCX), counting, and stop at the first byte past
+    the cap: the sizes a ZIP declares are the sender's word, so they are not trusted."""
+    import zipfile
+
+    cap = min(limits.expanded_bytes, int(limits.ratio * max(len(data), 1)))
+    total = 0
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            for info in archive.infolist():
+                with archive.open(info) as member:
+                    while chunk := member.read(1 << 16):
+                        total += len(chunk)
+                        if total > cap:
+                            raise ExtractionError(
+                                f"the archive expands past {cap} bytes ({limits.ratio:g} times its size at most, "
+                                f"and {limits.expanded_bytes} bytes at most)"
+                            )
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, KeyError, ValueError, NotImplementedError, EOFError) as exc:
+        if isinstance(exc, ExtractionError):
+            raise
+        raise ExtractionError(f"unreadable archive: {exc}") from exc
+
+
+def extract_text(filename: str, data: bytes, content_type: str | None = None, limits: Limits | None = None) -> str:
     """The text of a file. May be empty (a scanned PDF has no text layer): callers decide what that means.
 
-    Raises UnsupportedFileType for types we do not read, ExtractionError for corrupt files.
+    Raises UnsupportedFileType for types we do not read, ExtractionError for corrupt files and for
+    files past `limits` (an archive that expands too far, a text too long).
     """
-    return _EXTRACTORS[file_kind(filename, content_type)](data).replace("\r\n", "\n").strip()
+    limits = limits or Limits()
+    kind = file_kind(filename, content_type)
+    if kind == "docx":
+        _check_archive(data, limits)
+    text = _EXTRACTORS[kind](data).replace("\r\n", "\n").strip()
+    if len(text) > limits.chars:
+        raise ExtractionError(f"the extracted text has {len(text)} characters; the limit is {limits.chars}")
+    return text

@@ -76,7 +76,7 @@ class Authenticator:
             return project_header
         token = _bearer(authorization)
         if not token:
-            raise Unauthorized(NO_KEY)
+            raise Unauthorized(NO_KEY, verbatim=True)
         record = await self._record(digest(token))
         now = time.time()
         if (

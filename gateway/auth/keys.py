@@ -20,8 +20,8 @@ from storage.base import JSON, Page
 
 KEY_PREFIX = "sk-gw-"
 SHOWN_CHARS = 12  # what listings show of a key: enough to tell keys apart, useless to an attacker
-PROJECT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-_DURATION = re.compile(r"^(\d+)([smhd])$")
+PROJECT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
+_DURATION = re.compile(r"^(\d{1,12})([smhd])\Z")  # bounded: int() of 5,000 digits raises
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -55,7 +55,7 @@ def parse_duration(text: str) -> int:
     """`30d`, `12h`, `90m`, `3600s` → seconds."""
     m = _DURATION.match(text.strip())
     if not m or int(m.group(1)) <= 0:
-        raise InvalidRequest(f"Invalid duration {text!r}: use e.g. 30d, 12h, 90m or 3600s.", param="expires_in")
+        raise InvalidRequest(f"Invalid duration {text[:40]!r}: use e.g. 30d, 12h, 90m or 3600s.", param="expires_in")
     return int(m.group(1)) * _UNIT[m.group(2)]
 
 

@@ -15,6 +15,7 @@ from gateway.engine import compaction, compaction_seal
 from gateway.engine.dealias import dealias
 from gateway.engine.deps import EngineDeps
 from gateway.engine.prompt_render import apply_prompt
+from gateway.engine.references import item_not_found, resolve_references
 from gateway.errors import InvalidRequest, NotFound
 from gateway.ids import response_id
 from gateway.research.models import data_source_problem, is_research
@@ -139,20 +140,7 @@ async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
         raise InvalidRequest("There is nothing to compact: the request has no history.", param="input")
     compaction.check_items(compaction.prune(history)[:1], "history")  # the one compaction item replayed
 
-    refs = [it["id"] for it in inputs if it["type"] == "item_reference"]
-    if refs:
-        found_items = await deps.store.get_items(refs)
-        resolved = []
-        for i, item in enumerate(inputs):
-            if item["type"] == "item_reference":
-                target = found_items.get(item["id"])
-                if target is None:
-                    raise InvalidRequest(
-                        f"Item with id '{item['id']}' not found.", param=f"input[{i}].id", code="item_not_found"
-                    )
-                item = target
-            resolved.append(item)
-        inputs = resolved
+    inputs = await resolve_references(deps.store, inputs, "input", item_not_found)
 
     model = await deps.models.resolve(req.model)
     return Prepared(

@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from gateway.engine.dealias import dealias
+from gateway.engine.references import resolve_references
 from gateway.errors import NotFound
 from gateway.ids import conversation_id
 from gateway.schema.items import normalize_input
@@ -26,6 +27,7 @@ class ConversationsService:
     async def create(self, body: Any) -> dict[str, Any]:
         req = parse(CreateConversationRequest, body if body is not None else {})
         items = await dealias(self.store, req.items, normalize_input(req.items or [], "items"))
+        items = await resolve_references(self.store, items, "items")
         conv = {
             "id": conversation_id(),
             "object": "conversation",
@@ -56,14 +58,7 @@ class ConversationsService:
     async def add_items(self, conv_id: str, body: Any) -> dict[str, Any]:
         req = parse(CreateConversationItemsRequest, body)
         items = await dealias(self.store, req.items, normalize_input(req.items, "items"))
-        refs = [i["id"] for i in items if i["type"] == "item_reference"]
-        if refs:
-            found = await self.store.get_items(refs)
-            for n, item in enumerate(items):
-                if item["type"] == "item_reference":
-                    if item["id"] not in found:
-                        raise NotFound(f"Item with id '{item['id']}' not found.", param=f"items[{n}].id")
-                    items[n] = found[item["id"]]
+        items = await resolve_references(self.store, items, "items")
         if not await self.store.add_conversation_items(conv_id, items):
             raise NotFound(f"Conversation with id '{conv_id}' not found.", param="conversation_id")
         return list_body(items, has_more=False)

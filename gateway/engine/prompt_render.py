@@ -28,6 +28,26 @@ from storage.base import JSON
 if TYPE_CHECKING:
     from gateway.engine.deps import EngineDeps
 
+
+class _Budget:
+    """What rendering may still add, counted as each variable is substituted (not after): a 40 KB
+    request with many `{{x}}` and a long `x` rendered into 200 MB, stored each time (#26)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.left = cap
+
+    def spend(self, text: str) -> str:
+        self.left -= len(text)
+        if self.left < 0:
+            raise InvalidRequest(
+                f"The prompt renders into more than {self.cap} characters with these variables.",
+                param="prompt.variables",
+                code="prompt_too_large",
+            )
+        return text
+
+
 # Request fields a prompt supplies when the request does not set them.
 _DEFAULTS = ("model", "tools", "tool_choice", "temperature", "top_p", "max_output_tokens")
 
@@ -47,8 +67,9 @@ async def apply_prompt(deps: EngineDeps, req: CreateResponseRequest) -> tuple[Cr
         raise InvalidRequest(f"Prompt with id '{ref.id}' not found.", param="prompt.id", code="prompt_not_found")
     data = record.data
     values = _values(ref.variables or {}, template_variables(data))
-    instructions = _render_text(data.get("instructions"), values, "instructions")
-    items = [_render_message(m, values) for m in data.get("input") or []]
+    budget = _Budget(deps.settings.rendered_bytes_cap)
+    instructions = _render_text(data.get("instructions"), values, "instructions", budget)
+    items = [_render_message(m, values, budget) for m in data.get("input") or []]
 
     updates: dict[str, Any] = {"prompt": ref.model_copy(update={"version": str(record.version)})}
     if instructions:
@@ -104,7 +125,7 @@ def _value(value: Any, param: str) -> str | JSON:
     )
 
 
-def _render_text(text: str | None, values: dict[str, str | JSON], where: str) -> str | None:
+def _render_text(text: str | None, values: dict[str, str | JSON], where: str, budget: _Budget) -> str | None:
     if not text:
         return text
 
@@ -117,12 +138,13 @@ def _render_text(text: str | None, values: dict[str, str | JSON], where: str) ->
                 param=f"prompt.variables.{match.group(1)}",
                 code="invalid_type",
             )
-        return value
+        return budget.spend(value)
 
+    budget.spend(text)
     return VARIABLE.sub(substitute, text)
 
 
-def _render_message(message: JSON, values: dict[str, str | JSON]) -> JSON:
+def _render_message(message: JSON, values: dict[str, str | JSON], budget: _Budget) -> JSON:
     role = message["role"]
     parts: list[JSON] = []
     for part in message.get("content", []):
@@ -130,24 +152,25 @@ def _render_message(message: JSON, values: dict[str, str | JSON]) -> JSON:
         if not isinstance(text, str) or not VARIABLE.search(text):
             parts.append(dict(part))
         elif part["type"] == "input_text":
-            parts.extend(_split_parts(text, values))
+            parts.extend(_split_parts(text, values, budget))
         else:  # an assistant's output_text: text only
-            parts.append({**part, "text": _render_text(text, values, f"{role} message")})
+            parts.append({**part, "text": _render_text(text, values, f"{role} message", budget)})
     return {"type": "message", "role": role, "content": parts}
 
 
-def _split_parts(text: str, values: dict[str, str | JSON]) -> list[JSON]:
+def _split_parts(text: str, values: dict[str, str | JSON], budget: _Budget) -> list[JSON]:
     """An input_text part with its variables substituted; image/file variables become parts of
     their own at their place in the text."""
     parts: list[JSON] = []
     buf: list[str] = []
     pos = 0
+    budget.spend(text)
     for match in VARIABLE.finditer(text):
         buf.append(text[pos : match.start()])
         pos = match.end()
         value = values[match.group(1)]
         if isinstance(value, str):
-            buf.append(value)
+            buf.append(budget.spend(value))
             continue
         if "".join(buf):
             parts.append({"type": "input_text", "text": "".join(buf)})

@@ -148,10 +148,17 @@ def prompt_object(record: PromptRecord) -> JSON:
     }
 
 
+MAX_VERSION = 999_999_999
+
+
 def parse_version(value: Any, param: str) -> int:
     """Versions are strings on the wire ("1", "2", …) and integers in storage."""
-    text = str(value).strip() if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
-    if not text.isdigit() or int(text) < 1:
+    if isinstance(value, int) and not isinstance(value, bool):  # no str() of it: 5,000 digits raise
+        text = str(value) if 0 < value <= MAX_VERSION else ""
+    else:
+        text = value.strip() if isinstance(value, str) else ""
+    # ASCII digits, bounded: isdigit() took '²' (int() raised) and 20 digits overflowed the store (#26)
+    if not (0 < len(text) <= 9 and text.isascii() and text.isdigit()) or int(text) < 1:
         raise InvalidRequest(f"Invalid '{param}': expected a version number such as \"1\".", param=param)
     return int(text)
 

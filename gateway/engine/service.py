@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import Counter
 from typing import Any
 
 from gateway import metrics
@@ -24,12 +25,12 @@ from gateway.engine.leases import LeaseKeeper
 from gateway.engine.owner import OWNER
 from gateway.engine.relay import EventRelay, follow
 from gateway.engine.runner import TERMINAL_EVENT, ResponseRun, interrupted
-from gateway.errors import APIError, InvalidRequest, NotFound, ServerError
+from gateway.errors import APIError, InvalidRequest, NotFound, RateLimited, ServerError
 from gateway.research.models import is_research
 from gateway.schema.requests import CreateResponseRequest
 from gateway.schema.validation import parse
 from storage.base import Page
-from storage.scope import project_scope
+from storage.scope import current_project, project_scope
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ class ResponsesService:
         self.store = deps.store
         self.running: dict[str, tuple[ResponseRun, asyncio.Task[None], Feed]] = {}
         self._cancel_watch: asyncio.Task[None] | None = None
+        self._background: Counter[str] = Counter()  # running background responses per project (#26)
         lease = deps.settings.run_lease_seconds
         self.leases = LeaseKeeper(self.store, OWNER, lease, on_sweep=self.claim_requeued)
         # how long `cancel` waits for another process to stop a response: if that process died, the
@@ -133,13 +135,38 @@ class ResponsesService:
         return events
 
     async def background(self, prepared: Prepared, *, stream: bool) -> dict[str, Any] | EventStream:
+        project = self._check_background_cap()
         run = self._new_run(prepared)
         feed = Feed(keep=True)
         first = self._detach(run, feed)
+        if project is not None:
+            self._background[project] += 1
+            self.running[run.id][1].add_done_callback(lambda _task: self._background_done(project))
         if stream:
             return feed.listen()
         await first  # the queued response is stored before its id is handed out
         return {**run.response, "status": "queued", "output": []}
+
+    def _background_done(self, project: str) -> None:
+        self._background[project] -= 1
+        if self._background[project] <= 0:
+            del self._background[project]
+
+    def _check_background_cap(self) -> str | None:
+        """One project may not fill the process with detached runs (#26): its next background
+        response is a 429 while `max_background_per_tenant` of its own are running here."""
+        cap = self.deps.settings.max_background_per_tenant
+        project = current_project()
+        if cap <= 0 or project is None:
+            return None
+        if self._background[project] >= cap:
+            raise RateLimited(
+                f"Too many background responses running for this project ({cap} per process): wait for some "
+                "to finish, or cancel them.",
+                retry_after=1,
+                code="too_many_background_responses",
+            )
+        return project
 
     def _detach(self, run: ResponseRun, feed: Feed) -> asyncio.Future[None]:
         started: asyncio.Future[None] = asyncio.get_running_loop().create_future()

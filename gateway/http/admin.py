@@ -23,6 +23,8 @@ from gateway.schema.pages import list_body
 
 routes = web.RouteTableDef()
 BASE = "/v1/organization/projects/{project_id}/api_keys"
+MAX_EXPIRES_IN = 100 * 365 * 86_400
+MAX_NAME = 256
 
 
 def _keys(request: web.Request) -> KeyStore:
@@ -34,11 +36,12 @@ def _expires_in(value: Any) -> int | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | str):
         raise InvalidRequest("expires_in is a duration such as '30d' or a number of seconds.", param="expires_in")
-    if isinstance(value, int):
-        if value <= 0:
-            raise InvalidRequest("expires_in must be positive.", param="expires_in")
-        return value
-    return parse_duration(value)
+    seconds = value if isinstance(value, int) else parse_duration(value)
+    if seconds <= 0:
+        raise InvalidRequest("expires_in must be positive.", param="expires_in")
+    if seconds > MAX_EXPIRES_IN:  # past 64 bits the store's integer overflowed: a 500 (#26)
+        raise InvalidRequest(f"expires_in is at most {MAX_EXPIRES_IN} seconds (100 years).", param="expires_in")
+    return seconds
 
 
 @routes.post(BASE)
@@ -50,9 +53,10 @@ async def create(request: web.Request) -> web.Response:
     unknown = set(body) - {"name", "expires_in"}
     if unknown:
         raise InvalidRequest(f"Unknown parameter: '{sorted(unknown)[0]}'.", param=sorted(unknown)[0])
-    created = await create_key(
-        _keys(request), project, name=body.get("name") or "", expires_in=_expires_in(body.get("expires_in"))
-    )
+    name = body.get("name") or ""
+    if not isinstance(name, str) or len(name) > MAX_NAME:
+        raise InvalidRequest(f"name is a string of at most {MAX_NAME} characters.", param="name")
+    created = await create_key(_keys(request), project, name=name, expires_in=_expires_in(body.get("expires_in")))
     return json_response(created)
 
 

@@ -15,7 +15,8 @@ from gateway.http import connectors as connector_routes
 from gateway.http import console as console_routes
 from gateway.http import tracing as http_tracing
 from gateway.http.auth import auth_middleware
-from gateway.http.common import error_middleware
+from gateway.http.common import error_middleware, ids_middleware
+from gateway.http.guard import TenantSlots
 from gateway.mcp import shutdown as close_mcp_sessions
 
 log = logging.getLogger(__name__)
@@ -24,7 +25,9 @@ __all__ = ["build_deps", "create_app"]  # build_deps lives in gateway.bootstrap;
 
 
 def create_app(settings: Settings) -> web.Application:
-    app = web.Application(client_max_size=settings.max_body_bytes, middlewares=[error_middleware, auth_middleware])
+    app = web.Application(
+        client_max_size=settings.max_body_bytes, middlewares=[error_middleware, ids_middleware, auth_middleware]
+    )
     deps, http = build_deps(settings)
     app["settings"] = settings
     app["deps"] = deps
@@ -36,6 +39,8 @@ def create_app(settings: Settings) -> web.Application:
     app["responses"] = ResponsesService(deps)
     app["conversations"] = ConversationsService(deps.store)
     app["websockets"] = set()  # open WebSocket-mode connections (capped; closed at shutdown)
+    app["tenant_slots"] = TenantSlots(settings.max_concurrent_per_tenant)  # fairness between tenants (#26)
+    app["websocket_slots"] = TenantSlots(settings.max_websockets_per_tenant)
     for table in (responses.routes, conversations.routes, passthrough.routes, meta.routes, prompts.routes):
         app.add_routes(table)
     app.add_routes(connector_routes.routes)

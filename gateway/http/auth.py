@@ -18,7 +18,8 @@ from aiohttp import web
 from gateway.auth import limits
 from gateway.auth.authenticator import NO_KEY, Authenticator
 from gateway.auth.keys import PROJECT_RE
-from gateway.errors import InvalidRequest, NotFound, Unauthorized
+from gateway.errors import InvalidRequest, NotFound, RateLimited, Unauthorized
+from gateway.http.guard import TenantSlots, tenant_of
 from storage.scope import DEFAULT_PROJECT, project_scope
 
 ADMIN_PREFIX = "/v1/organization/"
@@ -36,7 +37,7 @@ def check_admin(request: web.Request) -> None:
         raise NotFound("The admin routes are off: set GATEWAY_ADMIN_KEY to use them.")
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise Unauthorized(NO_KEY)
+        raise Unauthorized(NO_KEY, verbatim=True)
     if not hmac.compare_digest(token.strip().encode(), admin_key.encode()):
         raise Unauthorized("Incorrect admin key provided.")
 
@@ -79,5 +80,17 @@ async def auth_middleware(request: web.Request, handler: Any) -> web.StreamRespo
     limits.LIMITS.admit(project)
     if path in CHAT_PATHS:
         limits.LIMITS.check_chat(project)
-    with project_scope(project):
-        return await handler(request)
+    slots: TenantSlots = request.app["tenant_slots"]
+    tenant = tenant_of(request)
+    if tenant is not None and not slots.acquire(tenant):
+        raise RateLimited(
+            f"Too many open requests for this project ({slots.cap} per process): wait for some to finish.",
+            retry_after=1,
+            code="too_many_concurrent_requests",
+        )
+    try:
+        with project_scope(project):
+            return await handler(request)
+    finally:
+        if tenant is not None:
+            slots.release(tenant)

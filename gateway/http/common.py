@@ -13,11 +13,21 @@ from aiohttp.web_protocol import RequestPayloadError
 
 from gateway.engine.sse import sse_frame
 from gateway.errors import APIError, InvalidRequest, PayloadTooLarge, RateLimited, RequestTimeout, ServerError
+from gateway.ids import require_id
 from gateway.jsonutil import dumps, parse_request_body
 
 log = logging.getLogger(__name__)
 
-__all__ = ["error_middleware", "error_response", "json_response", "page_params", "read_json", "sse_frame"]
+__all__ = [
+    "error_middleware",
+    "error_response",
+    "ids_middleware",
+    "json_response",
+    "page_params",
+    "read_json",
+    "sse_frame",
+]
+MAX_MODEL_ID = 256  # a model id may hold '/', ':' and '.' (`org/name:tag`), so only its length is bound
 
 
 def json_response(body: Any, status: int = 200) -> web.Response:
@@ -61,7 +71,26 @@ def page_params(request: web.Request, default_order: str = "desc") -> dict[str, 
     order = q.get("order", default_order)
     if order not in ("asc", "desc"):
         raise InvalidRequest("Invalid 'order': expected 'asc' or 'desc'.", param="order")
-    return {"limit": limit, "order": order, "after": q.get("after") or None, "before": q.get("before") or None}
+    cursors = {name: q.get(name) or None for name in ("after", "before")}
+    for name, value in cursors.items():
+        if value is not None:
+            require_id(value, name)
+    return {"limit": limit, "order": order, **cursors}
+
+
+@web.middleware
+async def ids_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
+    """Every id in a route's path is checked (length, alphabet) before any other work (#26): a
+    100,000-character id reached the store, the error message and its redaction."""
+    for name, value in request.match_info.items():
+        if name == "model_id":
+            if len(value) > MAX_MODEL_ID:
+                raise InvalidRequest(
+                    f"Invalid 'model': at most {MAX_MODEL_ID} characters, got {len(value)}.", param="model"
+                )
+        elif name.endswith("_id") and name != "project_id":  # project ids have their own check (admin)
+            require_id(value, name)
+    return await handler(request)
 
 
 @web.middleware

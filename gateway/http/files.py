@@ -10,6 +10,8 @@ from aiohttp import BodyPartReader, web
 
 from gateway.errors import InvalidRequest, PayloadTooLarge, RequestTimeout, ServerError
 from gateway.http.common import json_response
+from gateway.ids import require_id
+from gateway.retrieval import params
 from gateway.retrieval.files import FilesService, clean_filename, validate_fields
 from gateway.schema.pages import list_body
 
@@ -115,9 +117,13 @@ async def list_files(request: web.Request) -> web.Response:
     order = q.get("order", "desc")
     if order not in ("asc", "desc"):
         raise InvalidRequest("Invalid 'order': expected 'asc' or 'desc'.", param="order")
-    page = await _svc(request).list_files(
-        purpose=q.get("purpose") or None, limit=limit, order=order, after=q.get("after") or None
-    )
+    after = q.get("after") or None
+    if after is not None:
+        require_id(after, "after")
+    purpose = q.get("purpose") or None
+    if purpose is not None:
+        params.purpose(purpose)  # one of the known purposes: a filter that matches nothing else
+    page = await _svc(request).list_files(purpose=purpose, limit=limit, order=order, after=after)
     return json_response(list_body(page.data, page.has_more))
 
 

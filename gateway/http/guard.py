@@ -14,9 +14,16 @@ import asyncio
 import logging
 import weakref
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
+from aiohttp.web_protocol import RequestHandler
+from aiohttp.web_request import BaseRequest
+from aiohttp.web_response import StreamResponse
+
+from gateway.jsonutil import dumps
+from gateway.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -82,16 +89,53 @@ class _Guarded(asyncio.Protocol):
         self._inner.resume_writing()
 
 
+class _OpenAIErrors(RequestHandler):
+    """aiohttp's protocol, whose own rejections (before any route: a request line or header over
+    8 KB, a malformed header) are OpenAI error bodies instead of `text/plain` (#26)."""
+
+    def handle_error(
+        self, request: BaseRequest, status: int = 500, exc: BaseException | None = None, message: str | None = None
+    ) -> StreamResponse:
+        if status >= 500:
+            return super().handle_error(request, status, exc, message)  # logged with its traceback
+        log.info("refused a malformed request from %s: %s", request.remote, exc)
+        if request.writer.output_size > 0:
+            raise ConnectionError("Response is sent already, cannot send another response with the error message")
+        text = redact(str(message or exc or "malformed request"))[:300]
+        body = {
+            "error": {
+                "message": f"The request could not be read: {text}",
+                "type": "invalid_request_error",
+                "param": None,
+                "code": "invalid_request",
+            }
+        }
+        resp = web.Response(status=status, body=dumps(body), content_type="application/json")
+        resp.force_close()
+        return resp
+
+
 class ConnectionGuard:
     """A protocol factory wrapping aiohttp's `web.Server` (everything else is delegated to it)."""
 
-    def __init__(self, inner: web.Server, *, header_timeout: float, max_per_client: int) -> None:
+    def __init__(
+        self,
+        inner: web.Server,
+        *,
+        header_timeout: float,
+        max_per_client: int,
+        exempt: Callable[[str], bool] = lambda peer: False,
+    ) -> None:
         self._inner = inner
         self.header_timeout = header_timeout
         self.max_per_client = max_per_client
+        self.exempt = exempt
         self._open: Counter[str] = Counter()
 
     def admit(self, peer: str) -> bool:
+        if self.exempt(peer):  # a proxy's pooled connections carry every tenant: `TenantSlots` caps those
+            self._open[peer] += 1
+            return True
         if self.max_per_client > 0 and self._open[peer] >= self.max_per_client:
             return False
         self._open[peer] += 1
@@ -103,7 +147,13 @@ class ConnectionGuard:
             del self._open[peer]
 
     def __call__(self) -> asyncio.Protocol:
-        return _Guarded(self._inner(), self)
+        server = self._inner
+        handler: RequestHandler
+        try:
+            handler = _OpenAIErrors(server, loop=server._loop, **server._kwargs)
+        except TypeError:  # aiohttp's own fallback for handler arguments it does not know
+            handler = server()
+        return _Guarded(handler, self)
 
     def __getattr__(self, name: str) -> Any:  # connections, shutdown, pre_shutdown, ...
         return getattr(self._inner, name)
@@ -119,4 +169,51 @@ class GuardedAppRunner(web.AppRunner):
 
     async def _make_server(self) -> Any:
         inner = await super()._make_server()
-        return ConnectionGuard(inner, header_timeout=self._header_timeout, max_per_client=self._max_per_client)
+        auth = self._app["auth"]
+        return ConnectionGuard(
+            inner,
+            header_timeout=self._header_timeout,
+            max_per_client=self._max_per_client,
+            # with credentials, a trusted proxy (Envoy) is no tenant: its requests are capped per project
+            exempt=lambda peer: bool(auth.enabled and auth.trusted_peer(peer)),
+        )
+
+
+class TenantSlots:
+    """Open requests per tenant in this process, so one tenant cannot hold every slot (#26).
+
+    Why per tenant and per request: the connection cap above is keyed on the peer's address, and
+    behind Envoy every client's address is Envoy's (its pooled connections carry many tenants'
+    requests): one key's 512 idle WebSockets through :8081 made every other tenant's requests fail.
+    A request's tenant is its project once authenticated (keys, trusted), else the client address.
+    """
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self._open: Counter[str] = Counter()
+
+    def count(self, tenant: str) -> int:
+        return self._open[tenant]
+
+    def acquire(self, tenant: str) -> bool:
+        if self.cap > 0 and self._open[tenant] >= self.cap:
+            return False
+        self._open[tenant] += 1
+        return True
+
+    def release(self, tenant: str) -> None:
+        self._open[tenant] -= 1
+        if self._open[tenant] <= 0:
+            del self._open[tenant]
+
+
+def tenant_of(request: web.Request) -> str | None:
+    """The fairness key: the project when credentials name one, else the client address, unless
+    that address is a trusted proxy's (Envoy's: it speaks for every client; None, no cap)."""
+    auth = request.app["auth"]
+    project = request.get("project")
+    if project is not None and auth.enabled:
+        return f"project:{project}"
+    if request.remote is None or auth.trusted_peer(request.remote):
+        return None
+    return f"address:{request.remote}"

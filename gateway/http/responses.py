@@ -149,6 +149,8 @@ async def retrieve(request: web.Request) -> web.StreamResponse:
         after = int(q.get("starting_after", "-1"))
     except ValueError:
         raise InvalidRequest("Invalid 'starting_after': expected an integer.", param="starting_after") from None
+    if not -1 <= after < 2**62:  # past 64 bits the store's integer overflows: a 500 (#26)
+        raise InvalidRequest("Invalid 'starting_after': out of range.", param="starting_after")
     return await stream_events(request, await _service(request).resume(response_id, after))
 
 

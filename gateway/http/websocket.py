@@ -11,19 +11,26 @@ history is kept in memory for the connection's life, never written anywhere. A c
 fails (an error, or a response that ends `failed`) evicts the response it continued, on both doors
 (the Open Responses suite's `websocket-failed-continuation-evicts-cache`). Through Envoy the
 upgrade takes the route to this server (only `POST /v1/responses` goes through the ExtProc).
-Sockets are capped per process and closed after `GATEWAY_WEBSOCKET_IDLE_SECONDS` without a message.
+Sockets are capped per process and closed after `GATEWAY_WEBSOCKET_IDLE_SECONDS` without a message;
+a socket whose key is revoked or expires gets the 401 as an error event and is closed (1008) within
+`GATEWAY_AUTH_CACHE_SECONDS`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
+from gateway.auth.authenticator import Authenticator
 from gateway.engine.runner import TERMINAL_EVENT
 from gateway.engine.service import ResponsesService
-from gateway.errors import APIError, InvalidRequest
+from gateway.errors import APIError, InvalidRequest, RateLimited, Unauthorized
+from gateway.http.common import error_response
+from gateway.http.guard import TenantSlots, tenant_of
 from gateway.jsonutil import dumps_str, parse_request_body
 
 log = logging.getLogger(__name__)
@@ -82,20 +89,84 @@ class _Connection:
                 del self.local[next(iter(self.local))]
 
 
+async def _revoked(request: web.Request) -> APIError | None:
+    """The 401 the socket's credentials would get now (a key revoked or expired since the upgrade)."""
+    auth: Authenticator = request.app["auth"]
+    if not auth.enabled:
+        return None
+    try:
+        project = await auth.project(
+            request.headers.get("Authorization"),
+            request.headers.get(auth.header),
+            peer_trusted=auth.trusted_peer(request.remote),
+        )
+    except APIError as err:
+        return err
+    if project != request.get("project"):
+        return Unauthorized("The credentials of this connection now name another project.")
+    return None
+
+
+async def _close_revoked(ws: web.WebSocketResponse, err: APIError) -> None:
+    """OpenAI's error event, then a policy-violation close (1008)."""
+    log.info("closed a WebSocket: its key no longer authenticates")
+    with contextlib.suppress(ConnectionResetError):
+        await ws.send_str(_error(err))
+    await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"credentials revoked")
+
+
 async def responses_websocket(request: web.Request) -> web.WebSocketResponse:
     settings = request.app["settings"]
     open_sockets: set[web.WebSocketResponse] = request.app["websockets"]
     if len(open_sockets) >= settings.max_websockets:
         body = {"message": "Too many open WebSocket connections.", "type": "server_error", "param": None}
         return web.json_response({"error": {**body, "code": "too_many_websockets"}}, status=503)  # type: ignore[return-value]
+    slots: TenantSlots = request.app["websocket_slots"]
+    tenant = tenant_of(request)
+    if tenant is not None and not slots.acquire(tenant):
+        err = RateLimited(
+            f"Too many open WebSocket connections for this project ({slots.cap} per process).",
+            retry_after=1,
+            code="too_many_websockets",
+        )
+        return error_response(err)  # type: ignore[return-value]
+    try:
+        return await _serve(request, open_sockets)
+    finally:
+        if tenant is not None:
+            slots.release(tenant)
+
+
+async def _serve(request: web.Request, open_sockets: set[web.WebSocketResponse]) -> web.WebSocketResponse:
+    settings = request.app["settings"]
     ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=settings.max_body_bytes)
     await ws.prepare(request)
     open_sockets.add(ws)
     conn = _Connection(request.app["responses"], ws)
+    # The key is checked again at least every GATEWAY_AUTH_CACHE_SECONDS and before each message
+    # (#26): checked once at the upgrade, a revoked key kept creating responses on an open socket.
+    auth: Authenticator = request.app["auth"]
+    idle = settings.websocket_idle_seconds
+    recheck = max(0.1, auth.ttl) if auth.enabled else idle
+    loop = asyncio.get_running_loop()
+    last = loop.time()
     try:
         while not ws.closed:
-            msg = await ws.receive(timeout=settings.websocket_idle_seconds)
+            wait = min(recheck, last + idle - loop.time())
+            if wait <= 0:
+                await ws.close(message=b"idle")
+                break
+            try:
+                msg = await ws.receive(timeout=wait)
+            except TimeoutError:
+                if (revoked := await _revoked(request)) is not None:
+                    await _close_revoked(ws, revoked)
+                continue
             if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
+                break
+            last = loop.time()
+            if (revoked := await _revoked(request)) is not None:
+                await _close_revoked(ws, revoked)
                 break
             if msg.type != WSMsgType.TEXT:
                 await ws.send_str(_error(InvalidRequest("Send JSON text messages.", code="invalid_value")))
@@ -104,8 +175,7 @@ async def responses_websocket(request: web.Request) -> web.WebSocketResponse:
                 await conn.create(parse_request_body(msg.data))
             except APIError as err:
                 await ws.send_str(_error(err))
-    except TimeoutError:
-        await ws.close(message=b"idle")
+            last = loop.time()  # the idle time counts from the end of the last response
     except ConnectionResetError:
         pass
     finally:

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from gateway.errors import InvalidRequest
+from gateway.ids import require_id
 from gateway.redact import redact_url
 
 NAME_LIMIT = 64  # what OpenAI-compatible backends accept for a function name
@@ -110,6 +111,8 @@ def check_config(tool: dict[str, Any], index: int, labels: dict[str, int]) -> No
         raise _bad(f"Invalid '{p}.server_url': expected an http(s) URL.", f"{p}.server_url")
     if connector is not None and not isinstance(connector, str):
         raise _bad(f"Invalid type for '{p}.connector_id': expected a string.", f"{p}.connector_id", "invalid_type")
+    if connector is not None:
+        require_id(connector, f"{p}.connector_id")
     headers = tool.get("headers")
     if headers is not None and not (
         isinstance(headers, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items())

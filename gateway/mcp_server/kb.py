@@ -18,6 +18,7 @@ from typing import Any
 
 from gateway.config import Settings
 from gateway.errors import APIError
+from gateway.ids import id_problem, is_valid_id
 from gateway.retrieval.core import Retrieval
 from gateway.retrieval.files import FilesService
 from gateway.retrieval.search import search_stores
@@ -77,6 +78,8 @@ class KnowledgeBase:
     # -- stores ------------------------------------------------------------------------------------
     async def store(self, store_id: str) -> dict[str, Any]:
         """The store, if the caller may use it (configured set, tenancy through the store lookup)."""
+        if not is_valid_id(store_id):  # before any lookup or message (#26)
+            raise ToolFailure(f"Invalid vector store id: {id_problem(store_id, 'vector_store_id')}")
         if self.configured and store_id not in self.configured:
             raise ToolFailure(f"Vector store '{store_id}' is not served by this MCP server.")
         try:
@@ -164,6 +167,8 @@ class KnowledgeBase:
 
     # -- documents ---------------------------------------------------------------------------------
     async def document(self, store_id: str, file_id: str) -> Document:
+        if not is_valid_id(file_id):
+            raise ToolFailure(f"Invalid document id: {id_problem(file_id, 'file_id')}")
         await self.store(store_id)
         vs_file = await self.r.stores.get_file(store_id, file_id)
         file = await self.r.files.get(file_id)
@@ -173,7 +178,7 @@ class KnowledgeBase:
 
     async def locate(self, file_id: str) -> Document:
         """The document a bare file id names, in the first store the caller may read that holds it."""
-        if not isinstance(file_id, str) or not file_id.startswith("file-"):
+        if not is_valid_id(file_id) or not file_id.startswith("file-"):
             raise ToolFailure(f"Invalid document id '{file_id[:100]}': expected an id returned by `search`.")
         file = await self.r.files.get(file_id)
         if file is not None:
@@ -192,7 +197,9 @@ class KnowledgeBase:
             raise ToolFailure(f"No document with id '{doc.file_id}'.")
         data = await self.r.blobs.read(file["blob"])
         try:
-            text = await asyncio.to_thread(extract_text, file["filename"], data, file.get("content_type"))
+            text = await asyncio.to_thread(
+                extract_text, file["filename"], data, file.get("content_type"), self.r.extract_limits
+            )
         except (UnsupportedFileType, ExtractionError) as exc:
             raise ToolFailure(f"The document's text could not be read: {exc}") from exc
         return text[:MAX_FETCH_CHARS], len(text) > MAX_FETCH_CHARS

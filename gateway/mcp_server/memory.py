@@ -28,8 +28,8 @@ from gateway.mcp_server.kb import TAG_PREFIX, Document, KnowledgeBase, ToolFailu
 log = logging.getLogger(__name__)
 
 MAX_ATTRIBUTES = 16  # OpenAI's limit on a vector store file's attributes
-TAG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,39}$")
-RETENTION_RE = re.compile(r"^(\d{1,7})([smhd])$")
+TAG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,39}\Z")
+RETENTION_RE = re.compile(r"^(\d{1,7})([smhd])\Z")
 UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 MIN_RETENTION_SECONDS = 1
 MAX_EXPORT_CHARS = 2_000_000

@@ -72,7 +72,10 @@ def _decode_cursor(cursor: str) -> tuple[int, str | None]:
             return index, after
     except (ValueError, TypeError):
         pass
-    raise ToolFailure("Invalid cursor.")
+    from mcp.shared.exceptions import MCPError
+
+    # a JSON-RPC error of its own code: a plain exception left the SDK's code 0, not a JSON-RPC code (#26)
+    raise MCPError(types.INVALID_PARAMS, "Invalid cursor.")
 
 
 class KnowledgeServer:

@@ -45,6 +45,14 @@ class Retrieval:
         self._knowledge: Any = None  # gateway.knowledge.service.Knowledge, built on first use
         self.started = False
 
+    @property
+    def extract_limits(self) -> Any:
+        """What one file may expand into when its text is extracted (`vectorstore.extract.Limits`)."""
+        from vectorstore.extract import Limits
+
+        s = self.settings
+        return Limits(expanded_bytes=s.expanded_bytes_cap, ratio=s.max_expansion_ratio, chars=s.extracted_chars_cap)
+
     # -- lazily built parts ------------------------------------------------------------------------
     async def _build_embedder(self) -> Embedder:
         if self._embedder is None:

@@ -188,7 +188,9 @@ class IngestionWorker:
             raise IngestionFailed("invalid_file", f"File '{file_id}' no longer exists.")
         data = await self.r.blobs.read(file["blob"])
         try:
-            text = await asyncio.to_thread(extract_text, file["filename"], data, file.get("content_type"))
+            text = await asyncio.to_thread(
+                extract_text, file["filename"], data, file.get("content_type"), self.r.extract_limits
+            )
         except UnsupportedFileType as exc:
             raise IngestionFailed("unsupported_file", str(exc) or "Unsupported file type.") from exc
         except ExtractionError as exc:

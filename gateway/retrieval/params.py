@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from gateway.errors import InvalidRequest
+from gateway.ids import require_id
 
 FILE_PURPOSES = ("assistants", "batch", "fine-tune", "vision", "user_data", "evals")
 DEFAULT_CHUNKING = {"max_chunk_size_tokens": 800, "chunk_overlap_tokens": 400}
@@ -39,7 +40,7 @@ def purpose(value: str | None) -> str:
         raise bad("Missing required parameter: 'purpose'.", "purpose", "missing_required_parameter")
     if value not in FILE_PURPOSES:
         allowed = ", ".join(f"'{p}'" for p in FILE_PURPOSES)
-        raise bad(f"Invalid value for 'purpose': '{value}'. Supported values are: {allowed}.", "purpose")
+        raise bad(f"Invalid value for 'purpose': '{value[:64]}'. Supported values are: {allowed}.", "purpose")
     return value
 
 
@@ -128,10 +129,35 @@ def attributes(value: Any, param: str = "attributes") -> dict[str, Any]:
     return value
 
 
+MAX_FILTER_TERMS = 200  # comparisons in one filter, each value of an `in`/`nin` counted (#26)
+
+
+def _terms(value: dict[str, Any]) -> int:
+    if value.get("type") in ("and", "or"):
+        return sum(_terms(sub) for sub in value["filters"])
+    operand = value.get("value")
+    return max(1, len(operand)) if isinstance(operand, list) else 1
+
+
 def filters(value: Any, param: str = "filters", depth: int = 0) -> dict[str, Any] | None:
-    """OpenAI's attribute filter grammar (comparison or and/or compound), checked recursively."""
+    """OpenAI's attribute filter grammar (comparison or and/or compound), checked recursively.
+
+    The whole tree is bounded too: each comparison (each value of an `in`) becomes one more term of
+    the backend's expression, and 1,000 sub-filters or a 2,000-value `in` passed SQLite's expression
+    depth ("Expression tree is too large"): a 500, and `file_search` failing on the SQLite text."""
     if value is None and depth == 0:
         return None
+    checked = _filters(value, param, depth)
+    if depth == 0 and (terms := _terms(checked)) > MAX_FILTER_TERMS:
+        raise bad(
+            f"Invalid '{param}': at most {MAX_FILTER_TERMS} comparisons in one filter (each value of an "
+            f"'in' or 'nin' counts), got {terms}.",
+            param,
+        )
+    return checked
+
+
+def _filters(value: Any, param: str, depth: int) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise bad(f"Invalid type for '{param}': expected an object.", param, "invalid_type")
     if depth > 8:
@@ -142,7 +168,7 @@ def filters(value: Any, param: str = "filters", depth: int = 0) -> dict[str, Any
         if not isinstance(subs, list) or not subs:
             raise bad(f"Invalid '{param}.filters': expected a non-empty array.", f"{param}.filters")
         for i, sub in enumerate(subs):
-            filters(sub, f"{param}.filters[{i}]", depth + 1)
+            _filters(sub, f"{param}.filters[{i}]", depth + 1)
         return value
     if kind not in COMPARISONS:
         raise bad(
@@ -217,4 +243,6 @@ def string_list(value: Any, param: str, *, required: bool = True) -> list[str]:
         return []
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
         raise bad(f"Invalid type for '{param}': expected an array of strings.", param, "invalid_type")
+    for i, v in enumerate(value):  # ids of other objects: short and plain, before any lookup (#26)
+        require_id(v, f"{param}[{i}]")
     return list(value)

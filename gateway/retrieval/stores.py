@@ -10,7 +10,7 @@ import logging
 from typing import Any
 
 from gateway.errors import InvalidRequest, NotFound
-from gateway.ids import new_id
+from gateway.ids import new_id, require_id
 from gateway.retrieval import params
 from gateway.retrieval.core import Retrieval
 from gateway.retrieval.search import DEFAULT_MAX_RESULTS, result_object, search_stores_detailed
@@ -192,6 +192,7 @@ class VectorStoresService:
         file_id = body.get("file_id")
         if not isinstance(file_id, str) or not file_id:
             raise params.bad("Missing required parameter: 'file_id'.", "file_id", "missing_required_parameter")
+        require_id(file_id, "file_id")
         entry = {
             "file_id": file_id,
             "attributes": params.attributes(body.get("attributes")),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.errors import InvalidRequest
-from gateway.ids import item_id
+from gateway.ids import item_id, require_id
 from gateway.schema import shell_items
 
 USER_ROLES = frozenset({"user", "system", "developer"})
@@ -112,6 +112,8 @@ def normalize_item(item: Any, param: str) -> dict[str, Any]:
     itype = item.get("type")
     _string_or_absent(itype, f"{param}.type")
     _string_or_absent(item.get("id"), f"{param}.id")
+    if item.get("id") is not None:  # an id is looked up (references, dedup): short and plain (#26)
+        require_id(item["id"], f"{param}.id")
     if itype is None and "role" in item:
         itype = "message"
     if itype is None and "id" in item:

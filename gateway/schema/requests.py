@@ -6,11 +6,15 @@ backend: that is how vLLM's sampling extras (`top_k`, `repetition_penalty`, …)
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from gateway.ids import ID_PATTERN, MAX_ID_CHARS
+
 Metadata = dict[str, str]
+# an id of another object: short and plain, checked before any lookup (#26)
+ObjectId = Annotated[str, Field(max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]
 
 INCLUDABLE = frozenset(
     {
@@ -41,7 +45,7 @@ def check_metadata(value: Metadata | None) -> Metadata | None:
 
 class ConversationRef(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    id: str
+    id: ObjectId
 
 
 class TextFormat(BaseModel):
@@ -68,8 +72,8 @@ class ReasoningConfig(BaseModel):
 
 class PromptRef(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    id: str
-    version: str | None = None
+    id: ObjectId
+    version: str | None = Field(default=None, max_length=20)
     variables: dict[str, Any] | None = None
 
 
@@ -84,11 +88,11 @@ class ContextManagement(BaseModel):
 class CreateResponseRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    model: str | None = None
+    model: str | None = Field(default=None, max_length=256)
     input: str | list[dict[str, Any]] | None = None
     instructions: str | None = None
-    previous_response_id: str | None = None
-    conversation: str | ConversationRef | None = None
+    previous_response_id: ObjectId | None = None
+    conversation: ObjectId | ConversationRef | None = None
     store: bool = True
     stream: bool = False
     stream_options: dict[str, Any] | None = None

@@ -18,7 +18,12 @@ def param_path(loc: tuple[Any, ...] | list[Any]) -> str | None:
             out += f"[{part}]"
         elif isinstance(part, str):
             # pydantic adds the union member it tried (e.g. "str", "list[...]"); it is not a field name.
-            if part.startswith(("list[", "dict[", "function-")) or part in {"str", "int", "float", "bool"}:
+            if part.startswith(("list[", "dict[", "function-", "constrained-")) or part in {
+                "str",
+                "int",
+                "float",
+                "bool",
+            }:
                 continue
             out += ("." if out else "") + part
     return out or None
