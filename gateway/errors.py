@@ -98,6 +98,14 @@ class BackendError(APIError):
         super().__init__(message, code=code, status=status)
 
 
+# How a stream that lost its other end mid-way is stored, through either door: the Envoy door cannot
+# tell a backend that dropped the connection from a client that left, so the HTTP door says the same.
+STREAM_INTERRUPTED = (
+    "The response was interrupted before it completed: the client disconnected or the connection "
+    "to the inference backend was lost."
+)
+
+
 class BackendTimeout(BackendError):
     def __init__(self, message: str) -> None:
         super().__init__(message, status=504, code="backend_timeout")

@@ -143,6 +143,7 @@ def test_dropped_stream_ends_failed(client: OpenAI, backend: Backend, door_kind:
         assert time.monotonic() < deadline
         time.sleep(0.05)
     assert stored.status == "failed" and stored.error is not None
+    assert stored.error.code == "stream_interrupted"  # the same on both doors (#25, 5)
 
 
 def test_cancel_of_foreground_response_is_400(client: OpenAI) -> None:

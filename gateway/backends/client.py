@@ -37,7 +37,7 @@ from gateway import metrics, tracing
 from gateway.backends.base import map_backend_error
 from gateway.backends.picker import Picker
 from gateway.config import BackendPool, Settings
-from gateway.errors import BackendError, BackendTimeout, NotFound
+from gateway.errors import STREAM_INTERRUPTED, BackendError, BackendTimeout, NotFound
 from gateway.jsonutil import dumps, loads
 from gateway.logs import request_context
 
@@ -305,8 +305,10 @@ class BackendClient:
                 err = transport_error(exc)
                 outcome = err.code or "backend_error"
                 log.warning("%s (%s %s at %s): %r", err.message, method, path, replica.base_url, exc)
-                if replied:
-                    raise err from None
+                if replied:  # mid-reply: stored as the Envoy door stores it (#25, 5)
+                    raise (
+                        BackendError(STREAM_INTERRUPTED, code="stream_interrupted") if err.message == DROPPED else err
+                    ) from None
                 self.mark_down(replica)
                 tried.append(replica)
                 if len(tried) >= len(pool.replicas):

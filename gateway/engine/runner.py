@@ -29,7 +29,7 @@ from gateway.engine.shell_tools import function_choice
 from gateway.engine.tool_search import ServerToolSearch, ToolSearch
 from gateway.engine.truncation import MAX_RETRIES, drop_oldest, overflow_share
 from gateway.engine.turn import TurnAssembler
-from gateway.errors import APIError, BackendError, InvalidRequest, ServerError
+from gateway.errors import STREAM_INTERRUPTED, APIError, BackendError, InvalidRequest, ServerError
 from gateway.tools.registry import ServerTool, ServerToolPrelude
 from storage.base import LeaseLost, ResponseGone
 from storage.scope import current_project
@@ -46,8 +46,7 @@ def interrupted() -> APIError:
     """How a foreground stream whose client went away ends, through either door: its generation is
     stopped (no GPU time for nobody) and it is stored `failed` with this reason."""
     return APIError(
-        "The response was interrupted before it completed: the client disconnected or the connection "
-        "to the inference backend was lost.",
+        STREAM_INTERRUPTED,
         code="stream_interrupted",
         status=499,
     )
