@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         chat.end(None)
         tracing.detach(t2)
         spans.end_agent(agent, response)
-        server.set_attribute("http.response.status_code", 200)
+        server.set_attributes({"http.response.status_code": 200, "gen_ai.response.id": "resp_1"})
         tracing.detach(t1)
         server.end()
 
