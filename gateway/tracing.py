@@ -132,10 +132,30 @@ def _exporter(env: Mapping[str, str]) -> Any:
     if protocol_of(env) == "grpc":
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
 
-        return GrpcExporter()
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as HttpExporter
+        class Exporter(GrpcExporter):  # type: ignore[misc]
+            def _translate_data(self, data: Any) -> Any:  # the hook the gRPC exporter encodes through
+                return encode_spans(data)
 
-    return HttpExporter()
+        return Exporter()
+    from opentelemetry.exporter.otlp.proto.http import trace_exporter
+
+    # The HTTP exporter calls its module's `encode_spans` (no hook): ours goes there, same signature
+    # and same message, falling back to the library's on any surprise.
+    trace_exporter.encode_spans = encode_spans  # type: ignore[assignment]
+    return trace_exporter.OTLPSpanExporter()
+
+
+def encode_spans(spans: Any) -> Any:
+    """The OTLP export request of a batch (`gateway.otlp_encode`, ~3x cheaper than the library's
+    encoder, which was tracing's largest cost per request); the library's should ours ever fail."""
+    from gateway import otlp_encode
+
+    try:
+        return otlp_encode.encode_spans(spans)
+    except Exception:
+        from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans as library
+
+        return library(spans)
 
 
 def shutdown() -> None:
