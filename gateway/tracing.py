@@ -91,7 +91,12 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
         attributes["service.name"] = DEFAULT_SERVICE_NAME
     # Resource.create merges OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME; the sampler comes from
     # OTEL_TRACES_SAMPLER(_ARG) when none is passed.
-    provider = TracerProvider(resource=Resource.create(attributes), shutdown_on_exit=False)
+    resource = Resource.create(attributes)
+    # The OTLP encoder groups every span of a batch by its resource, and `Resource.__hash__` is a
+    # JSON dump of the attributes each time (~10 us a span, in the export thread): the resource is
+    # immutable, so its hash is computed once.
+    resource = _frozen_resource(Resource)(resource.attributes, resource.schema_url)
+    provider = TracerProvider(resource=resource, shutdown_on_exit=False)
     provider.add_span_processor(BatchSpanProcessor(_exporter(env)))
     trace.set_tracer_provider(provider)
     _provider = provider
@@ -104,16 +109,53 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     return True
 
 
+def _frozen_resource(base: Any) -> Any:
+    """A `Resource` subclass whose hash is computed once (the SDK's recomputes it per call)."""
+
+    class FrozenResource(base):  # type: ignore[misc,valid-type]
+        def __init__(self, attributes: Any, schema_url: str | None = None) -> None:
+            super().__init__(attributes, schema_url)
+            self._hash = super().__hash__()
+
+        def __hash__(self) -> int:
+            return self._hash  # type: ignore[no-any-return]
+
+        def __eq__(self, other: object) -> bool:
+            return self is other or super().__eq__(other)
+
+    return FrozenResource
+
+
 def _exporter(env: Mapping[str, str]) -> Any:
     """The OTLP span exporter for the configured protocol (each reads its endpoint, headers,
     timeout and compression from the environment itself)."""
     if protocol_of(env) == "grpc":
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
 
-        return GrpcExporter()
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as HttpExporter
+        class Exporter(GrpcExporter):  # type: ignore[misc]
+            def _translate_data(self, data: Any) -> Any:  # the hook the gRPC exporter encodes through
+                return encode_spans(data)
 
-    return HttpExporter()
+        return Exporter()
+    from opentelemetry.exporter.otlp.proto.http import trace_exporter
+
+    # The HTTP exporter calls its module's `encode_spans` (no hook): ours goes there, same signature
+    # and same message, falling back to the library's on any surprise.
+    trace_exporter.encode_spans = encode_spans  # type: ignore[assignment]
+    return trace_exporter.OTLPSpanExporter()
+
+
+def encode_spans(spans: Any) -> Any:
+    """The OTLP export request of a batch (`gateway.otlp_encode`, ~3x cheaper than the library's
+    encoder, which was tracing's largest cost per request); the library's should ours ever fail."""
+    from gateway import otlp_encode
+
+    try:
+        return otlp_encode.encode_spans(spans)
+    except Exception:
+        from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans as library
+
+        return library(spans)
 
 
 def shutdown() -> None:

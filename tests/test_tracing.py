@@ -336,3 +336,49 @@ def test_off_imports_nothing_of_opentelemetry() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_fast_encoder_matches_the_sdk_encoder() -> None:
+    """`gateway.otlp_encode` (what both exporters send) builds the very request, byte for byte, the
+    OpenTelemetry exporters' own encoder builds: spans of two resources and two scopes, a remote and a
+    local parent, a root, a trace state, a link with attributes, events, array/bool/float/int
+    attributes, an error status with its message, a span over its attribute limit."""
+    from opentelemetry import trace
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import SpanLimits, TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    from gateway import otlp_encode
+
+    memory = InMemorySpanExporter()
+    for service in ("a", "b"):
+        provider = TracerProvider(resource=Resource.create({"service.name": service}), span_limits=SpanLimits(4))
+        provider.add_span_processor(SimpleSpanProcessor(memory))
+        remote = TraceContextTextMapPropagator().extract(
+            {"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "tracestate": "k=v,x=y"}
+        )
+        for scope in ("gateway", "other"):
+            tracer = provider.get_tracer(scope, "1.0")
+            server = tracer.start_span("server", remote, trace.SpanKind.SERVER, {"s": "x", "i": 3, "f": 0.5})
+            child = tracer.start_span(
+                "child",
+                trace.set_span_in_context(server),
+                trace.SpanKind.CLIENT,
+                {"list": ["a", "b"], "ints": [1, 2], "flag": True, "many": 1, "more": 2, "over": 3},
+                links=[trace.Link(server.get_span_context(), {"why": "because"})],
+            )
+            child.add_event("first_chunk")
+            child.add_event("with", {"n": 1})
+            child.set_status(trace.Status(trace.StatusCode.ERROR, "boom"))
+            child.end()
+            server.end()
+            tracer.start_span("root").end()
+    finished = memory.get_finished_spans()
+    assert len(finished) == 12
+    ours, library = otlp_encode.encode_spans(finished), encode_spans(finished)
+    assert ours == library
+    assert ours.SerializeToString(deterministic=True) == library.SerializeToString(deterministic=True)
+    assert [len(r.scope_spans) for r in ours.resource_spans] == [2, 2]

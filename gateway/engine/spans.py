@@ -13,6 +13,7 @@ Message content is recorded only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -37,6 +38,7 @@ def provider_name(backend_api: str) -> str:
     return "openai" if backend_api == "responses" else "vllm"
 
 
+@functools.lru_cache(maxsize=64)  # one pool's few replica URLs, parsed once rather than per backend call
 def server_of(url: str) -> tuple[str, int]:
     parts = urlsplit(url)
     return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
@@ -61,13 +63,16 @@ def agent_span(*, response: dict[str, Any], provider: str, background: bool, con
 
 def end_agent(span: Span, response: dict[str, Any], error: Any = None) -> None:
     usage = response.get("usage") or {}
-    span.set_attribute("gen_ai.usage.input_tokens", int(usage.get("input_tokens") or 0))
-    span.set_attribute("gen_ai.usage.output_tokens", int(usage.get("output_tokens") or 0))
-    span.set_attribute("gateway.response.status", str(response.get("status")))
+    attributes: dict[str, Any] = {  # one `set_attributes`: the span's lock taken once, not per attribute
+        "gen_ai.usage.input_tokens": int(usage.get("input_tokens") or 0),
+        "gen_ai.usage.output_tokens": int(usage.get("output_tokens") or 0),
+        "gateway.response.status": str(response.get("status")),
+    }
+    if error is None and response.get("status") == "cancelled":
+        attributes["gateway.cancelled"] = True
+    span.set_attributes(attributes)
     if error is not None:
         tracing.fail(span, error)
-    elif response.get("status") == "cancelled":
-        span.set_attribute("gateway.cancelled", True)
     span.end()
 
 
@@ -104,21 +109,21 @@ class ChatSpan:
     def end(self, turn: TurnAssembler | None, error: BaseException | None = None) -> None:
         s = self.span
         if turn is not None:
-            usage = turn.usage or {}
-            if usage:
-                s.set_attribute("gen_ai.usage.input_tokens", int(usage.get("prompt_tokens") or 0))
-                s.set_attribute("gen_ai.usage.output_tokens", int(usage.get("completion_tokens") or 0))
+            attributes: dict[str, Any] = {}  # set at once (one lock, one call), as in `end_agent`
+            if usage := turn.usage:
+                attributes["gen_ai.usage.input_tokens"] = int(usage.get("prompt_tokens") or 0)
+                attributes["gen_ai.usage.output_tokens"] = int(usage.get("completion_tokens") or 0)
             if turn.finish_reason:
-                s.set_attribute("gen_ai.response.finish_reasons", [turn.finish_reason])
+                attributes["gen_ai.response.finish_reasons"] = (turn.finish_reason,)
             if turn.response_model:
-                s.set_attribute("gen_ai.response.model", turn.response_model)
-            calls = [c.item.get("call_id") for c in turn.calls.values()] + [
-                c.get("call_id") for c in turn.server_calls.values()
-            ]
-            if calls:
-                s.set_attribute("gateway.tool_call_ids", [str(c) for c in calls])
+                attributes["gen_ai.response.model"] = turn.response_model
+            if turn.calls or turn.server_calls:
+                calls = [c.item.get("call_id") for c in turn.calls.values()]
+                calls += [c.get("call_id") for c in turn.server_calls.values()]
+                attributes["gateway.tool_call_ids"] = [str(c) for c in calls]
             if tracing.CAPTURE_CONTENT:
-                s.set_attribute("gen_ai.output.messages", dumps(turn.items).decode())
+                attributes["gen_ai.output.messages"] = dumps(turn.items).decode()
+            s.set_attributes(attributes)
         if error is not None:
             tracing.fail(s, error)
         s.end()

@@ -59,11 +59,12 @@ async def tracing_middleware(request: web.Request, handler: Any) -> web.StreamRe
         tracing.fail(span, exc)
         raise
     else:
-        span.set_attribute("http.response.status_code", resp.status)
+        done: dict[str, Any] = {"http.response.status_code": resp.status}
+        if rid := request.get("ctx", {}).get("response_id"):
+            done["gen_ai.response.id"] = rid
+        span.set_attributes(done)
         if resp.status >= 500:
             tracing.fail(span, str(resp.status))
-        if rid := request.get("ctx", {}).get("response_id"):
-            span.set_attribute("gen_ai.response.id", rid)
         return resp
     finally:
         tracing.detach(token)
