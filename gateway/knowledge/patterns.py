@@ -42,8 +42,17 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("part_of", r"part of|a division of|a subsidiary of|a unit of|belongs to|a member of|owned by", True),
     _p("part_of", r"owns|acquired|the parent (?:company )?of", False),
     _p("located_in", r"based in|headquartered in|located in|situated in|lives in|settled in", True),
-    _p("led_by", r"led by|run by|headed by|managed by|directed by|chaired by", True),
-    _p("led_by", r"leads|runs|heads|manages|directs|chairs", False),
+    _p(
+        "led_by",
+        r"led by|run by|headed by|managed by|directed by|chaired by|(?:chief executive|ceo)(?: is| was)?(?! of)",
+        True,
+    ),
+    _p("led_by", r"leads|runs|heads|manages|directs|chairs|(?:the )?chief executive of", False),
+    _p(
+        "studied_at",
+        r"studied(?: \w+)? at|read \w+ at|graduated from|an alumn\w* of|educated at|attended|trained at",
+        True,
+    ),
 )
 
 # Words in a question that ask for a relation type.
@@ -56,7 +65,10 @@ CUES: dict[str, re.Pattern[str]] = {
     "born_in": re.compile(r"\b(?:born|birth\w*|native|hometown|grew up|comes? from)\b", re.I),
     "part_of": re.compile(r"\b(?:part of|division|subsidiar\w*|parent|belong\w*|own\w*|acquir\w*|member)", re.I),
     "located_in": re.compile(r"\b(?:based|headquarter\w*|located|locat\w*|situated|lives?|settled)\b", re.I),
-    "led_by": re.compile(r"\b(?:lead\w*|led|run|runs|head\w*|manag\w*|direct\w*|chair\w*|chief|ceo)\b", re.I),
+    "led_by": re.compile(
+        r"\b(?:lead\w*|led|run|runs|head(?!quarter)\w*|manag\w*|direct\w*|chair\w*|chief|ceo)\b", re.I
+    ),
+    "studied_at": re.compile(r"\b(?:stud(?:y|ied|ies)|graduat\w*|alma mater|alumn\w*|attend\w*|educat\w*)", re.I),
 }
 
 

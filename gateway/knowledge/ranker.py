@@ -30,18 +30,18 @@ from typing import Any
 
 from gateway.knowledge.extract import _STOP, Extractor, Gazetteer, normalise
 from gateway.knowledge.patterns import cues
+from gateway.knowledge.walk import MAX_HOPS, Reached, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
 from vectorstore import filters as flt
 from vectorstore.base import Hit, VectorBackend
 from vectorstore.fusion import DEFAULT_FUSION
 
-DECAY = 0.85  # per hop along a typed relation
-CO_OCCURS = 0.4  # extra factor for a hop along co-occurrence
-UNASKED = 0.7  # extra factor for a typed relation the question does not ask for
-OBJECT = 0.5  # a chunk that mentions an entity counts half as much as one about it
-BEST_CHUNKS = 3  # hybrid's best chunks whose entities seed the expansion too
+BEST_CHUNKS = 3  # hybrid's best chunks whose entities seed the walk when the question names none
 MAX_FRONTIER = 40
+MAX_ENTITIES = 40  # reached entities whose chunks become candidates
+MAX_MENTIONS = 200
 MAX_GRAPH_FILES = 30
+MAX_GRAPH_CHUNKS = 60  # chunks only the graph found that are ranked (their text is read for the top k only)
 # A question the graph knows nothing of is scored as hybrid search scores it (the backends' default
 # blend of the same two signals), so the kg ranker never does worse than hybrid there.
 UNINFORMED = {
@@ -51,24 +51,15 @@ UNINFORMED = {
     "recency": 0.0,
     "title": 0.0,
 }
+# A question whose chain the walk could follow (one of its relations matched along a path): the
+# graph's signal carries the ranking, since the answer shares no word with the question.
+CHAIN = {"vector": 0.2, "graph": 0.65, "keyword": 0.1, "recency": 0.0, "title": 0.05}
 _WORDS = re.compile(r"\w+")
 
 
 @dataclass(slots=True)
 class RankedHit(Hit):
     score_breakdown: dict[str, float] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class Reached:
-    """An entity reached by the expansion: its path weight, hops and the asked-for relations on it."""
-
-    base: float
-    hops: int
-    matched: frozenset[str]
-
-    def potential(self) -> float:
-        return self.base * (1 + len(self.matched))
 
 
 @dataclass(slots=True)
@@ -129,68 +120,48 @@ class Ranker:
         spread, best_mentions = await asyncio.gather(
             self.graph.mention_counts(store_id, q_entities), self.graph.chunk_mentions(store_id, best_ids)
         )
-        # phase 3: expansion
-        reached: dict[str, Reached] = {}
-        for key in q_entities:
-            reached[key] = Reached(_hub(spread.get(key, 1)), 0, frozenset())
+        # phase 3: the relation-aware walk from the question's entities (gateway/knowledge/walk.py)
+        seeds = {key: Reached(_hub(spread.get(key, 1)), 0, frozenset()) for key in q_entities}
         # a question the graph knows nothing of (no entity of it, no relation asked for) is left to
         # hybrid search: seeding from its best chunks alone only adds their neighbours' noise
         informed = bool(q_entities or asked)
-        for m in best_mentions if informed else []:
+        for m in best_mentions if informed and not q_entities else []:
             if m.subject or m.count > 1:
                 weight = 0.4 * (1.0 if m.subject else 0.5)
-                if m.entity not in reached or reached[m.entity].base < weight:
-                    reached[m.entity] = Reached(weight, 0, frozenset())
-        await self._expand(store_id, reached, asked)
+                if m.entity not in seeds or seeds[m.entity].base < weight:
+                    seeds[m.entity] = Reached(weight, 0, frozenset())
+        reached = await walk(self.graph, store_id, seeds, asked, hops=min(MAX_HOPS, max(1, len(asked))))
         # phase 4: candidates and their signals
         ranked_entities = sorted(reached, key=lambda e: reached[e].potential(), reverse=True)[:MAX_FRONTIER]
-        graph_rows = await self.graph.mentions(store_id, ranked_entities, limit=200)
+        graph_rows = await self.graph.mentions(store_id, ranked_entities[:MAX_ENTITIES], limit=MAX_MENTIONS)
         hits: dict[str, Hit] = {h.chunk_id: h for h in [*kw_hits, *vec_hits]}
         ids = list(dict.fromkeys([*hits, *(m.chunk_id for m in graph_rows)]))
         chunk_rows, stated = await asyncio.gather(
             self.graph.chunk_mentions(store_id, ids), self.graph.chunk_relation_types(store_id, ids)
         )
-        graph_score = _graph_scores(chunk_rows, stated, reached, asked)
-        # only the best chunks that the graph alone found are worth reading (per file) from the backend
+        graph_score = chunk_scores(chunk_rows, stated, reached, asked)
+        # chunks only the graph found have no text yet: rank them with what is known (their graph,
+        # recency and title signals) and read from the backend only those that make the top k
         only_graph = sorted((c for c in graph_score if c not in hits), key=lambda c: graph_score[c], reverse=True)
         rows_by_chunk = {m.chunk_id: m for m in chunk_rows}
-        await self._load_chunks(backend, store_id, [rows_by_chunk[c] for c in only_graph[:k]], hits, filters)
-        times = await self.graph.file_times(store_id, list({h.file_id for h in hits.values()}))
-        weights = self.weights if informed else UNINFORMED
-        scored = self._blend(query, hits, vec_hits, kw_hits, graph_score, times, weights)
+        pending = {c: _pending(rows_by_chunk[c]) for c in only_graph[:MAX_GRAPH_CHUNKS]}
+        files = {h.file_id for h in hits.values()} | {h.file_id for h in pending.values()}
+        times = await self.graph.file_times(store_id, list(files))
+        weights = (CHAIN if chained(reached) else self.weights) if informed else UNINFORMED
+        for _round in range(3):  # a chunk the filters drop makes room for the next one
+            scored = self._blend(query, {**pending, **hits}, vec_hits, kw_hits, graph_score, times, weights)
+            wanted = [pending.pop(r.chunk_id) for r in scored[:k] if r.chunk_id in pending]
+            if not wanted:
+                break
+            await self._load_chunks(backend, store_id, wanted, hits, filters)
         expanded = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
         return RankOutcome(scored[:k], q_entities, expanded)
-
-    async def _expand(self, store_id: str, reached: dict[str, Reached], asked: set[str]) -> None:
-        frontier = list(reached)
-        for _hop in range(2):
-            if not frontier:
-                return
-            edges = await self.graph.edges(store_id, frontier, per_entity=30)
-            improved: set[str] = set()
-            inside = set(frontier)
-            for e in edges:
-                for u, v in ((e.source, e.target), (e.target, e.source)):
-                    if u not in inside or v == u:
-                        continue
-                    at = reached[u]
-                    if e.type == "co_occurs":
-                        factor, matched = DECAY * CO_OCCURS * min(1.0, e.weight), at.matched
-                    elif e.type in asked and e.type not in at.matched:
-                        factor, matched = DECAY, at.matched | {e.type}
-                    else:
-                        factor, matched = DECAY * UNASKED, at.matched
-                    cand = Reached(at.base * factor, at.hops + 1, frozenset(matched))
-                    if v not in reached or cand.potential() > reached[v].potential():
-                        reached[v] = cand
-                        improved.add(v)
-            frontier = sorted(improved, key=lambda x: reached[x].potential(), reverse=True)[:MAX_FRONTIER]
 
     async def _load_chunks(
         self,
         backend: VectorBackend,
         store_id: str,
-        rows: Sequence[MentionRow],
+        rows: Sequence[Hit],
         hits: dict[str, Hit],
         filters: dict[str, Any] | None,
     ) -> None:
@@ -243,6 +214,11 @@ async def _nothing() -> list[Hit]:
     return []
 
 
+def _pending(row: MentionRow) -> Hit:
+    """A chunk the graph found, before its text is read: ranked on its graph, recency and title."""
+    return Hit(row.chunk_id, row.file_id, "", "", 0.0)
+
+
 def _longest(keys: list[str]) -> list[str]:
     """Question entities, without those inside a longer one found too ("orbis" inside "orbis 9")."""
     keep: list[str] = []
@@ -261,20 +237,3 @@ def _fuse(vec_hits: list[Hit], kw_hits: list[Hit]) -> list[Hit]:
             score[h.chunk_id] = score.get(h.chunk_id, 0.0) + 1.0 / (60 + rank)
             by_id[h.chunk_id] = h
     return sorted(by_id.values(), key=lambda h: score[h.chunk_id], reverse=True)
-
-
-def _graph_scores(
-    rows: list[MentionRow], stated: dict[str, set[str]], reached: dict[str, Reached], asked: set[str]
-) -> dict[str, float]:
-    """Per chunk: its best entity's path weight x (1 + the asked-for relations its path and the chunk
-    complete), halved when the chunk only mentions the entity."""
-    out: dict[str, float] = {}
-    for m in rows:
-        at = reached.get(m.entity)
-        if at is None:
-            continue
-        completes = at.matched | (stated.get(m.chunk_id, set()) & asked)
-        value = at.base * (1 + len(completes)) * (1.0 if m.subject else OBJECT)
-        if value > out.get(m.chunk_id, 0.0):
-            out[m.chunk_id] = value
-    return out
