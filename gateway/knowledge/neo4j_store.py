@@ -30,7 +30,8 @@ _ENTITIES = """
 UNWIND $rows AS row
 MERGE (e:KgEntity {store_id: $store, key: row.key})
 ON CREATE SET e.name = row.name, e.type = row.type, e.aliases = row.aliases
-ON MATCH SET e.type = CASE WHEN e.type = 'entity' THEN row.type ELSE e.type END
+ON MATCH SET e.type = CASE WHEN e.type = 'entity' THEN row.type ELSE e.type END,
+    e.aliases = (coalesce(e.aliases, []) + [a IN row.aliases WHERE NOT a IN coalesce(e.aliases, [])])[..8]
 """
 _FILE = """
 CREATE (f:KgFile {store_id: $store, file_id: $file, title: $title, extracted_at: $at, extractor: $extractor})
@@ -147,16 +148,21 @@ class Neo4jGraphStore:
         )
         return {r["key"]: Entity(r["key"], r["name"], r["type"], tuple(r["aliases"] or ())) for r in rows}
 
-    async def search_entities(self, store_id: str, text: str, limit: int) -> list[tuple[Entity, int]]:
+    async def search_entities(
+        self, store_id: str, text: str, limit: int, file_id: str | None = None
+    ) -> list[tuple[Entity, int]]:
         rows = await self._run(
             "MATCH (e:KgEntity {store_id: $store}) "
-            "WHERE e.key CONTAINS $text OR toLower(e.name) CONTAINS toLower($text) "
-            "OPTIONAL MATCH (:KgFile)-[m:MENTIONS]->(e) WITH e, COALESCE(SUM(m.count), 0) AS n "
+            "WHERE (e.key CONTAINS $text OR toLower(e.name) CONTAINS toLower($text)) "
+            "AND ($file IS NULL OR EXISTS { MATCH (:KgFile {store_id: $store, file_id: $file})-[:MENTIONS]->(e) }) "
+            "OPTIONAL MATCH (f:KgFile)-[m:MENTIONS]->(e) WHERE $file IS NULL OR f.file_id = $file "
+            "WITH e, COALESCE(SUM(m.count), 0) AS n "
             "RETURN e.key AS key, e.name AS name, e.type AS type, e.aliases AS aliases, n "
             "ORDER BY (e.key = $text) DESC, n DESC, e.key LIMIT $limit",
             store=store_id,
             text=text,
             limit=limit,
+            file=file_id,
         )
         return [(Entity(r["key"], r["name"], r["type"], tuple(r["aliases"] or ())), int(r["n"])) for r in rows]
 

@@ -106,9 +106,12 @@ class Knowledge:
         found = await self.graph.entities(store_id, keys)
         return {k: {"name": e.name, "type": e.type} for k, e in found.items()}
 
-    async def lookup(self, store_id: str, query: str, limit: int) -> list[dict[str, Any]]:
-        """Entities whose name contains `query`: type, aliases, mention count and neighbours."""
-        matches = await self.graph.search_entities(store_id, normalise(query), limit)
+    async def lookup(
+        self, store_id: str, query: str, limit: int, *, file_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Entities whose name contains `query` (with `file_id`: mentioned in that file; an empty
+        query matches all): type, aliases, mention count (in the file, with `file_id`) and neighbours."""
+        matches = await self.graph.search_entities(store_id, normalise(query), limit, file_id)
         keys = [e.key for e, _ in matches]
         edges = await self.graph.edges(store_id, keys, per_entity=10)
         other = {e.target if e.source in keys else e.source for e in edges}
