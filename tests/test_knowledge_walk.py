@@ -35,7 +35,8 @@ PEOPLE = {
     # a company named after a town, founded by someone born in another one
     "varnholt_works.md": "# Varnholt Works\n\nVarnholt Works is an industrial company based in Keldholm. "
     "It was started by Per Lindqvist.",
-    "lindqvist.md": "# Per Lindqvist\n\nPer Lindqvist is a chemist. Lindqvist hails from Sundby.",
+    "lindqvist.md": "# Per Lindqvist\n\nPer Lindqvist is a chemist. Lindqvist hails from Sundby. "
+    'He wrote "The Quiet Harbour" in 1988.',
 }
 
 
@@ -120,8 +121,13 @@ def test_entities_extracted_from_one_file(door: str, people: dict[str, Any]) -> 
     store, files = people["store"], people["files"]
     status, body = _entities(door, store, "", file_id=files["lindqvist.md"])
     assert status == 200, body
-    assert {e["name"] for e in body["data"]} == {"Per Lindqvist", "Sundby"}
+    found = {e["name"]: e["type"] for e in body["data"]}
+    assert set(found) == {"Per Lindqvist", "Sundby", "The Quiet Harbour"}
+    assert found["The Quiet Harbour"] == "work"  # a title in quotes is an entity, written by its author
     per = next(e for e in body["data"] if e["name"] == "Per Lindqvist")
+    assert ("written_by", "The Quiet Harbour", "in") in {
+        (n["relation"], n["name"], n["direction"]) for n in per["neighbours"]
+    }
     # heading, full name, surname: counted in this file (the company page names him once more)
     assert per["aliases"] == ["Lindqvist"] and per["mention_count"] == 3
     status, body = _entities(door, store, "lindqvist")

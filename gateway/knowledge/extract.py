@@ -7,9 +7,10 @@ Y"), with the document's subject (its title) standing in when the sentence opens
 share it. Everything here is plain CPU work, run in a thread by the caller.
 
 `RuleExtractor` (the default) finds proper-noun spans (capitalised words, joined by "of", "de",
-"van", ...), model codes ("ZX-81", "Orbis 9X"), and the corpus's own titles wherever they appear,
-in any case. A capitalised word that only opens a sentence ("After", "Today") is not a name: a
-word-list and the text's own lower-case uses tell it apart.
+"van", ...), model codes ("ZX-81", "Orbis 9X"), titles of works in quotes ('"The Quiet Harbour"'),
+and the corpus's own titles wherever they appear, in any case. Within one file, a person's surname
+after their full name is that person (`Coreference`). A capitalised word that only opens a sentence
+("After", "Today") is not a name: a word-list and the text's own lower-case uses tell it apart.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ _WORD = re.compile(r"[^\W_][\w'\u2019\-\.&]*[^\W_]|[^\W_]", re.UNICODE)
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
 _CODE = re.compile(r"^(?=[^\d]*\d)(?=.*[^\W\d_])[\w\-\.]+$")  # letters and digits: X7, ZX-81, A320neo
 _CLAUSE = re.compile(r"\s(?:and|but|then|while)\s", re.IGNORECASE)  # a new clause: its subject is the sentence's
+_QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
 _OBJECT_PRONOUN = re.compile(r"\s+(?:it|him|her|them)\b", re.IGNORECASE)
 _CONNECTORS = frozenset({"of", "de", "del", "della", "da", "di", "von", "van", "der", "den", "la", "le", "du", "&"})
 # Capitalised words that open sentences or headings and are no names.
@@ -125,6 +127,11 @@ class RuleExtractor:
     def spans(self, text: str, known: Gazetteer) -> list[Span]:
         found: list[Span] = [Span(text[a:b], guess_type(text[a:b]), a, b) for a, b in known.find(text)]
         taken = [(s.start, s.end) for s in found]
+        for m in _QUOTED.finditer(text):  # titles of works: 'wrote "The Quiet Harbour"'
+            a, b = m.span(1)
+            if not any(a < te and ts < b for ts, te in taken):
+                found.append(Span(text[a:b], "work", a, b))
+                taken.append((a, b))
         lower_words = {w.lower() for w in _WORD.findall(text) if w[:1].islower()}
         for sentence in _sentences(text):
             start0, body = sentence

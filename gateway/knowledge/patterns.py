@@ -48,6 +48,8 @@ PATTERNS: tuple[Pattern, ...] = (
         True,
     ),
     _p("led_by", r"leads|runs|heads|manages|directs|chairs|(?:the )?chief executive of", False),
+    _p("written_by", r"written by|authored by|composed by|painted by", True),
+    _p("written_by", r"wrote|authored|composed|painted|the author of", False),
     _p(
         "studied_at",
         r"studied(?: \w+)? at|read \w+ at|graduated from|an alumn\w* of|educated at|attended|trained at",
@@ -68,6 +70,7 @@ CUES: dict[str, re.Pattern[str]] = {
     "led_by": re.compile(
         r"\b(?:lead\w*|led|run|runs|head(?!quarter)\w*|manag\w*|direct\w*|chair\w*|chief|ceo)\b", re.I
     ),
+    "written_by": re.compile(r"\b(?:writ\w*|wrote|author\w*|compos\w*|paint(?:ed|er))", re.I),
     "studied_at": re.compile(r"\b(?:stud(?:y|ied|ies)|graduat\w*|alma mater|alumn\w*|attend\w*|educat\w*)", re.I),
 }
 
