@@ -1,13 +1,20 @@
-"""Multi-hop retrieval: the `kg` ranker against hybrid search on a fictional corpus (#12).
+"""Multi-hop retrieval: the `kg` ranker against hybrid search and two graph baselines (#12, #28).
 
-    .venv/bin/python -m bench.bench_multihop [--companies 40] [--fillers 40] [--repeat 3]
+    .venv/bin/python -m bench.bench_multihop [--corpus easy hard real] [--per-hops 60] [--repeat 1]
+
+Two generated fictional corpora: the easy one (bench/multihop_corpus.py, #12) and the hard one
+(bench/multihop_hard.py, #28: answers sharing no word with the question, varied relations,
+distractors, colliding names, passing mentions). `--corpus real` adds this machine's manual pages
+(bench/real_pages.py: single-hop, nDCG@10 and latency only).
 
 Runs the gateway's real pipeline in-process: files and blobs in a temporary data directory, the
 ingestion worker (extraction, chunking, the local MiniLM embedder, sqlite-vec, and the knowledge
-graph when it is on), then `search_stores` for every question with `ranker=None` (hybrid) and
-`ranker="kg"`. Prints, per ranker: top-10 hit rate and MRR@10 for one-hop controls, two-hop and
-three-hop questions; search latency p50/p90; and ingestion files per second with the graph off and
-on (each store ingested `--repeat` times: min / median / max, because the machine is shared).
+graph when it is on), then, for every question: hybrid search, the `kg` ranker (`search_stores`
+with `ranker="kg"`), two-hop entity expansion and personalised PageRank (bench/graph_baselines.py).
+Prints, per method: top-10 hit rate and MRR@10 for one-hop controls, two-hop and three-hop questions
+and all multi-hop ones; search latency p50/p90; ingestion files per second with the graph off and on
+(`--repeat` runs: min / median / max, because the machine is shared); after the hard corpus, the
+labelled single-hop corpus (tests/retrieval/): nDCG@10, recall@10 and p50 of hybrid and kg.
 """
 
 from __future__ import annotations
@@ -227,6 +234,47 @@ def sample(questions: list[Question], per_hops: int) -> list[Question]:
     return out
 
 
+async def run_real(args: argparse.Namespace, tmp: Path) -> None:
+    """This machine's manual pages (bench/real_pages.py): nDCG@10 and p50 of hybrid and kg, and
+    ingestion with the graph off and on."""
+    from bench.real_pages import load
+    from bench.retrieval_quality import ndcg_at
+
+    docs, questions = load(args.real)
+    if not docs:
+        print("\n== real pages: none on this machine (/usr/share/man/man1)")
+        return
+    print(f"\n== real pages: {len(docs)} manual pages, {len(questions)} questions (their NAME lines)")
+    for graph_on in (False, True):
+        settings = load_settings({}, data_dir=tmp / f"real{int(graph_on)}", kg_enabled=graph_on)
+        settings.data_dir.mkdir(parents=True)
+        sqlite = SQLiteStore(settings.db_path)
+        await sqlite.open()
+        r = Retrieval(settings, sqlite)
+        try:
+            store_id, rate = await ingest(r, docs, f"real{int(graph_on)}")
+            print(f"ingestion, graph {'on ' if graph_on else 'off'}: {rate:.1f} files/s")
+            if not graph_on:
+                continue
+            names = {f"file_{store_id}_{i}": d.name for i, d in enumerate(docs)}
+            for ranker in (None, "kg"):
+                await search_stores(r, [store_id], [questions[0][0]], k=K, ranker=ranker)
+            for ranker in (None, "kg"):
+                ndcgs, times = [], []
+                for text, answer in questions:
+                    start = time.perf_counter()
+                    hits = await search_stores(r, [store_id], [text], k=K, ranker=ranker)
+                    times.append((time.perf_counter() - start) * 1000)
+                    ndcgs.append(ndcg_at(list(dict.fromkeys(names[h.file_id] for h in hits)), {answer: 2}))
+                print(
+                    f"{ranker or 'hybrid':8} nDCG@10 {sum(ndcgs) / len(ndcgs):.3f}  "
+                    f"p50 {statistics.median(times):.1f} ms  p90 {sorted(times)[int(0.9 * (len(times) - 1))]:.1f} ms"
+                )
+        finally:
+            await r.stop()
+            await sqlite.close()
+
+
 async def main(args: argparse.Namespace) -> None:
     corpora = {
         "easy": build(args.companies, args.fillers),
@@ -234,6 +282,9 @@ async def main(args: argparse.Namespace) -> None:
     }
     with tempfile.TemporaryDirectory() as tmp:
         for label in args.corpus:
+            if label == "real":
+                await run_real(args, Path(tmp))
+                continue
             docs, questions = corpora[label]
             await run_corpus(label, docs, sample(questions, args.per_hops), args, Path(tmp))
 
@@ -245,7 +296,8 @@ if __name__ == "__main__":
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--hard-companies", type=int, default=60)
     parser.add_argument("--per-hops", type=int, default=60, help="questions of each hop count (0: all)")
-    parser.add_argument("--corpus", nargs="+", choices=["easy", "hard"], default=["easy", "hard"])
+    parser.add_argument("--corpus", nargs="+", choices=["easy", "hard", "real"], default=["easy", "hard"])
+    parser.add_argument("--real", type=int, default=200, help="manual pages of the 'real' corpus")
     parser.add_argument("--no-single", dest="single", action="store_false", help="skip the single-hop corpus")
     parser.add_argument("--weights", default=None, help="GATEWAY_KG_WEIGHTS for the kg ranker (default: the setting's)")
     asyncio.run(main(parser.parse_args()))

@@ -69,9 +69,11 @@ _QUERY: dict[tuple[str, str], list[dict[str, Any]]] = {
             "schema": {"type": "string", "enum": ["in_progress", "completed", "failed", "cancelled"]},
         },
     ],
-    # the knowledge graph's entities (#12): names containing `query`, their types, mentions, neighbours
+    # the knowledge graph's entities (#12): names containing `query`, their types, mentions, neighbours;
+    # with `file_id` (#28) those extracted from one file of the store (`query` then optional)
     ("GET", "/v1/vector_stores/{vector_store_id}/entities"): [
-        {"name": "query", "in": "query", "required": True, "schema": {"type": "string", "minLength": 1}},
+        {"name": "query", "in": "query", "schema": {"type": "string", "minLength": 1, "maxLength": 256}},
+        {"name": "file_id", "in": "query", "schema": {"type": "string", "minLength": 1}},
         {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
     ],
     ("GET", "/v1/files"): [

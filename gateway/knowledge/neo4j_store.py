@@ -20,6 +20,9 @@ from storage.graph import Edge, Entity, FileGraph, MentionRow
 _SCHEMA = (
     "CREATE INDEX kg_entity_key IF NOT EXISTS FOR (e:KgEntity) ON (e.store_id, e.key)",
     "CREATE INDEX kg_file_key IF NOT EXISTS FOR (f:KgFile) ON (f.store_id, f.file_id)",
+    # the kg ranker's per-query reads by chunk (#28; migration 0019 on SQLite and PostgreSQL)
+    "CREATE INDEX kg_rel_chunk IF NOT EXISTS FOR ()-[r:KG_REL]-() ON (r.chunk_id)",
+    "CREATE INDEX kg_mention_chunk IF NOT EXISTS FOR ()-[m:MENTIONS]-() ON (m.chunk_id)",
 )
 _DELETE_RELS = "MATCH (:KgEntity {store_id: $store})-[r:KG_REL {file_id: $file}]->() DELETE r"
 _ORPHANS = """
@@ -212,7 +215,7 @@ class Neo4jGraphStore:
 
     async def chunk_relation_types(self, store_id: str, chunk_ids: Sequence[str]) -> dict[str, set[str]]:
         rows = await self._run(
-            "MATCH (:KgEntity {store_id: $store})-[r:KG_REL]->() WHERE r.chunk_id IN $ids AND r.type <> 'co_occurs' "
+            "MATCH ()-[r:KG_REL]->() WHERE r.chunk_id IN $ids AND r.store_id = $store AND r.type <> 'co_occurs' "
             "RETURN DISTINCT r.chunk_id AS chunk_id, r.type AS type",
             store=store_id,
             ids=list(chunk_ids),

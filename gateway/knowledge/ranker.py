@@ -117,8 +117,10 @@ class Ranker:
         q_entities = _longest(list(found))
         hybrid = _fuse(vec_hits, kw_hits)
         best_ids = [h.chunk_id for h in hybrid[:BEST_CHUNKS]]
+        # the best chunks' entities seed the walk only when the question names none
         spread, best_mentions = await asyncio.gather(
-            self.graph.mention_counts(store_id, q_entities), self.graph.chunk_mentions(store_id, best_ids)
+            self.graph.mention_counts(store_id, q_entities),
+            self.graph.chunk_mentions(store_id, best_ids) if not q_entities else _no_rows(),
         )
         # phase 3: the relation-aware walk from the question's entities (gateway/knowledge/walk.py)
         seeds = {key: Reached(_hub(spread.get(key, 1)), 0, frozenset()) for key in q_entities}
@@ -211,6 +213,10 @@ class Ranker:
 
 
 async def _nothing() -> list[Hit]:
+    return []
+
+
+async def _no_rows() -> list[MentionRow]:
     return []
 
 
