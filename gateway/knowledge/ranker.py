@@ -5,18 +5,19 @@ Five phases, per (store, query):
 1. query understanding: the question's entities (the extractor's spans and the question's word
    n-grams, looked up in the graph) and the relation types its wording asks for (`patterns.cues`);
 2. retrieval, concurrently: vector search, keyword search and the question entities' graph rows;
-3. expansion: from the question's entities (and, at lower weight, the entities of the best hybrid
-   chunks) along relations, one and two hops; each hop decays the weight, co-occurrence more than a
-   typed relation, and a relation whose type the question asks for counts as a step of the chain;
+3. the relation-aware walk (`walk.py`): from the question's entities (or, when it names none, the
+   subjects of the best hybrid chunks) along the relations it asks for, one to three hops;
 4. ranking: each candidate chunk gets normalised signals (vector similarity, graph relevance,
-   keyword match, recency, title match) blended by weights that sum to 1;
+   keyword match, recency, title match) blended by weights that sum to 1 (`GATEWAY_KG_CHAIN_WEIGHTS` when the walk
+   followed a step of the question's chain, `GATEWAY_KG_WEIGHTS` otherwise, hybrid's own blend
+   when the graph knows nothing of the question); chunks only the graph found are read from the
+   backend only if they make the top k;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
 whose steps the question named ("the founder of the company that makes X") is worth more the more
-of the chain it completes, and a chunk about that entity (its document's subject) that also states a
-relation the question asks for ("born in") completes it further. The answer document of a
-three-hop question shares no words with it; this is the signal that finds it.
+of the chain it completes (`walk.py`). The answer document of a three-hop question shares no words
+with it; this is the signal that finds it.
 """
 
 from __future__ import annotations
@@ -51,9 +52,6 @@ UNINFORMED = {
     "recency": 0.0,
     "title": 0.0,
 }
-# A question whose chain the walk could follow (one of its relations matched along a path): the
-# graph's signal carries the ranking, since the answer shares no word with the question.
-CHAIN = {"vector": 0.2, "graph": 0.65, "keyword": 0.1, "recency": 0.0, "title": 0.05}
 _WORDS = re.compile(r"\w+")
 
 
@@ -88,10 +86,19 @@ def _hub(files: int) -> float:
 
 
 class Ranker:
-    def __init__(self, graph: GraphStore, extractor: Extractor, weights: dict[str, float]) -> None:
+    def __init__(
+        self,
+        graph: GraphStore,
+        extractor: Extractor,
+        weights: dict[str, float],
+        chain_weights: dict[str, float] | None = None,
+    ) -> None:
         self.graph = graph
         self.extractor = extractor
         self.weights = weights
+        # a question whose chain the walk could follow (one of its relations matched along a path):
+        # the graph carries the ranking, since the answer shares no word with the question
+        self.chain_weights = chain_weights or weights
 
     async def rank(
         self,
@@ -149,7 +156,7 @@ class Ranker:
         pending = {c: _pending(rows_by_chunk[c]) for c in only_graph[:MAX_GRAPH_CHUNKS]}
         files = {h.file_id for h in hits.values()} | {h.file_id for h in pending.values()}
         times = await self.graph.file_times(store_id, list(files))
-        weights = (CHAIN if chained(reached) else self.weights) if informed else UNINFORMED
+        weights = (self.chain_weights if chained(reached) else self.weights) if informed else UNINFORMED
         for _round in range(3):  # a chunk the filters drop makes room for the next one
             scored = self._blend(query, {**pending, **hits}, vec_hits, kw_hits, graph_score, times, weights)
             wanted = [pending.pop(r.chunk_id) for r in scored[:k] if r.chunk_id in pending]

@@ -56,6 +56,7 @@ class Knowledge:
         self.settings = settings
         self.graph = graph
         self.weights = parse_weights(settings.kg_weights)
+        self.chain_weights = parse_weights(settings.kg_chain_weights)
         self._extractor = extractor
         self._lock = asyncio.Lock()
 
@@ -99,7 +100,7 @@ class Knowledge:
         k: int,
         filters: dict[str, Any] | None,
     ) -> RankOutcome:
-        ranker = Ranker(self.graph, await self.extractor(), self.weights)
+        ranker = Ranker(self.graph, await self.extractor(), self.weights, self.chain_weights)
         return await ranker.rank(backend, store_id, query, vector, k=k, filters=filters)
 
     async def names(self, store_id: str, keys: Sequence[str]) -> dict[str, dict[str, str]]:
