@@ -66,12 +66,13 @@ class FileGraph:
 
 @dataclass(frozen=True, slots=True)
 class Edge:
-    """A relation aggregated over the files that state it."""
+    """A relation aggregated over the files that state it (`files`, sorted)."""
 
     source: str
     target: str
     type: str
     weight: float
+    files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,13 +299,16 @@ class SQLiteGraphStore:
                     continue
                 for end in ("source", "target"):
                     rows = c.execute(
-                        f"SELECT source, target, type, w FROM (SELECT source, target, type, SUM(weight) AS w, "
+                        f"SELECT source, target, type, w, files FROM (SELECT source, target, type, SUM(weight) AS w, "
+                        "group_concat(file_id, char(31)) AS files, "
                         f"ROW_NUMBER() OVER (PARTITION BY {end} ORDER BY (type = 'co_occurs'), SUM(weight) DESC) AS rn "
                         f"FROM kg_relations WHERE store_id = ? AND {end} IN ({_marks(len(part))}) "
                         "GROUP BY source, target, type) WHERE rn <= ?",
                         (store_id, *part, per_entity),
                     )
-                    out.extend(Edge(s, t, kind, float(w)) for s, t, kind, w in rows)
+                    out.extend(
+                        Edge(s, t, kind, float(w), tuple(sorted(files.split("\x1f")))) for s, t, kind, w, files in rows
+                    )
             return list(dict.fromkeys(out))
 
         return await self._reader.run(read)

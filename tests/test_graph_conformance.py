@@ -166,7 +166,8 @@ async def test_aliases_and_the_relation_aware_walk(graph: GraphStore) -> None:
         "p": "# Kelso 4\n\nThe Kelso 4 is a harvester made by Tarrow Optics.",
         "c": "# Tarrow Optics\n\nTarrow Optics is based in Varnholt. It was set up by Ana Moravec in 1990.",
         "a": "# Ana Moravec\n\nAna Moravec is an engineer. Moravec was born in Keldholm and studied law at "
-        "Sund University.",
+        "Sund University. Moravec set up Tarrow Optics.",
+        "n": "# Ana Moravec\n\nAna Moravec is a painter. Moravec was born in Oslo.",  # a namesake
     }
     titles = [title_of(f"{k}.md", t) for k, t in texts.items()]
     for key, text in texts.items():
@@ -181,5 +182,7 @@ async def test_aliases_and_the_relation_aware_walk(graph: GraphStore) -> None:
     assert town.hops == 3 and town.matched == {"made_by", "founded_by", "born_in"}
     best = max(reached, key=lambda e: reached[e].potential())
     assert best == "keldholm"
+    # the namesake's birthplace completes the chain too, but no page of it names Tarrow Optics
+    assert reached["oslo"].matched == town.matched and reached["oslo"].potential() < town.potential()
     # the relations the question does not ask for are walked too, but are worth much less
     assert reached["sund university"].potential() < town.potential() / 4

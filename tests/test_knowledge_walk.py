@@ -28,8 +28,9 @@ PEOPLE = {
     # the full name once, the surname after: one person, with "Moravec" as an alias
     "moravec_engineer.md": "# Ana Moravec\n\nAna Moravec is an engineer. Moravec was born in Keldholm. "
     "Moravec set up Tarrow Optics in 1990.",
-    # another Ana Moravec, born elsewhere, who founded nothing
-    "moravec_painter.md": "# Ana Moravec\n\nAna Moravec is a painter of landscapes. She exhibits in Oslo.",
+    # another Ana Moravec, born elsewhere, who founded nothing: the same entity (names are keys), but
+    # her birthplace is stated in a page that does not name the company
+    "moravec_painter.md": "# Ana Moravec\n\nAna Moravec is a painter of landscapes. Moravec was born in Varnholt.",
     "tarrow.md": "# Tarrow Optics\n\nTarrow Optics is an industrial company based in Sundby. "
     "It was founded by Ana Moravec.",
     # a company named after a town, founded by someone born in another one
@@ -97,8 +98,8 @@ def test_a_chain_through_aliases_and_colliding_names(client: OpenAI, door: str, 
         store, query="In which town was the founder of Tarrow Optics born?", ranking_options=KG
     )
     ranked = list(dict.fromkeys(names[h.file_id] for h in page.data))
-    assert ranked.index("keldholm.md") < ranked.index("sundby.md") if "sundby.md" in ranked else True
     assert ranked.index("keldholm.md") <= 2, ranked
+    assert ranked.index("keldholm.md") < ranked.index("varnholt.md"), ranked  # the namesake's is not it
     expanded = [e["name"] for e in page.model_dump()["entities"]["expanded"]]
     assert expanded[0] == "Keldholm" and "Moravec" not in expanded
     # "Varnholt Works" is the company, not the town it is named after

@@ -181,11 +181,12 @@ class Neo4jGraphStore:
     async def edges(self, store_id: str, keys: Sequence[str], per_entity: int = 50) -> list[Edge]:
         rows = await self._run(
             "MATCH (a:KgEntity {store_id: $store})-[r:KG_REL]->(b:KgEntity) WHERE a.key IN $keys OR b.key IN $keys "
-            "RETURN a.key AS source, b.key AS target, r.type AS type, SUM(r.weight) AS weight",
+            "RETURN a.key AS source, b.key AS target, r.type AS type, SUM(r.weight) AS weight, "
+            "collect(r.file_id) AS files",
             store=store_id,
             keys=list(keys),
         )
-        edges = [Edge(r["source"], r["target"], r["type"], float(r["weight"])) for r in rows]
+        edges = [Edge(r["source"], r["target"], r["type"], float(r["weight"]), tuple(sorted(r["files"]))) for r in rows]
         edges.sort(key=lambda e: (e.type == "co_occurs", -e.weight))
         wanted = set(keys)
         kept: list[Edge] = []

@@ -10,7 +10,10 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
 * any other typed edge decays it a lot (`UNASKED`), a co-occurrence edge more (`CO_OCCURS`), and
   only on the first hop: passing mentions (a directory table naming forty companies) lead nowhere;
 * an entity keeps its best path, ranked by `potential`: weight x 2^(relations matched), so a path
-  that completes one more step of the chain beats a shorter one that does not.
+  that completes one more step of the chain beats a shorter one that does not;
+* a step is worth a little less (`UNSUPPORTED`) when no file stating it also names the entity
+  before it on the path: of two people called the same (one entity, keys are names), the
+  birthplace stated in the biography that names the company they founded wins.
 
 A chunk then scores by the best entity it is about (its document's subject) or, at half weight,
 mentions; a chunk that states a relation the question asks for beyond its entity's path (the
@@ -23,6 +26,7 @@ Compared on bench/multihop_hard.py against two-hop entity expansion and personal
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from storage.graph import GraphStore, MentionRow
@@ -32,6 +36,8 @@ UNASKED = 0.3  # per hop along a typed relation it does not ask for
 CO_OCCURS = 0.15  # per hop along co-occurrence (times the edge's weight), first hop only
 OBJECT = 0.5  # a chunk that mentions an entity counts half as much as one about it
 STATED = 1.25  # a chunk stating an asked-for relation its entity's path has not matched
+UNSUPPORTED = 0.85  # a step no file links to the path's previous entity (a namesake's relation)
+PARENT_MENTIONS = 500
 MAX_HOPS = 3
 MAX_FRONTIER = 24
 PER_ENTITY = 40  # edges read per frontier entity and direction (typed first)
@@ -44,6 +50,7 @@ class Reached:
     base: float
     hops: int
     matched: frozenset[str]
+    via: str | None = None  # the entity before this one on the path
 
     def potential(self) -> float:
         return self.base * (2 ** len(self.matched))
@@ -58,7 +65,14 @@ async def walk(
     for hop in range(hops):
         if not frontier:
             break
-        edges = await graph.edges(store_id, frontier, per_entity=PER_ENTITY)
+        parents = list({p for u in frontier if (p := reached[u].via) is not None})
+        edges, rows = await asyncio.gather(
+            graph.edges(store_id, frontier, per_entity=PER_ENTITY),
+            graph.mentions(store_id, parents, limit=PARENT_MENTIONS) if parents else _no_rows(),
+        )
+        files_of: dict[str, set[str]] = {}
+        for m in rows:
+            files_of.setdefault(m.entity, set()).add(m.file_id)
         inside = set(frontier)
         improved: set[str] = set()
         for e in edges:
@@ -72,9 +86,13 @@ async def walk(
                     factor, matched = CO_OCCURS * min(1.0, e.weight), at.matched
                 elif e.type in asked and e.type not in at.matched:
                     factor, matched = DECAY, at.matched | {e.type}
+                    # the step continues the path when a file stating it also names the entity
+                    # before: of two people called the same, the one the company's founder is
+                    if at.via is not None and not files_of.get(at.via, set()) & set(e.files):
+                        factor *= UNSUPPORTED
                 else:
                     factor, matched = UNASKED, at.matched
-                cand = Reached(at.base * factor, at.hops + 1, matched)
+                cand = Reached(at.base * factor, at.hops + 1, matched, u)
                 if v not in reached or cand.potential() > reached[v].potential():
                     reached[v] = cand
                     improved.add(v)
@@ -82,6 +100,10 @@ async def walk(
         nxt = [x for x in improved if not asked or reached[x].matched]
         frontier = sorted(nxt, key=lambda x: reached[x].potential(), reverse=True)[:MAX_FRONTIER]
     return reached
+
+
+async def _no_rows() -> list[MentionRow]:
+    return []
 
 
 def chunk_scores(

@@ -156,7 +156,8 @@ class PostgresGraphStore:
         out: list[Edge] = []
         for end in ("source", "target"):
             rows = await self._db.pool.fetch(
-                f"SELECT source, target, type, w FROM (SELECT source, target, type, SUM(weight) AS w, "
+                f"SELECT source, target, type, w, files FROM (SELECT source, target, type, SUM(weight) AS w, "
+                "array_agg(file_id ORDER BY file_id) AS files, "
                 f"ROW_NUMBER() OVER (PARTITION BY {end} ORDER BY (type = 'co_occurs'), SUM(weight) DESC) AS rn "
                 f"FROM kg_relations WHERE store_id = $1 AND {end} = ANY($2::text[]) "
                 "GROUP BY source, target, type) ranked WHERE rn <= $3",
@@ -164,7 +165,7 @@ class PostgresGraphStore:
                 list(keys),
                 per_entity,
             )
-            out.extend(Edge(r[0], r[1], r[2], float(r[3])) for r in rows)
+            out.extend(Edge(r[0], r[1], r[2], float(r[3]), tuple(r[4])) for r in rows)
         return list(dict.fromkeys(out))
 
     async def mentions(self, store_id: str, keys: Sequence[str], limit: int = 200) -> list[MentionRow]:
