@@ -59,19 +59,29 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Words in a question that ask for a relation type.
 CUES: dict[str, re.Pattern[str]] = {
-    "founded_by": re.compile(r"\b(?:found\w*|establish\w*|start\w*|set up|creat\w*|origin\w*)", re.I),
+    # Word-bounded and in the forms a question about the relation uses ("the founder of", "who
+    # started"), not the imperative verbs of a description ("create a cluster", "build options",
+    # "start, stop or control a server"), which asked the graph for relations nobody meant.
+    "founded_by": re.compile(
+        r"\b(?:(?:co-?)?found(?:er|ers|ed|ing)|establish(?:ed|er|ers)|started|set up|creat(?:ed|or|ors))\b", re.I
+    ),
     "made_by": re.compile(
-        r"\b(?:make|makes|made|maker|manufactur\w*|produc\w*|build\w*|built|develop\w*|design\w*|behind|engineer\w*)",
+        r"\b(?:makes|made|maker|makers|manufactur\w*|produc(?:es|ed|er|ers)|builds|built|builder|"
+        r"develop(?:s|ed|er|ers)|design(?:s|ed|er|ers)|behind|engineered)\b",
         re.I,
     ),
     "born_in": re.compile(r"\b(?:born|birth\w*|native|hometown|grew up|comes? from)\b", re.I),
-    "part_of": re.compile(r"\b(?:part of|division|subsidiar\w*|parent|belong\w*|own\w*|acquir\w*|member)", re.I),
-    "located_in": re.compile(r"\b(?:based|headquarter\w*|located|locat\w*|situated|lives?|settled)\b", re.I),
-    "led_by": re.compile(
-        r"\b(?:lead\w*|led|run|runs|head(?!quarter)\w*|manag\w*|direct\w*|chair\w*|chief|ceo)\b", re.I
+    "part_of": re.compile(
+        r"\b(?:part of|division|subsidiar\w*|parent|belongs? to|owns|owned|owner|acquir\w*|member of)\b", re.I
     ),
-    "written_by": re.compile(r"\b(?:writ\w*|wrote|author\w*|compos\w*|paint(?:ed|er))", re.I),
-    "studied_at": re.compile(r"\b(?:stud(?:y|ied|ies)|graduat\w*|alma mater|alumn\w*|attend\w*|educat\w*)", re.I),
+    "located_in": re.compile(r"\b(?:based|headquarter\w*|located|situated|lives|lived|settled)\b", re.I),
+    "led_by": re.compile(
+        r"\b(?:leads|led|runs|heads|head of|manag(?:es|ed|er|ers)|director|chair\w*|chief|ceo)\b", re.I
+    ),
+    "written_by": re.compile(
+        r"\b(?:written|wrote|writer|author|authors|authored|composed|composer|painted|painter)\b", re.I
+    ),
+    "studied_at": re.compile(r"\b(?:stud(?:y|ied|ies)|graduat\w*|alma mater|alumn\w*|attend\w*|educated)\b", re.I),
 }
 
 

@@ -29,30 +29,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway.knowledge.extract import _STOP, Extractor, Gazetteer, normalise
+from gateway.knowledge.extract import _CONNECTORS, _STOP, Extractor, Gazetteer, normalise
 from gateway.knowledge.patterns import cues
 from gateway.knowledge.walk import MAX_HOPS, Reached, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
 from vectorstore import filters as flt
 from vectorstore.base import Hit, VectorBackend
-from vectorstore.fusion import DEFAULT_FUSION
 
-BEST_CHUNKS = 3  # hybrid's best chunks whose entities seed the walk when the question names none
 MAX_FRONTIER = 40
 MAX_ENTITIES = 40  # reached entities whose chunks become candidates
 MAX_MENTIONS = 200
 MAX_GRAPH_FILES = 30
 MAX_GRAPH_CHUNKS = 60  # chunks only the graph found that are ranked (their text is read for the top k only)
-# A question the graph knows nothing of is scored as hybrid search scores it (the backends' default
-# blend of the same two signals), so the kg ranker never does worse than hybrid there.
-UNINFORMED = {
-    "vector": DEFAULT_FUSION.vector_weight,
-    "graph": 0.0,
-    "keyword": 1 - DEFAULT_FUSION.vector_weight,
-    "recency": 0.0,
-    "title": 0.0,
-}
 _WORDS = re.compile(r"\w+")
+_TOKEN = re.compile(r"[^\W_][\w\-\.']*[^\W_]|[^\W_]")
 
 
 @dataclass(slots=True)
@@ -68,16 +58,30 @@ class RankOutcome:
 
 
 def query_keys(extractor: Extractor, query: str) -> list[str]:
-    """Candidate entity keys of a question: the extractor's spans and every 1-5 word n-gram."""
-    keys = [normalise(s.text) for s in extractor.spans(query, Gazetteer(()))]
-    words = normalise(query).split()
+    """Candidate entity keys of a question: its 1-5 word runs of names (capitalised words, codes with
+    digits, "of"/"de"/... inside), as the text's names are found; a lone capitalised word opening
+    the question ("Display ...", "Create ...") is no name unless it is an acronym or a code. A model
+    extractor's spans (GLiNER) count too. Lower-case words are never looked up: every common word
+    is the name of something in a large enough store ("Files", "Command" in manual pages)."""
+    keys = [] if extractor.name == "rules" else [normalise(s.text) for s in extractor.spans(query, Gazetteer(()))]
+    tokens = _TOKEN.findall(query)
     for n in range(1, 6):
-        for i in range(len(words) - n + 1):
-            gram = words[i : i + n]
-            if n == 1 and (gram[0] in _STOP or len(gram[0]) < 2):
+        for i in range(len(tokens) - n + 1):
+            gram = tokens[i : i + n]
+            if not (_name(gram[0]) and _name(gram[-1])) or not all(_name(t) or t in _CONNECTORS for t in gram):
                 continue
-            keys.append(" ".join(gram))
+            if n == 1 and (gram[0].lower() in _STOP or len(gram[0]) < 2 or (i == 0 and not _acronym(gram[0]))):
+                continue
+            keys.append(normalise(" ".join(gram)))
     return list(dict.fromkeys(k for k in keys if k))
+
+
+def _name(token: str) -> bool:
+    return token[:1].isupper() or any(ch.isdigit() for ch in token)
+
+
+def _acronym(token: str) -> bool:
+    return (len(token) >= 2 and token.isupper()) or any(ch.isdigit() for ch in token)
 
 
 def _hub(files: int) -> float:
@@ -113,6 +117,15 @@ class Ranker:
         n = max(3 * k, 30)
         asked = cues(query)
         keys = await asyncio.to_thread(query_keys, self.extractor, query)
+        q_entities = _longest(list(await self.graph.entities(store_id, keys))) if keys else []
+        # A question that names nothing the graph knows, or asks for no relation of what it names,
+        # is answered by hybrid search itself: relation words alone ("create", "run", "part of") are
+        # too common to steer by, and an entity alone is what keyword search already matches (on 80
+        # manual pages, letting the graph rank those cost 0.035 nDCG@10)
+        if not (q_entities and asked):
+            mode: Any = "hybrid" if vector is not None else "keyword"
+            plain = await backend.search(store_id, vector=vector, query=query, k=k, filters=filters, mode=mode)
+            return RankOutcome([_hybrid_hit(h) for h in plain], q_entities, {})
         # phase 2: retrieval, concurrently
         vec_job = (
             backend.search(store_id, vector=vector, query=query, k=n, filters=filters, mode="vector")
@@ -120,26 +133,12 @@ class Ranker:
             else _nothing()
         )
         kw_job = backend.search(store_id, vector=None, query=query, k=n, filters=filters, mode="keyword")
-        vec_hits, kw_hits, found = await asyncio.gather(vec_job, kw_job, self.graph.entities(store_id, keys))
-        q_entities = _longest(list(found))
-        hybrid = _fuse(vec_hits, kw_hits)
-        best_ids = [h.chunk_id for h in hybrid[:BEST_CHUNKS]]
-        # the best chunks' entities seed the walk only when the question names none
-        spread, best_mentions = await asyncio.gather(
-            self.graph.mention_counts(store_id, q_entities),
-            self.graph.chunk_mentions(store_id, best_ids) if not q_entities else _no_rows(),
+        vec_hits, kw_hits, spread = await asyncio.gather(
+            vec_job, kw_job, self.graph.mention_counts(store_id, q_entities)
         )
         # phase 3: the relation-aware walk from the question's entities (gateway/knowledge/walk.py)
         seeds = {key: Reached(_hub(spread.get(key, 1)), 0, frozenset()) for key in q_entities}
-        # a question the graph knows nothing of (no entity of it, no relation asked for) is left to
-        # hybrid search: seeding from its best chunks alone only adds their neighbours' noise
-        informed = bool(q_entities or asked)
-        for m in best_mentions if informed and not q_entities else []:
-            if m.subject or m.count > 1:
-                weight = 0.4 * (1.0 if m.subject else 0.5)
-                if m.entity not in seeds or seeds[m.entity].base < weight:
-                    seeds[m.entity] = Reached(weight, 0, frozenset())
-        reached = await walk(self.graph, store_id, seeds, asked, hops=min(MAX_HOPS, max(1, len(asked))))
+        reached = await walk(self.graph, store_id, seeds, asked, hops=min(MAX_HOPS, len(asked)))
         # phase 4: candidates and their signals
         ranked_entities = sorted(reached, key=lambda e: reached[e].potential(), reverse=True)[:MAX_FRONTIER]
         graph_rows = await self.graph.mentions(store_id, ranked_entities[:MAX_ENTITIES], limit=MAX_MENTIONS)
@@ -156,7 +155,7 @@ class Ranker:
         pending = {c: _pending(rows_by_chunk[c]) for c in only_graph[:MAX_GRAPH_CHUNKS]}
         files = {h.file_id for h in hits.values()} | {h.file_id for h in pending.values()}
         times = await self.graph.file_times(store_id, list(files))
-        weights = (self.chain_weights if chained(reached) else self.weights) if informed else UNINFORMED
+        weights = self.chain_weights if chained(reached) else self.weights
         for _round in range(3):  # a chunk the filters drop makes room for the next one
             scored = self._blend(query, {**pending, **hits}, vec_hits, kw_hits, graph_score, times, weights)
             wanted = [pending.pop(r.chunk_id) for r in scored[:k] if r.chunk_id in pending]
@@ -223,8 +222,10 @@ async def _nothing() -> list[Hit]:
     return []
 
 
-async def _no_rows() -> list[MentionRow]:
-    return []
+def _hybrid_hit(h: Hit) -> RankedHit:
+    """A hit of hybrid search, for a question the graph does not steer: its breakdown says so."""
+    breakdown = {"hybrid": round(h.score, 4), "graph": 0.0}
+    return RankedHit(h.chunk_id, h.file_id, h.filename, h.text, h.score, h.attributes, score_breakdown=breakdown)
 
 
 def _pending(row: MentionRow) -> Hit:
@@ -239,14 +240,3 @@ def _longest(keys: list[str]) -> list[str]:
         if not any(f" {key} " in f" {other} " for other in keep):
             keep.append(key)
     return keep
-
-
-def _fuse(vec_hits: list[Hit], kw_hits: list[Hit]) -> list[Hit]:
-    """Reciprocal-rank fusion of the two lists: only to pick the best chunks that seed the expansion."""
-    score: dict[str, float] = {}
-    by_id: dict[str, Hit] = {}
-    for hits in (vec_hits, kw_hits):
-        for rank, h in enumerate(hits):
-            score[h.chunk_id] = score.get(h.chunk_id, 0.0) + 1.0 / (60 + rank)
-            by_id[h.chunk_id] = h
-    return sorted(by_id.values(), key=lambda h: score[h.chunk_id], reverse=True)
