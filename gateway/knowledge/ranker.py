@@ -37,8 +37,8 @@ from vectorstore import filters as flt
 from vectorstore.base import Hit, VectorBackend
 
 MAX_FRONTIER = 40
-MAX_ENTITIES = 40  # reached entities whose chunks become candidates
-MAX_MENTIONS = 200
+MAX_ENTITIES = 24  # reached entities whose chunks become candidates
+MAX_MENTIONS = 150
 MAX_GRAPH_FILES = 30
 MAX_GRAPH_CHUNKS = 60  # chunks only the graph found that are ranked (their text is read for the top k only)
 _WORDS = re.compile(r"\w+")
@@ -144,8 +144,11 @@ class Ranker:
         graph_rows = await self.graph.mentions(store_id, ranked_entities[:MAX_ENTITIES], limit=MAX_MENTIONS)
         hits: dict[str, Hit] = {h.chunk_id: h for h in [*kw_hits, *vec_hits]}
         ids = list(dict.fromkeys([*hits, *(m.chunk_id for m in graph_rows)]))
-        chunk_rows, stated = await asyncio.gather(
-            self.graph.chunk_mentions(store_id, ids), self.graph.chunk_relation_types(store_id, ids)
+        files = list({h.file_id for h in hits.values()} | {m.file_id for m in graph_rows})
+        chunk_rows, stated, times = await asyncio.gather(
+            self.graph.chunk_mentions(store_id, ids),
+            self.graph.chunk_relation_types(store_id, ids),
+            self.graph.file_times(store_id, files),
         )
         graph_score = chunk_scores(chunk_rows, stated, reached, asked)
         # chunks only the graph found have no text yet: rank them with what is known (their graph,
@@ -153,8 +156,6 @@ class Ranker:
         only_graph = sorted((c for c in graph_score if c not in hits), key=lambda c: graph_score[c], reverse=True)
         rows_by_chunk = {m.chunk_id: m for m in chunk_rows}
         pending = {c: _pending(rows_by_chunk[c]) for c in only_graph[:MAX_GRAPH_CHUNKS]}
-        files = {h.file_id for h in hits.values()} | {h.file_id for h in pending.values()}
-        times = await self.graph.file_times(store_id, list(files))
         weights = self.chain_weights if chained(reached) else self.weights
         for _round in range(3):  # a chunk the filters drop makes room for the next one
             scored = self._blend(query, {**pending, **hits}, vec_hits, kw_hits, graph_score, times, weights)
