@@ -1,28 +1,41 @@
-"""Multi-hop retrieval: the `kg` ranker against hybrid search on a fictional corpus (#12).
+"""Multi-hop retrieval: the `kg` ranker against hybrid search and two graph baselines (#12, #28).
 
-    .venv/bin/python -m bench.bench_multihop [--companies 40] [--fillers 40] [--repeat 3]
+    .venv/bin/python -m bench.bench_multihop [--corpus easy hard real] [--per-hops 60] [--repeat 1]
+
+Two generated fictional corpora: the easy one (bench/multihop_corpus.py, #12) and the hard one
+(bench/multihop_hard.py, #28: answers sharing no word with the question, varied relations,
+distractors, colliding names, passing mentions). `--corpus real` adds this machine's manual pages
+(bench/real_pages.py: single-hop, nDCG@10 and latency only).
 
 Runs the gateway's real pipeline in-process: files and blobs in a temporary data directory, the
 ingestion worker (extraction, chunking, the local MiniLM embedder, sqlite-vec, and the knowledge
-graph when it is on), then `search_stores` for every question with `ranker=None` (hybrid) and
-`ranker="kg"`. Prints, per ranker: top-10 hit rate and MRR@10 for one-hop controls, two-hop and
-three-hop questions; search latency p50/p90; and ingestion files per second with the graph off and
-on (each store ingested `--repeat` times: min / median / max, because the machine is shared).
+graph when it is on), then, for every question: hybrid search, the `kg` ranker (`search_stores`
+with `ranker="kg"`), two-hop entity expansion and personalised PageRank (bench/graph_baselines.py).
+Prints, per method: top-10 hit rate and MRR@10 for one-hop controls, two-hop and three-hop questions
+and all multi-hop ones; search latency p50/p90; ingestion files per second with the graph off and on
+(`--repeat` runs: min / median / max, because the machine is shared); after the hard corpus, the
+labelled single-hop corpus (tests/retrieval/): nDCG@10, recall@10 and p50 of hybrid and kg.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import sqlite3
 import statistics
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from bench.graph_baselines import PPR, two_hop
 from bench.multihop_corpus import Doc, Question, build
+from bench.multihop_hard import build_hard
 from gateway.config import load_settings
+from gateway.knowledge.extract import RuleExtractor, normalise
+from gateway.knowledge.index import title_of
+from gateway.knowledge.ranker import _longest, query_keys
 from gateway.retrieval.core import Retrieval
 from gateway.retrieval.ingest import IngestionWorker
 from gateway.retrieval.search import search_stores
@@ -81,105 +94,210 @@ async def _never(_file_id: str) -> None:
     return None
 
 
-async def evaluate(
-    r: Retrieval, store_id: str, questions: list[Question], names: dict[str, str], ranker: str | None
-) -> dict[str, Any]:
+Method = Callable[[str], Awaitable[list[str]]]
+
+
+async def evaluate(questions: list[Question], method: Method) -> dict[Any, Any]:
+    """Top-10 hit rate and MRR@10 per hop count (and over all multi-hop questions), p50/p90 latency."""
     by_hops: dict[int, list[tuple[bool, float]]] = {1: [], 2: [], 3: []}
     latencies: list[float] = []
     for q in questions:
         start = time.perf_counter()
-        hits = await search_stores(r, [store_id], [q.text], k=K, ranker=ranker)
+        ranked = await method(q.text)
         latencies.append((time.perf_counter() - start) * 1000)
-        ranked = list(dict.fromkeys(names[h.file_id] for h in hits))
-        rank = ranked.index(q.answer) + 1 if q.answer in ranked else 0
+        rank = ranked.index(q.answer) + 1 if q.answer in ranked[:K] else 0
         by_hops[q.hops].append((rank > 0, 1 / rank if rank else 0.0))
     out: dict[Any, Any] = {}
-    for hops, rows in by_hops.items():
-        out[hops] = (sum(h for h, _ in rows) / len(rows), sum(m for _, m in rows) / len(rows), len(rows))
     multi = by_hops[2] + by_hops[3]
-    out["multi"] = (sum(h for h, _ in multi) / len(multi), sum(m for _, m in multi) / len(multi), len(multi))
+    for key, rows in [*by_hops.items(), ("multi", multi)]:
+        n = max(len(rows), 1)
+        out[key] = (sum(h for h, _ in rows) / n, sum(m for _, m in rows) / n, len(rows))
     latencies.sort()
     out["p50"] = statistics.median(latencies)
     out["p90"] = latencies[int(0.9 * (len(latencies) - 1))]
     return out
 
 
-async def single_hop(r: Retrieval) -> dict[str, tuple[float, float]]:
-    """The existing labelled single-hop corpus (tests/retrieval/): nDCG@10 and recall@10 per ranker."""
+def methods(r: Retrieval, store_id: str, docs: list[Doc], db_path: Path) -> dict[str, Method]:
+    """The rankers compared: hybrid, the product's kg ranker, and the bench-only graph baselines."""
+    names = {f"file_{store_id}_{i}": d.name for i, d in enumerate(docs)}
+    texts = {d.name: d.text for d in docs}
+    by_title = {normalise(title_of(d.name, d.text)): d.name for d in docs}
+    conn = sqlite3.connect(db_path)
+    ppr = PPR(conn, store_id)
+    conn.close()
+
+    async def ranked(query: str, ranker: str | None) -> list[str]:
+        hits = await search_stores(r, [store_id], [query], k=K, ranker=ranker)
+        return list(dict.fromkeys(names[h.file_id] for h in hits))
+
+    async def hybrid(query: str) -> list[str]:
+        return await ranked(query, None)
+
+    async def kg(query: str) -> list[str]:
+        return await ranked(query, "kg")
+
+    async def expand(query: str) -> list[str]:
+        return two_hop(await ranked(query, None), texts, by_title, K)
+
+    async def pagerank(query: str) -> list[str]:
+        seeds = _longest([key for key in query_keys(RuleExtractor(), query) if key in ppr.entities])
+        found = [names[f] for f in ppr.rank(seeds, K)]
+        return [*found, *(d for d in await ranked(query, None) if d not in found)][:K]
+
+    return {"hybrid": hybrid, "kg": kg, "two-hop": expand, "ppr": pagerank}
+
+
+async def single_hop(r: Retrieval) -> dict[str, tuple[float, float, float]]:
+    """The existing labelled single-hop corpus (tests/retrieval/): nDCG@10, recall@10 and p50 ms per ranker."""
     from bench.retrieval_quality import load, ndcg_at, recall_at
 
     corpus, queries = load()
     docs = [Doc(f"{d['id']}.md", f"# {d['title']}\n\n{d['text']}") for d in corpus]
     store_id, _rate = await ingest(r, docs, "single")
     names = {f"file_{store_id}_{i}": d["id"] for i, d in enumerate(corpus)}
-    out: dict[str, tuple[float, float]] = {}
+    out: dict[str, tuple[float, float, float]] = {}
     for ranker in (None, "kg"):
-        ndcgs, recalls = [], []
+        ndcgs, recalls, times = [], [], []
         for q in queries:
+            start = time.perf_counter()
             hits = await search_stores(r, [store_id], [q["query"]], k=K, ranker=ranker)
+            times.append((time.perf_counter() - start) * 1000)
             ranked = list(dict.fromkeys(names[h.file_id] for h in hits))
             ndcgs.append(ndcg_at(ranked, q["relevance"]))
             recalls.append(recall_at(ranked, q["relevance"]))
-        out[ranker or "hybrid"] = (sum(ndcgs) / len(ndcgs), sum(recalls) / len(recalls))
+        out[ranker or "hybrid"] = (sum(ndcgs) / len(ndcgs), sum(recalls) / len(recalls), statistics.median(times))
     return out
 
 
-async def main(args: argparse.Namespace) -> None:
-    docs, questions = build(args.companies, args.fillers)
+async def run_corpus(
+    label: str, docs: list[Doc], questions: list[Question], args: argparse.Namespace, tmp: Path
+) -> dict[str, Any]:
+    """Ingest `docs` with the graph off and on (`--repeat` times), then every method on the questions."""
     print(
-        f"corpus: {len(docs)} documents; questions: "
+        f"\n== {label} corpus: {len(docs)} documents; questions: "
         + ", ".join(f"{h}-hop {sum(q.hops == h for q in questions)}" for h in (1, 2, 3))
     )
-    with tempfile.TemporaryDirectory() as tmp:
-        rates: dict[bool, list[float]] = {False: [], True: []}
-        stores: dict[bool, str] = {}
-        for graph_on in (False, True):
-            settings = load_settings(
-                {}, data_dir=Path(tmp) / f"kg{int(graph_on)}", kg_enabled=graph_on, kg_weights=args.weights
-            )
-            settings.data_dir.mkdir(parents=True)
-            sqlite = SQLiteStore(settings.db_path)
-            await sqlite.open()
-            r = Retrieval(settings, sqlite)
-            try:
-                for _ in range(args.repeat):
-                    store_id, rate = await ingest(r, docs, f"g{int(graph_on)}")
-                    rates[graph_on].append(rate)
-                    stores[graph_on] = store_id
-                if graph_on:
-                    names = {f"file_{store_id}_{i}": d.name for i, d in enumerate(docs)}
-                    for _ in range(2):  # warm both paths (embedder, caches) before measuring
-                        await search_stores(r, [store_id], [questions[0].text], k=K, ranker="kg")
-                    results: dict[str, dict[Any, Any]] = {
-                        ranker or "hybrid": await evaluate(r, store_id, questions, names, ranker)
-                        for ranker in (None, "kg")
-                    }
+    rates: dict[bool, list[float]] = {False: [], True: []}
+    results: dict[str, dict[Any, Any]] = {}
+    single: dict[str, tuple[float, float, float]] = {}
+    for graph_on in (False, True):
+        settings = load_settings(
+            {}, data_dir=tmp / f"{label}{int(graph_on)}", kg_enabled=graph_on, kg_weights=args.weights
+        )
+        settings.data_dir.mkdir(parents=True)
+        sqlite = SQLiteStore(settings.db_path)
+        await sqlite.open()
+        r = Retrieval(settings, sqlite)
+        try:
+            for _ in range(args.repeat):
+                store_id, rate = await ingest(r, docs, f"g{int(graph_on)}")
+                rates[graph_on].append(rate)
+            if graph_on:
+                compared = methods(r, store_id, docs, settings.db_path)
+                for _ in range(2):  # warm every path (embedder, caches) before measuring
+                    for method in compared.values():
+                        await method(questions[0].text)
+                results = {name: await evaluate(questions, method) for name, method in compared.items()}
+                if label == "hard" and args.single:
                     single = await single_hop(r)
-            finally:
-                await r.stop()
-                await sqlite.close()
+        finally:
+            await r.stop()
+            await sqlite.close()
     print(
-        f"\n{'ranker':8} {'1-hop hit/MRR':>15} {'2-hop hit/MRR':>15} {'3-hop hit/MRR':>15} "
+        f"{'method':8} {'1-hop hit/MRR':>15} {'2-hop hit/MRR':>15} {'3-hop hit/MRR':>15} "
         f"{'multi hit/MRR':>15} {'p50 ms':>8} {'p90 ms':>8}"
     )
-    for ranker, res in results.items():
+    for name, res in results.items():
         cells = [f"{res[h][0]:6.1%} / {res[h][1]:.3f}" for h in (1, 2, 3, "multi")]
-        print(f"{ranker:8} " + " ".join(f"{c:>15}" for c in cells) + f" {res['p50']:8.1f} {res['p90']:8.1f}")
-    print("\nsingle-hop corpus (tests/retrieval, 70 documents, 54 queries):")
-    for ranker, (ndcg, recall) in single.items():
-        print(f"{ranker:8} nDCG@10 {ndcg:.3f}  recall@10 {recall:.3f}")
-    print(f"\nkg p50 / hybrid p50 = {results['kg']['p50'] / results['hybrid']['p50']:.2f}")
+        print(f"{name:8} " + " ".join(f"{c:>15}" for c in cells) + f" {res['p50']:8.1f} {res['p90']:8.1f}")
+    print(f"kg p50 / hybrid p50 = {results['kg']['p50'] / results['hybrid']['p50']:.2f}")
     for graph_on, values in rates.items():
         print(
             f"ingestion, graph {'on ' if graph_on else 'off'}: files/s min {min(values):.1f} "
             f"median {statistics.median(values):.1f} max {max(values):.1f} ({len(values)} runs of {len(docs)} files)"
         )
+    if single:
+        print("single-hop corpus (tests/retrieval, 70 documents, 54 queries):")
+        for ranker, (ndcg, recall, p50) in single.items():
+            print(f"{ranker:8} nDCG@10 {ndcg:.3f}  recall@10 {recall:.3f}  p50 {p50:.1f} ms")
+    return results
+
+
+def sample(questions: list[Question], per_hops: int) -> list[Question]:
+    """At most `per_hops` questions of each hop count, spread evenly over the list (deterministic)."""
+    out: list[Question] = []
+    for hops in (1, 2, 3):
+        group = [q for q in questions if q.hops == hops]
+        step = max(1, len(group) // per_hops) if per_hops else 1
+        out += group[::step][: per_hops or None]
+    return out
+
+
+async def run_real(args: argparse.Namespace, tmp: Path) -> None:
+    """This machine's manual pages (bench/real_pages.py): nDCG@10 and p50 of hybrid and kg, and
+    ingestion with the graph off and on."""
+    from bench.real_pages import load
+    from bench.retrieval_quality import ndcg_at
+
+    docs, questions = load(args.real)
+    if not docs:
+        print("\n== real pages: none on this machine (/usr/share/man/man1)")
+        return
+    print(f"\n== real pages: {len(docs)} manual pages, {len(questions)} questions (their NAME lines)")
+    for graph_on in (False, True):
+        settings = load_settings({}, data_dir=tmp / f"real{int(graph_on)}", kg_enabled=graph_on)
+        settings.data_dir.mkdir(parents=True)
+        sqlite = SQLiteStore(settings.db_path)
+        await sqlite.open()
+        r = Retrieval(settings, sqlite)
+        try:
+            store_id, rate = await ingest(r, docs, f"real{int(graph_on)}")
+            print(f"ingestion, graph {'on ' if graph_on else 'off'}: {rate:.1f} files/s")
+            if not graph_on:
+                continue
+            names = {f"file_{store_id}_{i}": d.name for i, d in enumerate(docs)}
+            for ranker in (None, "kg"):
+                await search_stores(r, [store_id], [questions[0][0]], k=K, ranker=ranker)
+            for ranker in (None, "kg"):
+                ndcgs, times = [], []
+                for text, answer in questions:
+                    start = time.perf_counter()
+                    hits = await search_stores(r, [store_id], [text], k=K, ranker=ranker)
+                    times.append((time.perf_counter() - start) * 1000)
+                    ndcgs.append(ndcg_at(list(dict.fromkeys(names[h.file_id] for h in hits)), {answer: 2}))
+                print(
+                    f"{ranker or 'hybrid':8} nDCG@10 {sum(ndcgs) / len(ndcgs):.3f}  "
+                    f"p50 {statistics.median(times):.1f} ms  p90 {sorted(times)[int(0.9 * (len(times) - 1))]:.1f} ms"
+                )
+        finally:
+            await r.stop()
+            await sqlite.close()
+
+
+async def main(args: argparse.Namespace) -> None:
+    corpora = {
+        "easy": build(args.companies, args.fillers),
+        "hard": build_hard(args.hard_companies),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for label in args.corpus:
+            if label == "real":
+                await run_real(args, Path(tmp))
+                continue
+            docs, questions = corpora[label]
+            await run_corpus(label, docs, sample(questions, args.per_hops), args, Path(tmp))
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--companies", type=int, default=40)
     parser.add_argument("--fillers", type=int, default=40)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--hard-companies", type=int, default=60)
+    parser.add_argument("--per-hops", type=int, default=60, help="questions of each hop count (0: all)")
+    parser.add_argument("--corpus", nargs="+", choices=["easy", "hard", "real"], default=["easy", "hard"])
+    parser.add_argument("--real", type=int, default=200, help="manual pages of the 'real' corpus")
+    parser.add_argument("--no-single", dest="single", action="store_false", help="skip the single-hop corpus")
     parser.add_argument("--weights", default=None, help="GATEWAY_KG_WEIGHTS for the kg ranker (default: the setting's)")
     asyncio.run(main(parser.parse_args()))

@@ -155,6 +155,10 @@ class Settings(BaseModel):
         default="vector=0.35,graph=0.4,keyword=0.1,recency=0.05,title=0.1",
         description="the kg ranker's signal weights (vector, graph, keyword, recency, title), summing to 1",
     )
+    kg_chain_weights: str = Field(
+        default="vector=0.2,graph=0.65,keyword=0.1,recency=0,title=0.05",
+        description="the kg ranker's weights when its walk follows a relation the question asks for (#28)",
+    )
     kg_graph_store: Literal["sqlite", "neo4j"] = Field(
         default="sqlite", description="sqlite: tables in the gateway's database; neo4j: GATEWAY_KG_NEO4J_URI"
     )
@@ -162,7 +166,7 @@ class Settings(BaseModel):
     kg_neo4j_user: str = "neo4j"
     kg_neo4j_password: str | None = None
 
-    @field_validator("kg_weights")
+    @field_validator("kg_weights", "kg_chain_weights")
     @classmethod
     def _kg_weights(cls, value: str) -> str:
         from gateway.knowledge.weights import parse_weights

@@ -66,12 +66,13 @@ class FileGraph:
 
 @dataclass(frozen=True, slots=True)
 class Edge:
-    """A relation aggregated over the files that state it."""
+    """A relation aggregated over the files that state it (`files`, sorted)."""
 
     source: str
     target: str
     type: str
     weight: float
+    files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +99,9 @@ class GraphStore(Protocol):
 
     async def entities(self, store_id: str, keys: Sequence[str]) -> dict[str, Entity]: ...
 
-    async def search_entities(self, store_id: str, text: str, limit: int) -> list[tuple[Entity, int]]: ...
+    async def search_entities(
+        self, store_id: str, text: str, limit: int, file_id: str | None = None
+    ) -> list[tuple[Entity, int]]: ...
 
     async def mention_counts(self, store_id: str, keys: Sequence[str]) -> dict[str, int]: ...
 
@@ -113,6 +116,14 @@ class GraphStore(Protocol):
     async def file_times(self, store_id: str, file_ids: Sequence[str]) -> dict[str, tuple[str, int]]: ...
 
     async def unextracted(self, limit: int) -> list[tuple[str, str]]: ...
+
+
+MAX_ALIASES = 8
+
+
+def merge_aliases(stored: Sequence[str], found: Sequence[str]) -> list[str]:
+    """An entity's aliases: those stored, then the new ones of a file, at most `MAX_ALIASES`."""
+    return list(dict.fromkeys([*stored, *found]))[:MAX_ALIASES]
 
 
 def _marks(n: int) -> str:
@@ -164,6 +175,16 @@ class SQLiteGraphStore:
                 "THEN excluded.type ELSE kg_entities.type END",
                 [(g.store_id, e.key, e.name, e.type, orjson.dumps(list(e.aliases))) for e in g.entities],
             )
+            for e in g.entities:  # a file's short forms ("Moravec") join those other files found
+                if e.aliases:
+                    (stored,) = c.execute(
+                        "SELECT aliases FROM kg_entities WHERE store_id = ? AND key = ?", (g.store_id, e.key)
+                    ).fetchone()
+                    merged = merge_aliases(orjson.loads(stored), e.aliases)
+                    c.execute(
+                        "UPDATE kg_entities SET aliases = ? WHERE store_id = ? AND key = ?",
+                        (orjson.dumps(merged), g.store_id, e.key),
+                    )
             c.executemany(
                 "INSERT INTO kg_mentions (store_id, file_id, chunk_id, entity, count, subject) "
                 "VALUES (?, ?, ?, ?, ?, ?) "
@@ -224,16 +245,28 @@ class SQLiteGraphStore:
 
         return await self._reader.run(read)
 
-    async def search_entities(self, store_id: str, text: str, limit: int) -> list[tuple[Entity, int]]:
+    async def search_entities(
+        self, store_id: str, text: str, limit: int, file_id: str | None = None
+    ) -> list[tuple[Entity, int]]:
+        """Entities whose key or name contains `text`, most mentioned first; with `file_id`, only
+        those that file mentions, counted in it (what extraction found in one file)."""
         pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        in_file = "" if file_id is None else " AND m.file_id = ?"
+        only_file = (
+            ""
+            if file_id is None
+            else " AND EXISTS (SELECT 1 FROM kg_mentions m WHERE m.store_id = e.store_id AND m.entity = e.key"
+            " AND m.file_id = ?)"
+        )
+        args = (file_id,) if file_id is not None else ()
 
         def read(c: Any) -> list[tuple[Entity, int]]:
             rows = c.execute(
                 "SELECT e.key, e.name, e.type, e.aliases, (SELECT COALESCE(SUM(m.count), 0) FROM kg_mentions m "
-                "WHERE m.store_id = e.store_id AND m.entity = e.key) AS n FROM kg_entities e "
-                "WHERE e.store_id = ? AND (e.key LIKE ? ESCAPE '\\' OR e.name LIKE ? ESCAPE '\\') "
+                f"WHERE m.store_id = e.store_id AND m.entity = e.key{in_file}) AS n FROM kg_entities e "
+                f"WHERE e.store_id = ? AND (e.key LIKE ? ESCAPE '\\' OR e.name LIKE ? ESCAPE '\\'){only_file} "
                 "ORDER BY (e.key = ?) DESC, n DESC, e.key LIMIT ?",
-                (store_id, pattern, pattern, text, limit),
+                (*args, store_id, pattern, pattern, *args, text, limit),
             ).fetchall()
             return [(Entity(r[0], r[1], r[2], tuple(orjson.loads(r[3]))), int(r[4])) for r in rows]
 
@@ -266,13 +299,16 @@ class SQLiteGraphStore:
                     continue
                 for end in ("source", "target"):
                     rows = c.execute(
-                        f"SELECT source, target, type, w FROM (SELECT source, target, type, SUM(weight) AS w, "
+                        f"SELECT source, target, type, w, files FROM (SELECT source, target, type, SUM(weight) AS w, "
+                        "group_concat(file_id, char(31)) AS files, "
                         f"ROW_NUMBER() OVER (PARTITION BY {end} ORDER BY (type = 'co_occurs'), SUM(weight) DESC) AS rn "
                         f"FROM kg_relations WHERE store_id = ? AND {end} IN ({_marks(len(part))}) "
                         "GROUP BY source, target, type) WHERE rn <= ?",
                         (store_id, *part, per_entity),
                     )
-                    out.extend(Edge(s, t, kind, float(w)) for s, t, kind, w in rows)
+                    out.extend(
+                        Edge(s, t, kind, float(w), tuple(sorted(files.split("\x1f")))) for s, t, kind, w, files in rows
+                    )
             return list(dict.fromkeys(out))
 
         return await self._reader.run(read)

@@ -127,3 +127,48 @@ async def test_extracted_graph_round_trip(graph: GraphStore) -> None:
     assert (made.source, made.target) == ("velt orbis 7", "quarn dynamics")
     found: dict[str, Any] = await graph.entities(sid, ["quarn dynamics", "port avel"])
     assert found["quarn dynamics"].type == "organization" and found["port avel"].type == "place"
+
+
+async def test_entities_of_one_file(graph: GraphStore) -> None:
+    """`search_entities(..., file_id=)`: what extraction found in one file, counted in that file (#28)."""
+    sid = _sid()
+    await graph.replace_file(_file(sid, "f1"))
+    await graph.replace_file(_file(sid, "f2", founder="Bo Quell", chunk="c1"))
+    in_f2 = await graph.search_entities(sid, "", 10, "f2")
+    assert sorted((e.key, n) for e, n in in_f2) == [("bo quell", 1), ("orro works", 2)]
+    assert [e.key for e, _ in await graph.search_entities(sid, "vell", 10, "f2")] == []
+    assert [e.key for e, _ in await graph.search_entities(sid, "vell", 10, "f1")] == ["ada vell"]
+    assert dict((e.key, n) for e, n in await graph.search_entities(sid, "orro", 10)) == {"orro works": 4}
+    assert await graph.search_entities(sid, "", 10, "f3") == []
+
+
+async def test_aliases_and_the_relation_aware_walk(graph: GraphStore) -> None:
+    """A surname after the full name is the same person (its alias); the walk follows the relations a
+    question asks for through three hops on every store, and a namesake in another file merges."""
+    from gateway.knowledge.walk import Reached, walk
+
+    sid = _sid()
+    texts = {
+        "p": "# Kelso 4\n\nThe Kelso 4 is a harvester made by Tarrow Optics.",
+        "c": "# Tarrow Optics\n\nTarrow Optics is based in Varnholt. It was set up by Ana Moravec in 1990.",
+        "a": "# Ana Moravec\n\nAna Moravec is an engineer. Moravec was born in Keldholm and studied law at "
+        "Sund University. Moravec set up Tarrow Optics.",
+        "n": "# Ana Moravec\n\nAna Moravec is a painter. Moravec was born in Oslo.",  # a namesake
+    }
+    titles = [title_of(f"{k}.md", t) for k, t in texts.items()]
+    for key, text in texts.items():
+        await graph.replace_file(
+            build_file_graph(RuleExtractor(), sid, key, f"{key}.md", [(f"{sid}:{key}:0", text)], titles)
+        )
+    ana = await graph.entities(sid, ["ana moravec", "moravec"])
+    assert set(ana) == {"ana moravec"} and ana["ana moravec"].aliases == ("Moravec",)
+    seeds = {"kelso 4": Reached(1.0, 0, frozenset())}
+    reached = await walk(graph, sid, seeds, {"made_by", "founded_by", "born_in"})
+    town = reached["keldholm"]
+    assert town.hops == 3 and town.matched == {"made_by", "founded_by", "born_in"}
+    best = max(reached, key=lambda e: reached[e].potential())
+    assert best == "keldholm"
+    # the namesake's birthplace completes the chain too, but no page of it names Tarrow Optics
+    assert reached["oslo"].matched == town.matched and reached["oslo"].potential() < town.potential()
+    # the relations the question does not ask for are walked too, but are worth much less
+    assert reached["sund university"].potential() < town.potential() / 4

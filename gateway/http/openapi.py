@@ -87,9 +87,10 @@ _QUERY: dict[tuple[str, str], list[dict[str, Any]]] = {
         },
     ],
     # the knowledge graph's entities (#12): names containing `query` (none: the most mentioned, #32),
-    # their types, mentions, neighbours
+    # their types, mentions, neighbours; with `file_id` (#28) those extracted from one file of the store
     ("GET", "/v1/vector_stores/{vector_store_id}/entities"): [
         {"name": "query", "in": "query", "schema": {"type": "string", "maxLength": 256}},
+        {"name": "file_id", "in": "query", "schema": {"type": "string", "minLength": 1}},
         {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
     ],
     ("GET", "/v1/files"): [

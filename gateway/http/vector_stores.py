@@ -156,8 +156,10 @@ async def list_batch_files(request: web.Request) -> web.Response:
 
 @routes.get(STORE + "/entities")
 async def entities(request: web.Request) -> web.Response:
-    """Entities of the vector store's knowledge graph whose name contains `query`."""
-    found = await _svc(request).entities(_sid(request), request.query.get("query"), request.query.get("limit"))
+    """Entities of the vector store's knowledge graph whose name contains `query`, or (`file_id`)
+    those extracted from one of its files."""
+    q = request.query
+    found = await _svc(request).entities(_sid(request), q.get("query"), q.get("limit"), q.get("file_id"))
     return json_response(list_body(found, False))
 
 

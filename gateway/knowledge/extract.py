@@ -7,9 +7,10 @@ Y"), with the document's subject (its title) standing in when the sentence opens
 share it. Everything here is plain CPU work, run in a thread by the caller.
 
 `RuleExtractor` (the default) finds proper-noun spans (capitalised words, joined by "of", "de",
-"van", ...), model codes ("ZX-81", "Orbis 9X"), and the corpus's own titles wherever they appear,
-in any case. A capitalised word that only opens a sentence ("After", "Today") is not a name: a
-word-list and the text's own lower-case uses tell it apart.
+"van", ...), model codes ("ZX-81", "Orbis 9X"), titles of works in quotes ('"The Quiet Harbour"'),
+and the corpus's own titles wherever they appear, in any case. Within one file, a person's surname
+after their full name is that person (`Coreference`). A capitalised word that only opens a sentence
+("After", "Today") is not a name: a word-list and the text's own lower-case uses tell it apart.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from gateway.knowledge.patterns import PATTERNS
 _WORD = re.compile(r"[^\W_][\w'\u2019\-\.&]*[^\W_]|[^\W_]", re.UNICODE)
 _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
 _CODE = re.compile(r"^(?=[^\d]*\d)(?=.*[^\W\d_])[\w\-\.]+$")  # letters and digits: X7, ZX-81, A320neo
+_CLAUSE = re.compile(r"\s(?:and|but|then|while)\s", re.IGNORECASE)  # a new clause: its subject is the sentence's
+_QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
+_OBJECT_PRONOUN = re.compile(r"\s+(?:it|him|her|them)\b", re.IGNORECASE)
 _CONNECTORS = frozenset({"of", "de", "del", "della", "da", "di", "von", "van", "der", "den", "la", "le", "du", "&"})
 # Capitalised words that open sentences or headings and are no names.
 _STOP = frozenset(
@@ -72,6 +76,7 @@ class ChunkGraph:
     entities: dict[str, tuple[str, str]] = field(default_factory=dict)  # key -> (name, type)
     counts: Counter[str] = field(default_factory=Counter)
     relations: list[tuple[str, str, str, float]] = field(default_factory=list)  # (source, target, type, weight)
+    aliases: dict[str, set[str]] = field(default_factory=dict)  # key -> the short forms resolved to it
 
 
 class Extractor(Protocol):
@@ -122,6 +127,11 @@ class RuleExtractor:
     def spans(self, text: str, known: Gazetteer) -> list[Span]:
         found: list[Span] = [Span(text[a:b], guess_type(text[a:b]), a, b) for a, b in known.find(text)]
         taken = [(s.start, s.end) for s in found]
+        for m in _QUOTED.finditer(text):  # titles of works: 'wrote "The Quiet Harbour"'
+            a, b = m.span(1)
+            if not any(a < te and ts < b for ts, te in taken):
+                found.append(Span(text[a:b], "work", a, b))
+                taken.append((a, b))
         lower_words = {w.lower() for w in _WORD.findall(text) if w[:1].islower()}
         for sentence in _sentences(text):
             start0, body = sentence
@@ -173,15 +183,61 @@ def _sentences(text: str) -> list[tuple[int, str]]:
     return [(p, s) for p, s in out if s.strip()]
 
 
-def extract(extractor: Extractor, text: str, *, known: Gazetteer, subject: tuple[str, str] | None = None) -> ChunkGraph:
-    """Entities and relations of one chunk. `subject` is (name, type) of what the document is about."""
+class Coreference:
+    """Short forms of a document's people, resolved to the full name seen first in the same document:
+    "Ana Moravec is an engineer. Moravec was born in Fexgrom." → one entity, `ana moravec`.
+
+    Kept across a file's chunks (in order), so a surname in chunk 3 finds the name of chunk 1. A
+    surname two people of the document share resolves to neither; a surname that is itself a title
+    of the corpus (a place called "Moravec") is left alone.
+    """
+
+    def __init__(self, known: Gazetteer) -> None:
+        self._known = {normalise(n) for n in known.names}
+        self.short: dict[str, str | None] = {}  # surname key -> full name key (None: ambiguous)
+
+    def note(self, key: str, kind: str) -> None:
+        words = key.split()
+        if kind != "person" or len(words) < 2:
+            return
+        last = words[-1]
+        if last in self._known:
+            return
+        if self.short.get(last, key) != key:
+            self.short[last] = None
+        else:
+            self.short[last] = key
+
+    def resolve(self, key: str) -> str:
+        return self.short.get(key) or key
+
+
+def extract(
+    extractor: Extractor,
+    text: str,
+    *,
+    known: Gazetteer,
+    subject: tuple[str, str] | None = None,
+    coref: Coreference | None = None,
+) -> ChunkGraph:
+    """Entities and relations of one chunk. `subject` is (name, type) of what the document is about;
+    `coref` carries the document's people from chunk to chunk (a new one per chunk if not given)."""
     graph = ChunkGraph()
+    coref = coref or Coreference(known)
+    if subject:
+        coref.note(normalise(subject[0]), subject[1])
     spans = [s for s in extractor.spans(text, known) if normalise(s.text)]
+    span_keys: dict[int, str] = {}
     for span in spans:
         key = normalise(span.text)
+        coref.note(key, span.type)
+        key = coref.resolve(key)
+        span_keys[span.start] = key
         graph.counts[key] += 1
         if key not in graph.entities or graph.entities[key][1] in ("entity", "title"):
             graph.entities[key] = (span.text, span.type)
+        if normalise(span.text) != key:
+            graph.aliases.setdefault(key, set()).add(span.text)
     subject_key = normalise(subject[0]) if subject else None
     if subject and subject_key and subject_key not in graph.entities:
         graph.entities[subject_key] = subject
@@ -198,8 +254,14 @@ def extract(extractor: Extractor, text: str, *, known: Gazetteer, subject: tuple
                 before = [s for s in inside if s.end <= a]
                 after = [s for s in inside if s.start >= b]
                 # no name before the phrase ("It was founded by ...", "Born in ..."): the document's subject
-                left = normalise(before[-1].text) if before else subject_key
-                right = normalise(after[0].text) if after else None
+                left = span_keys[before[-1].start] if before else subject_key
+                if before and _CLAUSE.search(text, before[-1].end, a):  # "X was born in Y and studied at Z"
+                    opener = inside[0]
+                    lead = text[start : opener.start].strip()
+                    left = span_keys[opener.start] if not lead or lead.lower() in _STOP else subject_key
+                right = span_keys[after[0].start] if after else None
+                if right is None and _OBJECT_PRONOUN.match(sentence, b - start):  # "Y established it"
+                    right = subject_key
                 if left and right and left != right:
                     src, dst = (left, right) if pattern.forward else (right, left)
                     graph.relations.append((src, dst, pattern.type, 1.0))

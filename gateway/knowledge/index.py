@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePath
 
-from gateway.knowledge.extract import Extractor, Gazetteer, extract, guess_type, normalise
+from gateway.knowledge.extract import Coreference, Extractor, Gazetteer, extract, guess_type, normalise
 from storage.graph import Entity, FileGraph, Mention, Relation
 
 _HEADING = re.compile(r"^\s*#{1,6}\s+(.+?)\s*#*\s*$")
@@ -47,14 +47,16 @@ def build_file_graph(
     entities: dict[str, Entity] = {}
     mentions: dict[tuple[str, str], Mention] = {}
     relations: dict[tuple[str, str, str], Relation] = {}
+    coref = Coreference(known)  # one per file: "Moravec" in chunk 3 is the "Ana Moravec" of chunk 1
     for chunk_id, text in chunks:
-        cg = extract(extractor, text, known=known, subject=subject if subject_key else None)
+        cg = extract(extractor, text, known=known, subject=subject if subject_key else None, coref=coref)
         for key, (name, kind) in cg.entities.items():
             if key not in entities or entities[key].type in ("entity", "title"):
-                entities[key] = Entity(key, name, kind)
-            elif name != entities[key].name and name not in entities[key].aliases and len(entities[key].aliases) < 8:
+                entities[key] = Entity(key, name, kind, entities[key].aliases if key in entities else ())
+            for alias in sorted({name, *cg.aliases.get(key, ())}):
                 old = entities[key]
-                entities[key] = Entity(key, old.name, old.type, (*old.aliases, name))
+                if alias != old.name and alias not in old.aliases and len(old.aliases) < 8:
+                    entities[key] = Entity(key, old.name, old.type, (*old.aliases, alias))
         for key, count in cg.counts.items():
             mentions[(key, chunk_id)] = Mention(key, chunk_id, count, key == subject_key)
         if subject_key and (subject_key, chunk_id) not in mentions:  # the whole document is about its title

@@ -20,6 +20,9 @@ from storage.graph import Edge, Entity, FileGraph, MentionRow
 _SCHEMA = (
     "CREATE INDEX kg_entity_key IF NOT EXISTS FOR (e:KgEntity) ON (e.store_id, e.key)",
     "CREATE INDEX kg_file_key IF NOT EXISTS FOR (f:KgFile) ON (f.store_id, f.file_id)",
+    # the kg ranker's per-query reads by chunk (#28; migration 0019 on SQLite and PostgreSQL)
+    "CREATE INDEX kg_rel_chunk IF NOT EXISTS FOR ()-[r:KG_REL]-() ON (r.chunk_id)",
+    "CREATE INDEX kg_mention_chunk IF NOT EXISTS FOR ()-[m:MENTIONS]-() ON (m.chunk_id)",
 )
 _DELETE_RELS = "MATCH (:KgEntity {store_id: $store})-[r:KG_REL {file_id: $file}]->() DELETE r"
 _ORPHANS = """
@@ -30,7 +33,8 @@ _ENTITIES = """
 UNWIND $rows AS row
 MERGE (e:KgEntity {store_id: $store, key: row.key})
 ON CREATE SET e.name = row.name, e.type = row.type, e.aliases = row.aliases
-ON MATCH SET e.type = CASE WHEN e.type = 'entity' THEN row.type ELSE e.type END
+ON MATCH SET e.type = CASE WHEN e.type = 'entity' THEN row.type ELSE e.type END,
+    e.aliases = (coalesce(e.aliases, []) + [a IN row.aliases WHERE NOT a IN coalesce(e.aliases, [])])[..8]
 """
 _FILE = """
 CREATE (f:KgFile {store_id: $store, file_id: $file, title: $title, extracted_at: $at, extractor: $extractor})
@@ -147,16 +151,21 @@ class Neo4jGraphStore:
         )
         return {r["key"]: Entity(r["key"], r["name"], r["type"], tuple(r["aliases"] or ())) for r in rows}
 
-    async def search_entities(self, store_id: str, text: str, limit: int) -> list[tuple[Entity, int]]:
+    async def search_entities(
+        self, store_id: str, text: str, limit: int, file_id: str | None = None
+    ) -> list[tuple[Entity, int]]:
         rows = await self._run(
             "MATCH (e:KgEntity {store_id: $store}) "
-            "WHERE e.key CONTAINS $text OR toLower(e.name) CONTAINS toLower($text) "
-            "OPTIONAL MATCH (:KgFile)-[m:MENTIONS]->(e) WITH e, COALESCE(SUM(m.count), 0) AS n "
+            "WHERE (e.key CONTAINS $text OR toLower(e.name) CONTAINS toLower($text)) "
+            "AND ($file IS NULL OR EXISTS { MATCH (:KgFile {store_id: $store, file_id: $file})-[:MENTIONS]->(e) }) "
+            "OPTIONAL MATCH (f:KgFile)-[m:MENTIONS]->(e) WHERE $file IS NULL OR f.file_id = $file "
+            "WITH e, COALESCE(SUM(m.count), 0) AS n "
             "RETURN e.key AS key, e.name AS name, e.type AS type, e.aliases AS aliases, n "
             "ORDER BY (e.key = $text) DESC, n DESC, e.key LIMIT $limit",
             store=store_id,
             text=text,
             limit=limit,
+            file=file_id,
         )
         return [(Entity(r["key"], r["name"], r["type"], tuple(r["aliases"] or ())), int(r["n"])) for r in rows]
 
@@ -172,11 +181,12 @@ class Neo4jGraphStore:
     async def edges(self, store_id: str, keys: Sequence[str], per_entity: int = 50) -> list[Edge]:
         rows = await self._run(
             "MATCH (a:KgEntity {store_id: $store})-[r:KG_REL]->(b:KgEntity) WHERE a.key IN $keys OR b.key IN $keys "
-            "RETURN a.key AS source, b.key AS target, r.type AS type, SUM(r.weight) AS weight",
+            "RETURN a.key AS source, b.key AS target, r.type AS type, SUM(r.weight) AS weight, "
+            "collect(r.file_id) AS files",
             store=store_id,
             keys=list(keys),
         )
-        edges = [Edge(r["source"], r["target"], r["type"], float(r["weight"])) for r in rows]
+        edges = [Edge(r["source"], r["target"], r["type"], float(r["weight"]), tuple(sorted(r["files"]))) for r in rows]
         edges.sort(key=lambda e: (e.type == "co_occurs", -e.weight))
         wanted = set(keys)
         kept: list[Edge] = []
@@ -206,7 +216,7 @@ class Neo4jGraphStore:
 
     async def chunk_relation_types(self, store_id: str, chunk_ids: Sequence[str]) -> dict[str, set[str]]:
         rows = await self._run(
-            "MATCH (:KgEntity {store_id: $store})-[r:KG_REL]->() WHERE r.chunk_id IN $ids AND r.type <> 'co_occurs' "
+            "MATCH ()-[r:KG_REL]->() WHERE r.chunk_id IN $ids AND r.store_id = $store AND r.type <> 'co_occurs' "
             "RETURN DISTINCT r.chunk_id AS chunk_id, r.type AS type",
             store=store_id,
             ids=list(chunk_ids),

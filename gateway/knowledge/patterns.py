@@ -42,21 +42,46 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("part_of", r"part of|a division of|a subsidiary of|a unit of|belongs to|a member of|owned by", True),
     _p("part_of", r"owns|acquired|the parent (?:company )?of", False),
     _p("located_in", r"based in|headquartered in|located in|situated in|lives in|settled in", True),
-    _p("led_by", r"led by|run by|headed by|managed by|directed by|chaired by", True),
-    _p("led_by", r"leads|runs|heads|manages|directs|chairs", False),
+    _p(
+        "led_by",
+        r"led by|run by|headed by|managed by|directed by|chaired by|(?:chief executive|ceo)(?: is| was)?(?! of)",
+        True,
+    ),
+    _p("led_by", r"leads|runs|heads|manages|directs|chairs|(?:the )?chief executive of", False),
+    _p("written_by", r"written by|authored by|composed by|painted by", True),
+    _p("written_by", r"wrote|authored|composed|painted|the author of", False),
+    _p(
+        "studied_at",
+        r"studied(?: \w+)? at|read \w+ at|graduated from|an alumn\w* of|educated at|attended|trained at",
+        True,
+    ),
 )
 
 # Words in a question that ask for a relation type.
 CUES: dict[str, re.Pattern[str]] = {
-    "founded_by": re.compile(r"\b(?:found\w*|establish\w*|start\w*|set up|creat\w*|origin\w*)", re.I),
+    # Word-bounded and in the forms a question about the relation uses ("the founder of", "who
+    # started"), not the imperative verbs of a description ("create a cluster", "build options",
+    # "start, stop or control a server"), which asked the graph for relations nobody meant.
+    "founded_by": re.compile(
+        r"\b(?:(?:co-?)?found(?:er|ers|ed|ing)|establish(?:ed|er|ers)|started|set up|creat(?:ed|or|ors))\b", re.I
+    ),
     "made_by": re.compile(
-        r"\b(?:make|makes|made|maker|manufactur\w*|produc\w*|build\w*|built|develop\w*|design\w*|behind|engineer\w*)",
+        r"\b(?:makes|made|maker|makers|manufactur\w*|produc(?:es|ed|er|ers)|builds|built|builder|"
+        r"develop(?:s|ed|er|ers)|design(?:s|ed|er|ers)|behind|engineered)\b",
         re.I,
     ),
     "born_in": re.compile(r"\b(?:born|birth\w*|native|hometown|grew up|comes? from)\b", re.I),
-    "part_of": re.compile(r"\b(?:part of|division|subsidiar\w*|parent|belong\w*|own\w*|acquir\w*|member)", re.I),
-    "located_in": re.compile(r"\b(?:based|headquarter\w*|located|locat\w*|situated|lives?|settled)\b", re.I),
-    "led_by": re.compile(r"\b(?:lead\w*|led|run|runs|head\w*|manag\w*|direct\w*|chair\w*|chief|ceo)\b", re.I),
+    "part_of": re.compile(
+        r"\b(?:part of|division|subsidiar\w*|parent|belongs? to|owns|owned|owner|acquir\w*|member of)\b", re.I
+    ),
+    "located_in": re.compile(r"\b(?:based|headquarter\w*|located|situated|lives|lived|settled)\b", re.I),
+    "led_by": re.compile(
+        r"\b(?:leads|led|runs|heads|head of|manag(?:es|ed|er|ers)|director|chair\w*|chief|ceo)\b", re.I
+    ),
+    "written_by": re.compile(
+        r"\b(?:written|wrote|writer|author|authors|authored|composed|composer|painted|painter)\b", re.I
+    ),
+    "studied_at": re.compile(r"\b(?:stud(?:y|ied|ies)|graduat\w*|alma mater|alumn\w*|attend\w*|educated)\b", re.I),
 }
 
 

@@ -5,18 +5,19 @@ Five phases, per (store, query):
 1. query understanding: the question's entities (the extractor's spans and the question's word
    n-grams, looked up in the graph) and the relation types its wording asks for (`patterns.cues`);
 2. retrieval, concurrently: vector search, keyword search and the question entities' graph rows;
-3. expansion: from the question's entities (and, at lower weight, the entities of the best hybrid
-   chunks) along relations, one and two hops; each hop decays the weight, co-occurrence more than a
-   typed relation, and a relation whose type the question asks for counts as a step of the chain;
+3. the relation-aware walk (`walk.py`): from the question's entities (or, when it names none, the
+   subjects of the best hybrid chunks) along the relations it asks for, one to three hops;
 4. ranking: each candidate chunk gets normalised signals (vector similarity, graph relevance,
-   keyword match, recency, title match) blended by weights that sum to 1;
+   keyword match, recency, title match) blended by weights that sum to 1 (`GATEWAY_KG_CHAIN_WEIGHTS` when the walk
+   followed a step of the question's chain, `GATEWAY_KG_WEIGHTS` otherwise, hybrid's own blend
+   when the graph knows nothing of the question); chunks only the graph found are read from the
+   backend only if they make the top k;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
 whose steps the question named ("the founder of the company that makes X") is worth more the more
-of the chain it completes, and a chunk about that entity (its document's subject) that also states a
-relation the question asks for ("born in") completes it further. The answer document of a
-three-hop question shares no words with it; this is the signal that finds it.
+of the chain it completes (`walk.py`). The answer document of a three-hop question shares no words
+with it; this is the signal that finds it.
 """
 
 from __future__ import annotations
@@ -28,47 +29,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway.knowledge.extract import _STOP, Extractor, Gazetteer, normalise
+from gateway.knowledge.extract import _CONNECTORS, _STOP, Extractor, Gazetteer, normalise
 from gateway.knowledge.patterns import cues
+from gateway.knowledge.walk import MAX_HOPS, Reached, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
 from vectorstore import filters as flt
 from vectorstore.base import Hit, VectorBackend
-from vectorstore.fusion import DEFAULT_FUSION
 
-DECAY = 0.85  # per hop along a typed relation
-CO_OCCURS = 0.4  # extra factor for a hop along co-occurrence
-UNASKED = 0.7  # extra factor for a typed relation the question does not ask for
-OBJECT = 0.5  # a chunk that mentions an entity counts half as much as one about it
-BEST_CHUNKS = 3  # hybrid's best chunks whose entities seed the expansion too
 MAX_FRONTIER = 40
+MAX_ENTITIES = 24  # reached entities whose chunks become candidates
+MAX_MENTIONS = 150
 MAX_GRAPH_FILES = 30
-# A question the graph knows nothing of is scored as hybrid search scores it (the backends' default
-# blend of the same two signals), so the kg ranker never does worse than hybrid there.
-UNINFORMED = {
-    "vector": DEFAULT_FUSION.vector_weight,
-    "graph": 0.0,
-    "keyword": 1 - DEFAULT_FUSION.vector_weight,
-    "recency": 0.0,
-    "title": 0.0,
-}
+MAX_GRAPH_CHUNKS = 60  # chunks only the graph found that are ranked (their text is read for the top k only)
 _WORDS = re.compile(r"\w+")
+_TOKEN = re.compile(r"[^\W_][\w\-\.']*[^\W_]|[^\W_]")
 
 
 @dataclass(slots=True)
 class RankedHit(Hit):
     score_breakdown: dict[str, float] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class Reached:
-    """An entity reached by the expansion: its path weight, hops and the asked-for relations on it."""
-
-    base: float
-    hops: int
-    matched: frozenset[str]
-
-    def potential(self) -> float:
-        return self.base * (1 + len(self.matched))
 
 
 @dataclass(slots=True)
@@ -79,16 +58,30 @@ class RankOutcome:
 
 
 def query_keys(extractor: Extractor, query: str) -> list[str]:
-    """Candidate entity keys of a question: the extractor's spans and every 1-5 word n-gram."""
-    keys = [normalise(s.text) for s in extractor.spans(query, Gazetteer(()))]
-    words = normalise(query).split()
+    """Candidate entity keys of a question: its 1-5 word runs of names (capitalised words, codes with
+    digits, "of"/"de"/... inside), as the text's names are found; a lone capitalised word opening
+    the question ("Display ...", "Create ...") is no name unless it is an acronym or a code. A model
+    extractor's spans (GLiNER) count too. Lower-case words are never looked up: every common word
+    is the name of something in a large enough store ("Files", "Command" in manual pages)."""
+    keys = [] if extractor.name == "rules" else [normalise(s.text) for s in extractor.spans(query, Gazetteer(()))]
+    tokens = _TOKEN.findall(query)
     for n in range(1, 6):
-        for i in range(len(words) - n + 1):
-            gram = words[i : i + n]
-            if n == 1 and (gram[0] in _STOP or len(gram[0]) < 2):
+        for i in range(len(tokens) - n + 1):
+            gram = tokens[i : i + n]
+            if not (_name(gram[0]) and _name(gram[-1])) or not all(_name(t) or t in _CONNECTORS for t in gram):
                 continue
-            keys.append(" ".join(gram))
+            if n == 1 and (gram[0].lower() in _STOP or len(gram[0]) < 2 or (i == 0 and not _acronym(gram[0]))):
+                continue
+            keys.append(normalise(" ".join(gram)))
     return list(dict.fromkeys(k for k in keys if k))
+
+
+def _name(token: str) -> bool:
+    return token[:1].isupper() or any(ch.isdigit() for ch in token)
+
+
+def _acronym(token: str) -> bool:
+    return (len(token) >= 2 and token.isupper()) or any(ch.isdigit() for ch in token)
 
 
 def _hub(files: int) -> float:
@@ -97,10 +90,19 @@ def _hub(files: int) -> float:
 
 
 class Ranker:
-    def __init__(self, graph: GraphStore, extractor: Extractor, weights: dict[str, float]) -> None:
+    def __init__(
+        self,
+        graph: GraphStore,
+        extractor: Extractor,
+        weights: dict[str, float],
+        chain_weights: dict[str, float] | None = None,
+    ) -> None:
         self.graph = graph
         self.extractor = extractor
         self.weights = weights
+        # a question whose chain the walk could follow (one of its relations matched along a path):
+        # the graph carries the ranking, since the answer shares no word with the question
+        self.chain_weights = chain_weights or weights
 
     async def rank(
         self,
@@ -115,6 +117,15 @@ class Ranker:
         n = max(3 * k, 30)
         asked = cues(query)
         keys = await asyncio.to_thread(query_keys, self.extractor, query)
+        q_entities = _longest(list(await self.graph.entities(store_id, keys))) if keys else []
+        # A question that names nothing the graph knows, or asks for no relation of what it names,
+        # is answered by hybrid search itself: relation words alone ("create", "run", "part of") are
+        # too common to steer by, and an entity alone is what keyword search already matches (on 80
+        # manual pages, letting the graph rank those cost 0.035 nDCG@10)
+        if not (q_entities and asked):
+            mode: Any = "hybrid" if vector is not None else "keyword"
+            plain = await backend.search(store_id, vector=vector, query=query, k=k, filters=filters, mode=mode)
+            return RankOutcome([_hybrid_hit(h) for h in plain], q_entities, {})
         # phase 2: retrieval, concurrently
         vec_job = (
             backend.search(store_id, vector=vector, query=query, k=n, filters=filters, mode="vector")
@@ -122,75 +133,44 @@ class Ranker:
             else _nothing()
         )
         kw_job = backend.search(store_id, vector=None, query=query, k=n, filters=filters, mode="keyword")
-        vec_hits, kw_hits, found = await asyncio.gather(vec_job, kw_job, self.graph.entities(store_id, keys))
-        q_entities = _longest(list(found))
-        hybrid = _fuse(vec_hits, kw_hits)
-        best_ids = [h.chunk_id for h in hybrid[:BEST_CHUNKS]]
-        spread, best_mentions = await asyncio.gather(
-            self.graph.mention_counts(store_id, q_entities), self.graph.chunk_mentions(store_id, best_ids)
+        vec_hits, kw_hits, spread = await asyncio.gather(
+            vec_job, kw_job, self.graph.mention_counts(store_id, q_entities)
         )
-        # phase 3: expansion
-        reached: dict[str, Reached] = {}
-        for key in q_entities:
-            reached[key] = Reached(_hub(spread.get(key, 1)), 0, frozenset())
-        # a question the graph knows nothing of (no entity of it, no relation asked for) is left to
-        # hybrid search: seeding from its best chunks alone only adds their neighbours' noise
-        informed = bool(q_entities or asked)
-        for m in best_mentions if informed else []:
-            if m.subject or m.count > 1:
-                weight = 0.4 * (1.0 if m.subject else 0.5)
-                if m.entity not in reached or reached[m.entity].base < weight:
-                    reached[m.entity] = Reached(weight, 0, frozenset())
-        await self._expand(store_id, reached, asked)
+        # phase 3: the relation-aware walk from the question's entities (gateway/knowledge/walk.py)
+        seeds = {key: Reached(_hub(spread.get(key, 1)), 0, frozenset()) for key in q_entities}
+        reached = await walk(self.graph, store_id, seeds, asked, hops=min(MAX_HOPS, len(asked)))
         # phase 4: candidates and their signals
         ranked_entities = sorted(reached, key=lambda e: reached[e].potential(), reverse=True)[:MAX_FRONTIER]
-        graph_rows = await self.graph.mentions(store_id, ranked_entities, limit=200)
+        graph_rows = await self.graph.mentions(store_id, ranked_entities[:MAX_ENTITIES], limit=MAX_MENTIONS)
         hits: dict[str, Hit] = {h.chunk_id: h for h in [*kw_hits, *vec_hits]}
         ids = list(dict.fromkeys([*hits, *(m.chunk_id for m in graph_rows)]))
-        chunk_rows, stated = await asyncio.gather(
-            self.graph.chunk_mentions(store_id, ids), self.graph.chunk_relation_types(store_id, ids)
+        files = list({h.file_id for h in hits.values()} | {m.file_id for m in graph_rows})
+        chunk_rows, stated, times = await asyncio.gather(
+            self.graph.chunk_mentions(store_id, ids),
+            self.graph.chunk_relation_types(store_id, ids),
+            self.graph.file_times(store_id, files),
         )
-        graph_score = _graph_scores(chunk_rows, stated, reached, asked)
-        # only the best chunks that the graph alone found are worth reading (per file) from the backend
+        graph_score = chunk_scores(chunk_rows, stated, reached, asked)
+        # chunks only the graph found have no text yet: rank them with what is known (their graph,
+        # recency and title signals) and read from the backend only those that make the top k
         only_graph = sorted((c for c in graph_score if c not in hits), key=lambda c: graph_score[c], reverse=True)
         rows_by_chunk = {m.chunk_id: m for m in chunk_rows}
-        await self._load_chunks(backend, store_id, [rows_by_chunk[c] for c in only_graph[:k]], hits, filters)
-        times = await self.graph.file_times(store_id, list({h.file_id for h in hits.values()}))
-        weights = self.weights if informed else UNINFORMED
-        scored = self._blend(query, hits, vec_hits, kw_hits, graph_score, times, weights)
+        pending = {c: _pending(rows_by_chunk[c]) for c in only_graph[:MAX_GRAPH_CHUNKS]}
+        weights = self.chain_weights if chained(reached) else self.weights
+        for _round in range(3):  # a chunk the filters drop makes room for the next one
+            scored = self._blend(query, {**pending, **hits}, vec_hits, kw_hits, graph_score, times, weights)
+            wanted = [pending.pop(r.chunk_id) for r in scored[:k] if r.chunk_id in pending]
+            if not wanted:
+                break
+            await self._load_chunks(backend, store_id, wanted, hits, filters)
         expanded = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
         return RankOutcome(scored[:k], q_entities, expanded)
-
-    async def _expand(self, store_id: str, reached: dict[str, Reached], asked: set[str]) -> None:
-        frontier = list(reached)
-        for _hop in range(2):
-            if not frontier:
-                return
-            edges = await self.graph.edges(store_id, frontier, per_entity=30)
-            improved: set[str] = set()
-            inside = set(frontier)
-            for e in edges:
-                for u, v in ((e.source, e.target), (e.target, e.source)):
-                    if u not in inside or v == u:
-                        continue
-                    at = reached[u]
-                    if e.type == "co_occurs":
-                        factor, matched = DECAY * CO_OCCURS * min(1.0, e.weight), at.matched
-                    elif e.type in asked and e.type not in at.matched:
-                        factor, matched = DECAY, at.matched | {e.type}
-                    else:
-                        factor, matched = DECAY * UNASKED, at.matched
-                    cand = Reached(at.base * factor, at.hops + 1, frozenset(matched))
-                    if v not in reached or cand.potential() > reached[v].potential():
-                        reached[v] = cand
-                        improved.add(v)
-            frontier = sorted(improved, key=lambda x: reached[x].potential(), reverse=True)[:MAX_FRONTIER]
 
     async def _load_chunks(
         self,
         backend: VectorBackend,
         store_id: str,
-        rows: Sequence[MentionRow],
+        rows: Sequence[Hit],
         hits: dict[str, Hit],
         filters: dict[str, Any] | None,
     ) -> None:
@@ -243,6 +223,17 @@ async def _nothing() -> list[Hit]:
     return []
 
 
+def _hybrid_hit(h: Hit) -> RankedHit:
+    """A hit of hybrid search, for a question the graph does not steer: its breakdown says so."""
+    breakdown = {"hybrid": round(h.score, 4), "graph": 0.0}
+    return RankedHit(h.chunk_id, h.file_id, h.filename, h.text, h.score, h.attributes, score_breakdown=breakdown)
+
+
+def _pending(row: MentionRow) -> Hit:
+    """A chunk the graph found, before its text is read: ranked on its graph, recency and title."""
+    return Hit(row.chunk_id, row.file_id, "", "", 0.0)
+
+
 def _longest(keys: list[str]) -> list[str]:
     """Question entities, without those inside a longer one found too ("orbis" inside "orbis 9")."""
     keep: list[str] = []
@@ -250,31 +241,3 @@ def _longest(keys: list[str]) -> list[str]:
         if not any(f" {key} " in f" {other} " for other in keep):
             keep.append(key)
     return keep
-
-
-def _fuse(vec_hits: list[Hit], kw_hits: list[Hit]) -> list[Hit]:
-    """Reciprocal-rank fusion of the two lists: only to pick the best chunks that seed the expansion."""
-    score: dict[str, float] = {}
-    by_id: dict[str, Hit] = {}
-    for hits in (vec_hits, kw_hits):
-        for rank, h in enumerate(hits):
-            score[h.chunk_id] = score.get(h.chunk_id, 0.0) + 1.0 / (60 + rank)
-            by_id[h.chunk_id] = h
-    return sorted(by_id.values(), key=lambda h: score[h.chunk_id], reverse=True)
-
-
-def _graph_scores(
-    rows: list[MentionRow], stated: dict[str, set[str]], reached: dict[str, Reached], asked: set[str]
-) -> dict[str, float]:
-    """Per chunk: its best entity's path weight x (1 + the asked-for relations its path and the chunk
-    complete), halved when the chunk only mentions the entity."""
-    out: dict[str, float] = {}
-    for m in rows:
-        at = reached.get(m.entity)
-        if at is None:
-            continue
-        completes = at.matched | (stated.get(m.chunk_id, set()) & asked)
-        value = at.base * (1 + len(completes)) * (1.0 if m.subject else OBJECT)
-        if value > out.get(m.chunk_id, 0.0):
-            out[m.chunk_id] = value
-    return out

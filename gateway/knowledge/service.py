@@ -56,6 +56,7 @@ class Knowledge:
         self.settings = settings
         self.graph = graph
         self.weights = parse_weights(settings.kg_weights)
+        self.chain_weights = parse_weights(settings.kg_chain_weights)
         self._extractor = extractor
         self._lock = asyncio.Lock()
 
@@ -99,16 +100,19 @@ class Knowledge:
         k: int,
         filters: dict[str, Any] | None,
     ) -> RankOutcome:
-        ranker = Ranker(self.graph, await self.extractor(), self.weights)
+        ranker = Ranker(self.graph, await self.extractor(), self.weights, self.chain_weights)
         return await ranker.rank(backend, store_id, query, vector, k=k, filters=filters)
 
     async def names(self, store_id: str, keys: Sequence[str]) -> dict[str, dict[str, str]]:
         found = await self.graph.entities(store_id, keys)
         return {k: {"name": e.name, "type": e.type} for k, e in found.items()}
 
-    async def lookup(self, store_id: str, query: str, limit: int) -> list[dict[str, Any]]:
-        """Entities whose name contains `query`: type, aliases, mention count and neighbours."""
-        matches = await self.graph.search_entities(store_id, normalise(query), limit)
+    async def lookup(
+        self, store_id: str, query: str, limit: int, *, file_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Entities whose name contains `query` (with `file_id`: mentioned in that file; an empty
+        query matches all): type, aliases, mention count (in the file, with `file_id`) and neighbours."""
+        matches = await self.graph.search_entities(store_id, normalise(query), limit, file_id)
         keys = [e.key for e, _ in matches]
         edges = await self.graph.edges(store_id, keys, per_entity=10)
         other = {e.target if e.source in keys else e.source for e in edges}

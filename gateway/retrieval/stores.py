@@ -152,12 +152,16 @@ class VectorStoresService:
             page["entities"] = outcome.entities
         return page
 
-    async def entities(self, store_id: str, query: str | None, limit: str | None) -> list[dict[str, Any]]:
+    async def entities(
+        self, store_id: str, query: str | None, limit: str | None, file_id: str | None = None
+    ) -> list[dict[str, Any]]:
         """The knowledge graph's entities whose name contains `query` (#12); without `query`, the
-        most-mentioned ones (where the console's graph starts, #32). The store is looked up through
+        most-mentioned ones (where the console's graph starts, #32); with `file_id` those extracted
+        from that file of the store (#28: `query` then narrows them). The store is looked up through
         its project-scoped store first, so another project's graph is never reached."""
-        query = query or ""
-        if len(query) > 256:
+        if file_id is not None and not file_id.strip():
+            raise params.bad("Invalid 'file_id': expected a file id.", "file_id")
+        if query is not None and len(query) > 256:
             raise params.bad("Invalid 'query': at most 256 characters.", "query")
         count = 20
         if limit is not None:
@@ -167,7 +171,10 @@ class VectorStoresService:
                 raise params.bad("Invalid type for 'limit': expected an integer.", "limit", "invalid_type") from None
             params.require_int(count, "limit", 1, 100)
         await self.retrieve(store_id)
-        return list(await (await self.r.knowledge()).lookup(store_id, query.strip(), count))
+        if file_id is not None and await self.r.stores.get_file(store_id, file_id) is None:
+            raise NotFound(f"No file found with id '{file_id}' in vector store '{store_id}'.", param="file_id")
+        knowledge = await self.r.knowledge()
+        return list(await knowledge.lookup(store_id, (query or "").strip(), count, file_id=file_id))
 
     # -- files -------------------------------------------------------------------------------------
     async def _require_files(self, file_ids: list[str], param: str) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from storage.graph import Edge, Entity, FileGraph, MentionRow
+from storage.graph import Edge, Entity, FileGraph, MentionRow, merge_aliases
 from storage.postgres.db import Database
 
 
@@ -59,6 +59,20 @@ class PostgresGraphStore:
                 "THEN excluded.type ELSE kg_entities.type END",
                 [(g.store_id, e.key, e.name, e.type, orjson.dumps(list(e.aliases))) for e in g.entities],
             )
+            with_aliases = {e.key: e.aliases for e in g.entities if e.aliases}
+            if with_aliases:  # a file's short forms ("Moravec") join those other files found
+                rows = await c.fetch(
+                    "SELECT key, aliases FROM kg_entities WHERE store_id = $1 AND key = ANY($2::text[])",
+                    g.store_id,
+                    list(with_aliases),
+                )
+                await c.executemany(
+                    "UPDATE kg_entities SET aliases = $3 WHERE store_id = $1 AND key = $2",
+                    [
+                        (g.store_id, r[0], orjson.dumps(merge_aliases(orjson.loads(r[1]), with_aliases[r[0]])))
+                        for r in rows
+                    ],
+                )
             await c.executemany(
                 "INSERT INTO kg_mentions (store_id, file_id, chunk_id, entity, count, subject) "
                 "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (store_id, entity, file_id, chunk_id) DO UPDATE "
@@ -110,17 +124,22 @@ class PostgresGraphStore:
         )
         return {r[0]: Entity(r[0], r[1], r[2], tuple(orjson.loads(r[3]))) for r in rows}
 
-    async def search_entities(self, store_id: str, text: str, limit: int) -> list[tuple[Entity, int]]:
+    async def search_entities(
+        self, store_id: str, text: str, limit: int, file_id: str | None = None
+    ) -> list[tuple[Entity, int]]:
         pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         rows = await self._db.pool.fetch(
             "SELECT e.key, e.name, e.type, e.aliases, (SELECT COALESCE(SUM(m.count), 0) FROM kg_mentions m "
-            "WHERE m.store_id = e.store_id AND m.entity = e.key) AS n FROM kg_entities e "
-            "WHERE e.store_id = $1 AND (e.key LIKE $2 OR e.name ILIKE $2) "
+            "WHERE m.store_id = e.store_id AND m.entity = e.key AND ($5::text IS NULL OR m.file_id = $5)) AS n "
+            "FROM kg_entities e WHERE e.store_id = $1 AND (e.key LIKE $2 OR e.name ILIKE $2) "
+            "AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM kg_mentions m WHERE m.store_id = e.store_id "
+            "AND m.entity = e.key AND m.file_id = $5)) "
             "ORDER BY (e.key = $3) DESC, n DESC, e.key LIMIT $4",
             store_id,
             pattern,
             text,
             limit,
+            file_id,
         )
         return [(Entity(r[0], r[1], r[2], tuple(orjson.loads(r[3]))), int(r[4])) for r in rows]
 
@@ -137,7 +156,8 @@ class PostgresGraphStore:
         out: list[Edge] = []
         for end in ("source", "target"):
             rows = await self._db.pool.fetch(
-                f"SELECT source, target, type, w FROM (SELECT source, target, type, SUM(weight) AS w, "
+                f"SELECT source, target, type, w, files FROM (SELECT source, target, type, SUM(weight) AS w, "
+                "array_agg(file_id ORDER BY file_id) AS files, "
                 f"ROW_NUMBER() OVER (PARTITION BY {end} ORDER BY (type = 'co_occurs'), SUM(weight) DESC) AS rn "
                 f"FROM kg_relations WHERE store_id = $1 AND {end} = ANY($2::text[]) "
                 "GROUP BY source, target, type) ranked WHERE rn <= $3",
@@ -145,7 +165,7 @@ class PostgresGraphStore:
                 list(keys),
                 per_entity,
             )
-            out.extend(Edge(r[0], r[1], r[2], float(r[3])) for r in rows)
+            out.extend(Edge(r[0], r[1], r[2], float(r[3]), tuple(r[4])) for r in rows)
         return list(dict.fromkeys(out))
 
     async def mentions(self, store_id: str, keys: Sequence[str], limit: int = 200) -> list[MentionRow]:
