@@ -64,6 +64,7 @@ from gateway.jsonutil import (
 )
 from gateway.redact import hide_internal
 from gateway.research.models import is_research
+from gateway.usage.recorder import caller_key
 from storage.scope import act_for, project_scope
 
 log = logging.getLogger(__name__)
@@ -115,6 +116,7 @@ def error_reply(err: APIError) -> ep.ProcessingResponse:
     if isinstance(err, RateLimited):
         wait = str(max(1, math.ceil(err.retry_after)))
         reply.immediate_response.headers.set_headers.append(_set("retry-after", wait))
+        reply.immediate_response.headers.set_headers.extend(_set(k, v) for k, v in err.headers.items())
     return reply
 
 
@@ -253,6 +255,7 @@ class _Exchange:
         "parser",
         "pending",
         "project",
+        "ratelimit",
         "resp_parts",
         "run",
         "sse",
@@ -266,6 +269,7 @@ class _Exchange:
         self.p = p
         self.run: ResponseRun | None = None
         self.project: str | None = None  # set from the request headers (gateway.auth)
+        self.ratelimit: dict[str, str] | None = None  # x-ratelimit-* for the reply (gateway.auth.limits)
         self.turn: TurnAssembler | None = None
         self.stream = False  # the client asked for SSE
         self.streamed = False  # Envoy streams the response body through us chunk by chunk
@@ -300,7 +304,7 @@ class _Exchange:
                         _header(msg.request_headers, auth.header) or None,
                         peer_trusted=True,
                     )
-                    limits.LIMITS.admit(self.project)
+                    self.ratelimit = await limits.LIMITS.admit(self.project, caller_key.get())
                 except APIError as refused:
                     return error_reply(refused), True
                 if msg.request_headers.end_of_stream:
@@ -397,10 +401,13 @@ class _Exchange:
         self.sse = "text/event-stream" in _header(msg, "content-type")
         if msg.end_of_stream:  # no body will follow: settle it now
             return await self._settle_buffered(b"", at_headers=True)
-        if self.status != 200:  # rendered at the body (error message inside)
-            return ep.ProcessingResponse(response_headers=ep.HeadersResponse()), False
         common = ep.CommonResponse()
         mutation = common.header_mutation
+        if self.ratelimit:
+            mutation.set_headers.extend(_set(k, v) for k, v in self.ratelimit.items())
+        if self.status != 200:  # rendered at the body (error message inside)
+            headers = ep.HeadersResponse(response=common) if self.ratelimit else ep.HeadersResponse()
+            return ep.ProcessingResponse(response_headers=headers), False
         mutation.remove_headers.append("content-length")
         if self.stream:
             mutation.set_headers.append(_set("content-type", "text/event-stream"))

@@ -73,9 +73,12 @@ class RateLimited(APIError):
     status = 429
     type = "requests"
 
-    def __init__(self, message: str, *, retry_after: float, kind: str = "requests") -> None:
+    def __init__(
+        self, message: str, *, retry_after: float, kind: str = "requests", headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message, code="rate_limit_exceeded", type=kind)  # kind: "requests" or "tokens"
         self.retry_after = retry_after
+        self.headers = headers or {}  # x-ratelimit-* (gateway.auth.limits)
 
 
 class PayloadTooLarge(APIError):

@@ -10,11 +10,25 @@ from gateway.bootstrap import build_auth, build_deps
 from gateway.config import Settings
 from gateway.engine.conversations import ConversationsService
 from gateway.engine.service import ResponsesService
-from gateway.http import admin, conversations, meta, ops, passthrough, prompts, research, responses, vector_stores
+from gateway.http import (
+    admin,
+    conversations,
+    meta,
+    ops,
+    passthrough,
+    prompts,
+    research,
+    responses,
+    usage,
+    vector_stores,
+)
 from gateway.http import connectors as connector_routes
-from gateway.http.auth import auth_middleware
+from gateway.http.auth import auth_middleware, rate_headers
 from gateway.http.common import error_middleware
 from gateway.mcp import shutdown as close_mcp_sessions
+from gateway.usage import stop as usage_stop
+from gateway.usage.prices import Prices
+from storage import families
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +52,10 @@ def create_app(settings: Settings) -> web.Application:
         app.add_routes(table)
     app.add_routes(connector_routes.routes)
     app.add_routes(admin.routes)
+    app.add_routes(usage.routes)
+    app["ledger"] = families.usage_store(deps.store)  # the Usage and Costs APIs read it
+    app["prices"] = Prices(settings.model_prices)
+    app.on_response_prepare.append(rate_headers)
     ops.install(app)  # request ids, access log, metrics, drain gate, /metrics
 
     async def startup(app: web.Application) -> None:
@@ -49,6 +67,7 @@ def create_app(settings: Settings) -> web.Application:
         for ws in list(app["websockets"]):
             await ws.close(message=b"shutting down")
         await app["responses"].shutdown()
+        await usage_stop()  # the ledger's queue is written, leases of quota given back
         await close_mcp_sessions(deps)
         await deps.models.stop()
         await deps.backend.close()

@@ -16,6 +16,7 @@ from aiohttp import web
 from gateway.auth import limits
 from gateway.auth.authenticator import NO_KEY, Authenticator
 from gateway.errors import NotFound, Unauthorized
+from gateway.usage.recorder import caller_key
 from storage.scope import project_scope
 
 ADMIN_PREFIX = "/v1/organization/"
@@ -53,8 +54,16 @@ async def auth_middleware(request: web.Request, handler: Any) -> web.StreamRespo
         peer_trusted=auth.enabled and auth.trusted_peer(request.remote),
     )
     request["project"] = project
-    limits.LIMITS.admit(project)
+    request["ratelimit"] = await limits.LIMITS.admit(project, caller_key.get())
     if path in CHAT_PATHS:
         limits.LIMITS.check_chat(project)
     with project_scope(project):
         return await handler(request)
+
+
+async def rate_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """`on_response_prepare`: OpenAI's x-ratelimit-* headers on every admitted request's reply
+    (streams included: they are prepared inside the handler)."""
+    headers = request.get("ratelimit")
+    if headers:
+        response.headers.update(headers)

@@ -15,6 +15,7 @@ from gateway.errors import BackendError, BackendTimeout
 from gateway.http.common import error_response, read_json
 from gateway.http.research import chat_research
 from gateway.research.chat import research_request
+from gateway.usage.meter import metered
 
 routes = web.RouteTableDef()
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding"})
@@ -29,7 +30,7 @@ async def _forward(request: web.Request, path: str) -> web.StreamResponse:
             headers = {k: v for k, v in upstream.headers.items() if k.lower() not in HOP_BY_HOP}
             resp = web.StreamResponse(status=upstream.status, headers=headers)
             await resp.prepare(request)
-            async for chunk in upstream.content.iter_any():
+            async for chunk in metered(upstream.content.iter_any(), path, body, upstream.status):
                 await resp.write(chunk)
             await resp.write_eof()
             return resp

@@ -12,6 +12,7 @@ from typing import Any
 
 import aiohttp
 
+from gateway import usage
 from gateway.backends.base import map_backend_error
 from gateway.backends.http_client import BackendHTTP
 from gateway.backends.sse import SSEParser
@@ -30,6 +31,7 @@ class ChatModel:
         body = {"model": self.model, "messages": messages, "max_tokens": max_tokens, "temperature": temperature}
         raw = await self._post(body)
         data = loads(raw)
+        usage.record(self.model, data.get("usage"), source="research", estimate=(messages, raw))
         try:
             return str(data["choices"][0]["message"].get("content") or "")
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
@@ -40,6 +42,7 @@ class ChatModel:
         if max_tokens:
             body["max_tokens"] = max_tokens
         parser = SSEParser()
+        said: list[str] = []  # a streamed answer carries no usage unless asked: estimated from the text
         try:
             async with self.http.session.post(
                 self.http.url("/chat/completions"), data=dumps(body), headers=self.http.headers
@@ -49,11 +52,13 @@ class ChatModel:
                 async for chunk in resp.content.iter_any():
                     for _event, data in parser.feed(chunk):
                         if data.strip() == b"[DONE]":
+                            usage.record(self.model, None, source="research", estimate=(messages, "".join(said)))
                             return
                         piece = loads(data)
                         for choice in piece.get("choices") or []:
                             text = (choice.get("delta") or {}).get("content")
                             if text:
+                                said.append(text)
                                 yield text
         except (aiohttp.ClientConnectorError, ConnectionRefusedError) as exc:
             raise BackendError(f"could not connect to the inference backend: {exc}") from exc
