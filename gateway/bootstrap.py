@@ -75,7 +75,9 @@ def build_auth(settings: Settings, store: StateStore) -> tuple[Authenticator, Ke
         flush_seconds=settings.usage_flush_seconds,
         retention_days=settings.usage_retention_days,
     )
-    recorder.listeners.extend([shared.charge, UsageMetrics(prices).add])
+    counted = UsageMetrics(prices)
+    recorder.listeners.extend([shared.charge, counted.add])
+    recorder.on_flush.append(counted.flush)
     configure_recorder(recorder)
     keys = families.key_store(store)  # type: ignore[arg-type]
     return Authenticator(settings, keys), keys

@@ -2,7 +2,8 @@
 
 One recorded model call is a raw row (`usage_records`, kept for a retention period) and an addition
 to two roll-ups (`usage_minutes`, `usage_hours`), written in the same transaction, so the Usage API
-reads at most a few thousand rolled-up rows for a month however many calls there were. The rate
+reads at most a few thousand rolled-up rows for a month however many calls there were (`1m` buckets
+from minutes, `1h` from hours, `1d` from days). The rate
 windows are counters per scope (a project or key), metric and minute that every process leases
 quota from (see `gateway.usage.limiter`). The PostgreSQL twin (`storage.postgres.usage`) runs the
 same statements: the SQL here is written once, with `?` placeholders.
@@ -58,7 +59,24 @@ class UsageRecord:
     estimated: bool
 
     def row(self) -> tuple[Any, ...]:
-        return tuple(int(v) if isinstance(v, bool) else v for v in (getattr(self, c) for c in RAW_COLUMNS))
+        """The raw row, in RAW_COLUMNS' order."""
+        return (
+            self.at,
+            self.kind,
+            self.project,
+            self.api_key_id,
+            self.model,
+            self.pool,
+            self.replica,
+            self.door,
+            self.source,
+            self.input_tokens,
+            self.cached_tokens,
+            self.output_tokens,
+            self.reasoning_tokens,
+            self.requests,
+            int(self.estimated),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +94,7 @@ class UsageQuery:
 
 
 Row = tuple[Any, ...]
+ROLLUPS = {60: "usage_minutes", 3600: "usage_hours", 86400: "usage_days"}  # bucket width -> table
 
 
 def rollup(records: Iterable[UsageRecord], width: int) -> list[Row]:
@@ -109,8 +128,9 @@ def upsert_rollup(table: str) -> str:
 
 
 def bucket_sql(q: UsageQuery) -> tuple[str, list[Any]]:
-    """Sums per bucket and group over the roll-up that fits the width (minutes for 1m, else hours)."""
-    table = "usage_minutes" if q.width < 3600 else "usage_hours"
+    """Sums per bucket and group over the roll-up that fits the width."""
+    table = next((t for w, t in sorted(ROLLUPS.items(), reverse=True) if q.width % w == 0 and q.start % w == 0), "")
+    table = table or "usage_minutes"
     params: list[Any] = [q.width, q.width, q.start, q.end]
     where = "start >= ? AND start < ?"
     if q.kind != "*":  # "*": every kind (what the Costs API prices)
@@ -121,7 +141,7 @@ def bucket_sql(q: UsageQuery) -> tuple[str, list[Any]]:
             where += f" AND {column} IN ({', '.join('?' * len(values))})"
             params.extend(values)
     groups = "".join(f", {g}" for g in q.group_by)
-    sums = ", ".join(f"SUM({c})" for c in SUMS)
+    sums = ", ".join(f"CAST(SUM({c}) AS BIGINT)" for c in SUMS)  # PostgreSQL's SUM(bigint) is numeric
     sql = (
         f"SELECT (start / ?) * ? AS bucket{groups}, {sums} FROM {table} WHERE {where} "
         f"GROUP BY bucket{groups} ORDER BY bucket{groups}"
@@ -157,8 +177,7 @@ class SQLiteUsageStore:
             await self._db.writer.write_rows(
                 [
                     (insert_raw(), [r.row() for r in records]),
-                    (upsert_rollup("usage_minutes"), rollup(records, 60)),
-                    (upsert_rollup("usage_hours"), rollup(records, 3600)),
+                    *((upsert_rollup(table), rollup(records, width)) for width, table in ROLLUPS.items()),
                 ]
             )
 

@@ -77,13 +77,17 @@ def _reset(seconds: float) -> str:
     return f"{max(1, math.ceil(seconds))}s"
 
 
+_NAMES = {m: tuple(f"x-ratelimit-{h}-{m}" for h in ("limit", "remaining", "reset")) for m in ("requests", "tokens")}
+
+
 def _headers(requests: Verdict | None, tokens: Verdict | None) -> dict[str, str]:
     out: dict[str, str] = {}
-    for name, v in (("requests", requests), ("tokens", tokens)):
+    for metric, v in (("requests", requests), ("tokens", tokens)):
         if v is not None:
-            out[f"x-ratelimit-limit-{name}"] = str(v.limit)
-            out[f"x-ratelimit-remaining-{name}"] = str(v.remaining)
-            out[f"x-ratelimit-reset-{name}"] = _reset(v.reset)
+            limit, remaining, reset = _NAMES[metric]
+            out[limit] = str(v.limit)
+            out[remaining] = str(v.remaining)
+            out[reset] = _reset(v.reset)
     return out
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from gateway.errors import InvalidRequest
 from gateway.usage.prices import Prices
-from storage.usage import SUMS, UsageQuery
+from storage.usage import UsageQuery
 
 WIDTHS = {"1m": 60, "1h": 3600, "1d": 86400}
 LIMITS = {"1m": (60, 1440), "1h": (24, 168), "1d": (7, 31)}
@@ -98,13 +98,12 @@ def plan(params: Params, kind: str, *, costs: bool = False, project: str | None 
     projects = params.many("project_ids")
     if project is not None:  # a project key reads its own project only
         projects = (project,) if not projects or project in projects else ("-",)  # "-" names no project
-    grain = 60 if width < 3600 else 3600  # the roll-up read: minutes for 1m, else hours
     columns = tuple(GROUPS[g] for g in group_by if g in GROUPS)
     if costs:  # priced per model, whatever the grouping
         columns = tuple(dict.fromkeys((*columns, "model")))
     query = UsageQuery(
         kind=kind,
-        start=max(page_start, start // grain * grain),
+        start=page_start,  # a bucket holds its whole width (the first one too), as its start_time says
         end=page_end,
         width=width,
         group_by=columns,
@@ -135,37 +134,46 @@ def _page(buckets: list[dict[str, Any]], query: UsageQuery, end: int) -> dict[st
 def usage_page(rows: Sequence[tuple[Any, ...]], query: UsageQuery, page_start: int, end: int) -> dict[str, Any]:
     """A page of completions or embeddings buckets from the store's rows (bucket, groups..., sums)."""
     buckets = _bucket_list(page_start, query, end)
-    by_start = {b["start_time"]: b for b in buckets}
+    by_start = {b["start_time"]: b["results"] for b in buckets}
     n = len(query.group_by)
     names = {v: k for k, v in GROUPS.items()}
+    grouped = [names[col] for col in query.group_by]
+    embeddings = query.kind == "embeddings"
     for row in rows:
-        bucket = by_start.get(int(row[0]))
-        if bucket is None:
+        results = by_start.get(row[0])
+        if results is None:
             continue
-        sums = dict(zip(SUMS, (int(v or 0) for v in row[1 + n :]), strict=True))
-        grouped = {names[col]: (val or None) for col, val in zip(query.group_by, row[1 : 1 + n], strict=True)}
-        if query.kind == "embeddings":
+        inp, cached, out, _reasoning, requests, _estimated = row[1 + n :]
+        if embeddings:
             result: dict[str, Any] = {
                 "object": "organization.usage.embeddings.result",
-                "input_tokens": sums["input_tokens"],
-                "num_model_requests": sums["requests"],
+                "input_tokens": inp,
+                "num_model_requests": requests,
+                "project_id": None,
+                "user_id": None,
+                "api_key_id": None,
+                "model": None,
             }
         else:
             result = {
                 "object": "organization.usage.completions.result",
-                "input_tokens": sums["input_tokens"],
-                "output_tokens": sums["output_tokens"],
-                "input_cached_tokens": sums["cached_tokens"],
-                "input_uncached_tokens": sums["input_tokens"] - sums["cached_tokens"],
+                "input_tokens": inp,
+                "output_tokens": out,
+                "input_cached_tokens": cached,
+                "input_uncached_tokens": inp - cached,
                 "input_audio_tokens": 0,
                 "output_audio_tokens": 0,
-                "num_model_requests": sums["requests"],
+                "num_model_requests": requests,
+                "project_id": None,
+                "user_id": None,
+                "api_key_id": None,
+                "model": None,
                 "batch": None,
                 "service_tier": None,
             }
-        result.update({"project_id": None, "user_id": None, "api_key_id": None, "model": None})
-        result.update(grouped)
-        bucket["results"].append(result)
+        for i, name in enumerate(grouped):
+            result[name] = row[1 + i] or None
+        results.append(result)
     return _page(buckets, query, end)
 
 

@@ -84,6 +84,7 @@ class SharedLimiter:
         self.store: WindowStore = store if store is not None else MemoryWindows()
         self.leases: dict[tuple[str, str], Lease] = {}
         self._task: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
 
     def _lease(self, scope: str, metric: str, now: float) -> Lease:
         window = int(now // WINDOW) * WINDOW
@@ -138,13 +139,17 @@ class SharedLimiter:
 
     def _start(self) -> None:
         try:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="limits-sync")
+            loop = asyncio.get_running_loop()
         except RuntimeError:
-            pass
+            return
+        self._stop = asyncio.Event()
+        self._task = loop.create_task(self._run(self._stop), name="limits-sync")
 
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(SYNC_EVERY)
+    async def _run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(SYNC_EVERY):
+                    await stop.wait()
             try:
                 await self.sync()
             except Exception:
@@ -167,10 +172,9 @@ class SharedLimiter:
                 lease.used = await self.store.add(scope, metric, lease.window, -back)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        if self._task is not None and self._stop is not None:
+            self._stop.set()  # no cancellation: a sync in flight completes
+            await self._task
             self._task = None
         try:
             await self.sync(everything=True)

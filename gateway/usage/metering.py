@@ -4,6 +4,8 @@ A ledger listener: each recorded call adds its tokens and cost to Prometheus cou
 and models are labels, so their number is capped per process (`MAX_PROJECTS`, `MAX_MODELS`, the
 first seen keep their names, later ones count as `other`): a tenant minting projects or a client
 inventing model names cannot grow the scrape without bound. The Usage API has the exact figures.
+Calls are summed in a dict and added to the counters when the recorder writes its batch (about once
+a second), not per call: a counter's increment in multiprocess mode costs a few microseconds.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ class UsageMetrics:
         self.prices = prices
         self.projects: set[str] = set()
         self.models: set[str] = set()
+        self.pending: dict[tuple[str, str], list[float]] = {}
 
     @staticmethod
     def _label(seen: set[str], value: str, cap: int) -> str:
@@ -33,14 +36,27 @@ class UsageMetrics:
         return value
 
     def add(self, rec: UsageRecord) -> None:
+        """A ledger listener: sums the call under its (bounded) labels."""
+        key = (rec.project, rec.model)
+        sums = self.pending.get(key)
+        if sums is None:
+            sums = self.pending[key] = [0, 0, 0, 0, 0.0]
+        sums[0] += rec.input_tokens
+        sums[1] += rec.cached_tokens
+        sums[2] += rec.output_tokens
+        sums[3] += rec.reasoning_tokens
+        sums[4] += self.prices.cost(rec.model, rec.input_tokens, rec.cached_tokens, rec.output_tokens)
+
+    def flush(self) -> None:
+        """Add the sums to the counters (called when the recorder writes a batch)."""
+        pending, self.pending = self.pending, {}
         if not metrics.enabled():
             return
-        project = self._label(self.projects, rec.project, MAX_PROJECTS)
-        model = self._label(self.models, rec.model, MAX_MODELS)
-        metrics.usage_tokens(project, model, "input", rec.input_tokens)
-        metrics.usage_tokens(project, model, "cached_input", rec.cached_tokens)
-        metrics.usage_tokens(project, model, "output", rec.output_tokens)
-        metrics.usage_tokens(project, model, "reasoning", rec.reasoning_tokens)
-        metrics.usage_cost(
-            project, model, self.prices.cost(rec.model, rec.input_tokens, rec.cached_tokens, rec.output_tokens)
-        )
+        for (project_name, model_name), (inp, cached, out, reasoning, cost) in pending.items():
+            project = self._label(self.projects, project_name, MAX_PROJECTS)
+            model = self._label(self.models, model_name, MAX_MODELS)
+            metrics.usage_tokens(project, model, "input", int(inp))
+            metrics.usage_tokens(project, model, "cached_input", int(cached))
+            metrics.usage_tokens(project, model, "output", int(out))
+            metrics.usage_tokens(project, model, "reasoning", int(reasoning))
+            metrics.usage_cost(project, model, cost)

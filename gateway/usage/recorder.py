@@ -86,6 +86,7 @@ class Recorder:
         self.retention_days = retention_days
         self.queue: list[UsageRecord] = []
         self.listeners: list[Callable[[UsageRecord], None]] = []
+        self.on_flush: list[Callable[[], None]] = []  # e.g. the metrics' sums, added per batch
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._pruned_at = 0.0
@@ -97,9 +98,10 @@ class Recorder:
                 listener(rec)
             except Exception:  # bookkeeping never fails a request
                 log.exception("usage listener failed")
-        if self.store is None:
+        if self.store is None and not self.on_flush:
             return
-        self.queue.append(rec)
+        if self.store is not None:
+            self.queue.append(rec)
         if len(self.queue) > MAX_QUEUED:
             del self.queue[: len(self.queue) - MAX_QUEUED]
             log.error("usage queue full: the oldest records were dropped (is the database reachable?)")
@@ -118,15 +120,21 @@ class Recorder:
 
     async def _run(self) -> None:
         assert self._wake is not None
-        while True:
+        while not self._stopped:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.flush_seconds)
+                async with asyncio.timeout(self.flush_seconds):
+                    await self._wake.wait()
             self._wake.clear()
             await self.flush()
             await self._maybe_prune()
 
     async def flush(self) -> None:
         """Write the queued records (one transaction); on failure they stay queued for the next try."""
+        for hook in self.on_flush:
+            try:
+                hook()
+            except Exception:
+                log.exception("usage flush hook failed")
         if not self.queue or self.store is None:
             return
         batch, self.queue = self.queue, []
@@ -148,12 +156,12 @@ class Recorder:
             log.exception("could not prune the usage ledger")
 
     async def stop(self) -> None:
-        """A clean stop: end the writer task, then write everything still queued."""
+        """A clean stop: let the writer task end its round (no cancellation: a write in flight
+        completes), then write everything still queued."""
         self._stopped = True
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        if self._task is not None and self._wake is not None:
+            self._wake.set()
+            await self._task
             self._task = None
         await self.flush()
 

@@ -1,6 +1,6 @@
 -- The usage ledger, shared limits and per-key limits (#30).
 -- usage_records: one row per model call (raw, kept for GATEWAY_USAGE_RETENTION_DAYS);
--- usage_minutes / usage_hours: the same calls rolled up (what the Usage and Costs APIs read).
+-- usage_minutes / usage_hours / usage_days: the same calls rolled up (what the Usage and Costs APIs read).
 CREATE TABLE usage_records (
     id INTEGER PRIMARY KEY,
     at REAL NOT NULL,
@@ -36,6 +36,21 @@ CREATE TABLE usage_minutes (
     PRIMARY KEY (start, kind, project, api_key_id, model, pool)
 );
 CREATE TABLE usage_hours (
+    start INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    project TEXT NOT NULL,
+    api_key_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    pool TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    cached_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    reasoning_tokens INTEGER NOT NULL,
+    requests INTEGER NOT NULL,
+    estimated INTEGER NOT NULL,
+    PRIMARY KEY (start, kind, project, api_key_id, model, pool)
+);
+CREATE TABLE usage_days (
     start INTEGER NOT NULL,
     kind TEXT NOT NULL,
     project TEXT NOT NULL,

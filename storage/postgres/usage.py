@@ -11,6 +11,7 @@ from storage.postgres.db import Database
 from storage.usage import (
     ADD,
     ENSURE_WINDOW,
+    ROLLUPS,
     SPENT_SQL,
     TAKE,
     USED,
@@ -40,8 +41,8 @@ class PostgresUsageStore:
             return
         async with self._db.pool.acquire() as c, c.transaction():
             await c.executemany(numbered(insert_raw()), [r.row() for r in records])
-            await c.executemany(numbered(upsert_rollup("usage_minutes")), rollup(records, 60))
-            await c.executemany(numbered(upsert_rollup("usage_hours")), rollup(records, 3600))
+            for width, table in ROLLUPS.items():
+                await c.executemany(numbered(upsert_rollup(table)), rollup(records, width))
 
     async def buckets(self, q: UsageQuery) -> list[Row]:
         sql, params = bucket_sql(q)

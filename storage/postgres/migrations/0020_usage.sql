@@ -1,7 +1,7 @@
 -- PostgreSQL twin of storage/migrations/0020.
 -- The usage ledger, shared limits and per-key limits (#30).
 -- usage_records: one row per model call (raw, kept for GATEWAY_USAGE_RETENTION_DAYS);
--- usage_minutes / usage_hours: the same calls rolled up (what the Usage and Costs APIs read).
+-- usage_minutes / usage_hours / usage_days: the same calls rolled up (what the Usage and Costs APIs read).
 CREATE TABLE usage_records (
     id BIGSERIAL PRIMARY KEY,
     at DOUBLE PRECISION NOT NULL,
@@ -37,6 +37,21 @@ CREATE TABLE usage_minutes (
     PRIMARY KEY (start, kind, project, api_key_id, model, pool)
 );
 CREATE TABLE usage_hours (
+    start BIGINT NOT NULL,
+    kind TEXT NOT NULL,
+    project TEXT NOT NULL,
+    api_key_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    pool TEXT NOT NULL,
+    input_tokens BIGINT NOT NULL,
+    cached_tokens BIGINT NOT NULL,
+    output_tokens BIGINT NOT NULL,
+    reasoning_tokens BIGINT NOT NULL,
+    requests BIGINT NOT NULL,
+    estimated BIGINT NOT NULL,
+    PRIMARY KEY (start, kind, project, api_key_id, model, pool)
+);
+CREATE TABLE usage_days (
     start BIGINT NOT NULL,
     kind TEXT NOT NULL,
     project TEXT NOT NULL,
