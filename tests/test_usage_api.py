@@ -151,6 +151,8 @@ def test_buckets_pages_and_bad_parameters(stack: EnvoyStack) -> None:
         ({"start_time": now, "group_by": "user_id"}, "group_by"),
         ({"start_time": now, "page": "nope"}, "page"),
         ({"start_time": now, "end_time": now - 10}, "end_time"),
+        ({"start_time": 10**20}, "start_time"),
+        ({"start_time": now, "page": "page_" + "9" * 30}, "page"),
     ):
         r = httpx.get(url, params=params, headers=admin)
         assert r.status_code == 400 and r.json()["error"]["param"] == param, (params, r.text)

@@ -56,6 +56,8 @@ async def test_rollups_answer_buckets_by_group(state: Any) -> None:
         (T0, "p1", "key_a", 20, 0, 2, 0, 1, 0),
         (T0, "p2", "", 30, 0, 3, 0, 1, 0),
     ]
+    hours = await ledger.buckets(UsageQuery("completions", T0, T0 + DAY, 3600))
+    assert [(r[0], r[1]) for r in hours] == [(T0, 31), (T0 + 5 * 3600, 30)]
     minutes = await ledger.buckets(UsageQuery("completions", T0, T0 + 120, 60, projects=("p1",)))
     assert [(r[0], r[1]) for r in minutes] == [(T0, 11), (T0 + 60, 20)]
     only = await ledger.buckets(UsageQuery("embeddings", T0, T0 + 2 * DAY, DAY, models=("m1",)))

@@ -26,6 +26,7 @@ COST_LIMIT = (7, 180)
 GROUPS = {"project_id": "project", "model": "model", "api_key_id": "api_key_id"}
 COST_GROUPS = ("project_id", "api_key_id", "line_item")
 PAGE_PREFIX = "page_"
+MAX_INT = 10**11  # Unix seconds far past any ledger (and inside a 64-bit column)
 
 
 class Params:
@@ -54,8 +55,8 @@ class Params:
             value = int(raw)
         except ValueError:
             raise InvalidRequest(f"{name} must be an integer (Unix seconds or a count).", param=name) from None
-        if value < 0:
-            raise InvalidRequest(f"{name} must not be negative.", param=name)
+        if not 0 <= value <= MAX_INT:
+            raise InvalidRequest(f"{name} must be between 0 and {MAX_INT}.", param=name)
         return value
 
 
@@ -63,7 +64,7 @@ def _cursor(page: str | None, first: int, width: int) -> int:
     if page is None:
         return first
     raw = page[len(PAGE_PREFIX) :] if page.startswith(PAGE_PREFIX) else ""
-    if not raw.isdigit() or int(raw) % width:
+    if not raw.isdigit() or len(raw) > 12 or int(raw) % width:
         raise InvalidRequest("Invalid page cursor: use next_page from the previous response.", param="page")
     return int(raw)
 

@@ -21,6 +21,7 @@ from gateway.usage.prices import Prices
 from storage.usage import UsageRecord
 
 REFRESH_SECONDS = 2.0
+MAX_SHOWN = 100  # projects whose budget gauges a process exports
 
 
 class QuotaExceeded(APIError):
@@ -57,6 +58,7 @@ class Budgets:
         self.prices = prices
         self.warn_ratio = warn_ratio
         self.spend: dict[str, _Spend] = {}
+        self.shown: set[str] = set()
 
     async def check(self, project: str, tokens_budget: int | None, cost_budget: float | None) -> None:
         """Refuse with 429 `insufficient_quota` once the project's month is spent."""
@@ -69,7 +71,9 @@ class Budgets:
             s = await self._read(project, month, now)
         tokens, cost = s.tokens + s.local_tokens, s.cost + s.local_cost
         ratio = max(tokens / tokens_budget if tokens_budget else 0.0, cost / cost_budget if cost_budget else 0.0)
-        metrics.budget_used(project, ratio, ratio >= self.warn_ratio)
+        if project in self.shown or len(self.shown) < MAX_SHOWN:  # bounded labels (a "*" budget: any project)
+            self.shown.add(project)
+            metrics.budget_used(project, ratio, ratio >= self.warn_ratio)
         if tokens_budget and tokens >= tokens_budget:
             raise QuotaExceeded(
                 f"You exceeded your current quota: project {project} has used {tokens} of its monthly budget of "
