@@ -376,6 +376,7 @@ class _Exchange:
         except APIError as err:
             return error_reply(err), True
         if p.needs_gateway(prepared):
+            await limits.LIMITS.refund(self.project or "", caller_key.get())  # the HTTP server admits it
             common = ep.CommonResponse(clear_route_cache=True)
             common.header_mutation.CopyFrom(p.reroute_mutation)
             # Ending the gRPC stream now lets the gateway's SSE pass through Envoy unbuffered.

@@ -31,6 +31,7 @@ LIMITS = {
     "shared": {"requests_per_minute": LIMIT},
     "budget": {"monthly_token_budget": 50},
     "dollars": {"monthly_cost_budget_usd": 0.0001},
+    "rerouted": {"requests_per_minute": 3},
 }
 PRICES = {MODEL: {"input": 1.0, "output": 2.0}}  # USD per million tokens
 
@@ -140,6 +141,14 @@ def test_a_cost_budget_and_the_envoy_door(backend: Backend, tmp_path: Path, mark
         assert ok[0].headers["x-ratelimit-limit-requests"] == str(LIMIT)
         refused = next(r for r in replies if r.status_code == 429)
         assert refused.headers["x-ratelimit-remaining-requests"] == "0" and refused.headers["retry-after"]
+        # a request the ExtProc hands to the HTTP server (truncation "auto") counts once, not at both
+        rerouted = {"model": MODEL, "input": "hi", "truncation": "auto"}
+        _clear_of_minute_turn(10)
+        codes = [
+            httpx.post(f"{stack.url}/responses", json=rerouted, headers={"x-gateway-project": "rerouted"}, timeout=30)
+            for _ in range(4)
+        ]
+        assert [r.status_code for r in codes] == [200, 200, 200, 429], [r.text for r in codes]
         # 80 tokens at $1/$2 per million: $0.00010 (input 60, output 20) spends the $0.0001 budget
         backend.script(marker, *[{"text": "ok", "usage": {"prompt_tokens": 60, "completion_tokens": 20}}] * 3)
         body = {"model": MODEL, "input": f"cost {marker}"}

@@ -161,6 +161,16 @@ class Limits:
             raise
         return _headers(requests, tokens) or None
 
+    async def refund(self, project: str, key_id: str = "") -> None:
+        """Undo an admission: the ExtProc hands a request to the HTTP server, which admits it again
+        at once, so the unit goes back to the shared window now (not to this process's lease)."""
+        key_policy = KEY_POLICIES.get(key_id) if key_id and KEY_POLICIES else None
+        for scope, policy in self._scopes(project, key_id, key_policy):
+            if policy.requests_per_minute:
+                await self.shared.give_back(scope, "requests", 1)
+            if policy.tokens_per_minute:
+                await self.shared.give_back(scope, "tokens", 1)
+
     def charge(self, rec: UsageRecord, reserved: int = 1) -> None:
         """A ledger listener: the tokens a backend reported, less the unit reserved at admission."""
         tokens = rec.input_tokens + rec.output_tokens - reserved

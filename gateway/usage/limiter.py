@@ -126,6 +126,11 @@ class SharedLimiter:
         if lease is not None:
             lease.balance += n
 
+    async def give_back(self, scope: str, metric: str, n: int) -> None:
+        """Return `n` spent units to the shared window at once (another process will take them)."""
+        lease = self._lease(scope, metric, time.time())
+        lease.used = await self.store.add(scope, metric, lease.window, -n)
+
     def charge(self, scope: str, metric: str, n: int) -> None:
         """Spend `n` more units now (tokens a backend reported): from the lease, the rest as debt."""
         lease = self._lease(scope, metric, time.time())
