@@ -106,3 +106,13 @@ async def test_leases_never_hand_out_more_than_the_limit(state: Any) -> None:
     assert not refused.ok and refused.remaining == 0 and 0 < refused.reset <= 60
     for limiter in limiters:
         await limiter.stop()
+
+
+async def test_a_lease_is_never_counted_twice(state: Any) -> None:
+    """Units a process holds are spent before it leases more, never counted again (tokens: need > 1)."""
+    limiter = SharedLimiter(families.usage_store(state))
+    assert (await limiter.acquire("project:t", "tokens", 100, 1)).ok  # leases 1 + 6
+    assert (await limiter.acquire("project:t", "tokens", 100, 89)).ok  # the 6 held, 83 more: 90 taken
+    assert not (await limiter.acquire("project:t", "tokens", 100, 11)).ok  # 10 left
+    assert (await limiter.acquire("project:t", "tokens", 100, 10)).ok
+    await limiter.stop()

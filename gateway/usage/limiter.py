@@ -107,17 +107,19 @@ class SharedLimiter:
         if lease.debt:  # tokens spent past the lease count before anything more is leased
             debt, lease.debt = lease.debt, 0
             lease.used = await self.store.add(scope, metric, lease.window, debt)
-        short = need - lease.balance
+        have, lease.balance = lease.balance, 0  # spent now; other requests may lease meanwhile
+        short = need - have
         extra = max(0, (limit - lease.used - short) // LEASE_SHARE)
         got = await self.store.take(scope, metric, lease.window, short + extra, limit)
         if got is None and extra:
             extra = 0
             got = await self.store.take(scope, metric, lease.window, short, limit)
         if got is None:
+            lease.balance += have  # not spent after all
             lease.used = max(lease.used, await self.store.used(scope, metric, lease.window))
             return Verdict(False, limit, max(0, limit - lease.used + lease.balance), reset)
         lease.used = max(lease.used, got)
-        lease.balance += extra  # += : other requests of this process may have leased meanwhile
+        lease.balance += extra
         return Verdict(True, limit, max(0, limit - lease.used + lease.balance), reset)
 
     def release(self, scope: str, metric: str, n: int) -> None:
