@@ -67,7 +67,7 @@ async def _in_process(n: int) -> float:
     started = time.process_time()
     for _ in range(n):
         project = await auth.project(token, None, peer_trusted=False)
-        limits.LIMITS.admit(project)
+        await limits.LIMITS.admit(project)
         with project_scope(project):
             pass
     return (time.process_time() - started) / n * 1e6

@@ -68,6 +68,7 @@ from gateway.jsonutil import (
 )
 from gateway.redact import hide_internal
 from gateway.research.models import is_research
+from gateway.usage.recorder import caller_key
 from storage.scope import act_for, project_scope
 
 log = logging.getLogger(__name__)
@@ -127,6 +128,7 @@ def error_reply(err: APIError) -> ep.ProcessingResponse:
     if isinstance(err, RateLimited):
         wait = str(max(1, math.ceil(err.retry_after)))
         reply.immediate_response.headers.set_headers.append(_set("retry-after", wait))
+        reply.immediate_response.headers.set_headers.extend(_set(k, v) for k, v in err.headers.items())
     return reply
 
 
@@ -289,6 +291,7 @@ class _Exchange:
         "parser",
         "pending",
         "project",
+        "ratelimit",
         "replica",
         "resp_parts",
         "run",
@@ -305,6 +308,7 @@ class _Exchange:
         self.run: ResponseRun | None = None
         self.replica: Replica | None = None  # a fleet's replica Envoy was told to use
         self.project: str | None = None  # set from the request headers (gateway.auth)
+        self.ratelimit: dict[str, str] | None = None  # x-ratelimit-* for the reply (gateway.auth.limits)
         self.turn: TurnAssembler | None = None
         self.stream = False  # the client asked for SSE
         self.streamed = False  # Envoy streams the response body through us chunk by chunk
@@ -347,7 +351,7 @@ class _Exchange:
                         _header(msg.request_headers, auth.header) or None,
                         peer_trusted=True,
                     )
-                    limits.LIMITS.admit(self.project)
+                    self.ratelimit = await limits.LIMITS.admit(self.project, caller_key.get())
                 except APIError as refused:
                     return error_reply(refused), True
                 if msg.request_headers.end_of_stream:
@@ -424,6 +428,7 @@ class _Exchange:
         if p.needs_gateway(prepared):
             if self.span is not None:  # the HTTP door's span (under Envoy's upstream span) runs the loop
                 self.span.set_attribute("gateway.rerouted", True)
+            await limits.LIMITS.refund(self.project or "", caller_key.get())  # the HTTP server admits it
             common = ep.CommonResponse(clear_route_cache=True)
             common.header_mutation.CopyFrom(p.reroute_mutation)
             # Ending the gRPC stream now lets the gateway's SSE pass through Envoy unbuffered.
@@ -461,10 +466,13 @@ class _Exchange:
         self.sse = "text/event-stream" in _header(msg, "content-type")
         if msg.end_of_stream:  # no body will follow: settle it now
             return await self._settle_buffered(b"", at_headers=True)
-        if self.status != 200:  # rendered at the body (error message inside)
-            return ep.ProcessingResponse(response_headers=ep.HeadersResponse()), False
         common = ep.CommonResponse()
         mutation = common.header_mutation
+        if self.ratelimit:
+            mutation.set_headers.extend(_set(k, v) for k, v in self.ratelimit.items())
+        if self.status != 200:  # rendered at the body (error message inside)
+            headers = ep.HeadersResponse(response=common) if self.ratelimit else ep.HeadersResponse()
+            return ep.ProcessingResponse(response_headers=headers), False
         mutation.remove_headers.append("content-length")
         if self.stream:
             mutation.set_headers.append(_set("content-type", "text/event-stream"))

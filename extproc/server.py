@@ -22,6 +22,7 @@ from gateway.bootstrap import build_deps
 from gateway.config import Settings
 from gateway.engine.service import ResponsesService
 from gateway.logs import announce
+from gateway.usage import stop as usage_stop
 from gateway.workers import wait_for_siblings
 
 log = logging.getLogger(__name__)
@@ -119,6 +120,7 @@ async def serve(settings: Settings, port: int | None = None, ready: asyncio.Even
         await server.stop(SHUTDOWN_GRACE_S)
         await processor.drain()
         await service.shutdown()
+        await usage_stop()  # the ledger's queue is written, leases of quota given back
         await deps.models.stop()
         await deps.backend.close()
         await deps.store.close()

@@ -7,7 +7,7 @@ concrete store class; everything else sees the store protocols of `storage.base`
 
 from __future__ import annotations
 
-from gateway import redact
+from gateway import metrics, redact
 from gateway.auth import limits
 from gateway.auth.authenticator import Authenticator
 from gateway.auth.keys import KeyStore
@@ -20,6 +20,10 @@ from gateway.config import Settings
 from gateway.engine.context import EngineDeps
 from gateway.engine.models import ModelCatalog
 from gateway.tools.builtin import register_builtin_tools
+from gateway.usage.metering import UsageMetrics
+from gateway.usage.prices import Prices
+from gateway.usage.recorder import Recorder
+from gateway.usage.recorder import configure as configure_recorder
 from storage import families
 from storage.base import StateStore
 from storage.postgres.hybrid import PostgresStateStore
@@ -72,7 +76,23 @@ def build_deps(settings: Settings) -> tuple[EngineDeps, BackendClient]:
 
 
 def build_auth(settings: Settings, store: StateStore) -> tuple[Authenticator, KeyStore]:
-    """The authenticator both doors share and the key store it reads (the state store's database)."""
-    limits.configure(settings.project_limits)
+    """The authenticator both doors share and the key store it reads (the state store's database);
+    with them the shared limits, budgets and usage ledger on the same database (#30)."""
+    ledger = families.usage_store(store)
+    prices = Prices(settings.model_prices)
+    shared = limits.configure(
+        settings.project_limits, ledger, prices=prices, spend=ledger, warn_ratio=settings.budget_warn_ratio
+    )
+    recorder = Recorder(
+        ledger,
+        door=metrics.door(),
+        replica=settings.replica_name,
+        flush_seconds=settings.usage_flush_seconds,
+        retention_days=settings.usage_retention_days,
+    )
+    counted = UsageMetrics(prices)
+    recorder.listeners.extend([shared.charge, counted.add])
+    recorder.on_flush.append(counted.flush)
+    configure_recorder(recorder)
     keys = families.key_store(store)  # type: ignore[arg-type]
     return Authenticator(settings, keys), keys

@@ -283,8 +283,26 @@ class Settings(BaseModel):
     project_limits: str | None = Field(
         default=None,
         description='JSON per project (or "*"): {"p": {"requests_per_minute": 60, "tokens_per_minute": '
-        '100000, "chat_completions": true}}; unset → no limits, chat completions allowed',
+        '100000, "monthly_token_budget": 10000000, "monthly_cost_budget_usd": 50, "chat_completions": true}}; '
+        "shared by every process and replica; unset → no limits, chat completions allowed",
     )
+
+    # --- usage, costs, budgets (#30)
+    model_prices: str | None = Field(
+        default=None,
+        description='JSON per model (or "*"), USD per million tokens: {"m": {"input": 0.5, "cached_input": 0.25, '
+        '"output": 1.5}}: the Costs API and cost budgets; unset → every model costs nothing',
+    )
+    usage_retention_days: float = Field(
+        default=30.0, gt=0, description="raw ledger rows (one per model call) and minute buckets are kept this long"
+    )
+    usage_flush_seconds: float = Field(
+        default=1.0, gt=0, le=60, description="how often each process writes its queued usage records"
+    )
+    budget_warn_ratio: float = Field(
+        default=0.8, gt=0, le=1, description="share of a monthly budget past which gateway_budget_warning is 1"
+    )
+    replica_name: str | None = Field(default=None, description="this replica in the ledger; unset → the host name")
 
     # --- PostgreSQL (#15)
     database_url: str | None = Field(

@@ -77,10 +77,17 @@ class RateLimited(APIError):
     type = "requests"
 
     def __init__(
-        self, message: str, *, retry_after: float, kind: str = "requests", code: str = "rate_limit_exceeded"
+        self,
+        message: str,
+        *,
+        retry_after: float,
+        kind: str = "requests",
+        code: str = "rate_limit_exceeded",
+        headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message, code=code, type=kind)  # kind: "requests" or "tokens"
         self.retry_after = retry_after
+        self.headers = headers or {}  # x-ratelimit-* (gateway.auth.limits)
 
 
 class PayloadTooLarge(APIError):

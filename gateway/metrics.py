@@ -102,6 +102,29 @@ class _Metrics:
             "WAL restart checkpoint that backed off because a reader held the log",
             ["kind"],
         )
+        self.usage_tokens = Counter(
+            "gateway_usage_tokens_total",
+            "Tokens of recorded model calls (the usage ledger), by project, model and type "
+            "(input, cached_input, output, reasoning); at most 100 projects and 50 models, the rest as 'other'",
+            ["project", "model", "type"],
+        )
+        self.usage_cost = Counter(
+            "gateway_usage_cost_usd_total",
+            "Cost in USD of recorded model calls at GATEWAY_MODEL_PRICES, by project and model",
+            ["project", "model"],
+        )
+        self.budget_used = Gauge(
+            "gateway_budget_used_ratio",
+            "Share of the project's monthly budget (tokens or USD, whichever is higher) spent, as last checked",
+            ["project"],
+            multiprocess_mode="max",
+        )
+        self.budget_warning = Gauge(
+            "gateway_budget_warning",
+            "1 once a project has spent GATEWAY_BUDGET_WARN_RATIO of its monthly budget",
+            ["project"],
+            multiprocess_mode="max",
+        )
         self.draining = Gauge("gateway_draining", "1 while this process drains before exiting", multiprocess_mode="max")
 
 
@@ -273,6 +296,27 @@ def ingestion_backlog(n: int) -> None:
 def set_draining(on: bool) -> None:
     if _m is not None:
         _m.draining.set(1 if on else 0)
+
+
+def door() -> str:
+    """Which door this process is ("http" or "extproc")."""
+    return _door
+
+
+def usage_tokens(project: str, model: str, kind: str, n: int) -> None:
+    if _m is not None and n > 0:
+        _child(_m.usage_tokens, project, model, kind).inc(n)
+
+
+def usage_cost(project: str, model: str, usd: float) -> None:
+    if _m is not None and usd > 0:
+        _child(_m.usage_cost, project, model).inc(usd)
+
+
+def budget_used(project: str, ratio: float, warning: bool) -> None:
+    if _m is not None:
+        _child(_m.budget_used, project).set(ratio)
+        _child(_m.budget_warning, project).set(1 if warning else 0)
 
 
 def sqlite_busy(kind: str) -> None:

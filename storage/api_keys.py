@@ -6,6 +6,7 @@ projects (an admin names the project), so this store is not filtered by the call
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +14,7 @@ from storage.base import JSON, Page
 from storage.pages import Binds, PageRequest
 from storage.sqlite import SQLiteStore
 
-_COLUMNS = "id, project, name, prefix, created_at, expires_at, revoked_at, last_used_at"
+_COLUMNS = "id, project, name, prefix, created_at, expires_at, revoked_at, last_used_at, limits"
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +25,7 @@ class KeyRecord:
     project: str
     expires_at: int | None
     revoked_at: int | None
+    limits: str | None = None  # JSON: the key's own requests/tokens per minute (migration 0020)
 
 
 def key_object(row: Any) -> JSON:
@@ -38,6 +40,7 @@ def key_object(row: Any) -> JSON:
         "expires_at": row[5],
         "revoked_at": row[6],
         "last_used_at": row[7],
+        **({"limits": json.loads(row[8])} if len(row) > 8 and row[8] else {}),
     }
 
 
@@ -48,8 +51,8 @@ class SQLiteKeyStore:
     async def create(self, row: JSON) -> JSON:
         def write(c: Any) -> Any:
             c.execute(
-                "INSERT INTO api_keys (id, project, name, prefix, hash, created_at, expires_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO api_keys (id, project, name, prefix, hash, created_at, expires_at, limits) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     row["id"],
                     row["project"],
@@ -58,6 +61,7 @@ class SQLiteKeyStore:
                     row["hash"],
                     row["created_at"],
                     row["expires_at"],
+                    row.get("limits"),
                 ),
             )
             return c.execute(f"SELECT {_COLUMNS} FROM api_keys WHERE id = ?", (row["id"],)).fetchone()
@@ -88,10 +92,10 @@ class SQLiteKeyStore:
     async def lookup(self, digest: str) -> KeyRecord | None:
         row = await self._db.reader.run(
             lambda c: c.execute(
-                "SELECT id, project, expires_at, revoked_at FROM api_keys WHERE hash = ?", (digest,)
+                "SELECT id, project, expires_at, revoked_at, limits FROM api_keys WHERE hash = ?", (digest,)
             ).fetchone()
         )
-        return None if row is None else KeyRecord(row[0], row[1], row[2], row[3])
+        return None if row is None else KeyRecord(row[0], row[1], row[2], row[3], row[4])
 
     async def mark_used(self, key_id: str, now: int) -> None:
         await self._db.writer.write_rows([("UPDATE api_keys SET last_used_at = ? WHERE id = ?", [(now, key_id)])])

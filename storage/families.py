@@ -23,10 +23,12 @@ from storage.postgres.graph import PostgresGraphStore
 from storage.postgres.hybrid import PostgresStateStore
 from storage.postgres.prompts import PostgresPromptStore
 from storage.postgres.research import PostgresResearchQueue
+from storage.postgres.usage import PostgresUsageStore
 from storage.postgres.vector_stores import PostgresVectorStoreStore
 from storage.prompts import PromptStore
 from storage.research import SQLiteResearchQueue
 from storage.sqlite import SQLiteStore
+from storage.usage import SQLiteUsageStore
 from storage.vector_stores import VectorStoreStore
 
 AnyPromptStore = PromptStore | PostgresPromptStore
@@ -81,3 +83,11 @@ def research_queue(state: Any) -> SQLiteResearchQueue | PostgresResearchQueue:
     if isinstance(state, PostgresStateStore):
         return PostgresResearchQueue(state.postgres.db)
     return SQLiteResearchQueue(state)
+
+
+def usage_store(state: Any) -> SQLiteUsageStore | PostgresUsageStore:
+    """The usage ledger and the shared rate windows (#30): in PostgreSQL (every replica adds to and
+    leases from the same rows) or in the SQLite file (every process of this host)."""
+    if isinstance(state, PostgresStateStore):
+        return PostgresUsageStore(state.postgres.db)
+    return SQLiteUsageStore(state)

@@ -159,10 +159,13 @@ class _Plan:
         self.prompt_tokens = int(usage.get("prompt_tokens", _prompt_words(body)))
         emitted = len(self.pieces) + len(self.rpieces) + sum(len(t["pieces"]) for t in self.tools)
         self.completion_tokens = int(usage.get("completion_tokens", emitted))
+        self.cached_tokens = usage.get("cached_tokens")  # scripted: vLLM's prefix-cache hits (#30)
 
     def usage(self, details: bool = False) -> Json:
         p, c = self.prompt_tokens, self.completion_tokens
         out: Json = {"prompt_tokens": p, "total_tokens": p + c, "completion_tokens": c}
+        if self.cached_tokens is not None:
+            return {**out, "prompt_tokens_details": {"cached_tokens": int(self.cached_tokens)}}
         return {**out, "prompt_tokens_details": None} if details else out
 
 

@@ -52,7 +52,7 @@ def test_requests_per_minute_answer_429_with_retry_after(stack: EnvoyStack, door
     assert r.status_code == 429, r.text
     error = r.json()["error"]
     assert error["type"] == "requests" and error["code"] == "rate_limit_exceeded"
-    assert 1 <= int(r.headers["retry-after"]) <= 31
+    assert 1 <= int(r.headers["retry-after"]) <= 60  # the shared window turns each minute
     assert _post(base, "other", "/responses", {"model": MODEL, "input": "hi"}).status_code == 200
 
 

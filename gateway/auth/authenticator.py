@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import json
 import logging
 import time
 from collections.abc import Iterable
 
 from gateway.auth.keys import KEY_PREFIX, PROJECT_RE, KeyStore, digest
+from gateway.auth.limits import KEY_POLICIES, RATE_FIELDS, check_policy
 from gateway.config import Settings
 from gateway.errors import Unauthorized
+from gateway.usage.recorder import caller_key
 from storage.api_keys import KeyRecord
 from storage.scope import DEFAULT_PROJECT
 
@@ -85,6 +88,7 @@ class Authenticator:
             or (record.expires_at is not None and record.expires_at <= now)
         ):
             raise Unauthorized(f"Incorrect API key provided: {_shown(token)}.")
+        caller_key.set(record.id)  # the ledger and the key's own limits read it
         self._note_use(record.id)
         return record.project
 
@@ -95,6 +99,11 @@ class Authenticator:
             return hit[1]
         assert self.keys is not None
         record = await self.keys.lookup(key_hash)
+        if record is not None and record.limits:
+            try:
+                KEY_POLICIES[record.id] = check_policy(json.loads(record.limits), "limits", RATE_FIELDS)
+            except ValueError:
+                log.error("key %s has unreadable limits; its project's apply", record.id)
         if len(self._cache) >= MAX_CACHED:
             self._cache.clear()
         self._cache[key_hash] = (now + self.ttl, record)

@@ -11,7 +11,7 @@ import asyncio
 import json
 from typing import Any
 
-from gateway.auth.keys import create_key, parse_duration, revoke_key
+from gateway.auth.keys import create_key, key_limits, parse_duration, revoke_key
 from gateway.bootstrap import build_auth, build_deps
 from gateway.config import Settings
 from gateway.errors import APIError
@@ -24,7 +24,10 @@ async def _run(settings: Settings, args: argparse.Namespace) -> Any:
         _auth, keys = build_auth(settings, deps.store)
         if args.action == "create":
             expires = parse_duration(args.expires_in) if args.expires_in else None
-            return await create_key(keys, args.project, name=args.name or "", expires_in=expires)
+            rates = {"requests_per_minute": args.requests_per_minute, "tokens_per_minute": args.tokens_per_minute}
+            return await create_key(
+                keys, args.project, name=args.name or "", expires_in=expires, limits=key_limits(rates)
+            )
         if args.action == "list":
             found = await keys.list(args.project, limit=100, after=None)
             return found.data
@@ -52,6 +55,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     create.add_argument("--project", required=True)
     create.add_argument("--name", default="")
     create.add_argument("--expires-in", default=None, help="e.g. 30d, 12h, 90m")
+    create.add_argument("--requests-per-minute", type=int, default=None, help="this key's own rate (shared)")
+    create.add_argument("--tokens-per-minute", type=int, default=None, help="this key's own token rate (shared)")
     listing = actions.add_parser("list", help="keys (prefix only) of one project or all")
     listing.add_argument("--project", default=None)
     revoke = actions.add_parser("revoke", help="revoke a key by id (key_...)")

@@ -8,11 +8,13 @@ request's authentication stays within its CPU budget. The plaintext is shown onc
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import secrets
 import time
 from typing import Any, Protocol
 
+from gateway.auth.limits import RATE_FIELDS, check_policy
 from gateway.errors import InvalidRequest, NotFound
 from gateway.ids import new_id
 from storage.api_keys import KeyRecord
@@ -59,7 +61,23 @@ def parse_duration(text: str) -> int:
     return int(m.group(1)) * _UNIT[m.group(2)]
 
 
-async def create_key(store: KeyStore, project: str, *, name: str = "", expires_in: int | None = None) -> JSON:
+def key_limits(rates: JSON) -> str | None:
+    """A key's own `requests_per_minute` / `tokens_per_minute` (checked) as stored, or None."""
+    rates = {k: v for k, v in rates.items() if v is not None}
+    if not rates:
+        return None
+    try:
+        check_policy(rates, "limits", RATE_FIELDS)
+    except ValueError:
+        raise InvalidRequest(
+            "requests_per_minute and tokens_per_minute are positive integers.", param=sorted(rates)[0]
+        ) from None
+    return json.dumps(rates, sort_keys=True)
+
+
+async def create_key(
+    store: KeyStore, project: str, *, name: str = "", expires_in: int | None = None, limits: str | None = None
+) -> JSON:
     """Mint a key for `project`; the returned object carries the plaintext `value`, once."""
     check_project(project)
     if not isinstance(name, str) or len(name) > 256:
@@ -74,6 +92,7 @@ async def create_key(store: KeyStore, project: str, *, name: str = "", expires_i
         "hash": digest(secret),
         "created_at": now,
         "expires_at": now + expires_in if expires_in else None,
+        "limits": limits,
     }
     created = await store.create(row)
     return {**created, "value": secret}

@@ -15,8 +15,7 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from gateway import metrics, tracing
-from gateway.auth import limits
+from gateway import metrics, tracing, usage
 from gateway.backends.base import TurnRequest
 from gateway.engine import compaction_run, spans
 from gateway.engine.citations import CitationSources
@@ -32,7 +31,6 @@ from gateway.engine.turn import TurnAssembler
 from gateway.errors import STREAM_INTERRUPTED, APIError, BackendError, InvalidRequest, ServerError
 from gateway.tools.registry import ServerTool, ServerToolPrelude
 from storage.base import LeaseLost, ResponseGone
-from storage.scope import current_project
 
 log = logging.getLogger(__name__)
 
@@ -188,6 +186,7 @@ class ResponseRun:
 
     def end_turn(self, turn: TurnAssembler) -> None:
         turn.close()
+        usage.record(self.response.get("model"), turn.usage, source="responses", estimate=(self.context, turn.items))
         self.add_usage(turn.usage)
         self.context.extend(turn.items)
 
@@ -199,9 +198,6 @@ class ResponseRun:
         u["out"] += int(usage.get("completion_tokens") or 0)
         u["cached"] += int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
         u["reasoning"] += int((usage.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0)
-        limits.charge_current(  # the project's tokens-per-minute budget
-            int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0), current_project()
-        )
 
     def usage_object(self) -> dict[str, Any]:
         u = self._usage

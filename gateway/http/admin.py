@@ -4,7 +4,8 @@ Shaped after OpenAI's project API keys (`/v1/organization/projects/{project_id}/
 OpenAI's, keys are minted here too (OpenAI mints them in its dashboard), and the plaintext is in
 the creation reply only.
 
-    POST   /v1/organization/projects/{project_id}/api_keys            {name?, expires_in?: "30d" | seconds}
+    POST   /v1/organization/projects/{project_id}/api_keys            {name?, expires_in?: "30d" | seconds,
+                                                                       requests_per_minute?, tokens_per_minute?}
     GET    /v1/organization/projects/{project_id}/api_keys            ?limit&after
     GET    /v1/organization/projects/{project_id}/api_keys/{key_id}
     DELETE /v1/organization/projects/{project_id}/api_keys/{key_id}   revokes at once (every process within a second)
@@ -16,7 +17,8 @@ from typing import Any
 
 from aiohttp import web
 
-from gateway.auth.keys import KeyStore, check_project, create_key, parse_duration, revoke_key
+from gateway.auth.keys import KeyStore, check_project, create_key, key_limits, parse_duration, revoke_key
+from gateway.auth.limits import RATE_FIELDS
 from gateway.errors import InvalidRequest, NotFound
 from gateway.http.common import json_response, page_params, read_json
 from gateway.schema.pages import list_body
@@ -50,13 +52,19 @@ async def create(request: web.Request) -> web.Response:
     body = await read_json(request, optional=True) or {}
     if not isinstance(body, dict):
         raise InvalidRequest("Expected a JSON object.", param=None)
-    unknown = set(body) - {"name", "expires_in"}
+    unknown = set(body) - {"name", "expires_in", *RATE_FIELDS}
     if unknown:
         raise InvalidRequest(f"Unknown parameter: '{sorted(unknown)[0]}'.", param=sorted(unknown)[0])
     name = body.get("name") or ""
     if not isinstance(name, str) or len(name) > MAX_NAME:
         raise InvalidRequest(f"name is a string of at most {MAX_NAME} characters.", param="name")
-    created = await create_key(_keys(request), project, name=name, expires_in=_expires_in(body.get("expires_in")))
+    created = await create_key(
+        _keys(request),
+        project,
+        name=name,
+        expires_in=_expires_in(body.get("expires_in")),
+        limits=key_limits({k: body.get(k) for k in RATE_FIELDS}),
+    )
     return json_response(created)
 
 

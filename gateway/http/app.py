@@ -10,14 +10,28 @@ from gateway.bootstrap import build_auth, build_deps
 from gateway.config import Settings
 from gateway.engine.conversations import ConversationsService
 from gateway.engine.service import ResponsesService
-from gateway.http import admin, conversations, meta, ops, passthrough, prompts, research, responses, vector_stores
+from gateway.http import (
+    admin,
+    conversations,
+    meta,
+    ops,
+    passthrough,
+    prompts,
+    research,
+    responses,
+    usage,
+    vector_stores,
+)
 from gateway.http import connectors as connector_routes
 from gateway.http import console as console_routes
 from gateway.http import tracing as http_tracing
-from gateway.http.auth import auth_middleware
+from gateway.http.auth import auth_middleware, rate_headers
 from gateway.http.common import error_middleware, ids_middleware
 from gateway.http.guard import TenantSlots
 from gateway.mcp import shutdown as close_mcp_sessions
+from gateway.usage import stop as usage_stop
+from gateway.usage.prices import Prices
+from storage import families
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +60,10 @@ def create_app(settings: Settings) -> web.Application:
     app.add_routes(connector_routes.routes)
     app.add_routes(admin.routes)
     app.add_routes(console_routes.routes)  # the console's static front end at /console/ (#32)
+    app.add_routes(usage.routes)
+    app["ledger"] = families.usage_store(deps.store)  # the Usage and Costs APIs read it
+    app["prices"] = Prices(settings.model_prices)
+    app.on_response_prepare.append(rate_headers)
     ops.install(app)  # request ids, access log, metrics, drain gate, /metrics
     http_tracing.install(app)  # the server span, outermost (only when OTEL_* turn tracing on)
 
@@ -58,6 +76,7 @@ def create_app(settings: Settings) -> web.Application:
         for ws in list(app["websockets"]):
             await ws.close(message=b"shutting down")
         await app["responses"].shutdown()
+        await usage_stop()  # the ledger's queue is written, leases of quota given back
         await close_mcp_sessions(deps)
         await deps.models.stop()
         await deps.backend.close()

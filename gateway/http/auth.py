@@ -20,6 +20,7 @@ from gateway.auth.authenticator import NO_KEY, Authenticator
 from gateway.auth.keys import PROJECT_RE
 from gateway.errors import InvalidRequest, NotFound, RateLimited, Unauthorized
 from gateway.http.guard import TenantSlots, tenant_of
+from gateway.usage.recorder import caller_key
 from storage.scope import DEFAULT_PROJECT, project_scope
 
 ADMIN_PREFIX = "/v1/organization/"
@@ -77,7 +78,7 @@ async def auth_middleware(request: web.Request, handler: Any) -> web.StreamRespo
         peer_trusted=auth.enabled and auth.trusted_peer(request.remote),
     )
     request["project"] = project
-    limits.LIMITS.admit(project)
+    request["ratelimit"] = await limits.LIMITS.admit(project, caller_key.get())
     if path in CHAT_PATHS:
         limits.LIMITS.check_chat(project)
     slots: TenantSlots = request.app["tenant_slots"]
@@ -94,3 +95,11 @@ async def auth_middleware(request: web.Request, handler: Any) -> web.StreamRespo
     finally:
         if tenant is not None:
             slots.release(tenant)
+
+
+async def rate_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """`on_response_prepare`: OpenAI's x-ratelimit-* headers on every admitted request's reply
+    (streams included: they are prepared inside the handler)."""
+    headers = request.get("ratelimit")
+    if headers:
+        response.headers.update(headers)

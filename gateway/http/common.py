@@ -38,6 +38,7 @@ def error_response(err: APIError) -> web.Response:
     resp = json_response(err.body(), status=err.status)
     if isinstance(err, RateLimited):
         resp.headers["retry-after"] = str(max(1, math.ceil(err.retry_after)))
+        resp.headers.update(err.headers)
     return resp
 
 

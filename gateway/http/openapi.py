@@ -48,8 +48,34 @@ _PAGE = [
     {"name": "after", "in": "query", "schema": {"type": "string"}},
     {"name": "before", "in": "query", "schema": {"type": "string"}},
 ]
+
+
+def _usage_params(widths: list[str], groups: list[str], most: int) -> list[dict[str, Any]]:
+    """The Usage and Costs APIs' query (OpenAI's): arrays as repeated `name` or `name[]`."""
+    strings = {"type": "array", "items": {"type": "string"}}
+    return [
+        {"name": "start_time", "in": "query", "required": True, "schema": {"type": "integer", "minimum": 0}},
+        {"name": "end_time", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+        {"name": "bucket_width", "in": "query", "schema": {"type": "string", "enum": widths}},
+        {"name": "group_by", "in": "query", "schema": {"type": "array", "items": {"type": "string", "enum": groups}}},
+        {"name": "project_ids", "in": "query", "schema": strings},
+        {"name": "models", "in": "query", "schema": strings},
+        {"name": "api_key_ids", "in": "query", "schema": strings},
+        {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": most}},
+        {"name": "page", "in": "query", "schema": {"type": "string"}},
+    ]
+
+
+_USAGE = _usage_params(["1m", "1h", "1d"], ["project_id", "model", "api_key_id"], 1440)
+_COSTS = _usage_params(["1d"], ["project_id", "api_key_id", "line_item"], 180)
 # Query parameters of the routes that take some (the rest take none).
 _QUERY: dict[tuple[str, str], list[dict[str, Any]]] = {
+    ("GET", "/v1/organization/usage/completions"): _USAGE,
+    ("GET", "/v1/organization/usage/embeddings"): _USAGE,
+    ("GET", "/v1/organization/costs"): _COSTS,
+    ("GET", "/v1/usage"): _USAGE,
+    ("GET", "/v1/usage/embeddings"): _USAGE,
+    ("GET", "/v1/usage/costs"): _COSTS,
     ("GET", "/v1/responses/{response_id}"): [
         {"name": "stream", "in": "query", "schema": {"type": "boolean"}},
         {"name": "starting_after", "in": "query", "schema": {"type": "integer", "minimum": 0}},

@@ -16,6 +16,7 @@ from gateway.errors import APIError
 from gateway.http.common import read_json
 from gateway.http.research import chat_research
 from gateway.research.chat import research_request
+from gateway.usage.meter import metered
 
 log = logging.getLogger(__name__)
 routes = web.RouteTableDef()
@@ -37,7 +38,7 @@ async def _forward(request: web.Request, path: str) -> web.StreamResponse:
             headers = {k: v for k, v in upstream.headers.items() if k.lower() not in HOP_BY_HOP}
             resp = web.StreamResponse(status=upstream.status, headers=headers)
             await resp.prepare(request)
-            async for chunk in upstream.content.iter_any():
+            async for chunk in metered(upstream.content.iter_any(), path, body, upstream.status):
                 try:
                     await resp.write(chunk)
                 except ConnectionError:  # our client left: not the backend's failure

@@ -11,6 +11,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+from gateway import usage
 from gateway.backends.client import BackendClient
 from gateway.backends.http_client import SSEReads
 from gateway.errors import BackendError
@@ -30,15 +31,19 @@ class ChatModel:
         async with self.http.post("/chat/completions", body, model=self.model) as resp:
             raw = await resp.read()
         try:
-            return str(loads(raw)["choices"][0]["message"].get("content") or "")
+            data = loads(raw)
+            text = str(data["choices"][0]["message"].get("content") or "")
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             log.warning("the inference backend answered a research call without a message: %r", raw[:500])
             raise BackendError("the inference backend answered without a message") from None
+        usage.record(self.model, data.get("usage"), source="research", estimate=(messages, raw))
+        return text
 
     async def stream(self, messages: list[Message], *, max_tokens: int | None = None) -> AsyncIterator[str]:
         body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True}
         if max_tokens:
             body["max_tokens"] = max_tokens
+        said: list[str] = []  # a streamed answer carries no usage unless asked: estimated from the text
         async with self.http.post("/chat/completions", body, model=self.model) as resp:
             async for payloads in SSEReads(resp):
                 for data in payloads:
@@ -49,4 +54,6 @@ class ChatModel:
                     for choice in piece.get("choices") or []:
                         text = (choice.get("delta") or {}).get("content")
                         if text:
+                            said.append(text)
                             yield text
+        usage.record(self.model, None, source="research", estimate=(messages, "".join(said)))

@@ -7,7 +7,7 @@ from storage.base import JSON, Page
 from storage.pages import Binds, PageRequest
 from storage.postgres.db import Database
 
-_COLUMNS = "id, project, name, prefix, created_at, expires_at, revoked_at, last_used_at"
+_COLUMNS = "id, project, name, prefix, created_at, expires_at, revoked_at, last_used_at, limits"
 
 
 class PostgresKeyStore:
@@ -16,8 +16,8 @@ class PostgresKeyStore:
 
     async def create(self, row: JSON) -> JSON:
         found = await self._db.pool.fetchrow(
-            "INSERT INTO api_keys (id, project, name, prefix, hash, created_at, expires_at) "
-            f"VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {_COLUMNS}",
+            "INSERT INTO api_keys (id, project, name, prefix, hash, created_at, expires_at, limits) "
+            f"VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {_COLUMNS}",
             row["id"],
             row["project"],
             row["name"],
@@ -25,6 +25,7 @@ class PostgresKeyStore:
             row["hash"],
             row["created_at"],
             row["expires_at"],
+            row.get("limits"),
         )
         return key_object(tuple(found))
 
@@ -47,9 +48,9 @@ class PostgresKeyStore:
 
     async def lookup(self, digest: str) -> KeyRecord | None:
         found = await self._db.pool.fetchrow(
-            "SELECT id, project, expires_at, revoked_at FROM api_keys WHERE hash = $1", digest
+            "SELECT id, project, expires_at, revoked_at, limits FROM api_keys WHERE hash = $1", digest
         )
-        return None if found is None else KeyRecord(found[0], found[1], found[2], found[3])
+        return None if found is None else KeyRecord(found[0], found[1], found[2], found[3], found[4])
 
     async def mark_used(self, key_id: str, now: int) -> None:
         await self._db.pool.execute("UPDATE api_keys SET last_used_at = $2 WHERE id = $1", key_id, now)

@@ -1,0 +1,205 @@
+"""Usage ledger, shared limits and the Usage API (#30).
+
+1. CPU per request of what #30 adds to a request, in process, with the real SQLite store: the
+   shared limits' admission (a project's rpm and tpm and a key's rpm, far from the limits: leases)
+   plus one ledger record (metrics listener and budget bookkeeping included) plus its share of the
+   batched write, measured as process CPU (the writer thread included) per request. The same code
+   runs in both doors (the HTTP middleware and the ExtProc's request headers call `admit`; both
+   record at the engine's turn). Target ≤ 50 µs.
+2. The Usage API's 30-day, 1-day-bucket query over 10^6 recorded calls (20 projects, 60 keys,
+   7 models; raw rows and roll-ups made with bulk SQL), on SQLite and PostgreSQL (embedded server):
+   p50/p90 of the handler's work (plan, store query, page) ungrouped and grouped by project and
+   model. Target ≤ 200 ms p50.
+
+    .venv/bin/python -m bench.bench_usage [--requests N] [--calls N] [--rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from gateway import metrics, usage
+from gateway.auth import limits
+from gateway.usage import api
+from gateway.usage.metering import UsageMetrics
+from gateway.usage.prices import Prices
+from gateway.usage.recorder import Recorder, caller_key
+from gateway.usage.recorder import configure as configure_recorder
+from storage import families
+from storage.scope import project_scope
+from storage.sqlite import SQLiteStore
+from tests.pg import postgres_server
+
+CPU_TARGET_US = 50.0
+QUERY_TARGET_MS = 200.0
+DAY = 86400
+SUMS = "input_tokens, cached_tokens, output_tokens, reasoning_tokens, requests, estimated"
+COLUMNS = "at, kind, project, api_key_id, model, pool, replica, door, source, " + SUMS
+
+
+async def cpu_per_request(db_dir: Path, n: int) -> float:
+    store = SQLiteStore(db_dir / "cpu.db")
+    await store.open()
+    ledger = families.usage_store(store)
+    policies = {"bench": {"requests_per_minute": 10**9, "tokens_per_minute": 10**12}}
+    lim = limits.configure(json.dumps(policies), ledger, prices=Prices('{"*": {"input": 1, "output": 2}}'))
+    limits.KEY_POLICIES["key_bench"] = limits.Policy(requests_per_minute=10**9)
+    recorder = configure_recorder(Recorder(ledger, flush_seconds=0.05))
+    counted = UsageMetrics(lim.prices)
+    recorder.listeners.extend([lim.charge, counted.add])
+    recorder.on_flush.append(counted.flush)
+    caller_key.set("key_bench")
+    reply = {"prompt_tokens": 120, "completion_tokens": 40, "prompt_tokens_details": {"cached_tokens": 20}}
+    with project_scope("bench"):
+        for _ in range(200):  # warm: leases taken, statements prepared, the writer task running
+            await lim.admit("bench", "key_bench")
+            usage.record("model-a", reply, source="responses")
+        await recorder.flush()
+        started = time.process_time()
+        for i in range(n):
+            await lim.admit("bench", "key_bench")
+            usage.record("model-a", reply, source="responses")
+            if i % 500 == 0:
+                await asyncio.sleep(0)  # let the writer task take its batch, as a server's loop would
+        await recorder.stop()  # the last batch's write counts too
+        spent = time.process_time() - started
+    await lim.shared.stop()
+    await store.close()
+    return spent / n * 1e6
+
+
+def _generate_sqlite(calls: int, t0: int) -> list[str]:
+    step = 30 * DAY / calls
+    raw = (
+        f"WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {calls - 1}) "
+        f"INSERT INTO usage_records ({COLUMNS}) SELECT {t0} + i * {step}, 'completions', 'proj-' || (i % 20), "
+        "'key_' || (i % 60), 'model-' || (i % 7), '', 'r1', 'http', 'responses', 100 + i % 50, i % 20, "
+        "50 + i % 30, 0, 1, 0 FROM n"
+    )
+    return [raw, *_rollups("CAST(at AS INTEGER)")]
+
+
+def _generate_postgres(calls: int, t0: int) -> list[str]:
+    step = 30 * DAY / calls
+    raw = (
+        f"INSERT INTO usage_records ({COLUMNS}) SELECT {t0} + i * {step}, 'completions', 'proj-' || (i % 20), "
+        "'key_' || (i % 60), 'model-' || (i % 7), '', 'r1', 'http', 'responses', 100 + i % 50, i % 20, "
+        f"50 + i % 30, 0, 1, 0 FROM generate_series(0, {calls - 1}) AS i"
+    )
+    return [raw, *_rollups("CAST(floor(at) AS BIGINT)"), "ANALYZE"]
+
+
+def _rollups(seconds: str) -> list[str]:
+    out = []
+    for width, table in ((60, "usage_minutes"), (3600, "usage_hours"), (DAY, "usage_days")):
+        sums = ", ".join(f"SUM({c.strip()})" for c in SUMS.split(","))
+        out.append(
+            f"INSERT INTO {table} (start, kind, project, api_key_id, model, pool, {SUMS}) "
+            f"SELECT ({seconds} / {width}) * {width} AS b, kind, project, api_key_id, model, pool, {sums} "
+            "FROM usage_records GROUP BY b, kind, project, api_key_id, model, pool"
+        )
+    return out
+
+
+class _Query:
+    def __init__(self, query: dict[str, str]) -> None:
+        self.query = query
+
+    def get(self, name: str) -> str | None:
+        return self.query.get(name)
+
+    def getall(self, name: str, default: list[str]) -> list[str]:
+        value = self.query.get(name)
+        return [value] if value else default
+
+
+async def _time_queries(ledger: Any, t0: int, rounds: int) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    cases = {"ungrouped": {}, "by project+model": {"group_by": "project_id,model"}}
+    for name, extra in cases.items():
+        times = []
+        params = api.Params(_Query({"start_time": str(t0), "bucket_width": "1d", "limit": "31", **extra}))
+        for _ in range(rounds):
+            started = time.perf_counter()
+            query, page_start, end = api.plan(params, "completions")
+            page = api.usage_page(await ledger.buckets(query), query, page_start, end)
+            times.append((time.perf_counter() - started) * 1000)
+        total = sum(r["num_model_requests"] for b in page["data"] for r in b["results"])
+        print(f"    {name:17s} buckets {len(page['data'])}, calls counted {total}")
+        out[name] = times
+    return out
+
+
+async def query_sqlite(db_dir: Path, calls: int, t0: int, rounds: int) -> dict[str, list[float]]:
+    store = SQLiteStore(db_dir / "query.db")
+    await store.open()
+    started = time.perf_counter()
+
+    def fill(c: Any) -> None:
+        for sql in _generate_sqlite(calls, t0):
+            c.execute(sql)
+
+    await store.writer.transact(fill)
+    print(f"  sqlite: {calls} calls generated in {time.perf_counter() - started:.1f} s")
+    try:
+        return await _time_queries(families.usage_store(store), t0, rounds)
+    finally:
+        await store.close()
+
+
+async def query_postgres(db_dir: Path, calls: int, t0: int, rounds: int) -> dict[str, list[float]]:
+    from storage.postgres import PostgresStore
+    from storage.postgres.hybrid import PostgresStateStore
+
+    with postgres_server() as url:
+        store = PostgresStateStore(PostgresStore(url, pool_size=2), db_dir / "local.db")
+        await store.open()
+        started = time.perf_counter()
+        for sql in _generate_postgres(calls, t0):
+            await store.postgres.db.pool.execute(sql)
+        print(f"  postgres: {calls} calls generated in {time.perf_counter() - started:.1f} s")
+        try:
+            return await _time_queries(families.usage_store(store), t0, rounds)
+        finally:
+            await store.close()
+
+
+def _report(store: str, results: dict[str, list[float]]) -> None:
+    for name, times in results.items():
+        p50 = statistics.median(times)
+        p90 = sorted(times)[int(len(times) * 0.9)]
+        verdict = "PASS" if p50 <= QUERY_TARGET_MS else "MISS"
+        print(f"{store} Usage API 30 x 1d, {name}: p50 {p50:.1f} ms, p90 {p90:.1f} ms, target ≤ 200 ms {verdict}")
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        metrics.init(Path(tmp) / "metrics", "http")  # the metrics listener counts, as in a door
+        runs = [await cpu_per_request(Path(tmp), args.requests) for _ in range(args.rounds)]
+        med = statistics.median(runs)
+        verdict = "PASS" if med <= CPU_TARGET_US else "MISS"
+        each = ", ".join(f"{r:.1f}" for r in runs)
+        print(f"ledger + shared limits CPU per request: median {med:.1f} µs ({each}) target ≤ 50 µs {verdict}")
+        t0 = (int(time.time()) // DAY - 30) * DAY
+        _report("sqlite", await query_sqlite(Path(tmp), args.calls, t0, args.queries))
+        _report("postgres", await query_postgres(Path(tmp), args.calls, t0, args.queries))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--requests", type=int, default=20_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--calls", type=int, default=1_000_000)
+    parser.add_argument("--queries", type=int, default=20)
+    asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
