@@ -292,3 +292,49 @@ def test_dns_pool_through_envoy(tmp_path: Path) -> None:
             for i in range(4):
                 assert c.responses.create(model=CHAT, input=f"dns {i}").output_text == f"Echo: dns {i}"
             assert len(a.requests_matching("dns ")) == 4
+
+
+def envoy_stat(stack: EnvoyStack, name: str) -> int:
+    with urllib.request.urlopen(f"http://127.0.0.1:{stack.admin_port}/stats?filter=^{name}$") as resp:
+        text = resp.read().decode()
+    return int(text.split(":")[1]) if ":" in text else 0
+
+
+def test_the_envoy_door_marks_a_refusing_replica_down_and_brings_it_back(tmp_path: Path) -> None:
+    """Through Envoy alone: the first turn sent to a dead replica is retried by Envoy on the
+    fallback, and the ExtProc (told which replica answered) marks the dead one down, so later turns
+    of its chains are not sent there at all (one refused connection, not one per turn); when it
+    comes back, the ExtProc's /health probe returns its chains to it."""
+    with scripted_backend(CHAT) as a, scripted_backend(CHAT) as b:
+        env = {
+            "GATEWAY_BACKENDS": json.dumps([{"name": "chat", "urls": [a.url, b.url], "models": [CHAT]}]),
+            "GATEWAY_BACKEND_DOWN_SECONDS": "60",  # only the probe can bring it back in time
+        }
+        with envoy_stack(a.url, tmp_path, **env) as stack:
+            c = client(stack.url)
+            chains: dict[str, str] = {}
+            for _ in range(10):
+                m = f"mk-{uuid.uuid4().hex[:10]}"
+                chains[m] = c.responses.create(model=CHAT, input=m).id
+            on_b = [m for m in chains if served_by([a, b], m) == [1]]
+            assert len(on_b) >= 2, "too few chains were placed on the second replica"
+            port = b.port
+            stop(b.proc)
+            refused = envoy_stat(stack, "cluster.inference.upstream_cx_connect_fail")
+            for turn in range(3):
+                for m in on_b:
+                    r = c.responses.create(model=CHAT, input=f"{m} after {turn}", previous_response_id=chains[m])
+                    assert r.status == "completed" and r.output_text == f"Echo: {m} after {turn}"
+                    chains[m] = r.id
+            assert len(a.requests_matching(" after ")) >= 3 * len(on_b)
+            # marked down at the first refusal: Envoy was not sent there again (3 x chains without it)
+            assert envoy_stat(stack, "cluster.inference.upstream_cx_connect_fail") - refused == 1
+            with scripted_backend(CHAT, port=port) as back:
+                m0 = on_b[0]
+
+                def back_in_use() -> bool:
+                    r = c.responses.create(model=CHAT, input=f"{m0} later", previous_response_id=chains[m0])
+                    chains[m0] = r.id
+                    return bool(back.requests_matching(m0))
+
+                until(back_in_use, timeout=10, what="the chain back on its replica through Envoy")
