@@ -8,6 +8,7 @@ read from each replica's own request log.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import threading
@@ -22,6 +23,7 @@ import openai
 import pytest
 from openai import OpenAI
 
+from tests.pg import truncate
 from tests.procs import (
     ROOT,
     VENV_BIN,
@@ -142,32 +144,37 @@ def test_a_chain_stays_on_its_replica_through_every_door_and_process(
         assert int(resp.read().decode().split(":")[1]) >= 6 * 4 // 3, "Envoy's inference cluster was not used"
 
 
+@pytest.mark.parametrize("door", ["http", "envoy"])
 def test_bounded_load_moves_a_hot_chain_and_light_traffic_never(
-    doors: tuple[EnvoyStack, Gateway], replicas: list[Backend]
+    doors: tuple[EnvoyStack, Gateway], replicas: list[Backend], door: str
 ) -> None:
+    """Through the HTTP door (a passthrough with `prompt_cache_key`) and through Envoy (a Responses
+    turn with it, which the ExtProc picks for)."""
     stack, _ = doors
-    c = client(stack.http_url)
+    c = client(stack.http_url if door == "http" else stack.url)
+
+    def call(text: str, key: str) -> None:
+        if door == "http":
+            c.chat.completions.create(
+                model=CHAT, messages=[{"role": "user", "content": text}], extra_body={"prompt_cache_key": key}
+            )
+        else:
+            c.responses.create(model=CHAT, input=text, prompt_cache_key=key)
+
     key = f"hot-{uuid.uuid4().hex[:8]}"
     m = f"mk-{uuid.uuid4().hex[:10]}"
     for turn in range(4):  # one at a time, nothing waiting anywhere: always the chain's replica
-        c.chat.completions.create(
-            model=CHAT, messages=[{"role": "user", "content": f"{m} {turn}"}], extra_body={"prompt_cache_key": key}
-        )
+        call(f"{m} {turn}", key)
     (home,) = served_by(replicas, m)
     hot = f"mk-{uuid.uuid4().hex[:10]}"
     for b in replicas[:3]:
         b.script(hot, *([{"content": "slow", "delay": 1.0}] * 8))
 
-    def one(i: int) -> None:
-        c.chat.completions.create(
-            model=CHAT, messages=[{"role": "user", "content": f"{hot} {i}"}], extra_body={"prompt_cache_key": key}
-        )
-
     # the chain's replica reports a queue: past the bound, the chain's calls go to the next replica
     http_json("POST", replicas[home].base + "/_metrics", {"waiting": 1})
     try:
         time.sleep(2.5)  # a scrape or two
-        threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
+        threads = [threading.Thread(target=call, args=(f"{hot} {i}", key)) for i in range(6)]
         for t in threads:
             t.start()
         for t in threads:
@@ -176,11 +183,10 @@ def test_bounded_load_moves_a_hot_chain_and_light_traffic_never(
         http_json("POST", replicas[home].base + "/_metrics", {"waiting": 0})
     counts = [len(b.requests_matching(hot)) for b in replicas[:3]]
     # past the bound some leave its replica, all for one other (the next on the ring: they move once)
-    assert sum(counts) == 6 and counts[home] < 6 and sum(1 for n in counts if n) == 2, counts
+    moved_to = [i for i, n in enumerate(counts) if n and i != home]
+    assert sum(counts) == 6 and counts[home] < 6 and len(moved_to) == 1, counts
     time.sleep(2.5)
-    c.chat.completions.create(
-        model=CHAT, messages=[{"role": "user", "content": f"{m} back"}], extra_body={"prompt_cache_key": key}
-    )
+    call(f"{m} back", key)
     assert served_by(replicas, f"{m} back") == [home]  # the queue gone, the chain is home again
 
 
@@ -338,3 +344,34 @@ def test_the_envoy_door_marks_a_refusing_replica_down_and_brings_it_back(tmp_pat
                     return bool(back.requests_matching(m0))
 
                 until(back_in_use, timeout=10, what="the chain back on its replica through Envoy")
+
+
+def test_chains_keep_their_replica_across_workers_and_gateway_replicas_on_postgresql(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """Two gateway replicas (one behind Envoy) on one PostgreSQL, each with two workers per door: a
+    chain's turns, whichever replica, door and worker receives them, reach one inference replica."""
+    asyncio.run(truncate(postgres_url))
+    with ExitStack() as ctx:
+        fleet = [ctx.enter_context(scripted_backend(CHAT)) for _ in range(3)]
+        env = {
+            "GATEWAY_BACKENDS": json.dumps([{"name": "chat", "urls": [b.url for b in fleet], "models": [CHAT]}]),
+            "GATEWAY_DATABASE_URL": postgres_url,
+            "GATEWAY_WORKERS": "2",
+        }
+        stack = ctx.enter_context(envoy_stack(fleet[0].url, tmp_path / "one", **env))
+        other = ctx.enter_context(gateway(fleet[0].url, tmp_path / "two", **env))
+        bases = [stack.url, other.url, stack.http_url, other.url]
+        homes = set()
+        for n in range(8):
+            m = f"mk-{uuid.uuid4().hex[:10]}"
+            previous = None
+            for turn in range(4):
+                r = client(bases[(n + turn) % 4]).responses.create(
+                    model=CHAT, input=f"{m} turn {turn}", previous_response_id=previous
+                )
+                previous = r.id
+            chain = served_by(fleet, m)
+            assert len(chain) == 1 and len(fleet[chain[0]].requests_matching(m)) == 4, chain
+            homes.add(chain[0])
+        assert len(homes) > 1  # chains spread over the pool
