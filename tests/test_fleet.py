@@ -375,3 +375,40 @@ def test_chains_keep_their_replica_across_workers_and_gateway_replicas_on_postgr
             assert len(chain) == 1 and len(fleet[chain[0]].requests_matching(m)) == 4, chain
             homes.add(chain[0])
         assert len(homes) > 1  # chains spread over the pool
+
+
+def test_a_dns_name_with_several_addresses_is_a_pool_of_several_replicas(tmp_path: Path) -> None:
+    """A name resolving to two loopback addresses (tests.fake_dns answers `getaddrinfo` for it, the
+    gateway's resolution code unchanged), a stand-in replica on each, on the same port: both are
+    replicas, chains spread over them and each stays on one, and when one dies its chains move."""
+    with scripted_backend(CHAT) as a, scripted_backend(CHAT, port=a.port, host="127.0.0.3") as b:
+        fleet = [a, b]
+        env = gateway_env(
+            a.url,
+            tmp_path,
+            GATEWAY_HTTP_PORT=str(port := free_port()),
+            GATEWAY_BACKENDS=json.dumps([{"name": "chat", "dns": f"pool.test:{a.port}", "models": [CHAT]}]),
+            GATEWAY_EVENT_LOOP="asyncio",  # uvloop resolves in C, past socket.getaddrinfo
+        )
+        cmd = [str(VENV_BIN / "python"), "-m", "tests.fake_dns", "pool.test=127.0.0.1,127.0.0.3", "--", "serve"]
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
+        try:
+            wait_http(f"http://127.0.0.1:{port}/health", proc=proc)
+            c = client(f"http://127.0.0.1:{port}/v1")
+            chains: dict[str, str] = {}
+            homes = set()
+            for _ in range(8):
+                m = f"mk-{uuid.uuid4().hex[:10]}"
+                for turn in range(3):
+                    r = c.responses.create(model=CHAT, input=f"{m} {turn}", previous_response_id=chains.get(m))
+                    chains[m] = r.id
+                (home,) = served_by(fleet, m)
+                homes.add(home)
+            assert homes == {0, 1}  # both addresses are replicas
+            stop(b.proc)
+            for m, previous in chains.items():
+                r = c.responses.create(model=CHAT, input=f"{m} after", previous_response_id=previous)
+                assert r.status == "completed"
+            assert len(a.requests_matching(" after")) == len(chains)
+        finally:
+            stop(proc)
