@@ -293,8 +293,8 @@ def door_picking_cost(replicas: int, n: int = 50_000) -> tuple[float, float]:
         p = prepared[i % 1000]
         pool_ = picker.pool("m")
         assert pool_ is not None
-        _mutation, replica = picker.route(pool_, p)  # type: ignore[arg-type]
-        picker.done(replica)
+        _mutation, named = picker.route(pool_, p)  # type: ignore[arg-type]
+        picker.done(named[0])
     envoy = (time.process_time() - started) / n * 1e6
     return http, envoy
 

@@ -7,6 +7,13 @@ on a connect failure (the route retries twice). The ExtProc names them with the 
 `Picker` over the same pool (`BackendClient`, whose scrape of the replicas' `/metrics` runs in this
 process too), so a chain's turn lands on the same replica whichever door receives it.
 
+Envoy tells the ExtProc, with the response headers, which replica it reached and whether the reply
+is its own (`upstream.address`, `response.code_details`): the replicas named before the one that
+answered refused (Envoy retried past them), and so did every one named when Envoy gave up before any
+reply. The ExtProc marks them down in its own picker, as the HTTP door's client marks a replica that
+refused (the same `BackendClient.mark_down` and `/health` probe), so both doors stop sending new
+work there and bring it back alike.
+
 A pool whose API is not Chat Completions, or whose replicas are named by host name rather than
 address (Envoy's header names an address), is served through the HTTP server, like a tool loop.
 """
@@ -15,14 +22,20 @@ from __future__ import annotations
 
 import ipaddress
 
+from google.protobuf import struct_pb2
+
 from extproc.pb.envoy.config.core.v3 import base_pb2 as core_pb2
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
+from gateway import metrics
 from gateway.backends.client import BackendClient, Pool, Replica
 from gateway.engine.context import Prepared
 from gateway.engine.runner import affinity_key
 from gateway.envoy_runner import DESTINATION_HEADER
 from gateway.errors import APIError
 
+ATTRIBUTES = "envoy.filters.http.ext_proc"  # the key of the attributes Envoy sends the ExtProc
+# Envoy's own reply after its last attempt failed before the replica answered (refused, reset)
+NO_REPLY = "upstream_reset_before_response_started"
 FALLBACKS = 2  # addresses after the chosen one: Envoy's route retries twice on a connect failure
 _OVERWRITE = core_pb2.HeaderValueOption.OVERWRITE_IF_EXISTS_OR_ADD
 
@@ -85,9 +98,9 @@ class EndpointPicker:
             self._mutations[pool.name] = m
         return m
 
-    def route(self, pool: Pool, prepared: Prepared) -> tuple[ep.HeaderMutation, Replica]:
-        """The request mutation naming the chosen replica and its fallbacks; the replica is counted
-        in flight until the caller's `done`."""
+    def route(self, pool: Pool, prepared: Prepared) -> tuple[ep.HeaderMutation, list[Replica]]:
+        """The request mutation naming the chosen replica and its fallbacks, and those replicas in
+        the order named; the chosen (first) one is counted in flight until the caller's `done`."""
         key = affinity_key(prepared)
         replica = pool.picker.pick(pool.replicas, key)
         assert isinstance(replica, Replica)
@@ -101,8 +114,27 @@ class EndpointPicker:
         m.CopyFrom(self._pool_mutation(pool))
         m.set_headers.append(_set(DESTINATION_HEADER, ",".join(addresses)))
         replica.in_flight += 1
-        return m, replica
+        return m, [r for r in chosen if self.address(r)]
 
     @staticmethod
     def done(replica: Replica) -> None:
         replica.in_flight -= 1
+
+    def observe(self, named: list[Replica], attributes: struct_pb2.Struct | None) -> list[Replica]:
+        """Mark down the named replicas Envoy could not reach, from what it says with the response
+        headers (see the module docstring); returns them."""
+        if attributes is None:
+            return []
+        fields = attributes.fields
+        upstream = fields["upstream.address"].string_value if "upstream.address" in fields else ""
+        details = fields["response.code_details"].string_value if "response.code_details" in fields else ""
+        reached = next((i for i, r in enumerate(named) if self.address(r) == upstream), None)
+        if details.startswith(NO_REPLY):  # the last one tried failed too: all up to it (or all)
+            failed = named if reached is None else named[: reached + 1]
+        else:
+            failed = named[:reached] if reached else []
+        for replica in failed:
+            self.client.mark_down(replica)
+            metrics.backend_failover(replica.name)
+            metrics.backend_call(replica.name, "backend_error")
+        return failed

@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from extproc import tracing as extproc_tracing
-from extproc.fleet import EndpointPicker
+from extproc.fleet import ATTRIBUTES, EndpointPicker
 from extproc.ops import SHUTTING_DOWN, Observation
 from extproc.pb.envoy.config.core.v3 import base_pb2 as core_pb2
 from extproc.pb.envoy.extensions.filters.http.ext_proc.v3 import processing_mode_pb2 as mode_pb2
@@ -287,6 +287,7 @@ class _Exchange:
         "encoding",
         "failed",
         "last_seen",
+        "named",
         "p",
         "parser",
         "pending",
@@ -307,6 +308,7 @@ class _Exchange:
         self.p = p
         self.run: ResponseRun | None = None
         self.replica: Replica | None = None  # a fleet's replica Envoy was told to use
+        self.named: list[Replica] = []  # it and its fallbacks, in the order Envoy was told them
         self.project: str | None = None  # set from the request headers (gateway.auth)
         self.ratelimit: dict[str, str] | None = None  # x-ratelimit-* for the reply (gateway.auth.limits)
         self.turn: TurnAssembler | None = None
@@ -341,6 +343,9 @@ class _Exchange:
             if kind == "request_body":
                 return await self.on_request_body(msg.request_body)
             if kind == "response_headers":
+                if self.named and self.p.endpoints is not None:  # a fleet: which replicas refused
+                    told = msg.attributes[ATTRIBUTES] if ATTRIBUTES in msg.attributes else None
+                    self.p.endpoints.observe(self.named, told)
                 return await self.on_response_headers(msg.response_headers)
             if kind == "request_headers":
                 auth = self.p.auth
@@ -443,7 +448,8 @@ class _Exchange:
         chat = dumps(build_chat_body(run.turn_request()))
         mutation = p.request_mutation
         if p.endpoints is not None and (pool := p.endpoints.pool(prepared.response["model"])) is not None:
-            mutation, self.replica = p.endpoints.route(pool, prepared)  # a fresh mutation naming the replica
+            mutation, self.named = p.endpoints.route(pool, prepared)  # a fresh mutation naming the replicas
+            self.replica = self.named[0]
         if tracing.ON:  # the backend call's span; its traceparent rides the upstream request
             with tracing.span_current(run.trace_start()):  # under the run's `invoke_agent`
                 self.chat = run.chat_span(run.response["model"])

@@ -56,7 +56,8 @@ class Settings(BaseModel):
     backend_load_bound: float = Field(
         default=1.25,
         gt=1.0,
-        description="affinity holds while a replica's in-flight calls stay under this multiple of the pool's mean",
+        description="affinity holds while a replica's load stays under this multiple of the pool's mean, "
+        "or its queue is empty",
     )
     backend_metrics_seconds: float = Field(
         default=1.0,

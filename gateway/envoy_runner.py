@@ -80,6 +80,9 @@ _OVERRIDE_HOST = """\
                   name: envoy.load_balancing_policies.round_robin
                   typed_config:
                     "@type": type.googleapis.com/envoy.extensions.load_balancing_policies.round_robin.v3.RoundRobin"""
+# A fleet: which replica Envoy reached (after its retries) and why a reply is Envoy's own, sent
+# with the response headers, so the ExtProc marks a replica that refused down as the HTTP door does.
+_RESPONSE_ATTRIBUTES = "              response_attributes: [upstream.address, response.code_details]"
 _RETRY = """\
                   retry_policy:
                     retry_on: connect-failure,reset-before-request
@@ -194,6 +197,7 @@ def render_envoy_config(
         ),
         "BACKEND_LB_POLICY": _OVERRIDE_HOST.format(header=DESTINATION_HEADER) if fleet_endpoints else "",
         "BACKEND_RETRY": _RETRY if fleet_endpoints else "",
+        "EXTPROC_RESPONSE_ATTRIBUTES": _RESPONSE_ATTRIBUTES if fleet_endpoints else "",
         "BACKEND_AUTHORITY": authority,
         "BACKEND_CLUSTER_TYPE": "STATIC"
         if all(_is_ip(h) for h, _ in (fleet_endpoints or [(backend_host, backend_port)]))

@@ -87,9 +87,9 @@ def http_json(method: str, url: str, body: Any = None, timeout: float = 30.0) ->
 class Backend:
     """The scripted vLLM stand-in, running as its own process."""
 
-    def __init__(self, proc: subprocess.Popen[Any], port: int) -> None:
+    def __init__(self, proc: subprocess.Popen[Any], port: int, host: str = "127.0.0.1") -> None:
         self.proc, self.port = proc, port
-        self.base = f"http://127.0.0.1:{port}"
+        self.base = f"http://{host}:{port}"
         self.url = self.base + "/v1"
 
     def script(self, match: str, *replies: dict[str, Any]) -> None:
@@ -103,10 +103,11 @@ class Backend:
 
 
 @contextmanager
-def scripted_backend(model: str = "scripted-model", port: int = 0) -> Iterator[Backend]:
-    """A scripted backend on `port` (0: a free one; a fixed one brings a stopped replica back)."""
+def scripted_backend(model: str = "scripted-model", port: int = 0, host: str = "127.0.0.1") -> Iterator[Backend]:
+    """A scripted backend on `port` (0: a free one; a fixed one brings a stopped replica back) of
+    loopback address `host` (another 127.x address gives a second replica on the same port)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.scripted_backend", "--port", str(port), "--model", model],
+        [sys.executable, "-m", "tests.scripted_backend", "--host", host, "--port", str(port), "--model", model],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
@@ -117,7 +118,7 @@ def scripted_backend(model: str = "scripted-model", port: int = 0) -> Iterator[B
         proc.kill()
         raise RuntimeError(f"scripted backend did not start: {line!r}")
     try:
-        yield Backend(proc, int(line.split()[1]))
+        yield Backend(proc, int(line.split()[1]), host)
     finally:
         stop(proc)
 

@@ -83,7 +83,10 @@ def test_manifests_match_the_code(overlay: Path, routes: set[tuple[str, str]]) -
     pod = sts["spec"]["template"]["spec"]
     (gw,) = [c for c in pod["initContainers"] if c["name"] == "gateway"]
     accelerator, _, store = overlay.name.partition("-")
-    if store == "postgres":  # many replicas, all on one PostgreSQL (required, from the Secret), pgvector, keys
+    if store in (
+        "postgres",
+        "fleet",
+    ):  # many replicas, all on one PostgreSQL (required, from the Secret), pgvector, keys
         assert sts["spec"]["replicas"] >= 2
         url = next(e for e in gw["env"] if e["name"] == "GATEWAY_DATABASE_URL")["valueFrom"]["secretKeyRef"]
         assert url["optional"] is False and url["key"] in secret["stringData"]
@@ -94,9 +97,25 @@ def test_manifests_match_the_code(overlay: Path, routes: set[tuple[str, str]]) -
     assert gw["restartPolicy"] == "Always"  # a native sidecar in vLLM's pod
     ports = {p["name"]: p["containerPort"] for p in gw["ports"]}
     assert ports == {"envoy": settings.envoy_port, "http": settings.http_port}
-    # the sidecar reaches vLLM over the pod's loopback, on vLLM's port
-    assert settings.backend_base == f"http://127.0.0.1:{vllm['ports'][0]['containerPort']}/v1"
     assert "--port=8000" in vllm["args"] and vllm["ports"][0]["containerPort"] == 8000
+    pool_services = set()
+    if store == "fleet":  # every sidecar sees every pod's vLLM through a headless Service (#27)
+        (pool,) = settings.backends or []
+        host, _, port = (pool.dns or "").rpartition(":")
+        (svc,) = [s for s in _kind(docs, "Service") if s["metadata"]["name"] == host]
+        pool_services.add(host)
+        assert svc["spec"]["clusterIP"] == "None" and not svc["spec"].get("publishNotReadyAddresses")
+        assert svc["spec"]["selector"].items() <= sts["spec"]["template"]["metadata"]["labels"].items()
+        assert [(p["port"], p["targetPort"]) for p in svc["spec"]["ports"]] == [(int(port), vllm["ports"][0]["name"])]
+        assert "--host=0.0.0.0" in vllm["args"]  # reachable from the other pods
+        # the pool's key is the one vLLM checks, both from the Secret
+        assert pool.api_key_env is not None
+        key_ref = next(e for e in gw["env"] if e["name"] == pool.api_key_env)["valueFrom"]["secretKeyRef"]
+        vllm_ref = next(e for e in vllm["env"] if e["name"] == "VLLM_API_KEY")["valueFrom"]["secretKeyRef"]
+        assert key_ref == vllm_ref
+    else:  # the sidecar reaches vLLM over the pod's loopback, on vLLM's port
+        assert settings.backend_base == f"http://127.0.0.1:{vllm['ports'][0]['containerPort']}/v1"
+        assert "--host=127.0.0.1" in vllm["args"]
     # probes: real routes, on the ports the settings give
     for name in ("startupProbe", "readinessProbe", "livenessProbe"):
         probe = gw[name]["httpGet"]
@@ -126,7 +145,7 @@ def test_manifests_match_the_code(overlay: Path, routes: set[tuple[str, str]]) -
     assert ann["prometheus.io/scrape"] == "true" and int(ann["prometheus.io/port"]) == settings.http_port
     assert ("GET", ann["prometheus.io/path"]) in routes
     # the Services send :8081 to Envoy and select this pod
-    for svc in _kind(docs, "Service"):
+    for svc in [s for s in _kind(docs, "Service") if s["metadata"]["name"] not in pool_services]:
         assert svc["spec"]["selector"].items() <= sts["spec"]["template"]["metadata"]["labels"].items()
         assert [(p["port"], p["targetPort"]) for p in svc["spec"]["ports"]] == [(settings.envoy_port, "envoy")]
     assert sts["spec"]["serviceName"] in {s["metadata"]["name"] for s in _kind(docs, "Service")}
@@ -234,3 +253,30 @@ def test_scrub_removes_secrets_from_log_text() -> None:
         assert secret not in out
     assert "http://[redacted]@10.0.0.1:8000/v1" in out
     assert scrub("response resp_123 completed in 12 ms") == "response resp_123 completed in 12 ms"
+
+
+def test_compose_fleet_puts_every_vllm_replica_in_the_gateways_dns_pool() -> None:
+    """compose.fleet.yaml: each vLLM replica on its own GPU, all under one network alias, which is the
+    gateway's one DNS pool (on vLLM's port, with the key vLLM checks)."""
+    base = yaml.load((DOCKER / "compose.yaml").read_text(), Loader=_ComposeLoader)
+    fleet = yaml.load((DOCKER / "compose.fleet.yaml").read_text(), Loader=_ComposeLoader)
+    services = fleet["services"]
+    replicas = {
+        name: s for name, s in services.items() if name == "vllm" or s.get("extends", {}).get("service") == "vllm"
+    }
+    assert len(replicas) >= 2
+    for name, s in replicas.items():
+        if name != "vllm":
+            assert s["extends"]["file"] == "compose.yaml" and name not in base["services"]
+    aliases = [tuple(s["networks"]["default"]["aliases"]) for s in replicas.values()]
+    assert len(set(aliases)) == 1 and len(aliases[0]) == 1
+    gpus = [s["environment"]["HIP_VISIBLE_DEVICES"] for s in replicas.values()]
+    assert len(set(gpus)) == len(gpus)  # one GPU each
+    gw = services["gateway"]
+    settings = load_settings(env={"GATEWAY_BACKENDS": gw["environment"]["GATEWAY_BACKENDS"]})
+    (pool,) = settings.backends or []
+    host, _, port = (pool.dns or "").rpartition(":")
+    assert host == aliases[0][0] and f"--port={port}" in base["services"]["vllm"]["command"]
+    assert pool.api_key_env == "GATEWAY_BACKEND_API_KEY"
+    assert base["services"]["vllm"]["environment"]["VLLM_API_KEY"] == "${GATEWAY_BACKEND_API_KEY:-}"
+    assert set(gw["depends_on"]) | set(base["services"]["gateway"]["depends_on"]) >= set(replicas)

@@ -8,6 +8,7 @@ read from each replica's own request log.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import threading
@@ -22,6 +23,7 @@ import openai
 import pytest
 from openai import OpenAI
 
+from tests.pg import truncate
 from tests.procs import (
     ROOT,
     VENV_BIN,
@@ -142,32 +144,37 @@ def test_a_chain_stays_on_its_replica_through_every_door_and_process(
         assert int(resp.read().decode().split(":")[1]) >= 6 * 4 // 3, "Envoy's inference cluster was not used"
 
 
+@pytest.mark.parametrize("door", ["http", "envoy"])
 def test_bounded_load_moves_a_hot_chain_and_light_traffic_never(
-    doors: tuple[EnvoyStack, Gateway], replicas: list[Backend]
+    doors: tuple[EnvoyStack, Gateway], replicas: list[Backend], door: str
 ) -> None:
+    """Through the HTTP door (a passthrough with `prompt_cache_key`) and through Envoy (a Responses
+    turn with it, which the ExtProc picks for)."""
     stack, _ = doors
-    c = client(stack.http_url)
+    c = client(stack.http_url if door == "http" else stack.url)
+
+    def call(text: str, key: str) -> None:
+        if door == "http":
+            c.chat.completions.create(
+                model=CHAT, messages=[{"role": "user", "content": text}], extra_body={"prompt_cache_key": key}
+            )
+        else:
+            c.responses.create(model=CHAT, input=text, prompt_cache_key=key)
+
     key = f"hot-{uuid.uuid4().hex[:8]}"
     m = f"mk-{uuid.uuid4().hex[:10]}"
     for turn in range(4):  # one at a time, nothing waiting anywhere: always the chain's replica
-        c.chat.completions.create(
-            model=CHAT, messages=[{"role": "user", "content": f"{m} {turn}"}], extra_body={"prompt_cache_key": key}
-        )
+        call(f"{m} {turn}", key)
     (home,) = served_by(replicas, m)
     hot = f"mk-{uuid.uuid4().hex[:10]}"
     for b in replicas[:3]:
         b.script(hot, *([{"content": "slow", "delay": 1.0}] * 8))
 
-    def one(i: int) -> None:
-        c.chat.completions.create(
-            model=CHAT, messages=[{"role": "user", "content": f"{hot} {i}"}], extra_body={"prompt_cache_key": key}
-        )
-
     # the chain's replica reports a queue: past the bound, the chain's calls go to the next replica
     http_json("POST", replicas[home].base + "/_metrics", {"waiting": 1})
     try:
         time.sleep(2.5)  # a scrape or two
-        threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
+        threads = [threading.Thread(target=call, args=(f"{hot} {i}", key)) for i in range(6)]
         for t in threads:
             t.start()
         for t in threads:
@@ -176,11 +183,10 @@ def test_bounded_load_moves_a_hot_chain_and_light_traffic_never(
         http_json("POST", replicas[home].base + "/_metrics", {"waiting": 0})
     counts = [len(b.requests_matching(hot)) for b in replicas[:3]]
     # past the bound some leave its replica, all for one other (the next on the ring: they move once)
-    assert sum(counts) == 6 and counts[home] < 6 and sum(1 for n in counts if n) == 2, counts
+    moved_to = [i for i, n in enumerate(counts) if n and i != home]
+    assert sum(counts) == 6 and counts[home] < 6 and len(moved_to) == 1, counts
     time.sleep(2.5)
-    c.chat.completions.create(
-        model=CHAT, messages=[{"role": "user", "content": f"{m} back"}], extra_body={"prompt_cache_key": key}
-    )
+    call(f"{m} back", key)
     assert served_by(replicas, f"{m} back") == [home]  # the queue gone, the chain is home again
 
 
@@ -292,3 +298,117 @@ def test_dns_pool_through_envoy(tmp_path: Path) -> None:
             for i in range(4):
                 assert c.responses.create(model=CHAT, input=f"dns {i}").output_text == f"Echo: dns {i}"
             assert len(a.requests_matching("dns ")) == 4
+
+
+def envoy_stat(stack: EnvoyStack, name: str) -> int:
+    with urllib.request.urlopen(f"http://127.0.0.1:{stack.admin_port}/stats?filter=^{name}$") as resp:
+        text = resp.read().decode()
+    return int(text.split(":")[1]) if ":" in text else 0
+
+
+def test_the_envoy_door_marks_a_refusing_replica_down_and_brings_it_back(tmp_path: Path) -> None:
+    """Through Envoy alone: the first turn sent to a dead replica is retried by Envoy on the
+    fallback, and the ExtProc (told which replica answered) marks the dead one down, so later turns
+    of its chains are not sent there at all (one refused connection, not one per turn); when it
+    comes back, the ExtProc's /health probe returns its chains to it."""
+    with scripted_backend(CHAT) as a, scripted_backend(CHAT) as b:
+        env = {
+            "GATEWAY_BACKENDS": json.dumps([{"name": "chat", "urls": [a.url, b.url], "models": [CHAT]}]),
+            "GATEWAY_BACKEND_DOWN_SECONDS": "60",  # only the probe can bring it back in time
+        }
+        with envoy_stack(a.url, tmp_path, **env) as stack:
+            c = client(stack.url)
+            chains: dict[str, str] = {}
+            for _ in range(10):
+                m = f"mk-{uuid.uuid4().hex[:10]}"
+                chains[m] = c.responses.create(model=CHAT, input=m).id
+            on_b = [m for m in chains if served_by([a, b], m) == [1]]
+            assert len(on_b) >= 2, "too few chains were placed on the second replica"
+            port = b.port
+            stop(b.proc)
+            refused = envoy_stat(stack, "cluster.inference.upstream_cx_connect_fail")
+            for turn in range(3):
+                for m in on_b:
+                    r = c.responses.create(model=CHAT, input=f"{m} after {turn}", previous_response_id=chains[m])
+                    assert r.status == "completed" and r.output_text == f"Echo: {m} after {turn}"
+                    chains[m] = r.id
+            assert len(a.requests_matching(" after ")) >= 3 * len(on_b)
+            # marked down at the first refusal: Envoy was not sent there again (3 x chains without it)
+            assert envoy_stat(stack, "cluster.inference.upstream_cx_connect_fail") - refused == 1
+            with scripted_backend(CHAT, port=port) as back:
+                m0 = on_b[0]
+
+                def back_in_use() -> bool:
+                    r = c.responses.create(model=CHAT, input=f"{m0} later", previous_response_id=chains[m0])
+                    chains[m0] = r.id
+                    return bool(back.requests_matching(m0))
+
+                until(back_in_use, timeout=10, what="the chain back on its replica through Envoy")
+
+
+def test_chains_keep_their_replica_across_workers_and_gateway_replicas_on_postgresql(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """Two gateway replicas (one behind Envoy) on one PostgreSQL, each with two workers per door: a
+    chain's turns, whichever replica, door and worker receives them, reach one inference replica."""
+    asyncio.run(truncate(postgres_url))
+    with ExitStack() as ctx:
+        fleet = [ctx.enter_context(scripted_backend(CHAT)) for _ in range(3)]
+        env = {
+            "GATEWAY_BACKENDS": json.dumps([{"name": "chat", "urls": [b.url for b in fleet], "models": [CHAT]}]),
+            "GATEWAY_DATABASE_URL": postgres_url,
+            "GATEWAY_WORKERS": "2",
+        }
+        stack = ctx.enter_context(envoy_stack(fleet[0].url, tmp_path / "one", **env))
+        other = ctx.enter_context(gateway(fleet[0].url, tmp_path / "two", **env))
+        bases = [stack.url, other.url, stack.http_url, other.url]
+        homes = set()
+        for n in range(8):
+            m = f"mk-{uuid.uuid4().hex[:10]}"
+            previous = None
+            for turn in range(4):
+                r = client(bases[(n + turn) % 4]).responses.create(
+                    model=CHAT, input=f"{m} turn {turn}", previous_response_id=previous
+                )
+                previous = r.id
+            chain = served_by(fleet, m)
+            assert len(chain) == 1 and len(fleet[chain[0]].requests_matching(m)) == 4, chain
+            homes.add(chain[0])
+        assert len(homes) > 1  # chains spread over the pool
+
+
+def test_a_dns_name_with_several_addresses_is_a_pool_of_several_replicas(tmp_path: Path) -> None:
+    """A name resolving to two loopback addresses (tests.fake_dns answers `getaddrinfo` for it, the
+    gateway's resolution code unchanged), a stand-in replica on each, on the same port: both are
+    replicas, chains spread over them and each stays on one, and when one dies its chains move."""
+    with scripted_backend(CHAT) as a, scripted_backend(CHAT, port=a.port, host="127.0.0.3") as b:
+        fleet = [a, b]
+        env = gateway_env(
+            a.url,
+            tmp_path,
+            GATEWAY_HTTP_PORT=str(port := free_port()),
+            GATEWAY_BACKENDS=json.dumps([{"name": "chat", "dns": f"pool.test:{a.port}", "models": [CHAT]}]),
+            GATEWAY_EVENT_LOOP="asyncio",  # uvloop resolves in C, past socket.getaddrinfo
+        )
+        cmd = [str(VENV_BIN / "python"), "-m", "tests.fake_dns", "pool.test=127.0.0.1,127.0.0.3", "--", "serve"]
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
+        try:
+            wait_http(f"http://127.0.0.1:{port}/health", proc=proc)
+            c = client(f"http://127.0.0.1:{port}/v1")
+            chains: dict[str, str] = {}
+            homes = set()
+            for _ in range(8):
+                m = f"mk-{uuid.uuid4().hex[:10]}"
+                for turn in range(3):
+                    r = c.responses.create(model=CHAT, input=f"{m} {turn}", previous_response_id=chains.get(m))
+                    chains[m] = r.id
+                (home,) = served_by(fleet, m)
+                homes.add(home)
+            assert homes == {0, 1}  # both addresses are replicas
+            stop(b.proc)
+            for m, previous in chains.items():
+                r = c.responses.create(model=CHAT, input=f"{m} after", previous_response_id=previous)
+                assert r.status == "completed"
+            assert len(a.requests_matching(" after")) == len(chains)
+        finally:
+            stop(proc)
