@@ -258,7 +258,9 @@ def test_an_empty_summary_fails_rather_than_losing_the_history(client: OpenAI, b
 
 
 @pytest.mark.parametrize("model", ["research", "deep-research"])
-def test_a_research_model_refuses_a_compaction_trigger_with_a_clear_400(client: OpenAI, marker: str, model: str) -> None:
+def test_a_research_model_refuses_a_compaction_trigger_with_a_clear_400(
+    client: OpenAI, marker: str, model: str
+) -> None:
     with pytest.raises(openai.BadRequestError) as caught:
         client.responses.create(
             model=model,
