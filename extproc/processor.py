@@ -39,6 +39,7 @@ from extproc.pb.envoy.type.v3 import http_status_pb2
 from gateway import tracing
 from gateway.auth import limits
 from gateway.auth.authenticator import Authenticator
+from gateway.auth.slots import TenantSlots
 from gateway.backends.base import map_backend_error
 from gateway.backends.chat_translate import (
     STREAM_CUT,
@@ -194,6 +195,9 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         self.reroute_mutation = ep.HeaderMutation(set_headers=[_set(ROUTE_HEADER, "gateway")])
         self._finishing: set[asyncio.Task[Any]] = set()
         self.draining = False  # SIGTERM: new requests get 503, streams in flight go on
+        # open requests per tenant (#26): the streams this process serves itself never reach the HTTP
+        # server's count; a request it sends there is released here when its stream ends (at once)
+        self.slots = TenantSlots(settings.max_concurrent_per_tenant)
         self.active = 0
 
     def needs_gateway(self, prepared: Prepared) -> bool:
@@ -239,6 +243,8 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
                     return
         finally:
             self.active -= 1
+            if ex.tenant is not None:
+                self.slots.release(ex.tenant)
             if ex.replica is not None:
                 EndpointPicker.done(ex.replica)
             obs.done()
@@ -297,6 +303,7 @@ class _Exchange:
         "status",
         "stream",
         "streamed",
+        "tenant",
         "turn",
     )
 
@@ -305,6 +312,7 @@ class _Exchange:
         self.run: ResponseRun | None = None
         self.replica: Replica | None = None  # a fleet's replica Envoy was told to use
         self.project: str | None = None  # set from the request headers (gateway.auth)
+        self.tenant: str | None = None  # the slot this stream holds in `p.slots` (keys in use)
         self.turn: TurnAssembler | None = None
         self.stream = False  # the client asked for SSE
         self.streamed = False  # Envoy streams the response body through us chunk by chunk
@@ -327,6 +335,21 @@ class _Exchange:
             chat, self.chat = self.chat, None
             chat.end(self.turn, error)
 
+    def take_slot(self) -> None:
+        """Count this request against its project's open requests (the HTTP door's cap, #26); the
+        tenant is the key's project, so with no keys in use (every client one project) no cap."""
+        slots = self.p.slots
+        if self.project is None or not self.p.auth.enabled:
+            return
+        tenant = f"project:{self.project}"
+        if not slots.acquire(tenant):
+            raise RateLimited(
+                f"Too many open requests for this project ({slots.cap} per process): wait for some to finish.",
+                retry_after=1,
+                code="too_many_concurrent_requests",
+            )
+        self.tenant = tenant
+
     async def handle(self, msg: ep.ProcessingRequest) -> tuple[ep.ProcessingResponse, bool]:
         """One reply per message; True when it is the last this stream will send."""
         self.last_seen = time.monotonic()
@@ -348,6 +371,7 @@ class _Exchange:
                         peer_trusted=True,
                     )
                     limits.LIMITS.admit(self.project)
+                    self.take_slot()
                 except APIError as refused:
                     return error_reply(refused), True
                 if msg.request_headers.end_of_stream:
