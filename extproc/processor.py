@@ -38,7 +38,7 @@ from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as 
 from extproc.pb.envoy.type.v3 import http_status_pb2
 from gateway import tracing
 from gateway.auth import limits
-from gateway.auth.authenticator import Authenticator
+from gateway.auth.authenticator import Authenticator, revoked_mid_stream
 from gateway.auth.slots import TenantSlots
 from gateway.backends.base import map_backend_error
 from gateway.backends.chat_translate import (
@@ -285,16 +285,19 @@ class _Exchange:
     """The state of one POST /v1/responses going through Envoy."""
 
     __slots__ = (
+        "authorization",
         "body_parts",
         "chat",
         "done",
         "encoding",
         "failed",
+        "key_checked",
         "last_seen",
         "p",
         "parser",
         "pending",
         "project",
+        "project_header",
         "replica",
         "resp_parts",
         "run",
@@ -313,6 +316,9 @@ class _Exchange:
         self.replica: Replica | None = None  # a fleet's replica Envoy was told to use
         self.project: str | None = None  # set from the request headers (gateway.auth)
         self.tenant: str | None = None  # the slot this stream holds in `p.slots` (keys in use)
+        self.authorization: str | None = None  # the credentials, re-checked while the stream lasts (#26)
+        self.project_header: str | None = None
+        self.key_checked = time.monotonic()
         self.turn: TurnAssembler | None = None
         self.stream = False  # the client asked for SSE
         self.streamed = False  # Envoy streams the response body through us chunk by chunk
@@ -365,11 +371,9 @@ class _Exchange:
                 auth = self.p.auth
                 try:
                     # Envoy is the only peer of the ExtProc: a trusted-mode header arrives through it
-                    self.project = await auth.project(
-                        _header(msg.request_headers, "authorization") or None,
-                        _header(msg.request_headers, auth.header) or None,
-                        peer_trusted=True,
-                    )
+                    self.authorization = _header(msg.request_headers, "authorization") or None
+                    self.project_header = _header(msg.request_headers, auth.header) or None
+                    self.project = await auth.project(self.authorization, self.project_header, peer_trusted=True)
                     limits.LIMITS.admit(self.project)
                     self.take_slot()
                 except APIError as refused:
@@ -515,6 +519,9 @@ class _Exchange:
         out = self._take_pending()
         if self.chat is not None:
             self.chat.chunk()
+        if not self.run.finished and (revoked := await self.key_revoked()) is not None:
+            self.done = True  # the rest of the backend's stream is dropped
+            out += await self._fail(revoked)
         if not self.run.finished:
             out += self._feed(msg.body)
             if msg.end_of_stream:
@@ -522,6 +529,19 @@ class _Exchange:
             elif self.failed is not None:
                 out += await self._fail(self.failed)
         return _body_reply("response", out), msg.end_of_stream
+
+    async def key_revoked(self) -> APIError | None:
+        """The reason to end this stream if its key stopped working (#26): checked again once
+        `GATEWAY_AUTH_CACHE_SECONDS` have passed since the last check, as backend chunks arrive."""
+        auth = self.p.auth
+        if not auth.enabled or time.monotonic() - self.key_checked < max(0.1, auth.ttl):
+            return None
+        self.key_checked = time.monotonic()
+        try:
+            project = await auth.project(self.authorization, self.project_header, peer_trusted=True)
+        except APIError:
+            return revoked_mid_stream()
+        return None if project == self.project else revoked_mid_stream()
 
     def _feed(self, data: bytes) -> bytes:
         """Translate the chat chunks ``data`` completes; return the Responses events as SSE."""

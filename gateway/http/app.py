@@ -17,6 +17,7 @@ from gateway.http import tracing as http_tracing
 from gateway.http.auth import auth_middleware
 from gateway.http.common import error_middleware, ids_middleware
 from gateway.http.guard import TenantSlots
+from gateway.http.keywatch import watch_key
 from gateway.mcp import shutdown as close_mcp_sessions
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ def create_app(settings: Settings) -> web.Application:
     app["conversations"] = ConversationsService(deps.store)
     app["websockets"] = set()  # open WebSocket-mode connections (capped; closed at shutdown)
     app["tenant_slots"] = TenantSlots(settings.max_concurrent_per_tenant)  # fairness between tenants (#26)
+    app["key_watch"] = watch_key  # long streams outside gateway.http (/mcp) re-check their key with it (#26)
     app["websocket_slots"] = TenantSlots(settings.max_websockets_per_tenant)
     for table in (responses.routes, conversations.routes, passthrough.routes, meta.routes, prompts.routes):
         app.add_routes(table)
