@@ -17,6 +17,7 @@ from gateway.http.common import error_response, json_response, page_params, read
 from gateway.http.keywatch import watch_key
 from gateway.http.ops import first_event, note_response_id, stream_open
 from gateway.http.websocket import responses_websocket
+from gateway.ids import require_id
 from gateway.schema.pages import list_body
 from storage.pages import PageRequest
 from storage.response_list import ResponseFilter
@@ -84,6 +85,7 @@ async def stream_events(request: web.Request, events: EventStream, *, owns_run: 
     return resp
 
 
+MAX_MODEL_CHARS = 256  # a model id (the list's `model` filter)
 _STATUSES = frozenset({"queued", "in_progress", "completed", "failed", "cancelled", "incomplete"})
 
 
@@ -103,17 +105,24 @@ def list_filter(request: web.Request) -> ResponseFilter:
     statuses = tuple(s for s in q.getall("status", []) if s)
     for status in statuses:
         if status not in _STATUSES:
-            raise InvalidRequest(f"Invalid 'status': '{status}' is not one of {sorted(_STATUSES)}.", param="status")
+            shown = status if len(status) <= 64 else status[:64] + "…"  # a value of any length is never echoed whole
+            raise InvalidRequest(f"Invalid 'status': '{shown}' is not one of {sorted(_STATUSES)}.", param="status")
+    models = tuple(m for m in q.getall("model", []) if m)
+    if any(len(m) > MAX_MODEL_CHARS for m in models):
+        raise InvalidRequest(f"Invalid 'model': at most {MAX_MODEL_CHARS} characters.", param="model")
+    previous = q.get("previous_response_id") or None
+    if previous is not None:
+        require_id(previous, "previous_response_id")
     search = q.get("search") or None
     if search is not None and len(search) > 200:
         raise InvalidRequest("Invalid 'search': at most 200 characters.", param="search")
     return ResponseFilter(
-        models=tuple(m for m in q.getall("model", []) if m),
+        models=models,
         statuses=statuses,
         search=search,
         created_after=_seconds(request, "created_after"),
         created_before=_seconds(request, "created_before"),
-        previous_response_id=q.get("previous_response_id") or None,
+        previous_response_id=previous,
     )
 
 
