@@ -38,7 +38,8 @@ from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as 
 from extproc.pb.envoy.type.v3 import http_status_pb2
 from gateway import tracing
 from gateway.auth import limits
-from gateway.auth.authenticator import Authenticator
+from gateway.auth.authenticator import Authenticator, revoked_mid_stream
+from gateway.auth.slots import TenantSlots
 from gateway.backends.base import map_backend_error
 from gateway.backends.chat_translate import (
     STREAM_CUT,
@@ -196,6 +197,9 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         self.reroute_mutation = ep.HeaderMutation(set_headers=[_set(ROUTE_HEADER, "gateway")])
         self._finishing: set[asyncio.Task[Any]] = set()
         self.draining = False  # SIGTERM: new requests get 503, streams in flight go on
+        # open requests per tenant (#26): the streams this process serves itself never reach the HTTP
+        # server's count; a request it sends there is released here when its stream ends (at once)
+        self.slots = TenantSlots(settings.max_concurrent_per_tenant)
         self.active = 0
 
     def needs_gateway(self, prepared: Prepared) -> bool:
@@ -241,6 +245,8 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
                     return
         finally:
             self.active -= 1
+            if ex.tenant is not None:
+                self.slots.release(ex.tenant)
             if ex.replica is not None:
                 EndpointPicker.done(ex.replica)
             obs.done()
@@ -281,17 +287,20 @@ class _Exchange:
     """The state of one POST /v1/responses going through Envoy."""
 
     __slots__ = (
+        "authorization",
         "body_parts",
         "chat",
         "done",
         "encoding",
         "failed",
+        "key_checked",
         "last_seen",
         "named",
         "p",
         "parser",
         "pending",
         "project",
+        "project_header",
         "ratelimit",
         "replica",
         "resp_parts",
@@ -301,6 +310,7 @@ class _Exchange:
         "status",
         "stream",
         "streamed",
+        "tenant",
         "turn",
     )
 
@@ -311,6 +321,10 @@ class _Exchange:
         self.named: list[Replica] = []  # it and its fallbacks, in the order Envoy was told them
         self.project: str | None = None  # set from the request headers (gateway.auth)
         self.ratelimit: dict[str, str] | None = None  # x-ratelimit-* for the reply (gateway.auth.limits)
+        self.tenant: str | None = None  # the slot this stream holds in `p.slots` (keys in use)
+        self.authorization: str | None = None  # the credentials, re-checked while the stream lasts (#26)
+        self.project_header: str | None = None
+        self.key_checked = time.monotonic()
         self.turn: TurnAssembler | None = None
         self.stream = False  # the client asked for SSE
         self.streamed = False  # Envoy streams the response body through us chunk by chunk
@@ -333,6 +347,21 @@ class _Exchange:
             chat, self.chat = self.chat, None
             chat.end(self.turn, error)
 
+    def take_slot(self) -> None:
+        """Count this request against its project's open requests (the HTTP door's cap, #26); the
+        tenant is the key's project, so with no keys in use (every client one project) no cap."""
+        slots = self.p.slots
+        if self.project is None or not self.p.auth.enabled:
+            return
+        tenant = f"project:{self.project}"
+        if not slots.acquire(tenant):
+            raise RateLimited(
+                f"Too many open requests for this project ({slots.cap} per process): wait for some to finish.",
+                retry_after=1,
+                code="too_many_concurrent_requests",
+            )
+        self.tenant = tenant
+
     async def handle(self, msg: ep.ProcessingRequest) -> tuple[ep.ProcessingResponse, bool]:
         """One reply per message; True when it is the last this stream will send."""
         self.last_seen = time.monotonic()
@@ -351,12 +380,11 @@ class _Exchange:
                 auth = self.p.auth
                 try:
                     # Envoy is the only peer of the ExtProc: a trusted-mode header arrives through it
-                    self.project = await auth.project(
-                        _header(msg.request_headers, "authorization") or None,
-                        _header(msg.request_headers, auth.header) or None,
-                        peer_trusted=True,
-                    )
+                    self.authorization = _header(msg.request_headers, "authorization") or None
+                    self.project_header = _header(msg.request_headers, auth.header) or None
+                    self.project = await auth.project(self.authorization, self.project_header, peer_trusted=True)
                     self.ratelimit = await limits.LIMITS.admit(self.project, caller_key.get())
+                    self.take_slot()
                 except APIError as refused:
                     return error_reply(refused), True
                 if msg.request_headers.end_of_stream:
@@ -505,6 +533,9 @@ class _Exchange:
         out = self._take_pending()
         if self.chat is not None:
             self.chat.chunk()
+        if not self.run.finished and (revoked := await self.key_revoked()) is not None:
+            self.done = True  # the rest of the backend's stream is dropped
+            out += await self._fail(revoked)
         if not self.run.finished:
             out += self._feed(msg.body)
             if msg.end_of_stream:
@@ -512,6 +543,19 @@ class _Exchange:
             elif self.failed is not None:
                 out += await self._fail(self.failed)
         return _body_reply("response", out), msg.end_of_stream
+
+    async def key_revoked(self) -> APIError | None:
+        """The reason to end this stream if its key stopped working (#26): checked again once
+        `GATEWAY_AUTH_CACHE_SECONDS` have passed since the last check, as backend chunks arrive."""
+        auth = self.p.auth
+        if not auth.enabled or time.monotonic() - self.key_checked < max(0.1, auth.ttl):
+            return None
+        self.key_checked = time.monotonic()
+        try:
+            project = await auth.project(self.authorization, self.project_header, peer_trusted=True)
+        except APIError:
+            return revoked_mid_stream()
+        return None if project == self.project else revoked_mid_stream()
 
     def _feed(self, data: bytes) -> bytes:
         """Translate the chat chunks ``data`` completes; return the Responses events as SSE."""

@@ -252,3 +252,21 @@ def test_an_empty_summary_fails_rather_than_losing_the_history(client: OpenAI, b
     )
     failed = events[-1]
     assert failed.type == "response.failed" and failed.response.error.code == "compaction_failed"  # type: ignore[union-attr]
+    # no compaction item with an empty encrypted_content is left behind, streamed or stored
+    assert [o.type for o in failed.response.output] == []  # type: ignore[union-attr]
+    assert [o.type for o in client.responses.retrieve(failed.response.id).output] == []  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("model", ["research", "deep-research"])
+def test_a_research_model_refuses_a_compaction_trigger_with_a_clear_400(
+    client: OpenAI, marker: str, model: str
+) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.responses.create(
+            model=model,
+            input=[{"role": "user", "content": f"x {marker}"}, {"type": "compaction_trigger"}],  # type: ignore[list-item]
+            tools=[{"type": "web_search"}],
+        )
+    error = caught.value.body  # the SDK unwraps {"error": ...}
+    assert isinstance(error, dict)
+    assert error["param"] == "input" and "compaction" in error["message"]

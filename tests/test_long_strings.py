@@ -210,3 +210,74 @@ def test_mcp_resources_refuse_long_uris_and_bad_cursors(door: str) -> None:
     for cursor in ("not base64 ~~", "WzEsMl0=", "a" * HUGE):
         reply, _elapsed = rpc(door, "resources/list", {"cursor": cursor})
         assert reply["error"]["code"] == -32602, str(reply)[:300]
+
+
+def _create(door: str, path: str, body: dict[str, Any]) -> str:
+    status, reply, _elapsed = call("POST", door + path, body)
+    assert status == 200, (path, reply)
+    return str(reply["id"])
+
+
+def test_the_document_lists_the_routes_added_since_round_one(document: dict[str, Any]) -> None:
+    """The walk above covers what the document lists: the routes added since #26's first round are in it
+    (the stored-responses list, compaction, the models a fleet serves); the console's pages are not API."""
+    paths = document["paths"]
+    assert "get" in paths["/v1/responses"] and "post" in paths["/v1/responses/compact"]
+    assert "get" in paths["/v1/models"] and "get" in paths["/v1/models/{model_id}"]
+    assert not any(p.startswith("/console") for p in paths)
+    listing = {p["name"] for p in paths["/v1/responses"]["get"]["parameters"] if p["in"] == "query"}
+    assert {"model", "search", "previous_response_id", "after"} <= listing
+
+
+def test_bodies_of_routes_on_an_existing_object_refuse_huge_strings_quickly(
+    door: str, document: dict[str, Any]
+) -> None:
+    """The walk above sends bodies only to routes without a path parameter (an `x` id is refused
+    before the body is read); here each POST on an existing object (a conversation, a vector store, a
+    prompt, a connector, a response) gets its string fields at 100,000 characters."""
+    made = {
+        "conv_id": _create(door, "/conversations", {}),
+        "vector_store_id": _create(door, "/vector_stores", {"name": "fuzz"}),
+        "prompt_id": _create(door, "/prompts", {"name": "fuzz", "instructions": "x"}),
+        "connector_id": _create(door, "/connectors", {"name": "fuzz", "server_url": "https://mcp.example.com/mcp"}),
+        "response_id": _create(door, "/responses", {"model": MODEL, "input": "x"}),
+    }
+    base = door.removesuffix("/v1")
+    tried = 0
+    for method, path, op in operations(document):
+        names = [p["name"] for p in op.get("parameters", []) if p["in"] == "path"]
+        if method != "POST" or not names or not set(names) <= set(made):
+            continue
+        url = base + path.format(**{n: made[n] for n in names})
+        schema = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+        if schema is not None:
+            props = _resolve(document, schema).get("properties", {})
+            fields = [name for name, s in props.items() if _takes_string(document, s)] or list(_TEXT_FIELDS)
+        else:
+            fields = list(_ID_FIELDS + _TEXT_FIELDS + ("query", "default_version"))
+        for field in fields:
+            status, reply, elapsed = call("POST", url, {field: "a" * HUGE})
+            what = f"POST {path} {field}"
+            if status < 300:  # a free text field may be long; an id never
+                assert not field.endswith(("_id", "_ids")) and field != "id", f"{what}: accepted"
+                assert elapsed < 5, f"{what}: {elapsed:.2f}s"
+                continue
+            assert_openai_4xx(status, reply, elapsed, what)
+            tried += 1
+    assert tried > 20
+
+
+def test_repeatable_query_strings_are_bounded(door: str) -> None:
+    """Array-valued query parameters (`include`, a repeated `model`) take 4,000-character values
+    quickly: a 4xx, or an answer that does not echo them."""
+    response_id = _create(door, "/responses", {"model": MODEL, "input": "x"})
+    for url in (
+        f"{door}/responses/{response_id}?include={'a' * ROUTABLE}",
+        f"{door}/responses?model={'a' * ROUTABLE}&model={'b' * ROUTABLE}",
+        f"{door}/responses?status={'a' * ROUTABLE}",
+    ):
+        status, body, elapsed = call("GET", url)
+        if status < 300:
+            assert elapsed < QUICK and "a" * 100 not in json.dumps(body), url[:80]
+        else:
+            assert_openai_4xx(status, body, elapsed, url[:80])

@@ -35,6 +35,14 @@ NO_KEY = (
 )
 
 
+REVOKED_MID_STREAM = "The API key of this request was revoked or expired while the response was being produced."
+
+
+def revoked_mid_stream() -> Unauthorized:
+    """The reason a long stream ends (and its stored response fails) once its key stops working (#26)."""
+    return Unauthorized(REVOKED_MID_STREAM)
+
+
 def _shown(token: str) -> str:
     return (token[: len(KEY_PREFIX) + 3] + "*" * 4 + token[-4:]) if len(token) > 16 else "*" * 8
 

@@ -85,7 +85,14 @@ async def compact(run: ResponseRun) -> AsyncIterator[Event]:
     run.events.emit("response.compaction.compacting", {"item_id": item["id"], "output_index": index})
     for event in run.events.drain():
         yield event
-    item["encrypted_content"] = seal(await summarise(run))
+    try:
+        item["encrypted_content"] = seal(await summarise(run))
+    except BaseException:
+        # a failed summary leaves no item: an empty `encrypted_content` would be an unusable
+        # compaction item in the stored (failed) response that a client might send back
+        if index < len(run.events.output) and run.events.output[index] is item:
+            del run.events.output[index]
+        raise
     run.events.close_item(index)
     for event in run.events.drain():
         yield event

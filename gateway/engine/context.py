@@ -117,6 +117,12 @@ async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
     inputs = await dealias(deps.store, req.input, normalize_input(req.input))
     compact_now = any(it["type"] == compaction.TRIGGER for it in inputs)
     inputs = [it for it in inputs if it["type"] != compaction.TRIGGER]  # a signal: never stored nor echoed
+    if compact_now and is_research(req.model):  # research runs an orchestrator, never a summary call
+        raise InvalidRequest(
+            f"Model '{req.model}' does not support compaction: send the 'compaction_trigger' to a chat model.",
+            param="input",
+            code="unsupported_parameter",
+        )
     await compaction_seal.load(deps.settings)
     compaction.check_items(inputs)
 

@@ -319,6 +319,16 @@ class ResponsesService:
         entry[0].cancel_error = interrupted()
         entry[1].cancel()
 
+    def revoke(self, response_id: str, error: APIError) -> None:
+        """The key that created a running response stopped working (#26): stop the run, stored as
+        failed with `error` as the reason (a background run too: no request outlives its key)."""
+        entry = self.running.get(response_id)
+        if entry is None:
+            return
+        entry[0].cancel_status = "failed"
+        entry[0].cancel_error = error
+        entry[1].cancel()
+
     async def shutdown(self) -> None:
         """Stop detached runs: background ones are handed back for a live process to run again
         (`gateway.engine.requeue`), the others are stored as failed; none is left in progress."""

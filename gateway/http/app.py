@@ -28,6 +28,7 @@ from gateway.http import tracing as http_tracing
 from gateway.http.auth import auth_middleware, rate_headers
 from gateway.http.common import error_middleware, ids_middleware
 from gateway.http.guard import TenantSlots
+from gateway.http.keywatch import watch_key
 from gateway.mcp import shutdown as close_mcp_sessions
 from gateway.usage import stop as usage_stop
 from gateway.usage.prices import Prices
@@ -54,6 +55,7 @@ def create_app(settings: Settings) -> web.Application:
     app["conversations"] = ConversationsService(deps.store)
     app["websockets"] = set()  # open WebSocket-mode connections (capped; closed at shutdown)
     app["tenant_slots"] = TenantSlots(settings.max_concurrent_per_tenant)  # fairness between tenants (#26)
+    app["key_watch"] = watch_key  # long streams outside gateway.http (/mcp) re-check their key with it (#26)
     app["websocket_slots"] = TenantSlots(settings.max_websockets_per_tenant)
     for table in (responses.routes, conversations.routes, passthrough.routes, meta.routes, prompts.routes):
         app.add_routes(table)

@@ -24,11 +24,13 @@ from gateway.ids import new_id
 from gateway.mcp import mcp_policy
 from gateway.mcp.mapping import REDACTED
 from gateway.redact import redact_url
+from gateway.retrieval import params
 from gateway.schema.pages import list_body
 from storage import families
 from storage.families import AnyConnectorStore
 
 routes = web.RouteTableDef()
+MAX_HEADERS = 64
 FIELDS = frozenset({"name", "server_url", "headers", "authorization", "description", "metadata"})
 
 
@@ -71,9 +73,9 @@ def _parse(body: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     if not isinstance(headers, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
         raise _bad("Invalid type for 'headers': expected an object of strings.", "headers", "invalid_type")
     token = _string(body, "authorization", limit=16384)
-    metadata = body.get("metadata") or {}
-    if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
-        raise _bad("Invalid type for 'metadata': expected an object of strings.", "metadata", "invalid_type")
+    if len(headers) > MAX_HEADERS or any(len(k) > 256 or len(v) > 8192 for k, v in headers.items()):
+        raise _bad(f"Invalid 'headers': at most {MAX_HEADERS}, names <= 256 and values <= 8192 characters.", "headers")
+    metadata = params.metadata(body.get("metadata")) or {}  # OpenAI's limits: 16 pairs, 64/512 characters
     connector = {
         "id": new_id("conn"),
         "object": "connector",

@@ -12,7 +12,7 @@ from gateway.errors import InvalidRequest, PayloadTooLarge, RequestTimeout, Serv
 from gateway.http.common import json_response
 from gateway.ids import require_id
 from gateway.retrieval import params
-from gateway.retrieval.files import FilesService, clean_filename, validate_fields
+from gateway.retrieval.files import FilesService, check_filename, clean_filename, validate_fields
 from gateway.schema.pages import list_body
 
 routes = web.RouteTableDef()
@@ -78,7 +78,7 @@ async def create(request: web.Request) -> web.Response:
                 if part.name == "file" and part.filename is not None:
                     if saved is not None:
                         raise InvalidRequest("Only one 'file' may be uploaded per request.", param="file")
-                    filename, content_type = part.filename, part.headers.get("Content-Type")
+                    filename, content_type = check_filename(part.filename), part.headers.get("Content-Type")
                     if "purpose" in fields:  # fail fast: do not store bytes we would refuse
                         validate_fields(fields)
                     saved = await svc.save(_part_chunks(part, idle))

@@ -22,10 +22,13 @@ from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_request import BaseRequest
 from aiohttp.web_response import StreamResponse
 
+from gateway.auth.slots import TenantSlots
 from gateway.jsonutil import dumps
 from gateway.redact import redact
 
 log = logging.getLogger(__name__)
+
+__all__ = ["ConnectionGuard", "GuardedAppRunner", "TenantSlots", "mark_headers_received", "tenant_of"]
 
 # transports whose first request's headers have arrived (marked by `mark_headers_received`)
 _HEADERS_SEEN: weakref.WeakSet[asyncio.BaseTransport] = weakref.WeakSet()
@@ -177,34 +180,6 @@ class GuardedAppRunner(web.AppRunner):
             # with credentials, a trusted proxy (Envoy) is no tenant: its requests are capped per project
             exempt=lambda peer: bool(auth.enabled and auth.trusted_peer(peer)),
         )
-
-
-class TenantSlots:
-    """Open requests per tenant in this process, so one tenant cannot hold every slot (#26).
-
-    Why per tenant and per request: the connection cap above is keyed on the peer's address, and
-    behind Envoy every client's address is Envoy's (its pooled connections carry many tenants'
-    requests): one key's 512 idle WebSockets through :8081 made every other tenant's requests fail.
-    A request's tenant is its project once authenticated (keys, trusted), else the client address.
-    """
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self._open: Counter[str] = Counter()
-
-    def count(self, tenant: str) -> int:
-        return self._open[tenant]
-
-    def acquire(self, tenant: str) -> bool:
-        if self.cap > 0 and self._open[tenant] >= self.cap:
-            return False
-        self._open[tenant] += 1
-        return True
-
-    def release(self, tenant: str) -> None:
-        self._open[tenant] -= 1
-        if self._open[tenant] <= 0:
-            del self._open[tenant]
 
 
 def tenant_of(request: web.Request) -> str | None:

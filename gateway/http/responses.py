@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+
 from aiohttp import web
 
+from gateway.auth.authenticator import revoked_mid_stream
 from gateway.engine.events import EventStream
 from gateway.engine.feed import Listener
 from gateway.engine.service import ResponsesService
 from gateway.engine.sse import sse_frame
-from gateway.errors import InvalidRequest
+from gateway.errors import APIError, InvalidRequest
 from gateway.http.common import error_response, json_response, page_params, read_json
+from gateway.http.keywatch import watch_key
 from gateway.http.ops import first_event, note_response_id, stream_open
 from gateway.http.websocket import responses_websocket
+from gateway.ids import require_id
 from gateway.schema.pages import list_body
 from storage.pages import PageRequest
 from storage.response_list import ResponseFilter
@@ -23,30 +29,54 @@ def _service(request: web.Request) -> ResponsesService:
     return request.app["responses"]  # type: ignore[no-any-return]
 
 
-async def stream_events(request: web.Request, events: EventStream) -> web.StreamResponse:
+async def stream_events(request: web.Request, events: EventStream, *, owns_run: bool = False) -> web.StreamResponse:
+    """Write `events` as SSE. The request's key is re-checked while the stream lasts (#26): once it
+    stops working, the stream ends with OpenAI's `error` event and, when this request created the
+    run (`owns_run`), the run stops, stored as failed with that reason."""
     resp = web.StreamResponse(
         headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     )
     await resp.prepare(request)
     response_id = None
     first = True
+    revoked: list[APIError] = []
+    handler = asyncio.current_task()
+
+    def on_revoked(err: APIError) -> None:
+        revoked.append(revoked_mid_stream())
+        if owns_run and response_id is not None:
+            _service(request).revoke(response_id, revoked[0])
+        if handler is not None:
+            handler.cancel()  # the stream stops waiting for events (an unstored run is iterated here)
+
     # What is ready goes out in one write (see `gateway.engine.feed`); other streams write per event.
     more_ready = events.more_ready if isinstance(events, Listener) else None
     frames: list[bytes] = []
+    seq = 0
     with stream_open():
         try:
-            async for event in events:
-                if first:
-                    first = False
-                    first_event(request)
-                if response_id is None and isinstance(event.get("response"), dict):
-                    response_id = event["response"].get("id")
-                frames.append(sse_frame(event))
-                if more_ready is None or not more_ready():
-                    await resp.write(b"".join(frames) if len(frames) > 1 else frames[0])
-                    frames.clear()
-            if frames:
-                await resp.write(b"".join(frames))
+            async with watch_key(request, on_revoked):
+                async for event in events:
+                    if first:
+                        first = False
+                        first_event(request)
+                    if response_id is None and isinstance(event.get("response"), dict):
+                        response_id = event["response"].get("id")
+                    seq = max(seq, int(event.get("sequence_number") or 0))
+                    frames.append(sse_frame(event))
+                    if more_ready is None or not more_ready():
+                        await resp.write(b"".join(frames) if len(frames) > 1 else frames[0])
+                        frames.clear()
+                if frames:
+                    await resp.write(b"".join(frames))
+        except asyncio.CancelledError:
+            if not revoked or handler is None:
+                raise
+            handler.uncancel()  # a stored run was stopped by `revoke`; an unstored one just now
+            error = revoked[0].body()["error"]
+            event = {"type": "error", "code": error["code"], "message": error["message"], "param": error["param"]}
+            with contextlib.suppress(ConnectionError):
+                await resp.write(sse_frame({**event, "sequence_number": seq + 1}))
         except (ConnectionResetError, ConnectionError):
             if response_id is not None:  # the client left: a foreground run stops, a background one goes on
                 _service(request).abandon(response_id)
@@ -55,6 +85,7 @@ async def stream_events(request: web.Request, events: EventStream) -> web.Stream
     return resp
 
 
+MAX_MODEL_CHARS = 256  # a model id (the list's `model` filter)
 _STATUSES = frozenset({"queued", "in_progress", "completed", "failed", "cancelled", "incomplete"})
 
 
@@ -74,17 +105,24 @@ def list_filter(request: web.Request) -> ResponseFilter:
     statuses = tuple(s for s in q.getall("status", []) if s)
     for status in statuses:
         if status not in _STATUSES:
-            raise InvalidRequest(f"Invalid 'status': '{status}' is not one of {sorted(_STATUSES)}.", param="status")
+            shown = status if len(status) <= 64 else status[:64] + "…"  # a value of any length is never echoed whole
+            raise InvalidRequest(f"Invalid 'status': '{shown}' is not one of {sorted(_STATUSES)}.", param="status")
+    models = tuple(m for m in q.getall("model", []) if m)
+    if any(len(m) > MAX_MODEL_CHARS for m in models):
+        raise InvalidRequest(f"Invalid 'model': at most {MAX_MODEL_CHARS} characters.", param="model")
+    previous = q.get("previous_response_id") or None
+    if previous is not None:
+        require_id(previous, "previous_response_id")
     search = q.get("search") or None
     if search is not None and len(search) > 200:
         raise InvalidRequest("Invalid 'search': at most 200 characters.", param="search")
     return ResponseFilter(
-        models=tuple(m for m in q.getall("model", []) if m),
+        models=models,
         statuses=statuses,
         search=search,
         created_after=_seconds(request, "created_after"),
         created_before=_seconds(request, "created_before"),
-        previous_response_id=q.get("previous_response_id") or None,
+        previous_response_id=previous,
     )
 
 
@@ -126,9 +164,9 @@ async def create(request: web.Request) -> web.StreamResponse:
         result = await service.background(prepared, stream=req.stream)
         if isinstance(result, dict):
             return json_response(result)
-        return await stream_events(request, result)
+        return await stream_events(request, result, owns_run=True)
     if req.stream:
-        return await stream_events(request, service.stream(prepared))
+        return await stream_events(request, service.stream(prepared), owns_run=True)
     response, error = await service.create(prepared)
     if error is not None and response["status"] == "failed":
         return error_response(error)

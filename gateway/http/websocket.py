@@ -28,9 +28,10 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from gateway.auth.authenticator import Authenticator
 from gateway.engine.runner import TERMINAL_EVENT
 from gateway.engine.service import ResponsesService
-from gateway.errors import APIError, InvalidRequest, RateLimited, Unauthorized
+from gateway.errors import APIError, InvalidRequest, RateLimited
 from gateway.http.common import error_response
 from gateway.http.guard import TenantSlots, tenant_of
+from gateway.http.keywatch import credentials_problem
 from gateway.jsonutil import dumps_str, parse_request_body
 
 log = logging.getLogger(__name__)
@@ -89,24 +90,6 @@ class _Connection:
                 del self.local[next(iter(self.local))]
 
 
-async def _revoked(request: web.Request) -> APIError | None:
-    """The 401 the socket's credentials would get now (a key revoked or expired since the upgrade)."""
-    auth: Authenticator = request.app["auth"]
-    if not auth.enabled:
-        return None
-    try:
-        project = await auth.project(
-            request.headers.get("Authorization"),
-            request.headers.get(auth.header),
-            peer_trusted=auth.trusted_peer(request.remote),
-        )
-    except APIError as err:
-        return err
-    if project != request.get("project"):
-        return Unauthorized("The credentials of this connection now name another project.")
-    return None
-
-
 async def _close_revoked(ws: web.WebSocketResponse, err: APIError) -> None:
     """OpenAI's error event, then a policy-violation close (1008)."""
     log.info("closed a WebSocket: its key no longer authenticates")
@@ -159,13 +142,13 @@ async def _serve(request: web.Request, open_sockets: set[web.WebSocketResponse])
             try:
                 msg = await ws.receive(timeout=wait)
             except TimeoutError:
-                if (revoked := await _revoked(request)) is not None:
+                if (revoked := await credentials_problem(request)) is not None:
                     await _close_revoked(ws, revoked)
                 continue
             if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
                 break
             last = loop.time()
-            if (revoked := await _revoked(request)) is not None:
+            if (revoked := await credentials_problem(request)) is not None:
                 await _close_revoked(ws, revoked)
                 break
             if msg.type != WSMsgType.TEXT:

@@ -53,10 +53,11 @@ def _scope(request: web.Request) -> dict[str, Any]:
     }
 
 
-async def asgi_bridge(app: Any, request: web.Request) -> web.StreamResponse:
-    """Serve one aiohttp request with an ASGI app; returns the (prepared, finished) response."""
+async def asgi_bridge(app: Any, request: web.Request, stop: asyncio.Event | None = None) -> web.StreamResponse:
+    """Serve one aiohttp request with an ASGI app; returns the (prepared, finished) response.
+    `stop` set ends the exchange as a client disconnect would (its key was revoked, #26)."""
     body = await request.read()
-    done = asyncio.Event()
+    done = stop or asyncio.Event()
     sent_body = False
     response: web.StreamResponse | None = None
 
@@ -162,7 +163,14 @@ class McpHttp:
             await asyncio.wait_for(asyncio.shield(self._ready), READY_TIMEOUT)
         except Exception:
             raise web.HTTPServiceUnavailable(text="the MCP server is unavailable") from None
-        return await asgi_bridge(self.manager.handle_request, request)
+        # A stream held open (the standalone GET, a long tool call) re-checks its key (#26): the
+        # HTTP app's `key_watch` (gateway.http.keywatch) ends it once the key stops working.
+        watch = request.app.get("key_watch")
+        if watch is None:
+            return await asgi_bridge(self.manager.handle_request, request)
+        stop = asyncio.Event()
+        async with watch(request, lambda _err: stop.set()):
+            return await asgi_bridge(self.manager.handle_request, request, stop)
 
 
 def _import_sdk() -> None:

@@ -13,7 +13,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from gateway.errors import NotFound, PayloadTooLarge
+from gateway.errors import InvalidRequest, NotFound, PayloadTooLarge
 from gateway.ids import new_id
 from gateway.retrieval import params
 from gateway.retrieval.core import Retrieval
@@ -121,6 +121,22 @@ class FilesService:
 
 def _public(row: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k not in ("content_type", "blob")}
+
+
+MAX_FILENAME_CHARS = 255  # a file system's usual limit on one name
+
+
+def check_filename(name: str) -> str:
+    """Refuse (400, param `file`) a file name too long to keep, before any byte is stored."""
+    base = os.path.basename(name.replace("\\", "/"))
+    if len(base) > MAX_FILENAME_CHARS:
+        raise InvalidRequest(
+            f"Invalid 'file': the file name is too long. Expected at most {MAX_FILENAME_CHARS} characters, "
+            f"got {len(base)}.",
+            param="file",
+            code="invalid_value",
+        )
+    return name
 
 
 def clean_filename(name: str | None) -> str:

@@ -108,6 +108,21 @@ def _small_mapping(value: Any, param: str) -> dict[str, Any]:
     return value
 
 
+MAX_NAME_CHARS = 256  # a vector store's name (OpenAI documents no limit; a prompt's and a connector's too)
+MAX_DESCRIPTION_CHARS = 512
+
+
+def text(value: Any, param: str, limit: int) -> str | None:
+    """A free-text field (a name, a description): a string of at most `limit` characters, or None."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise bad(f"Invalid type for '{param}': expected a string.", param, "invalid_type")
+    if len(value) > limit:
+        raise bad(f"Invalid '{param}': string too long. Expected at most {limit} characters, got {len(value)}.", param)
+    return value
+
+
 def metadata(value: Any, param: str = "metadata") -> dict[str, str] | None:
     if value is None:
         return None

@@ -49,16 +49,14 @@ class VectorStoresService:
     async def create(self, body: Any) -> dict[str, Any]:
         body = _body(body)
         _unknown(body, {"name", "file_ids", "metadata", "chunking_strategy", "expires_after", "description"})
-        name = body.get("name")
-        if name is not None and not isinstance(name, str):
-            raise params.bad("Invalid type for 'name': expected a string.", "name", "invalid_type")
+        name = params.text(body.get("name"), "name", params.MAX_NAME_CHARS)
         file_ids = params.string_list(body.get("file_ids"), "file_ids", required=False)
         chunking = params.chunking_strategy(body.get("chunking_strategy"))
         data = {
             "name": name or "",
             "metadata": params.metadata(body.get("metadata")) or {},
             "expires_after": params.store_expires_after(body.get("expires_after")),
-            "description": body.get("description"),
+            "description": params.text(body.get("description"), "description", params.MAX_DESCRIPTION_CHARS),
         }
         await self._require_files(file_ids, "file_ids")
         embedder, dimension = await self.r.embedder_identity()
@@ -84,9 +82,7 @@ class VectorStoresService:
         _unknown(body, {"name", "metadata", "expires_after"})
         changes: dict[str, Any] = {}
         if "name" in body:
-            if body["name"] is not None and not isinstance(body["name"], str):
-                raise params.bad("Invalid type for 'name': expected a string.", "name", "invalid_type")
-            changes["name"] = body["name"] or ""
+            changes["name"] = params.text(body["name"], "name", params.MAX_NAME_CHARS) or ""
         if "metadata" in body:
             changes["metadata"] = params.metadata(body["metadata"]) or {}
         if "expires_after" in body:
