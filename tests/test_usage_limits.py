@@ -167,5 +167,9 @@ def test_a_cost_budget_and_the_envoy_door(backend: Backend, tmp_path: Path, mark
                 break
             time.sleep(0.3)
         assert r.status_code == 429 and r.json()["error"]["code"] == "insufficient_quota", r.text
-        metrics = httpx.get(stack.http.base + "/metrics").text
-        assert 'gateway_usage_cost_usd_total{model="scripted-model",project="dollars"}' in metrics
+        # the ledger's writer counts the cost when it writes (each process on its own flush)
+        wanted = 'gateway_usage_cost_usd_total{model="scripted-model",project="dollars"}'
+        deadline = time.monotonic() + 10
+        while wanted not in (metrics := httpx.get(stack.http.base + "/metrics").text):
+            assert time.monotonic() < deadline, metrics[-2000:]
+            time.sleep(0.2)
