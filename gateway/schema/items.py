@@ -9,28 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.errors import InvalidRequest
 from gateway.ids import item_id, require_id
 from gateway.schema import shell_items
+from gateway.schema.checks import bad as _bad
+from gateway.schema.checks import require_str as _require_str
 
 USER_ROLES = frozenset({"user", "system", "developer"})
 INPUT_PART_TYPES = frozenset({"input_text", "input_image", "input_file", "input_audio"})
 OUTPUT_PART_TYPES = frozenset({"output_text", "refusal"})
 # Items produced by server-side tools: accepted back as input (clients echo `response.output`).
 ECHO_TYPES = frozenset({"file_search_call", "web_search_call", "mcp_list_tools", "mcp_call", "mcp_approval_request"})
-
-
-def _bad(message: str, param: str, code: str = "invalid_value") -> InvalidRequest:
-    return InvalidRequest(message, param=param, code=code)
-
-
-def _require_str(item: dict[str, Any], key: str, param: str) -> str:
-    value = item.get(key)
-    if not isinstance(value, str):
-        if value is None:
-            raise _bad(f"Missing required parameter: '{param}.{key}'.", f"{param}.{key}", "missing_required_parameter")
-        raise _bad(f"Invalid type for '{param}.{key}': expected a string.", f"{param}.{key}", "invalid_type")
-    return value
 
 
 def _string_or_absent(value: Any, param: str) -> None:

@@ -9,23 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.errors import InvalidRequest
 from gateway.ids import item_id
+from gateway.schema.checks import bad as _bad
+from gateway.schema.checks import require_str as _str
 
 OPERATIONS = ("create_file", "update_file", "delete_file")
-
-
-def _bad(message: str, param: str, code: str = "invalid_value") -> InvalidRequest:
-    return InvalidRequest(message, param=param, code=code)
-
-
-def _str(item: dict[str, Any], key: str, param: str) -> str:
-    value = item.get(key)
-    if not isinstance(value, str):
-        if value is None:
-            raise _bad(f"Missing required parameter: '{param}.{key}'.", f"{param}.{key}", "missing_required_parameter")
-        raise _bad(f"Invalid type for '{param}.{key}': expected a string.", f"{param}.{key}", "invalid_type")
-    return value
 
 
 def _opt_int(item: dict[str, Any], key: str, param: str) -> int | None:
