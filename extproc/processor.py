@@ -174,7 +174,7 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         self.deps = deps
         self.service = service or ResponsesService(deps)
         settings = deps.settings
-        self.auth = auth or build_auth(settings, deps.store)[0]
+        self.auth = auth or build_auth(settings, deps.stores)[0]
         self.backend = settings.backend_base
         self.chat_path = (urlsplit(settings.backend_base).path.rstrip("/") or "") + "/chat/completions"
         self.translate = settings.backend_api == "chat_completions" or bool(settings.backends)

@@ -81,7 +81,7 @@ async def serve(settings: Settings, port: int | None = None, ready: asyncio.Even
     if not bound:
         raise SystemExit(f"could not bind the ExtProc to {settings.host}:{port} (is the port taken?)")
     deps, http = build_deps(settings)
-    await deps.store.open()
+    await deps.stores.open()
     service = ResponsesService(deps)
     processor = ExternalProcessor(deps, service, client=http)
     core_log = logging.getLogger(GRPC_CORE_LOGGER)
@@ -123,7 +123,7 @@ async def serve(settings: Settings, port: int | None = None, ready: asyncio.Even
         await usage_stop()  # the ledger's queue is written, leases of quota given back
         await deps.models.stop()
         await deps.backend.close()
-        await deps.store.close()
+        await deps.stores.close()
 
 
 async def drain(processor: ExternalProcessor, service: ResponsesService, seconds: float) -> None:

@@ -2,7 +2,8 @@
 
 Both front doors (the aiohttp server in `gateway.http` and the Envoy ExtProc in `extproc`) start
 from here, so neither imports the other. This is the one place outside `storage/` that names a
-concrete store class; everything else sees the store protocols of `storage.base`.
+store backend (`build_stores`); everything else reads a family's store from the `storage.bundle.Stores`
+it builds.
 """
 
 from __future__ import annotations
@@ -24,24 +25,25 @@ from gateway.usage.metering import UsageMetrics
 from gateway.usage.prices import Prices
 from gateway.usage.recorder import Recorder
 from gateway.usage.recorder import configure as configure_recorder
-from storage import families
-from storage.base import StateStore
-from storage.postgres.hybrid import PostgresStateStore
-from storage.sqlite import SQLiteStore
+from storage.bundle import Stores
+from storage.postgres import postgres_stores
+from storage.sqlite import sqlite_stores
 
 
-def build_state_store(settings: Settings) -> StateStore:
-    """The state store of `settings` (not opened): PostgreSQL's on `GATEWAY_DATABASE_URL` (the
-    other families follow it through `storage.families`), else the SQLite file in the data dir.
-    The conformance suites run on what this returns (tests/conftest.py `built_store`)."""
-    if settings.database_url:  # many replicas: state in PostgreSQL
-        return PostgresStateStore(
+def build_stores(settings: Settings) -> Stores:
+    """Every store family of `settings` (not opened): all in PostgreSQL on `GATEWAY_DATABASE_URL`
+    (shared by every replica), else all in the SQLite file of the data dir (files' bytes beside it).
+    The conformance suites run on what this returns (tests/stores.py `built_stores`)."""
+    if settings.database_url:  # many replicas: everything in PostgreSQL
+        return postgres_stores(
             settings.database_url,
-            settings.db_path,  # only an explicitly chosen sqlite-vec backend uses it
+            local_sqlite=settings.db_path,  # only an explicitly chosen sqlite-vec backend uses it
             pool_size=settings.database_pool_size,
             lease_seconds=settings.run_lease_seconds,
         )
-    return SQLiteStore(settings.db_path, lease_seconds=settings.run_lease_seconds)
+    return sqlite_stores(
+        settings.db_path, blob_dir=settings.data_dir / "files", lease_seconds=settings.run_lease_seconds
+    )
 
 
 def build_deps(settings: Settings) -> tuple[EngineDeps, BackendClient]:
@@ -68,17 +70,17 @@ def build_deps(settings: Settings) -> tuple[EngineDeps, BackendClient]:
         backend = ResponsesBackend(http)
     else:
         backend = ChatCompletionsBackend(http)
-    store = build_state_store(settings)
+    stores = build_stores(settings)
     models = ModelCatalog(backend, settings.models_refresh_seconds, settings.default_model)
-    deps = EngineDeps(settings=settings, store=store, backend=backend, models=models)
+    deps = EngineDeps(settings=settings, stores=stores, backend=backend, models=models)
     register_builtin_tools(deps)
     return deps, http
 
 
-def build_auth(settings: Settings, store: StateStore) -> tuple[Authenticator, KeyStore]:
-    """The authenticator both doors share and the key store it reads (the state store's database);
+def build_auth(settings: Settings, stores: Stores) -> tuple[Authenticator, KeyStore]:
+    """The authenticator both doors share and the key store it reads (the bundle's database);
     with them the shared limits, budgets and usage ledger on the same database (#30)."""
-    ledger = families.usage_store(store)
+    ledger = stores.usage
     prices = Prices(settings.model_prices)
     shared = limits.configure(
         settings.project_limits, ledger, prices=prices, spend=ledger, warn_ratio=settings.budget_warn_ratio
@@ -94,5 +96,4 @@ def build_auth(settings: Settings, store: StateStore) -> tuple[Authenticator, Ke
     recorder.listeners.extend([shared.charge, counted.add])
     recorder.on_flush.append(counted.flush)
     configure_recorder(recorder)
-    keys = families.key_store(store)  # type: ignore[arg-type]
-    return Authenticator(settings, keys), keys
+    return Authenticator(settings, stores.keys), stores.keys

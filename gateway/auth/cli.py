@@ -19,9 +19,9 @@ from gateway.errors import APIError
 
 async def _run(settings: Settings, args: argparse.Namespace) -> Any:
     deps, http = build_deps(settings)
-    await deps.store.open()
+    await deps.stores.open()
     try:
-        _auth, keys = build_auth(settings, deps.store)
+        _auth, keys = build_auth(settings, deps.stores)
         if args.action == "create":
             expires = parse_duration(args.expires_in) if args.expires_in else None
             rates = {"requests_per_minute": args.requests_per_minute, "tokens_per_minute": args.tokens_per_minute}
@@ -33,7 +33,7 @@ async def _run(settings: Settings, args: argparse.Namespace) -> Any:
             return found.data
         return await revoke_key(keys, args.key_id)
     finally:
-        await deps.store.close()
+        await deps.stores.close()
         await http.close()
 
 

@@ -11,13 +11,19 @@ from gateway.config import Settings
 from gateway.engine.models import ModelCatalog
 from gateway.tools.registry import ToolRegistry
 from storage.base import StateStore
+from storage.bundle import Stores
 
 
 @dataclass
 class EngineDeps:
     settings: Settings
-    store: StateStore
+    stores: Stores  # every store family, on the one database of `settings` (gateway.bootstrap.build_stores)
     backend: Backend
     models: ModelCatalog
     tools: ToolRegistry = field(default_factory=ToolRegistry)
     research: Any = None  # gateway.research.service.ResearchService, where research runs (the HTTP server)
+
+    @property
+    def store(self) -> StateStore:
+        """The state store (responses, items, conversations): what most engine operations read."""
+        return self.stores.state

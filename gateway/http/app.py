@@ -32,7 +32,6 @@ from gateway.http.keywatch import watch_key
 from gateway.mcp import shutdown as close_mcp_sessions
 from gateway.usage import stop as usage_stop
 from gateway.usage.prices import Prices
-from storage import families
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +49,7 @@ def create_app(settings: Settings) -> web.Application:
     app["backend"] = deps.backend
     app["backend_http"] = http
     app["models"] = deps.models
-    app["auth"], app["keys"] = build_auth(settings, deps.store)
+    app["auth"], app["keys"] = build_auth(settings, deps.stores)
     app["responses"] = ResponsesService(deps)
     app["conversations"] = ConversationsService(deps.store)
     app["websockets"] = set()  # open WebSocket-mode connections (capped; closed at shutdown)
@@ -63,14 +62,14 @@ def create_app(settings: Settings) -> web.Application:
     app.add_routes(admin.routes)
     app.add_routes(console_routes.routes)  # the console's static front end at /console/ (#32)
     app.add_routes(usage.routes)
-    app["ledger"] = families.usage_store(deps.store)  # the Usage and Costs APIs read it
+    app["ledger"] = deps.stores.usage  # the Usage and Costs APIs read it
     app["prices"] = Prices(settings.model_prices)
     app.on_response_prepare.append(rate_headers)
     ops.install(app)  # request ids, access log, metrics, drain gate, /metrics
     http_tracing.install(app)  # the server span, outermost (only when OTEL_* turn tracing on)
 
     async def startup(app: web.Application) -> None:
-        await deps.store.open()
+        await deps.stores.open()
         await app["responses"].start()
         deps.models.start()
 
@@ -82,7 +81,7 @@ def create_app(settings: Settings) -> web.Application:
         await close_mcp_sessions(deps)
         await deps.models.stop()
         await deps.backend.close()
-        await deps.store.close()
+        await deps.stores.close()
 
     app.on_startup.append(startup)
     app.on_cleanup.append(cleanup)

@@ -18,7 +18,6 @@ from gateway.http.common import json_response
 from gateway.jsonutil import dumps
 from gateway.research.chat import ChatRendering
 from gateway.research.service import ResearchService
-from storage import families
 
 T = TypeVar("T")
 WATCH_SECONDS = 0.2
@@ -27,7 +26,7 @@ WATCH_SECONDS = 0.2
 def install(app: web.Application) -> None:
     async def startup(app: web.Application) -> None:
         deps = app["deps"]
-        queue = families.research_queue(deps.store)
+        queue = deps.stores.research
         app["research"] = deps.research = ResearchService(
             deps.settings, app["backend_http"], deps.models, app.get("retrieval"), queue
         )

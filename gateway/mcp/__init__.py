@@ -8,15 +8,16 @@ names, filters, item shapes), `executor` (what a run does with its servers).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gateway.errors import InvalidRequest
 from gateway.mcp import mapping
 from gateway.mcp.client import ServerSpec, SessionPool
 from gateway.mcp.executor import McpServerTool, run_group
 from gateway.netguard import AddressPolicy
-from storage import families
-from storage.families import AnyConnectorStore
+
+if TYPE_CHECKING:
+    from storage.bundle import ConnectorStores
 
 _POOL_ATTR = "_mcp_sessions"
 
@@ -36,8 +37,8 @@ def mcp_policy(settings: Any) -> AddressPolicy:
     return AddressPolicy.from_setting(settings.mcp_allowed_hosts)
 
 
-def connector_store(deps: Any) -> AnyConnectorStore | None:
-    return families.connector_store(deps.store)
+def connector_store(deps: Any) -> ConnectorStores:
+    return deps.stores.connectors  # type: ignore[no-any-return]
 
 
 def register(deps: Any) -> None:

@@ -45,7 +45,7 @@ async def _serve(settings: Settings) -> None:
     from gateway.retrieval.ingest import IngestionWorker
 
     deps, http = build_deps(settings)
-    await deps.store.open()
+    await deps.stores.open()
     retrieval = retrieval_of(deps)
     kb = KnowledgeBase(retrieval, settings)
     memory = Memory(kb)
@@ -76,7 +76,7 @@ async def _serve(settings: Settings) -> None:
         await sweeper.stop()
         await retrieval.stop()
         await http.close()
-        await deps.store.close()
+        await deps.stores.close()
 
 
 def run_stdio(settings: Settings, project: str = "default") -> int:

@@ -17,8 +17,7 @@ from typing import Any
 
 from gateway.config import Settings
 from gateway.errors import APIError, InvalidRequest, ServerError
-from storage import families
-from storage.base import StateStore
+from storage.bundle import Stores
 from vectorstore.base import Embedder, VectorBackend
 
 log = logging.getLogger(__name__)
@@ -30,13 +29,13 @@ class EmbedderUnavailable(APIError):
 
 
 class Retrieval:
-    def __init__(self, settings: Settings, state: StateStore) -> None:
-        """`state` is the engine's state store: `storage.families` picks each family's store for it
-        (SQLite's, or PostgreSQL's when the state is there); nothing here names a backend."""
+    def __init__(self, settings: Settings, bundle: Stores) -> None:
+        """`bundle` is the process's stores (`gateway.bootstrap.build_stores`): file metadata, bytes,
+        vector-store metadata and the graph on SQLite or PostgreSQL; nothing here names a backend."""
         self.settings = settings
-        self.state = state
-        self.files, self.blobs = families.file_stores(state, settings.data_dir / "files")
-        self.stores = families.vector_store_store(state)
+        self.bundle = bundle
+        self.files, self.blobs = bundle.files, bundle.blobs
+        self.stores = bundle.vector_stores
         self._embedder: Embedder | None = None
         self._warmup: asyncio.Task[Embedder] | None = None
         self._backend: VectorBackend | None = None
@@ -109,7 +108,9 @@ class Retrieval:
                 from vectorstore.backends import build_vector_backend
 
                 try:
-                    backend = build_vector_backend(self.settings, self.state)
+                    backend = build_vector_backend(
+                        self.settings, self.bundle.local_sqlite, checkpoint=self.bundle.local_sqlite_unmanaged
+                    )
                     await backend.open()
                 except Exception as exc:
                     log.exception("the vector backend could not be opened")
@@ -124,7 +125,7 @@ class Retrieval:
         if self._knowledge is None:
             from gateway.knowledge.service import Knowledge
 
-            self._knowledge = Knowledge.build(self.settings, self.state)
+            self._knowledge = Knowledge.build(self.settings, self.bundle)
         return self._knowledge
 
     async def forget_graph(self, store_id: str, file_id: str | None = None) -> None:
@@ -191,6 +192,6 @@ def retrieval_of(deps: Any) -> Retrieval:
     found = getattr(deps, "retrieval", None)
     if isinstance(found, Retrieval):
         return found
-    made = Retrieval(deps.settings, deps.store)
+    made = Retrieval(deps.settings, deps.stores)
     deps.retrieval = made
     return made
