@@ -2,10 +2,11 @@
 
 1. CPU per request of what #30 adds to a request, in process, with the real SQLite store: the
    shared limits' admission (a project's rpm and tpm and a key's rpm, far from the limits: leases)
-   plus one ledger record (metrics listener and budget bookkeeping included) plus its share of the
-   batched write, measured as process CPU (the writer thread included) per request. The same code
-   runs in both doors (the HTTP middleware and the ExtProc's request headers call `admit`; both
-   record at the engine's turn). Target ≤ 50 µs.
+   with the request's token reservation (output cap + prompt estimate from its body), one ledger
+   record drawn on it (metrics listener and budget bookkeeping included), its settlement, plus its
+   share of the batched write, measured as process CPU (the writer thread included) per request.
+   The same code runs in both doors (the HTTP middleware, and the ExtProc at request headers and
+   body, call `admit` and `settle`; both record at the engine's turn). Target ≤ 50 µs.
 2. The Usage API's 30-day, 1-day-bucket query over 10^6 recorded calls (20 projects, 60 keys,
    7 models; raw rows and roll-ups made with bulk SQL), on SQLite and PostgreSQL (embedded server):
    p50/p90 of the handler's work (plan, store query, page) ungrouped and grouped by project and
@@ -32,6 +33,7 @@ from gateway.usage.metering import UsageMetrics
 from gateway.usage.prices import Prices
 from gateway.usage.recorder import Recorder, caller_key
 from gateway.usage.recorder import configure as configure_recorder
+from gateway.usage.reserve import reserve_size
 from storage import families
 from storage.scope import project_scope
 from storage.sqlite import SQLiteStore
@@ -42,6 +44,18 @@ QUERY_TARGET_MS = 200.0
 DAY = 86400
 SUMS = "input_tokens, cached_tokens, output_tokens, reasoning_tokens, requests, estimated"
 COLUMNS = "at, kind, project, api_key_id, model, pool, replica, door, source, " + SUMS
+
+
+BODY = {"model": "model-a", "input": "Say hello to the benchmark, briefly.", "max_output_tokens": 200}
+
+
+async def _one(lim: limits.Limits, reply: dict[str, Any]) -> None:
+    """What one request adds: admission with its reservation, the turn's record, the settlement."""
+    _, held = await lim.admit("bench", "key_bench", reserve_size("/v1/responses", BODY, lim.reserve_output))
+    token = limits.RESERVATION.set(held)
+    usage.record("model-a", reply, source="responses")
+    lim.settle(held)
+    limits.RESERVATION.reset(token)
 
 
 async def cpu_per_request(db_dir: Path, n: int) -> float:
@@ -59,13 +73,11 @@ async def cpu_per_request(db_dir: Path, n: int) -> float:
     reply = {"prompt_tokens": 120, "completion_tokens": 40, "prompt_tokens_details": {"cached_tokens": 20}}
     with project_scope("bench"):
         for _ in range(200):  # warm: leases taken, statements prepared, the writer task running
-            await lim.admit("bench", "key_bench")
-            usage.record("model-a", reply, source="responses")
+            await _one(lim, reply)
         await recorder.flush()
         started = time.process_time()
         for i in range(n):
-            await lim.admit("bench", "key_bench")
-            usage.record("model-a", reply, source="responses")
+            await _one(lim, reply)
             if i % 500 == 0:
                 await asyncio.sleep(0)  # let the writer task take its batch, as a server's loop would
         await recorder.stop()  # the last batch's write counts too

@@ -300,6 +300,12 @@ class Settings(BaseModel):
     usage_flush_seconds: float = Field(
         default=1.0, gt=0, le=60, description="how often each process writes its queued usage records"
     )
+    reserve_output_tokens: int = Field(
+        default=1024,
+        gt=0,
+        description="tokens_per_minute: the output tokens a request reserves before its call when it sets no "
+        "max_output_tokens / max_tokens (settled with what the backend reports)",
+    )
     budget_warn_ratio: float = Field(
         default=0.8, gt=0, le=1, description="share of a monthly budget past which gateway_budget_warning is 1"
     )
