@@ -472,8 +472,8 @@ class _Exchange:
             common.header_mutation.CopyFrom(p.reroute_mutation)
             # Ending the gRPC stream now lets the gateway's SSE pass through Envoy unbuffered.
             return ep.ProcessingResponse(request_body=ep.BodyResponse(response=common)), True
-        if (refused := await self.reserve(body)) is not None:
-            return refused, True
+        if (too_many := await self.reserve(body)) is not None:
+            return too_many, True
         self.stream = prepared.req.stream
         run = self.run = ResponseRun(p.deps, prepared)
         # A stored stream is written at once, so a client that goes away leaves a findable response.

@@ -273,7 +273,8 @@ class Settings(BaseModel):
     )
     auth_trusted_proxies: str = Field(
         default="127.0.0.1/32,::1/128",
-        description="trusted mode: comma-separated networks whose project header the HTTP server accepts",
+        description="trusted mode: comma-separated networks whose project header the HTTP server accepts "
+        "(and, in every mode, Envoy's x-gateway-door label of the usage ledger)",
     )
     auth_cache_seconds: float = Field(
         default=1.0,
