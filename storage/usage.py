@@ -133,8 +133,8 @@ RAW_SUMS = {"estimated": "CASE WHEN estimated <> 0 THEN requests ELSE 0 END"}
 
 
 def bucket_sql(q: UsageQuery, *, floor_at: str = "CAST(at AS INTEGER)") -> tuple[str, list[Any]]:
-    """Sums per bucket and group over the roll-up that fits the width (the raw rows, within their
-    retention, for a group only they keep). `floor_at`: the raw rows' time as whole seconds (SQLite
+    """Sums per bucket and group (unordered: see `ordered`) over the roll-up that fits the width (the raw rows,
+    within their retention, for a group only they keep). `floor_at`: the raw rows' time as whole seconds (SQLite
     truncates a cast, PostgreSQL rounds it)."""
     raw = any(g in RAW_GROUPS for g in q.group_by)
     if raw:
@@ -153,11 +153,17 @@ def bucket_sql(q: UsageQuery, *, floor_at: str = "CAST(at AS INTEGER)") -> tuple
     groups = "".join(f", {g}" for g in q.group_by)
     # PostgreSQL's SUM(bigint) is numeric: cast back
     sums = ", ".join(f"CAST(SUM({RAW_SUMS.get(c, c) if raw else c}) AS BIGINT)" for c in SUMS)
-    sql = (
-        f"SELECT ({moment} / ?) * ? AS bucket{groups}, {sums} FROM {table} WHERE {where} "
-        f"GROUP BY bucket{groups} ORDER BY bucket{groups}"
-    )
+    # no ORDER BY: PostgreSQL sorts text by its collation (a third of a grouped month's query time on
+    # 10^6 calls); the stores sort the rows in Python instead (`ordered`: by code point, on both)
+    sql = f"SELECT ({moment} / ?) * ? AS bucket{groups}, {sums} FROM {table} WHERE {where} GROUP BY bucket{groups}"
     return sql, params
+
+
+def ordered(rows: list[Row], q: UsageQuery) -> list[Row]:
+    """`bucket_sql`'s rows by bucket, then groups."""
+    n = 1 + len(q.group_by)
+    rows.sort(key=lambda r: r[:n])
+    return rows
 
 
 SPENT_SQL = (
@@ -194,7 +200,7 @@ class SQLiteUsageStore:
 
     async def buckets(self, q: UsageQuery) -> list[Row]:
         sql, params = bucket_sql(q)
-        return await self._db.reader.run(lambda c: [tuple(r) for r in c.execute(sql, params).fetchall()])
+        return ordered(await self._db.reader.run(lambda c: [tuple(r) for r in c.execute(sql, params)]), q)
 
     async def spent(self, project: str, since: int) -> list[Row]:
         """Tokens per model of `project` since `since` (an hour boundary): what budgets compare."""

@@ -78,6 +78,13 @@ def test_a_reservation_that_does_not_fit_is_refused(
     error = too_big.json()["error"]
     assert error["code"] == "rate_limit_exceeded" and error["type"] == "tokens", error
     assert too_big.headers["x-ratelimit-limit-tokens"] == str(TPM) and 1 <= int(too_big.headers["retry-after"]) <= 60
+    chat = httpx.post(  # a passthrough reserves its max_tokens too (through Envoy: its route to the HTTP server)
+        f"{base}/chat/completions",
+        json={"model": MODEL, "messages": [{"role": "user", "content": f"big {marker}"}], "max_tokens": 2 * TPM},
+        headers={"x-gateway-project": project},
+        timeout=30,
+    )
+    assert chat.status_code == 429 and chat.json()["error"]["type"] == "tokens", chat.text
     assert not backend.requests_matching(f"big {marker}")  # refused before any backend call
 
     # A holds 600 + its prompt while the backend streams slowly; B's 600 does not fit meanwhile

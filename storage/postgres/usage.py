@@ -20,6 +20,7 @@ from storage.usage import (
     UsageRecord,
     bucket_sql,
     insert_raw,
+    ordered,
     rollup,
     upsert_rollup,
 )
@@ -48,7 +49,7 @@ class PostgresUsageStore:
         sql, params = bucket_sql(q, floor_at="CAST(FLOOR(at) AS BIGINT)")
         if "usage_records" in sql:  # the raw rows' `at` is double precision
             params[2:4] = [float(params[2]), float(params[3])]
-        return [tuple(r) for r in await self._db.pool.fetch(numbered(sql), *params)]
+        return ordered([tuple(r) for r in await self._db.pool.fetch(numbered(sql), *params)], q)
 
     async def spent(self, project: str, since: int) -> list[Row]:
         return [tuple(r) for r in await self._db.pool.fetch(numbered(SPENT_SQL), project, since)]
