@@ -132,6 +132,7 @@ class Limits:
     ) -> None:
         self.policies = parse_policies(spec)
         self.reserve_output = reserve_output  # tokens reserved for a request that sets no output cap
+        self._plans: dict[tuple[str, str, Policy | None], tuple[tuple[str, str, int], ...]] = {}
         self.shared = SharedLimiter(store)
         self.prices = prices or Prices()
         self.budgets = Budgets(spend, self.prices, warn_ratio)
@@ -154,6 +155,23 @@ class Limits:
         key_policy = KEY_POLICIES.get(key_id) if key_id and KEY_POLICIES else None
         return any(p.tokens_per_minute for _, p in self._scopes(project, key_id, key_policy))
 
+    def _plan(self, project: str, key_id: str, key_policy: Policy | None) -> tuple[tuple[str, str, int], ...]:
+        """(scope, metric, limit) of every rate that applies to this caller (cached: per request,
+        building it costs more than the lease it checks)."""
+        cached = (project, key_id, key_policy)
+        plan = self._plans.get(cached)
+        if plan is None:
+            plan = tuple(
+                (scope, metric, limit)
+                for scope, policy in self._scopes(project, key_id, key_policy)
+                for metric, limit in (("requests", policy.requests_per_minute), ("tokens", policy.tokens_per_minute))
+                if limit
+            )
+            if len(self._plans) >= 10_000:  # bounded (a tenant minting projects)
+                self._plans.clear()
+            self._plans[cached] = plan
+        return plan
+
     async def admit(
         self, project: str, key_id: str = "", reserve: int = 0, *, requests: bool = True
     ) -> tuple[dict[str, str] | None, Reservation | None]:
@@ -165,39 +183,45 @@ class Limits:
         counted: Verdict | None = None
         tokens: Verdict | None = None
         taken: list[tuple[str, str, int, int]] = []
+        shared = self.shared
         try:
-            for scope, policy in self._scopes(project, key_id, key_policy):
-                for metric, limit, need in (
-                    ("requests", policy.requests_per_minute if requests else None, 1),
-                    ("tokens", policy.tokens_per_minute, reserve),
-                ):
-                    if not limit or need <= 0:
+            for scope, metric, limit in self._plan(project, key_id, key_policy):
+                if metric == "requests":
+                    if not requests:
                         continue
-                    verdict = await self.shared.acquire(scope, metric, limit, need)
-                    if metric == "requests":
-                        counted = _tighter(counted, verdict)
-                    else:
-                        tokens = _tighter(tokens, verdict)
-                    if not verdict.ok:
-                        unit = "requests per min (RPM)" if metric == "requests" else "tokens per min (TPM)"
-                        asked = "" if metric == "requests" else f", requested {need}"
-                        who = scope.replace(":", " ", 1)
-                        raise RateLimited(
-                            f"Rate limit reached for {who} on {unit}: limit {limit}, remaining "
-                            f"{verdict.remaining}{asked}. Please try again in {max(1, math.ceil(verdict.reset))}s.",
-                            retry_after=verdict.reset,
-                            kind=metric,
-                            headers=_headers(counted, tokens),
-                        )
-                    taken.append((scope, metric, need, verdict.window))
+                    need = 1
+                elif reserve <= 0:
+                    continue
+                else:
+                    need = reserve
+                verdict = shared.spend(scope, metric, limit, need) or await shared.acquire(scope, metric, limit, need)
+                if metric == "requests":
+                    counted = _tighter(counted, verdict)
+                else:
+                    tokens = _tighter(tokens, verdict)
+                if not verdict.ok:
+                    unit = "requests per min (RPM)" if metric == "requests" else "tokens per min (TPM)"
+                    asked = "" if metric == "requests" else f", requested {need}"
+                    who = scope.replace(":", " ", 1)
+                    raise RateLimited(
+                        f"Rate limit reached for {who} on {unit}: limit {limit}, remaining "
+                        f"{verdict.remaining}{asked}. Please try again in {max(1, math.ceil(verdict.reset))}s.",
+                        retry_after=verdict.reset,
+                        kind=metric,
+                        headers=_headers(counted, tokens),
+                    )
+                taken.append((scope, metric, need, verdict.window))
             policy = self.policy(project)
-            await self.budgets.check(project, policy.monthly_token_budget, policy.monthly_cost_budget_usd)
+            if policy.monthly_token_budget or policy.monthly_cost_budget_usd is not None:
+                await self.budgets.check(project, policy.monthly_token_budget, policy.monthly_cost_budget_usd)
         except APIError:
             for scope, metric, n, window in taken:  # refused by another limit: this request spent nothing
-                self.shared.release(scope, metric, n, window)
+                shared.release(scope, metric, n, window)
             raise
-        held = [(scope, window) for scope, metric, _, window in taken if metric == "tokens"]
-        reservation = Reservation(project, key_id, tuple(s for s, _ in held), held[0][1], reserve) if held else None
+        reservation = None
+        if tokens is not None:
+            held = tuple(scope for scope, metric, _, _ in taken if metric == "tokens")
+            reservation = Reservation(project, key_id, held, tokens.window, reserve)
         return _headers(counted, tokens) or None, reservation
 
     def unadmit(self, project: str, key_id: str = "") -> None:

@@ -26,7 +26,7 @@ import contextlib
 import logging
 import time
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +75,7 @@ class Lease:
     surplus: int = 0  # units released by ended requests, to give back to the window at the next sync
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(NamedTuple):  # a tuple: made on every admission, where a frozen dataclass costs microseconds
     ok: bool
     limit: int
     remaining: int
@@ -97,6 +96,18 @@ class SharedLimiter:
         if lease is None or lease.window != window:
             lease = self.leases[(scope, metric)] = Lease(window, touched=now)
         return lease
+
+    def spend(self, scope: str, metric: str, limit: int, need: int = 1) -> Verdict | None:
+        """`acquire` from this process's lease alone (no coroutine: the common case, far from the
+        limit); None when the lease does not hold `need` units."""
+        now = time.time()
+        lease = self.leases.get((scope, metric))
+        if lease is None or lease.balance < need or now - lease.window >= WINDOW:
+            return None
+        lease.touched = now
+        lease.balance -= need
+        left = max(0, limit - lease.used + lease.balance)
+        return Verdict(True, limit, left, lease.window + WINDOW - now, lease.window)
 
     async def acquire(self, scope: str, metric: str, limit: int, need: int = 1) -> Verdict:
         """Spend `need` units of the scope's window, from this process's lease or a new one."""

@@ -20,15 +20,11 @@ RESERVING = frozenset({"/v1/responses", "/v1/chat/completions", "/v1/completions
 MAX_PARTS = 256  # parts of a prompt looked at (the rest is debited when the backend reports)
 
 
-def _cap(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
-
-
 def _text_chars(value: Any) -> int:
     """Characters of text in a prompt: a string, a list of messages/parts/strings, token ids."""
-    if isinstance(value, str):
+    if type(value) is str:
         return len(value)
-    if not isinstance(value, list):
+    if type(value) is not list:
         return 0
     chars = 0
     for part in value[:MAX_PARTS]:
@@ -48,16 +44,30 @@ def _text_chars(value: Any) -> int:
     return chars
 
 
+# the output cap's fields and the prompt's, per path (Responses; chat/completions; completions)
+_FIELDS = {
+    "/v1/responses": (("max_output_tokens",), ("input", "instructions")),
+    "/v1/chat/completions": (("max_completion_tokens", "max_tokens"), ("messages",)),
+    "/v1/completions": (("max_tokens",), ("prompt",)),
+}
+
+
 def reserve_size(path: str, body: Any, default_output: int) -> int:
-    """The tokens a request to `path` with the JSON `body` reserves (at least one)."""
-    if not isinstance(body, dict):
+    """The tokens a request to `path` with the JSON `body` reserves (at least one). Runs on every
+    request with a token limit, so plain lookups: a few microseconds."""
+    if type(body) is not dict:
         return 1
-    if path.endswith("/embeddings"):
+    fields = _FIELDS.get(path)
+    if fields is None:  # embeddings: no output, the input's estimate
         return max(1, estimate_tokens(_text_chars(body.get("input"))))
-    if path.endswith("/responses"):
-        output = _cap(body.get("max_output_tokens"))
-        prompt = _text_chars(body.get("input")) + _text_chars(body.get("instructions"))
-    else:  # chat/completions, completions
-        output = _cap(body.get("max_completion_tokens")) or _cap(body.get("max_tokens"))
-        prompt = _text_chars(body.get("messages") if "messages" in body else body.get("prompt"))
-    return max(1, (output or default_output) + estimate_tokens(prompt))
+    caps, prompts = fields
+    output = default_output
+    for name in caps:
+        cap = body.get(name)
+        if type(cap) is int and cap > 0:
+            output = cap
+            break
+    prompt = 0
+    for name in prompts:
+        prompt += _text_chars(body.get(name))
+    return output + (prompt + 3) // 4  # estimate_tokens, inlined
