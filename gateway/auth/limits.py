@@ -153,7 +153,7 @@ class Limits:
         if not self.policies and not KEY_POLICIES:
             return False
         key_policy = KEY_POLICIES.get(key_id) if key_id and KEY_POLICIES else None
-        return any(p.tokens_per_minute for _, p in self._scopes(project, key_id, key_policy))
+        return any(metric == "tokens" for _, metric, _ in self._plan(project, key_id, key_policy))
 
     def _plan(self, project: str, key_id: str, key_policy: Policy | None) -> tuple[tuple[str, str, int], ...]:
         """(scope, metric, limit) of every rate that applies to this caller (cached: per request,
