@@ -2,10 +2,12 @@
 
 1. CPU per request of what #30 adds to a request, in process, with the real SQLite store: the
    shared limits' admission (a project's rpm and tpm and a key's rpm, far from the limits: leases)
-   plus one ledger record (metrics listener and budget bookkeeping included) plus its share of the
-   batched write, measured as process CPU (the writer thread included) per request. The same code
-   runs in both doors (the HTTP middleware and the ExtProc's request headers call `admit`; both
-   record at the engine's turn). Target ≤ 50 µs.
+   with the request's token reservation (output cap + prompt estimate from its body), one ledger
+   record drawn on it (metrics listener and budget bookkeeping included), its settlement, plus its
+   share of the batched write, measured as process CPU (the writer thread included) per request.
+   Measured per door: the HTTP middleware admits and reserves in one `admit`; the ExtProc counts
+   the request at its headers and reserves at its body (two); both record at the engine's turn and
+   `settle` when the request ends. Target ≤ 50 µs.
 2. The Usage API's 30-day, 1-day-bucket query over 10^6 recorded calls (20 projects, 60 keys,
    7 models; raw rows and roll-ups made with bulk SQL), on SQLite and PostgreSQL (embedded server):
    p50/p90 of the handler's work (plan, store query, page) ungrouped and grouped by project and
@@ -32,6 +34,7 @@ from gateway.usage.metering import UsageMetrics
 from gateway.usage.prices import Prices
 from gateway.usage.recorder import Recorder, caller_key
 from gateway.usage.recorder import configure as configure_recorder
+from gateway.usage.reserve import reserve_size
 from storage.scope import project_scope
 from storage.sqlite.state import SQLiteStore
 from storage.sqlite.usage import SQLiteUsageStore
@@ -44,8 +47,27 @@ SUMS = "input_tokens, cached_tokens, output_tokens, reasoning_tokens, requests, 
 COLUMNS = "at, kind, project, api_key_id, model, pool, replica, door, source, " + SUMS
 
 
-async def cpu_per_request(db_dir: Path, n: int) -> float:
-    store = SQLiteStore(db_dir / "cpu.db")
+BODY = {"model": "model-a", "input": "Say hello to the benchmark, briefly.", "max_output_tokens": 200}
+
+
+async def _one(lim: limits.Limits, reply: dict[str, Any], door: str = "http") -> None:
+    """What one request adds: admission with its reservation, the turn's record, the settlement.
+    The HTTP door admits and reserves in one call; the ExtProc counts the request at its headers
+    and reserves at its body (two calls)."""
+    reserve = reserve_size("/v1/responses", BODY, lim.reserve_output)
+    if door == "http":
+        _, held = await lim.admit("bench", "key_bench", reserve)
+    else:
+        await lim.admit("bench", "key_bench")
+        _, held = await lim.admit("bench", "key_bench", reserve, requests=False)
+    token = limits.RESERVATION.set(held)
+    usage.record("model-a", reply, source="responses")
+    lim.settle(held)
+    limits.RESERVATION.reset(token)
+
+
+async def cpu_per_request(db_dir: Path, n: int, door: str) -> float:
+    store = SQLiteStore(db_dir / f"cpu-{door}.db")
     await store.open()
     ledger = SQLiteUsageStore(store)
     policies = {"bench": {"requests_per_minute": 10**9, "tokens_per_minute": 10**12}}
@@ -59,13 +81,11 @@ async def cpu_per_request(db_dir: Path, n: int) -> float:
     reply = {"prompt_tokens": 120, "completion_tokens": 40, "prompt_tokens_details": {"cached_tokens": 20}}
     with project_scope("bench"):
         for _ in range(200):  # warm: leases taken, statements prepared, the writer task running
-            await lim.admit("bench", "key_bench")
-            usage.record("model-a", reply, source="responses")
+            await _one(lim, reply, door)
         await recorder.flush()
         started = time.process_time()
         for i in range(n):
-            await lim.admit("bench", "key_bench")
-            usage.record("model-a", reply, source="responses")
+            await _one(lim, reply, door)
             if i % 500 == 0:
                 await asyncio.sleep(0)  # let the writer task take its batch, as a server's loop would
         await recorder.stop()  # the last batch's write counts too
@@ -124,15 +144,22 @@ async def _time_queries(ledger: Any, t0: int, rounds: int) -> dict[str, list[flo
     out: dict[str, list[float]] = {}
     cases = {"ungrouped": {}, "by project+model": {"group_by": "project_id,model"}}
     for name, extra in cases.items():
-        times = []
+        times: list[float] = []
+        cpus: list[float] = []
         params = api.Params(_Query({"start_time": str(t0), "bucket_width": "1d", "limit": "31", **extra}))
         for _ in range(rounds):
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             query, page_start, end = api.plan(params, "completions")
             page = api.usage_page(await ledger.buckets(query), query, page_start, end)
             times.append((time.perf_counter() - started) * 1000)
+            cpus.append((time.process_time() - cpu) * 1000)
         total = sum(r["num_model_requests"] for b in page["data"] for r in b["results"])
-        print(f"    {name:17s} buckets {len(page['data'])}, calls counted {total}")
+        # this process's CPU (SQLite's reader thread included; PostgreSQL's server not): on a loaded
+        # machine the wall-clock p50 is mostly waiting for a core, this is the work
+        print(
+            f"    {name:17s} buckets {len(page['data'])}, calls counted {total}, "
+            f"process CPU p50 {statistics.median(cpus):.1f} ms"
+        )
         out[name] = times
     return out
 
@@ -182,11 +209,15 @@ def _report(store: str, results: dict[str, list[float]]) -> None:
 async def main_async(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         metrics.init(Path(tmp) / "metrics", "http")  # the metrics listener counts, as in a door
-        runs = [await cpu_per_request(Path(tmp), args.requests) for _ in range(args.rounds)]
-        med = statistics.median(runs)
-        verdict = "PASS" if med <= CPU_TARGET_US else "MISS"
-        each = ", ".join(f"{r:.1f}" for r in runs)
-        print(f"ledger + shared limits CPU per request: median {med:.1f} µs ({each}) target ≤ 50 µs {verdict}")
+        for door in ("http", "extproc"):
+            runs = [await cpu_per_request(Path(tmp), args.requests, door) for _ in range(args.rounds)]
+            med = statistics.median(runs)
+            verdict = "PASS" if med <= CPU_TARGET_US else "MISS"
+            each = ", ".join(f"{r:.1f}" for r in runs)
+            print(
+                f"ledger + shared limits CPU per request, {door} door: median {med:.1f} µs ({each}) "
+                f"target ≤ 50 µs {verdict}"
+            )
         t0 = (int(time.time()) // DAY - 30) * DAY
         _report("sqlite", await query_sqlite(Path(tmp), args.calls, t0, args.queries))
         _report("postgres", await query_postgres(Path(tmp), args.calls, t0, args.queries))

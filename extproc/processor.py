@@ -70,6 +70,7 @@ from gateway.jsonutil import (
 from gateway.redact import hide_internal
 from gateway.research.models import is_research
 from gateway.usage.recorder import caller_key
+from gateway.usage.reserve import reserve_size
 from storage.scope import act_for, project_scope
 
 log = logging.getLogger(__name__)
@@ -245,6 +246,9 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
                     return
         finally:
             self.active -= 1
+            if ex.reservation is not None:  # whatever ended the stream: the unspent tokens go back
+                limits.LIMITS.settle(ex.reservation)
+                limits.RESERVATION.set(None)
             if ex.tenant is not None:
                 self.slots.release(ex.tenant)
             if ex.replica is not None:
@@ -303,6 +307,7 @@ class _Exchange:
         "project_header",
         "ratelimit",
         "replica",
+        "reservation",
         "resp_parts",
         "run",
         "span",
@@ -321,6 +326,7 @@ class _Exchange:
         self.named: list[Replica] = []  # it and its fallbacks, in the order Envoy was told them
         self.project: str | None = None  # set from the request headers (gateway.auth)
         self.ratelimit: dict[str, str] | None = None  # x-ratelimit-* for the reply (gateway.auth.limits)
+        self.reservation: limits.Reservation | None = None  # tokens reserved at the body, settled at the end
         self.tenant: str | None = None  # the slot this stream holds in `p.slots` (keys in use)
         self.authorization: str | None = None  # the credentials, re-checked while the stream lasts (#26)
         self.project_header: str | None = None
@@ -383,7 +389,7 @@ class _Exchange:
                     self.authorization = _header(msg.request_headers, "authorization") or None
                     self.project_header = _header(msg.request_headers, auth.header) or None
                     self.project = await auth.project(self.authorization, self.project_header, peer_trusted=True)
-                    self.ratelimit = await limits.LIMITS.admit(self.project, caller_key.get())
+                    self.ratelimit, _ = await limits.LIMITS.admit(self.project, caller_key.get())
                     self.take_slot()
                 except APIError as refused:
                     return error_reply(refused), True
@@ -466,6 +472,8 @@ class _Exchange:
             common.header_mutation.CopyFrom(p.reroute_mutation)
             # Ending the gRPC stream now lets the gateway's SSE pass through Envoy unbuffered.
             return ep.ProcessingResponse(request_body=ep.BodyResponse(response=common)), True
+        if (too_many := await self.reserve(body)) is not None:
+            return too_many, True
         self.stream = prepared.req.stream
         run = self.run = ResponseRun(p.deps, prepared)
         # A stored stream is written at once, so a client that goes away leaves a findable response.
@@ -488,6 +496,27 @@ class _Exchange:
                 for key, value in tracing.carrier().items():
                     mutation.set_headers.append(_set(key, value))
         return _body_reply("request", chat, mutation), False
+
+    async def reserve(self, body: Any) -> ep.ProcessingResponse | None:
+        """tokens_per_minute: reserve the turn's output cap and prompt estimate before the backend
+        call (the request itself was counted at its headers); a 429 when it does not fit."""
+        lim, key = limits.LIMITS, caller_key.get()
+        project = self.project or ""
+        if not lim.reserves(project, key):
+            return None
+        try:
+            headers, self.reservation = await lim.admit(
+                project, key, reserve_size("/v1/responses", body, lim.reserve_output), requests=False
+            )
+        except APIError as refused:  # 429 rate_limit_exceeded, or a budget spent meanwhile
+            lim.unadmit(project, key)  # refused: the request counts for nothing
+            if isinstance(refused, RateLimited):
+                refused.headers = {**(self.ratelimit or {}), **refused.headers}
+            return error_reply(refused)
+        if headers:
+            self.ratelimit = {**(self.ratelimit or {}), **headers}
+        limits.RESERVATION.set(self.reservation)  # drawn on by the usage this stream's turn records
+        return None
 
     # -- response ---------------------------------------------------------------------------------
     async def on_response_headers(self, msg: ep.HttpHeaders) -> tuple[ep.ProcessingResponse, bool]:

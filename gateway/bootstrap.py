@@ -83,11 +83,16 @@ def build_auth(settings: Settings, stores: Stores) -> tuple[Authenticator, KeySt
     ledger = stores.usage
     prices = Prices(settings.model_prices)
     shared = limits.configure(
-        settings.project_limits, ledger, prices=prices, spend=ledger, warn_ratio=settings.budget_warn_ratio
+        settings.project_limits,
+        ledger,
+        prices=prices,
+        spend=ledger,
+        warn_ratio=settings.budget_warn_ratio,
+        reserve_output=settings.reserve_output_tokens,
     )
     recorder = Recorder(
         ledger,
-        door=metrics.door(),
+        door="envoy" if metrics.door() == "extproc" else "http",  # the ledger names the client's door
         replica=settings.replica_name,
         flush_seconds=settings.usage_flush_seconds,
         retention_days=settings.usage_retention_days,

@@ -273,7 +273,8 @@ class Settings(BaseModel):
     )
     auth_trusted_proxies: str = Field(
         default="127.0.0.1/32,::1/128",
-        description="trusted mode: comma-separated networks whose project header the HTTP server accepts",
+        description="trusted mode: comma-separated networks whose project header the HTTP server accepts "
+        "(and, in every mode, Envoy's x-gateway-door label of the usage ledger)",
     )
     auth_cache_seconds: float = Field(
         default=1.0,
@@ -299,6 +300,12 @@ class Settings(BaseModel):
     )
     usage_flush_seconds: float = Field(
         default=1.0, gt=0, le=60, description="how often each process writes its queued usage records"
+    )
+    reserve_output_tokens: int = Field(
+        default=1024,
+        gt=0,
+        description="tokens_per_minute: the output tokens a request reserves before its call when it sets no "
+        "max_output_tokens / max_tokens (settled with what the backend reports)",
     )
     budget_warn_ratio: float = Field(
         default=0.8, gt=0, le=1, description="share of a monthly budget past which gateway_budget_warning is 1"

@@ -19,13 +19,14 @@ from gateway.auth.authenticator import Authenticator
 from gateway.config import load_settings
 from tests.procs import Backend
 from tests.stack import EnvoyStack, envoy_stack
+from tests.test_usage_limits import _clear_of_minute_turn
 
 pytestmark = pytest.mark.slow
 MODEL = "scripted-model"
 # one project per door and limit: each process keeps its own buckets (gateway/auth/limits.py)
 LIMITS = {
     **{f"slow-{door}": {"requests_per_minute": 2} for door in ("http", "envoy")},
-    **{f"thrifty-{door}": {"tokens_per_minute": 5} for door in ("http", "envoy")},
+    **{f"thrifty-{door}": {"tokens_per_minute": 60} for door in ("http", "envoy")},
     "nochat": {"chat_completions": False},
 }
 
@@ -57,11 +58,16 @@ def test_requests_per_minute_answer_429_with_retry_after(stack: EnvoyStack, door
 
 
 @pytest.mark.parametrize("door", ["http", "envoy"])
-def test_tokens_per_minute_refuse_the_next_request(stack: EnvoyStack, door: str) -> None:
+def test_tokens_per_minute_refuse_the_next_request(stack: EnvoyStack, backend: Backend, door: str, marker: str) -> None:
     base = stack.url if door == "envoy" else stack.http_url
-    first = _post(base, f"thrifty-{door}", "/responses", {"model": MODEL, "input": "one two three four five six seven"})
-    assert first.status_code == 200  # admitted: the budget is spent by what the backend reports
-    r = _post(base, f"thrifty-{door}", "/responses", {"model": MODEL, "input": "again"})
+    _clear_of_minute_turn(10)  # both requests in one window
+    backend.script(marker, {"text": "ok", "usage": {"prompt_tokens": 30, "completion_tokens": 10}})
+    # reserves 16 + ~10 for its prompt of the 60; the backend reports 40
+    body = {"model": MODEL, "input": f"one two three {marker}", "max_output_tokens": 16}
+    first = _post(base, f"thrifty-{door}", "/responses", body)
+    assert first.status_code == 200, first.text
+    # 25 + 2 would fit an empty window, not the 20 tokens the first request's usage left
+    r = _post(base, f"thrifty-{door}", "/responses", {"model": MODEL, "input": "again", "max_output_tokens": 25})
     assert r.status_code == 429 and r.json()["error"]["type"] == "tokens", r.text
     assert int(r.headers["retry-after"]) >= 1
 

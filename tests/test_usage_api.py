@@ -130,6 +130,41 @@ def test_usage_api_totals_match_the_backend(stack: EnvoyStack, backend: Backend,
     assert denied.status_code == 401
 
 
+def test_the_door_each_call_came_in_by(stack: EnvoyStack, backend: Backend, marker: str) -> None:
+    """Passthroughs reach the HTTP server through Envoy's route, yet count as the Envoy door's: Envoy
+    labels its routes to the HTTP server (over any copy the client sends); the Usage API groups by it."""
+    start = int(time.time()) - 60
+    project = f"doors-{marker}"
+    via_envoy, direct = _key(stack, project), _key(stack, project)
+    envoy = OpenAI(base_url=stack.url, api_key=via_envoy["value"], max_retries=0)
+    http = OpenAI(base_url=stack.http_url, api_key=direct["value"], max_retries=0)
+    for n in range(3):
+        backend.script(f"door{n} {marker}", {"text": "ok", "usage": {"prompt_tokens": 3, "completion_tokens": 1}})
+    said = [{"role": "user", "content": f"door0 {marker}"}]
+    envoy.chat.completions.create(model=MODEL, messages=said, extra_headers={"x-gateway-door": "http"})
+    envoy.responses.create(model=MODEL, input=f"door1 {marker}")  # the ExtProc's own turn
+    http.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": f"door2 {marker}"}])
+    envoy.embeddings.create(model=MODEL, input=f"a b {marker}")
+
+    def read(kind: str) -> dict[str, Any]:
+        return dict(
+            httpx.get(
+                f"{stack.http_url}/organization/usage/{kind}",
+                params={"start_time": start, "bucket_width": "1h", "group_by": ["door", "api_key_id"]}
+                | {"project_ids": project},
+                headers={"Authorization": f"Bearer {ADMIN_KEY}"},
+            ).json()
+        )
+
+    def doors(page: dict[str, Any]) -> dict[tuple[str, str], int]:
+        return {(r["door"], r["api_key_id"]): r["num_model_requests"] for b in page["data"] for r in b["results"]}
+
+    got = doors(_settle(lambda: read("completions"), lambda p: sum(doors(p).values()) >= 3))
+    assert got == {("envoy", via_envoy["id"]): 2, ("http", direct["id"]): 1}, got
+    embedded = doors(_settle(lambda: read("embeddings"), lambda p: bool(doors(p))))
+    assert embedded == {("envoy", via_envoy["id"]): 1}, embedded
+
+
 def test_buckets_pages_and_bad_parameters(stack: EnvoyStack) -> None:
     admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
     now = int(time.time())

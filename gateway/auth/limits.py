@@ -8,15 +8,19 @@
 The rates are shared by every process and replica through the database (`gateway.usage.limiter`:
 leases of quota, fixed minute windows); a refusal is 429 `rate_limit_exceeded` with `retry-after`,
 and every admitted or refused request carries OpenAI's `x-ratelimit-{limit,remaining,reset}-
-{requests,tokens}` headers. Tokens are reserved at admission (the request's `max_output_tokens` when
-the door knows it, else one) and charged when the backend reports usage (`charge`, a ledger
-listener). Budgets (`gateway.usage.budgets`) refuse with 429 `insufficient_quota`.
+{requests,tokens}` headers. Tokens are reserved before the backend call (`admit(..., reserve=n)`:
+the output cap and prompt estimate of `gateway.usage.reserve`), held by the request as a
+`Reservation` (in `RESERVATION` while it runs), drawn on by the usage its calls report (`charge`,
+a ledger listener: what goes past the reservation is charged on top), and settled when the request
+ends (`settle`, in a `finally` of each door: the unused part goes back, a client gone included).
+Budgets (`gateway.usage.budgets`) refuse with 429 `insufficient_quota`.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,6 +95,26 @@ def _headers(requests: Verdict | None, tokens: Verdict | None) -> dict[str, str]
     return out
 
 
+@dataclass(slots=True)
+class Reservation:
+    """Tokens one request reserved in each of its scopes' windows, until it ends.
+
+    The usage its backend calls report is drawn from `held` first (those tokens are in the windows
+    already); `settle` gives back what is left. Calls recorded after that (a background run going on
+    after its request returned) are charged like any other."""
+
+    project: str
+    key_id: str
+    scopes: tuple[str, ...]
+    window: int
+    held: int
+    open: bool = True
+
+
+# The reservation of the request this task serves (set by the door, read by the ledger listener).
+RESERVATION: ContextVar[Reservation | None] = ContextVar("gateway_token_reservation", default=None)
+
+
 def _tighter(a: Verdict | None, b: Verdict) -> Verdict:
     return b if a is None or b.remaining < a.remaining or not b.ok else a
 
@@ -104,8 +128,11 @@ class Limits:
         prices: Prices | None = None,
         spend: Any = None,
         warn_ratio: float = 0.8,
+        reserve_output: int = 1024,
     ) -> None:
         self.policies = parse_policies(spec)
+        self.reserve_output = reserve_output  # tokens reserved for a request that sets no output cap
+        self._plans: dict[tuple[str, str, Policy | None], tuple[tuple[str, str, int], ...]] = {}
         self.shared = SharedLimiter(store)
         self.prices = prices or Prices()
         self.budgets = Budgets(spend, self.prices, warn_ratio)
@@ -121,45 +148,88 @@ class Limits:
             scopes.append((f"key:{key_id}", key_policy))
         return scopes
 
-    async def admit(self, project: str, key_id: str = "", reserve: int = 1) -> dict[str, str] | None:
-        """Count one request against every rate that applies, or raise 429; the headers to send."""
+    def reserves(self, project: str, key_id: str = "") -> bool:
+        """Whether a request of this caller reserves tokens (a `tokens_per_minute` applies)."""
+        if not self.policies and not KEY_POLICIES:
+            return False
+        key_policy = KEY_POLICIES.get(key_id) if key_id and KEY_POLICIES else None
+        return any(metric == "tokens" for _, metric, _ in self._plan(project, key_id, key_policy))
+
+    def _plan(self, project: str, key_id: str, key_policy: Policy | None) -> tuple[tuple[str, str, int], ...]:
+        """(scope, metric, limit) of every rate that applies to this caller (cached: per request,
+        building it costs more than the lease it checks)."""
+        cached = (project, key_id, key_policy)
+        plan = self._plans.get(cached)
+        if plan is None:
+            plan = tuple(
+                (scope, metric, limit)
+                for scope, policy in self._scopes(project, key_id, key_policy)
+                for metric, limit in (("requests", policy.requests_per_minute), ("tokens", policy.tokens_per_minute))
+                if limit
+            )
+            if len(self._plans) >= 10_000:  # bounded (a tenant minting projects)
+                self._plans.clear()
+            self._plans[cached] = plan
+        return plan
+
+    async def admit(
+        self, project: str, key_id: str = "", reserve: int = 0, *, requests: bool = True
+    ) -> tuple[dict[str, str] | None, Reservation | None]:
+        """Count one request (`requests`) and reserve `reserve` tokens against every rate that
+        applies, or raise 429; the headers to send and the tokens' reservation (to `settle`)."""
         key_policy = KEY_POLICIES.get(key_id) if key_id and KEY_POLICIES else None
         if not self.policies and key_policy is None:
-            return None
-        requests: Verdict | None = None
+            return None, None
+        counted: Verdict | None = None
         tokens: Verdict | None = None
-        taken: list[tuple[str, str, int]] = []
+        taken: list[tuple[str, str, int, int]] = []
+        shared = self.shared
         try:
-            for scope, policy in self._scopes(project, key_id, key_policy):
-                for metric, limit, need in (
-                    ("requests", policy.requests_per_minute, 1),
-                    ("tokens", policy.tokens_per_minute, max(1, reserve)),
-                ):
-                    if not limit:
+            for scope, metric, limit in self._plan(project, key_id, key_policy):
+                if metric == "requests":
+                    if not requests:
                         continue
-                    verdict = await self.shared.acquire(scope, metric, limit, need)
-                    if metric == "requests":
-                        requests = _tighter(requests, verdict)
-                    else:
-                        tokens = _tighter(tokens, verdict)
-                    if not verdict.ok:
-                        unit = "requests per min (RPM)" if metric == "requests" else "tokens per min (TPM)"
-                        who = scope.replace(":", " ", 1)
-                        raise RateLimited(
-                            f"Rate limit reached for {who} on {unit}: limit {limit}. "
-                            f"Please try again in {max(1, math.ceil(verdict.reset))}s.",
-                            retry_after=verdict.reset,
-                            kind=metric,
-                            headers=_headers(requests, tokens),
-                        )
-                    taken.append((scope, metric, need))
+                    need = 1
+                elif reserve <= 0:
+                    continue
+                else:
+                    need = reserve
+                verdict = shared.spend(scope, metric, limit, need) or await shared.acquire(scope, metric, limit, need)
+                if metric == "requests":
+                    counted = _tighter(counted, verdict)
+                else:
+                    tokens = _tighter(tokens, verdict)
+                if not verdict.ok:
+                    unit = "requests per min (RPM)" if metric == "requests" else "tokens per min (TPM)"
+                    asked = "" if metric == "requests" else f", requested {need}"
+                    who = scope.replace(":", " ", 1)
+                    raise RateLimited(
+                        f"Rate limit reached for {who} on {unit}: limit {limit}, remaining "
+                        f"{verdict.remaining}{asked}. Please try again in {max(1, math.ceil(verdict.reset))}s.",
+                        retry_after=verdict.reset,
+                        kind=metric,
+                        headers=_headers(counted, tokens),
+                    )
+                taken.append((scope, metric, need, verdict.window))
             policy = self.policy(project)
-            await self.budgets.check(project, policy.monthly_token_budget, policy.monthly_cost_budget_usd)
+            if policy.monthly_token_budget or policy.monthly_cost_budget_usd is not None:
+                await self.budgets.check(project, policy.monthly_token_budget, policy.monthly_cost_budget_usd)
         except APIError:
-            for scope, metric, n in taken:  # refused by another limit: this request spent nothing
-                self.shared.release(scope, metric, n)
+            for scope, metric, n, window in taken:  # refused by another limit: this request spent nothing
+                shared.release(scope, metric, n, window)
             raise
-        return _headers(requests, tokens) or None
+        reservation = None
+        if tokens is not None:
+            held = tuple(scope for scope, metric, _, _ in taken if metric == "tokens")
+            reservation = Reservation(project, key_id, held, tokens.window, reserve)
+        return _headers(counted, tokens) or None, reservation
+
+    def unadmit(self, project: str, key_id: str = "") -> None:
+        """Put back the request unit `admit` counted (the request was refused later, by its tokens)."""
+        key_policy = KEY_POLICIES.get(key_id) if key_id and KEY_POLICIES else None
+        for scope, policy in self._scopes(project, key_id, key_policy):
+            if policy.requests_per_minute:
+                self.shared.release(scope, "requests", 1)
 
     async def refund(self, project: str, key_id: str = "") -> None:
         """Undo an admission: the ExtProc hands a request to the HTTP server, which admits it again
@@ -168,13 +238,25 @@ class Limits:
         for scope, policy in self._scopes(project, key_id, key_policy):
             if policy.requests_per_minute:
                 await self.shared.give_back(scope, "requests", 1)
-            if policy.tokens_per_minute:
-                await self.shared.give_back(scope, "tokens", 1)
 
-    def charge(self, rec: UsageRecord, reserved: int = 1) -> None:
-        """A ledger listener: the tokens a backend reported, less the unit reserved at admission."""
-        tokens = rec.input_tokens + rec.output_tokens - reserved
+    def settle(self, reservation: Reservation | None) -> None:
+        """The request ended: the tokens it reserved and its calls did not spend go back (once)."""
+        if reservation is None or not reservation.open:
+            return
+        reservation.open = False
+        left, reservation.held = reservation.held, 0
+        for scope in reservation.scopes:
+            self.shared.release(scope, "tokens", left, reservation.window, surplus=True)
+
+    def charge(self, rec: UsageRecord) -> None:
+        """A ledger listener: the tokens a backend reported, drawn first from the request's reservation."""
+        tokens = rec.input_tokens + rec.output_tokens
         self.budgets.add(rec)
+        held = RESERVATION.get()
+        if held is not None and held.open and held.held and held.project == rec.project:
+            drawn = min(tokens, held.held)
+            held.held -= drawn
+            tokens -= drawn
         if not tokens:
             return
         for scope, policy in (
@@ -202,7 +284,8 @@ def configure(
     prices: Prices | None = None,
     spend: Any = None,
     warn_ratio: float = 0.8,
+    reserve_output: int = 1024,
 ) -> Limits:
     global LIMITS
-    LIMITS = Limits(spec, store, prices=prices, spend=spend, warn_ratio=warn_ratio)
+    LIMITS = Limits(spec, store, prices=prices, spend=spend, warn_ratio=warn_ratio, reserve_output=reserve_output)
     return LIMITS

@@ -19,8 +19,10 @@ from gateway.auth import limits
 from gateway.auth.authenticator import NO_KEY, Authenticator
 from gateway.auth.keys import PROJECT_RE
 from gateway.errors import InvalidRequest, NotFound, RateLimited, Unauthorized
+from gateway.http.common import read_json
 from gateway.http.guard import TenantSlots, tenant_of
-from gateway.usage.recorder import caller_key
+from gateway.usage.recorder import DOOR_HEADER, caller_key, entry_door
+from gateway.usage.reserve import RESERVING, reserve_size
 from storage.scope import DEFAULT_PROJECT, project_scope
 
 ADMIN_PREFIX = "/v1/organization/"
@@ -78,23 +80,39 @@ async def auth_middleware(request: web.Request, handler: Any) -> web.StreamRespo
         peer_trusted=auth.enabled and auth.trusted_peer(request.remote),
     )
     request["project"] = project
-    request["ratelimit"] = await limits.LIMITS.admit(project, caller_key.get())
-    if path in CHAT_PATHS:
-        limits.LIMITS.check_chat(project)
+    # Envoy's routes to this server say so (overwriting any client's copy); only a trusted peer's counts
+    via_envoy = request.headers.get(DOOR_HEADER) == "envoy" and auth.trusted_peer(request.remote)
+    entry_door.set("envoy" if via_envoy else "")  # set on every request: a connection's task is reused
+    key_id = caller_key.get()
+    reserve = 0
+    if request.method == "POST" and path in RESERVING and limits.LIMITS.reserves(project, key_id):
+        # tokens_per_minute: reserve the call's output cap (and prompt estimate) before it is made;
+        # the body is parsed here only then (aiohttp keeps the bytes for the handler)
+        reserve = reserve_size(path, await read_json(request), limits.LIMITS.reserve_output)
+    request["ratelimit"], reservation = await limits.LIMITS.admit(project, key_id, reserve)
+    held = limits.RESERVATION.set(reservation) if reservation is not None else None
+    tenant = None
     slots: TenantSlots = request.app["tenant_slots"]
-    tenant = tenant_of(request)
-    if tenant is not None and not slots.acquire(tenant):
-        raise RateLimited(
-            f"Too many open requests for this project ({slots.cap} per process): wait for some to finish.",
-            retry_after=1,
-            code="too_many_concurrent_requests",
-        )
     try:
+        if path in CHAT_PATHS:
+            limits.LIMITS.check_chat(project)
+        tenant = tenant_of(request)
+        if tenant is not None and not slots.acquire(tenant):
+            tenant = None
+            raise RateLimited(
+                f"Too many open requests for this project ({slots.cap} per process): wait for some to finish.",
+                retry_after=1,
+                code="too_many_concurrent_requests",
+            )
         with project_scope(project):
             return await handler(request)
     finally:
         if tenant is not None:
             slots.release(tenant)
+        if reservation is not None:  # what the request's calls did not spend goes back (client gone too)
+            limits.LIMITS.settle(reservation)
+            if held is not None:
+                limits.RESERVATION.reset(held)
 
 
 async def rate_headers(request: web.Request, response: web.StreamResponse) -> None:

@@ -66,7 +66,7 @@ def _usage_params(widths: list[str], groups: list[str], most: int) -> list[dict[
     ]
 
 
-_USAGE = _usage_params(["1m", "1h", "1d"], ["project_id", "model", "api_key_id"], 1440)
+_USAGE = _usage_params(["1m", "1h", "1d"], ["project_id", "model", "api_key_id", "door"], 1440)
 _COSTS = _usage_params(["1d"], ["project_id", "api_key_id", "line_item"], 180)
 # Query parameters of the routes that take some (the rest take none).
 _QUERY: dict[tuple[str, str], list[dict[str, Any]]] = {

@@ -16,7 +16,7 @@ from typing import Any
 
 from gateway.jsonutil import dumps
 from gateway.usage import recorder as _recorder
-from gateway.usage.recorder import caller_key, estimate_tokens, parse_usage
+from gateway.usage.recorder import caller_key, entry_door, estimate_tokens, parse_usage
 from storage.scope import current_project, owning_project
 from storage.usage import UsageRecord
 
@@ -71,7 +71,7 @@ def record(
             model or "unknown",
             pool,
             rec.replica,
-            rec.door,
+            entry_door.get() or rec.door,
             source,
             inp,
             cached,

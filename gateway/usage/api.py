@@ -23,7 +23,9 @@ from storage.usage import UsageQuery
 WIDTHS = {"1m": 60, "1h": 3600, "1d": 86400}
 LIMITS = {"1m": (60, 1440), "1h": (24, 168), "1d": (7, 31)}
 COST_LIMIT = (7, 180)
-GROUPS = {"project_id": "project", "model": "model", "api_key_id": "api_key_id"}
+# `door` ("http" | "envoy") is the gateway's own group: read from the raw rows, so within the
+# ledger's retention (GATEWAY_USAGE_RETENTION_DAYS); OpenAI's groups read the roll-ups
+GROUPS = {"project_id": "project", "model": "model", "api_key_id": "api_key_id", "door": "door"}
 COST_GROUPS = ("project_id", "api_key_id", "line_item")
 PAGE_PREFIX = "page_"
 MAX_INT = 10**11  # Unix seconds far past any ledger (and inside a 64-bit column)

@@ -10,9 +10,12 @@ never admit more than the limit. Units a process leased but did not spend within
 `GIVE_BACK_AFTER` seconds go back to the window (the `sync` task), so an idle process does not
 starve busy ones: the deployment admits the limit within one or two requests.
 
-Tokens are leased the same way when a request is admitted (what it reserves) and charged when the
-backend reports its usage: what a call spends beyond the process's lease is added to the window
-by `sync`, so the next requests see it. Windows are fixed minutes (`retry-after` is the time to
+Tokens are leased the same way when a request is admitted (what it reserves: see
+`gateway.auth.limits.Reservation`) and charged when the backend reports its usage: what a call
+spends beyond its reservation and the process's lease is added to the window by `sync`, so the
+next requests see it. What a request reserved and did not spend is `release`d when it ends: back
+in this process's lease at once, and the surplus back in the shared window at the next `sync`
+(within `SYNC_EVERY`), so other processes may take it. Windows are fixed minutes (`retry-after` is the time to
 the next one), as OpenAI's `x-ratelimit-reset-*` headers describe them.
 """
 
@@ -23,7 +26,7 @@ import contextlib
 import logging
 import time
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 log = logging.getLogger(__name__)
 
@@ -69,14 +72,15 @@ class Lease:
     used: int = 0  # the window's shared total when last seen (every process's leases included)
     touched: float = 0.0
     debt: int = 0  # tokens spent beyond the lease, not yet added to the window
+    surplus: int = 0  # units released by ended requests, to give back to the window at the next sync
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(NamedTuple):  # a tuple: made on every admission, where a frozen dataclass costs microseconds
     ok: bool
     limit: int
     remaining: int
     reset: float  # seconds until the window turns
+    window: int = 0  # the window the units were taken from
 
 
 class SharedLimiter:
@@ -93,6 +97,18 @@ class SharedLimiter:
             lease = self.leases[(scope, metric)] = Lease(window, touched=now)
         return lease
 
+    def spend(self, scope: str, metric: str, limit: int, need: int = 1) -> Verdict | None:
+        """`acquire` from this process's lease alone (no coroutine: the common case, far from the
+        limit); None when the lease does not hold `need` units."""
+        now = time.time()
+        lease = self.leases.get((scope, metric))
+        if lease is None or lease.balance < need or now - lease.window >= WINDOW:
+            return None
+        lease.touched = now
+        lease.balance -= need
+        left = max(0, limit - lease.used + lease.balance)
+        return Verdict(True, limit, left, lease.window + WINDOW - now, lease.window)
+
     async def acquire(self, scope: str, metric: str, limit: int, need: int = 1) -> Verdict:
         """Spend `need` units of the scope's window, from this process's lease or a new one."""
         now = time.time()
@@ -101,7 +117,7 @@ class SharedLimiter:
         reset = lease.window + WINDOW - now
         if lease.balance >= need:
             lease.balance -= need
-            return Verdict(True, limit, max(0, limit - lease.used + lease.balance), reset)
+            return Verdict(True, limit, max(0, limit - lease.used + lease.balance), reset, lease.window)
         if self._task is None:
             self._start()
         if lease.debt:  # tokens spent past the lease count before anything more is leased
@@ -120,13 +136,20 @@ class SharedLimiter:
             return Verdict(False, limit, max(0, limit - lease.used + lease.balance), reset)
         lease.used = max(lease.used, got)
         lease.balance += extra
-        return Verdict(True, limit, max(0, limit - lease.used + lease.balance), reset)
+        return Verdict(True, limit, max(0, limit - lease.used + lease.balance), reset, lease.window)
 
-    def release(self, scope: str, metric: str, n: int) -> None:
-        """Put back units this process took for a request that was refused by another limit."""
+    def release(self, scope: str, metric: str, n: int, window: int | None = None, *, surplus: bool = False) -> None:
+        """Put back units this process took for a request that did not use them (refused by another
+        limit; tokens reserved and not spent). Units of a window that has turned are gone with it.
+        `surplus`: more than a lease's share may come back (a reservation): `sync` returns it to the
+        shared window, so another process may take it."""
         lease = self.leases.get((scope, metric))
-        if lease is not None:
+        if lease is not None and n > 0 and (window is None or lease.window == window):
             lease.balance += n
+            if surplus:
+                lease.surplus += n
+                if self._task is None:
+                    self._start()
 
     async def give_back(self, scope: str, metric: str, n: int) -> None:
         """Return `n` spent units to the shared window at once (another process will take them)."""
@@ -174,6 +197,11 @@ class SharedLimiter:
                 if lease.window < current - WINDOW:
                     del self.leases[(scope, metric)]
                 continue
+            if lease.surplus:  # what ended requests released: back to the window (if not spent here since)
+                back, lease.surplus = min(lease.surplus, lease.balance), 0
+                if back:
+                    lease.balance -= back
+                    lease.used = await self.store.add(scope, metric, lease.window, -back)
             if lease.balance and (everything or now - lease.touched >= GIVE_BACK_AFTER):
                 back, lease.balance = lease.balance, 0
                 lease.used = await self.store.add(scope, metric, lease.window, -back)

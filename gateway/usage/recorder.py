@@ -33,6 +33,10 @@ PRUNE_EVERY = 3600.0
 
 # The API key of the caller (its id), set by authentication next to the project scope; "" without keys.
 caller_key: contextvars.ContextVar[str] = contextvars.ContextVar("gateway_api_key", default="")
+# The door the request came in by when it is not this process's own: "envoy" for a request Envoy's
+# routes hand to the HTTP server (passthroughs, re-routed Responses), set by its authentication.
+entry_door: contextvars.ContextVar[str] = contextvars.ContextVar("gateway_entry_door", default="")
+DOOR_HEADER = "x-gateway-door"  # set by Envoy on its routes to the HTTP server (envoy/envoy.yaml.tmpl)
 
 
 class LedgerStore(Protocol):

@@ -20,6 +20,7 @@ from storage.usage import (
     UsageRecord,
     bucket_sql,
     insert_raw,
+    ordered,
     rollup,
     upsert_rollup,
 )
@@ -45,8 +46,10 @@ class PostgresUsageStore:
                 await c.executemany(numbered(upsert_rollup(table)), rollup(records, width))
 
     async def buckets(self, q: UsageQuery) -> list[Row]:
-        sql, params = bucket_sql(q)
-        return [tuple(r) for r in await self._db.pool.fetch(numbered(sql), *params)]
+        sql, params = bucket_sql(q, floor_at="CAST(FLOOR(at) AS BIGINT)")
+        if "usage_records" in sql:  # the raw rows' `at` is double precision
+            params[2:4] = [float(params[2]), float(params[3])]
+        return ordered([tuple(r) for r in await self._db.pool.fetch(numbered(sql), *params)], q)
 
     async def spent(self, project: str, since: int) -> list[Row]:
         return [tuple(r) for r in await self._db.pool.fetch(numbered(SPENT_SQL), project, since)]

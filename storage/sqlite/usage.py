@@ -19,6 +19,7 @@ from storage.usage import (
     UsageQuery,
     UsageRecord,
     bucket_sql,
+    ordered,
     insert_raw,
     rollup,
     upsert_rollup,
@@ -41,7 +42,7 @@ class SQLiteUsageStore:
 
     async def buckets(self, q: UsageQuery) -> list[Row]:
         sql, params = bucket_sql(q)
-        return await self._db.reader.run(lambda c: [tuple(r) for r in c.execute(sql, params).fetchall()])
+        return ordered(await self._db.reader.run(lambda c: [tuple(r) for r in c.execute(sql, params)]), q)
 
     async def spent(self, project: str, since: int) -> list[Row]:
         """Tokens per model of `project` since `since` (an hour boundary): what budgets compare."""
