@@ -19,8 +19,8 @@ from storage.usage import (
     UsageQuery,
     UsageRecord,
     bucket_sql,
-    ordered,
     insert_raw,
+    ordered,
     rollup,
     upsert_rollup,
 )
