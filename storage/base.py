@@ -135,6 +135,30 @@ class StateStore(Protocol):
 
     async def get_items(self, item_ids: list[str]) -> dict[str, JSON]: ...
 
+    # -- stored affinity (#27, storage/replicas.py): the replica a chain's last turn went to ---------
+    async def routed_history(self, response_id: str) -> tuple[list[JSON], str | None] | None:
+        """`response_history`, and the replica stored nearest up the chain (None: none), read alongside."""
+        ...
+
+    async def conversation_replica(self, conversation_id: str) -> tuple[bool, str | None]:
+        """Whether the conversation exists for the caller, and the replica of its last turn."""
+        ...
+
+    async def cache_key_replica(self, cache_key: str) -> str | None:
+        """The replica of the caller's last turn with this `prompt_cache_key`."""
+        ...
+
+    async def record_replica(
+        self,
+        replica: str,
+        *,
+        response_id: str | None = None,
+        conversation_id: str | None = None,
+        cache_key: str | None = None,
+    ) -> None:
+        """Store `replica` as the chain's last on the response, the conversation and/or the cache key."""
+        ...
+
     # -- leases of in-progress responses ----------------------------------------------------------
     async def renew_leases(self, owner: str) -> int:
         """Extend the lease of every response `owner` holds by `lease_seconds` from now (heartbeat)."""
