@@ -89,7 +89,7 @@ class Sim:
         self.events: list[tuple[float, int, str, Any]] = []
         self.seq = itertools.count()
         self.replicas = [Replica(f"r{i}") for i in range(p.replicas)]
-        self.picker = Picker(1.25, clock=lambda: self.now)
+        self.picker = Picker(2.0, clock=lambda: self.now)  # GATEWAY_BACKEND_LOAD_BOUND's default
         self.oracle = Picker(1e9, clock=lambda: self.now)
         self.stored: dict[int, str] = {}  # conversation -> the replica stored for it (the gateway's policy)
         self.rr = itertools.count()
