@@ -142,7 +142,7 @@ class EndpointPicker:
             if details.startswith(NO_REPLY):
                 chain.served = None
             elif reached is not None:
-                chain.served = f"{chain.served.split('/', 1)[0]}/{named[reached].name}"
+                chain.served = f"{chain.served.rpartition('/')[0]}/{named[reached].name}"
         for replica in failed:
             self.client.mark_down(replica)
             metrics.backend_failover(replica.name)
