@@ -89,8 +89,9 @@ class Sim:
         self.events: list[tuple[float, int, str, Any]] = []
         self.seq = itertools.count()
         self.replicas = [Replica(f"r{i}") for i in range(p.replicas)]
-        self.picker = Picker(1.25, clock=lambda: self.now)
+        self.picker = Picker(2.0, clock=lambda: self.now)  # GATEWAY_BACKEND_LOAD_BOUND's default
         self.oracle = Picker(1e9, clock=lambda: self.now)
+        self.stored: dict[int, str] = {}  # conversation -> the replica stored for it (the gateway's policy)
         self.rr = itertools.count()
         self.home: dict[int, Replica] = {}
         self.capacity_blocks = p.cache_tokens // BLOCK
@@ -149,8 +150,15 @@ class Sim:
             return next((r for r in order if r.down_until <= now and r not in tried), order[0])
         if self.policy == "least-load":
             return self.picker.pick(live, None, tried)  # type: ignore[return-value]
-        picker = self.oracle if self.policy == "oracle" else self.picker
-        return picker.pick(live, f"chain:{req.conv}", tried)  # type: ignore[return-value]
+        if self.policy == "oracle":
+            return self.oracle.pick(live, f"chain:{req.conv}", tried)  # type: ignore[return-value]
+        # the gateway's: a new chain (its first turn: no key) on the least-loaded replica, then the
+        # chain's stored replica (as the engine reads it with the history), the ring as the fallback;
+        # the replica that served is stored for the next turn
+        key = f"chain:{req.conv}" if req.turn else None
+        chosen = self.picker.pick(live, key, tried, self.stored.get(req.conv))
+        self.stored[req.conv] = chosen.name
+        return chosen  # type: ignore[return-value]
 
     # --- events ----------------------------------------------------------------------------------
     def on_turn(self, data: tuple[int, int]) -> None:
@@ -249,8 +257,9 @@ def picking_cost(replicas: int, n: int = 200_000) -> float:
         r.in_flight = i % 3
     keys = [f"chain:item_{i:08d}" for i in range(1000)]
     started = time.process_time()  # CPU time: the host's other processes do not count
+    stored = [pool[i % replicas].name if i % 2 else None for i in range(1000)]  # half have a stored replica
     for i in range(n):
-        picker.pick(pool, keys[i % 1000])  # type: ignore[arg-type]
+        picker.pick(pool, keys[i % 1000], (), stored[i % 1000])  # type: ignore[arg-type]
     return (time.process_time() - started) / n * 1e6
 
 
@@ -264,6 +273,7 @@ def door_picking_cost(replicas: int, n: int = 50_000) -> tuple[float, float]:
     from extproc.fleet import EndpointPicker
     from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
     from gateway.backends.client import BackendClient, Pool
+    from gateway.backends.picker import Affinity
     from gateway.config import BackendPool
     from gateway.engine.runner import affinity_key
 
@@ -277,15 +287,17 @@ def door_picking_cost(replicas: int, n: int = 50_000) -> tuple[float, float]:
             history=[{"id": f"msg_{i:024x}"}],
             inputs=[],
             response={"model": "m"},
+            # half the chains have a stored replica (read with their history), half are placed by hash
+            replica=f"chat/10.0.0.{i % replicas}:8000" if i % 2 else None,
         )
         for i in range(1000)
     ]
     started = time.process_time()
     for i in range(n):
         p = prepared[i % 1000]
-        key = affinity_key(p)  # type: ignore[arg-type]
+        chain = Affinity(affinity_key(p), p.replica)  # type: ignore[arg-type]
         pool = client.pool_for("m")
-        pool.picker.pick(pool.replicas, key)
+        pool.picker.pick(pool.replicas, chain.key, (), chain.preferred(pool.name))
     http = (time.process_time() - started) / n * 1e6
     picker = EndpointPicker(client, ep.HeaderMutation(remove_headers=["authorization"]))
     started = time.process_time()
@@ -293,7 +305,7 @@ def door_picking_cost(replicas: int, n: int = 50_000) -> tuple[float, float]:
         p = prepared[i % 1000]
         pool_ = picker.pool("m")
         assert pool_ is not None
-        _mutation, named = picker.route(pool_, p)  # type: ignore[arg-type]
+        _mutation, named = picker.route(pool_, Affinity(affinity_key(p), p.replica))  # type: ignore[arg-type]
         picker.done(named[0])
     envoy = (time.process_time() - started) / n * 1e6
     return http, envoy

@@ -28,8 +28,7 @@ from extproc.pb.envoy.config.core.v3 import base_pb2 as core_pb2
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
 from gateway import metrics
 from gateway.backends.client import BackendClient, Pool, Replica
-from gateway.engine.context import Prepared
-from gateway.engine.runner import affinity_key
+from gateway.backends.picker import Affinity
 from gateway.envoy_runner import DESTINATION_HEADER
 from gateway.errors import APIError
 
@@ -98,11 +97,13 @@ class EndpointPicker:
             self._mutations[pool.name] = m
         return m
 
-    def route(self, pool: Pool, prepared: Prepared) -> tuple[ep.HeaderMutation, list[Replica]]:
+    def route(self, pool: Pool, chain: Affinity) -> tuple[ep.HeaderMutation, list[Replica]]:
         """The request mutation naming the chosen replica and its fallbacks, and those replicas in
-        the order named; the chosen (first) one is counted in flight until the caller's `done`."""
-        key = affinity_key(prepared)
-        replica = pool.picker.pick(pool.replicas, key)
+        the order named; the chosen (first) one is counted in flight until the caller's `done`, and
+        is the chain's `served` replica unless Envoy reaches a fallback (`observe`)."""
+        key = chain.key
+        preferred = chain.preferred(pool.name)
+        replica = pool.picker.pick(pool.replicas, key, (), preferred)
         assert isinstance(replica, Replica)
         if key is not None:
             order = [pool.replicas[k] for k in pool.picker.ring(pool.replicas).walk(key)]
@@ -114,15 +115,19 @@ class EndpointPicker:
         m.CopyFrom(self._pool_mutation(pool))
         m.set_headers.append(_set(DESTINATION_HEADER, ",".join(addresses)))
         replica.in_flight += 1
+        chain.served = f"{pool.name}/{replica.name}"
         return m, [r for r in chosen if self.address(r)]
 
     @staticmethod
     def done(replica: Replica) -> None:
         replica.in_flight -= 1
 
-    def observe(self, named: list[Replica], attributes: struct_pb2.Struct | None) -> list[Replica]:
+    def observe(
+        self, named: list[Replica], attributes: struct_pb2.Struct | None, chain: Affinity | None = None
+    ) -> list[Replica]:
         """Mark down the named replicas Envoy could not reach, from what it says with the response
-        headers (see the module docstring); returns them."""
+        headers (see the module docstring), and make the one it reached the chain's `served`;
+        returns the ones marked down."""
         if attributes is None:
             return []
         fields = attributes.fields
@@ -133,6 +138,11 @@ class EndpointPicker:
             failed = named if reached is None else named[: reached + 1]
         else:
             failed = named[:reached] if reached else []
+        if chain is not None and chain.served is not None:  # the pick, or the fallback Envoy reached
+            if details.startswith(NO_REPLY):
+                chain.served = None
+            elif reached is not None:
+                chain.served = f"{chain.served.rpartition('/')[0]}/{named[reached].name}"
         for replica in failed:
             self.client.mark_down(replica)
             metrics.backend_failover(replica.name)

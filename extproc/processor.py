@@ -380,7 +380,7 @@ class _Exchange:
             if kind == "response_headers":
                 if self.named and self.p.endpoints is not None:  # a fleet: which replicas refused
                     told = msg.attributes[ATTRIBUTES] if ATTRIBUTES in msg.attributes else None
-                    self.p.endpoints.observe(self.named, told)
+                    self.p.endpoints.observe(self.named, told, self.run.affinity if self.run else None)
                 return await self.on_response_headers(msg.response_headers)
             if kind == "request_headers":
                 auth = self.p.auth
@@ -484,7 +484,7 @@ class _Exchange:
         chat = dumps(build_chat_body(run.turn_request()))
         mutation = p.request_mutation
         if p.endpoints is not None and (pool := p.endpoints.pool(prepared.response["model"])) is not None:
-            mutation, self.named = p.endpoints.route(pool, prepared)  # a fresh mutation naming the replicas
+            mutation, self.named = p.endpoints.route(pool, run.affinity)  # a fresh mutation naming the replicas
             self.replica = self.named[0]
         if tracing.ON:  # the backend call's span; its traceparent rides the upstream request
             with tracing.span_current(run.trace_start()):  # under the run's `invoke_agent`

@@ -54,7 +54,9 @@ class Settings(BaseModel):
         "set → a fleet (GATEWAY_BACKEND_URL is the one-replica shorthand)",
     )
     backend_load_bound: float = Field(
-        default=1.25,
+        # 2, not the textbook 1.25: a move re-prefills the chain's whole context on its new replica
+        # (and is stored: it sticks), so it pays only against a real hot spot (bench_fleet_doors)
+        default=2.0,
         gt=1.0,
         description="affinity holds while a replica's load stays under this multiple of the pool's mean, "
         "or its queue is empty",
@@ -66,6 +68,12 @@ class Settings(BaseModel):
     )
     backend_down_seconds: float = Field(
         default=5.0, gt=0, description="a replica that failed to connect gets no traffic this long, then is probed"
+    )
+    backend_dns_resolver: str | None = Field(
+        default=None,
+        pattern=r"^\d{1,3}(\.\d{1,3}){3}:\d{1,5}$",
+        description="ip:port of the DNS server Envoy's inference cluster resolves a DNS pool's name with "
+        "(unset → the system's); the gateway's own processes resolve with the system's",
     )
     backend_api_key: str | None = None
     backend_connect_timeout: float = 5.0

@@ -83,6 +83,17 @@ _OVERRIDE_HOST = """\
 # A fleet: which replica Envoy reached (after its retries) and why a reply is Envoy's own, sent
 # with the response headers, so the ExtProc marks a replica that refused down as the HTTP door does.
 _RESPONSE_ATTRIBUTES = "              response_attributes: [upstream.address, response.code_details]"
+# A fleet's DNS pool resolved with a named DNS server (GATEWAY_BACKEND_DNS_RESOLVER) instead of the
+# system's: c-ares, Envoy's resolver, asked there only.
+_DNS_RESOLVER = """\
+    typed_dns_resolver_config:
+      name: envoy.network.dns_resolver.cares
+      typed_config:
+        "@type": type.googleapis.com/envoy.extensions.network.dns_resolver.cares.v3.CaresDnsResolverConfig
+        resolvers:
+        - socket_address: {{address: "{host}", port_value: {port}}}
+        use_resolvers_as_fallback: false
+        dns_resolver_options: {{no_default_search_domain: true}}"""
 _RETRY = """\
                   retry_policy:
                     retry_on: connect-failure,reset-before-request
@@ -148,6 +159,7 @@ def render_envoy_config(
     access_log: bool = False,
     backend_ca_file: str | None = None,
     fleet_endpoints: list[tuple[str, int]] | None = None,
+    dns_resolver: str | None = None,
     template_path: Path | None = None,
     otel_env: Mapping[str, str] | None = None,
 ) -> str:
@@ -155,7 +167,8 @@ def render_envoy_config(
 
     ``extproc_workers`` ExtProc processes listen on ``extproc_port`` + 0 … n-1 (GATEWAY_WORKERS).
     ``fleet_endpoints`` (host, port) of every replica of a fleet (#27): the inference cluster holds
-    them all and sends each request where the ExtProc's destination header says.
+    them all and sends each request where the ExtProc's destination header says; ``dns_resolver``
+    (`ip:port`) is the DNS server its DNS pools' names are resolved with (None: the system's).
     The admin interface listens on ``admin_socket`` (a Unix socket, owner-only) when given, else on
     loopback ``admin_port``. Envoy's OpenTelemetry tracer is configured from the `OTEL_*`
     variables of ``otel_env`` (default: this process's environment), as the doors are.
@@ -196,6 +209,11 @@ def render_envoy_config(
             for h, port in (fleet_endpoints or [(backend_host, backend_port)])
         ),
         "BACKEND_LB_POLICY": _OVERRIDE_HOST.format(header=DESTINATION_HEADER) if fleet_endpoints else "",
+        "BACKEND_DNS_RESOLVER": _DNS_RESOLVER.format(
+            host=_check_host(dns_resolver.rpartition(":")[0], "DNS resolver"), port=int(dns_resolver.rpartition(":")[2])
+        )
+        if dns_resolver
+        else "",
         "BACKEND_RETRY": _RETRY if fleet_endpoints else "",
         "EXTPROC_RESPONSE_ATTRIBUTES": _RESPONSE_ATTRIBUTES if fleet_endpoints else "",
         "BACKEND_AUTHORITY": authority,

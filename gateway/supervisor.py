@@ -145,6 +145,7 @@ class Stack:
             gateway_port=s.http_port,
             backend_url=s.backend_base,
             fleet_endpoints=fleet_endpoints(s.backends) if s.backends else None,
+            dns_resolver=s.backend_dns_resolver,
             buffer_limit_bytes=max(s.max_body_bytes, 1024 * 1024),
             backend_read_timeout_s=s.backend_read_timeout,
             backend_connect_timeout_s=s.backend_connect_timeout,

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 Order = Literal["asc", "desc"]
 JSON = dict[str, Any]
+# a chain's inputs and outputs, and the replica stored nearest up it (#27 stored affinity)
+History = tuple[list[JSON], str | None]
 
 
 class LeaseLost(Exception):
@@ -134,6 +136,30 @@ class StateStore(Protocol):
         ...
 
     async def get_items(self, item_ids: list[str]) -> dict[str, JSON]: ...
+
+    # -- stored affinity (#27, storage/{sqlite,postgres}/replicas.py): the replica a chain last went to
+    async def routed_history(self, response_id: str) -> History | None:
+        """`response_history`, and the replica stored nearest up the chain (None: none), read alongside."""
+        ...
+
+    async def conversation_replica(self, conversation_id: str) -> tuple[bool, str | None]:
+        """Whether the conversation exists for the caller, and the replica of its last turn."""
+        ...
+
+    async def cache_key_replica(self, cache_key: str) -> str | None:
+        """The replica of the caller's last turn with this `prompt_cache_key`."""
+        ...
+
+    async def record_replica(
+        self,
+        replica: str,
+        *,
+        response_id: str | None = None,
+        conversation_id: str | None = None,
+        cache_key: str | None = None,
+    ) -> None:
+        """Store `replica` as the chain's last on the response, the conversation and/or the cache key."""
+        ...
 
     # -- leases of in-progress responses ----------------------------------------------------------
     async def renew_leases(self, owner: str) -> int:

@@ -125,6 +125,7 @@ def envoy_stack(
         backend_read_timeout_s=float(extra_env.get("GATEWAY_BACKEND_READ_TIMEOUT", "300")),
         otel_env=env,  # Envoy traces when the doors do (OTEL_* in extra_env)
         fleet_endpoints=fleet_endpoints(pools) if (pools := load_settings(env=env).backends) else None,
+        dns_resolver=env.get("GATEWAY_BACKEND_DNS_RESOLVER"),
     )
     procs: list[subprocess.Popen[Any]] = []  # stopped in reverse: Envoy, HTTP server, ExtProc
     stack: EnvoyStack | None = None

@@ -187,7 +187,8 @@ def test_bounded_load_moves_a_hot_chain_and_light_traffic_never(
     assert sum(counts) == 6 and counts[home] < 6 and len(moved_to) == 1, counts
     time.sleep(2.5)
     call(f"{m} back", key)
-    assert served_by(replicas, f"{m} back") == [home]  # the queue gone, the chain is home again
+    # the queue gone, the chain stays where it moved: the key's replica is stored (a passthrough's too)
+    assert served_by(replicas, f"{m} back") == moved_to
 
 
 def test_a_replica_reporting_a_long_queue_gets_no_new_chains(
@@ -242,19 +243,21 @@ def test_failover_before_the_first_byte_and_recovery(tmp_path: Path) -> None:
                         .message.content
                     )
             with scripted_backend(CHAT, port=port) as back:  # b comes back on its address
-                fleet = [a, back]
-                m0 = on_b[0]
+                fresh = iter(range(1000))
 
-                def back_in_use() -> bool:
-                    r = client(stack.http_url).responses.create(
-                        model=CHAT, input=f"{m0} later", previous_response_id=chains[m0]
-                    )
-                    chains[m0] = r.id
-                    return bool(back.requests_matching(m0))
+                def back_in_use() -> bool:  # new chains go to the least-loaded replica: it, once up
+                    m = f"fresh-{uuid.uuid4().hex[:8]}-{next(fresh)}"
+                    client(stack.http_url).responses.create(model=CHAT, input=m)
+                    return bool(back.requests_matching(m))
 
                 started = time.monotonic()
-                until(back_in_use, timeout=10, what="the chain back on its replica")
+                until(back_in_use, timeout=10, what="the replica back in use")
                 assert time.monotonic() - started < 10
+                m0 = on_b[0]  # a chain that moved stays where it moved (its replica is stored): once
+                r = client(stack.http_url).responses.create(
+                    model=CHAT, input=f"{m0} later", previous_response_id=chains[m0]
+                )
+                assert a.requests_matching(f"{m0} later") and not back.requests_matching(m0)
 
 
 def test_dns_pool_and_the_replica_in_the_logs(tmp_path: Path) -> None:
@@ -310,7 +313,8 @@ def test_the_envoy_door_marks_a_refusing_replica_down_and_brings_it_back(tmp_pat
     """Through Envoy alone: the first turn sent to a dead replica is retried by Envoy on the
     fallback, and the ExtProc (told which replica answered) marks the dead one down, so later turns
     of its chains are not sent there at all (one refused connection, not one per turn); when it
-    comes back, the ExtProc's /health probe returns its chains to it."""
+    comes back, the ExtProc's /health probe returns it to use (new chains), while the chains that
+    moved stay where they moved (stored)."""
     with scripted_backend(CHAT) as a, scripted_backend(CHAT) as b:
         env = {
             "GATEWAY_BACKENDS": json.dumps([{"name": "chat", "urls": [a.url, b.url], "models": [CHAT]}]),
@@ -336,14 +340,17 @@ def test_the_envoy_door_marks_a_refusing_replica_down_and_brings_it_back(tmp_pat
             # marked down at the first refusal: Envoy was not sent there again (3 x chains without it)
             assert envoy_stat(stack, "cluster.inference.upstream_cx_connect_fail") - refused == 1
             with scripted_backend(CHAT, port=port) as back:
-                m0 = on_b[0]
+                fresh = iter(range(1000))
 
-                def back_in_use() -> bool:
-                    r = c.responses.create(model=CHAT, input=f"{m0} later", previous_response_id=chains[m0])
-                    chains[m0] = r.id
-                    return bool(back.requests_matching(m0))
+                def back_in_use() -> bool:  # new chains go to the least-loaded replica: it, once up
+                    m = f"fresh-{uuid.uuid4().hex[:8]}-{next(fresh)}"
+                    c.responses.create(model=CHAT, input=m)
+                    return bool(back.requests_matching(m))
 
-                until(back_in_use, timeout=10, what="the chain back on its replica through Envoy")
+                until(back_in_use, timeout=10, what="the replica back in use through Envoy")
+                m0 = on_b[0]  # a chain that moved stays where it moved (its replica is stored)
+                c.responses.create(model=CHAT, input=f"{m0} later", previous_response_id=chains[m0])
+                assert a.requests_matching(f"{m0} later") and not back.requests_matching(m0)
 
 
 def test_chains_keep_their_replica_across_workers_and_gateway_replicas_on_postgresql(

@@ -54,6 +54,27 @@ def test_bounded_load_moves_a_chain_only_when_work_waits() -> None:
     assert picker.pick(replicas, KEYS[0]) is home  # and it comes back
 
 
+def test_a_stored_replica_wins_while_it_fits_and_a_move_is_stored_once() -> None:
+    """Stored affinity: the chain's stored replica, whatever the ring says; past the bound (or
+    down) the next on the ring, which the caller stores, so the next turns stay there even when the
+    old replica's load falls."""
+    replicas = pool(4)
+    picker = Picker(1.25)
+    key = KEYS[0]
+    home = picker.pick(replicas, key)
+    other = next(r for r in replicas if r is not home)
+    assert picker.pick(replicas, key, (), other.name) is other  # stored: not the hash's choice
+    assert picker.pick(replicas, key, (), "10.9.9.9:1") is home  # a replica gone: the ring
+    other.in_flight, other.waiting = 30, 5  # the stored one is over the bound
+    moved = picker.pick(replicas, key, (), other.name)
+    assert moved is not other
+    other.in_flight, other.waiting = 0, 0  # its load falls: the chain stays where it was stored
+    assert picker.pick(replicas, key, (), moved.name) is moved
+    other.down_until = float("inf")
+    assert picker.pick(replicas, key, (), other.name) is not other
+    assert picker.pick(replicas, None, (), moved.name) is moved  # a stored replica needs no key
+
+
 def test_least_load_and_retry_skip_what_was_tried() -> None:
     replicas = pool(3)
     replicas[0].waiting, replicas[0].running = 40, 16

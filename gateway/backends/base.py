@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from gateway.backends.deltas import Delta
+from gateway.backends.picker import Affinity
 from gateway.errors import APIError, BackendError, InvalidRequest, NotFound
 from gateway.jsonutil import JSONDecodeError, loads
 from gateway.redact import hide_internal
@@ -44,9 +45,9 @@ class TurnRequest:
     # turns are one JSON reply: the backend writes one body instead of a chunk per token and the
     # gateway parses one document instead of hundreds of SSE events.
     stream: bool = True
-    # The chain this call continues (conversation, prompt_cache_key, or the chain's first item): the
-    # fleet keeps a chain on one replica, whose prefix cache holds its history (#27).
-    affinity: str | None = None
+    # The chain this call continues (its hash key and stored replica): the fleet keeps a chain on one
+    # replica, whose prefix cache holds its history, and sets the replica that served it (#27).
+    affinity: Affinity | None = None
 
 
 class Backend(Protocol):

@@ -35,7 +35,7 @@ from yarl import URL
 
 from gateway import metrics, tracing
 from gateway.backends.base import map_backend_error
-from gateway.backends.picker import Picker
+from gateway.backends.picker import Affinity, Picker
 from gateway.config import BackendPool, Settings
 from gateway.errors import STREAM_INTERRUPTED, BackendError, BackendTimeout, NotFound
 from gateway.jsonutil import dumps, loads
@@ -261,12 +261,13 @@ class BackendClient:
         body: dict[str, Any] | bytes | None = None,
         *,
         model: str | None = None,
-        key: str | None = None,
+        key: str | Affinity | None = None,
         pool: Pool | None = None,
         root: bool = False,
     ) -> AsyncIterator[aiohttp.ClientResponse]:
-        """Send one request to a replica of `model`'s pool (`key`: the chain it continues) and hand
-        out its reply (status < 400) to read.
+        """Send one request to a replica of `model`'s pool (`key`: the chain it continues, its
+        stored replica with it; the one that replied is set as its `served`) and hand out its reply
+        (status < 400) to read.
 
         THE place a backend call happens. A 4xx/5xx reply is raised as the gateway's error for it;
         a transport failure, here or while the caller reads the reply, as a `BackendError` that
@@ -280,9 +281,12 @@ class BackendClient:
         if self._scraper is None and self.metrics_seconds > 0 and self.fleet:
             self._scraper = asyncio.get_running_loop().create_task(self._scrape_loop())
         data = dumps(body) if isinstance(body, dict) else body
+        chain = key if isinstance(key, Affinity) else None
+        hash_key = chain.key if chain is not None else key if isinstance(key, str) else None
+        preferred = chain.preferred(pool.name) if chain is not None else None
         tried: list[Replica] = []
         while True:
-            replica = pool.picker.pick(pool.replicas, key, tried)
+            replica = pool.picker.pick(pool.replicas, hash_key, tried, preferred)
             assert isinstance(replica, Replica)
             ctx = request_context.get()
             if ctx is not None:  # the request's log lines (the access line too) name the replica, never a body
@@ -296,6 +300,8 @@ class BackendClient:
                     method, replica.url(path, root=root), data=data, headers=tracing.inject(replica.headers)
                 ) as resp:
                     replied = True
+                    if chain is not None:
+                        chain.served = f"{pool.name}/{replica.name}"
                     if resp.status >= 400:
                         outcome = f"http_{resp.status}"
                         raise map_backend_error(resp.status, await resp.read())
@@ -373,12 +379,23 @@ class BackendClient:
         metrics.backend_queue(replica.name, replica.waiting)
 
     def post(
-        self, path: str, body: dict[str, Any] | bytes, *, model: str | None = None, key: str | None = None
+        self,
+        path: str,
+        body: dict[str, Any] | bytes,
+        *,
+        model: str | None = None,
+        key: str | Affinity | None = None,
     ) -> AbstractAsyncContextManager[aiohttp.ClientResponse]:
         return self.call("POST", path, body, model=model, key=key)
 
     async def post_json(
-        self, path: str, body: dict[str, Any], *, model: str | None = None, key: str | None = None, root: bool = False
+        self,
+        path: str,
+        body: dict[str, Any],
+        *,
+        model: str | None = None,
+        key: str | Affinity | None = None,
+        root: bool = False,
     ) -> Any:
         """POST and parse the JSON reply (`root`: a path beside the API prefix, e.g. vLLM's `/tokenize`)."""
         async with self.call("POST", path, body, model=model, key=key, root=root) as resp:

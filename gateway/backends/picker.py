@@ -1,12 +1,14 @@
 """Which replica of a pool serves a call (#27): one policy, cheap enough to run per request.
 
-1. *Affinity.* A call that continues a chain carries a key (the conversation, `prompt_cache_key`, or
-   the chain's first item: see `gateway.engine.runner.affinity_key`). Keys sit on a consistent-hash
-   ring of the pool's replicas, so every process of every gateway replica that sees the same pool
-   sends a chain to the same replica, whose prefix (KV) cache holds the chain's history, with nothing
-   stored or shared between them. A replica that is down, or over the load bound, is passed over for
-   the next one on the ring: the chain moves once (to the same next replica everywhere), not every
-   turn, and comes back when the replica does.
+1. *Affinity.* A call that continues a chain (`previous_response_id`, a conversation or a
+   `prompt_cache_key`) goes to the replica that served the chain's last turn, whose prefix (KV)
+   cache holds its history: that replica is stored with the chain (`Affinity.stored`, read by the
+   engine with the history; see `storage/sqlite/replicas.py`), so every process of every gateway replica
+   and both doors agree. While it is up and within the load bound, the chain stays there. Else,
+   and for a chain nothing was stored for yet, the chain's key (`gateway.engine.runner.affinity_key`)
+   on a consistent-hash ring of the pool's replicas names the place: the same in every process. The
+   replica that served (`Affinity.served`) is stored when it differs, so a chain moves once and
+   then stays on its new replica; it does not bounce back when the load falls.
 2. *Bounded load* (consistent hashing with bounded loads): a replica is over the bound when its
    load would exceed `bound` x the pool's mean (counting this call) while work waits in its queue
    (its vLLM `/metrics` say so; unknown, while calls of this process are in flight there), so
@@ -32,6 +34,24 @@ from typing import Protocol
 from gateway import metrics
 
 POINTS_PER_REPLICA = 64  # ring points per replica: keys spread within a few percent of even
+
+
+@dataclass
+class Affinity:
+    """A call's chain, as the picker sees it: the key that places it by hashing, the replica stored
+    for it (`pool/host:port`, None: nothing stored yet), and the replica that served this call (set
+    by whoever picked: the client, or the ExtProc with what Envoy reached)."""
+
+    key: str | None
+    stored: str | None = None
+    served: str | None = None
+
+    def preferred(self, pool: str) -> str | None:
+        """The stored replica's name when it belongs to `pool`."""
+        stored = self.stored
+        if stored is None or not stored.startswith(pool) or stored[len(pool) : len(pool) + 1] != "/":
+            return None
+        return stored[len(pool) + 1 :]
 
 
 class Candidate(Protocol):
@@ -60,11 +80,13 @@ class Ring:
     names: tuple[str, ...]
     points: list[int] = field(default_factory=list)
     orders: list[tuple[int, ...]] = field(default_factory=list)
+    index: dict[str, int] = field(default_factory=dict)  # name -> position (a stored replica's lookup)
 
     def __post_init__(self) -> None:
         pairs = sorted(
             (_hash(f"{name}#{i}"), k) for k, name in enumerate(self.names) for i in range(POINTS_PER_REPLICA)
         )
+        self.index = {name: k for k, name in enumerate(self.names)}
         self.points = [p for p, _ in pairs]
         owners = [k for _, k in pairs]
         n, total = len(self.names), len(owners)
@@ -103,28 +125,47 @@ class Picker:
             ring = self._ring = Ring(tuple(r.name for r in replicas))
         return ring
 
-    def pick(self, replicas: Sequence[Candidate], key: str | None, tried: Sequence[Candidate] = ()) -> Candidate:
-        """The replica for one call; `tried` are the ones this call failed on already."""
+    def pick(
+        self,
+        replicas: Sequence[Candidate],
+        key: str | None,
+        tried: Sequence[Candidate] = (),
+        preferred: str | None = None,
+    ) -> Candidate:
+        """The replica for one call: `preferred` (the chain's stored replica) while it fits, else
+        `key`'s place on the ring; `tried` are the ones this call failed on already."""
         now = self.clock()
-        if key is None or len(replicas) == 1:
+        if (key is None and preferred is None) or len(replicas) == 1:
             return self._least_loaded(replicas, tried, now)
         total = 0
         for r in replicas:
             total += load(r)
         limit = self.bound * (total + 1) / len(replicas)
-        order = self.ring(replicas).walk(key)
-        for k in order:
-            r = replicas[k]
-            if r.down_until > now or (tried and r in tried):
-                continue
-            # over the bound: only with work waiting (known), or else with calls of ours in flight
-            busy = r.waiting > 0 if r.waiting is not None else r.in_flight > 0
-            if not busy or load(r) + 1 <= limit:
-                metrics.backend_affinity(r.name, k == order[0])
-                return r
+        ring = self.ring(replicas)
+        if preferred is not None:
+            k = ring.index.get(preferred, -1)
+            if k >= 0 and self._fits(replicas[k], now, tried, limit):
+                metrics.backend_affinity(preferred, True)
+                return replicas[k]
+        if key is not None:
+            order = ring.walk(key)
+            for k in order:
+                r = replicas[k]
+                if r.name != preferred and self._fits(r, now, tried, limit):
+                    metrics.backend_affinity(r.name, preferred is None and k == order[0])
+                    return r
         chosen = self._least_loaded(replicas, tried, now)  # every replica down or over the bound
         metrics.backend_affinity(chosen.name, False)
         return chosen
+
+    @staticmethod
+    def _fits(r: Candidate, now: float, tried: Sequence[Candidate], limit: float) -> bool:
+        """Up, untried, and within the load bound: over it only with work waiting (known), or else
+        with calls of ours in flight."""
+        if r.down_until > now or (tried and r in tried):
+            return False
+        busy = r.waiting > 0 if r.waiting is not None else r.in_flight > 0
+        return not busy or load(r) + 1 <= limit
 
     def _least_loaded(self, replicas: Sequence[Candidate], tried: Sequence[Candidate], now: float) -> Candidate:
         up = [r for r in replicas if r.down_until <= now and r not in tried]

@@ -43,6 +43,8 @@ class Prepared:
     prompt_items: list[dict[str, Any]] = field(default_factory=list)
     # the input ended with a `compaction_trigger`: the answer is one compaction item (compaction_run.py)
     compact_now: bool = False
+    # the replica stored for the chain this continues (#27: `pool/host:port`; internal, never shown)
+    replica: str | None = None
 
     @property
     def stored(self) -> bool:
@@ -128,8 +130,14 @@ async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
 
     history: list[dict[str, Any]] = []
     conversation_id = req.conversation_id
+    fleet = bool(deps.settings.backends)  # replicas to pick among: read the chain's stored one (#27)
+    replica: str | None = None
     if req.previous_response_id:
-        found = await deps.store.response_history(req.previous_response_id)
+        if fleet:
+            routed = await deps.store.routed_history(req.previous_response_id)
+            found, replica = routed if routed is not None else (None, None)
+        else:
+            found = await deps.store.response_history(req.previous_response_id)
         if found is None:
             raise InvalidRequest(
                 f"Previous response with id '{req.previous_response_id}' not found.",
@@ -138,9 +146,15 @@ async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
             )
         history = found
     elif conversation_id:
-        if await deps.store.get_conversation(conversation_id) is None:
+        if fleet:
+            exists, replica = await deps.store.conversation_replica(conversation_id)
+        else:
+            exists = await deps.store.get_conversation(conversation_id) is not None
+        if not exists:
             raise NotFound(f"Conversation with id '{conversation_id}' not found.", param="conversation")
         history = await deps.store.conversation_items(conversation_id)
+    if fleet and replica is None and req.prompt_cache_key:
+        replica = await deps.store.cache_key_replica(req.prompt_cache_key)
 
     if compact_now and not (history or inputs):
         raise InvalidRequest("There is nothing to compact: the request has no history.", param="input")
@@ -160,4 +174,5 @@ async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
         conversation_id=conversation_id,
         prompt_items=prompt_items,
         compact_now=compact_now,
+        replica=replica,
     )

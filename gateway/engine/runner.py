@@ -17,6 +17,7 @@ from typing import Any
 
 from gateway import metrics, tracing, usage
 from gateway.backends.base import TurnRequest
+from gateway.backends.picker import Affinity
 from gateway.engine import compaction_run, spans
 from gateway.engine.citations import CitationSources
 from gateway.engine.client_tools import ClientTools, as_offered
@@ -54,14 +55,17 @@ def affinity_key(prepared: Prepared) -> str | None:
     """The chain a response continues, the same on every turn of it and in every process (#27): its
     `prompt_cache_key`, else its conversation, else the chain's first item (a chain of
     `previous_response_id`s keeps its first input's id as the first item of every later history).
-    Nothing is stored for it: the replica follows from the key by consistent hashing."""
+    It places a chain on the consistent-hash ring when its stored replica is down or over the load
+    bound, or none is stored (a chain from before #27's stored affinity). A chain that starts here
+    (no history, no `prompt_cache_key`) has none: it goes to the least-loaded replica."""
     req = prepared.req
     if req.prompt_cache_key:
         return "key:" + req.prompt_cache_key
+    if not prepared.history:  # a new chain: no key, so it goes to the least-loaded replica
+        return None
     if prepared.conversation_id:
         return "conversation:" + prepared.conversation_id
-    items = prepared.history or prepared.inputs
-    first = items[0].get("id") if items and isinstance(items[0], dict) else None
+    first = prepared.history[0].get("id") if isinstance(prepared.history[0], dict) else None
     return f"chain:{first}" if isinstance(first, str) else None
 
 
@@ -73,7 +77,7 @@ class ResponseRun:
         self.events = EventBuilder(self.response, keep_log=prepared.req.background)
         context = prepared.context_items()
         self.context: list[dict[str, Any]] = as_offered(deps.tools.expand(context))
-        self.affinity = affinity_key(prepared)
+        self.affinity = Affinity(affinity_key(prepared), prepared.replica)
         self.error: APIError | None = None
         self.server_tools: list[ServerTool] = []
         self.tool_search = ToolSearch.from_request(prepared.req.tools or [], context)
@@ -235,8 +239,27 @@ class ResponseRun:
             self.response["incomplete_details"] = None
             self._conclude("failed", failure, None)
             await asyncio.shield(self._persist())
+        await asyncio.shield(self._record_replica())
         self.trace_end()
         return self.events.drain()
+
+    async def _record_replica(self) -> None:
+        """Store the replica that served the chain's turn when it is not the one stored (#27: the
+        chain's first turn, or a move), before the terminal event leaves: the next turn, wherever
+        it arrives, reads it. Affinity is an optimisation: a failed write costs a cache miss only."""
+        served = self.affinity.served
+        if served is None or served == self.affinity.stored:
+            return
+        try:
+            await self.deps.store.record_replica(
+                served,
+                response_id=self.id if self.p.stored else None,
+                conversation_id=self.p.conversation_id,
+                cache_key=self.p.req.prompt_cache_key,
+            )
+            self.affinity.stored = served
+        except Exception:
+            log.warning("could not store the replica of response %s", self.id, exc_info=True)
 
     def _conclude(self, status: str, error: APIError | None, incomplete_reason: str | None) -> None:
         resp = self.response

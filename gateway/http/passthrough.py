@@ -12,6 +12,7 @@ import logging
 from aiohttp import web
 
 from gateway.backends.client import BackendClient, ClientGone
+from gateway.backends.picker import Affinity
 from gateway.errors import APIError
 from gateway.http.common import read_json
 from gateway.http.research import chat_research
@@ -30,11 +31,14 @@ async def _forward(request: web.Request, path: str) -> web.StreamResponse:
     parsed = await read_json(request)  # malformed JSON is the client's error, answered here with a 400
     model = parsed.get("model") if isinstance(parsed, dict) else None
     cache_key = parsed.get("prompt_cache_key") if isinstance(parsed, dict) else None
-    key = "key:" + cache_key if isinstance(cache_key, str) and cache_key else None  # as a response's (#27)
+    chain: Affinity | None = None
+    if isinstance(cache_key, str) and cache_key:  # the key's stored replica, as a response's (#27)
+        stored = await request.app["store"].cache_key_replica(cache_key) if client.fleet else None
+        chain = Affinity("key:" + cache_key, stored)
     body = await request.read()
     resp: web.StreamResponse | None = None
     try:
-        async with client.post(path, body, model=model if isinstance(model, str) else None, key=key) as upstream:
+        async with client.post(path, body, model=model if isinstance(model, str) else None, key=chain) as upstream:
             headers = {k: v for k, v in upstream.headers.items() if k.lower() not in HOP_BY_HOP}
             resp = web.StreamResponse(status=upstream.status, headers=headers)
             await resp.prepare(request)
@@ -44,7 +48,9 @@ async def _forward(request: web.Request, path: str) -> web.StreamResponse:
                 except ConnectionError:  # our client left: not the backend's failure
                     raise ClientGone from None
             await resp.write_eof()
-            return resp
+        if chain is not None and client.fleet and chain.served is not None and chain.served != chain.stored:
+            await _record(request, chain.served, str(cache_key))
+        return resp
     except ClientGone:
         return resp or web.Response(status=499)
     except APIError as err:
@@ -54,6 +60,15 @@ async def _forward(request: web.Request, path: str) -> web.StreamResponse:
         if request.transport is not None:  # the status is gone: end the connection without the body's end,
             request.transport.close()  # so the client sees a cut reply, not a complete one
         return resp
+
+
+async def _record(request: web.Request, replica: str, cache_key: str) -> None:
+    """Store the replica a `prompt_cache_key` moved to (or was first placed on); a failed write
+    costs a cache miss later, never the reply."""
+    try:
+        await request.app["store"].record_replica(replica, cache_key=cache_key)
+    except Exception:
+        log.warning("could not store the replica of a prompt_cache_key", exc_info=True)
 
 
 @routes.post("/v1/chat/completions")

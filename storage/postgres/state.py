@@ -13,9 +13,9 @@ from typing import Any
 
 import orjson
 
-from storage.base import JSON, LeaseLost, Order, Page, Requeued, ResponseGone
+from storage.base import JSON, History, LeaseLost, Order, Page, Requeued, ResponseGone
 from storage.pages import CONVERSATION_ITEMS, RESPONSE_INPUTS, PageRequest, linked_items_query
-from storage.postgres import requeue
+from storage.postgres import replicas, requeue
 from storage.postgres.db import CANCEL_CHANNEL, RESPONSE_CHANNEL, Database
 from storage.response_list import ResponseFilter, list_query
 from storage.scope import current_project, owning_project
@@ -292,10 +292,20 @@ class PostgresStore:
         return req.page(await self.db.pool.fetch(sql, *values))
 
     async def response_history(self, response_id: str) -> list[JSON] | None:
+        found = await self._history(response_id, "SELECT 1 FROM responses WHERE id = $1")
+        return None if found is None else found[0]
+
+    async def routed_history(self, response_id: str) -> History | None:
+        return await self._history(response_id, replicas.CHAIN_REPLICA)
+
+    async def _history(self, response_id: str, head: str) -> History | None:
+        """The chain's items, after `head` (one row when the response exists: its first column is
+        the chain's stored replica, or anything else) on the same connection."""
         if await self._hidden("responses", response_id):
             return None
         async with self.db.pool.acquire() as c:
-            if await c.fetchval("SELECT 1 FROM responses WHERE id = $1", response_id) is None:
+            row = await c.fetchrow(head, response_id)
+            if row is None:
                 return None
             rows = await c.fetch(
                 "WITH RECURSIVE chain(id, prev, depth) AS ("
@@ -310,7 +320,26 @@ class PostgresStore:
                 " ORDER BY chain.depth DESC, l.role, l.position",
                 response_id,
             )
-        return [_loads(r[0]) for r in rows]
+        replica = row[0]
+        return [_loads(r[0]) for r in rows], replica if isinstance(replica, str) else None
+
+    async def conversation_replica(self, conversation_id: str) -> tuple[bool, str | None]:
+        return await replicas.conversation_replica(self.db.pool, conversation_id, current_project())
+
+    async def cache_key_replica(self, cache_key: str) -> str | None:
+        return await replicas.cache_key_replica(self.db.pool, owning_project(), cache_key)
+
+    async def record_replica(
+        self,
+        replica: str,
+        *,
+        response_id: str | None = None,
+        conversation_id: str | None = None,
+        cache_key: str | None = None,
+    ) -> None:
+        project = owning_project()
+        async with self.db.pool.acquire() as c, c.transaction():
+            await replicas.record(c, replica, project, response_id, conversation_id, cache_key)
 
     async def get_items(self, item_ids: list[str]) -> dict[str, JSON]:
         if not item_ids:

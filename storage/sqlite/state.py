@@ -18,8 +18,8 @@ from storage.base import JSON, LeaseLost, Order, Page, Requeued, ResponseGone
 from storage.pages import CONVERSATION_ITEMS, RESPONSE_INPUTS, PageRequest, linked_items_query
 from storage.response_list import ResponseFilter, list_query
 from storage.schema import migrations, statements
-from storage.scope import filter_sql, owning_project
-from storage.sqlite import requeue
+from storage.scope import Scope, filter_sql, owning_project
+from storage.sqlite import replicas, requeue
 from storage.sqlite.conn import (
     Checkpointer,
     Rows,
@@ -362,24 +362,34 @@ class SQLiteStore:
 
     async def response_history(self, response_id: str) -> list[JSON] | None:
         scope = filter_sql()
+        return await self._reader.run(lambda c: _history(c, response_id, scope))
 
-        def read(c: Any) -> list[JSON] | None:
-            if not visible(c, "responses", response_id, scope):
-                return None
-            rows = c.execute(
-                "WITH RECURSIVE chain(id, prev, depth) AS ("
-                " SELECT id, previous_response_id, 0 FROM responses WHERE id = ?"
-                " UNION ALL SELECT r.id, r.previous_response_id, chain.depth + 1"
-                " FROM responses r JOIN chain ON r.id = chain.prev)"
-                # CROSS JOIN fixes the join order (chain, then its links, then the items): left to
-                # itself SQLite drives the join from a scan of the item index, linear in the database
-                " SELECT i.data FROM chain CROSS JOIN response_items x ON x.response_id = chain.id"
-                " CROSS JOIN items i ON i.id = x.item_id ORDER BY chain.depth DESC, x.role, x.position",
-                (response_id,),
-            ).fetchall()
-            return [orjson.loads(r[0]) for r in rows]
+    async def routed_history(self, response_id: str) -> replicas.History | None:
+        scope = filter_sql()
+
+        def read(c: Any) -> replicas.History | None:
+            history = _history(c, response_id, scope)
+            return None if history is None else (history, replicas.chain_replica(c, response_id))
 
         return await self._reader.run(read)
+
+    async def conversation_replica(self, conversation_id: str) -> tuple[bool, str | None]:
+        where, params = filter_sql()
+        return await self._reader.run(replicas.conversation_replica, conversation_id, where, params)
+
+    async def cache_key_replica(self, cache_key: str) -> str | None:
+        return await self._reader.run(replicas.cache_key_replica, owning_project(), cache_key)
+
+    async def record_replica(
+        self,
+        replica: str,
+        *,
+        response_id: str | None = None,
+        conversation_id: str | None = None,
+        cache_key: str | None = None,
+    ) -> None:
+        project = owning_project()
+        await self._writer.transact(replicas.record, replica, project, response_id, conversation_id, cache_key)
 
     async def get_items(self, item_ids: list[str]) -> dict[str, JSON]:
         if not item_ids:
@@ -583,3 +593,21 @@ class SQLiteStore:
             return bool(cur.rowcount)
 
         return await self._writer.transact(delete)
+
+
+def _history(c: Any, response_id: str, scope: Scope) -> list[JSON] | None:
+    """The items of the `previous_response_id` chain ending at `response_id` (None: not the caller's)."""
+    if not visible(c, "responses", response_id, scope):
+        return None
+    rows = c.execute(
+        "WITH RECURSIVE chain(id, prev, depth) AS ("
+        " SELECT id, previous_response_id, 0 FROM responses WHERE id = ?"
+        " UNION ALL SELECT r.id, r.previous_response_id, chain.depth + 1"
+        " FROM responses r JOIN chain ON r.id = chain.prev)"
+        # CROSS JOIN fixes the join order (chain, then its links, then the items): left to
+        # itself SQLite drives the join from a scan of the item index, linear in the database
+        " SELECT i.data FROM chain CROSS JOIN response_items x ON x.response_id = chain.id"
+        " CROSS JOIN items i ON i.id = x.item_id ORDER BY chain.depth DESC, x.role, x.position",
+        (response_id,),
+    ).fetchall()
+    return [orjson.loads(r[0]) for r in rows]

@@ -1,0 +1,64 @@
+"""Stored affinity on PostgreSQL (#27): `storage.sqlite.replicas`' semantics (see there for why).
+
+The chain's replica is read in the statement that checks the response exists, before the history
+query, on the same connection: the history costs no extra round trip for it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+# one row when the response exists: the nearest replica up its chain (NULL: none stored)
+CHAIN_REPLICA = (
+    "SELECT (WITH RECURSIVE chain(id, prev, replica, depth) AS ("
+    " SELECT id, previous_response_id, replica, 0 FROM responses WHERE id = $1"
+    " UNION ALL SELECT r.id, r.previous_response_id, r.replica, chain.depth + 1"
+    " FROM responses r JOIN chain ON r.id = chain.prev WHERE chain.replica IS NULL)"
+    " SELECT replica FROM chain WHERE replica IS NOT NULL ORDER BY depth LIMIT 1)"
+    " FROM responses WHERE id = $1"
+)
+
+
+async def conversation_replica(c: Any, conversation_id: str, project: str | None) -> tuple[bool, str | None]:
+    """Whether the conversation exists for the caller (`project` None: system work), and its last replica."""
+    row = await c.fetchrow(
+        "SELECT replica FROM conversations WHERE id = $1 AND ($2::text IS NULL OR project = $2)",
+        conversation_id,
+        project,
+    )
+    return (False, None) if row is None else (True, row[0])
+
+
+async def cache_key_replica(c: Any, project: str, cache_key: str) -> str | None:
+    value = await c.fetchval(
+        "SELECT replica FROM cache_key_replicas WHERE project = $1 AND cache_key = $2", project, cache_key
+    )
+    return None if value is None else str(value)
+
+
+async def record(
+    c: Any,
+    replica: str,
+    project: str,
+    response_id: str | None,
+    conversation_id: str | None,
+    cache_key: str | None,
+) -> None:
+    """Store `replica` as the chain's last, on each place named (None: not that one)."""
+    if response_id is not None:
+        await c.execute("UPDATE responses SET replica = $1 WHERE id = $2", replica, response_id)
+    if conversation_id is not None:
+        await c.execute(
+            "UPDATE conversations SET replica = $1 WHERE id = $2 AND project = $3", replica, conversation_id, project
+        )
+    if cache_key is not None:
+        await c.execute(
+            "INSERT INTO cache_key_replicas (project, cache_key, replica, updated_at) VALUES ($1, $2, $3, $4)"
+            " ON CONFLICT (project, cache_key) DO UPDATE SET replica = excluded.replica,"
+            " updated_at = excluded.updated_at",
+            project,
+            cache_key,
+            replica,
+            time.time(),
+        )
