@@ -122,6 +122,7 @@ async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack]) -> dict[s
         per_req = {s: req[s]["cpu"] / max(1.0, req[s]["units"]) * 1e3 for s in stacks}  # ms
         per_tok = {s: tok[s]["cpu"] / max(1.0, tok[s]["units"]) * 1e6 for s in stacks}  # us
         envoy_tok = {s: tok[s].get("first_cpu", 0.0) / max(1.0, tok[s]["units"]) * 1e6 for s in stacks}
+        envoy_req = {s: req[s].get("first_cpu", 0.0) / max(1.0, req[s]["units"]) * 1e3 for s in stacks}
         out[door] = {
             "request_cpu_ms": {s: round(v, 3) for s, v in per_req.items()},
             "request_overhead_pct": round((per_req["on"] / per_req["off"] - 1) * 100, 2),
@@ -129,6 +130,7 @@ async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack]) -> dict[s
             "token_overhead_us": round(per_tok["on"] - per_tok["off"], 2),
             # of which Envoy's own process (the Envoy door; the HTTP door has one process)
             "token_overhead_us_envoy": round(envoy_tok["on"] - envoy_tok["off"], 2) if door == "envoy" else None,
+            "request_cpu_ms_envoy": {s: round(v, 3) for s, v in envoy_req.items()} if door == "envoy" else None,
             "failed": int(sum(a["failed"] for a in (*req.values(), *tok.values()))),
         }
     return out
@@ -146,6 +148,10 @@ def report(res: dict[str, Any]) -> str:
         )
     envoy = res["envoy"]["token_overhead_us_envoy"]
     lines.append(f"(Envoy door: of the per-token difference, Envoy's own process {envoy:+.2f} us)")
+    split = res["envoy"]["request_cpu_ms_envoy"]
+    lines.append(
+        f"(Envoy door: of the CPU per request, Envoy's own process {split['off']:.3f} -> {split['on']:.3f} ms)"
+    )  # noqa: E501
     lines.append("")
     for door in DOORS:
         d = res[door]
