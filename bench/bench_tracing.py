@@ -95,7 +95,7 @@ def group_cpu(pids: int | Sequence[int]) -> float:
 
 
 async def one_round(
-    target: Target, clients: int, each: int, pids: Sequence[int], acc: dict[str, float], settle: float = 0.0
+    target: Target, clients: int, each: int, pids: Sequence[int], acc: dict[str, Any], settle: float = 0.0
 ) -> None:
     """``clients`` connections, ``each`` requests back to back on each; adds CPU, units and failures.
 
@@ -132,7 +132,7 @@ async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack]) -> dict[s
     kinds = [(state, key) for key in keys for state in stacks]
     targets = {state: door_targets(stack, args.deltas) for state, stack in stacks.items()}
     pids = {state: door_pids(stack) for state, stack in stacks.items()}
-    acc = {k: {"cpu": 0.0, "units": 0.0, "failed": 0.0} for k in kinds}
+    acc: dict[tuple[str, str], dict[str, Any]] = {k: {"cpu": 0.0, "units": 0.0, "failed": 0.0} for k in kinds}
     for state, key in kinds:  # warm-up: connections, caches, the exporter's first batch
         await one_round(targets[state][key], 2, 3, pids[state][key.split(":")[0]], {"cpu": 0, "units": 0, "failed": 0})
     watch = CpuWatch([p for by_door in pids.values() for group in by_door.values() for p in group])
