@@ -47,8 +47,9 @@ RESULTS = Path(__file__).resolve().parent / "results" / "tracing.json"
 TARGET_REQUEST_PCT = 5.0
 TARGET_TOKEN_US = 2.0
 DOORS = ("http", "envoy")
-BSP_DELAY_MS = 500  # the "on" stack's OTEL_BSP_SCHEDULE_DELAY: its exports land within each round's window
-SETTLE_S = BSP_DELAY_MS / 1000 + 0.4
+# The "on" stack's OTEL_BSP_SCHEDULE_DELAY: the SDK's default. A batch then goes when 512 spans
+# wait, i.e. during an "on" round; each round's window stays open 1.4 s for a partial batch at most.
+BSP_DELAY_MS = 5000
 
 
 def door_targets(stack: EnvoyStack, deltas: int) -> dict[str, Target]:
@@ -144,7 +145,8 @@ async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack]) -> dict[s
             phase(f"round {r + 1}/{args.rounds}: tracing {state}, {targets[state][key].name}")
             each = args.requests if key.endswith("request") else args.streams
             group = pids[state][key.split(":")[0]]
-            await one_round(targets[state][key], args.clients, each, group, acc[(state, key)], SETTLE_S)
+            settle = min(args.bsp_delay_ms, 1000) / 1000 + 0.4
+            await one_round(targets[state][key], args.clients, each, group, acc[(state, key)], settle)
     out: dict[str, Any] = {"machine": watch.stop()}
     no_streams = args.no_streams
     for door in DOORS:
@@ -224,8 +226,8 @@ def otlp_sink() -> Iterator[dict[str, str]]:
 
 
 def otel_env(args: argparse.Namespace) -> dict[str, str]:
-    """The "on" stack's sampler, and batches every `BSP_DELAY_MS` (or 512 spans, the SDK's default)."""
-    env = {"OTEL_TRACES_SAMPLER": args.sampler, "OTEL_BSP_SCHEDULE_DELAY": str(BSP_DELAY_MS)}
+    """The "on" stack's sampler, and batches every ``--bsp-delay-ms`` (or 512 spans, the SDK's default)."""
+    env = {"OTEL_TRACES_SAMPLER": args.sampler, "OTEL_BSP_SCHEDULE_DELAY": str(args.bsp_delay_ms)}
     if args.sampler_arg is not None:
         env["OTEL_TRACES_SAMPLER_ARG"] = str(args.sampler_arg)
     return env
@@ -238,6 +240,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--streams", type=int, default=3, help="streams per connection per round")
     ap.add_argument("--deltas", type=int, default=300, help="text deltas per stream")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds")
+    ap.add_argument(
+        "--bsp-delay-ms",
+        type=int,
+        default=BSP_DELAY_MS,
+        help="OTEL_BSP_SCHEDULE_DELAY of the stack with tracing on (default: the SDK's)",
+    )
     ap.add_argument("--no-streams", action="store_true", help="non-streamed requests only (the per-request figure)")
     ap.add_argument("--sampler", default="always_on", help="OTEL_TRACES_SAMPLER of the stack with tracing on")
     ap.add_argument("--sampler-arg", type=float, default=None, help="OTEL_TRACES_SAMPLER_ARG (a ratio sampler's ratio)")
@@ -265,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
         "rounds": args.rounds,
         "no_streams": args.no_streams,
         "sampler": args.sampler,
+        "bsp_delay_ms": args.bsp_delay_ms,
         "sampler_arg": args.sampler_arg,
         "cpus": os.cpu_count(),
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
