@@ -470,3 +470,64 @@ def test_lean_span_is_an_api_span_and_not_sampled_spans_propagate() -> None:
     off = LeanTracer(Sampler("always_off")).start("s", KINDS["internal"], {"a": 1}, None)
     assert not isinstance(off, LeanSpan) and not off.is_recording()
     assert not off.get_span_context().trace_flags.sampled and off.get_span_context().is_valid
+
+
+def test_recorder_batches_bounds_and_drains() -> None:
+    """The export queue: batches of at most the batch size, a full queue drops (and counts) rather
+    than grows, a full batch wakes the export thread before its delay, `stop` exports the rest."""
+    import threading
+
+    from gateway.lean_tracer import Recorder
+
+    batches: list[list[int]] = []
+    exported = threading.Event()
+
+    def export(batch: list[Any]) -> None:
+        batches.append(list(batch))
+        exported.set()
+
+    recorder = Recorder(export, delay_s=3600, max_queue=10, max_batch=4)
+    for i in range(3):
+        recorder.add(i)
+    assert not exported.wait(0.2)  # under a batch, before the delay: nothing sent
+    recorder.add(3)  # a full batch wakes the thread
+    assert exported.wait(5)
+    for i in range(4, 20):
+        recorder.add(i)
+    recorder.stop()
+    sent = [i for batch in batches for i in batch]
+    assert all(len(b) <= 4 for b in batches)
+    assert sent == sorted(sent) and len(sent) + recorder.dropped == 20 and recorder.dropped > 0
+
+
+def test_extract_and_inject_match_the_api_propagator() -> None:
+    """The W3C fast paths (`tracing.extract` of a lone `traceparent`, `tracing.inject` under a lean
+    span) give what the API's `TraceContextTextMapPropagator` gives, malformed headers included."""
+    code = """
+from opentelemetry import trace
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+import gateway.tracing as t
+assert t.setup("http", {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"})
+api = TraceContextTextMapPropagator()
+ok = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+cases = [ok, ok[:-2] + "00", " " + ok, ok.upper(), "ff" + ok[2:], ok + "-x", "01" + ok[2:] + "-x",
+         "00-" + "0" * 32 + "-00f067aa0ba902b7-01", "00-4bf92f3577b34da6a3ce929d0e0e4736-" + "0" * 16 + "-01",
+         "junk", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7", "x" * 600]
+for header in cases:
+    ours = t.extract({"traceparent": header})
+    theirs = trace.get_current_span(api.extract({"traceparent": header})).get_span_context()
+    assert (ours if ours is not None else trace.INVALID_SPAN_CONTEXT) == theirs, header
+    if ours is not None:
+        assert ours.is_remote and ours.trace_flags == theirs.trace_flags
+state = t.extract({"traceparent": ok, "tracestate": "k=v"})
+assert state is not None and state.trace_state.to_header() == "k=v"
+span = t.start_span("s", parent=state)
+token = t.attach(span)
+expected = {}
+api.inject(expected)
+assert t.carrier() == expected and expected["tracestate"] == "k=v", (t.carrier(), expected)
+t.detach(token)
+"""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
