@@ -25,6 +25,7 @@ import logging
 import math
 import time
 from collections.abc import AsyncIterator, Iterable
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -95,12 +96,18 @@ def _header(headers: ep.HttpHeaders, name: str) -> str:
     return ""
 
 
+_TRACE_KEYS = frozenset({"traceparent", "tracestate"})
+
+
 def _trace_headers(msg: ep.ProcessingRequest) -> dict[str, str]:
     """A client's own `traceparent`/`tracestate` (the parent when Envoy itself does not trace)."""
     if msg.WhichOneof("request") != "request_headers":
         return {}
-    found = {k: _header(msg.request_headers, k) for k in ("traceparent", "tracestate")}
-    return {k: v for k, v in found.items() if v}
+    found = {}
+    for h in msg.request_headers.headers.headers:  # one pass for both names
+        if h.key in _TRACE_KEYS and (value := h.raw_value.decode("latin-1") if h.raw_value else h.value):
+            found[h.key] = value
+    return found
 
 
 def _frames(events: Iterable[Event]) -> bytes:
@@ -229,7 +236,7 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
             async for msg in request_iterator:
                 began = time.perf_counter()
                 if tracing.ON and span is None:  # the stream's span, current while it lasts
-                    span = ex.span = extproc_tracing.server_span(context, _trace_headers(msg))
+                    span = ex.span = extproc_tracing.server_span(context, partial(_trace_headers, msg))
                     token = tracing.attach(span)
                 if self.draining and ex.run is None:
                     reply, last = immediate(503, SHUTTING_DOWN), True

@@ -8,7 +8,7 @@ used when `gateway.tracing.ON`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from gateway import tracing
@@ -25,9 +25,10 @@ def _metadata(context: Any) -> dict[str, str]:
     return {k: v if isinstance(v, str) else v.decode("latin-1") for k, v in pairs if k in _KEYS}
 
 
-def server_span(context: Any, headers: dict[str, str]) -> Any:
-    """The stream's server span; ``headers`` are the request's (`traceparent`, `tracestate` only)."""
-    carrier = _metadata(context) or headers
+def server_span(context: Any, headers: Callable[[], dict[str, str]]) -> Any:
+    """The stream's server span; ``headers`` gives the request's (`traceparent`, `tracestate` only),
+    read only when Envoy's metadata names no parent (Envoy traces: the usual case)."""
+    carrier = _metadata(context) or headers()
     return tracing.start_span(
         SPAN_NAME,
         "server",

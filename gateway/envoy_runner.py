@@ -230,7 +230,9 @@ def render_envoy_config(
         "BUFFER_LIMIT_BYTES": int(buffer_limit_bytes),
         "ACCESS_LOG": _ACCESS_LOG if access_log else "",
     }
-    values["TRACING"], values["TRACING_CLUSTER"] = envoy_tracing.render(os.environ if otel_env is None else otel_env)
+    tracing_env = os.environ if otel_env is None else otel_env
+    values["TRACING"], values["TRACING_CLUSTER"] = envoy_tracing.render(tracing_env)
+    values["TRACING_RUNTIME"] = envoy_tracing.runtime(tracing_env)
     raw = template_path.read_text() if template_path else resources.files("gateway").joinpath(TEMPLATE).read_text()
     text = string.Template(raw).substitute(values)
     # Empty optional blocks leave blank lines; drop them so the YAML stays tidy.

@@ -308,14 +308,22 @@ def test_tracing_off_sends_no_traceparent(
 
 @pytest.mark.parametrize("protocol", ["grpc", "http/protobuf"])
 def test_envoy_config_traces_only_when_on_and_is_valid(tmp_path: Path, protocol: str) -> None:
-    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": protocol}
+    env = {
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317",
+        "OTEL_EXPORTER_OTLP_PROTOCOL": protocol,
+        "OTEL_BSP_SCHEDULE_DELAY": "750",
+    }
     on = write_envoy_config(tmp_path / "on.yaml", admin_port=9901, otel_env=env)
     validate_envoy_config(on)  # the real Envoy accepts it
     text = on.read_text()
     assert "envoy.tracers.opentelemetry" in text and "otel_collector" in text
+    # Envoy batches its exports as the doors do (its own default flushes every 5 spans)
+    assert "tracing.opentelemetry.min_flush_spans: 512" in text
+    assert "tracing.opentelemetry.flush_interval_ms: 750" in text
     assert ("grpc_service" in text.split("tracing:")[1].split("route_config")[0]) == (protocol == "grpc")
     off = write_envoy_config(tmp_path / "off.yaml", admin_port=9901, otel_env={})
     assert "tracing:" not in off.read_text() and "otel_collector" not in off.read_text()
+    assert "layered_runtime" not in off.read_text()
     with pytest.raises(TracingConfigError):
         write_envoy_config(
             tmp_path / "tls.yaml", admin_port=9901, otel_env={"OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector:4318"}
@@ -338,47 +346,188 @@ def test_off_imports_nothing_of_opentelemetry() -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_fast_encoder_matches_the_sdk_encoder() -> None:
-    """`gateway.otlp_encode` (what both exporters send) builds the very request, byte for byte, the
-    OpenTelemetry exporters' own encoder builds: spans of two resources and two scopes, a remote and a
-    local parent, a root, a trace state, a link with attributes, events, array/bool/float/int
-    attributes, an error status with its message, a span over its attribute limit."""
+def lean_spans(limit: int = 4) -> list[Any]:
+    """Ended `LeanSpan`s covering what the encoder must carry: a remote parent with a trace state, a
+    local parent, roots, a link with attributes, events, str/int/negative/float/bool/bytes/array/
+    mapping/non-ASCII attributes, a None value (never recorded), an error status, a span over its
+    attribute limit, a renamed span."""
     from opentelemetry import trace
+    from opentelemetry.trace import SpanContext, TraceFlags, TraceState
+
+    from gateway.lean_tracer import KINDS, LeanSpan, LeanTracer, Sampler
+
+    tracer = LeanTracer(Sampler("always_on"))
+    state = TraceState.from_header(["k=v,x=y"])
+    remote = SpanContext(0x4BF92F3577B34DA6A3CE929D0E0E4736, 0x00F067AA0BA902B7, True, TraceFlags(1), state)
+    previous = LeanSpan.limit
+    LeanSpan.limit = limit
+    try:
+        server = tracer.start("server", KINDS["server"], {"s": "x", "i": 3, "f": 0.5, "neg": -7}, remote)
+        child = tracer.start(
+            "child",
+            KINDS["client"],
+            {"list": ["a", "b"], "ints": [1, 2], "flag": True, "none": None},
+            server,
+            [trace.Link(server.get_span_context(), {"why": "because"})],
+        )
+        child.set_attributes({"many": 1, "more": 2, "over": 3})  # over the limit of 4: dropped, counted
+        child.add_event("first_chunk")
+        child.add_event("with", {"n": 1, "ratio": 1.0, "yes": True})
+        child.set_status(trace.Status(trace.StatusCode.ERROR, "boom"))
+        child.end()
+        server.set_attribute("http.response.status_code", 200)
+        server.end()
+        root = tracer.start("root", KINDS["internal"], {"café": "crème", "b": b"\x00\x01", "m": {"k": [1]}}, None)
+        root.update_name("renamed")
+        root.end()
+        empty = tracer.start("", KINDS["consumer"], None, None)
+        empty.end()
+    finally:
+        LeanSpan.limit = previous
+    return [child, server, root, empty]
+
+
+def test_lean_encoding_matches_the_sdk_encoder() -> None:
+    """`gateway.otlp_encode` (what both exporters send) writes the very bytes the OpenTelemetry
+    exporters' own encoder serialises for the same spans, given as SDK `ReadableSpan`s; twice (the
+    second time from its memo)."""
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
     from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace import SpanLimits, TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 
     from gateway import otlp_encode
+    from gateway.lean_tracer import to_readable
 
-    memory = InMemorySpanExporter()
-    for service in ("a", "b"):
-        provider = TracerProvider(resource=Resource.create({"service.name": service}), span_limits=SpanLimits(4))
-        provider.add_span_processor(SimpleSpanProcessor(memory))
-        remote = TraceContextTextMapPropagator().extract(
-            {"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "tracestate": "k=v,x=y"}
-        )
-        for scope in ("gateway", "other"):
-            tracer = provider.get_tracer(scope, "1.0")
-            server = tracer.start_span("server", remote, trace.SpanKind.SERVER, {"s": "x", "i": 3, "f": 0.5})
-            child = tracer.start_span(
-                "child",
-                trace.set_span_in_context(server),
-                trace.SpanKind.CLIENT,
-                {"list": ["a", "b"], "ints": [1, 2], "flag": True, "many": 1, "more": 2, "over": 3},
-                links=[trace.Link(server.get_span_context(), {"why": "because"})],
-            )
-            child.add_event("first_chunk")
-            child.add_event("with", {"n": 1})
-            child.set_status(trace.Status(trace.StatusCode.ERROR, "boom"))
-            child.end()
-            server.end()
-            tracer.start_span("root").end()
-    finished = memory.get_finished_spans()
-    assert len(finished) == 12
-    ours, library = otlp_encode.encode_spans(finished), encode_spans(finished)
-    assert ours == library
-    assert ours.SerializeToString(deterministic=True) == library.SerializeToString(deterministic=True)
-    assert [len(r.scope_spans) for r in ours.resource_spans] == [2, 2]
+    spans = lean_spans()
+    assert spans[0].dropped_attributes == 3 and len(spans[0].attributes) == 4
+    resource = Resource.create({"service.name": "svc", "gateway.door": "http", "n": 1}, "https://schema")
+    scope = InstrumentationScope("gateway")
+    parts = otlp_encode.resource_part(resource.attributes, resource.schema_url), otlp_encode.scope_part("gateway")
+    library = encode_spans([to_readable(s, resource, scope) for s in spans]).SerializeToString()
+    assert otlp_encode.encode_batch(spans, *parts) == library
+    assert otlp_encode.encode_batch(spans, *parts) == library
+    decoded = ExportTraceServiceRequest.FromString(library).resource_spans[0].scope_spans[0].spans
+    assert [s.name for s in decoded] == ["child", "server", "renamed", ""]
+    assert decoded[1].trace_state == "k=v,x=y" and decoded[0].status.message == "boom"
+
+
+def test_lean_sampler_decides_as_the_sdk_samplers() -> None:
+    """`OTEL_TRACES_SAMPLER`/`_ARG` in the lean tracer: the SDK's decision for every one of its six
+    samplers, with and without a (sampled or not) parent, over many trace ids."""
+    import random
+
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import sampling
+    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
+
+    from gateway.lean_tracer import Sampler
+
+    sdk = {
+        "always_on": sampling.ALWAYS_ON,
+        "always_off": sampling.ALWAYS_OFF,
+        "traceidratio": sampling.TraceIdRatioBased(0.25),
+        "parentbased_always_on": sampling.DEFAULT_ON,
+        "parentbased_always_off": sampling.DEFAULT_OFF,
+        "parentbased_traceidratio": sampling.ParentBasedTraceIdRatio(0.25),
+    }
+    rng = random.Random(31)
+    for name, reference in sdk.items():
+        ours = Sampler(name, "0.25")
+        for _ in range(300):
+            trace_id = rng.getrandbits(128)
+            for parent_sampled in (None, True, False):
+                parent = None
+                if parent_sampled is not None:
+                    flags = TraceFlags(TraceFlags.SAMPLED if parent_sampled else TraceFlags.DEFAULT)
+                    parent = trace.set_span_in_context(NonRecordingSpan(SpanContext(trace_id, 7, True, flags)))
+                expected = reference.should_sample(parent, trace_id, "x").decision.is_sampled()
+                assert ours.sampled(trace_id, parent_sampled) == expected, (name, parent_sampled)
+    assert Sampler("nonsense").parent_based and Sampler("traceidratio", "2").bound == 1 << 64
+
+
+def test_lean_span_is_an_api_span_and_not_sampled_spans_propagate() -> None:
+    """A lean span works through the OpenTelemetry API (current span, the W3C propagator), and an
+    unsampled trace still carries its ids with the sampled flag off, recording nothing."""
+    from opentelemetry import context, trace
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    from gateway.lean_tracer import KINDS, LeanSpan, LeanTracer, Sampler
+
+    span = LeanTracer(Sampler("always_on")).start("s", KINDS["internal"], None, None)
+    assert isinstance(span, LeanSpan) and isinstance(span, trace.Span) and span.is_recording()
+    token = context.attach(trace.set_span_in_context(span))
+    try:
+        assert trace.get_current_span() is span
+        out: dict[str, str] = {}
+        TraceContextTextMapPropagator().inject(out)
+        assert out["traceparent"] == f"00-{span.trace_id:032x}-{span.span_id:016x}-01"
+    finally:
+        context.detach(token)
+    span.end()
+    span.set_attribute("late", 1)
+    assert not span.is_recording() and "late" not in span.attributes
+    off = LeanTracer(Sampler("always_off")).start("s", KINDS["internal"], {"a": 1}, None)
+    assert not isinstance(off, LeanSpan) and not off.is_recording()
+    assert not off.get_span_context().trace_flags.sampled and off.get_span_context().is_valid
+
+
+def test_recorder_batches_bounds_and_drains() -> None:
+    """The export queue: batches of at most the batch size, a full queue drops (and counts) rather
+    than grows, a full batch wakes the export thread before its delay, `stop` exports the rest."""
+    import threading
+
+    from gateway.lean_tracer import Recorder
+
+    batches: list[list[int]] = []
+    exported = threading.Event()
+
+    def export(batch: list[Any]) -> None:
+        batches.append(list(batch))
+        exported.set()
+
+    recorder = Recorder(export, delay_s=3600, max_queue=10, max_batch=4)
+    for i in range(3):
+        recorder.add(i)
+    assert not exported.wait(0.2)  # under a batch, before the delay: nothing sent
+    recorder.add(3)  # a full batch wakes the thread
+    assert exported.wait(5)
+    for i in range(4, 20):
+        recorder.add(i)
+    recorder.stop()
+    sent = [i for batch in batches for i in batch]
+    assert all(len(b) <= 4 for b in batches)
+    assert sent == sorted(sent) and len(sent) + recorder.dropped == 20 and recorder.dropped > 0
+
+
+def test_extract_and_inject_match_the_api_propagator() -> None:
+    """The W3C fast paths (`tracing.extract` of a lone `traceparent`, `tracing.inject` under a lean
+    span) give what the API's `TraceContextTextMapPropagator` gives, malformed headers included."""
+    code = """
+from opentelemetry import trace
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+import gateway.tracing as t
+assert t.setup("http", {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"})
+api = TraceContextTextMapPropagator()
+ok = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+cases = [ok, ok[:-2] + "00", " " + ok, ok.upper(), "ff" + ok[2:], ok + "-x", "01" + ok[2:] + "-x",
+         "00-" + "0" * 32 + "-00f067aa0ba902b7-01", "00-4bf92f3577b34da6a3ce929d0e0e4736-" + "0" * 16 + "-01",
+         "junk", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7", "x" * 600]
+for header in cases:
+    ours = t.extract({"traceparent": header})
+    theirs = trace.get_current_span(api.extract({"traceparent": header})).get_span_context()
+    assert (ours if ours is not None else trace.INVALID_SPAN_CONTEXT) == theirs, header
+    if ours is not None:
+        assert ours.is_remote and ours.trace_flags == theirs.trace_flags
+state = t.extract({"traceparent": ok, "tracestate": "k=v"})
+assert state is not None and state.trace_state.to_header() == "k=v"
+span = t.start_span("s", parent=state)
+token = t.attach(span)
+expected = {}
+api.inject(expected)
+assert t.carrier() == expected and expected["tracestate"] == "k=v", (t.carrier(), expected)
+t.detach(token)
+"""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
