@@ -9,7 +9,7 @@ EXTRAS ?= all,test
 BUNDLE_MODEL    ?= 1
 BUNDLE_EMBEDDER ?= 1
 
-.PHONY: setup clients browser run test lint bench clean
+.PHONY: setup clients browser run test lint check bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,16 @@ lint: setup
 	$(BIN)/mypy gateway storage extproc vectorstore tests bench
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m tests.no_cycles
+
+# The fast loop: lint plus the in-process tests (no backend, door, Envoy, PostgreSQL, npm client or
+# browser: tests/conftest.py marks those `stack` from what they use), stopping at the first failure.
+check: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy gateway storage extproc vectorstore tests bench
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/python -m tests.no_cycles
+	$(BIN)/python -m pytest -m "not stack" -x -q -p no:cacheprovider
 
 test: lint clients browser
 	rm -rf .coverage-data && mkdir -p .coverage-data

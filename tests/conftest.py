@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
+import subprocess
+import types
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -34,6 +37,91 @@ def postgres_url() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("gateway-data")
+
+
+# --- the `stack` marker: tests that start processes or servers (the scripted backend, a door, Envoy,
+# PostgreSQL, milvus-lite, MCP servers, npm clients, a browser, any subprocess) or build a torch model.
+# Applied here from what a test uses, directly or through its fixtures and the tests' own helpers, so
+# nobody has to remember it; `make check` runs the rest (`pytest -m "not stack"`: in-process).
+
+
+def _stack_helpers() -> tuple[object, ...]:
+    """What starts a process or server (imported here, once per session, not at the top: the fixtures'
+    imports stay the fixtures')."""
+    from gateway import envoy_runner
+    from tests import browser, mcp_servers, procs, stack, tiny_gliner
+
+    return (
+        subprocess,
+        procs.scripted_backend,
+        procs.gateway,
+        procs.start_gateway,
+        procs.create_key,
+        stack.envoy_stack,
+        postgres_server,
+        mcp_servers.mcp_servers,
+        browser.chromium,
+        tiny_gliner.build_tiny_gliner,
+        envoy_runner.start_envoy,
+        envoy_runner.validate_envoy_config,
+    )
+
+
+STACK_ATTRIBUTES = {"create_subprocess_exec", "create_subprocess_shell"}
+STACK_PARAMS = {"postgres", "pgvector", "milvus", "envoy"}
+STACK_FIXTURES = {"backend", "postgres_url", "http_gateway", "envoy", "session_key", "door", "client"}
+# helpers that start something only for some arguments (PostgreSQL): a call is judged by its constants
+CONDITIONAL = {"built_store", "built_stores"}
+
+
+def _starts_processes(code: types.CodeType, env: dict[str, Any], seen: set[int], helpers: tuple[object, ...]) -> bool:
+    """Whether `code` (or a helper of the test tree it calls, or a nested function) uses one of `helpers`."""
+    if id(code) in seen:
+        return False
+    seen.add(id(code))
+    consts = {c for c in code.co_consts if isinstance(c, str)}
+    if "getfixturevalue" in code.co_names and consts & STACK_FIXTURES:
+        return True
+    for name in code.co_names:
+        if name in STACK_ATTRIBUTES:
+            return True
+        value = env.get(name)
+        if value is None:
+            continue
+        if any(value is helper for helper in helpers):
+            return True
+        if not isinstance(value, types.FunctionType) or not value.__module__.startswith("tests."):
+            continue
+        if value.__name__ in CONDITIONAL:
+            if consts & STACK_PARAMS:
+                return True
+        elif _starts_processes(value.__code__, value.__globals__, seen, helpers):
+            return True
+    return any(
+        isinstance(const, types.CodeType) and _starts_processes(const, env, seen, helpers) for const in code.co_consts
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    helpers = _stack_helpers()
+    for item in items:
+        if not isinstance(item, pytest.Function):
+            continue
+        params = getattr(item, "callspec", None)
+        if params is not None and STACK_PARAMS & {str(v) for v in params.params.values()}:
+            item.add_marker(pytest.mark.stack)
+            continue
+        seen: set[int] = set()
+        funcs = [inspect.unwrap(item.function)]
+        for defs in item._fixtureinfo.name2fixturedefs.values():
+            funcs += [inspect.unwrap(d.func) for d in defs]
+        for func in funcs:
+            if not getattr(func, "__module__", "").startswith("tests"):
+                continue  # pytest's own fixtures (tmp_path, monkeypatch, ...)
+            code = getattr(func, "__code__", None)
+            if code is not None and _starts_processes(code, func.__globals__, seen, helpers):
+                item.add_marker(pytest.mark.stack)
+                break
 
 
 @pytest.fixture(scope="session")
