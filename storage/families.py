@@ -35,6 +35,8 @@ AnyPromptStore = PromptStore | PostgresPromptStore
 AnyConnectorStore = ConnectorStore | PostgresConnectorStore
 AnyFileStore = FileStore | PostgresFileStore
 AnyVectorStoreStore = VectorStoreStore | PostgresVectorStoreStore
+ResearchQueue = SQLiteResearchQueue | PostgresResearchQueue
+UsageStore = SQLiteUsageStore | PostgresUsageStore
 
 
 def prompt_store(state: Any) -> AnyPromptStore | None:
@@ -78,14 +80,14 @@ def graph_store(state: Any) -> SQLiteGraphStore | PostgresGraphStore:
     return SQLiteGraphStore(state.writer, state.reader)
 
 
-def research_queue(state: Any) -> SQLiteResearchQueue | PostgresResearchQueue:
+def research_queue(state: Any) -> ResearchQueue:
     """Research slots: in PostgreSQL (the limits hold across replicas) or in the SQLite file."""
     if isinstance(state, PostgresStateStore):
         return PostgresResearchQueue(state.postgres.db)
     return SQLiteResearchQueue(state)
 
 
-def usage_store(state: Any) -> SQLiteUsageStore | PostgresUsageStore:
+def usage_store(state: Any) -> UsageStore:
     """The usage ledger and the shared rate windows (#30): in PostgreSQL (every replica adds to and
     leases from the same rows) or in the SQLite file (every process of this host)."""
     if isinstance(state, PostgresStateStore):

@@ -20,9 +20,10 @@ from aiohttp import web
 
 from gateway.errors import InvalidRequest, NotFound
 from gateway.http.common import json_response, page_params, read_json
+from gateway.http.state import runtime
 from gateway.ids import new_id
-from gateway.mcp import mcp_policy
 from gateway.mcp.mapping import REDACTED
+from gateway.mcp.tool import mcp_policy
 from gateway.redact import redact_url
 from gateway.retrieval import params
 from gateway.schema.pages import list_body
@@ -35,7 +36,7 @@ FIELDS = frozenset({"name", "server_url", "headers", "authorization", "descripti
 
 
 def _store(request: web.Request) -> AnyConnectorStore:
-    found = families.connector_store(request.app["store"])  # stateless over the shared connections
+    found = families.connector_store(runtime(request).store)  # stateless over the shared connections
     if found is None:
         raise InvalidRequest("Connectors need a SQLite or PostgreSQL store.", param=None)
     return found
@@ -93,7 +94,7 @@ def _parse(body: Any) -> tuple[dict[str, Any], dict[str, Any]]:
 @routes.post("/v1/connectors")
 async def create(request: web.Request) -> web.Response:
     connector, secrets = _parse(await read_json(request))
-    await mcp_policy(request.app["settings"]).vet(secrets["server_url"], "server_url")
+    await mcp_policy(runtime(request).settings).vet(secrets["server_url"], "server_url")
     await _store(request).create(connector, secrets)
     return json_response(connector)
 

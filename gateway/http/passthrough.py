@@ -15,6 +15,7 @@ from gateway.backends.client import BackendClient, ClientGone
 from gateway.errors import APIError
 from gateway.http.common import read_json
 from gateway.http.research import chat_research
+from gateway.http.state import runtime
 from gateway.research.chat import research_request
 from gateway.usage.meter import metered
 
@@ -26,7 +27,7 @@ HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "conten
 async def _forward(request: web.Request, path: str) -> web.StreamResponse:
     """Relay the body to the backend and its reply back, through the one backend client: its
     errors (a 4xx/5xx, the backend down) reach the client as the gateway's error bodies."""
-    client: BackendClient = request.app["backend_http"]
+    client: BackendClient = runtime(request).backend_client
     parsed = await read_json(request)  # malformed JSON is the client's error, answered here with a 400
     model = parsed.get("model") if isinstance(parsed, dict) else None
     cache_key = parsed.get("prompt_cache_key") if isinstance(parsed, dict) else None
@@ -59,7 +60,7 @@ async def _forward(request: web.Request, path: str) -> web.StreamResponse:
 @routes.post("/v1/chat/completions")
 async def chat_completions(request: web.Request) -> web.StreamResponse:
     asked = research_request(await read_json(request))  # "research ..." / "deep research ..." (#13)
-    if asked is not None and "research" in request.app:
+    if asked is not None and runtime(request).research is not None:
         return await chat_research(request, await read_json(request), *asked)
     return await _forward(request, "/chat/completions")
 
