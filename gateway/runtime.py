@@ -36,6 +36,7 @@ from gateway.engine.deps import EngineDeps
 from gateway.engine.models import ModelCatalog
 from gateway.engine.service import ResponsesService
 from gateway.knowledge.service import Knowledge
+from gateway.logs import announce
 from gateway.mcp.client import SessionPool
 from gateway.research.service import ResearchService
 from gateway.retrieval.core import Retrieval
@@ -159,15 +160,18 @@ class Runtime:
     @asynccontextmanager
     async def run(self) -> AsyncIterator[Runtime]:
         """Open every step in order; on exit (or a failed step) close those opened, in reverse."""
-        async with AsyncExitStack() as stack:
-            for step in self.steps():
-                if step.open is not None:
-                    await step.open()
-                self.opened.append(step.name)
-                if step.close is not None:
-                    stack.push_async_callback(self._close, step.name, step.close)
-            log.debug("runtime (%s) started: %s", self.door, ", ".join(self.opened))
-            yield self
+        try:
+            async with AsyncExitStack() as stack:
+                for step in self.steps():
+                    if step.open is not None:
+                        await step.open()
+                    self.opened.append(step.name)
+                    if step.close is not None:
+                        stack.push_async_callback(self._close, step.name, step.close)
+                announce(f"runtime ({self.door}) opened: {', '.join(self.opened)}")
+                yield self
+        finally:
+            announce(f"runtime ({self.door}) closed: {', '.join(self.closed)}")
 
     async def _close(self, name: str, close: Callable[[], Awaitable[object]]) -> None:
         """One step's close; a failure is logged and the teardown goes on with the next."""

@@ -52,7 +52,7 @@ async def read_json(request: web.Request, *, optional: bool = False) -> Any:
         raise RequestTimeout(f"The request body did not arrive within {limit:g}s.", code="request_timeout") from None
     except web.HTTPRequestEntityTooLarge as exc:
         raise PayloadTooLarge(
-            f"Request body too large: the limit is {request.app['settings'].max_body_bytes} bytes.",
+            f"Request body too large: the limit is {request.app[RUNTIME].settings.max_body_bytes} bytes.",
             code="request_too_large",
         ) from exc
     if not raw.strip():
