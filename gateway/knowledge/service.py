@@ -18,6 +18,7 @@ from gateway.knowledge.extract import Extractor, RuleExtractor, normalise
 from gateway.knowledge.index import build_file_graph
 from gateway.knowledge.ranker import Ranker, RankOutcome
 from gateway.knowledge.weights import parse_weights
+from storage import families
 from storage.graph import GraphStore
 from vectorstore.base import VectorBackend
 
@@ -46,7 +47,6 @@ def build_graph_store(settings: Settings, state: Any) -> GraphStore:
         if not settings.kg_neo4j_uri:
             raise ValueError("GATEWAY_KG_GRAPH_STORE=neo4j needs GATEWAY_KG_NEO4J_URI")
         return Neo4jGraphStore(settings.kg_neo4j_uri, settings.kg_neo4j_user, settings.kg_neo4j_password)
-    from storage import families
 
     return families.graph_store(state)
 

@@ -27,6 +27,7 @@ from aiohttp import web
 
 from gateway.config import Settings
 from gateway.errors import APIError
+from gateway.mcp.client import SDK_IMPORT_LOCK  # the client's SDK loader may run at the same time
 from gateway.mcp_server.kb import KnowledgeBase
 from gateway.mcp_server.memory import Memory, RetentionSweeper
 from gateway.retrieval.core import Retrieval
@@ -182,7 +183,6 @@ class McpHttp:
 
 
 def _import_sdk() -> None:
-    from gateway.mcp.client import SDK_IMPORT_LOCK  # the client's loader may import the SDK at the same time
 
     with SDK_IMPORT_LOCK:
         import mcp.server.lowlevel.server
