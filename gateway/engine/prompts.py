@@ -21,7 +21,7 @@ from gateway.schema.pages import list_body
 from gateway.schema.requests import Metadata, ReasoningConfig, TextConfig, check_metadata
 from gateway.schema.validation import parse
 from storage import families
-from storage.base import JSON
+from storage.base import JSON, StateStore
 from storage.families import AnyPromptStore
 from storage.prompts import PromptRecord
 
@@ -163,7 +163,7 @@ def parse_version(value: Any, param: str) -> int:
     return int(text)
 
 
-def prompt_store(store: Any) -> AnyPromptStore:
+def prompt_store(store: StateStore) -> AnyPromptStore:
     found = families.prompt_store(store)  # SQLite's or PostgreSQL's, whichever holds the state
     if found is None:
         raise InvalidRequest("Prompts need a SQLite or PostgreSQL store.", param="prompt", code="unsupported_parameter")
@@ -171,7 +171,7 @@ def prompt_store(store: Any) -> AnyPromptStore:
 
 
 class PromptsService:
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: StateStore) -> None:
         self.store = prompt_store(store)
 
     async def create(self, body: Any) -> JSON:

@@ -19,6 +19,7 @@ from gateway.knowledge.index import build_file_graph
 from gateway.knowledge.ranker import Ranker, RankOutcome
 from gateway.knowledge.weights import parse_weights
 from storage import families
+from storage.base import StateStore
 from storage.graph import GraphStore
 from vectorstore.base import VectorBackend
 
@@ -40,7 +41,7 @@ def build_extractor(settings: Settings) -> Extractor:
     return RuleExtractor()
 
 
-def build_graph_store(settings: Settings, state: Any) -> GraphStore:
+def build_graph_store(settings: Settings, state: StateStore) -> GraphStore:
     if settings.kg_graph_store == "neo4j":
         from gateway.knowledge.neo4j_store import Neo4jGraphStore
 
@@ -61,7 +62,7 @@ class Knowledge:
         self._lock = asyncio.Lock()
 
     @classmethod
-    def build(cls, settings: Settings, state: Any) -> Knowledge:
+    def build(cls, settings: Settings, state: StateStore) -> Knowledge:
         """Cheap: the extractor (a model, with GLiNER) is loaded on first use, so deleting a file's
         graph rows never waits for or depends on it."""
         return cls(settings, build_graph_store(settings, state))
