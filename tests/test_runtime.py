@@ -182,14 +182,14 @@ def test_the_stdio_mcp_server_enters_the_runtime(backend: Backend, tmp_path: Pat
 
 # -- statically ------------------------------------------------------------------------------------
 STRING_KEY = re.compile(r"""\bapp\[\s*["']|\bapp\.get\(\s*["']|["']\w+["']\s+(not\s+)?in\s+(request\.)?app\b""")
-UNTYPED = re.compile(r"\b(deps|runtime|rt|service)\s*:\s*Any\b|setattr\(\s*deps\b")
+UNTYPED = re.compile(r"\b(deps|runtime|rt|service|store|retrieval|models|queue)\s*:\s*Any\b|\bsetattr\(")
 
 
 def _product_sources() -> list[Path]:
     return [p for top in ("gateway", "extproc") for p in (ROOT / top).rglob("*.py") if "/pb/" not in str(p)]
 
 
-def test_no_string_service_keys_and_no_untyped_deps() -> None:
+def test_no_string_service_keys_no_untyped_deps_no_setattr() -> None:
     offending = [
         f"{p.relative_to(ROOT)}:{n}: {line.strip()}"
         for p in _product_sources()
