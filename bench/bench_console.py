@@ -28,7 +28,7 @@ import aiohttp
 
 from bench.measure import cpu_seconds, descendants
 from storage.scope import project_scope
-from storage.sqlite import SQLiteStore
+from storage.sqlite.state import SQLiteStore
 from tests.procs import gateway, scripted_backend
 
 TARGET_MS = 300.0

@@ -179,7 +179,7 @@ def _db_sizes(db: Path, ckpt: Any) -> tuple[int, int]:
 
 
 async def storage_chain(gen: Generator, gateway_port: int, db: Path, backend: Backend, turns: int) -> dict[str, Any]:
-    from storage.sqlite_conn import connect  # pysqlite3, as the gateway uses
+    from storage.sqlite.conn import connect  # pysqlite3, as the gateway uses
 
     ckpt = connect(db)
     client = None

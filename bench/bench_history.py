@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gateway.bootstrap import build_state_store
+from gateway.bootstrap import build_stores
 from gateway.config import Settings
 
 CHAIN = 5  # turns per chain: the history read walks 4 earlier responses
@@ -76,7 +76,7 @@ def _pct(values: list[float], q: float) -> float:
 
 async def run(kind: str, rows: int, turns: int, url: str | None) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-history-") as tmp:
-        store = build_state_store(Settings(data_dir=Path(tmp), database_url=url))
+        store = build_stores(Settings(data_dir=Path(tmp), database_url=url)).state
         await store.open()
         try:
             sizes = [0, rows // 100, rows // 10, rows]

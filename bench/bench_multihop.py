@@ -32,6 +32,7 @@ from typing import Any
 from bench.graph_baselines import PPR, two_hop
 from bench.multihop_corpus import Doc, Question, build
 from bench.multihop_hard import build_hard
+from gateway.bootstrap import build_stores
 from gateway.config import load_settings
 from gateway.knowledge.extract import RuleExtractor, normalise
 from gateway.knowledge.index import title_of
@@ -39,7 +40,6 @@ from gateway.knowledge.ranker import _longest, query_keys
 from gateway.retrieval.core import Retrieval
 from gateway.retrieval.ingest import IngestionWorker
 from gateway.retrieval.search import search_stores
-from storage.sqlite import SQLiteStore
 
 K = 10
 
@@ -186,7 +186,7 @@ async def run_corpus(
             {}, data_dir=tmp / f"{label}{int(graph_on)}", kg_enabled=graph_on, kg_weights=args.weights
         )
         settings.data_dir.mkdir(parents=True)
-        sqlite = SQLiteStore(settings.db_path)
+        sqlite = build_stores(settings)
         await sqlite.open()
         r = Retrieval(settings, sqlite)
         try:
@@ -248,7 +248,7 @@ async def run_real(args: argparse.Namespace, tmp: Path) -> None:
     for graph_on in (False, True):
         settings = load_settings({}, data_dir=tmp / f"real{int(graph_on)}", kg_enabled=graph_on)
         settings.data_dir.mkdir(parents=True)
-        sqlite = SQLiteStore(settings.db_path)
+        sqlite = build_stores(settings)
         await sqlite.open()
         r = Retrieval(settings, sqlite)
         try:

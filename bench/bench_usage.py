@@ -32,9 +32,9 @@ from gateway.usage.metering import UsageMetrics
 from gateway.usage.prices import Prices
 from gateway.usage.recorder import Recorder, caller_key
 from gateway.usage.recorder import configure as configure_recorder
-from storage import families
 from storage.scope import project_scope
-from storage.sqlite import SQLiteStore
+from storage.sqlite.state import SQLiteStore
+from storage.sqlite.usage import SQLiteUsageStore
 from tests.pg import postgres_server
 
 CPU_TARGET_US = 50.0
@@ -47,7 +47,7 @@ COLUMNS = "at, kind, project, api_key_id, model, pool, replica, door, source, " 
 async def cpu_per_request(db_dir: Path, n: int) -> float:
     store = SQLiteStore(db_dir / "cpu.db")
     await store.open()
-    ledger = families.usage_store(store)
+    ledger = SQLiteUsageStore(store)
     policies = {"bench": {"requests_per_minute": 10**9, "tokens_per_minute": 10**12}}
     lim = limits.configure(json.dumps(policies), ledger, prices=Prices('{"*": {"input": 1, "output": 2}}'))
     limits.KEY_POLICIES["key_bench"] = limits.Policy(requests_per_minute=10**9)
@@ -149,24 +149,24 @@ async def query_sqlite(db_dir: Path, calls: int, t0: int, rounds: int) -> dict[s
     await store.writer.transact(fill)
     print(f"  sqlite: {calls} calls generated in {time.perf_counter() - started:.1f} s")
     try:
-        return await _time_queries(families.usage_store(store), t0, rounds)
+        return await _time_queries(SQLiteUsageStore(store), t0, rounds)
     finally:
         await store.close()
 
 
 async def query_postgres(db_dir: Path, calls: int, t0: int, rounds: int) -> dict[str, list[float]]:
     from storage.postgres import PostgresStore
-    from storage.postgres.hybrid import PostgresStateStore
+    from storage.postgres.usage import PostgresUsageStore
 
     with postgres_server() as url:
-        store = PostgresStateStore(PostgresStore(url, pool_size=2), db_dir / "local.db")
+        store = PostgresStore(url, pool_size=2)
         await store.open()
         started = time.perf_counter()
         for sql in _generate_postgres(calls, t0):
-            await store.postgres.db.pool.execute(sql)
+            await store.db.pool.execute(sql)
         print(f"  postgres: {calls} calls generated in {time.perf_counter() - started:.1f} s")
         try:
-            return await _time_queries(families.usage_store(store), t0, rounds)
+            return await _time_queries(PostgresUsageStore(store.db), t0, rounds)
         finally:
             await store.close()
 

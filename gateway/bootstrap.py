@@ -1,13 +1,14 @@
 """The composition root's builders: each part of a process's `Runtime` (`gateway.runtime`), built
 from the settings without I/O (nothing is opened here; `Runtime.run` opens and closes them).
 
-This is the one place outside `storage/` that names a concrete store class; everything else sees
-the store protocols of `storage.base`.
+This is the one place outside `storage/` that names a store backend (`build_stores`); everything
+else reads a family's store from the `storage.bundle.Stores` it builds.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gateway import metrics, redact
 from gateway.auth import limits
@@ -30,24 +31,28 @@ from gateway.usage import recorder as usage_recorder
 from gateway.usage.metering import UsageMetrics
 from gateway.usage.prices import Prices
 from gateway.usage.recorder import Recorder
-from storage import families
-from storage.base import StateStore
-from storage.postgres.hybrid import PostgresStateStore
-from storage.sqlite import SQLiteStore
+from storage.bundle import Stores
+from storage.postgres import postgres_stores
+from storage.sqlite import sqlite_stores
+
+if TYPE_CHECKING:  # the bundle's family types exist for the type checker only
+    from storage.bundle import UsageStores
 
 
-def build_state_store(settings: Settings) -> StateStore:
-    """The state store of `settings` (not opened): PostgreSQL's on `GATEWAY_DATABASE_URL` (the
-    other families follow it through `storage.families`), else the SQLite file in the data dir.
-    The conformance suites run on what this returns (tests/conftest.py `built_store`)."""
-    if settings.database_url:  # many replicas: state in PostgreSQL
-        return PostgresStateStore(
+def build_stores(settings: Settings) -> Stores:
+    """Every store family of `settings` (not opened): all in PostgreSQL on `GATEWAY_DATABASE_URL`
+    (shared by every replica), else all in the SQLite file of the data dir (files' bytes beside it).
+    The conformance suites run on what this returns (tests/stores.py `built_stores`)."""
+    if settings.database_url:  # many replicas: everything in PostgreSQL
+        return postgres_stores(
             settings.database_url,
-            settings.db_path,  # only an explicitly chosen sqlite-vec backend uses it
+            local_sqlite=settings.db_path,  # only an explicitly chosen sqlite-vec backend uses it
             pool_size=settings.database_pool_size,
             lease_seconds=settings.run_lease_seconds,
         )
-    return SQLiteStore(settings.db_path, lease_seconds=settings.run_lease_seconds)
+    return sqlite_stores(
+        settings.db_path, blob_dir=settings.data_dir / "files", lease_seconds=settings.run_lease_seconds
+    )
 
 
 def hide_secrets(settings: Settings) -> None:
@@ -82,19 +87,19 @@ def build_backend(settings: Settings) -> tuple[BackendClient, Backend]:
 
 
 def build_deps(
-    settings: Settings, store: StateStore | None = None, *, research: bool = False
+    settings: Settings, stores: Stores | None = None, *, research: bool = False
 ) -> tuple[EngineDeps, BackendClient]:
     """The engine's dependencies (nothing opened), with the backend client they share; `research`:
     this process runs research (the HTTP server), so the engine gets a `ResearchService`."""
     hide_secrets(settings)
     http, backend = build_backend(settings)
-    store = build_state_store(settings) if store is None else store
+    stores = build_stores(settings) if stores is None else stores
     models = ModelCatalog(backend, settings.models_refresh_seconds, settings.default_model)
-    retrieval = Retrieval(settings, store, Knowledge.build(settings, store))
-    service = ResearchService(settings, http, models, retrieval, families.research_queue(store)) if research else None
+    retrieval = Retrieval(settings, stores, Knowledge.build(settings, stores))
+    service = ResearchService(settings, http, models, retrieval, stores.research) if research else None
     deps = EngineDeps(
         settings=settings,
-        store=store,
+        stores=stores,
         backend=backend,
         models=models,
         retrieval=retrieval,
@@ -107,10 +112,10 @@ def build_deps(
 
 @dataclass
 class Usage:
-    """Usage, limits and budgets of one process (#30): the ledger (the state store's database), the
+    """Usage, limits and budgets of one process (#30): the ledger (the bundle's database), the
     shared limits, the recorder writing the ledger off the request path, the prices."""
 
-    ledger: families.UsageStore
+    ledger: UsageStores
     prices: Prices
     limits: limits.Limits
     recorder: Recorder
@@ -126,8 +131,8 @@ class Usage:
         await self.limits.shared.stop()
 
 
-def build_usage(settings: Settings, store: StateStore) -> Usage:
-    ledger = families.usage_store(store)
+def build_usage(settings: Settings, stores: Stores) -> Usage:
+    ledger = stores.usage
     prices = Prices(settings.model_prices)
     shared = limits.Limits(
         settings.project_limits, ledger, prices=prices, spend=ledger, warn_ratio=settings.budget_warn_ratio
@@ -145,7 +150,6 @@ def build_usage(settings: Settings, store: StateStore) -> Usage:
     return Usage(ledger, prices, shared, recorder)
 
 
-def build_auth(settings: Settings, store: StateStore) -> tuple[Authenticator, KeyStore]:
-    """The authenticator every door shares and the key store it reads (the state store's database)."""
-    keys = families.key_store(store)
-    return Authenticator(settings, keys), keys  # type: ignore[arg-type]
+def build_auth(settings: Settings, stores: Stores) -> tuple[Authenticator, KeyStore]:
+    """The authenticator every door shares and the key store it reads (the bundle's database)."""
+    return Authenticator(settings, stores.keys), stores.keys

@@ -327,6 +327,6 @@ def sqlite_busy(kind: str) -> None:
 def _hook_storage() -> None:
     """storage/ must not import the gateway: it exposes a callback that is pointed here."""
     with contextlib.suppress(ImportError):
-        from storage import sqlite_conn
+        from storage.sqlite import conn as sqlite_conn
 
         sqlite_conn.on_busy = sqlite_busy

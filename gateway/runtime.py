@@ -29,7 +29,7 @@ from gateway.auth.authenticator import Authenticator
 from gateway.auth.keys import KeyStore
 from gateway.backends.base import Backend
 from gateway.backends.client import BackendClient
-from gateway.bootstrap import Usage, build_auth, build_deps, build_state_store, build_usage
+from gateway.bootstrap import Usage, build_auth, build_deps, build_stores, build_usage
 from gateway.config import Settings
 from gateway.engine.conversations import ConversationsService
 from gateway.engine.deps import EngineDeps
@@ -45,6 +45,7 @@ from gateway.retrieval.ingest import IngestionWorker
 from gateway.retrieval.stores import VectorStoresService
 from gateway.tools.registry import ToolRegistry
 from storage.base import StateStore
+from storage.bundle import Stores
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ class Step:
 class Runtime:
     settings: Settings
     door: Door
-    store: StateStore
+    stores: Stores  # every store family on one database (storage/bundle.py); `store` is its state store
     backend_client: BackendClient
     backend: Backend
     models: ModelCatalog
@@ -101,14 +102,14 @@ class Runtime:
     @classmethod
     def build(cls, settings: Settings, door: Door) -> Runtime:
         """Every part, wired, nothing opened (no I/O: a door may build it before its loop runs)."""
-        store = build_state_store(settings)
-        engine, http = build_deps(settings, store, research=door in RESEARCHES)
-        authenticator, keys = build_auth(settings, store)
+        stores = build_stores(settings)
+        engine, http = build_deps(settings, stores, research=door in RESEARCHES)
+        authenticator, keys = build_auth(settings, stores)
         files = FilesService(engine.retrieval)
         return cls(
             settings=settings,
             door=door,
-            store=store,
+            stores=stores,
             backend_client=http,
             backend=engine.backend,
             models=engine.models,
@@ -118,9 +119,9 @@ class Runtime:
             mcp_sessions=engine.mcp_sessions,
             authenticator=authenticator,
             keys=keys,
-            usage=build_usage(settings, store),
+            usage=build_usage(settings, stores),
             engine=engine,
-            conversations=ConversationsService(store),
+            conversations=ConversationsService(stores.state),
             files=files,
             vector_stores=VectorStoresService(engine.retrieval),
             responses=ResponsesService(engine) if door in SERVES_TURNS else None,
@@ -140,7 +141,7 @@ class Runtime:
         """The start order; teardown is its reverse. Each step's close runs only if it opened."""
         ingestion, research, responses = self.ingestion, self.research, self.responses
         return [
-            Step("store", self.store.open, self.store.close),
+            Step("stores", self.stores.open, self.stores.close),
             Step("usage", self._start_usage, self.usage.stop),  # flushed after everything that records
             Step("backend", None, self.backend.close),  # the one backend client's connections
             Step("models", self._start_models if self.door in SERVES_TURNS else None, self.models.stop),
@@ -150,6 +151,11 @@ class Runtime:
             Step("research", None, research.close if research else None),
             Step("responses", responses.start if responses else None, responses.shutdown if responses else None),
         ]
+
+    @property
+    def store(self) -> StateStore:
+        """The state store (responses, items, conversations)."""
+        return self.stores.state
 
     async def _start_usage(self) -> None:
         self.usage.install()

@@ -1,6 +1,7 @@
-"""State storage: the store interface the engine depends on and its SQLite implementation."""
+"""State storage: the store protocols and records every backend shares (here), the bundle of every
+family (`storage.bundle.Stores`), and its two implementations, `storage.sqlite` and
+`storage.postgres`."""
 
 from storage.base import Page, StateStore
-from storage.sqlite import SQLiteStore
 
-__all__ = ["Page", "SQLiteStore", "StateStore"]
+__all__ = ["Page", "StateStore"]

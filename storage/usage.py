@@ -1,21 +1,19 @@
-"""The usage ledger and the shared rate windows in SQLite (tables from migration 0020).
+"""The usage ledger and the shared rate windows, whichever database holds them (tables from
+migration 0020): the records, roll-ups and statements written once, with `?` placeholders, for both
+(`storage/sqlite/usage.py` runs them on SQLite, `storage/postgres/usage.py` on PostgreSQL).
 
 One recorded model call is a raw row (`usage_records`, kept for a retention period) and an addition
 to two roll-ups (`usage_minutes`, `usage_hours`), written in the same transaction, so the Usage API
 reads at most a few thousand rolled-up rows for a month however many calls there were (`1m` buckets
-from minutes, `1h` from hours, `1d` from days). The rate
-windows are counters per scope (a project or key), metric and minute that every process leases
-quota from (see `gateway.usage.limiter`). The PostgreSQL twin (`storage.postgres.usage`) runs the
-same statements: the SQL here is written once, with `?` placeholders.
+from minutes, `1h` from hours, `1d` from days). The rate windows are counters per scope (a project
+or key), metric and minute that every process leases quota from (see `gateway.usage.limiter`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
-
-from storage.sqlite import SQLiteStore
 
 SUMS = ("input_tokens", "cached_tokens", "output_tokens", "reasoning_tokens", "requests", "estimated")
 GROUPS = ("project", "api_key_id", "model", "pool")
@@ -165,58 +163,3 @@ TAKE = (
 )
 ADD = "UPDATE rate_windows SET used = used + ? WHERE scope = ? AND metric = ? AND window_start = ? RETURNING used"
 USED = "SELECT used FROM rate_windows WHERE scope = ? AND metric = ? AND window_start = ?"
-
-
-class SQLiteUsageStore:
-    def __init__(self, db: SQLiteStore) -> None:
-        self._db = db
-
-    async def write(self, records: Sequence[UsageRecord]) -> None:
-        """Raw rows and both roll-ups in one transaction (a batch from the recorder)."""
-        if records:
-            await self._db.writer.write_rows(
-                [
-                    (insert_raw(), [r.row() for r in records]),
-                    *((upsert_rollup(table), rollup(records, width)) for width, table in ROLLUPS.items()),
-                ]
-            )
-
-    async def buckets(self, q: UsageQuery) -> list[Row]:
-        sql, params = bucket_sql(q)
-        return await self._db.reader.run(lambda c: [tuple(r) for r in c.execute(sql, params).fetchall()])
-
-    async def spent(self, project: str, since: int) -> list[Row]:
-        """Tokens per model of `project` since `since` (an hour boundary): what budgets compare."""
-        return await self._db.reader.run(lambda c: [tuple(r) for r in c.execute(SPENT_SQL, (project, since))])
-
-    async def prune(self, raw_before: float, minutes_before: int, windows_before: int) -> None:
-        await self._db.writer.write_rows(
-            [
-                ("DELETE FROM usage_records WHERE at < ?", [(raw_before,)]),
-                ("DELETE FROM usage_minutes WHERE start < ?", [(minutes_before,)]),
-                ("DELETE FROM rate_windows WHERE window_start < ?", [(windows_before,)]),
-            ]
-        )
-
-    async def take(self, scope: str, metric: str, window: int, n: int, limit: int) -> int | None:
-        """Lease `n` units of the window if they fit under `limit`: the new total, or None."""
-
-        def write(c: Any) -> int | None:
-            c.execute(ENSURE_WINDOW, (scope, metric, window))
-            row = c.execute(TAKE, (n, scope, metric, window, n, limit)).fetchone()
-            return None if row is None else int(row[0])
-
-        return await self._db.writer.transact(write)
-
-    async def add(self, scope: str, metric: str, window: int, n: int) -> int:
-        """Give back (n < 0) or add (a token overrun) units; the new total."""
-
-        def write(c: Any) -> int:
-            c.execute(ENSURE_WINDOW, (scope, metric, window))
-            return int(c.execute(ADD, (n, scope, metric, window)).fetchone()[0])
-
-        return await self._db.writer.transact(write)
-
-    async def used(self, scope: str, metric: str, window: int) -> int:
-        row = await self._db.reader.run(lambda c: c.execute(USED, (scope, metric, window)).fetchone())
-        return 0 if row is None else int(row[0])

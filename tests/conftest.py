@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 from openai import OpenAI
 
+from storage.bundle import Stores
 from tests.pg import postgres_server
 from tests.procs import AUTH, KEYS_ENV, Backend, Gateway, create_key, gateway, scripted_backend
 from tests.retrieval_helpers import retrieval_env
 from tests.stack import EnvoyStack, envoy_stack
-from tests.stores import built_store
+from tests.stores import built_stores
 
 
 @pytest.fixture(scope="session")
@@ -83,9 +84,15 @@ def marker() -> str:
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-async def state(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
-    """The state store as the gateway builds it (`built_store`), on each backend, emptied per test.
-    The store-family suites get their store from it through `storage.families`."""
-    s = await built_store(request.param, tmp_path, request)
-    yield s
-    await s.close()
+async def stores(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Stores]:
+    """The store on both backends: the bundle `gateway.bootstrap.build_stores` builds (`built_stores`),
+    on SQLite and on PostgreSQL, emptied per test. Every store family's suite takes its store from it."""
+    bundle = await built_stores(request.param, tmp_path, request)
+    yield bundle
+    await bundle.close()
+
+
+@pytest.fixture
+def state(stores: Stores) -> Any:
+    """The bundle's state store (responses, items, conversations), on each backend."""
+    return stores.state

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from storage.sqlite import SQLiteStore
+from storage.sqlite.state import SQLiteStore
 
 
 def _open_close(path: Path, results: Any) -> None:

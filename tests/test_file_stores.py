@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from storage import families
 from storage.blobs import BlobTooLarge
+from storage.bundle import Stores
 
 
 async def chunks(*parts: bytes) -> AsyncIterator[bytes]:
@@ -31,8 +30,8 @@ def row(i: int, *, purpose: str = "assistants", expires_at: int | None = None) -
     }
 
 
-async def test_file_metadata(state: Any, tmp_path: Path) -> None:
-    files, _blobs = families.file_stores(state, tmp_path / "files")
+async def test_file_metadata(stores: Stores) -> None:
+    files = stores.files
     for i in range(5):
         await files.insert(row(i, purpose="batch" if i == 3 else "assistants"))
     await files.insert(row(9, expires_at=int(time.time()) - 5))  # expired: invisible at once
@@ -59,8 +58,8 @@ async def test_file_metadata(state: Any, tmp_path: Path) -> None:
     assert await files.delete("file-2") == "blob-2" and await files.delete("file-2") is None
 
 
-async def test_blobs_all_or_nothing(state: Any, tmp_path: Path) -> None:
-    _files, blobs = families.file_stores(state, tmp_path / "files")
+async def test_blobs_all_or_nothing(stores: Stores) -> None:
+    blobs = stores.blobs
     big = bytes(range(256)) * 9000  # 2.3 MB: several parts on PostgreSQL
     assert await blobs.write("k1", chunks(big[:1000], big[1000:]), max_bytes=10_000_000) == len(big)
     assert await blobs.read("k1") == big

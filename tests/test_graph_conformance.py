@@ -15,9 +15,8 @@ import pytest
 
 from gateway.knowledge.extract import RuleExtractor
 from gateway.knowledge.index import build_file_graph, title_of
-from storage import families
 from storage.graph import Entity, FileGraph, GraphStore, Mention, Relation
-from tests.stores import built_store
+from tests.stores import built_stores
 
 pytestmark = pytest.mark.asyncio
 
@@ -27,11 +26,11 @@ BACKENDS = ["sqlite", "postgres", "neo4j"]
 @pytest.fixture(params=BACKENDS)
 async def graph(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[GraphStore]:
     if request.param in ("sqlite", "postgres"):  # the store bootstrap builds, and its graph family
-        state = await built_store(request.param, tmp_path, request)
+        bundle = await built_stores(request.param, tmp_path, request)
         try:
-            yield families.graph_store(state)
+            yield bundle.graph
         finally:
-            await state.close()
+            await bundle.close()
         return
     uri = os.environ.get("GATEWAY_NEO4J_URI")
     if not uri:

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from storage import families
+from storage.bundle import Stores
 from storage.scope import project_scope
-from storage.sqlite import SQLiteStore
+from storage.sqlite.state import SQLiteStore
 
 
 def _msg(i: str) -> dict[str, Any]:
@@ -57,18 +57,16 @@ async def test_responses_items_and_conversations(state: Any) -> None:
     assert await state.get_response("resp_a") is not None  # system work sees every project
 
 
-async def test_files_prompts_connectors_and_vector_stores(state: Any, tmp_path: Path) -> None:
-    files, _blobs = families.file_stores(state, tmp_path / "blobs")
-    prompts, connectors = families.prompt_store(state), families.connector_store(state)
-    stores = families.vector_store_store(state)
-    assert prompts is not None and connectors is not None
+async def test_files_prompts_connectors_and_vector_stores(stores: Stores) -> None:
+    files, prompts, connectors = stores.files, stores.prompts, stores.connectors
+    vector_stores = stores.vector_stores
     row = {"id": "file-a", "created_at": 1, "expires_at": None, "purpose": "assistants", "filename": "a.txt",
            "bytes": 1, "content_type": "text/plain", "blob": "k"}  # fmt: skip
     with project_scope("alpha"):
         await files.insert(row)
         await prompts.create("pmpt_a", {"instructions": "x"})
         await connectors.create({"id": "conn_a", "created_at": 1}, {})
-        await stores.create_store("vs_a", embedder="e", dimension=3, data={"name": "a"})
+        await vector_stores.create_store("vs_a", embedder="e", dimension=3, data={"name": "a"})
     with project_scope("beta"):
         assert await files.get("file-a") is None and await files.get_many(["file-a"]) == {}
         assert (await files.list_files(purpose=None, limit=10, order="asc", after=None)).data == []
@@ -79,19 +77,19 @@ async def test_files_prompts_connectors_and_vector_stores(state: Any, tmp_path: 
         assert await connectors.get("conn_a") is None and await connectors.secrets("conn_a") is None
         assert (await connectors.list(limit=10, order="asc", after=None, before=None)).data == []
         assert not await connectors.delete("conn_a")
-        assert await stores.get_store("vs_a") is None and await stores.existing(["vs_a"]) == set()
-        assert (await stores.list_stores(limit=10, order="asc", after=None, before=None)).data == []
-        assert not await stores.add_files("vs_a", [{"file_id": "file-b", "chunking_strategy": {}}])
-        assert not await stores.delete_store("vs_a")
+        assert await vector_stores.get_store("vs_a") is None and await vector_stores.existing(["vs_a"]) == set()
+        assert (await vector_stores.list_stores(limit=10, order="asc", after=None, before=None)).data == []
+        assert not await vector_stores.add_files("vs_a", [{"file_id": "file-b", "chunking_strategy": {}}])
+        assert not await vector_stores.delete_store("vs_a")
     with project_scope("alpha"):
         assert await files.get("file-a") is not None
         assert await prompts.get("pmpt_a") is not None
         assert (await connectors.list(limit=10, order="asc", after=None, before=None)).data
-        assert await stores.get_store("vs_a") is not None
+        assert await vector_stores.get_store("vs_a") is not None
 
 
-async def test_keys_resolve_across_projects(state: Any) -> None:
-    keys = families.key_store(state)
+async def test_keys_resolve_across_projects(stores: Stores) -> None:
+    keys = stores.keys
     with project_scope("alpha"):
         await keys.create({"id": "key_1", "project": "beta", "name": "", "prefix": "sk-gw-abc", "hash": "h1",
                            "created_at": 1, "expires_at": None})  # fmt: skip

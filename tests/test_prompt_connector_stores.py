@@ -1,15 +1,16 @@
-"""Prompt and connector stores: the same cases on SQLite and PostgreSQL (`storage.families`)."""
+"""Prompt and connector stores: the same cases on SQLite and PostgreSQL (the bundles
+`gateway.bootstrap.build_stores` builds)."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-from storage import families
+from storage.bundle import Stores
 
 
-async def test_prompt_versions(state: Any) -> None:
-    store = families.prompt_store(state)
+async def test_prompt_versions(stores: Stores) -> None:
+    store = stores.prompts
     assert store is not None
     created = await store.create("pmpt_a", {"instructions": "v1"})
     assert (created.version, created.default_version, created.latest_version) == (1, 1, 1)
@@ -46,8 +47,8 @@ async def test_prompt_versions(state: Any) -> None:
     assert await store.get("pmpt_a") is None
 
 
-async def test_concurrent_updates_get_distinct_versions(state: Any) -> None:
-    store = families.prompt_store(state)
+async def test_concurrent_updates_get_distinct_versions(stores: Stores) -> None:
+    store = stores.prompts
     assert store is not None
     await store.create("pmpt_c", {"n": 0})
     made = await asyncio.gather(
@@ -58,8 +59,8 @@ async def test_concurrent_updates_get_distinct_versions(state: Any) -> None:
     assert latest is not None and latest.data == {"n": 8}  # no update was lost
 
 
-async def test_connectors(state: Any) -> None:
-    store = families.connector_store(state)
+async def test_connectors(stores: Stores) -> None:
+    store = stores.connectors
     assert store is not None
     for n in range(5):
         await store.create({"id": f"conn_{n}", "object": "connector", "created_at": 1, "name": f"c{n}"}, {"k": n})

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from storage.sqlite_conn import sqlite3
+from storage.sqlite.conn import sqlite3
 from tests.stores import built_store
 
 # Statements whose scan is bounded, keyed by a fragment of their text.

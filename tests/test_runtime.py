@@ -64,7 +64,7 @@ def test_the_door_switches_the_optional_capabilities_on_and_off(tmp_path: Path) 
     assert mcp.responses is None and mcp.ingestion is not None and mcp.research is None
     assert cli.responses is None and cli.ingestion is None and cli.research is None
     for rt in (http, extproc, mcp, cli):  # the engine's view is the runtime's own parts, not copies
-        assert rt.engine.store is rt.store and rt.engine.retrieval is rt.retrieval
+        assert rt.engine.stores is rt.stores and rt.engine.retrieval is rt.retrieval
         assert rt.engine.mcp_sessions is rt.mcp_sessions and rt.engine.research is rt.research
         assert rt.retrieval.kg is rt.knowledge and rt.tools is rt.engine.tools
         assert rt.backend.http is rt.backend_client  # one backend client for every inference call
@@ -74,12 +74,13 @@ def test_the_door_switches_the_optional_capabilities_on_and_off(tmp_path: Path) 
 
 def test_the_settings_choose_the_store_and_the_backend(tmp_path: Path) -> None:
     sqlite_rt = Runtime.build(_settings(tmp_path), Door.HTTP)
-    assert type(sqlite_rt.store).__name__ == "SQLiteStore"
+    assert type(sqlite_rt.store).__name__ == "SQLiteStore" and sqlite_rt.engine.stores is sqlite_rt.stores
     assert type(sqlite_rt.backend).__name__ == "ChatCompletionsBackend"
     # building opens nothing: an unreachable database is fine until the runtime runs
     pg = Runtime.build(_settings(tmp_path, database_url="postgresql://u@127.0.0.1:9/none"), Door.HTTP)
-    assert type(pg.store).__name__ == "PostgresStateStore"
+    assert type(pg.store).__name__ == "PostgresStore"
     assert type(pg.usage.ledger).__name__ == "PostgresUsageStore" and type(pg.keys).__name__ == "PostgresKeyStore"
+    assert type(pg.retrieval.files).__name__ == "PostgresFileStore"  # every family on the one database
     responses = Runtime.build(_settings(tmp_path, backend_api="responses"), Door.EXTPROC)
     assert type(responses.backend).__name__ == "ResponsesBackend"
     fleet = Runtime.build(
@@ -97,7 +98,7 @@ async def test_teardown_closes_in_reverse_and_flushes_the_ledger(tmp_path: Path,
         assert await rt.store.ping()
         usage.record(MODEL, {"prompt_tokens": 3, "completion_tokens": 4}, source="test")
     assert rt.closed == closed
-    assert closed[0] == "responses" and closed[-1] == "store" and closed.index("usage") == len(closed) - 2
+    assert closed[0] == "responses" and closed[-1] == "stores" and closed.index("usage") == len(closed) - 2
     assert not _wal(settings.db_path)  # the last connection closed (SQLite removes the WAL)
     assert [m for _d, m in _ledger(settings.db_path)] == [MODEL]
 

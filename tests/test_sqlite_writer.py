@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from storage.sqlite_conn import WAL_SIZE_LIMIT, Checkpointer, DatabaseError, WriterConnection, connect
+from storage.sqlite.conn import WAL_SIZE_LIMIT, Checkpointer, DatabaseError, WriterConnection, connect
 
 
 async def test_batched_writes_are_isolated(tmp_path: Path) -> None:
@@ -128,7 +128,7 @@ async def test_a_lingering_reader_delays_writers_briefly_not_for_the_busy_timeou
 
 def test_a_failing_transaction_leaves_nothing_behind(tmp_path: Path) -> None:
     """`transaction` (migrations, the start-up paths) rolls a failure back entirely."""
-    from storage.sqlite_conn import transaction
+    from storage.sqlite.conn import transaction
 
     conn = connect(tmp_path / "t.db")
     conn.execute("CREATE TABLE t (x INTEGER)")

@@ -21,11 +21,10 @@ MODEL = "scripted-model"
 # What a child process decides from its environment: its settings, and the vector backend they pick.
 CHILD = """
 import json
-from types import SimpleNamespace
 from gateway.config import load_settings
 from vectorstore.backends import build_vector_backend
 s = load_settings()
-backend = build_vector_backend(s, SimpleNamespace(path=s.db_path)).name
+backend = build_vector_backend(s, s.db_path).name
 print(json.dumps({"backend": backend, "set": sorted(s.model_fields_set), "http_port": s.http_port,
                   "workers": s.workers}))
 """

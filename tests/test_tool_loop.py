@@ -60,10 +60,10 @@ async def engine(tmp_path: Path) -> AsyncIterator[tuple[ResponsesService, Script
         ],
         item_type="clock_call",
     )
-    await deps.store.open()
+    await deps.stores.open()
     yield ResponsesService(deps), backend
     await deps.backend.close()
-    await deps.store.close()
+    await deps.stores.close()
     await backend.stop()
 
 
@@ -153,7 +153,7 @@ async def test_tool_progress_streams_and_citations_annotate(tmp_path: Path) -> N
         return Library(run)
 
     deps.tools.register("library", factory)
-    await deps.store.open()
+    await deps.stores.open()
     try:
         service = ResponsesService(deps)
         backend.script(
@@ -188,5 +188,5 @@ async def test_tool_progress_streams_and_citations_annotate(tmp_path: Path) -> N
         assert final["output"][-1]["content"][0]["annotations"] == [added[0]["annotation"]]
     finally:
         await deps.backend.close()
-        await deps.store.close()
+        await deps.stores.close()
         await backend.stop()

@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 
-from storage import families
-from storage.sqlite_conn import sqlite3
+from storage.sqlite.conn import sqlite3
 from storage.usage import UsageQuery
-from tests.stores import built_store
+from tests.stores import built_stores
 from tests.test_usage_store import DAY, T0, rec
 
 # Statements whose scan is bounded, keyed by a fragment of their text.
@@ -26,7 +25,8 @@ ALLOWED = {
 
 @pytest.mark.asyncio
 async def test_ledger_and_limit_statements_use_indexes(tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    store = await built_store("sqlite", tmp_path, request)
+    bundle = await built_stores("sqlite", tmp_path, request)
+    store: Any = bundle.state
     seen: list[str] = []
 
     def trace(c: Any) -> None:
@@ -35,7 +35,7 @@ async def test_ledger_and_limit_statements_use_indexes(tmp_path: Path, request: 
     try:
         await store.reader.run(trace)
         await store.writer.run(trace)
-        ledger = families.usage_store(store)
+        ledger = bundle.usage
         await ledger.write([rec(T0 + n * 600, project=f"p{n % 3}", model=f"m{n % 2}") for n in range(50)])
         await ledger.buckets(UsageQuery("completions", T0, T0 + DAY, DAY, group_by=("project", "model")))
         await ledger.buckets(UsageQuery("completions", T0, T0 + DAY, 60, projects=("p1",), models=("m1",)))
@@ -45,7 +45,7 @@ async def test_ledger_and_limit_statements_use_indexes(tmp_path: Path, request: 
         await ledger.used("project:p1", "requests", 1)
         await ledger.prune(T0 + DAY, T0 + DAY, 0)
     finally:
-        await store.close()
+        await bundle.close()
     statements = {
         s
         for s in seen

@@ -9,7 +9,7 @@ from typing import Any
 
 from gateway.usage.limiter import SharedLimiter
 from gateway.usage.recorder import Recorder
-from storage import families
+from storage.bundle import Stores
 from storage.usage import UsageQuery, UsageRecord
 
 DAY = 86400
@@ -36,8 +36,8 @@ def rec(
     )
 
 
-async def test_rollups_answer_buckets_by_group(state: Any) -> None:
-    ledger = families.usage_store(state)
+async def test_rollups_answer_buckets_by_group(stores: Stores) -> None:
+    ledger = stores.usage
     await ledger.write(
         [
             rec(T0 + 5, inp=10, out=1, cached_tokens=4),
@@ -71,8 +71,8 @@ async def test_rollups_answer_buckets_by_group(state: Any) -> None:
     assert (await ledger.buckets(UsageQuery("completions", T0, T0 + DAY, DAY)))[0][1] == 61
 
 
-async def test_recorder_writes_batches_and_everything_on_stop(state: Any) -> None:
-    ledger = families.usage_store(state)
+async def test_recorder_writes_batches_and_everything_on_stop(stores: Stores) -> None:
+    ledger = stores.usage
     recorder = Recorder(ledger, flush_seconds=0.05)
     seen: list[UsageRecord] = []
     recorder.listeners.append(seen.append)
@@ -93,8 +93,8 @@ async def test_recorder_writes_batches_and_everything_on_stop(state: Any) -> Non
     assert len(seen) == 7
 
 
-async def test_leases_never_hand_out_more_than_the_limit(state: Any) -> None:
-    ledger = families.usage_store(state)
+async def test_leases_never_hand_out_more_than_the_limit(stores: Stores) -> None:
+    ledger = stores.usage
     limiters = [SharedLimiter(ledger) for _ in range(4)]  # four processes' worth of leases
     verdicts = await asyncio.gather(*(limiters[i % 4].acquire("project:p", "requests", 50) for i in range(80)))
     assert sum(v.ok for v in verdicts) <= 50
@@ -108,9 +108,9 @@ async def test_leases_never_hand_out_more_than_the_limit(state: Any) -> None:
         await limiter.stop()
 
 
-async def test_a_lease_is_never_counted_twice(state: Any) -> None:
+async def test_a_lease_is_never_counted_twice(stores: Stores) -> None:
     """Units a process holds are spent before it leases more, never counted again (tokens: need > 1)."""
-    limiter = SharedLimiter(families.usage_store(state))
+    limiter = SharedLimiter(stores.usage)
     assert (await limiter.acquire("project:t", "tokens", 100, 1)).ok  # leases 1 + 6
     assert (await limiter.acquire("project:t", "tokens", 100, 89)).ok  # the 6 held, 83 more: 90 taken
     assert not (await limiter.acquire("project:t", "tokens", 100, 11)).ok  # 10 left

@@ -10,7 +10,6 @@ import random
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -56,9 +55,7 @@ async def backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
     data_dir: Path = tmp_path_factory.mktemp(f"vectors-{request.param}")
     url = request.getfixturevalue("postgres_url") if request.param == "pgvector" else None
     settings = Settings(data_dir=data_dir, vector_backend=request.param, database_url=url)
-    b: Any = build_vector_backend(settings, SimpleNamespace(path=data_dir / "gateway.db"))
-    if request.param == "sqlite-vec":
-        b = type(b)(data_dir / "gateway.db", checkpoint=True)  # standalone: checkpoint here
+    b: Any = build_vector_backend(settings, data_dir / "gateway.db", checkpoint=True)  # standalone: checkpoints here
     await b.open()
     yield b
     await b.close()

@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from storage import families
+from storage.bundle import Stores
 
 CHUNKING = {"type": "static", "static": {"max_chunk_size_tokens": 800, "chunk_overlap_tokens": 400}}
 
 
 @pytest.fixture
-def stores(state: Any) -> Any:
-    """The vector-store metadata store of each backend's state store (conftest `state`)."""
-    return families.vector_store_store(state)
+def stores(stores: Stores) -> Any:
+    """The vector-store metadata store of each backend's bundle (conftest `stores`)."""
+    return stores.vector_stores
 
 
 def _entries(*ids: str, **attrs: Any) -> list[dict[str, Any]]:

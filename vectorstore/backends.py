@@ -8,13 +8,16 @@ the chunks in the PostgreSQL database of `GATEWAY_DATABASE_URL` (the default whe
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from vectorstore.base import VectorBackend
 
 
-def build_vector_backend(settings: Any, sqlite_store: Any) -> VectorBackend:
-    """The backend named by `settings.vector_backend` (not yet opened: the caller awaits `open()`)."""
+def build_vector_backend(settings: Any, sqlite_file: Path, *, checkpoint: bool = False) -> VectorBackend:
+    """The backend named by `settings.vector_backend` (not yet opened: the caller awaits `open()`).
+    `sqlite_file` is where sqlite-vec keeps its chunks; `checkpoint` when no SQLite state store owns
+    that file (state in PostgreSQL: `storage.bundle.Stores.local_sqlite_unmanaged`)."""
     if settings.vector_backend == "milvus":
         from vectorstore.milvus import MilvusBackend
 
@@ -32,6 +35,5 @@ def build_vector_backend(settings: Any, sqlite_store: Any) -> VectorBackend:
     if settings.vector_backend == "sqlite-vec":
         from vectorstore.sqlite_vec import SqliteVecBackend
 
-        # on PostgreSQL state no SQLite store owns the file (storage/postgres/hybrid.py): checkpoint it here
-        return SqliteVecBackend(sqlite_store.path, checkpoint=getattr(sqlite_store, "sqlite_file_unmanaged", False))
+        return SqliteVecBackend(sqlite_file, checkpoint=checkpoint)
     raise ValueError(f"unknown vector backend {settings.vector_backend!r}")

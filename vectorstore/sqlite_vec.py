@@ -30,7 +30,7 @@ import numpy as np
 import orjson
 import sqlite_vec
 
-from storage.sqlite_conn import Checkpointer, ThreadConnection, WriterConnection, connect
+from storage.sqlite.conn import Checkpointer, ThreadConnection, WriterConnection, connect
 from vectorstore import filters as flt
 from vectorstore import sqlite_vec_search as q
 from vectorstore.base import Chunk, Filter, Hit, SearchMode

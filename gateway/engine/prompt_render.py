@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gateway.engine.prompts import VARIABLE, parse_version, prompt_store, template_variables
+from gateway.engine.prompts import VARIABLE, parse_version, template_variables
 from gateway.errors import InvalidRequest
 from gateway.schema.requests import CreateResponseRequest, ReasoningConfig, TextConfig
 from storage.base import JSON
@@ -56,7 +56,7 @@ async def apply_prompt(deps: EngineDeps, req: CreateResponseRequest) -> tuple[Cr
     """The request with the prompt's fields applied, and the rendered prompt messages."""
     ref = req.prompt
     assert ref is not None
-    store = prompt_store(deps.store)
+    store = deps.stores.prompts
     version = None if ref.version is None else parse_version(ref.version, "prompt.version")
     record = await store.get(ref.id, version)
     if record is None:

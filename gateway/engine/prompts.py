@@ -10,7 +10,7 @@ text, reasoning, sampling). docs/ARCHITECTURE.md ("Prompts") lists every route a
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -20,10 +20,11 @@ from gateway.schema.items import normalize_input
 from gateway.schema.pages import list_body
 from gateway.schema.requests import Metadata, ReasoningConfig, TextConfig, check_metadata
 from gateway.schema.validation import parse
-from storage import families
-from storage.base import JSON, StateStore
-from storage.families import AnyPromptStore
+from storage.base import JSON
 from storage.prompts import PromptRecord
+
+if TYPE_CHECKING:
+    from storage.bundle import PromptStores
 
 VARIABLE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 # Template fields a version holds; everything else in a body is rejected.
@@ -163,16 +164,9 @@ def parse_version(value: Any, param: str) -> int:
     return int(text)
 
 
-def prompt_store(store: StateStore) -> AnyPromptStore:
-    found = families.prompt_store(store)  # SQLite's or PostgreSQL's, whichever holds the state
-    if found is None:
-        raise InvalidRequest("Prompts need a SQLite or PostgreSQL store.", param="prompt", code="unsupported_parameter")
-    return found
-
-
 class PromptsService:
-    def __init__(self, store: StateStore) -> None:
-        self.store = prompt_store(store)
+    def __init__(self, store: PromptStores) -> None:
+        self.store = store  # the bundle's prompt store (SQLite's or PostgreSQL's)
 
     async def create(self, body: Any) -> JSON:
         data = parse(PromptBody, body).template()

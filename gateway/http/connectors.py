@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -27,19 +27,17 @@ from gateway.mcp.tool import mcp_policy
 from gateway.redact import redact_url
 from gateway.retrieval import params
 from gateway.schema.pages import list_body
-from storage import families
-from storage.families import AnyConnectorStore
+
+if TYPE_CHECKING:
+    from storage.bundle import ConnectorStores
 
 routes = web.RouteTableDef()
 MAX_HEADERS = 64
 FIELDS = frozenset({"name", "server_url", "headers", "authorization", "description", "metadata"})
 
 
-def _store(request: web.Request) -> AnyConnectorStore:
-    found = families.connector_store(runtime(request).store)  # stateless over the shared connections
-    if found is None:
-        raise InvalidRequest("Connectors need a SQLite or PostgreSQL store.", param=None)
-    return found
+def _store(request: web.Request) -> ConnectorStores:
+    return runtime(request).stores.connectors  # stateless over the shared connections
 
 
 def _bad(message: str, param: str, code: str = "invalid_value") -> InvalidRequest:

@@ -12,8 +12,8 @@ routes = web.RouteTableDef()
 
 
 def _svc(request: web.Request) -> PromptsService:
-    # Stateless over the process's shared SQLite connections: nothing to set up at start-up.
-    return PromptsService(request.app[RUNTIME].store)
+    # Stateless over the bundle's shared connections: nothing to set up at start-up.
+    return PromptsService(request.app[RUNTIME].stores.prompts)
 
 
 @routes.post("/v1/prompts")

@@ -1,5 +1,5 @@
 """The knowledge graph in Neo4j (`GATEWAY_KG_GRAPH_STORE=neo4j`), for graphs larger than one SQLite file
-should carry. Same interface and semantics as `storage.graph.SQLiteGraphStore` (one conformance
+should carry. Same interface and semantics as `storage.sqlite.graph.SQLiteGraphStore` (one conformance
 suite, `tests/test_graph_conformance.py`, run when `GATEWAY_NEO4J_URI` names a server).
 
 Model: `(:KgEntity {store_id, key, name, type, aliases})`, `(:KgFile {store_id, file_id, title,

@@ -18,8 +18,7 @@ from gateway.knowledge.extract import Extractor, RuleExtractor, normalise
 from gateway.knowledge.index import build_file_graph
 from gateway.knowledge.ranker import Ranker, RankOutcome
 from gateway.knowledge.weights import parse_weights
-from storage import families
-from storage.base import StateStore
+from storage.bundle import Stores
 from storage.graph import GraphStore
 from vectorstore.base import VectorBackend
 
@@ -41,15 +40,15 @@ def build_extractor(settings: Settings) -> Extractor:
     return RuleExtractor()
 
 
-def build_graph_store(settings: Settings, state: StateStore) -> GraphStore:
+def build_graph_store(settings: Settings, stores: Stores) -> GraphStore:
+    """Neo4j when chosen, else the bundle's own (SQLite's or PostgreSQL's, beside the vector stores)."""
     if settings.kg_graph_store == "neo4j":
         from gateway.knowledge.neo4j_store import Neo4jGraphStore
 
         if not settings.kg_neo4j_uri:
             raise ValueError("GATEWAY_KG_GRAPH_STORE=neo4j needs GATEWAY_KG_NEO4J_URI")
         return Neo4jGraphStore(settings.kg_neo4j_uri, settings.kg_neo4j_user, settings.kg_neo4j_password)
-
-    return families.graph_store(state)
+    return stores.graph
 
 
 class Knowledge:
@@ -62,10 +61,10 @@ class Knowledge:
         self._lock = asyncio.Lock()
 
     @classmethod
-    def build(cls, settings: Settings, state: StateStore) -> Knowledge:
+    def build(cls, settings: Settings, stores: Stores) -> Knowledge:
         """Cheap: the extractor (a model, with GLiNER) is loaded on first use, so deleting a file's
         graph rows never waits for or depends on it."""
-        return cls(settings, build_graph_store(settings, state))
+        return cls(settings, build_graph_store(settings, stores))
 
     async def extractor(self) -> Extractor:
         if self._extractor is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gateway.config import Settings
 from gateway.engine.deps import EngineDeps
@@ -11,8 +11,9 @@ from gateway.mcp import mapping
 from gateway.mcp.client import ServerSpec, SessionPool
 from gateway.mcp.executor import McpServerTool, run_group
 from gateway.netguard import AddressPolicy
-from storage import families
-from storage.families import AnyConnectorStore
+
+if TYPE_CHECKING:  # the bundle's family types exist for the type checker only
+    from storage.bundle import ConnectorStores
 
 
 def mcp_policy(settings: Settings) -> AddressPolicy:
@@ -25,8 +26,8 @@ def session_pool(settings: Settings) -> SessionPool:
     return SessionPool(timeout=settings.mcp_call_timeout, policy=mcp_policy(settings))
 
 
-def connector_store(deps: EngineDeps) -> AnyConnectorStore | None:
-    return families.connector_store(deps.store)
+def connector_store(deps: EngineDeps) -> ConnectorStores:
+    return deps.stores.connectors
 
 
 def register(deps: EngineDeps) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gateway.backends.client import BackendClient
 from gateway.config import Settings
@@ -20,7 +21,9 @@ from gateway.retrieval.core import Retrieval
 from gateway.retrieval.search import search_stores
 from gateway.webpages import Page, PageReader
 from gateway.websearch.providers import SearchQuery, configuration_problem, make_provider
-from storage.families import ResearchQueue
+
+if TYPE_CHECKING:  # the bundle's family types exist for the type checker only
+    from storage.bundle import ResearchQueues
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +44,7 @@ class ResearchService:
         http: BackendClient,
         models: ModelCatalog,
         retrieval: Retrieval | None,
-        queue: ResearchQueue,
+        queue: ResearchQueues,
     ) -> None:
         self.settings = settings
         self.http = http

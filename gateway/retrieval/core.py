@@ -19,8 +19,7 @@ from typing import Any, Protocol
 from gateway.config import Settings
 from gateway.errors import APIError, InvalidRequest, ServerError
 from gateway.knowledge.service import Knowledge
-from storage import families
-from storage.base import StateStore
+from storage.bundle import Stores
 from vectorstore.base import Embedder, VectorBackend
 
 log = logging.getLogger(__name__)
@@ -47,20 +46,20 @@ class Worker(Protocol):
 
 
 class Retrieval:
-    def __init__(self, settings: Settings, state: StateStore, knowledge: Knowledge | None = None) -> None:
-        """`state` is the engine's state store: `storage.families` picks each family's store for it
-        (SQLite's, or PostgreSQL's when the state is there); nothing here names a backend."""
+    def __init__(self, settings: Settings, bundle: Stores, knowledge: Knowledge | None = None) -> None:
+        """`bundle` is the process's stores (`gateway.bootstrap.build_stores`): file metadata, bytes,
+        vector-store metadata and the graph on SQLite or PostgreSQL; nothing here names a backend."""
         self.settings = settings
-        self.state = state
-        self.files, self.blobs = families.file_stores(state, settings.data_dir / "files")
-        self.stores = families.vector_store_store(state)
+        self.bundle = bundle
+        self.files, self.blobs = bundle.files, bundle.blobs
+        self.stores = bundle.vector_stores
         self._embedder: Embedder | None = None
         self._warmup: asyncio.Task[Embedder] | None = None
         self._backend: VectorBackend | None = None
         self._backend_lock: asyncio.Lock | None = None
         self.worker: Worker | None = None  # the IngestionWorker, in the doors that ingest only
         # the knowledge graph capability (#12): cheap to build, its extractor model loads on first use
-        self.kg = knowledge if knowledge is not None else Knowledge.build(settings, state)
+        self.kg = knowledge if knowledge is not None else Knowledge.build(settings, bundle)
         self.started = False
 
     @property
@@ -127,7 +126,9 @@ class Retrieval:
                 from vectorstore.backends import build_vector_backend
 
                 try:
-                    backend = build_vector_backend(self.settings, self.state)
+                    backend = build_vector_backend(
+                        self.settings, self.bundle.local_sqlite, checkpoint=self.bundle.local_sqlite_unmanaged
+                    )
                     await backend.open()
                 except Exception as exc:
                     log.exception("the vector backend could not be opened")

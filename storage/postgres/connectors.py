@@ -1,4 +1,4 @@
-"""MCP connectors in PostgreSQL: `storage.connectors.ConnectorStore`'s methods and semantics.
+"""MCP connectors in PostgreSQL: `storage.sqlite.connectors.SQLiteConnectorStore`'s methods and semantics.
 
 List order is insertion order: `seq` (a BIGSERIAL) plays SQLite's rowid. Credentials stay in their
 own column, read only by `secrets()`.

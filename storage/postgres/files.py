@@ -1,6 +1,6 @@
 """File metadata and bytes in PostgreSQL, so replicas share uploads and no disk.
 
-`PostgresFileStore` has `storage.files.FileStore`'s methods and semantics (`seq` plays rowid for
+`PostgresFileStore` has `storage.sqlite.files.SQLiteFileStore`'s methods and semantics (`seq` plays rowid for
 list order; expired files are invisible at once). `PostgresBlobStore` is a `FileBlobStore` whose
 bytes are `bytea` parts of 1 MiB in `file_blobs` (rows, not large objects: they are deleted with
 plain SQL, dumped and replicated like everything else, and a part never holds a whole upload in

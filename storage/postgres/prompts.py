@@ -1,4 +1,4 @@
-"""Prompt templates in PostgreSQL: `storage.prompts.PromptStore`'s methods and semantics.
+"""Prompt templates in PostgreSQL: `storage.sqlite.prompts.SQLitePromptStore`'s methods and semantics.
 
 Versions are immutable rows; an update locks the prompt's row (`FOR UPDATE`) before reading the
 latest version, so two replicas updating one prompt at once get N+1 and N+2, never a lost update.

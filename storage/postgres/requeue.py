@@ -1,4 +1,4 @@
-"""Requeued background runs on PostgreSQL: `storage.requeue`'s semantics.
+"""Requeued background runs on PostgreSQL: `storage.sqlite.requeue`'s semantics.
 
 Claims lock the requeue rows they take (`SKIP LOCKED`), so replicas claiming at the same moment
 take different runs.

@@ -1,4 +1,4 @@
-"""The research queue in PostgreSQL: `storage.research.SQLiteResearchQueue`'s methods, shared by every
+"""The research queue in PostgreSQL: `storage.sqlite.research.SQLiteResearchQueue`'s methods, shared by every
 replica. `try_start` serialises on a transaction-scoped advisory lock per kind, so two replicas never
 both take the last slot, and uses the database's clock for leases."""
 

@@ -1,4 +1,4 @@
-"""Vector stores, their files and batches in PostgreSQL: `storage.vector_stores.VectorStoreStore`'s
+"""Vector stores, their files and batches in PostgreSQL: `storage.sqlite.vector_stores.SQLiteVectorStoreStore`'s
 methods and semantics, shared by every replica.
 
 Counts and statuses are computed at read time from `vector_store_files`, as on SQLite; a file

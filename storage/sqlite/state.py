@@ -14,13 +14,13 @@ from typing import IO, Any
 
 import orjson
 
-from storage import requeue
 from storage.base import JSON, LeaseLost, Order, Page, Requeued, ResponseGone
 from storage.pages import CONVERSATION_ITEMS, RESPONSE_INPUTS, PageRequest, linked_items_query
 from storage.response_list import ResponseFilter, list_query
 from storage.schema import migrations, statements
 from storage.scope import filter_sql, owning_project
-from storage.sqlite_conn import (
+from storage.sqlite import requeue
+from storage.sqlite.conn import (
     Checkpointer,
     Rows,
     ThreadConnection,

@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from storage.scope import owning_project
-from storage.sqlite import SQLiteStore
+from storage.sqlite.state import SQLiteStore
 
 
 class SQLiteResearchQueue:

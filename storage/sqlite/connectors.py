@@ -16,10 +16,10 @@ import orjson
 from storage.base import JSON, Order, Page
 from storage.pages import Binds, PageRequest
 from storage.scope import filter_sql, owning_project
-from storage.sqlite import SQLiteStore
+from storage.sqlite.state import SQLiteStore
 
 
-class ConnectorStore:
+class SQLiteConnectorStore:
     """Connector persistence over the process's shared SQLite connections (no connection of its own)."""
 
     def __init__(self, db: SQLiteStore) -> None:

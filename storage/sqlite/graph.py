@@ -1,0 +1,293 @@
+"""The knowledge graph in SQLite (migration 0009): `storage.graph.GraphStore` in the gateway's own
+file, so both doors and every worker share it with no extra service (the embedded default).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from storage.graph import (
+    Edge,
+    Entity,
+    FileGraph,
+    MentionRow,
+    merge_aliases,
+)
+from storage.sqlite.conn import ThreadConnection, WriterConnection
+
+MAX_IN = 500  # keys per IN (...) list: well under SQLite's variable limit
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def _chunks(items: Sequence[str]) -> list[Sequence[str]]:
+    return [items[i : i + MAX_IN] for i in range(0, len(items), MAX_IN)] or [[]]
+
+
+def _delete_file_rows(c: Any, store_id: str, file_id: str) -> None:
+    keys = [
+        r[0]
+        for r in c.execute(
+            "SELECT DISTINCT entity FROM kg_mentions WHERE store_id = ? AND file_id = ?", (store_id, file_id)
+        )
+    ]
+    c.execute("DELETE FROM kg_mentions WHERE store_id = ? AND file_id = ?", (store_id, file_id))
+    c.execute("DELETE FROM kg_relations WHERE store_id = ? AND file_id = ?", (store_id, file_id))
+    c.execute("DELETE FROM kg_files WHERE store_id = ? AND file_id = ?", (store_id, file_id))
+    for part in _chunks(keys):
+        if part:
+            c.execute(
+                f"DELETE FROM kg_entities WHERE store_id = ? AND key IN ({_marks(len(part))}) AND NOT EXISTS "
+                "(SELECT 1 FROM kg_mentions m WHERE m.store_id = kg_entities.store_id AND m.entity = kg_entities.key)",
+                (store_id, *part),
+            )
+
+
+class SQLiteGraphStore:
+    """The graph in the gateway's SQLite database, on the process's shared writer and reader."""
+
+    name = "sqlite"
+
+    def __init__(self, writer: WriterConnection, reader: ThreadConnection) -> None:
+        self._writer = writer
+        self._reader = reader
+
+    # -- writes ------------------------------------------------------------------------------------
+    async def replace_file(self, graph: FileGraph) -> None:
+        now = int(time.time())
+
+        def write(c: Any) -> None:
+            g = graph
+            _delete_file_rows(c, g.store_id, g.file_id)
+            c.executemany(
+                "INSERT INTO kg_entities (store_id, key, name, type, aliases) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (store_id, key) DO UPDATE SET type = CASE WHEN kg_entities.type = 'entity' "
+                "THEN excluded.type ELSE kg_entities.type END",
+                [(g.store_id, e.key, e.name, e.type, orjson.dumps(list(e.aliases))) for e in g.entities],
+            )
+            for e in g.entities:  # a file's short forms ("Moravec") join those other files found
+                if e.aliases:
+                    (stored,) = c.execute(
+                        "SELECT aliases FROM kg_entities WHERE store_id = ? AND key = ?", (g.store_id, e.key)
+                    ).fetchone()
+                    merged = merge_aliases(orjson.loads(stored), e.aliases)
+                    c.execute(
+                        "UPDATE kg_entities SET aliases = ? WHERE store_id = ? AND key = ?",
+                        (orjson.dumps(merged), g.store_id, e.key),
+                    )
+            c.executemany(
+                "INSERT INTO kg_mentions (store_id, file_id, chunk_id, entity, count, subject) "
+                "VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT DO UPDATE SET count = kg_mentions.count + excluded.count, "
+                "subject = max(kg_mentions.subject, excluded.subject)",
+                [(g.store_id, g.file_id, m.chunk_id, m.entity, m.count, int(m.subject)) for m in g.mentions],
+            )
+            c.executemany(
+                "INSERT INTO kg_relations (store_id, file_id, source, target, type, weight, chunk_id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET weight = kg_relations.weight + excluded.weight",
+                [(g.store_id, g.file_id, r.source, r.target, r.type, r.weight, r.chunk_id) for r in g.relations],
+            )
+            c.execute(
+                "INSERT INTO kg_files (store_id, file_id, title, extracted_at, extractor) VALUES (?, ?, ?, ?, ?)",
+                (g.store_id, g.file_id, g.title, now, g.extractor),
+            )
+
+        await self._writer.transact(write)
+
+    async def delete_file(self, store_id: str, file_id: str) -> None:
+        await self._writer.transact(_delete_file_rows, store_id, file_id)
+
+    async def drop_store(self, store_id: str) -> None:
+        def write(c: Any) -> None:
+            for table in ("kg_mentions", "kg_relations", "kg_files", "kg_entities"):
+                c.execute(f"DELETE FROM {table} WHERE store_id = ?", (store_id,))
+
+        await self._writer.transact(write)
+
+    # -- reads -------------------------------------------------------------------------------------
+    async def has_file(self, store_id: str, file_id: str) -> bool:
+        row = await self._reader.run(
+            lambda c: c.execute(
+                "SELECT 1 FROM kg_files WHERE store_id = ? AND file_id = ?", (store_id, file_id)
+            ).fetchone()
+        )
+        return row is not None
+
+    async def titles(self, store_id: str) -> list[str]:
+        rows = await self._reader.run(
+            lambda c: c.execute("SELECT DISTINCT title FROM kg_files WHERE store_id = ?", (store_id,)).fetchall()
+        )
+        return [r[0] for r in rows if r[0]]
+
+    async def entities(self, store_id: str, keys: Sequence[str]) -> dict[str, Entity]:
+        def read(c: Any) -> dict[str, Entity]:
+            found: dict[str, Entity] = {}
+            for part in _chunks(list(dict.fromkeys(keys))):
+                if not part:
+                    continue
+                for key, name, kind, aliases in c.execute(
+                    "SELECT key, name, type, aliases FROM kg_entities WHERE store_id = ? "
+                    f"AND key IN ({_marks(len(part))})",
+                    (store_id, *part),
+                ):
+                    found[key] = Entity(key, name, kind, tuple(orjson.loads(aliases)))
+            return found
+
+        return await self._reader.run(read)
+
+    async def search_entities(
+        self, store_id: str, text: str, limit: int, file_id: str | None = None
+    ) -> list[tuple[Entity, int]]:
+        """Entities whose key or name contains `text`, most mentioned first; with `file_id`, only
+        those that file mentions, counted in it (what extraction found in one file)."""
+        pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        in_file = "" if file_id is None else " AND m.file_id = ?"
+        only_file = (
+            ""
+            if file_id is None
+            else " AND EXISTS (SELECT 1 FROM kg_mentions m WHERE m.store_id = e.store_id AND m.entity = e.key"
+            " AND m.file_id = ?)"
+        )
+        args = (file_id,) if file_id is not None else ()
+
+        def read(c: Any) -> list[tuple[Entity, int]]:
+            rows = c.execute(
+                "SELECT e.key, e.name, e.type, e.aliases, (SELECT COALESCE(SUM(m.count), 0) FROM kg_mentions m "
+                f"WHERE m.store_id = e.store_id AND m.entity = e.key{in_file}) AS n FROM kg_entities e "
+                f"WHERE e.store_id = ? AND (e.key LIKE ? ESCAPE '\\' OR e.name LIKE ? ESCAPE '\\'){only_file} "
+                "ORDER BY (e.key = ?) DESC, n DESC, e.key LIMIT ?",
+                (*args, store_id, pattern, pattern, *args, text, limit),
+            ).fetchall()
+            return [(Entity(r[0], r[1], r[2], tuple(orjson.loads(r[3]))), int(r[4])) for r in rows]
+
+        return await self._reader.run(read)
+
+    async def mention_counts(self, store_id: str, keys: Sequence[str]) -> dict[str, int]:
+        def read(c: Any) -> dict[str, int]:
+            counts: dict[str, int] = {}
+            for part in _chunks(list(dict.fromkeys(keys))):
+                if part:
+                    counts.update(
+                        c.execute(
+                            f"SELECT entity, COUNT(DISTINCT file_id) FROM kg_mentions WHERE store_id = ? "
+                            f"AND entity IN ({_marks(len(part))}) GROUP BY entity",
+                            (store_id, *part),
+                        ).fetchall()
+                    )
+            return counts
+
+        return await self._reader.run(read)
+
+    async def edges(self, store_id: str, keys: Sequence[str], per_entity: int = 50) -> list[Edge]:
+        """Relations touching `keys` (either end), summed over files; typed relations before
+        co-occurrence and heavier before lighter, at most `per_entity` for each key and direction."""
+
+        def read(c: Any) -> list[Edge]:
+            out: list[Edge] = []
+            for part in _chunks(list(dict.fromkeys(keys))):
+                if not part:
+                    continue
+                for end in ("source", "target"):
+                    rows = c.execute(
+                        f"SELECT source, target, type, w, files FROM (SELECT source, target, type, SUM(weight) AS w, "
+                        "group_concat(file_id, char(31)) AS files, "
+                        f"ROW_NUMBER() OVER (PARTITION BY {end} ORDER BY (type = 'co_occurs'), SUM(weight) DESC) AS rn "
+                        f"FROM kg_relations WHERE store_id = ? AND {end} IN ({_marks(len(part))}) "
+                        "GROUP BY source, target, type) WHERE rn <= ?",
+                        (store_id, *part, per_entity),
+                    )
+                    out.extend(
+                        Edge(s, t, kind, float(w), tuple(sorted(files.split("\x1f")))) for s, t, kind, w, files in rows
+                    )
+            return list(dict.fromkeys(out))
+
+        return await self._reader.run(read)
+
+    async def mentions(self, store_id: str, keys: Sequence[str], limit: int = 200) -> list[MentionRow]:
+        """Chunks mentioning `keys`: subjects first, then by count, at most `limit`."""
+
+        def read(c: Any) -> list[MentionRow]:
+            out: list[MentionRow] = []
+            for part in _chunks(list(dict.fromkeys(keys))):
+                if part:
+                    out.extend(
+                        MentionRow(r[0], r[1], r[2], int(r[3]), bool(r[4]))
+                        for r in c.execute(
+                            "SELECT entity, file_id, chunk_id, count, subject FROM kg_mentions WHERE store_id = ? "
+                            f"AND entity IN ({_marks(len(part))}) ORDER BY subject DESC, count DESC LIMIT ?",
+                            (store_id, *part, limit),
+                        )
+                    )
+            return out
+
+        return await self._reader.run(read)
+
+    async def chunk_mentions(self, store_id: str, chunk_ids: Sequence[str]) -> list[MentionRow]:
+        def read(c: Any) -> list[MentionRow]:
+            out: list[MentionRow] = []
+            for part in _chunks(list(dict.fromkeys(chunk_ids))):
+                if part:
+                    out.extend(
+                        MentionRow(r[0], r[1], r[2], int(r[3]), bool(r[4]))
+                        for r in c.execute(
+                            "SELECT entity, file_id, chunk_id, count, subject FROM kg_mentions WHERE store_id = ? "
+                            f"AND chunk_id IN ({_marks(len(part))})",
+                            (store_id, *part),
+                        )
+                    )
+            return out
+
+        return await self._reader.run(read)
+
+    async def chunk_relation_types(self, store_id: str, chunk_ids: Sequence[str]) -> dict[str, set[str]]:
+        """The typed relations (not co-occurrence) each chunk states."""
+
+        def read(c: Any) -> dict[str, set[str]]:
+            out: dict[str, set[str]] = {}
+            for part in _chunks(list(dict.fromkeys(chunk_ids))):
+                if part:
+                    for chunk_id, kind in c.execute(
+                        "SELECT DISTINCT chunk_id, type FROM kg_relations WHERE store_id = ? AND type != 'co_occurs' "
+                        f"AND chunk_id IN ({_marks(len(part))})",
+                        (store_id, *part),
+                    ):
+                        out.setdefault(chunk_id, set()).add(kind)
+            return out
+
+        return await self._reader.run(read)
+
+    async def file_times(self, store_id: str, file_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
+        """(title, extracted_at) per extracted file."""
+
+        def read(c: Any) -> dict[str, tuple[str, int]]:
+            out: dict[str, tuple[str, int]] = {}
+            for part in _chunks(list(dict.fromkeys(file_ids))):
+                if part:
+                    for fid, title, at in c.execute(
+                        "SELECT file_id, title, extracted_at FROM kg_files WHERE store_id = ? "
+                        f"AND file_id IN ({_marks(len(part))})",
+                        (store_id, *part),
+                    ):
+                        out[fid] = (title, int(at))
+            return out
+
+        return await self._reader.run(read)
+
+    async def unextracted(self, limit: int) -> list[tuple[str, str]]:
+        """(store, file) of completed vector-store files that have no graph yet (ingested before the
+        graph existed, or while it was off, or whose extraction failed): the backfill's work list."""
+        rows = await self._reader.run(
+            lambda c: c.execute(
+                "SELECT v.store_id, v.file_id FROM vector_store_files v LEFT JOIN kg_files k "
+                "ON k.store_id = v.store_id AND k.file_id = v.file_id "
+                "WHERE v.status = 'completed' AND k.file_id IS NULL LIMIT ?",
+                (limit,),
+            ).fetchall()
+        )
+        return [(r[0], r[1]) for r in rows]
