@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-WRITER = "storage/sqlite_conn.py"
+WRITER = "storage/sqlite/conn.py"
 EVENTS = "gateway/engine/events.py"
 WRITER_TESTS = ["tests/test_sqlite_writer.py", "tests/test_store_conformance.py", "-k", "not postgres"]
 EVENT_TESTS = ["tests/test_events.py", "tests/test_api_responses.py", "tests/test_tool_loop.py", "-k", "not envoy"]

@@ -44,9 +44,9 @@ from gateway.backends.base import map_backend_error
 from gateway.backends.chat_translate import (
     STREAM_CUT,
     STREAM_UNFINISHED,
-    apply_chunk,
-    apply_completion,
     build_chat_body,
+    chunk_deltas,
+    completion_deltas,
 )
 from gateway.backends.client import BackendClient, Replica
 from gateway.backends.sse import SSEParser
@@ -580,7 +580,7 @@ class _Exchange:
                 status = code if isinstance(code, int) and 400 <= code < 600 else 500
                 self.failed, self.done = map_backend_error(status, payload), True
                 continue
-            apply_chunk(chunk, turn)
+            turn.apply(chunk_deltas(chunk))
         return self._sse(run.events.drain())
 
     async def _complete(self) -> bytes:
@@ -626,7 +626,7 @@ class _Exchange:
             out = self._take_pending() + self._feed(raw) + await self._complete()
         else:  # one chat.completion: a non-streaming client's turn (or a backend that ignored `stream`)
             try:
-                apply_completion(loads(raw), turn)
+                turn.apply(completion_deltas(loads(raw)))
                 self.done = True
             except BackendError as exc:
                 self.failed = exc

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.backends.base import TurnRequest
-from gateway.backends.chat_translate import apply_chunk, build_chat_body, items_to_messages
+from gateway.backends.chat_translate import build_chat_body, chunk_deltas, items_to_messages
 from gateway.backends.sse import SSEParser
 from gateway.engine.events import EventBuilder
 from gateway.engine.turn import TurnAssembler
@@ -65,7 +65,7 @@ def test_tool_call_deltas_by_index_become_separate_items() -> None:
         chunk({}, "tool_calls"),
         {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 4}},
     ):
-        apply_chunk(c, turn)
+        turn.apply(chunk_deltas(c))
     turn.close()
     calls = turn.function_calls
     assert [(c["call_id"], c["name"], c["arguments"]) for c in calls] == [
@@ -81,8 +81,10 @@ def test_tool_call_deltas_by_index_become_separate_items() -> None:
 def test_server_side_calls_are_hidden_from_the_output() -> None:
     events = EventBuilder({"id": "r", "output": []})
     turn = TurnAssembler(events, frozenset({"search"}))
-    apply_chunk(
-        chunk({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "search", "arguments": "{}"}}]}), turn
+    turn.apply(
+        chunk_deltas(
+            chunk({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "search", "arguments": "{}"}}]})
+        )
     )
     turn.close()
     assert events.output == [] and turn.server_calls[0]["name"] == "search"

@@ -1,7 +1,8 @@
 """What the engine asks of an inference backend.
 
 `TurnRequest` is one model call of the tool loop, independent of wire format; an adapter turns it
-into a backend request and reports the model's output into a `TurnAssembler`.
+into a backend request and yields the model's output as the backends' own deltas
+(`gateway/backends/deltas.py`), which the engine assembles into items and events.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from gateway.engine.turn import TurnAssembler
+from gateway.backends.deltas import Delta
 from gateway.errors import APIError, BackendError, InvalidRequest, NotFound
 from gateway.jsonutil import JSONDecodeError, loads
 from gateway.redact import hide_internal
@@ -49,8 +50,8 @@ class TurnRequest:
 
 
 class Backend(Protocol):
-    def turn_stream(self, turn: TurnRequest, sink: TurnAssembler) -> AsyncIterator[None]:
-        """Run one model call, reporting into `sink` and yielding after each piece of output."""
+    def turn_stream(self, turn: TurnRequest) -> AsyncIterator[list[Delta]]:
+        """Run one model call, yielding the deltas of each piece of output as it arrives."""
         ...
 
     async def list_models(self) -> list[dict[str, Any]]: ...

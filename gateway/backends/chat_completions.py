@@ -9,12 +9,12 @@ from gateway.backends.base import TurnRequest, map_backend_error
 from gateway.backends.chat_translate import (
     STREAM_CUT,
     STREAM_UNFINISHED,
-    apply_chunk,
-    apply_completion,
     build_chat_body,
+    chunk_deltas,
+    completion_deltas,
 )
+from gateway.backends.deltas import Delta, Progress
 from gateway.backends.http_client import HTTPBackend, SSEReads
-from gateway.engine.turn import TurnAssembler
 from gateway.errors import BackendError
 from gateway.jsonutil import dumps, loads
 
@@ -32,9 +32,10 @@ class ChatCompletionsBackend(HTTPBackend):
             raise BackendError("the inference backend's /tokenize answered without a count")
         return int(found["count"])
 
-    async def turn_stream(self, turn: TurnRequest, sink: TurnAssembler) -> AsyncIterator[None]:
-        """Stream one model call into `sink`, yielding after each read of the body so its events flow out
-        at once."""
+    async def turn_stream(self, turn: TurnRequest) -> AsyncIterator[list[Delta]]:
+        """Stream one model call: the deltas of each read of the body, yielded at once so its events
+        flow out together."""
+        progress = Progress()
         async with self.http.post(
             "/chat/completions", build_chat_body(turn), model=turn.model, key=turn.affinity
         ) as resp:
@@ -43,11 +44,11 @@ class ChatCompletionsBackend(HTTPBackend):
                     body = loads(await resp.read())
                 except ValueError:  # the same mapping as the Envoy door's (#19)
                     raise BackendError("the inference backend sent an invalid reply") from None
-                apply_completion(body, sink)
-                yield None
+                yield progress.see(completion_deltas(body))
                 return
             reads = SSEReads(resp)
             async for payloads in reads:
+                deltas: list[Delta] = []
                 for data in payloads:
                     try:
                         chunk = loads(data)
@@ -57,7 +58,7 @@ class ChatCompletionsBackend(HTTPBackend):
                         err = chunk["error"]
                         code = int(err.get("code") or 500) if isinstance(err, dict) else 500
                         raise map_backend_error(code if 400 <= code < 600 else 500, dumps(chunk))
-                    apply_chunk(chunk, sink)
-                yield None  # once per read: what it carried leaves together
-        if sink.finish_reason is None:  # no [DONE], or a [DONE] after no choice ever finished
+                    deltas += chunk_deltas(chunk)
+                yield progress.see(deltas)  # once per read: what it carried leaves together
+        if progress.finish_reason is None:  # no [DONE], or a [DONE] after no choice ever finished
             raise BackendError(STREAM_UNFINISHED if reads.done else STREAM_CUT)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.backends.base import TurnRequest
-from gateway.engine.turn import TurnAssembler
+from gateway.backends.deltas import Delta, Finished, ReasoningDelta, TextDelta, ToolCallDelta, Usage
 from gateway.errors import BackendError
 
 
@@ -183,43 +183,46 @@ STREAM_CUT = "the inference backend's stream ended before the response was compl
 STREAM_UNFINISHED = "the inference backend's stream ended without finishing any choice (no finish_reason)"
 
 
-def apply_chunk(chunk: dict[str, Any], sink: TurnAssembler) -> None:
-    """Report one `chat.completion.chunk` (tool-call deltas are keyed by their `index`)."""
+def chunk_deltas(chunk: dict[str, Any]) -> list[Delta]:
+    """The deltas of one `chat.completion.chunk` (tool-call deltas are keyed by their `index`)."""
+    out: list[Delta] = []
     choices = chunk.get("choices")
     if choices:
         choice = choices[0]
         delta = choice.get("delta") or {}
         reasoning = delta.get("reasoning_content") or delta.get("reasoning")
         if reasoning:
-            sink.reasoning(reasoning)
+            out.append(ReasoningDelta(reasoning))
         content = delta.get("content")
         if content:
-            sink.text(content, _logprobs(choice))
+            out.append(TextDelta(content, _logprobs(choice)))
         for tc in delta.get("tool_calls") or ():
             fn = tc.get("function") or {}
-            sink.tool_call(tc.get("index", 0), tc.get("id"), fn.get("name"), fn.get("arguments"))
-        if choice.get("finish_reason"):
-            sink.finish(choice["finish_reason"])
-            sink.response_model = chunk.get("model")  # once per call: the model that answered (tracing)
+            out.append(ToolCallDelta(tc.get("index", 0), tc.get("id"), fn.get("name"), fn.get("arguments")))
+        if choice.get("finish_reason"):  # once per call, with the model that answered (tracing)
+            out.append(Finished(choice["finish_reason"], chunk.get("model")))
     if chunk.get("usage"):
-        sink.set_usage(chunk["usage"])
+        out.append(Usage(chunk["usage"]))
+    return out
 
 
-def apply_completion(body: dict[str, Any], sink: TurnAssembler) -> None:
-    """Report a non-streamed `chat.completion` through the same sink."""
+def completion_deltas(body: dict[str, Any]) -> list[Delta]:
+    """The deltas of a non-streamed `chat.completion`: the same as its chunks' would be."""
     choices = body.get("choices") if isinstance(body, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         # A 200 without choices is a broken backend, not a completed empty response (#19).
         raise BackendError("the inference backend sent an invalid reply")
+    out: list[Delta] = []
     message = choices[0].get("message") or {}
     reasoning = message.get("reasoning_content") or message.get("reasoning")
     if reasoning:
-        sink.reasoning(reasoning)
+        out.append(ReasoningDelta(reasoning))
     if message.get("content"):
-        sink.text(message["content"], _logprobs(choices[0]))
+        out.append(TextDelta(message["content"], _logprobs(choices[0])))
     for i, tc in enumerate(message.get("tool_calls") or ()):
         fn = tc.get("function") or {}
-        sink.tool_call(i, tc.get("id"), fn.get("name"), fn.get("arguments"))
-    sink.finish(choices[0].get("finish_reason"))
-    sink.response_model = body.get("model")
-    sink.set_usage(body.get("usage"))
+        out.append(ToolCallDelta(i, tc.get("id"), fn.get("name"), fn.get("arguments")))
+    out.append(Finished(choices[0].get("finish_reason"), body.get("model")))
+    if body.get("usage"):
+        out.append(Usage(body["usage"]))
+    return out

@@ -14,13 +14,13 @@ from typing import Any
 from gateway.backends.base import TurnRequest
 from gateway.backends.chat_completions import ChatCompletionsBackend
 from gateway.backends.client import BackendClient, Pool
+from gateway.backends.deltas import Delta
 from gateway.backends.http_client import HTTPBackend
 from gateway.backends.responses_api import ResponsesBackend
-from gateway.engine.turn import TurnAssembler
 from gateway.errors import APIError
 
 
-async def _failing(err: APIError) -> AsyncIterator[None]:
+async def _failing(err: APIError) -> AsyncIterator[list[Delta]]:
     raise err
     yield  # an async generator, so the error surfaces where the stream is read, as a backend's would
 
@@ -37,12 +37,12 @@ class FleetBackend:
     def adapter(self, model: str | None) -> Any:
         return self.adapters[self.http.pool_for(model).api]
 
-    def turn_stream(self, turn: TurnRequest, sink: TurnAssembler) -> AsyncIterator[None]:
+    def turn_stream(self, turn: TurnRequest) -> AsyncIterator[list[Delta]]:
         try:
             adapter = self.adapter(turn.model)
         except APIError as err:
             return _failing(err)
-        return adapter.turn_stream(turn, sink)  # type: ignore[no-any-return]
+        return adapter.turn_stream(turn)  # type: ignore[no-any-return]
 
     async def count_tokens(self, turn: TurnRequest) -> int:
         return int(await self.adapter(turn.model).count_tokens(turn))

@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from gateway.backends.base import TurnRequest
+from gateway.backends.deltas import Delta, Finished, Progress, ReasoningDelta, TextDelta, ToolCallDelta, Usage
 from gateway.backends.http_client import HTTPBackend, SSEReads
-from gateway.engine.turn import TurnAssembler
 from gateway.errors import BackendError
 from gateway.jsonutil import loads
 
@@ -53,26 +53,35 @@ def chat_usage(usage: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def apply_event(event: dict[str, Any], sink: TurnAssembler) -> None:
+def event_deltas(event: dict[str, Any], progress: Progress) -> list[Delta]:
+    """The deltas of one Responses stream event (`progress`: whether the call has called a tool)."""
     etype = event.get("type", "")
+    out: list[Delta] = []
     if etype == "response.output_text.delta":
-        sink.text(event.get("delta", ""), event.get("logprobs") or None)
+        if event.get("delta"):
+            out.append(TextDelta(event["delta"], event.get("logprobs") or None))
     elif etype in ("response.reasoning_text.delta", "response.reasoning_summary_text.delta"):
-        sink.reasoning(event.get("delta", ""))
+        if event.get("delta"):
+            out.append(ReasoningDelta(event["delta"]))
     elif etype == "response.output_item.added" and (event.get("item") or {}).get("type") == "function_call":
         item = event["item"]
-        sink.tool_call(event.get("output_index", 0), item.get("call_id"), item.get("name"), item.get("arguments"))
+        out.append(
+            ToolCallDelta(event.get("output_index", 0), item.get("call_id"), item.get("name"), item.get("arguments"))
+        )
     elif etype == "response.function_call_arguments.delta":
-        sink.tool_call(event.get("output_index", 0), None, None, event.get("delta"))
+        out.append(ToolCallDelta(event.get("output_index", 0), arguments=event.get("delta")))
     elif etype in ("response.completed", "response.incomplete"):
         resp = event.get("response") or {}
         if resp.get("usage"):
-            sink.set_usage(chat_usage(resp["usage"]))
+            out.append(Usage(chat_usage(resp["usage"])))
         reason = (resp.get("incomplete_details") or {}).get("reason")
-        sink.finish("length" if reason == "max_output_tokens" else ("tool_calls" if sink.calls else "stop"))
+        out.append(
+            Finished("length" if reason == "max_output_tokens" else ("tool_calls" if progress.called else "stop"))
+        )
     elif etype in ("response.failed", "error"):
         err = (event.get("response") or {}).get("error") or event
         raise BackendError(f"the inference backend failed the response: {err.get('message', err)}")
+    return progress.see(out)
 
 
 class ResponsesBackend(HTTPBackend):
@@ -84,24 +93,29 @@ class ResponsesBackend(HTTPBackend):
             raise BackendError("the inference backend's input_tokens answered without a count")
         return int(found["input_tokens"])
 
-    async def turn_stream(self, turn: TurnRequest, sink: TurnAssembler) -> AsyncIterator[None]:
+    async def turn_stream(self, turn: TurnRequest) -> AsyncIterator[list[Delta]]:
+        """Stream one model call: the deltas of each read of the body."""
+        progress = Progress()
         async with self.http.post(
             "/responses", build_responses_body(turn), model=turn.model, key=turn.affinity
         ) as resp:
             if "text/event-stream" not in resp.headers.get("Content-Type", ""):
                 body = loads(await resp.read())
+                deltas: list[Delta] = []
                 for index, item in enumerate(body.get("output", [])):
                     if item.get("type") == "message":
                         for part in item.get("content", []):
-                            sink.text(part.get("text", ""), part.get("logprobs") or None)
+                            if part.get("text"):
+                                deltas.append(TextDelta(part["text"], part.get("logprobs") or None))
                     elif item.get("type") == "function_call":
-                        sink.tool_call(index, item.get("call_id"), item.get("name"), item.get("arguments"))
-                apply_event({"type": f"response.{body.get('status', 'completed')}", "response": body}, sink)
-                yield None
+                        deltas.append(
+                            ToolCallDelta(index, item.get("call_id"), item.get("name"), item.get("arguments"))
+                        )
+                progress.see(deltas)
+                end = {"type": f"response.{body.get('status', 'completed')}", "response": body}
+                yield deltas + event_deltas(end, progress)
                 return
             async for payloads in SSEReads(resp):
-                for data in payloads:
-                    apply_event(loads(data), sink)
-                yield None
-        if sink.finish_reason is None:
+                yield [delta for data in payloads for delta in event_deltas(loads(data), progress)]
+        if progress.finish_reason is None:
             raise BackendError("the inference backend's stream ended before the response was complete")

@@ -62,8 +62,8 @@ async def summarise(run: ResponseRun) -> str:
         stream=False,
     )
     scratch = TurnAssembler(EventBuilder({"output": []}))  # its items are the summary, not output
-    async for _ in run.deps.backend.turn_stream(request, scratch):
-        pass
+    async for deltas in run.deps.backend.turn_stream(request):
+        scratch.apply(deltas)
     scratch.close()
     run.add_usage(scratch.usage)
     summary = "".join(

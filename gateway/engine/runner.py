@@ -385,7 +385,8 @@ class ResponseRun:
             token = tracing.attach(chat.span) if chat is not None else None
             error: BaseException | None = None
             try:
-                async for _chunk in self.deps.backend.turn_stream(self.turn_request(tools_allowed=tools_allowed), turn):
+                async for deltas in self.deps.backend.turn_stream(self.turn_request(tools_allowed=tools_allowed)):
+                    turn.apply(deltas)
                     if chat is not None:
                         chat.chunk()
                     for event in self.events.drain():

@@ -1,13 +1,15 @@
-"""One model turn: normalised backend deltas in, Responses output items and events out.
+"""One model turn: the backends' deltas in, Responses output items and events out.
 
-Backend adapters (chat completions, native responses, and the ExtProc's body translator) all call
-these few methods, so the grammar of the emitted events lives in one place whatever the wire format.
+Backend adapters (chat completions, native responses, and the ExtProc's body translator) yield
+`gateway.backends.deltas` values; `apply` feeds them to these few methods, so the grammar of the
+emitted events lives in one place whatever the wire format.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from gateway.backends.deltas import Delta, Finished, ReasoningDelta, TextDelta, ToolCallDelta, Usage
 from gateway.engine.citations import CitationFilter, CitationSources
 from gateway.engine.client_tools import ClientTools, CustomToolCallItem, LocalShellCallItem
 from gateway.engine.events import EventBuilder, FunctionCallItem, ReasoningItem, TextItem
@@ -47,6 +49,22 @@ class TurnAssembler:
         self.closed = False
 
     # -- deltas ------------------------------------------------------------------------------------
+    def apply(self, deltas: list[Delta]) -> None:
+        """What a backend yielded for one read of its reply, in order."""
+        for d in deltas:
+            if isinstance(d, TextDelta):
+                self.text(d.text, d.logprobs)
+            elif isinstance(d, ReasoningDelta):
+                self.reasoning(d.text)
+            elif isinstance(d, ToolCallDelta):
+                self.tool_call(d.index, d.call_id, d.name, d.arguments)
+            elif isinstance(d, Finished):
+                self.finish(d.reason)
+                if d.model is not None:
+                    self.response_model = d.model
+            elif isinstance(d, Usage):
+                self.set_usage(d.usage)
+
     def reasoning(self, delta: str) -> None:
         if not delta:
             return
