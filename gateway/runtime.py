@@ -146,6 +146,7 @@ class Runtime:
             Step("backend", None, self.backend.close),  # the one backend client's connections
             Step("models", self._start_models if self.door in SERVES_TURNS else None, self.models.stop),
             Step("mcp_sessions", None, self.mcp_sessions.close),
+            Step("knowledge", None, self.knowledge.close),  # after retrieval stops: ingestion writes the graph
             Step("retrieval", None, self.retrieval.stop),  # the vector backend and embedder, if built
             Step("ingestion", (lambda: self.retrieval.start(ingestion)) if ingestion else None, None),
             Step("research", None, research.close if research else None),
