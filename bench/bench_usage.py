@@ -71,7 +71,7 @@ async def cpu_per_request(db_dir: Path, n: int, door: str) -> float:
     await store.open()
     ledger = SQLiteUsageStore(store)
     policies = {"bench": {"requests_per_minute": 10**9, "tokens_per_minute": 10**12}}
-    lim = limits.configure(json.dumps(policies), ledger, prices=Prices('{"*": {"input": 1, "output": 2}}'))
+    lim = limits.LIMITS = limits.Limits(json.dumps(policies), ledger, prices=Prices('{"*": {"input": 1, "output": 2}}'))
     limits.KEY_POLICIES["key_bench"] = limits.Policy(requests_per_minute=10**9)
     recorder = configure_recorder(Recorder(ledger, flush_seconds=0.05))
     counted = UsageMetrics(lim.prices)

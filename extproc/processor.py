@@ -51,7 +51,6 @@ from gateway.backends.chat_translate import (
 )
 from gateway.backends.client import BackendClient, Replica
 from gateway.backends.sse import SSEParser
-from gateway.bootstrap import build_auth
 from gateway.engine.context import EngineDeps, Prepared
 from gateway.engine.events import Event
 from gateway.engine.runner import ResponseRun, interrupted
@@ -175,14 +174,14 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
     def __init__(
         self,
         deps: EngineDeps,
-        service: ResponsesService | None = None,
-        auth: Authenticator | None = None,
+        service: ResponsesService,
+        auth: Authenticator,
         client: BackendClient | None = None,
     ) -> None:
         self.deps = deps
-        self.service = service or ResponsesService(deps)
+        self.service = service
         settings = deps.settings
-        self.auth = auth or build_auth(settings, deps.stores)[0]
+        self.auth = auth
         self.backend = settings.backend_base
         self.chat_path = (urlsplit(settings.backend_base).path.rstrip("/") or "") + "/chat/completions"
         self.translate = settings.backend_api == "chat_completions" or bool(settings.backends)

@@ -18,11 +18,10 @@ from grpc_health.v1._async import HealthServicer
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as ep_grpc
 from extproc.processor import ExternalProcessor
 from gateway import loop, metrics
-from gateway.bootstrap import build_deps
 from gateway.config import Settings
 from gateway.engine.service import ResponsesService
 from gateway.logs import announce
-from gateway.usage import stop as usage_stop
+from gateway.runtime import Door, Runtime
 from gateway.workers import wait_for_siblings
 
 log = logging.getLogger(__name__)
@@ -80,16 +79,21 @@ async def serve(settings: Settings, port: int | None = None, ready: asyncio.Even
         bound = 0
     if not bound:
         raise SystemExit(f"could not bind the ExtProc to {settings.host}:{port} (is the port taken?)")
-    deps, http = build_deps(settings)
-    await deps.stores.open()
-    service = ResponsesService(deps)
-    processor = ExternalProcessor(deps, service, client=http)
     core_log = logging.getLogger(GRPC_CORE_LOGGER)
     if not any(isinstance(f, PeerClosedFirst) for f in core_log.filters):
         core_log.addFilter(PeerClosedFirst())
+    async with Runtime.start(settings, Door.EXTPROC) as runtime:
+        await _serve(settings, server, bound, runtime, ready)
+
+
+async def _serve(
+    settings: Settings, server: grpc.aio.Server, bound: int, runtime: Runtime, ready: asyncio.Event | None
+) -> None:
+    """Serve inside the runtime: its teardown (runs handed back, usage flushed, store closed) follows."""
+    service = runtime.responses
+    assert service is not None  # the ExtProc serves turns
+    processor = ExternalProcessor(runtime.engine, service, runtime.authenticator, client=runtime.backend_client)
     try:
-        await service.start()
-        deps.models.start()
         ep_grpc.add_ExternalProcessorServicer_to_server(processor, server)  # type: ignore[no-untyped-call]
         health = HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health, server)
@@ -119,11 +123,6 @@ async def serve(settings: Settings, port: int | None = None, ready: asyncio.Even
         # responses stored as failed (the processor's finally), which drain() waits for.
         await server.stop(SHUTDOWN_GRACE_S)
         await processor.drain()
-        await service.shutdown()
-        await usage_stop()  # the ledger's queue is written, leases of quota given back
-        await deps.models.stop()
-        await deps.backend.close()
-        await deps.stores.close()
 
 
 async def drain(processor: ExternalProcessor, service: ResponsesService, seconds: float) -> None:

@@ -1,12 +1,14 @@
-"""The composition root: builds the engine's dependencies (store, backend, models, tools).
+"""The composition root's builders: each part of a process's `Runtime` (`gateway.runtime`), built
+from the settings without I/O (nothing is opened here; `Runtime.run` opens and closes them).
 
-Both front doors (the aiohttp server in `gateway.http` and the Envoy ExtProc in `extproc`) start
-from here, so neither imports the other. This is the one place outside `storage/` that names a
-store backend (`build_stores`); everything else reads a family's store from the `storage.bundle.Stores`
-it builds.
+This is the one place outside `storage/` that names a store backend (`build_stores`); everything
+else reads a family's store from the `storage.bundle.Stores` it builds.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gateway import metrics, redact
 from gateway.auth import limits
@@ -18,16 +20,23 @@ from gateway.backends.client import BackendClient
 from gateway.backends.fleet import FleetBackend
 from gateway.backends.responses_api import ResponsesBackend
 from gateway.config import Settings
-from gateway.engine.context import EngineDeps
+from gateway.engine.deps import EngineDeps
 from gateway.engine.models import ModelCatalog
+from gateway.knowledge.service import Knowledge
+from gateway.mcp.tool import session_pool
+from gateway.research.service import ResearchService
+from gateway.retrieval.core import Retrieval
 from gateway.tools.builtin import register_builtin_tools
+from gateway.usage import recorder as usage_recorder
 from gateway.usage.metering import UsageMetrics
 from gateway.usage.prices import Prices
 from gateway.usage.recorder import Recorder
-from gateway.usage.recorder import configure as configure_recorder
 from storage.bundle import Stores
 from storage.postgres import postgres_stores
 from storage.sqlite import sqlite_stores
+
+if TYPE_CHECKING:  # the bundle's family types exist for the type checker only
+    from storage.bundle import UsageStores
 
 
 def build_stores(settings: Settings) -> Stores:
@@ -46,8 +55,8 @@ def build_stores(settings: Settings) -> Stores:
     )
 
 
-def build_deps(settings: Settings) -> tuple[EngineDeps, BackendClient]:
-    """The engine's dependencies, shared by both front doors; the store is not opened yet."""
+def hide_secrets(settings: Settings) -> None:
+    """Keys and internal hosts of `settings` never reach a client (`gateway.redact`)."""
     pools = settings.pools
     redact.register(
         [
@@ -62,6 +71,10 @@ def build_deps(settings: Settings) -> tuple[EngineDeps, BackendClient]:
     )
     upstreams = [url for pool in pools for url in pool.urls] + [f"http://{p.dns}" for p in pools if p.dns]
     redact.register_hosts([settings.backend_base, settings.embedding_url, *upstreams])  # hidden from clients, not logs
+
+
+def build_backend(settings: Settings) -> tuple[BackendClient, Backend]:
+    """The one backend client every inference call goes through, and the Responses turns' adapter."""
     http = BackendClient.from_settings(settings)
     backend: Backend
     if settings.backends:  # a fleet: turns routed by model to their pool's adapter (#27)
@@ -70,19 +83,58 @@ def build_deps(settings: Settings) -> tuple[EngineDeps, BackendClient]:
         backend = ResponsesBackend(http)
     else:
         backend = ChatCompletionsBackend(http)
-    stores = build_stores(settings)
+    return http, backend
+
+
+def build_deps(
+    settings: Settings, stores: Stores | None = None, *, research: bool = False
+) -> tuple[EngineDeps, BackendClient]:
+    """The engine's dependencies (nothing opened), with the backend client they share; `research`:
+    this process runs research (the HTTP server), so the engine gets a `ResearchService`."""
+    hide_secrets(settings)
+    http, backend = build_backend(settings)
+    stores = build_stores(settings) if stores is None else stores
     models = ModelCatalog(backend, settings.models_refresh_seconds, settings.default_model)
-    deps = EngineDeps(settings=settings, stores=stores, backend=backend, models=models)
+    retrieval = Retrieval(settings, stores, Knowledge.build(settings, stores))
+    service = ResearchService(settings, http, models, retrieval, stores.research) if research else None
+    deps = EngineDeps(
+        settings=settings,
+        stores=stores,
+        backend=backend,
+        models=models,
+        retrieval=retrieval,
+        mcp_sessions=session_pool(settings),
+        research=service,
+    )
     register_builtin_tools(deps)
     return deps, http
 
 
-def build_auth(settings: Settings, stores: Stores) -> tuple[Authenticator, KeyStore]:
-    """The authenticator both doors share and the key store it reads (the bundle's database);
-    with them the shared limits, budgets and usage ledger on the same database (#30)."""
+@dataclass
+class Usage:
+    """Usage, limits and budgets of one process (#30): the ledger (the bundle's database), the
+    shared limits, the recorder writing the ledger off the request path, the prices."""
+
+    ledger: UsageStores
+    prices: Prices
+    limits: limits.Limits
+    recorder: Recorder
+
+    def install(self) -> None:
+        """Make these the process's limits and recorder (the call sites' `usage.record`)."""
+        limits.LIMITS = self.limits
+        usage_recorder.configure(self.recorder)
+
+    async def stop(self) -> None:
+        """Write the ledger's queue, give back leases of quota."""
+        await self.recorder.stop()
+        await self.limits.shared.stop()
+
+
+def build_usage(settings: Settings, stores: Stores) -> Usage:
     ledger = stores.usage
     prices = Prices(settings.model_prices)
-    shared = limits.configure(
+    shared = limits.Limits(
         settings.project_limits,
         ledger,
         prices=prices,
@@ -100,5 +152,9 @@ def build_auth(settings: Settings, stores: Stores) -> tuple[Authenticator, KeySt
     counted = UsageMetrics(prices)
     recorder.listeners.extend([shared.charge, counted.add])
     recorder.on_flush.append(counted.flush)
-    configure_recorder(recorder)
+    return Usage(ledger, prices, shared, recorder)
+
+
+def build_auth(settings: Settings, stores: Stores) -> tuple[Authenticator, KeyStore]:
+    """The authenticator every door shares and the key store it reads (the bundle's database)."""
     return Authenticator(settings, stores.keys), stores.keys

@@ -13,6 +13,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from gateway.knowledge.weights import parse_weights
+
 
 class BackendPool(BaseModel):
     """One pool of inference servers serving the same models (`GATEWAY_BACKENDS`, #27): its replicas
@@ -178,7 +180,6 @@ class Settings(BaseModel):
     @field_validator("kg_weights", "kg_chain_weights")
     @classmethod
     def _kg_weights(cls, value: str) -> str:
-        from gateway.knowledge.weights import parse_weights
 
         parse_weights(value)
         return value

@@ -7,6 +7,8 @@ from typing import Any
 
 import orjson
 
+from gateway.errors import InvalidRequest, PayloadTooLarge, UnsupportedMediaType
+
 JSONDecodeError = orjson.JSONDecodeError
 
 
@@ -44,7 +46,6 @@ def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
 
 def parse_request_body(raw: bytes | bytearray | memoryview | str) -> Any:
     """A client's JSON body, or the 400 both doors answer for one that is not JSON or too deep."""
-    from gateway.errors import InvalidRequest
 
     try:
         body = orjson.loads(raw)
@@ -66,7 +67,6 @@ DECODERS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate
 
 def decode_body(raw: bytes, encoding: str, limit: int) -> bytes:
     """The decoded body, never more than `limit` bytes (a small gzip bomb is a 413, not a memory spike)."""
-    from gateway.errors import InvalidRequest, PayloadTooLarge, UnsupportedMediaType
 
     if encoding not in DECODERS:
         raise UnsupportedMediaType(

@@ -12,16 +12,14 @@ import json
 from typing import Any
 
 from gateway.auth.keys import create_key, key_limits, parse_duration, revoke_key
-from gateway.bootstrap import build_auth, build_deps
 from gateway.config import Settings
 from gateway.errors import APIError
+from gateway.runtime import Door, Runtime
 
 
 async def _run(settings: Settings, args: argparse.Namespace) -> Any:
-    deps, http = build_deps(settings)
-    await deps.stores.open()
-    try:
-        _auth, keys = build_auth(settings, deps.stores)
+    async with Runtime.start(settings, Door.CLI) as runtime:  # the store the doors share, opened and closed alike
+        keys = runtime.keys
         if args.action == "create":
             expires = parse_duration(args.expires_in) if args.expires_in else None
             rates = {"requests_per_minute": args.requests_per_minute, "tokens_per_minute": args.tokens_per_minute}
@@ -32,9 +30,6 @@ async def _run(settings: Settings, args: argparse.Namespace) -> Any:
             found = await keys.list(args.project, limit=100, after=None)
             return found.data
         return await revoke_key(keys, args.key_id)
-    finally:
-        await deps.stores.close()
-        await http.close()
 
 
 def run_keys(settings: Settings, args: argparse.Namespace) -> int:

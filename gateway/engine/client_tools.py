@@ -23,6 +23,7 @@ import orjson
 from gateway.engine.call_items import WholeArgumentsCallItem, json_args
 from gateway.engine.events import EventBuilder
 from gateway.engine.shell_tools import FUNCTIONS
+from gateway.errors import InvalidRequest
 from gateway.ids import new_id
 
 SEP = "__"
@@ -52,7 +53,6 @@ CLIENT_TYPES = frozenset({"custom", "local_shell", "namespace", "tool_search", "
 
 def check_client_tool(tool: dict[str, Any], index: int) -> None:
     """Static checks of a `custom`, `local_shell` or `namespace` entry of `tools` (400s)."""
-    from gateway.errors import InvalidRequest
 
     p = f"tools[{index}]"
 

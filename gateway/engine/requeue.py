@@ -16,12 +16,15 @@ Foreground streams are not requeued: their client is gone with the connection, s
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gateway.engine.context import Prepared
 from gateway.errors import APIError
 from gateway.schema.requests import CreateResponseRequest
 from storage.base import JSON, Requeued
+
+if TYPE_CHECKING:  # the service calls these at start-up (gateway.engine.service imports this module)
+    from gateway.engine.service import ResponsesService
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +37,7 @@ def request_body(req: CreateResponseRequest) -> JSON:
     return req.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
-async def prepare_again(service: Any, claimed: Requeued) -> Prepared | APIError:
+async def prepare_again(service: ResponsesService, claimed: Requeued) -> Prepared | APIError:
     """The claimed run's `Prepared`, under its own id and with its stored inputs; or why it cannot run
     any more (its previous response or conversation was deleted meanwhile, say)."""
     old = claimed.response
@@ -48,7 +51,7 @@ async def prepare_again(service: Any, claimed: Requeued) -> Prepared | APIError:
     return prepared
 
 
-async def fail_unrunnable(service: Any, claimed: Requeued, error: APIError) -> None:
+async def fail_unrunnable(service: ResponsesService, claimed: Requeued, error: APIError) -> None:
     ended = {**claimed.response, "status": "failed", "error": error.as_error_object()}
     await service.store.write_response(ended, owner=service.owner)
     log.warning("requeued response %s could not run again: %s", ended["id"], error.message)

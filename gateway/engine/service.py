@@ -27,6 +27,7 @@ from gateway.engine.relay import EventRelay, follow
 from gateway.engine.runner import TERMINAL_EVENT, ResponseRun, interrupted
 from gateway.errors import APIError, InvalidRequest, NotFound, RateLimited, ServerError
 from gateway.research.models import is_research
+from gateway.research.responses import ResearchRun
 from gateway.schema.requests import CreateResponseRequest
 from gateway.schema.validation import parse
 from storage.base import Page
@@ -87,8 +88,6 @@ class ResponsesService:
 
     def _new_run(self, prepared: Prepared) -> ResponseRun:
         if is_research(prepared.req.model):  # research models run the orchestrator, not a turn loop
-            from gateway.research.responses import ResearchRun
-
             return ResearchRun(self.deps, prepared)
         return ResponseRun(self.deps, prepared)
 

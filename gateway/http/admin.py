@@ -21,6 +21,7 @@ from gateway.auth.keys import KeyStore, check_project, create_key, key_limits, p
 from gateway.auth.limits import RATE_FIELDS
 from gateway.errors import InvalidRequest, NotFound
 from gateway.http.common import json_response, page_params, read_json
+from gateway.http.state import RUNTIME
 from gateway.schema.pages import list_body
 
 routes = web.RouteTableDef()
@@ -30,7 +31,7 @@ MAX_NAME = 256
 
 
 def _keys(request: web.Request) -> KeyStore:
-    return request.app["keys"]  # type: ignore[no-any-return]
+    return request.app[RUNTIME].keys
 
 
 def _expires_in(value: Any) -> int | None:

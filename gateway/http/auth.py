@@ -21,6 +21,7 @@ from gateway.auth.keys import PROJECT_RE
 from gateway.errors import InvalidRequest, NotFound, RateLimited, Unauthorized
 from gateway.http.common import read_json
 from gateway.http.guard import TenantSlots, tenant_of
+from gateway.http.state import door, runtime
 from gateway.usage.recorder import DOOR_HEADER, caller_key, entry_door
 from gateway.usage.reserve import RESERVING, reserve_size
 from storage.scope import DEFAULT_PROJECT, project_scope
@@ -35,7 +36,7 @@ def _needs_project(path: str) -> bool:
 
 
 def check_admin(request: web.Request) -> None:
-    admin_key = request.app["settings"].admin_key
+    admin_key = runtime(request).settings.admin_key
     if not admin_key:
         raise NotFound("The admin routes are off: set GATEWAY_ADMIN_KEY to use them.")
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
@@ -52,7 +53,7 @@ def admin_project(request: web.Request) -> str | None:
     act in any project on the HTTP door, naming it in OpenAI's `OpenAI-Project` header (default:
     the `default` project): the console's admin sees every project through the public API (#32).
     """
-    settings = request.app["settings"]
+    settings = runtime(request).settings
     if settings.auth != "keys" or not settings.admin_key:
         return None
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
@@ -73,7 +74,7 @@ async def auth_middleware(request: web.Request, handler: Any) -> web.StreamRespo
             return await handler(request)
     if not _needs_project(path):
         return await handler(request)
-    auth: Authenticator = request.app["auth"]
+    auth: Authenticator = runtime(request).authenticator
     project = admin_project(request) or await auth.project(
         request.headers.get("Authorization"),
         request.headers.get(auth.header),
@@ -92,7 +93,7 @@ async def auth_middleware(request: web.Request, handler: Any) -> web.StreamRespo
     request["ratelimit"], reservation = await limits.LIMITS.admit(project, key_id, reserve)
     held = limits.RESERVATION.set(reservation) if reservation is not None else None
     tenant = None
-    slots: TenantSlots = request.app["tenant_slots"]
+    slots: TenantSlots = door(request).tenant_slots
     try:
         if path in CHAT_PATHS:
             limits.LIMITS.check_chat(project)

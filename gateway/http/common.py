@@ -13,6 +13,7 @@ from aiohttp.web_protocol import RequestPayloadError
 
 from gateway.engine.sse import sse_frame
 from gateway.errors import APIError, InvalidRequest, PayloadTooLarge, RateLimited, RequestTimeout, ServerError
+from gateway.http.state import RUNTIME
 from gateway.ids import require_id
 from gateway.jsonutil import dumps, parse_request_body
 
@@ -43,7 +44,7 @@ def error_response(err: APIError) -> web.Response:
 
 
 async def read_json(request: web.Request, *, optional: bool = False) -> Any:
-    limit = request.app["settings"].body_timeout_seconds
+    limit = request.app[RUNTIME].settings.body_timeout_seconds
     try:
         async with asyncio.timeout(limit):  # a client trickling its body must not hold the request forever
             raw = await request.read()
@@ -51,7 +52,7 @@ async def read_json(request: web.Request, *, optional: bool = False) -> Any:
         raise RequestTimeout(f"The request body did not arrive within {limit:g}s.", code="request_timeout") from None
     except web.HTTPRequestEntityTooLarge as exc:
         raise PayloadTooLarge(
-            f"Request body too large: the limit is {request.app['settings'].max_body_bytes} bytes.",
+            f"Request body too large: the limit is {request.app[RUNTIME].settings.max_body_bytes} bytes.",
             code="request_too_large",
         ) from exc
     if not raw.strip():

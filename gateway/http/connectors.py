@@ -20,9 +20,10 @@ from aiohttp import web
 
 from gateway.errors import InvalidRequest, NotFound
 from gateway.http.common import json_response, page_params, read_json
+from gateway.http.state import runtime
 from gateway.ids import new_id
-from gateway.mcp import mcp_policy
 from gateway.mcp.mapping import REDACTED
+from gateway.mcp.tool import mcp_policy
 from gateway.redact import redact_url
 from gateway.retrieval import params
 from gateway.schema.pages import list_body
@@ -36,7 +37,7 @@ FIELDS = frozenset({"name", "server_url", "headers", "authorization", "descripti
 
 
 def _store(request: web.Request) -> ConnectorStores:
-    return request.app["deps"].stores.connectors  # type: ignore[no-any-return]  # stateless over the shared connections
+    return runtime(request).stores.connectors  # stateless over the shared connections
 
 
 def _bad(message: str, param: str, code: str = "invalid_value") -> InvalidRequest:
@@ -91,7 +92,7 @@ def _parse(body: Any) -> tuple[dict[str, Any], dict[str, Any]]:
 @routes.post("/v1/connectors")
 async def create(request: web.Request) -> web.Response:
     connector, secrets = _parse(await read_json(request))
-    await mcp_policy(request.app["settings"]).vet(secrets["server_url"], "server_url")
+    await mcp_policy(runtime(request).settings).vet(secrets["server_url"], "server_url")
     await _store(request).create(connector, secrets)
     return json_response(connector)
 

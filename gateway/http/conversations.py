@@ -6,12 +6,13 @@ from aiohttp import web
 
 from gateway.engine.conversations import ConversationsService
 from gateway.http.common import json_response, page_params, read_json
+from gateway.http.state import RUNTIME
 
 routes = web.RouteTableDef()
 
 
 def _svc(request: web.Request) -> ConversationsService:
-    return request.app["conversations"]  # type: ignore[no-any-return]
+    return request.app[RUNTIME].conversations
 
 
 @routes.post("/v1/conversations")

@@ -10,6 +10,7 @@ from aiohttp import BodyPartReader, web
 
 from gateway.errors import InvalidRequest, PayloadTooLarge, RequestTimeout, ServerError
 from gateway.http.common import json_response
+from gateway.http.state import runtime
 from gateway.ids import require_id
 from gateway.retrieval import params
 from gateway.retrieval.files import FilesService, check_filename, clean_filename, validate_fields
@@ -21,7 +22,7 @@ READ_CHUNK = 256 * 1024
 
 
 def _svc(request: web.Request) -> FilesService:
-    return request.app["files"]  # type: ignore[no-any-return]
+    return runtime(request).files
 
 
 async def _chunk(part: BodyPartReader, size: int, idle: float) -> bytes:
@@ -59,14 +60,14 @@ async def create(request: web.Request) -> web.Response:
             "Uploads must be sent as multipart/form-data with 'file' and 'purpose' fields.",
             code="invalid_content_type",
         )
-    limit = request.app["settings"].max_file_bytes
+    limit = runtime(request).settings.max_file_bytes
     if request.content_length is not None and request.content_length > 4 * limit + MAX_FIELD_BYTES:
         # far beyond the limit: refuse before reading; smaller excess is drained for a clean reply
         raise PayloadTooLarge(
             f"File too large: the maximum file size is {limit} bytes.", param="file", code="file_too_large"
         )
     fields: dict[str, str] = {}
-    idle = request.app["settings"].body_timeout_seconds
+    idle = runtime(request).settings.body_timeout_seconds
     saved: tuple[str, int] | None = None
     filename = content_type = None
     try:

@@ -23,6 +23,7 @@ from aiohttp.web_request import BaseRequest
 from aiohttp.web_response import StreamResponse
 
 from gateway.auth.slots import TenantSlots
+from gateway.http.state import RUNTIME
 from gateway.jsonutil import dumps
 from gateway.redact import redact
 
@@ -172,7 +173,7 @@ class GuardedAppRunner(web.AppRunner):
 
     async def _make_server(self) -> Any:
         inner = await super()._make_server()
-        auth = self._app["auth"]
+        auth = self._app[RUNTIME].authenticator
         return ConnectionGuard(
             inner,
             header_timeout=self._header_timeout,
@@ -185,7 +186,7 @@ class GuardedAppRunner(web.AppRunner):
 def tenant_of(request: web.Request) -> str | None:
     """The fairness key: the project when credentials name one, else the client address, unless
     that address is a trusted proxy's (Envoy's: it speaks for every client; None, no cap)."""
-    auth = request.app["auth"]
+    auth = request.app[RUNTIME].authenticator
     project = request.get("project")
     if project is not None and auth.enabled:
         return f"project:{project}"

@@ -18,13 +18,14 @@ from aiohttp import web
 
 from gateway.auth.authenticator import Authenticator
 from gateway.errors import APIError, Unauthorized
+from gateway.http.state import RUNTIME
 
 log = logging.getLogger(__name__)
 
 
 async def credentials_problem(request: web.Request) -> APIError | None:
     """The 401 the request's credentials would get now (a key revoked or expired since it began)."""
-    auth: Authenticator = request.app["auth"]
+    auth: Authenticator = request.app[RUNTIME].authenticator
     if not auth.enabled:
         return None
     try:
@@ -44,7 +45,7 @@ async def credentials_problem(request: web.Request) -> APIError | None:
 async def watch_key(request: web.Request, on_revoked: Callable[[APIError], None]) -> AsyncIterator[None]:
     """Re-check the request's key every `GATEWAY_AUTH_CACHE_SECONDS` while the block runs; call
     `on_revoked` once (and stop watching) when it no longer authenticates. Nothing without keys."""
-    auth: Authenticator = request.app["auth"]
+    auth: Authenticator = request.app[RUNTIME].authenticator
     if not auth.enabled:
         yield
         return

@@ -10,6 +10,7 @@ from gateway.engine.models import ModelCatalog
 from gateway.errors import APIError, BackendError, NotFound
 from gateway.http.common import error_response, json_response
 from gateway.http.openapi import openapi_document
+from gateway.http.state import door, runtime
 from gateway.research.models import catalog_entries
 from gateway.workers import extproc_ports, extproc_serving
 
@@ -17,7 +18,7 @@ routes = web.RouteTableDef()
 
 
 async def _models(request: web.Request) -> list[dict[str, object]]:
-    catalog: ModelCatalog = request.app["models"]
+    catalog: ModelCatalog = runtime(request).models
     if not catalog.models and not await catalog.refresh():
         raise BackendError("the inference backend is unreachable and no model list is cached", status=503)
     return catalog.models + catalog_entries()  # the backend's models, then research and deep-research
@@ -48,19 +49,18 @@ async def ready(request: web.Request) -> web.Response:
     serves: what a load balancer should ask."""
     checks: dict[str, bool] = {}
     try:
-        checks["storage"] = await request.app["store"].ping()
+        checks["storage"] = await runtime(request).store.ping()
     except APIError:
         checks["storage"] = False
     except Exception:
         checks["storage"] = False
-    checks["backend"] = await request.app["backend"].ping()
-    settings = request.app["settings"]
+    checks["backend"] = await runtime(request).backend.ping()
+    settings = runtime(request).settings
     if settings.ready_checks_extproc:  # under `up`: Envoy sends POST /v1/responses to these workers
         host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(settings.host, settings.host)
         ports = extproc_ports(settings)
         checks["extproc"] = await asyncio.to_thread(lambda: all(extproc_serving(host, p) for p in ports))
-    drain = request.app.get("drain")
-    checks["accepting"] = not (drain is not None and drain.draining)  # false once SIGTERM arrived
+    checks["accepting"] = not door(request).drain.draining  # false once SIGTERM arrived
     ok = all(checks.values())
     return json_response({"status": "ready" if ok else "not_ready", "checks": checks}, status=200 if ok else 503)
 

@@ -19,6 +19,7 @@ from aiohttp import web
 from gateway import metrics
 from gateway.http.common import json_response
 from gateway.http.guard import mark_headers_received
+from gateway.http.state import DOOR, Drain
 from gateway.logs import ACCESS_LOGGER, new_request_id, request_context
 
 routes = web.RouteTableDef()
@@ -27,33 +28,6 @@ access_log = logging.getLogger(ACCESS_LOGGER)
 # Probes and scrapes still answer while draining (readiness says 503 itself).
 OPS_PATHS = frozenset({"/health", "/ready", "/metrics"})
 TERMINAL = frozenset({"response.completed", "response.failed", "response.incomplete", "response.cancelled"})
-
-
-class Drain:
-    """Requests in flight, and whether the process is draining (SIGTERM received)."""
-
-    def __init__(self) -> None:
-        self.draining = False
-        self.active = 0
-        self._idle = asyncio.Event()
-        self._idle.set()
-
-    def enter(self) -> None:
-        self.active += 1
-        self._idle.clear()
-
-    def leave(self) -> None:
-        self.active -= 1
-        if self.active == 0:
-            self._idle.set()
-
-    async def wait_idle(self, timeout: float) -> bool:  # noqa: ASYNC109 (the drain deadline)
-        """True when every request in flight finished within ``timeout`` seconds."""
-        try:
-            await asyncio.wait_for(self._idle.wait(), timeout)
-        except TimeoutError:
-            return False
-        return True
 
 
 def shutting_down() -> web.Response:
@@ -82,7 +56,7 @@ def _route(request: web.Request) -> str:
 @web.middleware
 async def ops_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
     mark_headers_received(request)
-    drain: Drain = request.app["drain"]
+    drain: Drain = request.app[DOOR].drain
     ctx = {"request_id": new_request_id(request.headers.get("x-request-id")), "response_id": None}
     ctx["response_id"] = request.match_info.get("response_id")
     token = request_context.set(ctx)
@@ -135,7 +109,7 @@ async def on_prepare(request: web.Request, response: web.StreamResponse) -> None
     if ctx is not None:
         response.headers["x-request-id"] = ctx["request_id"]
     # Which worker answered (an index, not a pid): lets an operator or a test see the spread.
-    response.headers["x-gateway-worker"] = str(request.app.get("worker", 0))
+    response.headers["x-gateway-worker"] = str(request.app[DOOR].worker)
 
 
 def note_response_id(request: web.Request, response_id: str) -> None:
@@ -170,7 +144,6 @@ async def metrics_route(request: web.Request) -> web.Response:
 
 
 def install(app: web.Application) -> None:
-    app["drain"] = Drain()
     app.middlewares.insert(0, ops_middleware)
     app.on_response_prepare.append(on_prepare)
     app.add_routes(routes)

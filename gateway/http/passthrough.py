@@ -16,6 +16,7 @@ from gateway.backends.picker import Affinity
 from gateway.errors import APIError
 from gateway.http.common import read_json
 from gateway.http.research import chat_research
+from gateway.http.state import runtime
 from gateway.research.chat import research_request
 from gateway.usage.meter import metered
 
@@ -27,13 +28,13 @@ HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "conten
 async def _forward(request: web.Request, path: str) -> web.StreamResponse:
     """Relay the body to the backend and its reply back, through the one backend client: its
     errors (a 4xx/5xx, the backend down) reach the client as the gateway's error bodies."""
-    client: BackendClient = request.app["backend_http"]
+    client: BackendClient = runtime(request).backend_client
     parsed = await read_json(request)  # malformed JSON is the client's error, answered here with a 400
     model = parsed.get("model") if isinstance(parsed, dict) else None
     cache_key = parsed.get("prompt_cache_key") if isinstance(parsed, dict) else None
     chain: Affinity | None = None
     if isinstance(cache_key, str) and cache_key:  # the key's stored replica, as a response's (#27)
-        stored = await request.app["store"].cache_key_replica(cache_key) if client.fleet else None
+        stored = await runtime(request).stores.state.cache_key_replica(cache_key) if client.fleet else None
         chain = Affinity("key:" + cache_key, stored)
     body = await request.read()
     resp: web.StreamResponse | None = None
@@ -66,7 +67,7 @@ async def _record(request: web.Request, replica: str, cache_key: str) -> None:
     """Store the replica a `prompt_cache_key` moved to (or was first placed on); a failed write
     costs a cache miss later, never the reply."""
     try:
-        await request.app["store"].record_replica(replica, cache_key=cache_key)
+        await runtime(request).stores.state.record_replica(replica, cache_key=cache_key)
     except Exception:
         log.warning("could not store the replica of a prompt_cache_key", exc_info=True)
 
@@ -74,7 +75,7 @@ async def _record(request: web.Request, replica: str, cache_key: str) -> None:
 @routes.post("/v1/chat/completions")
 async def chat_completions(request: web.Request) -> web.StreamResponse:
     asked = research_request(await read_json(request))  # "research ..." / "deep research ..." (#13)
-    if asked is not None and "research" in request.app:
+    if asked is not None and runtime(request).research is not None:
         return await chat_research(request, await read_json(request), *asked)
     return await _forward(request, "/chat/completions")
 

@@ -6,13 +6,14 @@ from aiohttp import web
 
 from gateway.engine.prompts import PromptsService
 from gateway.http.common import json_response, page_params, read_json
+from gateway.http.state import RUNTIME
 
 routes = web.RouteTableDef()
 
 
 def _svc(request: web.Request) -> PromptsService:
     # Stateless over the bundle's shared connections: nothing to set up at start-up.
-    return PromptsService(request.app["deps"].stores.prompts)
+    return PromptsService(request.app[RUNTIME].stores.prompts)
 
 
 @routes.post("/v1/prompts")

@@ -15,28 +15,13 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from gateway.http.common import json_response
+from gateway.http.state import door
 from gateway.jsonutil import dumps
 from gateway.research.chat import ChatRendering
 from gateway.research.service import ResearchService
 
 T = TypeVar("T")
 WATCH_SECONDS = 0.2
-
-
-def install(app: web.Application) -> None:
-    async def startup(app: web.Application) -> None:
-        deps = app["deps"]
-        queue = deps.stores.research
-        app["research"] = deps.research = ResearchService(
-            deps.settings, app["backend_http"], deps.models, app.get("retrieval"), queue
-        )
-
-    async def cleanup(app: web.Application) -> None:
-        if "research" in app:
-            await app["research"].close()
-
-    app.on_startup.append(startup)
-    app.on_cleanup.append(cleanup)
 
 
 async def until_gone(request: web.Request, work: Awaitable[T]) -> T:
@@ -57,7 +42,7 @@ async def until_gone(request: web.Request, work: Awaitable[T]) -> T:
 
 
 async def chat_research(request: web.Request, body: dict[str, Any], kind: str, question: str) -> web.StreamResponse:
-    service: ResearchService = request.app["research"]
+    service: ResearchService = door(request).research
     model = str(body.get("model") or await service.models.resolve(None))
     render = ChatRendering(model)
     events = service.events(kind, question, model)

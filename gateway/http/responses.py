@@ -16,6 +16,7 @@ from gateway.errors import APIError, InvalidRequest
 from gateway.http.common import error_response, json_response, page_params, read_json
 from gateway.http.keywatch import watch_key
 from gateway.http.ops import first_event, note_response_id, stream_open
+from gateway.http.state import door
 from gateway.http.websocket import responses_websocket
 from gateway.ids import require_id
 from gateway.schema.pages import list_body
@@ -26,7 +27,7 @@ routes = web.RouteTableDef()
 
 
 def _service(request: web.Request) -> ResponsesService:
-    return request.app["responses"]  # type: ignore[no-any-return]
+    return door(request).responses
 
 
 async def stream_events(request: web.Request, events: EventStream, *, owns_run: bool = False) -> web.StreamResponse:

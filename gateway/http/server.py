@@ -21,7 +21,7 @@ from gateway.auth.authenticator import open_to_network
 from gateway.config import Settings
 from gateway.http.app import create_app
 from gateway.http.guard import GuardedAppRunner
-from gateway.http.ops import Drain
+from gateway.http.state import DOOR
 from gateway.logs import announce
 from gateway.workers import wait_for_siblings
 
@@ -31,10 +31,11 @@ SHUTDOWN_TIMEOUT_S = 5.0  # after the drain: handlers still running get this lon
 
 async def drain_app(app: web.Application, seconds: float) -> bool:
     """Refuse new requests and wait for those in flight (and detached runs); True if all finished."""
-    state: Drain = app["drain"]
+    door = app[DOOR]
+    state = door.drain
     state.draining = True
     metrics.set_draining(True)
-    service = app["responses"]
+    service = door.responses
     service.claiming = False  # a stopping process takes no handed-back runs
     log.info("draining: %d request(s) in flight, up to %.0fs", state.active, seconds)
     loop = asyncio.get_running_loop()
@@ -51,7 +52,7 @@ async def drain_app(app: web.Application, seconds: float) -> bool:
 
 async def serve_http(settings: Settings, *, worker: int = 0, reuse_port: bool = False) -> None:
     app = create_app(settings)
-    app["worker"] = worker
+    app[DOOR].worker = worker
     runner = GuardedAppRunner(
         app,
         header_timeout=settings.header_timeout_seconds,

@@ -14,6 +14,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from gateway.http.common import json_response
+from gateway.http.state import runtime
 from gateway.usage import api
 from gateway.usage import recorder as usage_recorder
 
@@ -23,7 +24,7 @@ routes = web.RouteTableDef()
 async def _usage(request: web.Request, kind: str, project: str | None) -> web.Response:
     query, page_start, end = api.plan(api.Params(request.query), kind, project=project)
     await usage_recorder.RECORDER.flush()  # this process's queued calls count at once
-    rows = await request.app["ledger"].buckets(query) if query.end > query.start else []
+    rows = await runtime(request).usage.ledger.buckets(query) if query.end > query.start else []
     return json_response(api.usage_page(rows, query, page_start, end))
 
 
@@ -31,8 +32,8 @@ async def _costs(request: web.Request, project: str | None) -> web.Response:
     params = api.Params(request.query)
     query, page_start, end = api.plan(params, "*", costs=True, project=project)
     await usage_recorder.RECORDER.flush()
-    rows = await request.app["ledger"].buckets(query) if query.end > query.start else []
-    page = api.costs_page(rows, query, page_start, end, request.app["prices"], params.many("group_by"))
+    rows = await runtime(request).usage.ledger.buckets(query) if query.end > query.start else []
+    page = api.costs_page(rows, query, page_start, end, runtime(request).usage.prices, params.many("group_by"))
     return json_response(page)
 
 

@@ -10,7 +10,9 @@ from typing import Any
 
 from aiohttp import web
 
+from gateway.http import files
 from gateway.http.common import json_response, page_params, read_json
+from gateway.http.state import RUNTIME
 from gateway.retrieval.stores import VectorStoresService
 from gateway.schema.pages import list_body
 from storage.base import Page
@@ -24,7 +26,7 @@ BATCH = STORE + "/file_batches/{batch_id}"
 
 
 def _svc(request: web.Request) -> VectorStoresService:
-    return request.app["vector_stores"]  # type: ignore[no-any-return]
+    return request.app[RUNTIME].vector_stores
 
 
 def _sid(request: web.Request) -> str:
@@ -163,29 +165,7 @@ async def entities(request: web.Request) -> web.Response:
     return json_response(list_body(found, False))
 
 
-def install(app: web.Application, deps: Any) -> None:
-    """Add the Files and Vector Stores APIs to the app, with ingestion started after the store opens.
-
-    Call it after the app's own start-up hook is registered (that one opens the SQLite store); the
-    worker stops on shutdown, before the store is closed on cleanup.
-    """
-    from gateway.http import files
-    from gateway.retrieval.core import retrieval_of
-    from gateway.retrieval.files import FilesService
-    from gateway.retrieval.ingest import IngestionWorker
-
-    retrieval = retrieval_of(deps)
-    app["retrieval"] = retrieval
-    app["files"] = FilesService(retrieval)
-    app["vector_stores"] = VectorStoresService(retrieval)
+def install(app: web.Application) -> None:
+    """Add the Files and Vector Stores APIs to the app (the runtime runs ingestion)."""
     app.add_routes(files.routes)
     app.add_routes(routes)
-
-    async def start(app: web.Application) -> None:
-        await retrieval.start(IngestionWorker(retrieval, app["files"].remove))
-
-    async def stop(app: web.Application) -> None:
-        await retrieval.stop()
-
-    app.on_startup.append(start)
-    app.on_shutdown.append(stop)

@@ -32,6 +32,7 @@ from gateway.errors import APIError, InvalidRequest, RateLimited
 from gateway.http.common import error_response
 from gateway.http.guard import TenantSlots, tenant_of
 from gateway.http.keywatch import credentials_problem
+from gateway.http.state import door, runtime
 from gateway.jsonutil import dumps_str, parse_request_body
 
 log = logging.getLogger(__name__)
@@ -99,12 +100,12 @@ async def _close_revoked(ws: web.WebSocketResponse, err: APIError) -> None:
 
 
 async def responses_websocket(request: web.Request) -> web.WebSocketResponse:
-    settings = request.app["settings"]
-    open_sockets: set[web.WebSocketResponse] = request.app["websockets"]
+    settings = runtime(request).settings
+    open_sockets: set[web.WebSocketResponse] = door(request).websockets
     if len(open_sockets) >= settings.max_websockets:
         body = {"message": "Too many open WebSocket connections.", "type": "server_error", "param": None}
         return web.json_response({"error": {**body, "code": "too_many_websockets"}}, status=503)  # type: ignore[return-value]
-    slots: TenantSlots = request.app["websocket_slots"]
+    slots: TenantSlots = door(request).websocket_slots
     tenant = tenant_of(request)
     if tenant is not None and not slots.acquire(tenant):
         err = RateLimited(
@@ -121,14 +122,14 @@ async def responses_websocket(request: web.Request) -> web.WebSocketResponse:
 
 
 async def _serve(request: web.Request, open_sockets: set[web.WebSocketResponse]) -> web.WebSocketResponse:
-    settings = request.app["settings"]
+    settings = runtime(request).settings
     ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=settings.max_body_bytes)
     await ws.prepare(request)
     open_sockets.add(ws)
-    conn = _Connection(request.app["responses"], ws)
+    conn = _Connection(door(request).responses, ws)
     # The key is checked again at least every GATEWAY_AUTH_CACHE_SECONDS and before each message
     # (#26): checked once at the upgrade, a revoked key kept creating responses on an open socket.
-    auth: Authenticator = request.app["auth"]
+    auth: Authenticator = runtime(request).authenticator
     idle = settings.websocket_idle_seconds
     recheck = max(0.1, auth.ttl) if auth.enabled else idle
     loop = asyncio.get_running_loop()

@@ -66,6 +66,13 @@ class Knowledge:
         graph rows never waits for or depends on it."""
         return cls(settings, build_graph_store(settings, stores))
 
+    async def close(self) -> None:
+        """Close a graph store with connections of its own (Neo4j's driver); the bundle's graph
+        runs on the bundle's connections and closes with it (the runtime's teardown)."""
+        close = getattr(self.graph, "close", None)
+        if close is not None:
+            await close()
+
     async def extractor(self) -> Extractor:
         if self._extractor is None:
             async with self._lock:

@@ -23,9 +23,12 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 from pydantic import Field
 
+from gateway import netguard
 from gateway.mcp_server.kb import KnowledgeBase, ToolFailure
 from gateway.mcp_server.memory import Memory
 from gateway.mcp_server.tools import MAX_TAGS, Args, StoreId, Tool
+from gateway.netguard import AddressPolicy
+from gateway.webpages import PageReader, PageRefused
 
 log = logging.getLogger("gateway.mcp_server")
 
@@ -70,13 +73,11 @@ def _links(base: str, html: bytes) -> list[str]:
 
 class Crawler:
     def __init__(self, kb: KnowledgeBase, memory: Memory) -> None:
-        from gateway.netguard import AddressPolicy
 
         self.kb, self.memory = kb, memory
         self.policy = AddressPolicy.from_setting(kb.settings.crawl_allowed_hosts)
 
     def _reader(self) -> Any:
-        from gateway.webpages import PageReader
 
         return PageReader(self.policy, max_bytes=MAX_PAGE_BYTES, timeout=PAGE_TIMEOUT)
 
@@ -104,7 +105,6 @@ class Crawler:
         return found
 
     async def crawl_url(self, a: CrawlUrlArgs) -> dict[str, Any]:
-        from gateway.webpages import PageRefused
 
         await self.kb.store(a.vector_store_id)
         reader = self._reader()
@@ -117,8 +117,6 @@ class Crawler:
         return await self._store_page(a.vector_store_id, page, a.tags or [])
 
     async def crawl_site(self, a: CrawlSiteArgs) -> dict[str, Any]:
-        from gateway import netguard
-        from gateway.webpages import PageRefused
 
         await self.kb.store(a.vector_store_id)
         limit = min(a.max_pages, self.kb.settings.mcp_server_max_crawl_pages)

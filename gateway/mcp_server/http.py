@@ -19,16 +19,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from aiohttp import web
 
+from gateway.config import Settings
+from gateway.errors import APIError
+from gateway.mcp.client import SDK_IMPORT_LOCK  # the client's SDK loader may run at the same time
 from gateway.mcp_server.kb import KnowledgeBase
 from gateway.mcp_server.memory import Memory, RetentionSweeper
+from gateway.retrieval.core import Retrieval
 
 log = logging.getLogger("gateway.mcp_server")
 
 PATH = "/mcp"
+# the HTTP door's key re-check around a long stream (gateway.http.keywatch.watch_key)
+KeyWatch = Callable[[web.Request, Callable[[APIError], None]], AbstractAsyncContextManager[None]]
 READY_TIMEOUT = 60.0
 DISCONNECT_POLL_S = 0.5  # how soon a stream notices that its client went away
 
@@ -112,8 +120,9 @@ async def asgi_bridge(app: Any, request: web.Request, stop: asyncio.Event | None
 class McpHttp:
     """The process's MCP server on HTTP: built after start-up, served until shutdown."""
 
-    def __init__(self, kb: KnowledgeBase) -> None:
+    def __init__(self, kb: KnowledgeBase, key_watch: KeyWatch | None = None) -> None:
         self.kb = kb
+        self.key_watch = key_watch
         self.memory = Memory(kb)
         self.sweeper = RetentionSweeper(self.memory, kb.settings.mcp_server_retention_sweep_seconds)
         self.server: Any = None  # the KnowledgeServer
@@ -164,8 +173,8 @@ class McpHttp:
         except Exception:
             raise web.HTTPServiceUnavailable(text="the MCP server is unavailable") from None
         # A stream held open (the standalone GET, a long tool call) re-checks its key (#26): the
-        # HTTP app's `key_watch` (gateway.http.keywatch) ends it once the key stops working.
-        watch = request.app.get("key_watch")
+        # HTTP door's `key_watch` (gateway.http.keywatch) ends it once the key stops working.
+        watch = self.key_watch
         if watch is None:
             return await asgi_bridge(self.manager.handle_request, request)
         stop = asyncio.Event()
@@ -174,17 +183,17 @@ class McpHttp:
 
 
 def _import_sdk() -> None:
-    from gateway.mcp.client import SDK_IMPORT_LOCK  # the client's loader may import the SDK at the same time
 
     with SDK_IMPORT_LOCK:
         import mcp.server.lowlevel.server
         import mcp.server.streamable_http_manager  # noqa: F401
 
 
-def install(app: web.Application, retrieval: Any) -> McpHttp:
-    """Serve `/mcp` (all methods) on the app; start after the store opens, stop before it closes."""
-    mcp_http = McpHttp(KnowledgeBase(retrieval, app["settings"]))
-    app["mcp_server"] = mcp_http
+def install(
+    app: web.Application, retrieval: Retrieval, settings: Settings, *, key_watch: KeyWatch | None = None
+) -> McpHttp:
+    """Serve `/mcp` (all methods) on the app; start after the runtime opens, stop before it closes."""
+    mcp_http = McpHttp(KnowledgeBase(retrieval, settings), key_watch)
     app.router.add_route("*", PATH, mcp_http.handle)
 
     async def start(app: web.Application) -> None:

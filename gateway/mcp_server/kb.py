@@ -21,6 +21,7 @@ from gateway.errors import APIError
 from gateway.ids import id_problem, is_valid_id
 from gateway.retrieval.core import Retrieval
 from gateway.retrieval.files import FilesService
+from gateway.retrieval.params import RANKERS
 from gateway.retrieval.search import search_stores
 from gateway.retrieval.stores import VectorStoresService
 from vectorstore.base import Hit
@@ -121,7 +122,6 @@ class KnowledgeBase:
         score_threshold: float = 0.0,
     ) -> list[Hit]:
         """Passages through `search_stores` only; `ranker` None means the configured one."""
-        from gateway.retrieval.params import RANKERS
 
         ranker = ranker or self.settings.mcp_server_ranker
         if ranker not in RANKERS:

@@ -20,37 +20,30 @@ import signal
 
 from gateway import loop
 from gateway.config import Settings, load_settings
+from gateway.mcp_server.crawl import crawl_tools
+from gateway.mcp_server.kb import KnowledgeBase
+from gateway.mcp_server.memory import Memory, RetentionSweeper
+from gateway.mcp_server.server import KnowledgeServer
+from gateway.mcp_server.tools import ToolBox
+from gateway.runtime import Door, Runtime
+from storage.scope import project_scope
 
 log = logging.getLogger("gateway.mcp_server")
 
 
 async def serve_stdio(settings: Settings, project: str) -> None:
-    from storage.scope import project_scope
-
     with project_scope(project):  # every store call below (and the tasks it starts) acts for `project`
-        await _serve(settings)
+        async with Runtime.start(settings, Door.MCP) as runtime:  # ingestion runs inside it
+            await _serve(runtime)
 
 
-async def _serve(settings: Settings) -> None:
-    from mcp.server.stdio import stdio_server
+async def _serve(runtime: Runtime) -> None:
+    from mcp.server.stdio import stdio_server  # the SDK takes ~2 s to import: only this command needs it
 
-    from gateway.bootstrap import build_deps
-    from gateway.mcp_server.crawl import crawl_tools
-    from gateway.mcp_server.kb import KnowledgeBase
-    from gateway.mcp_server.memory import Memory, RetentionSweeper
-    from gateway.mcp_server.server import KnowledgeServer
-    from gateway.mcp_server.tools import ToolBox
-    from gateway.retrieval.core import retrieval_of
-    from gateway.retrieval.files import FilesService
-    from gateway.retrieval.ingest import IngestionWorker
-
-    deps, http = build_deps(settings)
-    await deps.stores.open()
-    retrieval = retrieval_of(deps)
-    kb = KnowledgeBase(retrieval, settings)
+    kb = KnowledgeBase(runtime.retrieval, runtime.settings)
     memory = Memory(kb)
-    server = KnowledgeServer(ToolBox(kb, memory, crawl_tools(kb, memory)), settings)
-    sweeper = RetentionSweeper(memory, settings.mcp_server_retention_sweep_seconds)
+    server = KnowledgeServer(ToolBox(kb, memory, crawl_tools(kb, memory)), runtime.settings)
+    sweeper = RetentionSweeper(memory, runtime.settings.mcp_server_retention_sweep_seconds)
     loop = asyncio.get_running_loop()
     reloads: set[asyncio.Task[bool]] = set()
 
@@ -65,7 +58,6 @@ async def _serve(settings: Settings) -> None:
         task.add_done_callback(reloads.discard)
 
     try:
-        await retrieval.start(IngestionWorker(retrieval, FilesService(retrieval).remove))
         sweeper.start()
         loop.add_signal_handler(signal.SIGHUP, reload)
         async with stdio_server() as (read, write):
@@ -74,9 +66,6 @@ async def _serve(settings: Settings) -> None:
         with contextlib.suppress(Exception):
             loop.remove_signal_handler(signal.SIGHUP)
         await sweeper.stop()
-        await retrieval.stop()
-        await http.close()
-        await deps.stores.close()
 
 
 def run_stdio(settings: Settings, project: str = "default") -> int:

@@ -24,6 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from gateway.errors import APIError
 from gateway.mcp_server.kb import KnowledgeBase, ToolFailure
 from gateway.mcp_server.memory import Memory
+from gateway.retrieval import params
+from gateway.retrieval.search import breakdown_of
 
 log = logging.getLogger("gateway.mcp_server")
 
@@ -190,8 +192,6 @@ class ToolBox:
             return await kb.fetch(a.id)
 
         async def search_knowledge(a: SearchKnowledgeArgs) -> dict[str, Any]:
-            from gateway.retrieval import params
-            from gateway.retrieval.search import breakdown_of
 
             filters = params.filters(a.filters)
             stores = await kb.readable_stores(a.vector_store_ids)

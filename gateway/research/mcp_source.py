@@ -10,8 +10,9 @@ import json
 import logging
 from typing import Any
 
-from gateway.mcp import connector_store, mcp_policy, pool_for
+from gateway.engine.deps import EngineDeps
 from gateway.mcp.client import ServerSpec
+from gateway.mcp.tool import connector_store, mcp_policy
 from gateway.research.orchestrator import KnowledgeSearch, Source
 
 log = logging.getLogger(__name__)
@@ -34,7 +35,7 @@ def _payload(result: Any) -> Any:
     return None
 
 
-async def _spec(deps: Any, tool: dict[str, Any]) -> ServerSpec | None:
+async def _spec(deps: EngineDeps, tool: dict[str, Any]) -> ServerSpec | None:
     url, headers, token = tool.get("server_url"), dict(tool.get("headers") or {}), tool.get("authorization")
     if tool.get("connector_id") is not None:
         connectors = connector_store(deps)
@@ -51,9 +52,9 @@ async def _spec(deps: Any, tool: dict[str, Any]) -> ServerSpec | None:
     return ServerSpec.make(str(url), headers, token)
 
 
-async def mcp_searches(deps: Any, tools: list[dict[str, Any]]) -> list[tuple[str, KnowledgeSearch]]:
+async def mcp_searches(deps: EngineDeps, tools: list[dict[str, Any]]) -> list[tuple[str, KnowledgeSearch]]:
     """One search per `mcp` tool of the request (each server searched with every query)."""
-    pool = pool_for(deps)
+    pool = deps.mcp_sessions
     out: list[tuple[str, KnowledgeSearch]] = []
     for tool in tools:
         if tool.get("type") != "mcp":

@@ -12,16 +12,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gateway.engine.owner import OWNER
 from gateway.ids import new_id
+
+if TYPE_CHECKING:  # the bundle's family types exist for the type checker only
+    from storage.bundle import ResearchQueues
 
 POLL_SECONDS = 0.25
 
 
 class Slots:
-    def __init__(self, queue: Any, limits: dict[str, int], lease: float) -> None:
+    def __init__(self, queue: ResearchQueues, limits: dict[str, int], lease: float) -> None:
         self.queue = queue
         self.limits = limits
         self.lease = lease

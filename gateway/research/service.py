@@ -6,16 +6,24 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gateway.backends.client import BackendClient
 from gateway.config import Settings
+from gateway.engine.models import ModelCatalog
+from gateway.mcp_server.kb import KnowledgeBase
+from gateway.mcp_server.memory import Memory
 from gateway.netguard import AddressPolicy
 from gateway.research.llm import ChatModel
 from gateway.research.orchestrator import Event, KnowledgeSearch, PageSink, Research, Source, WebSearch
 from gateway.research.queue import Slots
+from gateway.retrieval.core import Retrieval
+from gateway.retrieval.search import search_stores
 from gateway.webpages import Page, PageReader
 from gateway.websearch.providers import SearchQuery, configuration_problem, make_provider
+
+if TYPE_CHECKING:  # the bundle's family types exist for the type checker only
+    from storage.bundle import ResearchQueues
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +38,14 @@ class Queued:
 
 
 class ResearchService:
-    def __init__(self, settings: Settings, http: BackendClient, models: Any, retrieval: Any, queue: Any) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        http: BackendClient,
+        models: ModelCatalog,
+        retrieval: Retrieval | None,
+        queue: ResearchQueues,
+    ) -> None:
         self.settings = settings
         self.http = http
         self.models = models
@@ -65,15 +80,14 @@ class ResearchService:
         return ([("file", kb)] if kb is not None else []) + list(extra or [])
 
     def knowledge_search(self, store_ids: list[str]) -> KnowledgeSearch | None:
-        if not store_ids or self.retrieval is None:
+        retrieval = self.retrieval
+        if not store_ids or retrieval is None:
             return None
-        from gateway.retrieval.search import search_stores
-
         public = f"http://{self.settings.host}:{self.settings.envoy_port}"
 
         async def search(queries: list[str]) -> list[Source]:
             ranker = self.settings.research_ranker if self.settings.kg_enabled else "auto"
-            hits = await search_stores(self.retrieval, store_ids, queries, k=KB_RESULTS, ranker=ranker)
+            hits = await search_stores(retrieval, store_ids, queries, k=KB_RESULTS, ranker=ranker)
             return [
                 Source(
                     title=h.filename,
@@ -94,9 +108,6 @@ class ResearchService:
         store_id = self.settings.research_save_to
         if not store_id or self.retrieval is None:
             return None
-        from gateway.mcp_server.kb import KnowledgeBase
-        from gateway.mcp_server.memory import Memory
-
         memory = Memory(KnowledgeBase(self.retrieval, self.settings))
 
         async def save(page: Page) -> None:

@@ -1,9 +1,10 @@
 """The retrieval subsystem of one process: metadata stores, blobs, the embedder, the vector backend.
 
-Both front-door processes build one (`retrieval_of(deps)`, from `gateway.bootstrap.build_deps`), because both validate
-`file_search` tools; only the HTTP server starts it (`start()`): it runs ingestion, warms the
-embedder and opens the vector backend. The ExtProc never ingests or searches: requests with
-server-side tools are re-routed to the HTTP server.
+Every process builds one (`gateway.bootstrap.build_deps`, a field of its `Runtime`), because both
+doors validate `file_search` tools; only the doors that ingest (the HTTP server, the stdio MCP
+server) start it (`start()`): it runs ingestion, warms the embedder and opens the vector backend.
+The ExtProc never ingests or searches: requests with server-side tools are re-routed to the HTTP
+server.
 
 The embedder and backend are built lazily: building them may import heavy libraries or load a
 model, which must not happen on the request path nor in a process that never searches.
@@ -13,10 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import Any, Protocol
 
 from gateway.config import Settings
 from gateway.errors import APIError, InvalidRequest, ServerError
+from gateway.knowledge.service import Knowledge
 from storage.bundle import Stores
 from vectorstore.base import Embedder, VectorBackend
 
@@ -28,8 +30,23 @@ class EmbedderUnavailable(APIError):
     type = "server_error"
 
 
+class Worker(Protocol):
+    """The ingestion worker `start` runs (`gateway.retrieval.ingest.IngestionWorker`, which imports
+    this core: named by its shape so the core imports nothing above it)."""
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    def enqueue(self, store_id: str, file_id: str) -> None: ...
+
+    async def cancel(self, store_id: str, file_id: str) -> None: ...
+
+    async def cancel_store(self, store_id: str) -> None: ...
+
+
 class Retrieval:
-    def __init__(self, settings: Settings, bundle: Stores) -> None:
+    def __init__(self, settings: Settings, bundle: Stores, knowledge: Knowledge | None = None) -> None:
         """`bundle` is the process's stores (`gateway.bootstrap.build_stores`): file metadata, bytes,
         vector-store metadata and the graph on SQLite or PostgreSQL; nothing here names a backend."""
         self.settings = settings
@@ -40,8 +57,9 @@ class Retrieval:
         self._warmup: asyncio.Task[Embedder] | None = None
         self._backend: VectorBackend | None = None
         self._backend_lock: asyncio.Lock | None = None
-        self.worker: Any = None  # the IngestionWorker, in the HTTP server only
-        self._knowledge: Any = None  # gateway.knowledge.service.Knowledge, built on first use
+        self.worker: Worker | None = None  # the IngestionWorker, in the doors that ingest only
+        # the knowledge graph capability (#12): cheap to build, its extractor model loads on first use
+        self.kg = knowledge if knowledge is not None else Knowledge.build(settings, bundle)
         self.started = False
 
     @property
@@ -120,13 +138,9 @@ class Retrieval:
                 self._backend = backend
         return self._backend
 
-    async def knowledge(self) -> Any:
-        """The knowledge graph capability (#12): graph store, extractor, `kg` ranker; built once."""
-        if self._knowledge is None:
-            from gateway.knowledge.service import Knowledge
-
-            self._knowledge = Knowledge.build(self.settings, self.bundle)
-        return self._knowledge
+    async def knowledge(self) -> Knowledge:
+        """The knowledge graph capability (#12): graph store, extractor, `kg` ranker."""
+        return self.kg
 
     async def forget_graph(self, store_id: str, file_id: str | None = None) -> None:
         """Remove a file's (or a whole store's) graph rows, with its chunks; never fails the caller."""
@@ -154,7 +168,7 @@ class Retrieval:
             )
 
     # -- lifecycle (HTTP server only) --------------------------------------------------------------
-    async def start(self, worker: Any) -> None:
+    async def start(self, worker: Worker) -> None:
         """Warm the embedder in the background and start `worker` (the IngestionWorker, made by the
         HTTP server's wiring so this core imports neither ingestion nor files: no import cycle)."""
         self.started = True
@@ -185,13 +199,3 @@ class Retrieval:
 def _log_failure(task: asyncio.Task[Any]) -> None:
     if not task.cancelled() and task.exception() is not None:
         log.warning("embedder warm-up failed: %s", task.exception())
-
-
-def retrieval_of(deps: Any) -> Retrieval:
-    """The process's Retrieval, created on first use and kept on the engine's deps."""
-    found = getattr(deps, "retrieval", None)
-    if isinstance(found, Retrieval):
-        return found
-    made = Retrieval(deps.settings, deps.stores)
-    deps.retrieval = made
-    return made

@@ -107,7 +107,7 @@ async def search_stores_detailed(
                 *(knowledge.rank(backend, sid, q, v, k=k, filters=filters) for sid, q, v in pairs)
             )
             entities = await _entities(knowledge, [(sid, o) for (sid, _q, _v), o in zip(pairs, outcomes, strict=True)])
-        results: list[list[Hit]] = [o.hits for o in outcomes]
+        results: list[list[Hit]] = [list(o.hits) for o in outcomes]
     else:
         extra = {} if vector_weight is None else {"fusion": Fusion(method="weights", vector_weight=vector_weight)}
         jobs = [

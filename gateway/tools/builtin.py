@@ -5,15 +5,14 @@ Each tool module exposes `register(deps)`; adding a tool type is one line here.
 
 from __future__ import annotations
 
-from typing import Any
-
 from gateway.engine import client_tools, compaction, shell_tools, tool_search
-from gateway.mcp import register as register_mcp
+from gateway.engine.deps import EngineDeps
+from gateway.mcp.tool import register as register_mcp
 from gateway.tools.file_search import register as register_file_search
-from gateway.websearch import register as register_web_search
+from gateway.websearch.tool import register as register_web_search
 
 
-def register_builtin_tools(deps: Any) -> None:
+def register_builtin_tools(deps: EngineDeps) -> None:
     """Register every shipped server-side tool type on `deps.tools` (called once per process)."""
     register_web_search(deps)
     register_file_search(deps)

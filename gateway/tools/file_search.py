@@ -14,12 +14,13 @@ import logging
 from typing import Any
 
 from gateway import tracing
+from gateway.engine.deps import EngineDeps
 from gateway.engine.events import EventBuilder
 from gateway.errors import APIError, InvalidRequest
 from gateway.ids import item_id
 from gateway.jsonutil import JSONDecodeError, dumps_str, loads
 from gateway.retrieval import params
-from gateway.retrieval.core import Retrieval, retrieval_of
+from gateway.retrieval.core import Retrieval
 from gateway.retrieval.search import DEFAULT_MAX_RESULTS, breakdown_of, search_stores
 from gateway.tools.registry import ToolResult
 
@@ -226,9 +227,9 @@ def replay(item: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def register(deps: Any) -> None:
+def register(deps: EngineDeps) -> None:
     """Register `file_search` on the engine's tool registry (both front-door processes call this)."""
-    retrieval = retrieval_of(deps)
+    retrieval = deps.retrieval
 
     async def factory(tool: dict[str, Any], run: Any) -> FileSearch:
         tools = run.p.req.tools or []

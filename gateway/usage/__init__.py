@@ -20,15 +20,7 @@ from gateway.usage.recorder import caller_key, entry_door, estimate_tokens, pars
 from storage.scope import current_project, owning_project
 from storage.usage import UsageRecord
 
-__all__ = ["caller_key", "record", "stop"]
-
-
-async def stop() -> None:
-    """A clean stop of this process: write the ledger's queue, give back leases of quota."""
-    from gateway.auth import limits
-
-    await _recorder.RECORDER.stop()
-    await limits.LIMITS.shared.stop()
+__all__ = ["caller_key", "record"]
 
 
 def _chars(value: Any) -> int:

@@ -1,5 +1,3 @@
-"""Server-side web search: the `web_search` tool types over pluggable search providers."""
-
-from gateway.websearch.tool import WEB_SEARCH_TYPES, check_tool, register
-
-__all__ = ["WEB_SEARCH_TYPES", "check_tool", "register"]
+"""Server-side web search: the `web_search` tool types (`tool`) over pluggable search providers
+(`providers`). This package module imports nothing, so research can use the providers without
+loading the tool (which names the engine's deps)."""

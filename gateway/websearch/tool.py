@@ -17,6 +17,7 @@ from typing import Any
 
 from gateway import tracing
 from gateway.config import Settings
+from gateway.engine.deps import EngineDeps
 from gateway.engine.events import EventBuilder
 from gateway.errors import InvalidRequest
 from gateway.ids import item_id
@@ -226,7 +227,7 @@ async def _factory(config: dict[str, Any], run: Any) -> WebSearchTool | WebSearc
     return WebSearchTool(config, run, make_provider(run.deps.settings))
 
 
-def register(deps: Any) -> None:
+def register(deps: EngineDeps) -> None:
     """Register every web_search tool type, with the request-time check `check_tool`."""
     settings: Settings = deps.settings
 
