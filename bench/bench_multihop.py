@@ -1,10 +1,12 @@
 """Multi-hop retrieval: the `kg` ranker against hybrid search and two graph baselines (#12, #28).
 
-    .venv/bin/python -m bench.bench_multihop [--corpus easy hard real] [--per-hops 60] [--repeat 1]
+    .venv/bin/python -m bench.bench_multihop [--corpus easy hard unseen real] [--per-hops 60] [--repeat 1]
 
 Two generated fictional corpora: the easy one (bench/multihop_corpus.py, #12) and the hard one
 (bench/multihop_hard.py, #28: answers sharing no word with the question, varied relations,
-distractors, colliding names, passing mentions). `--corpus real` adds this machine's manual pages
+distractors, colliding names, passing mentions) and, as the honest check, the unseen one
+(bench/multihop_unseen.py: other entity kinds, phrasings and question templates, written and
+committed before the ranker ran on it, no pattern added for it). `--corpus real` adds this machine's manual pages
 (bench/real_pages.py: single-hop, nDCG@10 and latency only).
 
 Runs the gateway's real pipeline in-process: files and blobs in a temporary data directory, the
@@ -32,6 +34,7 @@ from typing import Any
 from bench.graph_baselines import PPR, two_hop
 from bench.multihop_corpus import Doc, Question, build
 from bench.multihop_hard import build_hard
+from bench.multihop_unseen import build_unseen
 from gateway.config import load_settings
 from gateway.knowledge.extract import RuleExtractor, normalise
 from gateway.knowledge.index import title_of
@@ -279,6 +282,7 @@ async def main(args: argparse.Namespace) -> None:
     corpora = {
         "easy": build(args.companies, args.fillers),
         "hard": build_hard(args.hard_companies),
+        "unseen": build_unseen(args.unseen_groups),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for label in args.corpus:
@@ -295,8 +299,9 @@ if __name__ == "__main__":
     parser.add_argument("--fillers", type=int, default=40)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--hard-companies", type=int, default=60)
+    parser.add_argument("--unseen-groups", type=int, default=50)
     parser.add_argument("--per-hops", type=int, default=60, help="questions of each hop count (0: all)")
-    parser.add_argument("--corpus", nargs="+", choices=["easy", "hard", "real"], default=["easy", "hard"])
+    parser.add_argument("--corpus", nargs="+", choices=["easy", "hard", "unseen", "real"], default=["easy", "hard"])
     parser.add_argument("--real", type=int, default=200, help="manual pages of the 'real' corpus")
     parser.add_argument("--no-single", dest="single", action="store_false", help="skip the single-hop corpus")
     parser.add_argument("--weights", default=None, help="GATEWAY_KG_WEIGHTS for the kg ranker (default: the setting's)")
