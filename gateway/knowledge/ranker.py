@@ -31,7 +31,7 @@ from typing import Any
 
 from gateway.knowledge.extract import _CONNECTORS, _STOP, Extractor, Gazetteer, normalise
 from gateway.knowledge.patterns import cues
-from gateway.knowledge.walk import MAX_HOPS, Reached, chained, chunk_scores, walk
+from gateway.knowledge.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
 from vectorstore import filters as flt
 from vectorstore.base import Hit, VectorBackend
@@ -76,6 +76,23 @@ def query_keys(extractor: Extractor, query: str) -> list[str]:
     return list(dict.fromkeys(k for k in keys if k))
 
 
+_LINKS = re.compile(r"\b(?:of|behind|that|who|whom|whose|whoever|which)\b", re.I)
+_WH = re.compile(r"\b(?:what|who|whom|whose|which|where|when|how)\b", re.I)
+_COPULA_HEAD = re.compile(r"^\s*(?:what|who|which\s+\w+)\s+(?:is|are|was|were)\b", re.I)
+
+
+def steps(query: str) -> int:
+    """How many relations a question's chain has, from its grammar alone (no relation words): one
+    per link between two relations ("the founder OF the company THAT makes X"), and one for the
+    question's own relation, unless it is the head noun of a copular question that ends on a name
+    ("What is the birthplace OF the person behind X?": the birthplace is that link's relation)."""
+    words = _TOKEN.findall(query)
+    wh = _WH.search(query)  # the question word opens the question's own relation: no link
+    links = len(_LINKS.findall(query[wh.end() :] if wh else query))
+    own = not (_COPULA_HEAD.match(query) and words and _name(words[-1]))
+    return max(1, links + int(own))
+
+
 def _name(token: str) -> bool:
     return token[:1].isupper() or any(ch.isdigit() for ch in token)
 
@@ -113,32 +130,33 @@ class Ranker:
         *,
         k: int,
         filters: dict[str, Any] | None,
+        relate: Relate | None = None,
     ) -> RankOutcome:
         n = max(3 * k, 30)
         asked = cues(query)
         keys = await asyncio.to_thread(query_keys, self.extractor, query)
         q_entities = _longest(list(await self.graph.entities(store_id, keys))) if keys else []
-        # A question that names nothing the graph knows, or asks for no relation of what it names,
-        # is answered by hybrid search itself: relation words alone ("create", "run", "part of") are
-        # too common to steer by, and an entity alone is what keyword search already matches (on 80
-        # manual pages, letting the graph rank those cost 0.035 nDCG@10)
-        if not (q_entities and asked):
-            mode: Any = "hybrid" if vector is not None else "keyword"
-            plain = await backend.search(store_id, vector=vector, query=query, k=k, filters=filters, mode=mode)
-            return RankOutcome([_hybrid_hit(h) for h in plain], q_entities, {})
-        # phase 2: retrieval, concurrently
+        # A question that names nothing the graph knows is answered by hybrid search itself; so is
+        # one that asks for no relation the patterns know (relation words alone, "create", "run",
+        # "part of", are too common to steer by: on 80 manual pages letting the graph rank those cost
+        # 0.035 nDCG@10) unless the walk finds a chain of phrase relations the question is like
+        if not q_entities or not (asked or relate):
+            return RankOutcome(await self._hybrid(backend, store_id, query, vector, k, filters), q_entities, {})
+        # phase 2: retrieval and (phase 3) the relation-aware walk from the question's entities, concurrently
         vec_job = (
             backend.search(store_id, vector=vector, query=query, k=n, filters=filters, mode="vector")
             if vector is not None
             else _nothing()
         )
         kw_job = backend.search(store_id, vector=None, query=query, k=n, filters=filters, mode="keyword")
-        vec_hits, kw_hits, spread = await asyncio.gather(
-            vec_job, kw_job, self.graph.mention_counts(store_id, q_entities)
-        )
-        # phase 3: the relation-aware walk from the question's entities (gateway/knowledge/walk.py)
+        spread = await self.graph.mention_counts(store_id, q_entities)
         seeds = {key: Reached(_hub(spread.get(key, 1)), 0, frozenset()) for key in q_entities}
-        reached = await walk(self.graph, store_id, seeds, asked, hops=min(MAX_HOPS, len(asked)))
+        hops = min(MAX_HOPS, max(len(asked), steps(query) if relate is not None else 0))
+        vec_hits, kw_hits, reached = await asyncio.gather(
+            vec_job, kw_job, walk(self.graph, store_id, seeds, asked, hops=hops, relate=relate)
+        )
+        if not asked and not chained(reached):
+            return RankOutcome(await self._hybrid(backend, store_id, query, vector, k, filters), q_entities, {})
         # phase 4: candidates and their signals
         ranked_entities = sorted(reached, key=lambda e: reached[e].potential(), reverse=True)[:MAX_FRONTIER]
         graph_rows = await self.graph.mentions(store_id, ranked_entities[:MAX_ENTITIES], limit=MAX_MENTIONS)
@@ -165,6 +183,19 @@ class Ranker:
             await self._load_chunks(backend, store_id, wanted, hits, filters)
         expanded = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
         return RankOutcome(scored[:k], q_entities, expanded)
+
+    async def _hybrid(
+        self,
+        backend: VectorBackend,
+        store_id: str,
+        query: str,
+        vector: list[float] | None,
+        k: int,
+        filters: dict[str, Any] | None,
+    ) -> list[RankedHit]:
+        mode: Any = "hybrid" if vector is not None else "keyword"
+        plain = await backend.search(store_id, vector=vector, query=query, k=k, filters=filters, mode=mode)
+        return [_hybrid_hit(h) for h in plain]
 
     async def _load_chunks(
         self,

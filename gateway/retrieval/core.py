@@ -124,8 +124,12 @@ class Retrieval:
         if self._knowledge is None:
             from gateway.knowledge.service import Knowledge
 
-            self._knowledge = Knowledge.build(self.settings, self.state)
+            self._knowledge = Knowledge.build(self.settings, self.state, embed=self._embed)
         return self._knowledge
+
+    async def _embed(self, texts: list[str]) -> list[list[float]]:
+        """The process's embedder, for the knowledge graph's relation phrases."""
+        return list(await (await self.embedder()).embed(texts))
 
     async def forget_graph(self, store_id: str, file_id: str | None = None) -> None:
         """Remove a file's (or a whole store's) graph rows, with its chunks; never fails the caller."""
