@@ -20,6 +20,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Protocol
 
 from gateway.knowledge.patterns import PATTERNS
@@ -52,8 +53,10 @@ _ORG_WORDS = frozenset(
 _PLACE_WORDS = frozenset("city town village river lake mount island bay valley county province port".split())
 
 
+@lru_cache(maxsize=65536)
 def normalise(name: str) -> str:
-    """The key an entity is stored and looked up by: case, accents, punctuation and spacing ignored."""
+    """The key an entity is stored and looked up by: case, accents, punctuation and spacing ignored.
+    Kept per process: names and titles recur in every question and chunk."""
     text = unicodedata.normalize("NFKD", name)
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
     text = re.sub(r"[\u2019']s\b", "", text)

@@ -27,6 +27,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from gateway.knowledge.extract import _CONNECTORS, _STOP, Extractor, Gazetteer, normalise
@@ -168,7 +169,8 @@ class Ranker:
             self.graph.chunk_relation_types(store_id, ids),
             self.graph.file_times(store_id, files),
         )
-        graph_score = chunk_scores(chunk_rows, stated, reached, asked)
+        paged = frozenset(m.entity for m in graph_rows if m.subject)
+        graph_score = chunk_scores(chunk_rows, stated, reached, asked, one_step=hops == 1, paged=paged)
         # chunks only the graph found have no text yet: rank them with what is known (their graph,
         # recency and title signals) and read from the backend only those that make the top k
         only_graph = sorted((c for c in graph_score if c not in hits), key=lambda c: graph_score[c], reverse=True)
@@ -176,7 +178,7 @@ class Ranker:
         pending = {c: _pending(rows_by_chunk[c]) for c in only_graph[:MAX_GRAPH_CHUNKS]}
         weights = self.chain_weights if chained(reached) else self.weights
         for _round in range(3):  # a chunk the filters drop makes room for the next one
-            scored = self._blend(query, {**pending, **hits}, vec_hits, kw_hits, graph_score, times, weights)
+            scored = self._blend(query, {**pending, **hits}, vec_hits, kw_hits, graph_score, times, weights, k)
             wanted = [pending.pop(r.chunk_id) for r in scored[:k] if r.chunk_id in pending]
             if not wanted:
                 break
@@ -222,32 +224,42 @@ class Ranker:
         graph_score: dict[str, float],
         times: dict[str, tuple[str, int]],
         weights: dict[str, float],
+        k: int,
     ) -> list[RankedHit]:
         vec = {h.chunk_id: h.score for h in vec_hits}
         kw = {h.chunk_id: h.score for h in kw_hits}
         g_max = max(graph_score.values(), default=0.0) or 1.0
         stamps = [times[h.file_id][1] for h in hits.values() if h.file_id in times]
         oldest, newest = min(stamps, default=0), max(stamps, default=0)
-        q_words = set(normalise(query).split()) - _STOP
-        out: list[RankedHit] = []
+        q_words = _words_of(query)
+        names = ("vector", "graph", "keyword", "recency", "title")
+        w = [weights[n] for n in names]
+        rows: list[tuple[float, str, tuple[float, ...]]] = []
         for cid, h in hits.items():
-            title = times[h.file_id][0] if h.file_id in times else h.filename
-            t_words = set(normalise(title).split()) - _STOP
-            stamp = times[h.file_id][1] if h.file_id in times else oldest
-            signals = {
-                "vector": max(0.0, min(1.0, vec.get(cid, 0.0))),
-                "graph": graph_score.get(cid, 0.0) / g_max,
-                "keyword": max(0.0, min(1.0, kw.get(cid, 0.0))),  # BM25 squashed by the backend, as hybrid
-                "recency": (stamp - oldest) / (newest - oldest) if newest > oldest else 0.0,
-                "title": len(q_words & t_words) / len(t_words) if t_words else 0.0,
-            }
-            score = sum(weights[s] * v for s, v in signals.items())
-            breakdown = {s: round(v, 4) for s, v in signals.items()}
-            out.append(
-                RankedHit(cid, h.file_id, h.filename, h.text, round(score, 6), h.attributes, score_breakdown=breakdown)
+            title, stamp = times.get(h.file_id, (h.filename, oldest))
+            t_words = _words_of(title)
+            signals = (
+                max(0.0, min(1.0, vec.get(cid, 0.0))),
+                graph_score.get(cid, 0.0) / g_max,
+                max(0.0, min(1.0, kw.get(cid, 0.0))),  # BM25 squashed by the backend, as hybrid
+                (stamp - oldest) / (newest - oldest) if newest > oldest else 0.0,
+                len(q_words & t_words) / len(t_words) if t_words else 0.0,
             )
-        out.sort(key=lambda r: r.score, reverse=True)
+            score = w[0] * signals[0] + w[1] * signals[1] + w[2] * signals[2] + w[3] * signals[3] + w[4] * signals[4]
+            rows.append((round(score, 6), cid, signals))
+        rows.sort(key=lambda r: r[0], reverse=True)
+        out: list[RankedHit] = []
+        for score, cid, signals in rows[:k]:  # only the hits returned carry a breakdown
+            h = hits[cid]
+            breakdown = {n: round(v, 4) for n, v in zip(names, signals, strict=True)}
+            out.append(RankedHit(cid, h.file_id, h.filename, h.text, score, h.attributes, score_breakdown=breakdown))
         return out
+
+
+@lru_cache(maxsize=16384)
+def _words_of(text: str) -> frozenset[str]:
+    """A title's (or question's) words without stop words; titles repeat from query to query."""
+    return frozenset(normalise(text).split()) - _STOP
 
 
 async def _nothing() -> list[Hit]:

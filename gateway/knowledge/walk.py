@@ -130,6 +130,8 @@ async def walk(
                         factor, matched = UNASKED, at.matched
                     else:
                         factor, matched = PHRASE_STEP * like[words] / like[u], at.matched | {e.type}
+                        if at.via is not None and not files_of.get(at.via, set()) & set(e.files):
+                            factor *= UNSUPPORTED
                 else:
                     factor, matched = UNASKED * (0.5 if e.type.startswith(PHRASE) else 1.0), at.matched
                 into = len(matched) > len(at.matched) and v == e.target
@@ -193,18 +195,37 @@ async def _likeness(
 
 
 def chunk_scores(
-    rows: list[MentionRow], stated: dict[str, set[str]], reached: dict[str, Reached], asked: set[str]
+    rows: list[MentionRow],
+    stated: dict[str, set[str]],
+    reached: dict[str, Reached],
+    asked: set[str],
+    one_step: bool = False,
+    paged: frozenset[str] = frozenset(),
 ) -> dict[str, float]:
     """Per chunk: the best potential of an entity it is about (or, halved, mentions), with a bonus
-    when the chunk states an asked-for relation beyond that entity's path."""
+    when the chunk states an asked-for relation beyond that entity's path. For a one-step question
+    ("Who founded X?") the chunk about X stating that relation is the answer as much as the page of
+    the entity it leads to: it scores as that entity does. The bonus for stating a relation beyond
+    the path is for chains whose next entity has no page of its own (`paged`: entities some
+    document is about); when it has one, that page is the answer, not the statement."""
+    led = {r.via for e, r in reached.items() if r.via is not None and e in paged and r.matched - reached[r.via].matched}
+    step: dict[str, float] = {}
+    if one_step:
+        for r in reached.values():
+            if r.hops == 1:
+                for kind in r.matched:
+                    step[kind] = max(step.get(kind, 0.0), r.potential())
     out: dict[str, float] = {}
     for m in rows:
         at = reached.get(m.entity)
         if at is None:
             continue
         value = at.potential() * (1.0 if m.subject else OBJECT)
-        if (stated.get(m.chunk_id, set()) & asked) - at.matched:
+        said = stated.get(m.chunk_id, set())
+        if (said & asked) - at.matched and m.entity not in led:
             value *= STATED
+        if step and m.subject and at.hops == 0:
+            value = max([value, *(step[kind] for kind in said if kind in step)])
         if value > out.get(m.chunk_id, 0.0):
             out[m.chunk_id] = value
     return out
