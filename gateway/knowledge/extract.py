@@ -310,7 +310,7 @@ def _phrases(
         between = text[a:b]
         if left is not None and not any(a < ue and ua < b for ua, ue in used):
             cut = list(_BREAK.finditer(between))
-            src = left
+            src: str | None = left
             if cut:
                 between, src = between[cut[-1].end() :], opener
             words = normalise(between).split()[-MAX_PHRASE_WORDS:]  # the verb and preposition end it

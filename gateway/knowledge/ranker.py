@@ -249,9 +249,9 @@ class Ranker:
             rows.append((round(score, 6), cid, signals))
         rows.sort(key=lambda r: r[0], reverse=True)
         out: list[RankedHit] = []
-        for score, cid, signals in rows[:k]:  # only the hits returned carry a breakdown
+        for score, cid, values in rows[:k]:  # only the hits returned carry a breakdown
             h = hits[cid]
-            breakdown = {n: round(v, 4) for n, v in zip(names, signals, strict=True)}
+            breakdown = {n: round(v, 4) for n, v in zip(names, values, strict=True)}
             out.append(RankedHit(cid, h.file_id, h.filename, h.text, score, h.attributes, score_breakdown=breakdown))
         return out
 

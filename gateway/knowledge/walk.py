@@ -122,7 +122,7 @@ async def walk(
                         factor, matched = KIND_STEP, at.matched | {kind}
                         if at.via is not None and not files_of.get(at.via, set()) & set(e.files):
                             factor *= UNSUPPORTED
-                elif words is not None and e.type not in at.matched and _near(like, words, u):
+                elif relate is not None and words is not None and e.type not in at.matched and _near(like, words, u):
                     kind = _kind(kinds, words)
                     if (kind is not None and kind in at.matched) or relate.likest(words, list(at.matched)) >= SAME:
                         # the same relation again, in other words ("is a ferry that left the slipway
