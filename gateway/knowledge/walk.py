@@ -209,12 +209,10 @@ def chunk_scores(
     the path is for chains whose next entity has no page of its own (`paged`: entities some
     document is about); when it has one, that page is the answer, not the statement."""
     led = {r.via for e, r in reached.items() if r.via is not None and e in paged and r.matched - reached[r.via].matched}
-    step: dict[str, float] = {}
+    named: dict[str, set[str]] = {}  # chunk -> the entities it mentions (one-step questions only)
     if one_step:
-        for r in reached.values():
-            if r.hops == 1:
-                for kind in r.matched:
-                    step[kind] = max(step.get(kind, 0.0), r.potential())
+        for m in rows:
+            named.setdefault(m.chunk_id, set()).add(m.entity)
     out: dict[str, float] = {}
     for m in rows:
         at = reached.get(m.entity)
@@ -224,8 +222,11 @@ def chunk_scores(
         said = stated.get(m.chunk_id, set())
         if (said & asked) - at.matched and m.entity not in led:
             value *= STATED
-        if step and m.subject and at.hops == 0:
-            value = max([value, *(step[kind] for kind in said if kind in step)])
+        if one_step and m.subject and at.hops == 0:  # X's page naming the entity X's step led to
+            for x in named.get(m.chunk_id, ()):
+                r = reached.get(x)
+                if r is not None and r.hops == 1 and r.matched and r.via == m.entity:
+                    value = max(value, r.potential())
         if value > out.get(m.chunk_id, 0.0):
             out[m.chunk_id] = value
     return out
