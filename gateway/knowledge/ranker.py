@@ -135,8 +135,18 @@ class Ranker:
     ) -> RankOutcome:
         n = max(3 * k, 30)
         asked = cues(query)
-        keys = await asyncio.to_thread(query_keys, self.extractor, query)
-        q_entities = _longest(list(await self.graph.entities(store_id, keys))) if keys else []
+        # the rule extractor's keys are a few regexes over a short question: no thread hop for them
+        if self.extractor.name == "rules":
+            keys = query_keys(self.extractor, query)
+        else:
+            keys = await asyncio.to_thread(query_keys, self.extractor, query)
+        # entities and their spread in one round (keys the graph does not know count nothing)
+        known, spread = (
+            await asyncio.gather(self.graph.entities(store_id, keys), self.graph.mention_counts(store_id, keys))
+            if keys
+            else ({}, {})
+        )
+        q_entities = _longest(list(known))
         # A question that names nothing the graph knows is answered by hybrid search itself; so is
         # one that asks for no relation the patterns know (relation words alone, "create", "run",
         # "part of", are too common to steer by: on 80 manual pages letting the graph rank those cost
@@ -150,7 +160,6 @@ class Ranker:
             else _nothing()
         )
         kw_job = backend.search(store_id, vector=None, query=query, k=n, filters=filters, mode="keyword")
-        spread = await self.graph.mention_counts(store_id, q_entities)
         seeds = {key: Reached(_hub(spread.get(key, 1)), 0, frozenset()) for key in q_entities}
         hops = min(MAX_HOPS, max(len(asked), steps(query) if relate is not None else 0))
         vec_hits, kw_hits, reached = await asyncio.gather(
