@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import sqlite3
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -319,6 +320,9 @@ async def run_real(args: argparse.Namespace, tmp: Path) -> None:
 
 
 async def main(args: argparse.Namespace) -> None:
+    # line by line even into a pipe or file: a run takes minutes on a loaded machine, and a silent
+    # block-buffered one looked hung (#28)
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     corpora = {
         "easy": build(args.companies, args.fillers),
         "hard": build_hard(args.hard_companies),

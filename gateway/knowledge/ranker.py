@@ -151,7 +151,11 @@ class Ranker:
         # one that asks for no relation the patterns know (relation words alone, "create", "run",
         # "part of", are too common to steer by: on 80 manual pages letting the graph rank those cost
         # 0.035 nDCG@10) unless the walk finds a chain of phrase relations the question is like
-        if not q_entities or not (asked or relate):
+        hops = min(MAX_HOPS, max(len(asked), steps(query) if relate is not None else 0))
+        # with no relation type asked for, only a question whose grammar says it is a chain (two or
+        # more relations) is walked, and answered by the walk only if a path completes it: a
+        # one-relation question, or a manual page's NAME line, is what hybrid search answers
+        if not q_entities or not (asked or (relate is not None and hops >= 2)):
             return RankOutcome(await self._hybrid(backend, store_id, query, vector, k, filters), q_entities, {})
         # phase 2: retrieval and (phase 3) the relation-aware walk from the question's entities, concurrently
         vec_job = (
@@ -161,11 +165,10 @@ class Ranker:
         )
         kw_job = backend.search(store_id, vector=None, query=query, k=n, filters=filters, mode="keyword")
         seeds = {key: Reached(_hub(spread.get(key, 1)), 0, frozenset()) for key in q_entities}
-        hops = min(MAX_HOPS, max(len(asked), steps(query) if relate is not None else 0))
         vec_hits, kw_hits, reached = await asyncio.gather(
             vec_job, kw_job, walk(self.graph, store_id, seeds, asked, hops=hops, relate=relate)
         )
-        if not asked and not chained(reached):
+        if not asked and not any(len(r.matched) >= hops for r in reached.values()):
             return RankOutcome(await self._hybrid(backend, store_id, query, vector, k, filters), q_entities, {})
         # phase 4: candidates and their signals
         ranked_entities = sorted(reached, key=lambda e: reached[e].potential(), reverse=True)[:MAX_FRONTIER]
@@ -185,7 +188,7 @@ class Ranker:
         only_graph = sorted((c for c in graph_score if c not in hits), key=lambda c: graph_score[c], reverse=True)
         rows_by_chunk = {m.chunk_id: m for m in chunk_rows}
         pending = {c: _pending(rows_by_chunk[c]) for c in only_graph[:MAX_GRAPH_CHUNKS]}
-        weights = self.chain_weights if chained(reached) else self.weights
+        weights = self.chain_weights if chained(reached, hops) else self.weights
         for _round in range(3):  # a chunk the filters drop makes room for the next one
             scored = self._blend(query, {**pending, **hits}, vec_hits, kw_hits, graph_score, times, weights, k)
             wanted = [pending.pop(r.chunk_id) for r in scored[:k] if r.chunk_id in pending]

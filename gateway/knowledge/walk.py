@@ -232,6 +232,12 @@ def chunk_scores(
     return out
 
 
-def chained(reached: dict[str, Reached]) -> bool:
-    """Whether the walk followed at least one relation the question asked for."""
-    return any(r.hops and r.matched for r in reached.values())
+def chained(reached: dict[str, Reached], hops: int = 1) -> bool:
+    """Whether the walk followed the question's chain: a step of a relation type it asked for (or a
+    phrase standing for one), or phrases alone completing all `hops` of it. The best phrase of any
+    entity is always some step, so a partial chain of phrases says little (manual pages are full of
+    them)."""
+    return any(
+        r.hops and (any(not m.startswith(PHRASE) for m in r.matched) or len(r.matched) >= hops)
+        for r in reached.values()
+    )
