@@ -23,6 +23,9 @@ from storage.graph import GraphStore
 from vectorstore.base import VectorBackend
 
 log = logging.getLogger(__name__)
+# phrase relations of one file embedded at ingestion (a long manual page has hundreds; embedding them
+# all halved ingestion): the rest are embedded by the first search that meets them
+WARM_PHRASES = 32
 
 
 def build_extractor(settings: Settings) -> Extractor:
@@ -90,7 +93,8 @@ class Knowledge:
         await self.graph.replace_file(graph)
         if self.phrases is not None:  # the phrases' vectors, so searches need not embed them
             try:
-                await self.phrases.warm([r.type for r in graph.relations if r.type.startswith(PHRASE)])
+                phrases = list(dict.fromkeys(r.type for r in graph.relations if r.type.startswith(PHRASE)))
+                await self.phrases.warm(phrases[:WARM_PHRASES])
             except Exception:  # the embedder failing costs the walk a step, never the file
                 log.exception("embedding the relation phrases of %s failed", file_id)
 
