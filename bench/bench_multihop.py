@@ -1,10 +1,12 @@
 """Multi-hop retrieval: the `kg` ranker against hybrid search and two graph baselines (#12, #28).
 
-    .venv/bin/python -m bench.bench_multihop [--corpus easy hard real] [--per-hops 60] [--repeat 1]
+    .venv/bin/python -m bench.bench_multihop [--corpus easy hard unseen real] [--per-hops 60] [--repeat 1]
 
 Two generated fictional corpora: the easy one (bench/multihop_corpus.py, #12) and the hard one
 (bench/multihop_hard.py, #28: answers sharing no word with the question, varied relations,
-distractors, colliding names, passing mentions). `--corpus real` adds this machine's manual pages
+distractors, colliding names, passing mentions) and, as the honest check, the unseen one
+(bench/multihop_unseen.py: other entity kinds, phrasings and question templates, written and
+committed before the ranker ran on it, no pattern added for it). `--corpus real` adds this machine's manual pages
 (bench/real_pages.py: single-hop, nDCG@10 and latency only).
 
 Runs the gateway's real pipeline in-process: files and blobs in a temporary data directory, the
@@ -23,6 +25,7 @@ import argparse
 import asyncio
 import sqlite3
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -32,6 +35,7 @@ from typing import Any
 from bench.graph_baselines import PPR, two_hop
 from bench.multihop_corpus import Doc, Question, build
 from bench.multihop_hard import build_hard
+from bench.multihop_unseen import build_unseen
 from gateway.bootstrap import build_stores
 from gateway.config import load_settings
 from gateway.knowledge.extract import RuleExtractor, normalise
@@ -118,6 +122,28 @@ async def evaluate(questions: list[Question], method: Method) -> dict[Any, Any]:
     return out
 
 
+async def interleaved(texts: list[str], first: Method, second: Method, repeat: int) -> tuple[float, float]:
+    """p50 ms of two methods timed alternately on the same queries (`repeat` rounds, the order
+    swapped every query), so the machine's drift (six other jobs on two cores) hits both alike."""
+    times: tuple[list[float], list[float]] = ([], [])
+    pair = (first, second)
+    for rnd in range(repeat):
+        for i, text in enumerate(texts):
+            order = (0, 1) if (i + rnd) % 2 == 0 else (1, 0)
+            for j in order:
+                start = time.perf_counter()
+                await pair[j](text)
+                times[j].append((time.perf_counter() - start) * 1000)
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
+def print_ratio(label: str, kg_p50: float, hybrid_p50: float, n: int) -> None:
+    print(
+        f"{label}: kg p50 {kg_p50:.1f} ms / hybrid p50 {hybrid_p50:.1f} ms = {kg_p50 / hybrid_p50:.2f} "
+        f"(interleaved, {n} timings each)"
+    )
+
+
 def methods(r: Retrieval, store_id: str, docs: list[Doc], db_path: Path) -> dict[str, Method]:
     """The rankers compared: hybrid, the product's kg ranker, and the bench-only graph baselines."""
     names = {f"file_{store_id}_{i}": d.name for i, d in enumerate(docs)}
@@ -148,7 +174,7 @@ def methods(r: Retrieval, store_id: str, docs: list[Doc], db_path: Path) -> dict
     return {"hybrid": hybrid, "kg": kg, "two-hop": expand, "ppr": pagerank}
 
 
-async def single_hop(r: Retrieval) -> dict[str, tuple[float, float, float]]:
+async def single_hop(r: Retrieval, repeat: int) -> dict[str, tuple[float, float, float]]:
     """The existing labelled single-hop corpus (tests/retrieval/): nDCG@10, recall@10 and p50 ms per ranker."""
     from bench.retrieval_quality import load, ndcg_at, recall_at
 
@@ -167,6 +193,14 @@ async def single_hop(r: Retrieval) -> dict[str, tuple[float, float, float]]:
             ndcgs.append(ndcg_at(ranked, q["relevance"]))
             recalls.append(recall_at(ranked, q["relevance"]))
         out[ranker or "hybrid"] = (sum(ndcgs) / len(ndcgs), sum(recalls) / len(recalls), statistics.median(times))
+
+    async def run(ranker: str | None, text: str) -> list[str]:
+        return [h.file_id for h in await search_stores(r, [store_id], [text], k=K, ranker=ranker)]
+
+    kg_p50, hy_p50 = await interleaved(
+        [q["query"] for q in queries], lambda t: run("kg", t), lambda t: run(None, t), repeat
+    )
+    print_ratio("single-hop speed", kg_p50, hy_p50, len(queries) * repeat)
     return out
 
 
@@ -180,6 +214,7 @@ async def run_corpus(
     )
     rates: dict[bool, list[float]] = {False: [], True: []}
     results: dict[str, dict[Any, Any]] = {}
+    speed = (0.0, 1.0)
     single: dict[str, tuple[float, float, float]] = {}
     for graph_on in (False, True):
         settings = load_settings(
@@ -199,8 +234,10 @@ async def run_corpus(
                     for method in compared.values():
                         await method(questions[0].text)
                 results = {name: await evaluate(questions, method) for name, method in compared.items()}
+                texts = [q.text for q in questions]
+                speed = await interleaved(texts, compared["kg"], compared["hybrid"], args.speed_repeat)
                 if label == "hard" and args.single:
-                    single = await single_hop(r)
+                    single = await single_hop(r, args.speed_repeat)
         finally:
             await r.stop()
             await sqlite.close()
@@ -211,7 +248,7 @@ async def run_corpus(
     for name, res in results.items():
         cells = [f"{res[h][0]:6.1%} / {res[h][1]:.3f}" for h in (1, 2, 3, "multi")]
         print(f"{name:8} " + " ".join(f"{c:>15}" for c in cells) + f" {res['p50']:8.1f} {res['p90']:8.1f}")
-    print(f"kg p50 / hybrid p50 = {results['kg']['p50'] / results['hybrid']['p50']:.2f}")
+    print_ratio(f"{label} speed", *speed, len(questions) * args.speed_repeat)
     for graph_on, values in rates.items():
         print(
             f"ingestion, graph {'on ' if graph_on else 'off'}: files/s min {min(values):.1f} "
@@ -270,15 +307,26 @@ async def run_real(args: argparse.Namespace, tmp: Path) -> None:
                     f"{ranker or 'hybrid':8} nDCG@10 {sum(ndcgs) / len(ndcgs):.3f}  "
                     f"p50 {statistics.median(times):.1f} ms  p90 {sorted(times)[int(0.9 * (len(times) - 1))]:.1f} ms"
                 )
+
+            async def run(ranker: str | None, text: str, r: Retrieval = r, store_id: str = store_id) -> list[str]:
+                return [h.file_id for h in await search_stores(r, [store_id], [text], k=K, ranker=ranker)]
+
+            texts = [text for text, _answer in questions]
+            kg_p50, hy_p50 = await interleaved(texts, lambda t: run("kg", t), lambda t: run(None, t), args.speed_repeat)
+            print_ratio("real pages speed", kg_p50, hy_p50, len(texts) * args.speed_repeat)
         finally:
             await r.stop()
             await sqlite.close()
 
 
 async def main(args: argparse.Namespace) -> None:
+    # line by line even into a pipe or file: a run takes minutes on a loaded machine, and a silent
+    # block-buffered one looked hung (#28)
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     corpora = {
         "easy": build(args.companies, args.fillers),
         "hard": build_hard(args.hard_companies),
+        "unseen": build_unseen(args.unseen_groups),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for label in args.corpus:
@@ -295,9 +343,13 @@ if __name__ == "__main__":
     parser.add_argument("--fillers", type=int, default=40)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--hard-companies", type=int, default=60)
+    parser.add_argument("--unseen-groups", type=int, default=50)
     parser.add_argument("--per-hops", type=int, default=60, help="questions of each hop count (0: all)")
-    parser.add_argument("--corpus", nargs="+", choices=["easy", "hard", "real"], default=["easy", "hard"])
+    parser.add_argument("--corpus", nargs="+", choices=["easy", "hard", "unseen", "real"], default=["easy", "hard"])
     parser.add_argument("--real", type=int, default=200, help="manual pages of the 'real' corpus")
+    parser.add_argument(
+        "--speed-repeat", type=int, default=3, help="rounds of the interleaved kg/hybrid timing (per question)"
+    )
     parser.add_argument("--no-single", dest="single", action="store_false", help="skip the single-hop corpus")
     parser.add_argument("--weights", default=None, help="GATEWAY_KG_WEIGHTS for the kg ranker (default: the setting's)")
     asyncio.run(main(parser.parse_args()))

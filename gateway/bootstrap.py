@@ -22,7 +22,6 @@ from gateway.backends.responses_api import ResponsesBackend
 from gateway.config import Settings
 from gateway.engine.deps import EngineDeps
 from gateway.engine.models import ModelCatalog
-from gateway.knowledge.service import Knowledge
 from gateway.mcp.tool import session_pool
 from gateway.research.service import ResearchService
 from gateway.retrieval.core import Retrieval
@@ -95,7 +94,7 @@ def build_deps(
     http, backend = build_backend(settings)
     stores = build_stores(settings) if stores is None else stores
     models = ModelCatalog(backend, settings.models_refresh_seconds, settings.default_model)
-    retrieval = Retrieval(settings, stores, Knowledge.build(settings, stores))
+    retrieval = Retrieval(settings, stores)  # builds its knowledge graph, with its embedder for relation phrases
     service = ResearchService(settings, http, models, retrieval, stores.research) if research else None
     deps = EngineDeps(
         settings=settings,

@@ -171,3 +171,42 @@ async def test_aliases_and_the_relation_aware_walk(graph: GraphStore) -> None:
     assert reached["oslo"].matched == town.matched and reached["oslo"].potential() < town.potential()
     # the relations the question does not ask for are walked too, but are worth much less
     assert reached["sund university"].potential() < town.potential() / 4
+
+
+async def test_phrase_relations_and_the_walk_by_likeness(graph: GraphStore, tmp_path: Path) -> None:
+    """Relations no pattern types are stored as their linking words (`~owes its existence to`) on
+    every store, and the walk follows those standing for the relations a question asks for, by the
+    local embedder's likeness (#28): "the town the founder of Pell Records was born in" reaches
+    Keldholm through "owes its existence to" (most like "founded by") and "came into the world in"
+    (most like "born in"), not the academy the same person attended nor the label's office city."""
+    from gateway.config import load_settings
+    from gateway.knowledge.patterns import cues
+    from gateway.knowledge.phrases import PhraseVectors
+    from gateway.knowledge.walk import Reached, walk
+    from vectorstore.embedders import build_embedder
+
+    sid = _sid()
+    texts = {
+        "w": "# Miro Nights\n\nMiro Nights is a folk album issued on the Pell Records label in 1990.",
+        "l": "# Pell Records\n\nPell Records owes its existence to Ivo Tarn. The firm keeps its offices in Sundby.",
+        "p": "# Ivo Tarn\n\nIvo Tarn is a songwriter. Tarn came into the world in Keldholm, then took a degree at "
+        "Varn Academy.",
+    }
+    titles = [title_of(f"{k}.md", t) for k, t in texts.items()]
+    for key, text in texts.items():
+        await graph.replace_file(
+            build_file_graph(RuleExtractor(), sid, key, f"{key}.md", [(f"{sid}:{key}:0", text)], titles)
+        )
+    kinds = {(e.source, e.target, e.type) for e in await graph.edges(sid, ["pell records", "ivo tarn"])}
+    assert ("pell records", "ivo tarn", "~owes its existence to") in kinds
+    assert ("ivo tarn", "keldholm", "~came into the world in") in kinds
+    assert ("ivo tarn", "varn academy", "~took a degree at") in kinds  # the opener, not Keldholm, took it
+    embedder = build_embedder(load_settings({}, data_dir=tmp_path / "embed"))
+    question = "In which town was the founder of Pell Records born?"
+    (vector,) = await embedder.embed([question])
+    relate = PhraseVectors(embedder.embed).relate(vector)
+    reached = await walk(graph, sid, {"pell records": Reached(1.0, 0, frozenset())}, cues(question), 2, relate)
+    town = reached["keldholm"]
+    assert town.hops == 2 and len(town.matched) == 2, town
+    assert town.potential() > reached["varn academy"].potential()
+    assert town.potential() > reached["sundby"].potential()

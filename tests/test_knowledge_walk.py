@@ -9,13 +9,14 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from openai import OpenAI
 
 from bench.multihop_hard import build_hard
-from tests.procs import Backend, Gateway
+from tests.procs import Backend, Gateway, gateway
 from tests.retrieval_helpers import wait_ingested
 from tests.test_knowledge_graph import KG, MODEL, _entities, _rank
 
@@ -116,6 +117,44 @@ def test_a_chain_through_aliases_and_colliding_names(client: OpenAI, door: str, 
     assert ana["name"] == "Ana Moravec" and "Moravec" in ana["aliases"]
     relations = {(n["relation"], n["name"]) for n in ana["neighbours"]}
     assert {("born_in", "Keldholm"), ("founded_by", "Tarrow Optics")} <= relations
+
+
+PHRASED = {
+    # relations in words no pattern of gateway/knowledge/patterns.py knows (#28's honest check)
+    "miro.md": "# Miro Nights\n\nMiro Nights is a folk album issued on the Pell Records label in 1990.",
+    "pell.md": "# Pell Records\n\nPell Records owes its existence to Ivo Tarn. The firm keeps its offices in Sundby.",
+    "tarn.md": "# Ivo Tarn\n\nIvo Tarn is a songwriter. Tarn came into the world in Keldholm, then took a degree "
+    "at Varn Academy.",
+    "academy.md": "# Varn Academy\n\nVarn Academy teaches 900 students in a former customs house.",
+}
+
+
+def test_a_chain_in_words_no_pattern_knows(backend: Backend, tmp_path: Path) -> None:
+    """Relations phrased as no pattern knows ("owes its existence to", "came into the world in") are
+    stored as their words; the walk follows those most like the relation types the question asks
+    for, by the embedder's likeness (so this gateway runs the local MiniLM, not the session's
+    bag-of-words embeddings): the birthplace's page first, not the academy the founder attended nor
+    the label's office town. A one-step question puts the page stating the relation first."""
+    with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
+        own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
+        docs = {**PHRASED, "keldholm.md": TOWNS["keldholm.md"], "sundby.md": TOWNS["sundby.md"]}
+        ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in docs.items()}
+        store = own.vector_stores.create(name="kg-phrased", file_ids=list(ids.values()))
+        names = {v: k for k, v in ids.items()}
+        wait_ingested(own, store.id, timeout=120)
+        question = "In which town was the founder of Pell Records born?"
+        page = own.vector_stores.search(store.id, query=question, ranking_options=KG)
+        ranked = list(dict.fromkeys(names[h.file_id] for h in page.data))
+        assert ranked[0] == "keldholm.md", ranked
+        assert page.data[0].model_dump()["score_breakdown"]["graph"] == 1.0
+        assert ranked.index("academy.md") > 0 and ranked.index("sundby.md") > 0
+        hybrid = own.vector_stores.search(store.id, query=question)
+        assert names[hybrid.data[0].file_id] != "keldholm.md"
+        status, body = _entities(gw.url, store.id, "pell records")
+        near = {(n["relation"], n["name"]) for n in body["data"][0]["neighbours"]}
+        assert status == 200 and ("~owes its existence to", "Ivo Tarn") in near, body
+        page = own.vector_stores.search(store.id, query="Who founded Pell Records?", ranking_options=KG)
+        assert names[page.data[0].file_id] == "pell.md", [names[h.file_id] for h in page.data]
 
 
 def test_entities_extracted_from_one_file(door: str, people: dict[str, Any]) -> None:

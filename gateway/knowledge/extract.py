@@ -20,6 +20,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Protocol
 
 from gateway.knowledge.patterns import PATTERNS
@@ -52,8 +53,10 @@ _ORG_WORDS = frozenset(
 _PLACE_WORDS = frozenset("city town village river lake mount island bay valley county province port".split())
 
 
+@lru_cache(maxsize=65536)
 def normalise(name: str) -> str:
-    """The key an entity is stored and looked up by: case, accents, punctuation and spacing ignored."""
+    """The key an entity is stored and looked up by: case, accents, punctuation and spacing ignored.
+    Kept per process: names and titles recur in every question and chunk."""
     text = unicodedata.normalize("NFKD", name)
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
     text = re.sub(r"[\u2019']s\b", "", text)
@@ -265,6 +268,7 @@ def extract(
                 if left and right and left != right:
                     src, dst = (left, right) if pattern.forward else (right, left)
                     graph.relations.append((src, dst, pattern.type, 1.0))
+        graph.relations += _phrases(text, start, sentence, inside, span_keys, subject_key, used)
     keys = list(graph.counts)[:25]
     if subject_key and subject_key not in keys:
         keys.append(subject_key)
@@ -275,3 +279,43 @@ def extract(
                 src, dst = sorted((x, y))
                 graph.relations.append((src, dst, "co_occurs", weight))
     return graph
+
+
+PHRASE = "~"  # the type prefix of a relation named by its own words ("~came into the world in")
+MAX_PHRASE_WORDS = 8
+_BREAK = re.compile(r",|\s(?:and|but|then|while)\s", re.IGNORECASE)
+
+
+def _phrases(
+    text: str,
+    start: int,
+    sentence: str,
+    inside: list[Span],
+    span_keys: dict[int, str],
+    subject: str | None,
+    used: list[tuple[int, int]],
+) -> list[tuple[str, str, str, float]]:
+    """Relations no pattern names, typed by the words that link two mentions of one sentence
+    ("Moravec came into the world in Keldholm" -> `~came into the world in`): what the ranker
+    compares with the question's meaning when its wording asks for no relation the patterns know.
+    The left end is the mention before the words, the sentence's opener after a clause break
+    ("..., then took a degree at S"), or the document's subject when no name precedes them
+    ("The firm keeps its offices in C"); words a pattern matched are not a phrase again."""
+    out: list[tuple[str, str, str, float]] = []
+    lead = text[start : inside[0].start].strip() if inside else ""
+    opener = span_keys[inside[0].start] if inside and (not lead or lead.lower() in _STOP) else subject
+    prev_end, left = start, subject
+    for span in inside:
+        a, b = prev_end, span.start
+        between = text[a:b]
+        if left is not None and not any(a < ue and ua < b for ua, ue in used):
+            cut = list(_BREAK.finditer(between))
+            src: str | None = left
+            if cut:
+                between, src = between[cut[-1].end() :], opener
+            words = normalise(between).split()[-MAX_PHRASE_WORDS:]  # the verb and preposition end it
+            right = span_keys[span.start]
+            if src and src != right and words and any(w not in _STOP for w in words):
+                out.append((src, right, PHRASE + " ".join(words), 1.0))
+        prev_end, left = span.end, span_keys[span.start]
+    return out

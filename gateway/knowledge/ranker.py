@@ -27,11 +27,12 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from gateway.knowledge.extract import _CONNECTORS, _STOP, Extractor, Gazetteer, normalise
 from gateway.knowledge.patterns import cues
-from gateway.knowledge.walk import MAX_HOPS, Reached, chained, chunk_scores, walk
+from gateway.knowledge.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
 from vectorstore import filters as flt
 from vectorstore.base import Hit, VectorBackend
@@ -76,6 +77,23 @@ def query_keys(extractor: Extractor, query: str) -> list[str]:
     return list(dict.fromkeys(k for k in keys if k))
 
 
+_LINKS = re.compile(r"\b(?:of|behind|that|who|whom|whose|whoever|which)\b", re.I)
+_WH = re.compile(r"\b(?:what|who|whom|whose|which|where|when|how)\b", re.I)
+_COPULA_HEAD = re.compile(r"^\s*(?:what|who|which\s+\w+)\s+(?:is|are|was|were)\b", re.I)
+
+
+def steps(query: str) -> int:
+    """How many relations a question's chain has, from its grammar alone (no relation words): one
+    per link between two relations ("the founder OF the company THAT makes X"), and one for the
+    question's own relation, unless it is the head noun of a copular question that ends on a name
+    ("What is the birthplace OF the person behind X?": the birthplace is that link's relation)."""
+    words = _TOKEN.findall(query)
+    wh = _WH.search(query)  # the question word opens the question's own relation: no link
+    links = len(_LINKS.findall(query[wh.end() :] if wh else query))
+    own = not (_COPULA_HEAD.match(query) and words and _name(words[-1]))
+    return max(1, links + int(own))
+
+
 def _name(token: str) -> bool:
     return token[:1].isupper() or any(ch.isdigit() for ch in token)
 
@@ -113,32 +131,45 @@ class Ranker:
         *,
         k: int,
         filters: dict[str, Any] | None,
+        relate: Relate | None = None,
     ) -> RankOutcome:
         n = max(3 * k, 30)
         asked = cues(query)
-        keys = await asyncio.to_thread(query_keys, self.extractor, query)
-        q_entities = _longest(list(await self.graph.entities(store_id, keys))) if keys else []
-        # A question that names nothing the graph knows, or asks for no relation of what it names,
-        # is answered by hybrid search itself: relation words alone ("create", "run", "part of") are
-        # too common to steer by, and an entity alone is what keyword search already matches (on 80
-        # manual pages, letting the graph rank those cost 0.035 nDCG@10)
-        if not (q_entities and asked):
-            mode: Any = "hybrid" if vector is not None else "keyword"
-            plain = await backend.search(store_id, vector=vector, query=query, k=k, filters=filters, mode=mode)
-            return RankOutcome([_hybrid_hit(h) for h in plain], q_entities, {})
-        # phase 2: retrieval, concurrently
+        # the rule extractor's keys are a few regexes over a short question: no thread hop for them
+        if self.extractor.name == "rules":
+            keys = query_keys(self.extractor, query)
+        else:
+            keys = await asyncio.to_thread(query_keys, self.extractor, query)
+        # entities and their spread in one round (keys the graph does not know count nothing)
+        known, spread = (
+            await asyncio.gather(self.graph.entities(store_id, keys), self.graph.mention_counts(store_id, keys))
+            if keys
+            else ({}, {})
+        )
+        q_entities = _longest(list(known))
+        # A question that names nothing the graph knows is answered by hybrid search itself; so is
+        # one that asks for no relation the patterns know (relation words alone, "create", "run",
+        # "part of", are too common to steer by: on 80 manual pages letting the graph rank those cost
+        # 0.035 nDCG@10) unless the walk finds a chain of phrase relations the question is like
+        hops = min(MAX_HOPS, max(len(asked), steps(query) if relate is not None else 0))
+        # with no relation type asked for, only a question whose grammar says it is a chain (two or
+        # more relations) is walked, and answered by the walk only if a path completes it: a
+        # one-relation question, or a manual page's NAME line, is what hybrid search answers
+        if not q_entities or not (asked or (relate is not None and hops >= 2)):
+            return RankOutcome(await self._hybrid(backend, store_id, query, vector, k, filters), q_entities, {})
+        # phase 2: retrieval and (phase 3) the relation-aware walk from the question's entities, concurrently
         vec_job = (
             backend.search(store_id, vector=vector, query=query, k=n, filters=filters, mode="vector")
             if vector is not None
             else _nothing()
         )
         kw_job = backend.search(store_id, vector=None, query=query, k=n, filters=filters, mode="keyword")
-        vec_hits, kw_hits, spread = await asyncio.gather(
-            vec_job, kw_job, self.graph.mention_counts(store_id, q_entities)
-        )
-        # phase 3: the relation-aware walk from the question's entities (gateway/knowledge/walk.py)
         seeds = {key: Reached(_hub(spread.get(key, 1)), 0, frozenset()) for key in q_entities}
-        reached = await walk(self.graph, store_id, seeds, asked, hops=min(MAX_HOPS, len(asked)))
+        vec_hits, kw_hits, reached = await asyncio.gather(
+            vec_job, kw_job, walk(self.graph, store_id, seeds, asked, hops=hops, relate=relate)
+        )
+        if not asked and not any(len(r.matched) >= hops for r in reached.values()):
+            return RankOutcome(await self._hybrid(backend, store_id, query, vector, k, filters), q_entities, {})
         # phase 4: candidates and their signals
         ranked_entities = sorted(reached, key=lambda e: reached[e].potential(), reverse=True)[:MAX_FRONTIER]
         graph_rows = await self.graph.mentions(store_id, ranked_entities[:MAX_ENTITIES], limit=MAX_MENTIONS)
@@ -150,21 +181,35 @@ class Ranker:
             self.graph.chunk_relation_types(store_id, ids),
             self.graph.file_times(store_id, files),
         )
-        graph_score = chunk_scores(chunk_rows, stated, reached, asked)
+        paged = frozenset(m.entity for m in graph_rows if m.subject)
+        graph_score = chunk_scores(chunk_rows, stated, reached, asked, one_step=hops == 1, paged=paged)
         # chunks only the graph found have no text yet: rank them with what is known (their graph,
         # recency and title signals) and read from the backend only those that make the top k
         only_graph = sorted((c for c in graph_score if c not in hits), key=lambda c: graph_score[c], reverse=True)
         rows_by_chunk = {m.chunk_id: m for m in chunk_rows}
         pending = {c: _pending(rows_by_chunk[c]) for c in only_graph[:MAX_GRAPH_CHUNKS]}
-        weights = self.chain_weights if chained(reached) else self.weights
+        weights = self.chain_weights if chained(reached, hops) else self.weights
         for _round in range(3):  # a chunk the filters drop makes room for the next one
-            scored = self._blend(query, {**pending, **hits}, vec_hits, kw_hits, graph_score, times, weights)
+            scored = self._blend(query, {**pending, **hits}, vec_hits, kw_hits, graph_score, times, weights, k)
             wanted = [pending.pop(r.chunk_id) for r in scored[:k] if r.chunk_id in pending]
             if not wanted:
                 break
             await self._load_chunks(backend, store_id, wanted, hits, filters)
         expanded = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
         return RankOutcome(scored[:k], q_entities, expanded)
+
+    async def _hybrid(
+        self,
+        backend: VectorBackend,
+        store_id: str,
+        query: str,
+        vector: list[float] | None,
+        k: int,
+        filters: dict[str, Any] | None,
+    ) -> list[RankedHit]:
+        mode: Any = "hybrid" if vector is not None else "keyword"
+        plain = await backend.search(store_id, vector=vector, query=query, k=k, filters=filters, mode=mode)
+        return [_hybrid_hit(h) for h in plain]
 
     async def _load_chunks(
         self,
@@ -191,32 +236,42 @@ class Ranker:
         graph_score: dict[str, float],
         times: dict[str, tuple[str, int]],
         weights: dict[str, float],
+        k: int,
     ) -> list[RankedHit]:
         vec = {h.chunk_id: h.score for h in vec_hits}
         kw = {h.chunk_id: h.score for h in kw_hits}
         g_max = max(graph_score.values(), default=0.0) or 1.0
         stamps = [times[h.file_id][1] for h in hits.values() if h.file_id in times]
         oldest, newest = min(stamps, default=0), max(stamps, default=0)
-        q_words = set(normalise(query).split()) - _STOP
-        out: list[RankedHit] = []
+        q_words = _words_of(query)
+        names = ("vector", "graph", "keyword", "recency", "title")
+        w = [weights[n] for n in names]
+        rows: list[tuple[float, str, tuple[float, ...]]] = []
         for cid, h in hits.items():
-            title = times[h.file_id][0] if h.file_id in times else h.filename
-            t_words = set(normalise(title).split()) - _STOP
-            stamp = times[h.file_id][1] if h.file_id in times else oldest
-            signals = {
-                "vector": max(0.0, min(1.0, vec.get(cid, 0.0))),
-                "graph": graph_score.get(cid, 0.0) / g_max,
-                "keyword": max(0.0, min(1.0, kw.get(cid, 0.0))),  # BM25 squashed by the backend, as hybrid
-                "recency": (stamp - oldest) / (newest - oldest) if newest > oldest else 0.0,
-                "title": len(q_words & t_words) / len(t_words) if t_words else 0.0,
-            }
-            score = sum(weights[s] * v for s, v in signals.items())
-            breakdown = {s: round(v, 4) for s, v in signals.items()}
-            out.append(
-                RankedHit(cid, h.file_id, h.filename, h.text, round(score, 6), h.attributes, score_breakdown=breakdown)
+            title, stamp = times.get(h.file_id, (h.filename, oldest))
+            t_words = _words_of(title)
+            signals = (
+                max(0.0, min(1.0, vec.get(cid, 0.0))),
+                graph_score.get(cid, 0.0) / g_max,
+                max(0.0, min(1.0, kw.get(cid, 0.0))),  # BM25 squashed by the backend, as hybrid
+                (stamp - oldest) / (newest - oldest) if newest > oldest else 0.0,
+                len(q_words & t_words) / len(t_words) if t_words else 0.0,
             )
-        out.sort(key=lambda r: r.score, reverse=True)
+            score = w[0] * signals[0] + w[1] * signals[1] + w[2] * signals[2] + w[3] * signals[3] + w[4] * signals[4]
+            rows.append((round(score, 6), cid, signals))
+        rows.sort(key=lambda r: r[0], reverse=True)
+        out: list[RankedHit] = []
+        for score, cid, values in rows[:k]:  # only the hits returned carry a breakdown
+            h = hits[cid]
+            breakdown = {n: round(v, 4) for n, v in zip(names, values, strict=True)}
+            out.append(RankedHit(cid, h.file_id, h.filename, h.text, score, h.attributes, score_breakdown=breakdown))
         return out
+
+
+@lru_cache(maxsize=16384)
+def _words_of(text: str) -> frozenset[str]:
+    """A title's (or question's) words without stop words; titles repeat from query to query."""
+    return frozenset(normalise(text).split()) - _STOP
 
 
 async def _nothing() -> list[Hit]:

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from gateway.config import Settings
-from gateway.knowledge.extract import Extractor, RuleExtractor, normalise
+from gateway.knowledge.extract import PHRASE, Extractor, RuleExtractor, normalise
 from gateway.knowledge.index import build_file_graph
+from gateway.knowledge.phrases import Embed, PhraseVectors
 from gateway.knowledge.ranker import Ranker, RankOutcome
 from gateway.knowledge.weights import parse_weights
 from storage.bundle import Stores
@@ -23,6 +24,9 @@ from storage.graph import GraphStore
 from vectorstore.base import VectorBackend
 
 log = logging.getLogger(__name__)
+# phrase relations of one file embedded at ingestion (a long manual page has hundreds; embedding them
+# all halved ingestion): the rest are embedded by the first search that meets them
+WARM_PHRASES = 32
 
 
 def build_extractor(settings: Settings) -> Extractor:
@@ -52,8 +56,12 @@ def build_graph_store(settings: Settings, stores: Stores) -> GraphStore:
 
 
 class Knowledge:
-    def __init__(self, settings: Settings, graph: GraphStore, extractor: Extractor | None = None) -> None:
+    def __init__(
+        self, settings: Settings, graph: GraphStore, extractor: Extractor | None = None, embed: Embed | None = None
+    ) -> None:
         self.settings = settings
+        # the question's likeness to relations no pattern typed (gateway/knowledge/phrases.py)
+        self.phrases = PhraseVectors(embed) if embed is not None else None
         self.graph = graph
         self.weights = parse_weights(settings.kg_weights)
         self.chain_weights = parse_weights(settings.kg_chain_weights)
@@ -61,10 +69,10 @@ class Knowledge:
         self._lock = asyncio.Lock()
 
     @classmethod
-    def build(cls, settings: Settings, stores: Stores) -> Knowledge:
+    def build(cls, settings: Settings, stores: Stores, embed: Embed | None = None) -> Knowledge:
         """Cheap: the extractor (a model, with GLiNER) is loaded on first use, so deleting a file's
         graph rows never waits for or depends on it."""
-        return cls(settings, build_graph_store(settings, stores))
+        return cls(settings, build_graph_store(settings, stores), embed=embed)
 
     async def close(self) -> None:
         """Close a graph store with connections of its own (Neo4j's driver); the bundle's graph
@@ -90,6 +98,12 @@ class Knowledge:
         titles = await self.graph.titles(store_id)
         graph = await asyncio.to_thread(build_file_graph, extractor, store_id, file_id, filename, chunks, titles)
         await self.graph.replace_file(graph)
+        if self.phrases is not None:  # the phrases' vectors, so searches need not embed them
+            try:
+                phrases = list(dict.fromkeys(r.type for r in graph.relations if r.type.startswith(PHRASE)))
+                await self.phrases.warm(phrases[:WARM_PHRASES])
+            except Exception:  # the embedder failing costs the walk a step, never the file
+                log.exception("embedding the relation phrases of %s failed", file_id)
 
     async def delete_file(self, store_id: str, file_id: str) -> None:
         await self.graph.delete_file(store_id, file_id)
@@ -108,7 +122,8 @@ class Knowledge:
         filters: dict[str, Any] | None,
     ) -> RankOutcome:
         ranker = Ranker(self.graph, await self.extractor(), self.weights, self.chain_weights)
-        return await ranker.rank(backend, store_id, query, vector, k=k, filters=filters)
+        relate = self.phrases.relate(vector) if self.phrases is not None and vector is not None else None
+        return await ranker.rank(backend, store_id, query, vector, k=k, filters=filters, relate=relate)
 
     async def names(self, store_id: str, keys: Sequence[str]) -> dict[str, dict[str, str]]:
         found = await self.graph.entities(store_id, keys)
@@ -142,7 +157,9 @@ class Knowledge:
                         "weight": round(e.weight, 4),
                     }
                 )
-            near.sort(key=lambda x: (x["relation"] == "co_occurs", -float(x["weight"])))  # type: ignore[arg-type]
+            near.sort(  # patterns' types, then phrases, then co-occurrence
+                key=lambda x: (x["relation"] == "co_occurs", str(x["relation"]).startswith(PHRASE), -float(x["weight"]))  # type: ignore[arg-type]
+            )
             out.append(
                 {
                     "object": "vector_store.entity",

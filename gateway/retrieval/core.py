@@ -59,7 +59,7 @@ class Retrieval:
         self._backend_lock: asyncio.Lock | None = None
         self.worker: Worker | None = None  # the IngestionWorker, in the doors that ingest only
         # the knowledge graph capability (#12): cheap to build, its extractor model loads on first use
-        self.kg = knowledge if knowledge is not None else Knowledge.build(settings, bundle)
+        self.kg = knowledge if knowledge is not None else Knowledge.build(settings, bundle, embed=self._embed)
         self.started = False
 
     @property
@@ -141,6 +141,10 @@ class Retrieval:
     async def knowledge(self) -> Knowledge:
         """The knowledge graph capability (#12): graph store, extractor, `kg` ranker."""
         return self.kg
+
+    async def _embed(self, texts: list[str]) -> list[list[float]]:
+        """The process's embedder, for the knowledge graph's relation phrases."""
+        return list(await (await self.embedder()).embed(texts))
 
     async def forget_graph(self, store_id: str, file_id: str | None = None) -> None:
         """Remove a file's (or a whole store's) graph rows, with its chunks; never fails the caller."""
