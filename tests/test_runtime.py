@@ -150,7 +150,8 @@ def test_both_doors_enter_the_runtime_and_flush_their_ledger_on_stop(
             client = OpenAI(base_url=base, api_key="x", max_retries=0)
             assert client.responses.create(model=MODEL, input=f"hi {marker}").output_text == "hello"
         assert _ledger(tmp_path / "gateway.db") == []  # queued, not yet written
-    assert sorted(door for door, _m in _ledger(tmp_path / "gateway.db")) == ["extproc", "http"]
+    # the ledger's door label: "envoy" for what came in through Envoy (the ExtProc's turns), "http" direct
+    assert sorted(door for door, _m in _ledger(tmp_path / "gateway.db")) == ["envoy", "http"]
     text = log.read_text()
     for door in (Door.HTTP, Door.EXTPROC):
         assert _lines(text, door) == _expected(door, tmp_path)
