@@ -39,7 +39,7 @@ $(CLIENTS_STAMP): $(CLIENTS)/package.json $(CLIENTS)/package-lock.json
 
 clients: $(CLIENTS_STAMP)
 
-# The console's browser tests (tests/test_console.py) drive Debian's Chromium through Playwright (PyPI);
+# The console's browser tests (tests/http/test_console.py) drive Debian's Chromium through Playwright (PyPI);
 # `playwright install` would download a browser build, so the system's chromium is used instead.
 browser:
 	@if command -v chromium >/dev/null 2>&1; then :; \
@@ -59,7 +59,7 @@ lint: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy gateway storage extproc vectorstore tests bench
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/python -m tests.no_cycles
+	$(BIN)/python -m tests.support.no_cycles
 
 # The fast loop: lint plus the in-process tests (no backend, door, Envoy, PostgreSQL, npm client or
 # browser: tests/conftest.py marks those `stack` from what they use), stopping at the first failure.
@@ -68,14 +68,14 @@ check: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy gateway storage extproc vectorstore tests bench
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/python -m tests.no_cycles
+	$(BIN)/python -m tests.support.no_cycles
 	$(BIN)/python -m pytest -m "not stack" -x -q -p no:cacheprovider
 
 test: lint clients browser
 	rm -rf .coverage-data && mkdir -p .coverage-data
 	$(BIN)/coverage run -m pytest -q -p no:cacheprovider
 	$(BIN)/coverage combine -q
-	$(BIN)/python -m tests.coverage_summary
+	$(BIN)/python -m tests.support.coverage_summary
 
 bench: setup
 	$(BIN)/python -m bench.bench_gateway

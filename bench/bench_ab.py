@@ -25,8 +25,8 @@ from typing import Any
 from bench.bench_gateway import HOST, MODEL
 from bench.bench_stream import PACED, one_round
 from bench.loadgen import RESPONSES_TOKEN, Target
-from tests.procs import gateway, scripted_backend
-from tests.stack import envoy_stack
+from tests.support.procs import gateway, scripted_backend
+from tests.support.stack import envoy_stack
 
 
 @contextlib.contextmanager

@@ -26,7 +26,7 @@ from gateway.auth.authenticator import Authenticator
 from gateway.config import load_settings
 from storage.api_keys import KeyRecord
 from storage.scope import project_scope
-from tests.procs import create_key, gateway, scripted_backend
+from tests.support.procs import create_key, gateway, scripted_backend
 
 TARGET_US = 50.0
 

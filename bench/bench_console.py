@@ -29,7 +29,7 @@ import aiohttp
 from bench.measure import cpu_seconds, descendants
 from storage.scope import project_scope
 from storage.sqlite.state import SQLiteStore
-from tests.procs import gateway, scripted_backend
+from tests.support.procs import gateway, scripted_backend
 
 TARGET_MS = 300.0
 ASSET = re.compile(rb'(?:href|src)="(/console/assets/[^"]+)"')
@@ -138,7 +138,7 @@ def browser_times(base: str, paths: list[str], repeat: int) -> dict[str, dict[st
     try:
         from playwright.sync_api import sync_playwright
 
-        from tests.browser import ARGS
+        from tests.support.browser import ARGS
     except ImportError:
         return None
     if not Path("/usr/bin/chromium").exists():

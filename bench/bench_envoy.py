@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.bench_envoy [--quick] [--client raw|aiohttp] [--out PATH] [--wait-quiet SECONDS]
 
-One run starts the scripted vLLM stand-in, the real stack (`tests.stack.envoy_stack`: ExtProc, HTTP
+One run starts the scripted vLLM stand-in, the real stack (`tests.support.stack.envoy_stack`: ExtProc, HTTP
 gateway and Envoy with envoy/envoy.yaml.tmpl) and a second, minimal Envoy (a plain proxy listener to
 the backend cluster, no ext_proc, same binary, `--concurrency 1` like the stack's), all subprocesses
 on free ports with a fresh temp data dir. Then, with the load generator in this process
@@ -60,9 +60,9 @@ from bench.measure import (
     verdict,
     wait_quiet,
 )
-from gateway.envoy_runner import envoy_binary, start_envoy, stop_envoy
-from tests.procs import Backend, free_port, scripted_backend, wait_http
-from tests.stack import EnvoyStack, envoy_stack
+from gateway.process.envoy_runner import envoy_binary, start_envoy, stop_envoy
+from tests.support.procs import Backend, free_port, scripted_backend, wait_http
+from tests.support.stack import EnvoyStack, envoy_stack
 
 RESULTS = Path(__file__).resolve().parent / "results" / "envoy.json"
 

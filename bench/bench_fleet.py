@@ -9,7 +9,7 @@ turns that add a user message or tool result and the model's reply, with think t
 so the context grows. Offered load is a share of the fleet's capacity (slots / the service time of
 a turn whose history is cached).
 
-The pickers are the gateway's own `gateway.backends.picker.Picker` (affinity by the chain's key with
+The pickers are the gateway's own `gateway.inference.picker.Picker` (affinity by the chain's key with
 bounded load; least-load when given no key) driven by a virtual clock, round-robin, and an oracle
 (unbounded affinity: a chain never leaves its replica). A replica is killed mid-run and brought
 back: requests queued on it that had not started are re-picked elsewhere (the gateway's retry before
@@ -34,7 +34,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway.backends.picker import Picker
+from gateway.inference.picker import Picker
 
 BLOCK = 16
 
@@ -272,10 +272,10 @@ def door_picking_cost(replicas: int, n: int = 50_000) -> tuple[float, float]:
 
     from extproc.fleet import EndpointPicker
     from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
-    from gateway.backends.client import BackendClient, Pool
-    from gateway.backends.picker import Affinity
     from gateway.config import BackendPool
     from gateway.engine.runner import affinity_key
+    from gateway.inference.client import BackendClient, Pool
+    from gateway.inference.picker import Affinity
 
     spec = BackendPool(name="chat", urls=[f"http://10.0.0.{i}:8000/v1" for i in range(replicas)], models=["m"])
     client = BackendClient([Pool(spec, "sk-pool-key", 1.25)], connect_timeout=5, read_timeout=300)

@@ -40,8 +40,8 @@ from pathlib import Path
 
 from openai import AsyncOpenAI
 
-from tests.procs import ROOT, gateway, stop
-from tests.stack import envoy_stack
+from tests.support.procs import ROOT, gateway, stop
+from tests.support.stack import envoy_stack
 
 MODEL = "bench-model"
 OUT_TOKENS = 16  # the stand-ins' reply length

@@ -52,7 +52,7 @@ from bench.measure import (
     verdict,
     wait_quiet,
 )
-from tests.procs import Backend, free_port, scripted_backend, start_gateway, stop, wait_http
+from tests.support.procs import Backend, free_port, scripted_backend, start_gateway, stop, wait_http
 
 MODEL = "scripted-model"
 HOST = "127.0.0.1"

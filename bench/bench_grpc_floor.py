@@ -36,7 +36,7 @@ from bench.loadgen import CHAT_TOKEN, Target
 from bench.measure import stats
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as ep_grpc
-from tests.procs import free_port, scripted_backend
+from tests.support.procs import free_port, scripted_backend
 
 RESULTS = Path(__file__).resolve().parent / "results" / "grpc_floor.json"
 SERVERS = {"aio": "echo on grpc.aio + uvloop", "sync": "echo on grpc sync, threads"}

@@ -109,7 +109,7 @@ async def main() -> None:
     if a.backend in ("sqlite", "both"):
         await run("sqlite", a.rows, a.turns, None)
     if a.backend in ("postgres", "both"):
-        from tests.pg import postgres_server
+        from tests.support.pg import postgres_server
 
         with postgres_server() as url:
             await run("postgres", a.rows, a.turns, url)

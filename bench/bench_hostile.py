@@ -48,8 +48,8 @@ def docx_bomb(xml_bytes: int) -> bytes:
 
 
 def main() -> None:
-    from gateway.errors import InvalidRequest
-    from gateway.redact import redact
+    from gateway.common.errors import InvalidRequest
+    from gateway.common.redact import redact
     from vectorstore.extract import Limits, extract_text
 
     rows: list[tuple[str, float, float]] = []

@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.bench_mcp [--rounds N] [--out PATH]
 
-Starts the scripted backend, `responses-gateway serve` and the test MCP servers (tests/mcp_servers.py,
+Starts the scripted backend, `responses-gateway serve` and the test MCP servers (tests/support/mcp_servers.py,
 whose `nap` tool sleeps 200 ms) as subprocesses, then streams responses through the SDK whose model
 turn calls `nap` once, or three times in parallel. For each it records, from the client's side:
 
@@ -28,8 +28,8 @@ from typing import Any
 
 from openai import OpenAI
 
-from tests.mcp_servers import NAP_SECONDS, McpServers, mcp_servers
-from tests.procs import Backend, scripted_backend, start_gateway, stop
+from tests.support.mcp_servers import NAP_SECONDS, McpServers, mcp_servers
+from tests.support.procs import Backend, scripted_backend, start_gateway, stop
 
 MODEL = "scripted-model"
 RESULTS = Path(__file__).resolve().parent / "results" / "mcp.json"

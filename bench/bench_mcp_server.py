@@ -41,8 +41,8 @@ from openai import OpenAI
 
 from bench.loadgen import percentile
 from bench.measure import add_run_args, ms, phase, stats, verdict, wait_quiet
-from tests.procs import ROOT, VENV_BIN, free_port, gateway_env, scripted_backend, stop, wait_http
-from tests.retrieval_helpers import retrieval_env, wait_ingested
+from tests.support.procs import ROOT, VENV_BIN, free_port, gateway_env, scripted_backend, stop, wait_http
+from tests.support.retrieval_helpers import retrieval_env, wait_ingested
 
 RESULTS = Path(__file__).resolve().parent / "results" / "mcp_server.json"
 TARGET_OVERHEAD_MS = 2.0

@@ -38,9 +38,9 @@ from bench.multihop_hard import build_hard
 from bench.multihop_unseen import build_unseen
 from gateway.bootstrap import build_stores
 from gateway.config import load_settings
-from gateway.knowledge.extract import RuleExtractor, normalise
-from gateway.knowledge.index import title_of
-from gateway.knowledge.ranker import _longest, query_keys
+from gateway.knowledge_graph.extract import RuleExtractor, normalise
+from gateway.knowledge_graph.index import title_of
+from gateway.knowledge_graph.ranker import _longest, query_keys
 from gateway.retrieval.core import Retrieval
 from gateway.retrieval.ingest import IngestionWorker
 from gateway.retrieval.search import search_stores

@@ -34,8 +34,8 @@ import asyncpg
 
 from bench.loadgen import Generator, Target
 from bench.measure import add_run_args, cpu_seconds, latency_interleaved, phase, stats, throughput, wait_quiet
-from tests.pg import postgres_server
-from tests.procs import scripted_backend, start_gateway, stop
+from tests.support.pg import postgres_server
+from tests.support.procs import scripted_backend, start_gateway, stop
 
 MODEL = "scripted-model"
 HOST = "127.0.0.1"

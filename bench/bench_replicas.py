@@ -38,8 +38,8 @@ import asyncpg
 from openai import AsyncOpenAI
 
 from storage.postgres import PostgresStore
-from tests.pg import postgres_server
-from tests.procs import Backend, Gateway, scripted_backend, start_gateway, stop
+from tests.support.pg import postgres_server
+from tests.support.procs import Backend, Gateway, scripted_backend, start_gateway, stop
 
 MODEL = "scripted-model"
 RESULTS = Path(__file__).resolve().parent / "results" / "replicas.json"

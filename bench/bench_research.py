@@ -23,8 +23,8 @@ from pathlib import Path
 from openai import OpenAI
 
 from bench.measure import cpu_seconds
-from tests.procs import gateway, scripted_backend
-from tests.web_standins import Web
+from tests.support.procs import gateway, scripted_backend
+from tests.support.web_standins import Web
 
 TARGET_SHARE = 0.05
 PARAGRAPH = "The keeper of Skerry Light keeps a violin made in Cremona, and bees, and a logbook. " * 40

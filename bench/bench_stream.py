@@ -5,7 +5,7 @@
 
 Why: a streamed token is the gateway's unit of work under a busy GPU (~20,000 tokens/s across its
 streams), so the figure that matters is CPU per token, not per request. One run starts the scripted
-vLLM stand-in, the real stack (`tests.stack.envoy_stack`: ExtProc, HTTP gateway, Envoy from
+vLLM stand-in, the real stack (`tests.support.stack.envoy_stack`: ExtProc, HTTP gateway, Envoy from
 envoy/envoy.yaml.tmpl) and a minimal Envoy without ext_proc (`bench.bench_envoy.PlainEnvoy`, the
 floor). N clients each run M streams back to back; every stream carries K+1 text deltas (the
 stand-in echoes a K-word prompt, one word per delta). The four kinds take turns in R rounds
@@ -44,8 +44,8 @@ from bench.bench_envoy import PlainEnvoy
 from bench.bench_gateway import HOST, MODEL
 from bench.loadgen import CHAT_TOKEN, RESPONSES_TOKEN, RawClient, RawConn, Target
 from bench.measure import CpuWatch, add_run_args, cpu_seconds, descendants, phase, stats, verdict, wait_quiet
-from tests.procs import scripted_backend
-from tests.stack import envoy_stack
+from tests.support.procs import scripted_backend
+from tests.support.stack import envoy_stack
 
 RESULTS = Path(__file__).resolve().parent / "results" / "stream.json"
 KINDS = ("backend", "envoy", "http", "extproc")

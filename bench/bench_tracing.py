@@ -4,7 +4,7 @@ tracing on vs off, through both doors (#31).
     .venv/bin/python -m bench.bench_tracing [--clients N] [--requests R] [--streams M] [--deltas K]
                                             [--rounds X] [--out PATH] [--wait-quiet SECONDS]
 
-Two stacks (`tests.stack.envoy_stack`: ExtProc, HTTP door, Envoy) share one scripted vLLM stand-in:
+Two stacks (`tests.support.stack.envoy_stack`: ExtProc, HTTP door, Envoy) share one scripted vLLM stand-in:
 one without OTEL_* variables (off), one exporting every span (sampler always on) over OTLP
 http/protobuf to a local collector (`bench/otlp_sink.py`, a process of its own as a real collector
 is: a receiver on a thread of this process took the GIL from the load generator in the "on" rounds
@@ -40,8 +40,8 @@ from bench.bench_gateway import HOST, MODEL
 from bench.bench_stream import GapClient
 from bench.loadgen import RESPONSES_TOKEN, Target
 from bench.measure import CpuWatch, add_run_args, descendants, phase, verdict, wait_quiet
-from tests.procs import free_port, scripted_backend, stop, wait_http
-from tests.stack import EnvoyStack, envoy_stack
+from tests.support.procs import free_port, scripted_backend, stop, wait_http
+from tests.support.stack import EnvoyStack, envoy_stack
 
 RESULTS = Path(__file__).resolve().parent / "results" / "tracing.json"
 TARGET_REQUEST_PCT = 5.0

@@ -27,8 +27,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gateway import metrics, usage
+from gateway import usage
 from gateway.auth import limits
+from gateway.telemetry import metrics
 from gateway.usage import api
 from gateway.usage.metering import UsageMetrics
 from gateway.usage.prices import Prices
@@ -38,7 +39,7 @@ from gateway.usage.reserve import reserve_size
 from storage.scope import project_scope
 from storage.sqlite.state import SQLiteStore
 from storage.sqlite.usage import SQLiteUsageStore
-from tests.pg import postgres_server
+from tests.support.pg import postgres_server
 
 CPU_TARGET_US = 50.0
 QUERY_TARGET_MS = 200.0

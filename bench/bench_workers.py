@@ -34,8 +34,8 @@ from typing import Any
 
 from bench.loadgen import Generator, Target
 from bench.measure import CpuWatch, cpu_seconds, descendants
-from tests.procs import Backend, gateway, scripted_backend
-from tests.stack import envoy_stack
+from tests.support.procs import Backend, gateway, scripted_backend
+from tests.support.stack import envoy_stack
 
 MODEL = "scripted-model"
 RESULTS = Path(__file__).resolve().parent / "results" / "workers.json"

@@ -19,8 +19,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 WRITER = "storage/sqlite/conn.py"
 EVENTS = "gateway/engine/events.py"
-WRITER_TESTS = ["tests/test_sqlite_writer.py", "tests/test_store_conformance.py", "-k", "not postgres"]
-EVENT_TESTS = ["tests/test_events.py", "tests/test_api_responses.py", "tests/test_tool_loop.py", "-k", "not envoy"]
+WRITER_TESTS = ["tests/storage/test_sqlite_writer.py", "tests/storage/test_store_conformance.py", "-k", "not postgres"]
+EVENT_TESTS = [
+    "tests/engine/test_events.py",
+    "tests/api/test_api_responses.py",
+    "tests/engine/test_tool_loop.py",
+    "-k",
+    "not envoy",
+]
 
 # (file, what the fault changes, original text, faulty text)
 FAULTS: list[tuple[str, str, str, str]] = [

@@ -14,7 +14,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from gateway.knowledge.extract import normalise
+from gateway.knowledge_graph.extract import normalise
 
 _NAME = re.compile(r"\b[A-Z][\w\-]*(?:\s+[A-Z0-9][\w\-]*)*")
 

@@ -1,6 +1,6 @@
 """A second hard multi-hop corpus (#28), written before the `kg` ranker was run on it: the honest check.
 
-The relation patterns of `gateway/knowledge/patterns.py` were extended while the first hard corpus
+The relation patterns of `gateway/knowledge_graph/patterns.py` were extended while the first hard corpus
 (bench/multihop_hard.py) was being measured, so its figures may be tuned to it. This corpus was
 written afterwards, committed before any ranker saw it, and no pattern or cue is to be added for
 its phrasings: it measures how the method generalises to wording it was not shaped on.

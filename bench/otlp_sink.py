@@ -3,7 +3,7 @@
 
     .venv/bin/python -m bench.otlp_sink PORT
 
-Why not the tests' receiver (`tests/otlp_receiver.py`): that one decodes every span into Python
+Why not the tests' receiver (`tests/support/otlp_receiver.py`): that one decodes every span into Python
 objects on a thread of the benchmark's own process, so with tracing on it took the GIL from the
 load generator, slowed the clients and raised the doors' CPU per request (fewer requests per event
 loop wake-up) in the "on" rounds only: a cost of the harness, charged to tracing (#31). A real

@@ -26,20 +26,20 @@ from typing import Any
 
 from bench.bench_gateway import HOST, MODEL, targets
 from bench.loadgen import Generator, perf
-from tests.procs import VENV_BIN, scripted_backend, start_gateway, stop
+from tests.support.procs import VENV_BIN, scripted_backend, start_gateway, stop
 
 SCENARIOS = {"store": "gateway", "nostore": "gateway_nostore", "stream": "gateway_stream"}
 
 # (category, test on a frame "func (path:line)"), innermost matching frame wins.
 CATEGORIES: list[tuple[str, Any]] = [
     ("pydantic validation", lambda f: "pydantic" in f or "model_validate" in f),
-    ("JSON encode/decode (orjson)", lambda f: "orjson" in f or "gateway/jsonutil.py" in f),
-    ("SSE framing (gateway/engine/sse.py)", lambda f: "sse_frame" in f),
-    ("SSE parsing (backends/sse.py)", lambda f: "gateway/backends/sse.py" in f),
+    ("JSON encode/decode (orjson)", lambda f: "orjson" in f or "gateway/common/jsonutil.py" in f),
+    ("SSE framing (gateway/engine/sse_writer.py)", lambda f: "sse_frame" in f),
+    ("SSE parsing (backends/sse.py)", lambda f: "gateway/inference/sse_reader.py" in f),
     ("event building (engine/events.py, turn.py)", lambda f: "engine/events.py" in f or "engine/turn.py" in f),
     ("chat translation (chat_translate.py)", lambda f: "chat_translate.py" in f),
-    ("context/prepare (engine/context.py, schema/)", lambda f: "engine/context.py" in f or "gateway/schema/" in f),
-    ("id generation (ids.py)", lambda f: "gateway/ids.py" in f),
+    ("context/prepare (engine/context.py, schema/)", lambda f: "engine/context.py" in f or "gateway/api_models/" in f),
+    ("id generation (ids.py)", lambda f: "gateway/common/ids.py" in f),
     ("SQLite calls (storage/)", lambda f: "storage/" in f),
     (
         "thread hop (run_in_executor, futures)",

@@ -10,7 +10,7 @@ Indexes the 70 documents through the real pipeline (chunking, the local MiniLM e
 backend) and prints nDCG@10 and recall@10 per mode. The corpus mixes paraphrased questions (where
 keywords fail), identifier and name lookups (where a 384-d sentence embedding is weak), near-
 duplicates (two backup policies, invoice numbers differing in two digits) and homonym distractors
-(Jaguar the cat and the car). tests/test_retrieval_quality.py runs the same code and asserts that
+(Jaguar the cat and the car). tests/retrieval/test_retrieval_quality.py runs the same code and asserts that
 hybrid beats both single modes.
 """
 
@@ -156,7 +156,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         url = args.database_url
         if args.backend == "pgvector" and url is None:
-            from tests.pg import postgres_server
+            from tests.support.pg import postgres_server
 
             url = stack.enter_context(postgres_server())
         fusion = Fusion(args.fusion, args.vector_weight)

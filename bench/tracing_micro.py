@@ -1,6 +1,6 @@
 """Where tracing's CPU goes, in-process and single-threaded (`time.thread_time`): the spans one
 non-streamed request makes (HTTP server span, `invoke_agent`, `chat`), propagation, the OTLP
-encoding the batch thread does per span (the exporters' own encoder, and `gateway.otlp_encode`,
+encoding the batch thread does per span (the exporters' own encoder, and `gateway.telemetry.otlp_encode`,
 which the doors use), and what a streamed token pays (one test per read).
 
     .venv/bin/python -m bench.tracing_micro [--n N]
@@ -43,8 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 
-    from gateway import lean_tracer, otlp_encode, tracing
     from gateway.engine import spans
+    from gateway.telemetry import lean_tracer, otlp_encode, tracing
 
     tracing.setup("bench")
     headers = {"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
@@ -98,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     library = per_call_us(lambda: encode_spans(readable).SerializeToString(), reps) / len(finished)
     encode = per_call_us(lambda: otlp_encode.encode_batch(finished, *parts), reps) / len(finished)
     rows.append(("OTLP protobuf encoding per span, the exporters' own encoder", library))
-    rows.append(("OTLP protobuf encoding per span, gateway.otlp_encode (what the export thread runs)", encode))
+    rows.append(
+        ("OTLP protobuf encoding per span, gateway.telemetry.otlp_encode (what the export thread runs)", encode)
+    )
     for label, us in rows:
         print(f"{us:9.2f} us  {label}")
     per_request = rows[0][1] + 3 * encode

@@ -26,11 +26,11 @@ from google.protobuf import struct_pb2
 
 from extproc.pb.envoy.config.core.v3 import base_pb2 as core_pb2
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
-from gateway import metrics
-from gateway.backends.client import BackendClient, Pool, Replica
-from gateway.backends.picker import Affinity
-from gateway.envoy_runner import DESTINATION_HEADER
-from gateway.errors import APIError
+from gateway.common.errors import APIError
+from gateway.inference.client import BackendClient, Pool, Replica
+from gateway.inference.picker import Affinity
+from gateway.process.envoy_runner import DESTINATION_HEADER
+from gateway.telemetry import metrics
 
 ATTRIBUTES = "envoy.filters.http.ext_proc"  # the key of the attributes Envoy sends the ExtProc
 # Envoy's own reply after its last attempt failed before the replica answered (refused, reset)

@@ -11,9 +11,9 @@ import logging
 import time
 
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
-from gateway import metrics
-from gateway.jsonutil import dumps
-from gateway.logs import ACCESS_LOGGER, new_request_id, request_context
+from gateway.common.jsonutil import dumps
+from gateway.telemetry import metrics
+from gateway.telemetry.logs import ACCESS_LOGGER, new_request_id, request_context
 
 access_log = logging.getLogger(ACCESS_LOGGER)
 ROUTE = "/v1/responses"

@@ -37,29 +37,11 @@ from extproc.pb.envoy.extensions.filters.http.ext_proc.v3 import processing_mode
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as ep_grpc
 from extproc.pb.envoy.type.v3 import http_status_pb2
-from gateway import tracing
 from gateway.auth import limits
 from gateway.auth.authenticator import Authenticator, revoked_mid_stream
 from gateway.auth.slots import TenantSlots
-from gateway.backends.base import map_backend_error
-from gateway.backends.chat_translate import (
-    STREAM_CUT,
-    STREAM_UNFINISHED,
-    build_chat_body,
-    chunk_deltas,
-    completion_deltas,
-)
-from gateway.backends.client import BackendClient, Replica
-from gateway.backends.sse import SSEParser
-from gateway.engine.context import EngineDeps, Prepared
-from gateway.engine.events import Event
-from gateway.engine.runner import ResponseRun, interrupted
-from gateway.engine.service import ResponsesService
-from gateway.engine.sse import sse_frame
-from gateway.engine.tool_search import is_server_search
-from gateway.engine.turn import TurnAssembler
-from gateway.errors import APIError, BackendError, BackendTimeout, InvalidRequest, RateLimited, ServerError
-from gateway.jsonutil import (
+from gateway.common.errors import APIError, BackendError, BackendTimeout, InvalidRequest, RateLimited, ServerError
+from gateway.common.jsonutil import (
     DECODERS,
     JSONDecodeError,
     decode_body,
@@ -67,8 +49,26 @@ from gateway.jsonutil import (
     loads,
     parse_request_body,
 )
-from gateway.redact import hide_internal
+from gateway.common.redact import hide_internal
+from gateway.engine.context import EngineDeps, Prepared
+from gateway.engine.events import Event
+from gateway.engine.runner import ResponseRun, interrupted
+from gateway.engine.service import ResponsesService
+from gateway.engine.sse_writer import sse_frame
+from gateway.engine.turn import TurnAssembler
+from gateway.inference.base import map_backend_error
+from gateway.inference.chat_translate import (
+    STREAM_CUT,
+    STREAM_UNFINISHED,
+    build_chat_body,
+    chunk_deltas,
+    completion_deltas,
+)
+from gateway.inference.client import BackendClient, Replica
+from gateway.inference.sse_reader import SSEParser
 from gateway.research.models import is_research
+from gateway.telemetry import tracing
+from gateway.tools.tool_search import is_server_search
 from gateway.usage.recorder import caller_key
 from gateway.usage.reserve import reserve_size
 from storage.scope import act_for, project_scope

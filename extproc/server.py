@@ -17,12 +17,13 @@ from grpc_health.v1._async import HealthServicer
 
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as ep_grpc
 from extproc.processor import ExternalProcessor
-from gateway import loop, metrics
 from gateway.config import Settings
 from gateway.engine.service import ResponsesService
-from gateway.logs import announce
+from gateway.process import loop
+from gateway.process.workers import wait_for_siblings
 from gateway.runtime import Door, Runtime
-from gateway.workers import wait_for_siblings
+from gateway.telemetry import metrics
+from gateway.telemetry.logs import announce
 
 log = logging.getLogger(__name__)
 

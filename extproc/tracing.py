@@ -3,7 +3,7 @@
 Its parent is the trace context Envoy's OpenTelemetry tracer puts in the ext_proc call's gRPC
 metadata (`traceparent`), so one trace reads Envoy -> ExtProc -> backend; without Envoy tracing, a
 `traceparent` the client sent (in the request headers Envoy forwards) is the parent instead. Only
-used when `gateway.tracing.ON`.
+used when `gateway.telemetry.tracing.ON`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from gateway import tracing
+from gateway.telemetry import tracing
 
 SPAN_NAME = "envoy.service.ext_proc.v3.ExternalProcessor/Process"
 _KEYS = ("traceparent", "tracestate")

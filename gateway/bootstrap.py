@@ -10,22 +10,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gateway import metrics, redact
 from gateway.auth import limits
 from gateway.auth.authenticator import Authenticator
 from gateway.auth.keys import KeyStore
-from gateway.backends.base import Backend
-from gateway.backends.chat_completions import ChatCompletionsBackend
-from gateway.backends.client import BackendClient
-from gateway.backends.fleet import FleetBackend
-from gateway.backends.responses_api import ResponsesBackend
+from gateway.common import redact
 from gateway.config import Settings
 from gateway.engine.deps import EngineDeps
 from gateway.engine.models import ModelCatalog
-from gateway.mcp.tool import session_pool
+from gateway.inference.base import Backend
+from gateway.inference.chat_completions import ChatCompletionsBackend
+from gateway.inference.client import BackendClient
+from gateway.inference.fleet import FleetBackend
+from gateway.inference.responses_api import ResponsesBackend
 from gateway.research.service import ResearchService
 from gateway.retrieval.core import Retrieval
+from gateway.telemetry import metrics
 from gateway.tools.builtin import register_builtin_tools
+from gateway.tools.mcp.tool import session_pool
 from gateway.usage import recorder as usage_recorder
 from gateway.usage.metering import UsageMetrics
 from gateway.usage.prices import Prices
@@ -41,7 +42,7 @@ if TYPE_CHECKING:  # the bundle's family types exist for the type checker only
 def build_stores(settings: Settings) -> Stores:
     """Every store family of `settings` (not opened): all in PostgreSQL on `GATEWAY_DATABASE_URL`
     (shared by every replica), else all in the SQLite file of the data dir (files' bytes beside it).
-    The conformance suites run on what this returns (tests/stores.py `built_stores`)."""
+    The conformance suites run on what this returns (tests/support/stores.py `built_stores`)."""
     if settings.database_url:  # many replicas: everything in PostgreSQL
         return postgres_stores(
             settings.database_url,
@@ -55,7 +56,7 @@ def build_stores(settings: Settings) -> Stores:
 
 
 def hide_secrets(settings: Settings) -> None:
-    """Keys and internal hosts of `settings` never reach a client (`gateway.redact`)."""
+    """Keys and internal hosts of `settings` never reach a client (`gateway.common.redact`)."""
     pools = settings.pools
     redact.register(
         [

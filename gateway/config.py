@@ -13,7 +13,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from gateway.knowledge.weights import parse_weights
+from gateway.knowledge_graph.weights import parse_weights
 
 
 class BackendPool(BaseModel):

@@ -13,7 +13,7 @@ door)` is both at once. The doors enter it:
 
 Optional capabilities are typed fields that are None when off for the door: `responses` (doors
 that serve turns), `ingestion` (doors that ingest documents), `research` (the HTTP server).
-docs/ARCHITECTURE.md's "Wiring" table lists the fields and steps; tests/test_runtime.py checks it.
+docs/ARCHITECTURE.md's "Wiring" table lists the fields and steps; tests/ops/test_runtime.py checks it.
 """
 
 from __future__ import annotations
@@ -24,25 +24,25 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from gateway import tracing
 from gateway.auth.authenticator import Authenticator
 from gateway.auth.keys import KeyStore
-from gateway.backends.base import Backend
-from gateway.backends.client import BackendClient
 from gateway.bootstrap import Usage, build_auth, build_deps, build_stores, build_usage
 from gateway.config import Settings
 from gateway.engine.conversations import ConversationsService
 from gateway.engine.deps import EngineDeps
 from gateway.engine.models import ModelCatalog
 from gateway.engine.service import ResponsesService
-from gateway.knowledge.service import Knowledge
-from gateway.logs import announce
-from gateway.mcp.client import SessionPool
+from gateway.inference.base import Backend
+from gateway.inference.client import BackendClient
+from gateway.knowledge_graph.service import Knowledge
 from gateway.research.service import ResearchService
 from gateway.retrieval.core import Retrieval
 from gateway.retrieval.files import FilesService
 from gateway.retrieval.ingest import IngestionWorker
 from gateway.retrieval.stores import VectorStoresService
+from gateway.telemetry import tracing
+from gateway.telemetry.logs import announce
+from gateway.tools.mcp.client import SessionPool
 from gateway.tools.registry import ToolRegistry
 from storage.base import StateStore
 from storage.bundle import Stores

@@ -1,7 +1,7 @@
 """The state store interface.
 
 The engine only talks to this protocol, so a second implementation (Postgres, say) needs no engine
-change and passes the same conformance suite (`tests/test_store_conformance.py`).
+change and passes the same conformance suite (`tests/storage/test_store_conformance.py`).
 
 Items are stored once and referenced by id: a response links its input and output items by position,
 a conversation links its items by position, and the history of a `previous_response_id` chain is a

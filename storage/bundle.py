@@ -5,7 +5,7 @@ The composition root (`gateway.bootstrap.build_stores`) builds one per process w
 family's store from its field: nobody outside `storage/` picks a backend's class, and no family can
 be left on the other database (the half-SQLite PostgreSQL state store of before #25 kept two
 families' methods in the replica's local file). The conformance suites run on the bundles
-`build_stores` returns, on both backends (`tests/stores.py`).
+`build_stores` returns, on both backends (`tests/support/stores.py`).
 
 The family stores are stateless over the state store's connections (SQLite's writer and reader,
 PostgreSQL's pool): opening the bundle opens the state store first (connect, migrate) and closing

@@ -1,7 +1,7 @@
 """The knowledge graph of each vector store, whichever database holds it: the `GraphStore` interface
 the knowledge package codes against and its records (`storage/sqlite/graph.py`,
-`storage/postgres/graph.py` and `gateway/knowledge/neo4j_store.py` implement it; one conformance
-suite, `tests/test_graph_conformance.py`, runs over each).
+`storage/postgres/graph.py` and `gateway/knowledge_graph/neo4j_store.py` implement it; one conformance
+suite, `tests/knowledge_graph/test_graph_conformance.py`, runs over each).
 
 Graph rows are reached only through a vector-store id: callers resolve the vector store through its
 project-scoped store first, so these methods take ids that were already checked. A file's rows are

@@ -14,11 +14,11 @@ import pytest
 from openai import OpenAI
 
 from storage.bundle import Stores
-from tests.pg import postgres_server
-from tests.procs import AUTH, KEYS_ENV, Backend, Gateway, create_key, gateway, scripted_backend
-from tests.retrieval_helpers import retrieval_env
-from tests.stack import EnvoyStack, envoy_stack
-from tests.stores import built_stores
+from tests.support.pg import postgres_server
+from tests.support.procs import AUTH, KEYS_ENV, Backend, Gateway, create_key, gateway, scripted_backend
+from tests.support.retrieval_helpers import retrieval_env
+from tests.support.stack import EnvoyStack, envoy_stack
+from tests.support.stores import built_stores
 
 
 @pytest.fixture(scope="session")
@@ -48,8 +48,8 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _stack_helpers() -> tuple[object, ...]:
     """What starts a process or server (imported here, once per session, not at the top: the fixtures'
     imports stay the fixtures')."""
-    from gateway import envoy_runner
-    from tests import browser, mcp_servers, procs, stack, tiny_gliner
+    from gateway.process import envoy_runner
+    from tests.support import browser, mcp_servers, procs, stack, tiny_gliner
 
     return (
         subprocess,

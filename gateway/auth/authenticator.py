@@ -18,8 +18,8 @@ from collections.abc import Iterable
 
 from gateway.auth.keys import KEY_PREFIX, PROJECT_RE, KeyStore, digest
 from gateway.auth.limits import KEY_POLICIES, RATE_FIELDS, check_policy
+from gateway.common.errors import Unauthorized
 from gateway.config import Settings
-from gateway.errors import Unauthorized
 from gateway.usage.recorder import caller_key
 from storage.api_keys import KeyRecord
 from storage.scope import DEFAULT_PROJECT

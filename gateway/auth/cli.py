@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 from gateway.auth.keys import create_key, key_limits, parse_duration, revoke_key
+from gateway.common.errors import APIError
 from gateway.config import Settings
-from gateway.errors import APIError
 from gateway.runtime import Door, Runtime
 
 

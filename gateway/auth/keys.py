@@ -15,8 +15,8 @@ import time
 from typing import Any, Protocol
 
 from gateway.auth.limits import RATE_FIELDS, check_policy
-from gateway.errors import InvalidRequest, NotFound
-from gateway.ids import new_id
+from gateway.common.errors import InvalidRequest, NotFound
+from gateway.common.ids import new_id
 from storage.api_keys import KeyRecord
 from storage.base import JSON, Page
 

@@ -24,7 +24,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from gateway.errors import APIError, RateLimited
+from gateway.common.errors import APIError, RateLimited
 from gateway.usage.budgets import Budgets
 from gateway.usage.limiter import SharedLimiter, Verdict, WindowStore
 from gateway.usage.prices import Prices

@@ -18,9 +18,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from gateway.common.errors import InvalidRequest
+from gateway.common.ids import item_id, response_id
 from gateway.engine.compaction_seal import seal, unseal
-from gateway.errors import InvalidRequest
-from gateway.ids import item_id, response_id
 
 TRIGGER = "compaction_trigger"
 INSTRUCTIONS = (

@@ -19,13 +19,13 @@ import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from gateway.common.errors import BackendError
+from gateway.common.ids import item_id
 from gateway.engine import compaction
-from gateway.engine.client_tools import as_offered
 from gateway.engine.compaction_seal import seal
 from gateway.engine.events import Event, EventBuilder
 from gateway.engine.turn import TurnAssembler
-from gateway.errors import BackendError
-from gateway.ids import item_id
+from gateway.tools.client_tools import as_offered
 
 if TYPE_CHECKING:
     from gateway.engine.runner import ResponseRun

@@ -27,8 +27,8 @@ import orjson
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from gateway.common.errors import InvalidRequest
 from gateway.config import Settings
-from gateway.errors import InvalidRequest
 
 PREFIX = "rgw-cmp-v2."
 AAD = b"responses-gateway compaction item v2"

@@ -11,17 +11,17 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from gateway.api_models.items import normalize_input
+from gateway.api_models.requests import CreateResponseRequest
+from gateway.api_models.tool_choice import check_tool_choice
+from gateway.common.errors import InvalidRequest, NotFound
+from gateway.common.ids import response_id
 from gateway.engine import compaction, compaction_seal
 from gateway.engine.dealias import dealias
 from gateway.engine.deps import EngineDeps
 from gateway.engine.prompt_render import apply_prompt
 from gateway.engine.references import item_not_found, resolve_references
-from gateway.errors import InvalidRequest, NotFound
-from gateway.ids import response_id
 from gateway.research.models import data_source_problem, is_research
-from gateway.schema.items import normalize_input
-from gateway.schema.requests import CreateResponseRequest
-from gateway.schema.tool_choice import check_tool_choice
 
 
 def _shown_tool(tool: dict[str, Any]) -> dict[str, Any]:

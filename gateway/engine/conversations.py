@@ -5,18 +5,18 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from gateway.engine.dealias import dealias
-from gateway.engine.references import resolve_references
-from gateway.errors import NotFound
-from gateway.ids import conversation_id
-from gateway.schema.items import normalize_input
-from gateway.schema.pages import list_body
-from gateway.schema.requests import (
+from gateway.api_models.items import normalize_input
+from gateway.api_models.pages import list_body
+from gateway.api_models.requests import (
     CreateConversationItemsRequest,
     CreateConversationRequest,
     UpdateConversationRequest,
 )
-from gateway.schema.validation import parse
+from gateway.api_models.validation import parse
+from gateway.common.errors import NotFound
+from gateway.common.ids import conversation_id
+from gateway.engine.dealias import dealias
+from gateway.engine.references import resolve_references
 from storage.base import Page, StateStore
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from gateway.ids import item_id
+from gateway.common.ids import item_id
 from storage.base import StateStore
 from storage.scope import project_scope
 

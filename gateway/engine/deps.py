@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gateway.backends.base import Backend
 from gateway.config import Settings
 from gateway.engine.models import ModelCatalog
-from gateway.mcp.client import SessionPool
+from gateway.inference.base import Backend
 from gateway.research.service import ResearchService
 from gateway.retrieval.core import Retrieval
+from gateway.tools.mcp.client import SessionPool
 from gateway.tools.registry import ToolRegistry
 from storage.base import StateStore
 from storage.bundle import Stores

@@ -11,8 +11,8 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any, Protocol
 
-from gateway.ids import function_call_id, message_id, reasoning_id
-from gateway.jsonutil import dumps
+from gateway.common.ids import function_call_id, message_id, reasoning_id
+from gateway.common.jsonutil import dumps
 
 Event = dict[str, Any]
 

@@ -11,8 +11,8 @@ import contextlib
 import logging
 from typing import Any
 
-from gateway.backends.base import Backend
-from gateway.errors import APIError
+from gateway.common.errors import APIError
+from gateway.inference.base import Backend
 
 log = logging.getLogger(__name__)
 

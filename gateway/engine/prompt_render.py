@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from gateway.api_models.requests import CreateResponseRequest, ReasoningConfig, TextConfig
+from gateway.common.errors import InvalidRequest
 from gateway.engine.prompts import VARIABLE, parse_version, template_variables
-from gateway.errors import InvalidRequest
-from gateway.schema.requests import CreateResponseRequest, ReasoningConfig, TextConfig
 from storage.base import JSON
 
 if TYPE_CHECKING:

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from gateway.errors import InvalidRequest, NotFound
-from gateway.ids import new_id
-from gateway.schema.items import normalize_input
-from gateway.schema.pages import list_body
-from gateway.schema.requests import Metadata, ReasoningConfig, TextConfig, check_metadata
-from gateway.schema.validation import parse
+from gateway.api_models.items import normalize_input
+from gateway.api_models.pages import list_body
+from gateway.api_models.requests import Metadata, ReasoningConfig, TextConfig, check_metadata
+from gateway.api_models.validation import parse
+from gateway.common.errors import InvalidRequest, NotFound
+from gateway.common.ids import new_id
 from storage.base import JSON
 from storage.prompts import PromptRecord
 

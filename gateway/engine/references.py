@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gateway.errors import APIError, InvalidRequest, NotFound
+from gateway.common.errors import APIError, InvalidRequest, NotFound
 from storage.base import StateStore
 
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from gateway.api_models.requests import CreateResponseRequest
+from gateway.common.errors import APIError
 from gateway.engine.context import Prepared
-from gateway.errors import APIError
-from gateway.schema.requests import CreateResponseRequest
 from storage.base import JSON, Requeued
 
 if TYPE_CHECKING:  # the service calls these at start-up (gateway.engine.service imports this module)

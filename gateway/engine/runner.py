@@ -15,22 +15,23 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from gateway import metrics, tracing, usage
-from gateway.backends.base import TurnRequest
-from gateway.backends.picker import Affinity
+from gateway import usage
+from gateway.common.errors import STREAM_INTERRUPTED, APIError, BackendError, InvalidRequest, ServerError
 from gateway.engine import compaction_run, spans
 from gateway.engine.citations import CitationSources
-from gateway.engine.client_tools import ClientTools, as_offered
 from gateway.engine.context import EngineDeps, Prepared
 from gateway.engine.events import Event, EventBuilder
 from gateway.engine.owner import OWNER
 from gateway.engine.requeue import request_body
-from gateway.engine.shell_tools import function_choice
-from gateway.engine.tool_search import ServerToolSearch, ToolSearch
 from gateway.engine.truncation import MAX_RETRIES, drop_oldest, overflow_share
 from gateway.engine.turn import TurnAssembler
-from gateway.errors import STREAM_INTERRUPTED, APIError, BackendError, InvalidRequest, ServerError
+from gateway.inference.base import TurnRequest
+from gateway.inference.picker import Affinity
+from gateway.telemetry import metrics, tracing
+from gateway.tools.client_tools import ClientTools, as_offered
 from gateway.tools.registry import ServerTool, ServerToolPrelude
+from gateway.tools.shell_tools import function_choice
+from gateway.tools.tool_search import ServerToolSearch, ToolSearch
 from storage.base import LeaseLost, ResponseGone
 
 log = logging.getLogger(__name__)

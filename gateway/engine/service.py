@@ -16,7 +16,9 @@ import logging
 from collections import Counter
 from typing import Any
 
-from gateway import metrics
+from gateway.api_models.requests import CreateResponseRequest
+from gateway.api_models.validation import parse
+from gateway.common.errors import APIError, InvalidRequest, NotFound, RateLimited, ServerError
 from gateway.engine import compaction, requeue
 from gateway.engine.context import EngineDeps, Prepared, prepare
 from gateway.engine.events import Event, EventStream
@@ -25,11 +27,9 @@ from gateway.engine.leases import LeaseKeeper
 from gateway.engine.owner import OWNER
 from gateway.engine.relay import EventRelay, follow
 from gateway.engine.runner import TERMINAL_EVENT, ResponseRun, interrupted
-from gateway.errors import APIError, InvalidRequest, NotFound, RateLimited, ServerError
 from gateway.research.models import is_research
 from gateway.research.responses import ResearchRun
-from gateway.schema.requests import CreateResponseRequest
-from gateway.schema.validation import parse
+from gateway.telemetry import metrics
 from storage.base import Page
 from storage.scope import current_project, project_scope
 

@@ -18,8 +18,8 @@ import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from gateway import tracing
-from gateway.jsonutil import dumps
+from gateway.common.jsonutil import dumps
+from gateway.telemetry import tracing
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span

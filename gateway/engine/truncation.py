@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gateway.jsonutil import dumps
+from gateway.common.jsonutil import dumps
 
 MAX_RETRIES = 8
 MARGIN = 0.05

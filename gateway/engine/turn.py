@@ -1,7 +1,7 @@
 """One model turn: the backends' deltas in, Responses output items and events out.
 
 Backend adapters (chat completions, native responses, and the ExtProc's body translator) yield
-`gateway.backends.deltas` values; `apply` feeds them to these few methods, so the grammar of the
+`gateway.inference.deltas` values; `apply` feeds them to these few methods, so the grammar of the
 emitted events lives in one place whatever the wire format.
 """
 
@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.backends.deltas import Delta, Finished, ReasoningDelta, TextDelta, ToolCallDelta, Usage
+from gateway.common.ids import call_id as new_call_id
 from gateway.engine.citations import CitationFilter, CitationSources
-from gateway.engine.client_tools import ClientTools, CustomToolCallItem, LocalShellCallItem
 from gateway.engine.events import EventBuilder, FunctionCallItem, ReasoningItem, TextItem
-from gateway.engine.shell_tools import ApplyPatchCallItem, ShellCallItem
-from gateway.engine.tool_search import ToolSearchCallItem
-from gateway.ids import call_id as new_call_id
+from gateway.inference.deltas import Delta, Finished, ReasoningDelta, TextDelta, ToolCallDelta, Usage
+from gateway.tools.client_tools import ClientTools, CustomToolCallItem, LocalShellCallItem
+from gateway.tools.shell_tools import ApplyPatchCallItem, ShellCallItem
+from gateway.tools.tool_search import ToolSearchCallItem
 
 CallItem = (
     FunctionCallItem | CustomToolCallItem | LocalShellCallItem | ShellCallItem | ApplyPatchCallItem | ToolSearchCallItem

@@ -17,12 +17,12 @@ from typing import Any
 
 from aiohttp import web
 
+from gateway.api_models.pages import list_body
 from gateway.auth.keys import KeyStore, check_project, create_key, key_limits, parse_duration, revoke_key
 from gateway.auth.limits import RATE_FIELDS
-from gateway.errors import InvalidRequest, NotFound
+from gateway.common.errors import InvalidRequest, NotFound
 from gateway.http.common import json_response, page_params, read_json
 from gateway.http.state import RUNTIME
-from gateway.schema.pages import list_body
 
 routes = web.RouteTableDef()
 BASE = "/v1/organization/projects/{project_id}/api_keys"

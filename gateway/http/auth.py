@@ -18,7 +18,7 @@ from aiohttp import web
 from gateway.auth import limits
 from gateway.auth.authenticator import NO_KEY, Authenticator
 from gateway.auth.keys import PROJECT_RE
-from gateway.errors import InvalidRequest, NotFound, RateLimited, Unauthorized
+from gateway.common.errors import InvalidRequest, NotFound, RateLimited, Unauthorized
 from gateway.http.common import read_json
 from gateway.http.guard import TenantSlots, tenant_of
 from gateway.http.state import door, runtime

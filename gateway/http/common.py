@@ -11,11 +11,11 @@ from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.web_protocol import RequestPayloadError
 
-from gateway.engine.sse import sse_frame
-from gateway.errors import APIError, InvalidRequest, PayloadTooLarge, RateLimited, RequestTimeout, ServerError
+from gateway.common.errors import APIError, InvalidRequest, PayloadTooLarge, RateLimited, RequestTimeout, ServerError
+from gateway.common.ids import require_id
+from gateway.common.jsonutil import dumps, parse_request_body
+from gateway.engine.sse_writer import sse_frame
 from gateway.http.state import RUNTIME
-from gateway.ids import require_id
-from gateway.jsonutil import dumps, parse_request_body
 
 log = logging.getLogger(__name__)
 

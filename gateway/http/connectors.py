@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from gateway.errors import InvalidRequest, NotFound
+from gateway.api_models.pages import list_body
+from gateway.common.errors import InvalidRequest, NotFound
+from gateway.common.ids import new_id
+from gateway.common.redact import redact_url
 from gateway.http.common import json_response, page_params, read_json
 from gateway.http.state import runtime
-from gateway.ids import new_id
-from gateway.mcp.mapping import REDACTED
-from gateway.mcp.tool import mcp_policy
-from gateway.redact import redact_url
 from gateway.retrieval import params
-from gateway.schema.pages import list_body
+from gateway.tools.mcp.mapping import REDACTED
+from gateway.tools.mcp.tool import mcp_policy
 
 if TYPE_CHECKING:
     from storage.bundle import ConnectorStores

@@ -8,13 +8,13 @@ from urllib.parse import quote
 
 from aiohttp import BodyPartReader, web
 
-from gateway.errors import InvalidRequest, PayloadTooLarge, RequestTimeout, ServerError
+from gateway.api_models.pages import list_body
+from gateway.common.errors import InvalidRequest, PayloadTooLarge, RequestTimeout, ServerError
+from gateway.common.ids import require_id
 from gateway.http.common import json_response
 from gateway.http.state import runtime
-from gateway.ids import require_id
 from gateway.retrieval import params
 from gateway.retrieval.files import FilesService, check_filename, clean_filename, validate_fields
-from gateway.schema.pages import list_body
 
 routes = web.RouteTableDef()
 MAX_FIELD_BYTES = 64 * 1024  # the non-file form fields (purpose, expires_after[...]) are tiny

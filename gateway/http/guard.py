@@ -23,9 +23,9 @@ from aiohttp.web_request import BaseRequest
 from aiohttp.web_response import StreamResponse
 
 from gateway.auth.slots import TenantSlots
+from gateway.common.jsonutil import dumps
+from gateway.common.redact import redact
 from gateway.http.state import RUNTIME
-from gateway.jsonutil import dumps
-from gateway.redact import redact
 
 log = logging.getLogger(__name__)
 

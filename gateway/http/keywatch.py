@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from aiohttp import web
 
 from gateway.auth.authenticator import Authenticator
-from gateway.errors import APIError, Unauthorized
+from gateway.common.errors import APIError, Unauthorized
 from gateway.http.state import RUNTIME
 
 log = logging.getLogger(__name__)

@@ -6,13 +6,13 @@ import asyncio
 
 from aiohttp import web
 
+from gateway.common.errors import APIError, BackendError, NotFound
 from gateway.engine.models import ModelCatalog
-from gateway.errors import APIError, BackendError, NotFound
 from gateway.http.common import error_response, json_response
 from gateway.http.openapi import openapi_document
 from gateway.http.state import door, runtime
+from gateway.process.workers import extproc_ports, extproc_serving
 from gateway.research.models import catalog_entries
-from gateway.workers import extproc_ports, extproc_serving
 
 routes = web.RouteTableDef()
 

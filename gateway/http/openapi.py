@@ -12,7 +12,7 @@ from aiohttp import web
 from pydantic import BaseModel
 
 from gateway import __version__
-from gateway.schema.requests import (
+from gateway.api_models.requests import (
     CreateConversationItemsRequest,
     CreateConversationRequest,
     CreateResponseRequest,

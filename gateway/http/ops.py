@@ -16,11 +16,11 @@ from typing import Any
 
 from aiohttp import web
 
-from gateway import metrics
 from gateway.http.common import json_response
 from gateway.http.guard import mark_headers_received
 from gateway.http.state import DOOR, Drain
-from gateway.logs import ACCESS_LOGGER, new_request_id, request_context
+from gateway.telemetry import metrics
+from gateway.telemetry.logs import ACCESS_LOGGER, new_request_id, request_context
 
 routes = web.RouteTableDef()
 access_log = logging.getLogger(ACCESS_LOGGER)

@@ -11,12 +11,12 @@ import logging
 
 from aiohttp import web
 
-from gateway.backends.client import BackendClient, ClientGone
-from gateway.backends.picker import Affinity
-from gateway.errors import APIError
+from gateway.common.errors import APIError
 from gateway.http.common import read_json
 from gateway.http.research import chat_research
 from gateway.http.state import runtime
+from gateway.inference.client import BackendClient, ClientGone
+from gateway.inference.picker import Affinity
 from gateway.research.chat import research_request
 from gateway.usage.meter import metered
 

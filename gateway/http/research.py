@@ -14,9 +14,9 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
+from gateway.common.jsonutil import dumps
 from gateway.http.common import json_response
 from gateway.http.state import door
-from gateway.jsonutil import dumps
 from gateway.research.chat import ChatRendering
 from gateway.research.service import ResearchService
 

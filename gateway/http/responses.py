@@ -7,19 +7,19 @@ import contextlib
 
 from aiohttp import web
 
+from gateway.api_models.pages import list_body
 from gateway.auth.authenticator import revoked_mid_stream
+from gateway.common.errors import APIError, InvalidRequest
+from gateway.common.ids import require_id
 from gateway.engine.events import EventStream
 from gateway.engine.feed import Listener
 from gateway.engine.service import ResponsesService
-from gateway.engine.sse import sse_frame
-from gateway.errors import APIError, InvalidRequest
+from gateway.engine.sse_writer import sse_frame
 from gateway.http.common import error_response, json_response, page_params, read_json
 from gateway.http.keywatch import watch_key
 from gateway.http.ops import first_event, note_response_id, stream_open
 from gateway.http.state import door
 from gateway.http.websocket import responses_websocket
-from gateway.ids import require_id
-from gateway.schema.pages import list_body
 from storage.pages import PageRequest
 from storage.response_list import ResponseFilter
 

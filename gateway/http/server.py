@@ -4,7 +4,7 @@ On SIGTERM (or SIGINT) the process keeps its port open but turns `/ready` to 503
 requests with 503 `shutting_down`, while requests in flight (SSE streams included) and detached runs
 go on for up to `drain_seconds`. Then aiohttp's own shutdown closes the port, cancels what is left
 and runs the app's cleanup, which gives any run still going a terminal status. Several workers bind
-the same port with SO_REUSEPORT (`gateway/workers.py` starts them).
+the same port with SO_REUSEPORT (`gateway/process/workers.py` starts them).
 """
 
 from __future__ import annotations
@@ -16,14 +16,15 @@ import signal
 
 from aiohttp import web
 
-from gateway import loop, metrics
 from gateway.auth.authenticator import open_to_network
 from gateway.config import Settings
 from gateway.http.app import create_app
 from gateway.http.guard import GuardedAppRunner
 from gateway.http.state import DOOR
-from gateway.logs import announce
-from gateway.workers import wait_for_siblings
+from gateway.process import loop
+from gateway.process.workers import wait_for_siblings
+from gateway.telemetry import metrics
+from gateway.telemetry.logs import announce
 
 log = logging.getLogger(__name__)
 SHUTDOWN_TIMEOUT_S = 5.0  # after the drain: handlers still running get this long, then are cancelled

@@ -1,6 +1,6 @@
 """The HTTP door's server span (OpenTelemetry HTTP semantic conventions), one per request.
 
-Installed as the outermost middleware only when tracing is on (`gateway.tracing.ON`), so with
+Installed as the outermost middleware only when tracing is on (`gateway.telemetry.tracing.ON`), so with
 tracing off no request pays for it. An incoming `traceparent`/`tracestate` (Envoy's, on the
 re-routed tool-loop path, or any client's) is the parent; the span is current while the handler
 runs, so the engine's spans and the log lines of the request belong to it. A streamed reply is
@@ -14,7 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
-from gateway import tracing
+from gateway.telemetry import tracing
 
 
 def _route(request: web.Request) -> str:

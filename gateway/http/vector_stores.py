@@ -10,11 +10,11 @@ from typing import Any
 
 from aiohttp import web
 
+from gateway.api_models.pages import list_body
 from gateway.http import files
 from gateway.http.common import json_response, page_params, read_json
 from gateway.http.state import RUNTIME
 from gateway.retrieval.stores import VectorStoresService
-from gateway.schema.pages import list_body
 from storage.base import Page
 
 routes = web.RouteTableDef()

@@ -26,14 +26,14 @@ from typing import Any
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from gateway.auth.authenticator import Authenticator
+from gateway.common.errors import APIError, InvalidRequest, RateLimited
+from gateway.common.jsonutil import dumps_str, parse_request_body
 from gateway.engine.runner import TERMINAL_EVENT
 from gateway.engine.service import ResponsesService
-from gateway.errors import APIError, InvalidRequest, RateLimited
 from gateway.http.common import error_response
 from gateway.http.guard import TenantSlots, tenant_of
 from gateway.http.keywatch import credentials_problem
 from gateway.http.state import door, runtime
-from gateway.jsonutil import dumps_str, parse_request_body
 
 log = logging.getLogger(__name__)
 

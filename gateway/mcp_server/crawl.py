@@ -1,6 +1,6 @@
 """crawl_url and crawl_site: web pages into the knowledge base.
 
-Pages are read by `gateway.webpages.PageReader` (shared with research mode): the outbound address
+Pages are read by `gateway.net.webpages.PageReader` (shared with research mode): the outbound address
 policy of `GATEWAY_CRAWL_ALLOWED_HOSTS` (no loopback, private or metadata addresses unless
 allowlisted, re-checked on every connection and redirect), robots.txt, size and time limits, and
 trafilatura for the text. Each page becomes a document whose `source_url` is the page's final URL,
@@ -23,12 +23,12 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 from pydantic import Field
 
-from gateway import netguard
-from gateway.mcp_server.kb import KnowledgeBase, ToolFailure
+from gateway.mcp_server.knowledge_base import KnowledgeBase, ToolFailure
 from gateway.mcp_server.memory import Memory
 from gateway.mcp_server.tools import MAX_TAGS, Args, StoreId, Tool
-from gateway.netguard import AddressPolicy
-from gateway.webpages import PageReader, PageRefused
+from gateway.net import netguard
+from gateway.net.netguard import AddressPolicy
+from gateway.net.webpages import PageReader, PageRefused
 
 log = logging.getLogger("gateway.mcp_server")
 
@@ -50,7 +50,7 @@ class CrawlSiteArgs(CrawlUrlArgs):
 
 
 def available() -> bool:
-    return importlib.util.find_spec("gateway.webpages") is not None
+    return importlib.util.find_spec("gateway.net.webpages") is not None
 
 
 def _links(base: str, html: bytes) -> list[str]:

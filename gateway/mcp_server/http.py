@@ -25,12 +25,12 @@ from typing import Any
 
 from aiohttp import web
 
+from gateway.common.errors import APIError
 from gateway.config import Settings
-from gateway.errors import APIError
-from gateway.mcp.client import SDK_IMPORT_LOCK  # the client's SDK loader may run at the same time
-from gateway.mcp_server.kb import KnowledgeBase
+from gateway.mcp_server.knowledge_base import KnowledgeBase
 from gateway.mcp_server.memory import Memory, RetentionSweeper
 from gateway.retrieval.core import Retrieval
+from gateway.tools.mcp.client import SDK_IMPORT_LOCK  # the client's SDK loader may run at the same time
 
 log = logging.getLogger("gateway.mcp_server")
 

@@ -22,8 +22,8 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from gateway.errors import APIError
-from gateway.mcp_server.kb import TAG_PREFIX, Document, KnowledgeBase, ToolFailure
+from gateway.common.errors import APIError
+from gateway.mcp_server.knowledge_base import TAG_PREFIX, Document, KnowledgeBase, ToolFailure
 
 log = logging.getLogger(__name__)
 

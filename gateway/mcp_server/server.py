@@ -23,9 +23,9 @@ import orjson
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 
+from gateway.common.errors import APIError
 from gateway.config import Settings
-from gateway.errors import APIError
-from gateway.mcp_server.kb import KnowledgeBase, ToolFailure
+from gateway.mcp_server.knowledge_base import KnowledgeBase, ToolFailure
 from gateway.mcp_server.tools import Tool, ToolBox
 
 log = logging.getLogger("gateway.mcp_server")

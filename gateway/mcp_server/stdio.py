@@ -18,13 +18,13 @@ import contextlib
 import logging
 import signal
 
-from gateway import loop
 from gateway.config import Settings, load_settings
 from gateway.mcp_server.crawl import crawl_tools
-from gateway.mcp_server.kb import KnowledgeBase
+from gateway.mcp_server.knowledge_base import KnowledgeBase
 from gateway.mcp_server.memory import Memory, RetentionSweeper
 from gateway.mcp_server.server import KnowledgeServer
 from gateway.mcp_server.tools import ToolBox
+from gateway.process import loop
 from gateway.runtime import Door, Runtime
 from storage.scope import project_scope
 

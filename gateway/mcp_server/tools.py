@@ -21,8 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from gateway.errors import APIError
-from gateway.mcp_server.kb import KnowledgeBase, ToolFailure
+from gateway.common.errors import APIError
+from gateway.mcp_server.knowledge_base import KnowledgeBase, ToolFailure
 from gateway.mcp_server.memory import Memory
 from gateway.retrieval import params
 from gateway.retrieval.search import breakdown_of

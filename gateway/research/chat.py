@@ -15,7 +15,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from gateway.ids import new_id
+from gateway.common.ids import new_id
 from gateway.research.orchestrator import (
     AnswerDelta,
     Event,

@@ -12,10 +12,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from gateway import usage
-from gateway.backends.client import BackendClient
-from gateway.backends.http_client import SSEReads
-from gateway.errors import BackendError
-from gateway.jsonutil import loads
+from gateway.common.errors import BackendError
+from gateway.common.jsonutil import loads
+from gateway.inference.client import BackendClient
+from gateway.inference.http_client import SSEReads
 
 log = logging.getLogger(__name__)
 Message = dict[str, str]

@@ -11,9 +11,9 @@ import logging
 from typing import Any
 
 from gateway.engine.deps import EngineDeps
-from gateway.mcp.client import ServerSpec
-from gateway.mcp.tool import connector_store, mcp_policy
 from gateway.research.orchestrator import KnowledgeSearch, Source
+from gateway.tools.mcp.client import ServerSpec
+from gateway.tools.mcp.tool import connector_store, mcp_policy
 
 log = logging.getLogger(__name__)
 

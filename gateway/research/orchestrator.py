@@ -3,8 +3,8 @@ events that `chat.py` and `responses.py` render.
 
 Rounds: an initial web search for the question itself, then `iterations` rounds in which the
 backend model proposes queries from the notes so far; each round searches the web (the configured
-`gateway/websearch` provider) and the knowledge base (`search_stores`) concurrently, reads the best
-pages it has not read yet concurrently (`gateway/webpages.py`: address policy, robots.txt, caps),
+`gateway/tools/web_search` provider) and the knowledge base (`search_stores`) concurrently, reads the best
+pages it has not read yet concurrently (`gateway/net/webpages.py`: address policy, robots.txt, caps),
 and keeps numbered notes. Notes are trimmed to the model's context (`max_model_len` from the
 backend's model list, else `GATEWAY_RESEARCH_CONTEXT_TOKENS`); if the backend still says the
 context is exceeded, the answer is retried with half the notes (and the progress says so).
@@ -20,11 +20,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway import tracing
-from gateway.errors import APIError
-from gateway.jsonutil import JSONDecodeError, loads
+from gateway.common.errors import APIError
+from gateway.common.jsonutil import JSONDecodeError, loads
+from gateway.net.webpages import Page, PageReader, PageRefused
 from gateway.research.llm import ChatModel
-from gateway.webpages import Page, PageReader, PageRefused
+from gateway.telemetry import tracing
 
 log = logging.getLogger(__name__)
 

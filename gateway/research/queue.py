@@ -14,8 +14,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
+from gateway.common.ids import new_id
 from gateway.engine.owner import OWNER
-from gateway.ids import new_id
 
 if TYPE_CHECKING:  # the bundle's family types exist for the type checker only
     from storage.bundle import ResearchQueues

@@ -16,10 +16,10 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+from gateway.common.errors import APIError, ServerError
+from gateway.common.ids import item_id
 from gateway.engine.events import Event, TextItem
 from gateway.engine.runner import ResponseRun
-from gateway.errors import APIError, ServerError
-from gateway.ids import item_id
 from gateway.research.chat import progress_text
 from gateway.research.mcp_source import mcp_searches
 from gateway.research.models import RESEARCH_MODELS

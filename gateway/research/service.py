@@ -8,19 +8,19 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gateway.backends.client import BackendClient
 from gateway.config import Settings
 from gateway.engine.models import ModelCatalog
-from gateway.mcp_server.kb import KnowledgeBase
+from gateway.inference.client import BackendClient
+from gateway.mcp_server.knowledge_base import KnowledgeBase
 from gateway.mcp_server.memory import Memory
-from gateway.netguard import AddressPolicy
+from gateway.net.netguard import AddressPolicy
+from gateway.net.webpages import Page, PageReader
 from gateway.research.llm import ChatModel
 from gateway.research.orchestrator import Event, KnowledgeSearch, PageSink, Research, Source, WebSearch
 from gateway.research.queue import Slots
 from gateway.retrieval.core import Retrieval
 from gateway.retrieval.search import search_stores
-from gateway.webpages import Page, PageReader
-from gateway.websearch.providers import SearchQuery, configuration_problem, make_provider
+from gateway.tools.web_search.providers import SearchQuery, configuration_problem, make_provider
 
 if TYPE_CHECKING:  # the bundle's family types exist for the type checker only
     from storage.bundle import ResearchQueues

@@ -16,9 +16,9 @@ import asyncio
 import logging
 from typing import Any, Protocol
 
+from gateway.common.errors import APIError, InvalidRequest, ServerError
 from gateway.config import Settings
-from gateway.errors import APIError, InvalidRequest, ServerError
-from gateway.knowledge.service import Knowledge
+from gateway.knowledge_graph.service import Knowledge
 from storage.bundle import Stores
 from vectorstore.base import Embedder, VectorBackend
 

@@ -13,8 +13,8 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from gateway.errors import InvalidRequest, NotFound, PayloadTooLarge
-from gateway.ids import new_id
+from gateway.common.errors import InvalidRequest, NotFound, PayloadTooLarge
+from gateway.common.ids import new_id
 from gateway.retrieval import params
 from gateway.retrieval.core import Retrieval
 from storage.base import Page

@@ -24,9 +24,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from gateway import metrics, tracing
 from gateway.engine.owner import OWNER
 from gateway.retrieval.core import Retrieval
+from gateway.telemetry import metrics, tracing
 from vectorstore.base import Chunk
 
 log = logging.getLogger(__name__)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from gateway.errors import InvalidRequest
-from gateway.ids import require_id
+from gateway.common.errors import InvalidRequest
+from gateway.common.ids import require_id
 
 FILE_PURPOSES = ("assistants", "batch", "fine-tune", "vision", "user_data", "evals")
 DEFAULT_CHUNKING = {"max_chunk_size_tokens": 800, "chunk_overlap_tokens": 400}

@@ -6,7 +6,7 @@ passage) keeping the best score, then thresholded and cut to k. A failure anywhe
 the caller: an empty list always means "nothing matched".
 
 `ranker="kg"` (`ranking_options.ranker` on vector-store search and file_search) goes through each
-store's knowledge graph instead (`gateway/knowledge/ranker.py`); its hits carry `score_breakdown`.
+store's knowledge graph instead (`gateway/knowledge_graph/ranker.py`); its hits carry `score_breakdown`.
 Research mode and the MCP server search only through here, so they get the graph too.
 """
 
@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from gateway.errors import APIError, BackendError, ServerError
+from gateway.common.errors import APIError, BackendError, ServerError
 from gateway.retrieval.core import Retrieval
 from vectorstore.base import Hit
 from vectorstore.fusion import Fusion
@@ -62,7 +62,7 @@ async def search_stores(
     ranker: str | None = None,
 ) -> list[Hit]:
     """The passages of `store_ids` best matching `queries`. `ranker="kg"` re-ranks with each store's
-    knowledge graph (gateway/knowledge/ranker.py); anything else is the hybrid search."""
+    knowledge graph (gateway/knowledge_graph/ranker.py); anything else is the hybrid search."""
     outcome = await search_stores_detailed(
         r,
         store_ids,

@@ -9,8 +9,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from gateway.errors import InvalidRequest, NotFound
-from gateway.ids import new_id, require_id
+from gateway.common.errors import InvalidRequest, NotFound
+from gateway.common.ids import new_id, require_id
 from gateway.retrieval import params
 from gateway.retrieval.core import Retrieval
 from gateway.retrieval.search import DEFAULT_MAX_RESULTS, result_object, search_stores_detailed

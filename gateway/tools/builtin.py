@@ -5,11 +5,12 @@ Each tool module exposes `register(deps)`; adding a tool type is one line here.
 
 from __future__ import annotations
 
-from gateway.engine import client_tools, compaction, shell_tools, tool_search
+from gateway.engine import compaction
 from gateway.engine.deps import EngineDeps
-from gateway.mcp.tool import register as register_mcp
+from gateway.tools import client_tools, shell_tools, tool_search
 from gateway.tools.file_search import register as register_file_search
-from gateway.websearch.tool import register as register_web_search
+from gateway.tools.mcp.tool import register as register_mcp
+from gateway.tools.web_search.tool import register as register_web_search
 
 
 def register_builtin_tools(deps: EngineDeps) -> None:

@@ -13,15 +13,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from gateway import tracing
+from gateway.common.errors import APIError, InvalidRequest
+from gateway.common.ids import item_id
+from gateway.common.jsonutil import JSONDecodeError, dumps_str, loads
 from gateway.engine.deps import EngineDeps
 from gateway.engine.events import EventBuilder
-from gateway.errors import APIError, InvalidRequest
-from gateway.ids import item_id
-from gateway.jsonutil import JSONDecodeError, dumps_str, loads
 from gateway.retrieval import params
 from gateway.retrieval.core import Retrieval
 from gateway.retrieval.search import DEFAULT_MAX_RESULTS, breakdown_of, search_stores
+from gateway.telemetry import tracing
 from gateway.tools.registry import ToolResult
 
 log = logging.getLogger(__name__)

@@ -12,9 +12,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from gateway.engine.client_tools import CLIENT_TYPES, check_client_tool
+from gateway.common.errors import InvalidRequest
 from gateway.engine.events import EventBuilder
-from gateway.errors import InvalidRequest
+from gateway.tools.client_tools import CLIENT_TYPES, check_client_tool
 
 
 @dataclass(slots=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from gateway.jsonutil import dumps
+from gateway.common.jsonutil import dumps
 from gateway.usage import recorder as _recorder
 from gateway.usage.recorder import caller_key, entry_door, estimate_tokens, parse_usage
 from storage.scope import current_project, owning_project

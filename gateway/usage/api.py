@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gateway.errors import InvalidRequest
+from gateway.common.errors import InvalidRequest
 from gateway.usage.prices import Prices
 from storage.usage import UsageQuery
 

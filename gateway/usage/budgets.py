@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from gateway import metrics
-from gateway.errors import APIError
+from gateway.common.errors import APIError
+from gateway.telemetry import metrics
 from gateway.usage.prices import Prices
 from storage.usage import UsageRecord
 

@@ -12,8 +12,8 @@ from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
 from gateway import usage
-from gateway.backends.sse import SSEParser
-from gateway.jsonutil import loads
+from gateway.common.jsonutil import loads
+from gateway.inference.sse_reader import SSEParser
 from storage.scope import current_project, owning_project
 
 MAX_KEPT = 8 * 1024 * 1024  # a JSON reply larger than this is not parsed for its usage (estimated)

@@ -10,7 +10,7 @@ a second), not per call: a counter's increment in multiprocess mode costs a few 
 
 from __future__ import annotations
 
-from gateway import metrics
+from gateway.telemetry import metrics
 from gateway.usage.prices import Prices
 from storage.usage import UsageRecord
 

@@ -1,6 +1,6 @@
 """Stored affinity on SQLite (#27): which inference replica a chain's last turn went to.
 
-The picker (`gateway.backends.picker`) sends a chain's next turn to the replica whose prefix (KV)
+The picker (`gateway.inference.picker`) sends a chain's next turn to the replica whose prefix (KV)
 cache holds its history; every gateway process and replica must agree, so the answer is stored
 with the chain: on the response that moved it (read back as the nearest ancestor's along
 `previous_response_id`, in the read that loads the history anyway), on the conversation, and per

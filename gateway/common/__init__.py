@@ -1,0 +1,1 @@
+"""What every layer uses: OpenAI's error types, object ids, JSON helpers, redaction."""

@@ -1,0 +1,93 @@
+"""The question's likeness to relations named by their own words (#28), by the store's embedder.
+
+A relation no pattern types is stored as `~` + the words that link its two mentions ("~came into
+the world in", `extract._phrases`). The walk follows such a relation when the question means it,
+which no word list can say for wording nobody listed: the cosine between the question's vector
+(already computed for the vector search) and the phrase's vector does. Phrase vectors are computed
+once per process and kept (`PhraseVectors`): ingestion warms them for the phrases of each file it
+indexes, so a search embeds only phrases this process has never seen (another process's files).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+
+import numpy as np
+
+from gateway.knowledge_graph.patterns import CUES
+
+Embed = Callable[[list[str]], Awaitable[list[list[float]]]]
+MAX_PHRASES = 50_000  # kept vectors (384 floats each: ~77 MB at the cap with MiniLM)
+
+
+class PhraseVectors:
+    """Unit vectors of phrase relation types, embedded once and kept (oldest dropped past the cap)."""
+
+    def __init__(self, embed: Embed) -> None:
+        self._embed = embed
+        self._vectors: dict[str, np.ndarray] = {}
+        self._lock = asyncio.Lock()
+
+    async def warm(self, phrases: Sequence[str]) -> None:
+        """Embed the phrases not known yet (one batch)."""
+        missing = sorted({p for p in phrases if p not in self._vectors})
+        if not missing:
+            return
+        async with self._lock:
+            missing = [p for p in missing if p not in self._vectors]
+            if not missing:
+                return
+            rows = np.asarray(await self._embed([p[1:] for p in missing]), dtype=np.float32)
+            rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
+            for phrase, row in zip(missing, rows, strict=True):
+                self._vectors[phrase] = row
+            while len(self._vectors) > MAX_PHRASES:
+                self._vectors.pop(next(iter(self._vectors)))
+
+    def relate(self, question: list[float]) -> Likeness:
+        """The likeness of one question (its embedding) to relation words."""
+        return Likeness(self, question)
+
+    def cosines(self, phrases: Sequence[str], to: np.ndarray) -> dict[str, np.ndarray]:
+        found = [p for p in phrases if p in self._vectors]
+        if not found:
+            return {}
+        sims = np.stack([self._vectors[p] for p in found]) @ to.T
+        return dict(zip(found, sims, strict=True))
+
+    def matrix(self, phrases: Sequence[str]) -> np.ndarray:
+        return np.stack([self._vectors[p] for p in phrases])
+
+
+class Likeness:
+    """One question's likeness to relation words (`to_question`), and each phrase's nearest pattern
+    type (`kinds`: "~came into the world in" is most like "born in")."""
+
+    def __init__(self, vectors: PhraseVectors, question: list[float]) -> None:
+        self._vectors = vectors
+        q = np.asarray(question, dtype=np.float32)
+        self._q = q / max(float(np.linalg.norm(q)), 1e-9)
+
+    async def to_question(self, phrases: list[str]) -> dict[str, float]:
+        await self._vectors.warm([*phrases, *KIND_WORDS])
+        return {p: float(s) for p, s in self._vectors.cosines(phrases, self._q).items()}
+
+    def likest(self, phrase: str, others: Sequence[str]) -> float:
+        """The highest cosine between `phrase` and `others` (phrases or "~type words"), both embedded."""
+        known = [o if o.startswith("~") else "~" + o.replace("_", " ") for o in others]
+        sims = self._vectors.cosines(known, self._vectors.matrix([phrase])) if phrase in self._vectors._vectors else {}
+        return max((float(v[0]) for v in sims.values()), default=0.0)
+
+    async def kinds(self, phrases: list[str]) -> dict[str, tuple[str, float]]:
+        await self._vectors.warm([*phrases, *KIND_WORDS])
+        types = self._vectors.matrix(list(KIND_WORDS))
+        out: dict[str, tuple[str, float]] = {}
+        for p, sims in self._vectors.cosines(phrases, types).items():
+            best = int(np.argmax(sims))
+            out[p] = (KIND_WORDS[list(KIND_WORDS)[best]], float(sims[best]))
+        return out
+
+
+# the pattern types by their words, as phrases are: "~founded by" -> founded_by
+KIND_WORDS: dict[str, str] = {"~" + kind.replace("_", " "): kind for kind in CUES}

@@ -1,0 +1,243 @@
+"""The relation-aware walk of the `kg` ranker (#28): follow the chain the question describes.
+
+A question like "In which town was the founder of the maker of the Driork 90 born?" names one
+entity (Driork 90) and three relation types (made_by, founded_by, born_in, from `patterns.cues`).
+The walk starts at the question's entities and follows, hop by hop (at most `MAX_HOPS`), the edges
+of the graph store's relation index, typed relations first (`GraphStore.edges` orders them so):
+
+* an edge whose type the question asks for and the path has not used yet is a step of the chain:
+  it decays the path's weight a little (`DECAY`) and adds its type to the path's `matched` set;
+* any other typed edge decays it a lot (`UNASKED`), a co-occurrence edge more (`CO_OCCURS`), and
+  only on the first hop: passing mentions (a directory table naming forty companies) lead nowhere;
+* an entity keeps its best path, ranked by `potential`: weight x 2^(relations matched), so a path
+  that completes one more step of the chain beats a shorter one that does not;
+* a step is worth a little less (`UNSUPPORTED`) when no file stating it also names the entity
+  before it on the path: of two people called the same (one entity, keys are names), the
+  birthplace stated in the biography that names the company they founded wins.
+
+A chunk then scores by the best entity it is about (its document's subject) or, at half weight,
+mentions; a chunk that states a relation the question asks for beyond its entity's path (the
+founder's biography saying where they were born) gets a smaller bonus. Each hop is one indexed
+query for the few frontier entities: no scan of the store's graph, nothing built per call.
+
+Compared on bench/multihop_hard.py against two-hop entity expansion and personalised PageRank
+(bench/graph_baselines.py): see docs/ARCHITECTURE.md's knowledge-graph section for the figures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from gateway.knowledge_graph.extract import PHRASE
+from gateway.knowledge_graph.phrases import Likeness as Relate
+from storage.graph import Edge, GraphStore, MentionRow
+
+DECAY = 0.85  # per hop along a relation the question asks for
+UNASKED = 0.3  # per hop along a typed relation it does not ask for
+CO_OCCURS = 0.15  # per hop along co-occurrence (times the edge's weight), first hop only
+OBJECT = 0.5  # a chunk that mentions an entity counts half as much as one about it
+STATED = 1.25  # a chunk stating an asked-for relation its entity's path has not matched
+UNSUPPORTED = 0.85  # a step no file links to the path's previous entity (a namesake's relation)
+PHRASE_STEP = 0.7  # per hop along a phrase relation the question is most like, of those at that entity
+KIND_MIN = 0.3  # a phrase at least this like a pattern type's words (and most like it) stands for that type
+KIND_STEP = 0.8  # per hop along a phrase standing for a relation type the question asks for
+SAME = 0.8  # a phrase this like one already on the path is that relation again
+PHRASE_NEAR = 0.75  # a phrase much less like the question than the entity's best one is no step of its chain
+PARENT_MENTIONS = 500
+MAX_HOPS = 3
+MAX_FRONTIER = 24
+PER_ENTITY = 40  # edges read per frontier entity and direction (typed first)
+
+
+@dataclass(frozen=True, slots=True)
+class Reached:
+    """An entity reached by the walk: its path weight, hops and the asked-for relations on the path."""
+
+    base: float
+    hops: int
+    matched: frozenset[str]
+    via: str | None = None  # the entity before this one on the path
+    into: bool = False  # reached as the target of a phrase relation (the yard a vessel "left the slipway of")
+
+    def potential(self) -> float:
+        return self.base * (2 ** len(self.matched))
+
+
+async def walk(
+    graph: GraphStore,
+    store_id: str,
+    seeds: dict[str, Reached],
+    asked: set[str],
+    hops: int = MAX_HOPS,
+    relate: Relate | None = None,
+) -> dict[str, Reached]:
+    """The entities reachable from `seeds` in at most `hops` hops, each with its best path.
+
+    With `relate`, relations no pattern typed (`~words`) are steps too when the question is like
+    their words: among an entity's phrase relations, those nearly as like the question as the best
+    one; a phrase, like a type, is used once per path (the label that issued an album does not lead
+    on to the label's other albums by the same words)."""
+    reached = dict(seeds)
+    frontier = list(seeds)
+    for hop in range(hops):
+        if not frontier:
+            break
+        parents = list({p for u in frontier if (p := reached[u].via) is not None})
+        edges, rows = await asyncio.gather(
+            graph.edges(store_id, frontier, per_entity=PER_ENTITY),
+            graph.mentions(store_id, parents, limit=PARENT_MENTIONS) if parents else _no_rows(),
+        )
+        inside = set(frontier)
+        like, kinds = await _likeness(edges, inside, reached, asked, relate)
+        files_of: dict[str, set[str]] = {}
+        for m in rows:
+            files_of.setdefault(m.entity, set()).add(m.file_id)
+        improved: set[str] = set()
+        for e in edges:
+            for u, v in ((e.source, e.target), (e.target, e.source)):
+                if u not in inside or v == u:
+                    continue
+                at = reached[u]
+                words = _words(e.type, asked) if relate is not None else None
+                if words is not None and at.into and u == e.target:
+                    # into the yard as a vessel's yard and out as another vessel's: a sibling, no chain
+                    words = None
+                if e.type == "co_occurs":
+                    if hop > 0:
+                        continue
+                    factor, matched = CO_OCCURS * min(1.0, e.weight), at.matched
+                elif e.type in asked and e.type not in at.matched:
+                    factor, matched = DECAY, at.matched | {e.type}
+                    # the step continues the path when a file stating it also names the entity
+                    # before: of two people called the same, the one the company's founder is
+                    if at.via is not None and not files_of.get(at.via, set()) & set(e.files):
+                        factor *= UNSUPPORTED
+                elif words is not None and e.type not in at.matched and (kind := _kind(kinds, words)) in asked:
+                    # a phrase standing for a relation type the question asks for ("came into the world
+                    # in" for "born"): that type's step, once per path like the type itself
+                    if kind in at.matched:
+                        factor, matched = UNASKED, at.matched
+                    else:
+                        factor, matched = KIND_STEP, at.matched | {kind}
+                        if at.via is not None and not files_of.get(at.via, set()) & set(e.files):
+                            factor *= UNSUPPORTED
+                elif relate is not None and words is not None and e.type not in at.matched and _near(like, words, u):
+                    kind = _kind(kinds, words)
+                    if (kind is not None and kind in at.matched) or relate.likest(words, list(at.matched)) >= SAME:
+                        # the same relation again, in other words ("is a ferry that left the slipway
+                        # of" back to the yard's other vessel, "a research vessel that left ...")
+                        factor, matched = UNASKED, at.matched
+                    else:
+                        factor, matched = PHRASE_STEP * like[words] / like[u], at.matched | {e.type}
+                        if at.via is not None and not files_of.get(at.via, set()) & set(e.files):
+                            factor *= UNSUPPORTED
+                else:
+                    factor, matched = UNASKED * (0.5 if e.type.startswith(PHRASE) else 1.0), at.matched
+                into = len(matched) > len(at.matched) and v == e.target
+                cand = Reached(at.base * factor, at.hops + 1, matched, u, into)
+                if v not in reached or cand.potential() > reached[v].potential():
+                    reached[v] = cand
+                    improved.add(v)
+        # only paths that still follow the chain are worth widening (or, with no relation asked, any)
+        nxt = [x for x in improved if not (asked or relate) or reached[x].matched]
+        frontier = sorted(nxt, key=lambda x: reached[x].potential(), reverse=True)[:MAX_FRONTIER]
+    return reached
+
+
+async def _no_rows() -> list[MentionRow]:
+    return []
+
+
+def _words(kind: str, asked: set[str]) -> str | None:
+    """The words a relation is compared with the question by: a phrase relation's own, a pattern
+    type's name ("studied_at" -> "~studied at") when the question's wording asked for no type."""
+    if kind.startswith(PHRASE):
+        return kind
+    # a pattern's type the question's wording knows of but did not ask for is no step of its chain
+    return None if kind == "co_occurs" or asked else PHRASE + kind.replace("_", " ")
+
+
+def _kind(kinds: dict[str, tuple[str, float]], words: str) -> str | None:
+    kind, sim = kinds.get(words, ("", 0.0))
+    return kind if sim >= KIND_MIN else None
+
+
+def _near(like: dict[str, float], words: str, u: str) -> bool:
+    best = like.get(u, 0.0)
+    return best > 0 and like.get(words, float("-inf")) >= PHRASE_NEAR * best
+
+
+async def _likeness(
+    edges: list[Edge], inside: set[str], reached: dict[str, Reached], asked: set[str], relate: Relate | None
+) -> tuple[dict[str, float], dict[str, tuple[str, float]]]:
+    """The question's likeness to the words of each relation of this hop, and per frontier entity
+    (keyed by it) the best of those its path has not used yet; each phrase's nearest pattern type."""
+    if relate is None:
+        return {}, {}
+    named = {e.type: w for e in edges if (w := _words(e.type, asked)) is not None}
+    if not named:
+        return {}, {}
+    phrases = sorted(set(named.values()))
+    like, kinds = await asyncio.gather(relate.to_question(phrases), relate.kinds(phrases))
+    out = dict(like)
+    for e in edges:
+        w = named.get(e.type)
+        if w is None or w not in like:
+            continue
+        for u in (e.source, e.target):
+            at = reached.get(u)
+            if at is None or u not in inside or e.type in at.matched or (at.into and u == e.target):
+                continue  # not a step from u (used already, or back to a sibling)
+            if like[w] > out.get(u, float("-inf")):
+                out[u] = like[w]
+    return out, kinds
+
+
+def chunk_scores(
+    rows: list[MentionRow],
+    stated: dict[str, set[str]],
+    reached: dict[str, Reached],
+    asked: set[str],
+    one_step: bool = False,
+    paged: frozenset[str] = frozenset(),
+) -> dict[str, float]:
+    """Per chunk: the best potential of an entity it is about (or, halved, mentions), with a bonus
+    when the chunk states an asked-for relation beyond that entity's path. For a one-step question
+    ("Who founded X?") the chunk about X stating that relation is the answer as much as the page of
+    the entity it leads to: it scores as that entity does. The bonus for stating a relation beyond
+    the path is for chains whose next entity has no page of its own (`paged`: entities some
+    document is about); when it has one, that page is the answer, not the statement."""
+    led = {r.via for e, r in reached.items() if r.via is not None and e in paged and r.matched - reached[r.via].matched}
+    named: dict[str, set[str]] = {}  # chunk -> the entities it mentions (one-step questions only)
+    if one_step:
+        for m in rows:
+            named.setdefault(m.chunk_id, set()).add(m.entity)
+    out: dict[str, float] = {}
+    for m in rows:
+        at = reached.get(m.entity)
+        if at is None:
+            continue
+        value = at.potential() * (1.0 if m.subject else OBJECT)
+        said = stated.get(m.chunk_id, set())
+        if (said & asked) - at.matched and m.entity not in led:
+            value *= STATED
+        if one_step and m.subject and at.hops == 0:  # X's page naming the entity X's step led to
+            for x in named.get(m.chunk_id, ()):
+                r = reached.get(x)
+                if r is not None and r.hops == 1 and r.matched and r.via == m.entity:
+                    value = max(value, r.potential())
+        if value > out.get(m.chunk_id, 0.0):
+            out[m.chunk_id] = value
+    return out
+
+
+def chained(reached: dict[str, Reached], hops: int = 1) -> bool:
+    """Whether the walk followed the question's chain: a step of a relation type it asked for (or a
+    phrase standing for one), or phrases alone completing all `hops` of it. The best phrase of any
+    entity is always some step, so a partial chain of phrases says little (manual pages are full of
+    them)."""
+    return any(
+        r.hops and (any(not m.startswith(PHRASE) for m in r.matched) or len(r.matched) >= hops)
+        for r in reached.values()
+    )

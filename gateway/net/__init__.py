@@ -1,0 +1,1 @@
+"""Outbound network: the address policy (SSRF guard) for aiohttp and httpx, the page reader."""

@@ -1,0 +1,1 @@
+"""Telemetry: JSON logs, Prometheus metrics, OpenTelemetry tracing (the gateway's and Envoy's)."""

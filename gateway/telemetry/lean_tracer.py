@@ -1,0 +1,363 @@
+"""A lean span recorder behind `gateway.telemetry.tracing`: spans of our own, exported by the OTLP exporters.
+
+Why not the SDK's `Tracer`/`Span`: with a local collector, tracing cost the doors +30-49 % CPU per
+non-streamed request against the issue's 5 % (#31). Most of it was the SDK's own bookkeeping, not
+OTLP: a bare span (start + end) took ~34 us (a sampler call through three layers, `BoundedAttributes`
+with a lock and a per-value type check, two `SpanContext`s, the processor chain, a `ReadableSpan`
+copy at the end), and encoding took ~35 us more a span. A `LeanSpan` is a slotted record: ids,
+times, the attribute dict as given, events and links as lists; `end` appends it to a deque. A
+daemon thread takes batches off it every `OTEL_BSP_SCHEDULE_DELAY` (or when
+`OTEL_BSP_MAX_EXPORT_BATCH_SIZE` wait), encodes them straight to OTLP bytes (`gateway.telemetry.otlp_encode`,
+byte-identical to the library's encoder for the same spans) and hands them to the library's
+`OTLPSpanExporter` of the configured protocol, which keeps its transport, headers, timeout,
+compression and retries. A full queue (`OTEL_BSP_MAX_QUEUE_SIZE`) drops the span, so a dead
+collector never holds the event loop.
+
+What stays OpenTelemetry's: `LeanSpan` *is* an `opentelemetry.trace.Span`, made current through the
+API's context, so the API's propagators (`traceparent`/`tracestate` out), `get_current_span` and
+anything else using the API see it as any span. The `Resource` is the SDK's (`Resource.create`:
+`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, detectors), and `OTEL_TRACES_SAMPLER`/`_ARG` name
+the same six samplers with the SDK's semantics (the ratio test on the trace id's low 64 bits).
+
+What it costs to maintain: the span limits are a count (128 attributes, events, links, the SDK's
+defaults; `OTEL_*_COUNT_LIMIT`), not the SDK's value-length truncation; attribute values are stored
+as given (call sites pass str/bool/int/float or lists of those; anything else is left out when
+encoded, as the library's encoder does). A change of the OTLP protos would need `otlp_encode`
+updated; the byte-compatibility test fails first.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, Status, StatusCode, TraceFlags, TraceState
+
+log = logging.getLogger(__name__)
+
+KINDS = {"internal": 1, "server": 2, "client": 3, "producer": 4, "consumer": 5}  # OTLP Span.SpanKind
+_API_KINDS = {v: trace.SpanKind[k.upper()] for k, v in KINDS.items()}
+_SAMPLED = TraceFlags(TraceFlags.SAMPLED)
+_NOT_SAMPLED = TraceFlags(TraceFlags.DEFAULT)
+_U64 = (1 << 64) - 1
+_time_ns = time.time_ns
+_bits = random.getrandbits
+
+
+class Sampler:
+    """`OTEL_TRACES_SAMPLER`/`_ARG` (the SDK's six: always_on, always_off, traceidratio and their
+    parentbased_ forms; anything else warns and is parentbased_always_on, as the SDK does). A child
+    of a parent follows the parent's decision when parent-based; the ratio samples a trace when its
+    id's low 64 bits are below ratio * 2^64 (so every process decides alike for one trace)."""
+
+    __slots__ = ("bound", "parent_based")
+
+    def __init__(self, name: str = "parentbased_always_on", arg: str | None = None) -> None:
+        name = name.strip().lower() or "parentbased_always_on"
+        known = ("always_on", "always_off", "traceidratio")
+        base = name.removeprefix("parentbased_")
+        if base not in known:
+            log.warning("Couldn't recognize sampler %s.", name)
+            name, base = "parentbased_always_on", "always_on"
+        self.parent_based = name.startswith("parentbased_")
+        if base == "always_on":
+            rate = 1.0
+        elif base == "always_off":
+            rate = 0.0
+        else:
+            try:
+                rate = float(arg or "")
+                if not 0.0 <= rate <= 1.0:
+                    raise ValueError(rate)
+            except ValueError:
+                log.warning("Could not convert TRACES_SAMPLER_ARG to float. Using default rate 1.0.")
+                rate = 1.0
+        self.bound = round(rate * (_U64 + 1))  # sampled when the id's low 64 bits are below it
+
+    def sampled(self, trace_id: int, parent_sampled: bool | None) -> bool:
+        if parent_sampled is not None and self.parent_based:
+            return parent_sampled
+        return trace_id & _U64 < self.bound
+
+
+class Recorder:
+    """Ended spans, queued and exported in batches by a daemon thread (the SDK's
+    `BatchSpanProcessor` semantics and `OTEL_BSP_*` settings, a deque instead of its locks)."""
+
+    def __init__(self, export: Callable[[list[Any]], Any], *, delay_s: float, max_queue: int, max_batch: int) -> None:
+        self.queue: collections.deque[Any] = collections.deque()
+        self.export = export
+        self.delay_s = delay_s
+        self.max_queue = max_queue
+        self.max_batch = max_batch
+        self.dropped = 0
+        self.wake = threading.Event()
+        self.stopping = False
+        self.thread = threading.Thread(target=self._run, name="otel-export", daemon=True)
+        self.thread.start()
+
+    def add(self, span: Any) -> None:
+        queue = self.queue
+        if len(queue) >= self.max_queue:
+            self.dropped += 1  # a dead or slow collector: drop rather than grow or wait
+            return
+        queue.append(span)
+        if len(queue) >= self.max_batch and not self.wake.is_set():
+            self.wake.set()
+
+    def _run(self) -> None:
+        while not self.stopping:
+            self.wake.wait(self.delay_s)
+            self.wake.clear()
+            self.drain()
+
+    def drain(self) -> None:
+        """Export everything queued now, a batch at a time (the export thread, or a final flush)."""
+        queue, take = self.queue, self.queue.popleft
+        while queue:
+            batch = [take() for _ in range(min(len(queue), self.max_batch))]
+            try:
+                self.export(batch)
+            except Exception:  # the exporter logs its own failures; nothing may kill this thread
+                log.exception("exporting %d spans failed", len(batch))
+
+    def stop(self) -> None:
+        self.stopping = True
+        self.wake.set()
+        self.thread.join(5)
+        self.drain()
+
+
+class LeanSpan(trace.Span):
+    """One span being recorded (sampled), then queued for export at `end`. Its attributes are a
+    plain dict; `set_attributes` is `dict.update` (no lock: a span lives on one event loop)."""
+
+    __slots__ = (
+        "_context",
+        "attributes",
+        "dropped_attributes",
+        "end_ns",
+        "events",
+        "kind",
+        "links",
+        "name",
+        "parent_id",
+        "parent_remote",
+        "span_id",
+        "start",
+        "status_code",
+        "status_message",
+        "trace_id",
+        "trace_state",
+        "trace_state_header",
+    )
+    limit = 128  # attributes, events and links per span (OTEL_SPAN_*_COUNT_LIMIT, set by `setup`)
+    recorder: Recorder | None = None
+
+    def __init__(
+        self,
+        name: str,
+        kind: int,
+        trace_id: int,
+        span_id: int,
+        parent_id: int,
+        parent_remote: bool | None,
+        trace_state: TraceState | None,
+        attributes: dict[str, Any],
+        links: list[Link] | None,
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.trace_id = trace_id
+        self.span_id = span_id
+        self.parent_id = parent_id
+        self.parent_remote = parent_remote  # None: a root; else whether the parent came from elsewhere
+        self.trace_state = trace_state
+        self.trace_state_header = trace_state.to_header() if trace_state else ""
+        self.attributes = attributes
+        self.dropped_attributes = 0
+        self.events: list[tuple[str, int, Any]] | None = None
+        self.links = links
+        self.status_code = 0
+        self.status_message = ""
+        self.end_ns = 0
+        self._context: SpanContext | None = None
+        self.start = _time_ns()
+
+    # -- the API's Span ------------------------------------------------------------------------------
+    def get_span_context(self) -> SpanContext:
+        context = self._context
+        if context is None:
+            state = self.trace_state if self.trace_state is not None else TraceState()
+            context = self._context = SpanContext(self.trace_id, self.span_id, False, _SAMPLED, state)
+        return context
+
+    def set_attribute(self, key: str, value: Any) -> None:
+        attributes = self.attributes
+        if self.end_ns or value is None:
+            return
+        if key not in attributes and len(attributes) >= self.limit:
+            self.dropped_attributes += 1
+            return
+        attributes[key] = value
+
+    def set_attributes(self, attributes: Mapping[str, Any]) -> None:
+        if self.end_ns:
+            return
+        mine = self.attributes
+        mine.update(attributes)
+        if len(mine) > self.limit:
+            for key in list(mine)[self.limit :]:
+                del mine[key]
+                self.dropped_attributes += 1
+
+    def add_event(self, name: str, attributes: Mapping[str, Any] | None = None, timestamp: int | None = None) -> None:
+        if self.end_ns:
+            return
+        if self.events is None:
+            self.events = []
+        if len(self.events) < self.limit:
+            self.events.append((name, timestamp or _time_ns(), attributes))
+
+    def add_link(self, context: SpanContext, attributes: Mapping[str, Any] | None = None) -> None:
+        if self.end_ns or not context.is_valid:
+            return
+        if self.links is None:
+            self.links = []
+        if len(self.links) < self.limit:
+            self.links.append(Link(context, attributes))
+
+    def update_name(self, name: str) -> None:
+        if not self.end_ns:
+            self.name = name
+
+    def is_recording(self) -> bool:
+        return not self.end_ns
+
+    def set_status(self, status: Status | StatusCode, description: str | None = None) -> None:
+        if self.end_ns or self.status_code == StatusCode.OK.value:  # OK is final, as in the SDK
+            return
+        if isinstance(status, Status):
+            code, description = status.status_code, status.description
+        else:
+            code = status
+        self.status_code = code.value
+        self.status_message = (description or "") if code is StatusCode.ERROR else ""
+
+    def record_exception(
+        self,
+        exception: BaseException,
+        attributes: Mapping[str, Any] | None = None,
+        timestamp: int | None = None,
+        escaped: bool = False,
+    ) -> None:
+        kind = type(exception)
+        qualified = (
+            kind.__qualname__ if kind.__module__ in ("builtins", "") else f"{kind.__module__}.{kind.__qualname__}"
+        )
+        event: dict[str, Any] = {
+            "exception.type": qualified,
+            "exception.message": str(exception),
+            "exception.escaped": str(escaped),
+        }
+        event.update(attributes or {})
+        self.add_event("exception", event, timestamp)
+
+    def end(self, end_time: int | None = None) -> None:
+        if self.end_ns:
+            return
+        self.end_ns = end_time or _time_ns()
+        recorder = self.recorder
+        if recorder is not None:
+            recorder.add(self)
+
+
+class LeanTracer:
+    """Starts spans: the parent's ids (a `LeanSpan` read directly, any other span through its
+    `SpanContext`), the sampler's decision, fresh random ids."""
+
+    def __init__(self, sampler: Sampler) -> None:
+        self.sampler = sampler
+
+    def start(
+        self,
+        name: str,
+        kind: int,
+        attributes: Mapping[str, Any] | None,
+        parent: trace.Span | SpanContext | None,
+        links: Sequence[Link] | None = None,
+    ) -> trace.Span:
+        """A span under ``parent`` (a span, a remote `SpanContext`, or None for a new trace)."""
+        if type(parent) is LeanSpan:
+            trace_id, parent_id, remote, state = parent.trace_id, parent.span_id, False, parent.trace_state
+            parent_sampled: bool | None = True
+        else:
+            context = parent.get_span_context() if isinstance(parent, trace.Span) else parent
+            if context is not None and context.is_valid:
+                trace_id, parent_id, remote, state = (
+                    context.trace_id,
+                    context.span_id,
+                    context.is_remote,
+                    context.trace_state,
+                )
+                parent_sampled = context.trace_flags.sampled
+            else:
+                trace_id, parent_id, remote, state, parent_sampled = 0, 0, None, None, None
+                while not trace_id:
+                    trace_id = _bits(128)
+        span_id = 0
+        while not span_id:
+            span_id = _bits(64)
+        if not self.sampler.sampled(trace_id, parent_sampled):
+            return NonRecordingSpan(SpanContext(trace_id, span_id, False, _NOT_SAMPLED, state or TraceState()))
+        return LeanSpan(
+            name,
+            kind,
+            trace_id,
+            span_id,
+            parent_id,
+            remote,
+            state or None,
+            dict(attributes) if attributes else {},
+            [link for link in links if link.context.is_valid] if links else None,
+        )
+
+
+def api_kind(kind: int) -> trace.SpanKind:
+    """The API's `SpanKind` of an OTLP kind number (tests build SDK spans from lean ones)."""
+    return _API_KINDS[kind]
+
+
+def to_readable(span: LeanSpan, resource: Any, scope: Any) -> Any:
+    """The SDK `ReadableSpan` holding what ``span`` holds: the library's encoder run on it must give
+    `gateway.telemetry.otlp_encode`'s bytes (the compatibility test, and `bench.tracing_micro`'s comparison)."""
+    from opentelemetry.attributes import BoundedAttributes
+    from opentelemetry.sdk.trace import Event, ReadableSpan
+
+    attributes = BoundedAttributes(attributes={k: v for k, v in span.attributes.items() if v is not None})
+    attributes.dropped = span.dropped_attributes
+
+    state = span.trace_state if span.trace_state is not None else TraceState()
+    parent = None
+    if span.parent_remote is not None:
+        parent = SpanContext(span.trace_id, span.parent_id, span.parent_remote, _SAMPLED, state)
+    return ReadableSpan(
+        name=span.name,
+        context=span.get_span_context(),
+        parent=parent,
+        resource=resource,
+        attributes=attributes,
+        events=[Event(name, attrs, timestamp) for name, timestamp, attrs in span.events or ()],
+        links=list(span.links or ()),
+        kind=api_kind(span.kind),
+        status=Status(StatusCode(span.status_code), span.status_message or None),
+        start_time=span.start,
+        end_time=span.end_ns,
+        instrumentation_scope=scope,
+    )

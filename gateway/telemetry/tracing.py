@@ -1,0 +1,360 @@
+"""OpenTelemetry tracing, configured only by the standard `OTEL_*` variables.
+
+Tracing is on when `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT` is set (and
+`OTEL_SDK_DISABLED` is not `true`, `OTEL_TRACES_EXPORTER` not `none`); the rest is read as the SDK
+reads it: `OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL` (`grpc` or `http/protobuf`, the default), the
+exporters' endpoint, headers, timeout and compression, `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`,
+`OTEL_TRACES_SAMPLER`/`_ARG`, `OTEL_BSP_*`, `OTEL_PROPAGATORS`.
+
+Why a module of our own in front of the API: off must cost nothing. Every call site asks `ON` (a
+module global) before it does anything, and nothing of OpenTelemetry is imported until `setup` finds
+an endpoint. When on, spans are `gateway.telemetry.lean_tracer` records (the SDK's span machinery cost the
+doors +30-49 % CPU a request; see that module for why and what it keeps of OpenTelemetry), exported
+in batches by a daemon thread through the OTLP exporters: a span's end only appends to a bounded
+queue (full: the span is dropped), so a slow or dead collector never blocks the event loop nor
+fails a request. At exit the flush is bounded too.
+
+Context lives in OpenTelemetry's own context variable, so what a task starts inherits its parent
+(detached runs, concurrent tool calls); `inject` writes `traceparent`/`tracestate` into outgoing
+headers through the API's propagators, and `extract` reads them from incoming ones (W3C Trace
+Context; another `OTEL_PROPAGATORS` choice goes through the API's propagators as well).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Link, Span, SpanContext
+
+    from gateway.telemetry.lean_tracer import LeanTracer, Recorder
+
+ON = False  # read by every call site before it touches a span: the whole cost of tracing when off
+CAPTURE_CONTENT = False  # OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: prompts and completions
+DEFAULT_SERVICE_NAME = "responses-gateway"
+SHUTDOWN_SECONDS = 3.0  # at exit: the most a flush to a slow or dead collector may hold the process
+SCOPE = "gateway"  # the instrumentation scope of every span
+
+_tracer: LeanTracer | None = None
+_recorder: Recorder | None = None
+_exporter_obj: Any = None
+# The API, bound once by `setup` (a `from … import` inside a function costs microseconds per call,
+# and these run several times per request): module `opentelemetry.trace`, `opentelemetry.propagate`,
+# the runtime context (attach/detach without the API's logging layer), the context class, the span key.
+_trace: Any = None
+_propagate: Any = None
+_runtime: Any = None
+_Context: Any = None
+_SPAN_KEY: Any = None
+_BAGGAGE_KEY: Any = None
+_LeanSpan: Any = None
+_w3c: Any = None  # the traceparent pattern, when the propagators are the default W3C ones
+_KINDS: dict[str, int] = {}
+CURRENT: Any = object()  # `start_span`'s default parent: the current span
+
+
+def endpoint_of(environ: Mapping[str, str]) -> str | None:
+    """The OTLP endpoint tracing exports to, or None when tracing is off."""
+    if environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return None
+    if environ.get("OTEL_TRACES_EXPORTER", "otlp").strip().lower() == "none":
+        return None
+    return (
+        environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip()
+        or environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
+        or None
+    )
+
+
+def protocol_of(environ: Mapping[str, str]) -> str:
+    """`grpc` or `http/protobuf` (the specification's default)."""
+    value = (
+        environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "").strip()
+        or environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "").strip()
+        or "http/protobuf"
+    )
+    return value.lower()
+
+
+def _number(env: Mapping[str, str], name: str, default: int) -> int:
+    try:
+        value = int(env.get(name, "").strip() or default)
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
+    """Turn tracing on in this process when the environment names an endpoint; True if it did.
+
+    Called once per door process, after any fork (the export thread does not survive one).
+    """
+    global ON, CAPTURE_CONTENT, _tracer, _recorder, _exporter_obj
+    global _trace, _propagate, _runtime, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _w3c
+    env = os.environ if environ is None else environ
+    if endpoint_of(env) is None or ON:
+        return ON
+    from opentelemetry import propagate, trace
+    from opentelemetry.baggage import _BAGGAGE_KEY as baggage_key
+    from opentelemetry.context import _RUNTIME_CONTEXT, Context
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.trace.propagation import _SPAN_KEY as span_key
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    from gateway.telemetry import lean_tracer, otlp_encode
+
+    attributes: dict[str, Any] = {"gateway.door": door}
+    named = env.get("OTEL_SERVICE_NAME") or "service.name=" in env.get("OTEL_RESOURCE_ATTRIBUTES", "")
+    if not named:
+        attributes["service.name"] = DEFAULT_SERVICE_NAME
+    # Resource.create merges OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME and the SDK's detectors; the
+    # process has one resource and one scope, so their encodings are made here once.
+    resource = Resource.create(attributes)
+    encoded_resource = otlp_encode.resource_part(resource.attributes, resource.schema_url or "")
+    encoded_scope = otlp_encode.scope_part(SCOPE)
+    _exporter_obj = exporter = _exporter(
+        env, lambda spans: otlp_encode.encode_batch(spans, encoded_resource, encoded_scope)
+    )
+    lean_tracer.LeanSpan.limit = _number(
+        env, "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", _number(env, "OTEL_ATTRIBUTE_COUNT_LIMIT", 128)
+    )
+    _recorder = lean_tracer.Recorder(
+        exporter.export,
+        delay_s=_number(env, "OTEL_BSP_SCHEDULE_DELAY", 5000) / 1000,
+        max_queue=_number(env, "OTEL_BSP_MAX_QUEUE_SIZE", 2048),
+        max_batch=_number(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512),
+    )
+    lean_tracer.LeanSpan.recorder = _recorder
+    _tracer = lean_tracer.LeanTracer(
+        lean_tracer.Sampler(env.get("OTEL_TRACES_SAMPLER", ""), env.get("OTEL_TRACES_SAMPLER_ARG"))
+    )
+    _trace, _propagate, _runtime, _Context, _SPAN_KEY = trace, propagate, _RUNTIME_CONTEXT, Context, span_key
+    _LeanSpan, _BAGGAGE_KEY = lean_tracer.LeanSpan, baggage_key
+    propagators = env.get("OTEL_PROPAGATORS", "tracecontext,baggage").replace(" ", "").lower()
+    if propagators in ("tracecontext,baggage", "tracecontext", "baggage,tracecontext"):
+        _w3c = TraceContextTextMapPropagator._TRACEPARENT_HEADER_FORMAT_RE
+    _KINDS.update(lean_tracer.KINDS)
+    CAPTURE_CONTENT = env.get("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "").strip().lower() == "true"
+    ON = True
+    atexit.register(shutdown)
+    return True
+
+
+class _Encoded:
+    """What the HTTP exporter serialises (it calls `encode_spans(spans).SerializePartialToString()`):
+    the bytes `gateway.telemetry.otlp_encode` already made."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def SerializePartialToString(self) -> bytes:  # (the protobuf message's method)
+        return self.data
+
+
+def _exporter(env: Mapping[str, str], encode: Any) -> Any:
+    """The library's OTLP span exporter for the configured protocol (each reads its endpoint,
+    headers, timeout and compression from the environment itself), encoding through ``encode``."""
+    if protocol_of(env) == "grpc":
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+        parse = ExportTraceServiceRequest.FromString
+
+        class Exporter(GrpcExporter):  # type: ignore[misc]
+            def _translate_data(self, data: Any) -> Any:  # the hook the gRPC exporter encodes through
+                return parse(encode(data))  # (its stub serialises a message: parsing ours back is C)
+
+        return Exporter()
+    from opentelemetry.exporter.otlp.proto.http import trace_exporter
+
+    # The HTTP exporter calls its module's `encode_spans` (no hook): ours goes there, same contract.
+    trace_exporter.encode_spans = lambda spans: _Encoded(encode(spans))  # type: ignore[assignment,return-value]
+    return trace_exporter.OTLPSpanExporter()
+
+
+def shutdown() -> None:
+    """Flush what is queued and stop, waiting at most `SHUTDOWN_SECONDS` (a dead collector must not
+    hold a stopping process: the flush runs in a daemon thread that is abandoned after that)."""
+    global ON
+    recorder, exporter = _recorder, _exporter_obj
+    ON = False
+    if recorder is None:
+        return
+
+    def flush() -> None:
+        recorder.stop()
+        exporter.shutdown()
+
+    worker = threading.Thread(target=flush, name="otel-shutdown", daemon=True)
+    worker.start()
+    worker.join(SHUTDOWN_SECONDS)
+
+
+# -- spans ------------------------------------------------------------------------------------------
+def _current_span() -> Any:
+    """The current span of the API's context (None when there is none)."""
+    return _runtime.get_current().get(_SPAN_KEY)
+
+
+def start_span(
+    name: str,
+    kind: str = "internal",
+    attributes: Mapping[str, Any] | None = None,
+    *,
+    parent: SpanContext | None = CURRENT,
+    links: Sequence[Link] | None = None,
+    root: bool = False,
+) -> Span:
+    """A started span (call only when `ON`): a child of the current span, of ``parent`` (what
+    `extract` returned: a remote parent, or None for a new trace), or a new trace's root with ``root``."""
+    assert _tracer is not None
+    if root:
+        parent = None
+    elif parent is CURRENT:
+        parent = _current_span()
+    return _tracer.start(name, _KINDS[kind], attributes, parent, links)
+
+
+def attach(span: Span) -> object:
+    """Make ``span`` current in this context; give the token to `detach`."""
+    values = dict(_runtime.get_current())  # what `trace.set_span_in_context` does, a call shorter
+    values[_SPAN_KEY] = span
+    return _runtime.attach(_Context(values))
+
+
+def detach(token: object) -> None:
+    """Undo `attach`. Quietly does nothing when the context changed underneath (an async generator
+    closed from another task): the span still ends; only the current-span bookkeeping is moot."""
+    with contextlib.suppress(Exception):
+        _runtime.detach(token)
+
+
+@contextlib.contextmanager
+def span(name: str, kind: str = "internal", attributes: Mapping[str, Any] | None = None) -> Iterator[Span | None]:
+    """A current span around a block (None, at no cost, when tracing is off); an exception that
+    leaves the block marks it as an error."""
+    if not ON:
+        yield None
+        return
+    s = start_span(name, kind, attributes)
+    token = attach(s)
+    try:
+        yield s
+    except Exception as exc:  # a cancellation is not the span's failure
+        fail(s, exc)
+        raise
+    finally:
+        detach(token)
+        s.end()
+
+
+@contextlib.contextmanager
+def span_current(s: Span) -> Iterator[Span]:
+    """``s`` (started elsewhere, ended elsewhere) is current for the block."""
+    token = attach(s)
+    try:
+        yield s
+    finally:
+        detach(token)
+
+
+def fail(s: Span, exc: BaseException | str) -> None:
+    """Mark ``s`` as failed: `error.type` (the error's code, or its class), status ERROR."""
+    status = _trace.Status(_trace.StatusCode.ERROR, str(exc)[:200] if isinstance(exc, BaseException) else None)
+    if isinstance(exc, BaseException):
+        s.set_attribute("error.type", str(getattr(exc, "code", None) or type(exc).__name__))
+    else:
+        s.set_attribute("error.type", exc)
+    s.set_status(status)
+
+
+def current_link() -> Link | None:
+    """A link to the current span (a background run points back at the request that queued it)."""
+    current = _current_span()
+    if current is None:
+        return None
+    ctx = current.get_span_context()
+    return _trace.Link(ctx) if ctx.is_valid else None
+
+
+def current_ids() -> tuple[str, str] | None:
+    """The current trace and span ids in hex (for log lines), or None outside a recorded span."""
+    if not ON:
+        return None
+    current = _current_span()
+    if current is None:
+        return None
+    if type(current) is _LeanSpan:
+        return format(current.trace_id, "032x"), format(current.span_id, "016x")
+    ctx = current.get_span_context()
+    if not ctx.is_valid:
+        return None
+    return format(ctx.trace_id, "032x"), format(ctx.span_id, "016x")
+
+
+# -- propagation (W3C Trace Context) ----------------------------------------------------------------
+def _inject(out: dict[str, str]) -> None:
+    """What the API's propagators write for the current context. The common case (default W3C
+    propagators, a lean span current, no baggage) is written here: the very header the API's
+    `TraceContextTextMapPropagator` writes, without its three context look-ups."""
+    context = _runtime.get_current()
+    current = context.get(_SPAN_KEY)
+    if _w3c is not None and type(current) is _LeanSpan and _BAGGAGE_KEY not in context:
+        out["traceparent"] = f"00-{current.trace_id:032x}-{current.span_id:016x}-01"
+        if current.trace_state_header:
+            out["tracestate"] = current.trace_state_header
+        return
+    _propagate.inject(out)
+
+
+def inject(headers: dict[str, str]) -> dict[str, str]:
+    """``headers`` plus `traceparent` (and `tracestate`) of the current span: a copy when tracing is
+    on, the very dict when off (so a shared header dict is never written into)."""
+    if not ON:
+        return headers
+    out = dict(headers)
+    _inject(out)
+    return out
+
+
+def carrier() -> dict[str, str]:
+    """`traceparent`/`tracestate` of the current span alone (e.g. an MCP request's `_meta`)."""
+    if not ON:
+        return {}
+    out: dict[str, str] = {}
+    _inject(out)
+    return out
+
+
+def extract(headers: Mapping[str, str]) -> SpanContext | None:  # (lower-case keys, or a case-insensitive mapping)
+    """The remote parent an incoming request names in its `traceparent`/`tracestate`, None when it
+    names none (the span is then a new trace's root). Call only when `ON`.
+
+    The common case, a `traceparent` alone under the default W3C propagators, is parsed here with
+    the API propagator's own pattern and rules (its `extract` builds two contexts and a span to
+    hand back what this returns); anything else goes through the API's propagators."""
+    parent = headers.get("traceparent")  # aiohttp's headers are case-insensitive; the ExtProc's lower-case
+    if not parent:
+        return None
+    state = headers.get("tracestate")
+    if _w3c is not None and not state:
+        found = _w3c.search(parent) if len(parent) <= 512 else None
+        if found is None:
+            return None
+        version, trace_id, span_id, flags, rest = found.groups()
+        if trace_id == "0" * 32 or span_id == "0" * 16 or version == "ff" or (version == "00" and rest):
+            return None
+        return _trace.SpanContext(int(trace_id, 16), int(span_id, 16), True, _trace.TraceFlags(int(flags, 16)))  # type: ignore[no-any-return]
+    carrier = {"traceparent": parent}
+    if state:
+        carrier["tracestate"] = state
+    context = _propagate.extract(carrier, context=_Context())
+    span_context = _trace.get_current_span(context).get_span_context()
+    return span_context if span_context.is_valid else None  # type: ignore[no-any-return]

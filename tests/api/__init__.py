@@ -1,0 +1,1 @@
+"""The public API (Responses, Conversations, Files, ...) through both doors with the openai SDK."""

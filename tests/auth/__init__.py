@@ -1,0 +1,1 @@
+"""API keys, projects and per-tenant limits, through both doors."""

@@ -1,0 +1,1 @@
+"""What every layer uses (gateway/common): redaction."""

@@ -1,0 +1,1 @@
+"""The Envoy door: the ExtProc, Envoy's configuration, the gRPC stubs."""

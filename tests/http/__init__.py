@@ -1,0 +1,1 @@
+"""The HTTP door (gateway/http): slow clients, WebSocket mode, the console."""

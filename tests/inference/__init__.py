@@ -1,0 +1,1 @@
+"""The inference client (gateway/inference): backends down, malformed or slow; the fleet."""

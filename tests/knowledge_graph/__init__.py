@@ -1,0 +1,1 @@
+"""The knowledge graph (gateway/knowledge_graph): stores, extractors, the `kg` ranker."""

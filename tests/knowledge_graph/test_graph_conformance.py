@@ -1,0 +1,212 @@
+"""One conformance suite for every knowledge-graph store (#12): the embedded SQLite store and the
+PostgreSQL one (a real server, `postgres_url`) always, the Neo4j store when `GATEWAY_NEO4J_URI` names
+a server (none can be installed here, so it is skipped with that message otherwise; the code path is
+the one the gateway runs)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gateway.knowledge_graph.extract import RuleExtractor
+from gateway.knowledge_graph.index import build_file_graph, title_of
+from storage.graph import Entity, FileGraph, GraphStore, Mention, Relation
+from tests.support.stores import built_stores
+
+pytestmark = pytest.mark.asyncio
+
+BACKENDS = ["sqlite", "postgres", "neo4j"]
+
+
+@pytest.fixture(params=BACKENDS)
+async def graph(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[GraphStore]:
+    if request.param in ("sqlite", "postgres"):  # the store bootstrap builds, and its graph family
+        bundle = await built_stores(request.param, tmp_path, request)
+        try:
+            yield bundle.graph
+        finally:
+            await bundle.close()
+        return
+    uri = os.environ.get("GATEWAY_NEO4J_URI")
+    if not uri:
+        pytest.skip("Neo4j graph store: set GATEWAY_NEO4J_URI (and GATEWAY_NEO4J_USER/PASSWORD) to run this suite")
+    from gateway.knowledge_graph.neo4j_store import Neo4jGraphStore
+
+    store = Neo4jGraphStore(
+        uri, os.environ.get("GATEWAY_NEO4J_USER", "neo4j"), os.environ.get("GATEWAY_NEO4J_PASSWORD")
+    )
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+def _file(store: str, file_id: str, *, founder: str = "Ada Vell", chunk: str = "c0") -> FileGraph:
+    return FileGraph(
+        store_id=store,
+        file_id=file_id,
+        title="Orro Works",
+        extractor="test",
+        entities=[Entity("orro works", "Orro Works", "organization"), Entity(founder.lower(), founder, "person")],
+        mentions=[
+            Mention("orro works", f"{store}:{file_id}:{chunk}", 2, True),
+            Mention(founder.lower(), f"{store}:{file_id}:{chunk}", 1),
+        ],
+        relations=[
+            Relation("orro works", founder.lower(), "founded_by", 1.0, f"{store}:{file_id}:{chunk}"),
+            Relation(founder.lower(), "orro works", "co_occurs", 0.5, f"{store}:{file_id}:{chunk}"),
+        ],
+    )
+
+
+def _sid() -> str:
+    return f"vs_{uuid.uuid4().hex[:10]}"
+
+
+async def test_replace_read_and_delete(graph: GraphStore) -> None:
+    sid = _sid()
+    assert not await graph.has_file(sid, "f1")
+    await graph.replace_file(_file(sid, "f1"))
+    assert await graph.has_file(sid, "f1")
+    assert await graph.titles(sid) == ["Orro Works"]
+    found = await graph.entities(sid, ["orro works", "ada vell", "nobody"])
+    assert set(found) == {"orro works", "ada vell"} and found["ada vell"].type == "person"
+    edges = await graph.edges(sid, ["orro works"])
+    assert {(e.source, e.target, e.type) for e in edges} == {
+        ("orro works", "ada vell", "founded_by"),
+        ("ada vell", "orro works", "co_occurs"),
+    }
+    mentions = await graph.mentions(sid, ["orro works"])
+    assert [(m.file_id, m.subject, m.count) for m in mentions] == [("f1", True, 2)]
+    chunk = f"{sid}:f1:c0"
+    assert {m.entity for m in await graph.chunk_mentions(sid, [chunk])} == {"orro works", "ada vell"}
+    assert await graph.chunk_relation_types(sid, [chunk]) == {chunk: {"founded_by"}}
+    assert (await graph.file_times(sid, ["f1"]))["f1"][0] == "Orro Works"
+    assert await graph.mention_counts(sid, ["orro works"]) == {"orro works": 1}
+    hits = await graph.search_entities(sid, "vell", 10)
+    assert [(e.name, n) for e, n in hits] == [("Ada Vell", 1)]
+    # a second file stating the same relation: weights add up over files; deleting one keeps the other
+    await graph.replace_file(_file(sid, "f2", chunk="c1"))
+    (typed,) = [e for e in await graph.edges(sid, ["orro works"]) if e.type == "founded_by"]
+    assert typed.weight == 2.0
+    assert await graph.mention_counts(sid, ["orro works"]) == {"orro works": 2}
+    await graph.delete_file(sid, "f1")
+    (typed,) = [e for e in await graph.edges(sid, ["orro works"]) if e.type == "founded_by"]
+    assert typed.weight == 1.0 and not await graph.has_file(sid, "f1")
+    await graph.delete_file(sid, "f2")
+    assert await graph.entities(sid, ["orro works", "ada vell"]) == {}  # nothing mentions them any more
+    assert await graph.edges(sid, ["orro works"]) == [] and await graph.titles(sid) == []
+
+
+async def test_replace_is_idempotent_and_stores_are_separate(graph: GraphStore) -> None:
+    sid, other = _sid(), _sid()
+    await graph.replace_file(_file(sid, "f1"))
+    await graph.replace_file(_file(sid, "f1"))  # a resumed job writes the file again: same rows, once
+    assert [m.count for m in await graph.mentions(sid, ["orro works"])] == [2]
+    await graph.replace_file(_file(sid, "f1", founder="Bo Quell"))  # re-ingested with other content
+    assert set(await graph.entities(sid, ["ada vell", "bo quell"])) == {"bo quell"}
+    await graph.replace_file(_file(other, "f1"))
+    await graph.drop_store(other)
+    assert await graph.entities(other, ["orro works"]) == {}
+    assert set(await graph.entities(sid, ["orro works"])) == {"orro works"}
+
+
+async def test_extracted_graph_round_trip(graph: GraphStore) -> None:
+    sid = _sid()
+    text = "# Velt Orbis 7\n\nThe Velt Orbis 7 is a cargo drone made by Quarn Dynamics. It was shown in Port Avel."
+    assert title_of("velt.md", text) == "Velt Orbis 7"
+    built = build_file_graph(RuleExtractor(), sid, "f", "velt.md", [(f"{sid}:f:0", text)], [])
+    await graph.replace_file(built)
+    (made,) = [e for e in await graph.edges(sid, ["velt orbis 7"]) if e.type == "made_by"]
+    assert (made.source, made.target) == ("velt orbis 7", "quarn dynamics")
+    found: dict[str, Any] = await graph.entities(sid, ["quarn dynamics", "port avel"])
+    assert found["quarn dynamics"].type == "organization" and found["port avel"].type == "place"
+
+
+async def test_entities_of_one_file(graph: GraphStore) -> None:
+    """`search_entities(..., file_id=)`: what extraction found in one file, counted in that file (#28)."""
+    sid = _sid()
+    await graph.replace_file(_file(sid, "f1"))
+    await graph.replace_file(_file(sid, "f2", founder="Bo Quell", chunk="c1"))
+    in_f2 = await graph.search_entities(sid, "", 10, "f2")
+    assert sorted((e.key, n) for e, n in in_f2) == [("bo quell", 1), ("orro works", 2)]
+    assert [e.key for e, _ in await graph.search_entities(sid, "vell", 10, "f2")] == []
+    assert [e.key for e, _ in await graph.search_entities(sid, "vell", 10, "f1")] == ["ada vell"]
+    assert dict((e.key, n) for e, n in await graph.search_entities(sid, "orro", 10)) == {"orro works": 4}
+    assert await graph.search_entities(sid, "", 10, "f3") == []
+
+
+async def test_aliases_and_the_relation_aware_walk(graph: GraphStore) -> None:
+    """A surname after the full name is the same person (its alias); the walk follows the relations a
+    question asks for through three hops on every store, and a namesake in another file merges."""
+    from gateway.knowledge_graph.walk import Reached, walk
+
+    sid = _sid()
+    texts = {
+        "p": "# Kelso 4\n\nThe Kelso 4 is a harvester made by Tarrow Optics.",
+        "c": "# Tarrow Optics\n\nTarrow Optics is based in Varnholt. It was set up by Ana Moravec in 1990.",
+        "a": "# Ana Moravec\n\nAna Moravec is an engineer. Moravec was born in Keldholm and studied law at "
+        "Sund University. Moravec set up Tarrow Optics.",
+        "n": "# Ana Moravec\n\nAna Moravec is a painter. Moravec was born in Oslo.",  # a namesake
+    }
+    titles = [title_of(f"{k}.md", t) for k, t in texts.items()]
+    for key, text in texts.items():
+        await graph.replace_file(
+            build_file_graph(RuleExtractor(), sid, key, f"{key}.md", [(f"{sid}:{key}:0", text)], titles)
+        )
+    ana = await graph.entities(sid, ["ana moravec", "moravec"])
+    assert set(ana) == {"ana moravec"} and ana["ana moravec"].aliases == ("Moravec",)
+    seeds = {"kelso 4": Reached(1.0, 0, frozenset())}
+    reached = await walk(graph, sid, seeds, {"made_by", "founded_by", "born_in"})
+    town = reached["keldholm"]
+    assert town.hops == 3 and town.matched == {"made_by", "founded_by", "born_in"}
+    best = max(reached, key=lambda e: reached[e].potential())
+    assert best == "keldholm"
+    # the namesake's birthplace completes the chain too, but no page of it names Tarrow Optics
+    assert reached["oslo"].matched == town.matched and reached["oslo"].potential() < town.potential()
+    # the relations the question does not ask for are walked too, but are worth much less
+    assert reached["sund university"].potential() < town.potential() / 4
+
+
+async def test_phrase_relations_and_the_walk_by_likeness(graph: GraphStore, tmp_path: Path) -> None:
+    """Relations no pattern types are stored as their linking words (`~owes its existence to`) on
+    every store, and the walk follows those standing for the relations a question asks for, by the
+    local embedder's likeness (#28): "the town the founder of Pell Records was born in" reaches
+    Keldholm through "owes its existence to" (most like "founded by") and "came into the world in"
+    (most like "born in"), not the academy the same person attended nor the label's office city."""
+    from gateway.config import load_settings
+    from gateway.knowledge_graph.patterns import cues
+    from gateway.knowledge_graph.phrases import PhraseVectors
+    from gateway.knowledge_graph.walk import Reached, walk
+    from vectorstore.embedders import build_embedder
+
+    sid = _sid()
+    texts = {
+        "w": "# Miro Nights\n\nMiro Nights is a folk album issued on the Pell Records label in 1990.",
+        "l": "# Pell Records\n\nPell Records owes its existence to Ivo Tarn. The firm keeps its offices in Sundby.",
+        "p": "# Ivo Tarn\n\nIvo Tarn is a songwriter. Tarn came into the world in Keldholm, then took a degree at "
+        "Varn Academy.",
+    }
+    titles = [title_of(f"{k}.md", t) for k, t in texts.items()]
+    for key, text in texts.items():
+        await graph.replace_file(
+            build_file_graph(RuleExtractor(), sid, key, f"{key}.md", [(f"{sid}:{key}:0", text)], titles)
+        )
+    kinds = {(e.source, e.target, e.type) for e in await graph.edges(sid, ["pell records", "ivo tarn"])}
+    assert ("pell records", "ivo tarn", "~owes its existence to") in kinds
+    assert ("ivo tarn", "keldholm", "~came into the world in") in kinds
+    assert ("ivo tarn", "varn academy", "~took a degree at") in kinds  # the opener, not Keldholm, took it
+    embedder = build_embedder(load_settings({}, data_dir=tmp_path / "embed"))
+    question = "In which town was the founder of Pell Records born?"
+    (vector,) = await embedder.embed([question])
+    relate = PhraseVectors(embedder.embed).relate(vector)
+    reached = await walk(graph, sid, {"pell records": Reached(1.0, 0, frozenset())}, cues(question), 2, relate)
+    town = reached["keldholm"]
+    assert town.hops == 2 and len(town.matched) == 2, town
+    assert town.potential() > reached["varn academy"].potential()
+    assert town.potential() > reached["sundby"].potential()

@@ -1,0 +1,1 @@
+"""The knowledge-base MCP server (gateway/mcp_server) over every transport."""

@@ -1,0 +1,1 @@
+"""Outbound network (gateway/net): the address policy and the page reader."""

@@ -1,0 +1,1 @@
+"""Operations: metrics and drain end to end, packaging, deployment files, layering, settings table."""

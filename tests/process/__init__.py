@@ -1,0 +1,1 @@
+"""Processes (gateway/process): the supervisor, workers, readiness, the local model."""

@@ -1,0 +1,1 @@
+"""Research mode (gateway/research) through chat completions and the Responses API."""

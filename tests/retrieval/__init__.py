@@ -1,0 +1,1 @@
+"""Retrieval (gateway/retrieval): ingestion and search; the labelled corpus lives here too."""

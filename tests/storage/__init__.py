@@ -1,0 +1,1 @@
+"""The stores (storage/): conformance on SQLite and PostgreSQL, query plans, durability."""

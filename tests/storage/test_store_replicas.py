@@ -1,0 +1,58 @@
+"""Stored affinity (#27) on every `StateStore`: the replica a chain's last turn went to, stored when
+it changes and read back as the nearest one up the chain, per conversation and per
+(project, prompt_cache_key); never part of an API object."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from storage import StateStore
+from storage.scope import project_scope
+from tests.storage.test_store_conformance import msg, resp
+from tests.support.stores import built_store
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[StateStore]:
+    s: StateStore = await built_store(request.param, tmp_path, request)
+    yield s
+    await s.close()
+
+
+async def test_a_chain_reads_the_replica_stored_nearest_up_it(store: StateStore) -> None:
+    prev = None
+    for n in range(5):
+        await store.write_response(resp(f"r{n}", prev), inputs=[msg(f"i{n}", f"q{n}")])
+        prev = f"r{n}"
+    routed = await store.routed_history("r4")
+    assert routed is not None and routed[1] is None  # nothing stored yet
+    assert [h["id"] for h in routed[0]] == [f"i{n}" for n in range(5)]  # the same history
+    await store.record_replica("chat/10.0.0.1:8000", response_id="r0")
+    assert (await store.routed_history("r4"))[1] == "chat/10.0.0.1:8000"  # type: ignore[index]
+    await store.record_replica("chat/10.0.0.2:8000", response_id="r2")  # the chain moved at r2
+    assert (await store.routed_history("r4"))[1] == "chat/10.0.0.2:8000"  # type: ignore[index]
+    assert (await store.routed_history("r1"))[1] == "chat/10.0.0.1:8000"  # type: ignore[index]
+    assert await store.routed_history("missing") is None
+    # internal: not in the response object, nor in its history
+    got = await store.get_response("r2")
+    assert got is not None and "10.0.0.2" not in str(got)
+
+
+async def test_conversations_and_cache_keys_keep_their_last_replica_per_project(store: StateStore) -> None:
+    with project_scope("p1"):
+        await store.create_conversation({"id": "conv_1", "created_at": 1, "metadata": {}}, [])
+        assert await store.conversation_replica("conv_1") == (True, None)
+        await store.record_replica("chat/a:1", conversation_id="conv_1", cache_key="k")
+        assert await store.conversation_replica("conv_1") == (True, "chat/a:1")
+        assert await store.cache_key_replica("k") == "chat/a:1"
+        await store.record_replica("chat/b:1", cache_key="k")
+        assert await store.cache_key_replica("k") == "chat/b:1"
+        assert await store.conversation_replica("nope") == (False, None)
+        conversation = await store.get_conversation("conv_1")
+        assert conversation is not None and "chat/" not in str(conversation)
+    with project_scope("p2"):  # another project's key and conversation are not seen
+        assert await store.cache_key_replica("k") is None
+        assert await store.conversation_replica("conv_1") == (False, None)

@@ -1,0 +1,1 @@
+"""Shared test support: the processes, servers and stand-ins tests start; the checks `make` runs."""

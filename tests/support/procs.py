@@ -1,0 +1,191 @@
+"""Start the project's real processes for tests: the scripted backend and the gateway servers.
+
+Everything runs as a subprocess exactly as deployed (console script, environment variables), so the
+API tests exercise the same code path a user gets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+VENV_BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def free_port_run(n: int) -> int:
+    """A port p such that p … p+n-1 are all free now (the ExtProc's workers listen on consecutive ports)."""
+    for _ in range(200):
+        base = free_port()
+        socks = []
+        try:
+            for i in range(n):
+                s = socket.socket()
+                socks.append(s)
+                s.bind(("127.0.0.1", base + i))
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    raise RuntimeError(f"no run of {n} free ports")
+
+
+def wait_http(url: str, timeout: float = 30.0, proc: subprocess.Popen[Any] | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"process exited with {proc.returncode} before {url} answered")
+        try:
+            with urllib.request.urlopen(url, timeout=1.0) as resp:
+                if resp.status < 500:
+                    return
+        except (urllib.error.URLError, OSError) as exc:
+            last = exc
+        time.sleep(0.05)
+    raise TimeoutError(f"{url} did not answer within {timeout}s: {last}")
+
+
+def stop(proc: subprocess.Popen[Any], sig: int = signal.SIGTERM, timeout: float = 10.0) -> None:
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def http_json(method: str, url: str, body: Any = None, timeout: float = 30.0) -> Any:
+    """A tiny JSON client for control endpoints (the SDK is what tests use for the API itself)."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as resp:
+        raw = resp.read()
+    return json.loads(raw) if raw else None
+
+
+class Backend:
+    """The scripted vLLM stand-in, running as its own process."""
+
+    def __init__(self, proc: subprocess.Popen[Any], port: int, host: str = "127.0.0.1") -> None:
+        self.proc, self.port = proc, port
+        self.base = f"http://{host}:{port}"
+        self.url = self.base + "/v1"
+
+    def script(self, match: str, *replies: dict[str, Any]) -> None:
+        http_json("POST", self.base + "/_script", {"match": match, "replies": list(replies)})
+
+    def requests(self) -> list[dict[str, Any]]:
+        return list(http_json("GET", self.base + "/_requests"))
+
+    def requests_matching(self, marker: str) -> list[dict[str, Any]]:
+        return [r for r in self.requests() if marker in json.dumps(r.get("body"))]
+
+
+@contextmanager
+def scripted_backend(model: str = "scripted-model", port: int = 0, host: str = "127.0.0.1") -> Iterator[Backend]:
+    """A scripted backend on `port` (0: a free one; a fixed one brings a stopped replica back) of
+    loopback address `host` (another 127.x address gives a second replica on the same port)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.scripted_backend", "--host", host, "--port", str(port), "--model", model],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line.startswith("READY"):
+        proc.kill()
+        raise RuntimeError(f"scripted backend did not start: {line!r}")
+    try:
+        yield Backend(proc, int(line.split()[1]), host)
+    finally:
+        stop(proc)
+
+
+class Gateway:
+    def __init__(self, proc: subprocess.Popen[Any], port: int, data_dir: Path, env: dict[str, str]) -> None:
+        self.proc, self.port, self.data_dir, self.env = proc, port, data_dir, env
+        self.base = f"http://127.0.0.1:{port}"
+        self.url = self.base + "/v1"
+
+
+# Test services a client names by URL (MCP servers, web pages) listen on this loopback address and the
+# test stacks allowlist it, the way an operator opens an internal host; 127.0.0.1 (Envoy's admin, the
+# gateway itself) stays refused, as in a default deployment.
+SERVICES_HOST = "127.0.0.2"
+
+
+def gateway_env(backend_url: str, data_dir: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GATEWAY_")}
+    env.update(
+        {
+            "GATEWAY_BACKEND_URL": backend_url,
+            "GATEWAY_DATA_DIR": str(data_dir),
+            "GATEWAY_LOG_LEVEL": "WARNING",
+            # one process per door keeps the suite's many stacks lean; tests of workers set more
+            "GATEWAY_WORKERS": "1",
+            "GATEWAY_MCP_ALLOWED_HOSTS": SERVICES_HOST,
+            "GATEWAY_CRAWL_ALLOWED_HOSTS": SERVICES_HOST,
+            **extra,
+        }
+    )
+    return env
+
+
+def start_gateway(backend_url: str, data_dir: Path, **extra: str) -> Gateway:
+    port = free_port()
+    env = gateway_env(backend_url, data_dir, GATEWAY_HTTP_PORT=str(port), **extra)
+    proc = subprocess.Popen([str(VENV_BIN / "responses-gateway"), "serve"], cwd=ROOT, env=env)
+    wait_http(f"http://127.0.0.1:{port}/health", proc=proc)
+    return Gateway(proc, port, data_dir, env)
+
+
+@contextmanager
+def gateway(backend_url: str, data_dir: Path, **extra: str) -> Iterator[Gateway]:
+    gw = start_gateway(backend_url, data_dir, **extra)
+    try:
+        yield gw
+    finally:
+        stop(gw.proc)
+
+
+# --- API keys (#16): the session's gateways run with GATEWAY_AUTH=keys; raw requests add AUTH
+ADMIN_KEY = "admin-test-key-0123456789"
+KEYS_ENV = {"GATEWAY_AUTH": "keys", "GATEWAY_ADMIN_KEY": ADMIN_KEY}
+AUTH: dict[str, str] = {}  # {"Authorization": "Bearer <the session key>"} once the session gateway is up
+
+
+def create_key(backend_url: str, data_dir: Path, project: str, *extra_args: str) -> dict[str, Any]:
+    """Mint a key with the real CLI (`responses-gateway keys create`) on `data_dir`'s database."""
+    env = gateway_env(backend_url, data_dir)
+    out = subprocess.run(
+        [str(VENV_BIN / "responses-gateway"), "keys", "create", "--project", project, *extra_args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return dict(json.loads(out.stdout))

@@ -1,0 +1,109 @@
+"""Test helpers for files, vector stores and file_search: small documents of every supported format,
+polling, and an embeddings server that can be made slow (to catch ingestion mid-way)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from aiohttp import web
+from openai import OpenAI
+
+from tests.support.scripted_backend import ScriptedBackend
+
+MAX_FILE_BYTES = 1024 * 1024  # the session gateway's upload limit (small, so the 413 test is cheap)
+
+
+def retrieval_env(embedding_url: str) -> dict[str, str]:
+    """Gateway settings for tests: the scripted backend's deterministic bag-of-words embeddings."""
+    return {
+        "GATEWAY_EMBEDDING_URL": embedding_url,
+        "GATEWAY_EMBEDDING_MODEL": "scripted-model",
+        "GATEWAY_MAX_FILE_BYTES": str(MAX_FILE_BYTES),
+    }
+
+
+def tiny_pdf(text: str) -> bytes:
+    """A valid one-page PDF showing `text` in Helvetica (built by hand: no PDF writer needed)."""
+    safe = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+    stream = f"BT /F1 12 Tf 72 720 Td ({safe}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for n, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{n} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    for off in offsets:
+        out += f"{off:010d} 00000 n \n".encode()
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+# One document per supported format, each about a word no other document uses.
+DOCUMENTS: dict[str, tuple[bytes, str]] = {
+    "notes.txt": (b"Penguins huddle together through the antarctic winter to stay warm.", "penguins"),
+    "guide.md": (b"# Volcano guide\n\nA **volcano** erupts when magma pressure builds beneath the crust.", "volcano"),
+    "report.pdf": (tiny_pdf("The quarterly report shows saffron exports doubled this year."), "saffron"),
+    "page.html": (
+        b"<html><head><title>Lighthouse</title><script>var x = 1;</script></head>"
+        b"<body><h1>Lighthouse keepers</h1><p>A lighthouse guides ships along the rocky coast.</p></body></html>",
+        "lighthouse",
+    ),
+    "table.csv": (b"city,instrument\nVienna,violin\nSeville,guitar\nCremona,violin\n", "violin"),
+    "data.json": (b'{"fruit": "mango", "taste": "mango is sweet and tropical"}', "mango"),
+}
+UNSUPPORTED = ("picture.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(64))
+
+
+def wait_ingested(client: OpenAI, store_id: str, timeout: float = 20.0) -> Any:
+    """Poll the store until no file is in progress; return the store."""
+    deadline = time.monotonic() + timeout
+    while True:
+        store = client.vector_stores.retrieve(store_id)
+        if store.file_counts.in_progress == 0:
+            return store
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"vector store {store_id} still ingesting: {store.file_counts}")
+        time.sleep(0.05)
+
+
+class SlowEmbeddings(ScriptedBackend):
+    """The scripted backend whose embeddings take `delay` seconds each, to catch ingestion mid-way."""
+
+    delay = 0.0
+
+    async def _serve(self, request: web.Request, *, kind: str) -> web.StreamResponse:
+        if kind == "embeddings" and self.delay:
+            await asyncio.sleep(self.delay)
+        return await super()._serve(request, kind=kind)
+
+
+@contextmanager
+def threaded_backend(delay: float) -> Iterator[SlowEmbeddings]:
+    """A SlowEmbeddings server on its own thread and loop (so blocking test code cannot stall it)."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="slow-embeddings", daemon=True)
+    thread.start()
+    backend = SlowEmbeddings()
+    backend.delay = delay
+    asyncio.run_coroutine_threadsafe(backend.start(), loop).result(10)
+    try:
+        yield backend
+    finally:
+        asyncio.run_coroutine_threadsafe(backend.stop(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        loop.close()

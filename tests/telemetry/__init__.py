@@ -1,0 +1,1 @@
+"""Telemetry (gateway/telemetry): tracing, logs."""

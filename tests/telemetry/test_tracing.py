@@ -1,0 +1,533 @@
+"""OpenTelemetry tracing (#31), with an in-process OTLP receiver on each protocol (tests/support/otlp_receiver.py)
+and the real stack: Envoy (its own tracer), the ExtProc and the HTTP door as subprocesses.
+
+One trace per request through each door; the span tree and GenAI attributes of a run with an MCP
+call, a file_search and a client function call; the backend stand-in receives `traceparent` of the
+same trace; a background run is linked to the request that queued it; log lines carry the ids; a
+collector that is down changes nothing for clients; with no OTEL_* variables nothing is sent.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from openai import OpenAI
+
+from gateway.process.envoy_runner import validate_envoy_config, write_envoy_config
+from gateway.telemetry.envoy_tracing import TracingConfigError
+from tests.support.mcp_servers import McpServers, mcp_servers
+from tests.support.otlp_receiver import Receiver, Span, receiver
+from tests.support.procs import ROOT, Backend, Gateway, free_port
+from tests.support.retrieval_helpers import retrieval_env, wait_ingested
+from tests.support.stack import EnvoyStack, envoy_stack
+
+MODEL = "scripted-model"
+TRACEPARENT = re.compile(r"^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$")
+POINTS = json.dumps({"a": {"x": 1, "y": 2}, "b": {"x": 3, "y": 4}})
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[McpServers]:
+    with mcp_servers() as s:
+        yield s
+
+
+@pytest.fixture(scope="module", params=["grpc", "http/protobuf"])
+def otlp(request: pytest.FixtureRequest) -> Iterator[Receiver]:
+    with receiver(request.param) as r:
+        yield r
+
+
+@pytest.fixture(scope="module")
+def traced(otlp: Receiver, backend: Backend, tmp_path_factory: pytest.TempPathFactory) -> Iterator[EnvoyStack]:
+    """Envoy + ExtProc + HTTP door, all tracing to the receiver; on http/protobuf, with message
+    content captured (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)."""
+    data = tmp_path_factory.mktemp("traced")
+    env = otlp.env(**({CAPTURE: "true"} if captures(otlp) else {}))
+    with envoy_stack(backend.url, data, **env, **retrieval_env(backend.url)) as stack:
+        yield stack
+
+
+CAPTURE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+
+
+def captures(otlp: Receiver) -> bool:
+    return otlp.protocol == "http/protobuf"
+
+
+def parse_traceparent(request: dict[str, Any]) -> tuple[str, str]:
+    headers = {k.lower(): v for k, v in request["headers"].items()}
+    found = TRACEPARENT.match(headers.get("traceparent", ""))
+    assert found, f"no traceparent in {headers}"
+    return found.group(1), found.group(2)
+
+
+def by_name(spans: list[Span], trace_id: str) -> dict[str, list[Span]]:
+    out: dict[str, list[Span]] = {}
+    for s in spans:
+        if s.trace_id == trace_id:
+            out.setdefault(s.name, []).append(s)
+    return out
+
+
+def one(spans: dict[str, list[Span]], name: str) -> Span:
+    assert len(spans.get(name, [])) == 1, f"{name}: {spans.get(name)} in {sorted(spans)}"
+    return spans[name][0]
+
+
+def test_http_door_run_tree_with_mcp_file_search_and_function_call(
+    traced: EnvoyStack, otlp: Receiver, backend: Backend, servers: McpServers, marker: str
+) -> None:
+    client = OpenAI(base_url=traced.http_url, api_key="unused", max_retries=0, timeout=30)
+    file_id = client.files.create(file=("fruit.txt", io.BytesIO(b"Mangoes ripen in summer.")), purpose="assistants").id
+    store = client.vector_stores.create(name="fruit", file_ids=[file_id])
+    wait_ingested(client, store.id)
+    backend.script(
+        marker,
+        {
+            "tool_calls": [
+                {"name": "plain__add_points", "arguments": POINTS},
+                {"name": "file_search", "arguments": json.dumps({"queries": ["mangoes"]})},
+            ]
+        },
+        {"tool_calls": [{"name": "get_weather", "arguments": '{"city": "Paris"}'}]},
+    )
+    tools: Any = [
+        {"type": "mcp", "server_label": "plain", "server_url": servers.url("plain"), "require_approval": "never"},
+        {"type": "file_search", "vector_store_ids": [store.id]},
+        {"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {}}},
+    ]
+    trace_id, parent_id = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+    resp = client.responses.create(
+        model=MODEL,
+        input=f"weather and fruit {marker}",
+        tools=tools,
+        conversation=client.conversations.create().id,
+        extra_headers={"traceparent": f"00-{trace_id}-{parent_id}-01"},
+    )
+    assert resp.status == "completed"
+    assert [o.type for o in resp.output] == ["mcp_list_tools", "mcp_call", "file_search_call", "function_call"]
+    function_call = resp.output[-1]
+
+    spans = otlp.wait(lambda got: len(by_name(got, trace_id).get("chat scripted-model", [])) == 2)
+    spans = otlp.wait(lambda got: "POST /v1/responses" in by_name(got, trace_id))
+    named = by_name(spans, trace_id)
+    server = one(named, "POST /v1/responses")
+    assert server.parent_id == parent_id and server.kind == "server"  # the client's traceparent is the parent
+    assert server.attributes["http.request.method"] == "POST"
+    assert server.attributes["http.route"] == "/v1/responses"
+    assert server.attributes["http.response.status_code"] == 200
+    agent = one(named, "invoke_agent")
+    assert agent.parent_id == server.span_id
+    assert agent.attributes["gen_ai.operation.name"] == "invoke_agent"
+    assert agent.attributes["gen_ai.response.id"] == resp.id
+    assert agent.attributes["gen_ai.conversation.id"] == resp.conversation.id
+    assert agent.attributes["gen_ai.usage.output_tokens"] == resp.usage.output_tokens
+
+    chats = sorted(named["chat scripted-model"], key=lambda s: s.attributes["gen_ai.usage.input_tokens"])
+    for chat in chats:
+        assert chat.parent_id == agent.span_id and chat.kind == "client"
+        attrs = chat.attributes
+        assert attrs["gen_ai.operation.name"] == "chat"
+        assert attrs["gen_ai.provider.name"] == "vllm"
+        assert attrs["gen_ai.request.model"] == MODEL and attrs["gen_ai.response.model"] == MODEL
+        assert attrs["gen_ai.response.finish_reasons"] == ["tool_calls"]
+        assert attrs["gen_ai.usage.input_tokens"] > 0 and attrs["gen_ai.usage.output_tokens"] >= 0
+        assert attrs["server.address"] == "127.0.0.1" and attrs["server.port"] == int(backend.url.split(":")[-1][:-3])
+        assert attrs["gen_ai.response.time_to_first_chunk"] > 0
+    assert function_call.call_id in chats[1].attributes["gateway.tool_call_ids"]
+    if captures(otlp):  # prompts and completions only when asked for
+        assert marker in chats[0].attributes["gen_ai.input.messages"]
+        assert "get_weather" in chats[1].attributes["gen_ai.output.messages"]
+    else:
+        content = {"gen_ai.input.messages", "gen_ai.output.messages"}
+        assert not any(content & set(c.attributes) for c in chats)
+
+    mcp_tool = one(named, "execute_tool plain__add_points")
+    search_tool = one(named, "execute_tool file_search")
+    for tool, kind in ((mcp_tool, "extension"), (search_tool, "datastore")):
+        assert tool.parent_id == agent.span_id
+        assert tool.attributes["gen_ai.operation.name"] == "execute_tool"
+        assert tool.attributes["gen_ai.tool.type"] == kind
+    assert mcp_tool.attributes["gen_ai.tool.name"] == "plain__add_points"
+    assert mcp_tool.attributes["gen_ai.tool.call.id"]
+    mcp_call = one(named, "tools/call add_points")
+    assert mcp_call.parent_id == mcp_tool.span_id and mcp_call.kind == "client"
+    assert mcp_call.attributes["mcp.method.name"] == "tools/call"
+    search = one(named, "file_search")
+    assert search.parent_id == search_tool.span_id
+    assert search.attributes["gen_ai.data_source.id"] == store.id
+    assert search.attributes["gateway.file_search.hits"] >= 1
+    assert search.attributes["gateway.file_search.ranker"]
+
+    # each backend request carried the traceparent of its own chat span
+    sent = [parse_traceparent(r) for r in backend.requests_matching(marker) if r["path"].endswith("/chat/completions")]
+    assert sorted(sent) == sorted((trace_id, c.span_id) for c in chats)
+    assert all(s.service == "responses-gateway" for s in named["invoke_agent"])
+
+
+def test_envoy_door_is_one_trace_envoy_extproc_backend(
+    traced: EnvoyStack, otlp: Receiver, backend: Backend, marker: str
+) -> None:
+    backend.script(marker, {"content": "hello through envoy", "chunk_size": 4})
+    client = OpenAI(base_url=traced.url, api_key="unused", max_retries=0, timeout=30)
+    with client.responses.stream(model=MODEL, input=f"hi {marker}") as stream:
+        final = stream.get_final_response()
+    assert final.output_text == "hello through envoy"
+    (request,) = backend.requests_matching(marker)
+    trace_id, upstream_parent = parse_traceparent(request)
+
+    # Envoy flushes its spans every 5 s
+    spans = otlp.wait(lambda got: any(s.service.endswith("-envoy") for s in got if s.trace_id == trace_id), 20)
+    spans = otlp.wait(lambda got: "chat scripted-model" in by_name(got, trace_id))
+    ours = [s for s in spans if s.trace_id == trace_id]
+    ids = {s.span_id: s for s in ours}
+    envoy = [s for s in ours if s.service == "responses-gateway-envoy"]
+    assert envoy, "Envoy's spans are in the trace"
+    root = [s for s in ours if not s.parent_id]
+    assert len(root) == 1 and root[0].service == "responses-gateway-envoy"  # Envoy started the trace
+    named = by_name(spans, trace_id)
+    process = one(named, "envoy.service.ext_proc.v3.ExternalProcessor/Process")
+    assert process.kind == "server" and process.parent_id in ids
+    assert ids[process.parent_id].service == "responses-gateway-envoy"  # the ExtProc is Envoy's child
+    agent = one(named, "invoke_agent")
+    assert agent.parent_id == process.span_id and agent.attributes["gen_ai.response.id"] == final.id
+    chat = one(named, "chat scripted-model")
+    assert chat.parent_id == agent.span_id
+    assert chat.attributes["gen_ai.response.finish_reasons"] == ["stop"]
+    assert chat.attributes["gen_ai.usage.output_tokens"] == final.usage.output_tokens
+    assert "gen_ai.first_chunk" in chat.events
+    assert upstream_parent in ids or upstream_parent == chat.span_id  # Envoy's upstream span (or ours)
+
+
+def test_envoy_door_rerouted_tool_loop_joins_the_trace(
+    traced: EnvoyStack, otlp: Receiver, backend: Backend, servers: McpServers, marker: str
+) -> None:
+    backend.script(marker, {"tool_calls": [{"name": "plain__echo", "arguments": '{"text": "x"}'}]}, {"content": "done"})
+    client = OpenAI(base_url=traced.url, api_key="unused", max_retries=0, timeout=30)
+    tool: Any = {"type": "mcp", "server_label": "plain", "server_url": servers.url("plain")}
+    resp = client.responses.create(model=MODEL, input=f"echo {marker}", tools=[{**tool, "require_approval": "never"}])
+    assert resp.status == "completed"
+    requests = backend.requests_matching(marker)
+    trace_ids = {parse_traceparent(r)[0] for r in requests}
+    assert len(trace_ids) == 1  # both backend calls of the loop: one trace
+    (trace_id,) = trace_ids
+    spans = otlp.wait(lambda got: any(s.service.endswith("-envoy") for s in got if s.trace_id == trace_id), 20)
+    spans = otlp.wait(lambda got: "POST /v1/responses" in by_name(got, trace_id))
+    ours = {s.span_id: s for s in spans if s.trace_id == trace_id}
+    named = by_name(spans, trace_id)
+    assert "envoy.service.ext_proc.v3.ExternalProcessor/Process" in named  # the ExtProc decided to re-route
+    server = one(named, "POST /v1/responses")
+    assert ours[server.parent_id].service == "responses-gateway-envoy"  # the HTTP door under Envoy's span
+    assert one(named, "invoke_agent").parent_id == server.span_id
+    assert len(named["chat scripted-model"]) == 2
+
+
+def test_background_run_is_its_own_trace_linked_to_the_request(
+    traced: EnvoyStack, otlp: Receiver, backend: Backend, marker: str
+) -> None:
+    backend.script(marker, {"content": "later"})
+    client = OpenAI(base_url=traced.http_url, api_key="unused", max_retries=0, timeout=30)
+    trace_id = "5bf92f3577b34da6a3ce929d0e0e4736"
+    queued = client.responses.create(
+        model=MODEL,
+        input=f"bg {marker}",
+        background=True,
+        extra_headers={"traceparent": f"00-{trace_id}-00f067aa0ba902b7-01"},
+    )
+    for _ in range(200):
+        if client.responses.retrieve(queued.id).status == "completed":
+            break
+        time.sleep(0.05)
+    spans = otlp.wait(
+        lambda got: any(s.name == "invoke_agent" and s.attributes.get("gen_ai.response.id") == queued.id for s in got)
+    )
+    agent = next(s for s in spans if s.name == "invoke_agent" and s.attributes.get("gen_ai.response.id") == queued.id)
+    assert agent.trace_id != trace_id and agent.parent_id == ""  # a trace of its own ...
+    assert agent.links == [trace_id]  # ... linked to the request that queued it
+    (request,) = backend.requests_matching(marker)
+    assert parse_traceparent(request)[0] == agent.trace_id
+
+
+def test_collector_down_changes_nothing_and_logs_carry_ids(
+    backend: Backend, tmp_path: Path, marker: str, servers: McpServers
+) -> None:
+    """Both doors and Envoy export to a port nothing listens on: every reply is as without tracing,
+    as fast; the JSON log lines name the trace."""
+    dead = f"http://127.0.0.1:{free_port()}"
+    log_path = tmp_path / "doors.log"
+    env = {
+        "OTEL_EXPORTER_OTLP_ENDPOINT": dead,
+        "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+        "OTEL_BSP_SCHEDULE_DELAY": "50",
+        "GATEWAY_LOG_FORMAT": "json",
+        "GATEWAY_LOG_LEVEL": "INFO",
+    }
+    with log_path.open("w") as output, envoy_stack(backend.url, tmp_path / "data", output=output, **env) as stack:
+        for door in (stack.url, stack.http_url):
+            client = OpenAI(base_url=door, api_key="unused", max_retries=0, timeout=10)
+            for n in range(3):
+                backend.script(f"{marker}-{n}", {"content": f"fine {n}"})
+                began = time.monotonic()
+                resp = client.responses.create(model=MODEL, input=f"{marker}-{n}")
+                assert resp.status == "completed" and resp.output_text == f"fine {n}"
+                assert time.monotonic() - began < 2.0
+                with client.responses.stream(model=MODEL, input=f"{marker}-{n}") as stream:
+                    assert stream.get_final_response().status == "completed"
+                backend.script(f"{marker}-{n}", {"content": f"fine {n}"})
+    traced_lines = []
+    for line in log_path.read_text().splitlines():
+        if line.startswith("{"):
+            record = json.loads(line)
+            if record.get("logger") == "gateway.access" and record.get("route") == "/v1/responses":
+                traced_lines.append(record)
+    assert traced_lines and all(re.fullmatch(r"[0-9a-f]{32}", r["trace_id"]) for r in traced_lines)
+    assert all(re.fullmatch(r"[0-9a-f]{16}", r["span_id"]) for r in traced_lines)
+
+
+def test_tracing_off_sends_no_traceparent(
+    http_gateway: Gateway, session_key: str, backend: Backend, marker: str
+) -> None:
+    """The session's HTTP door runs without OTEL_* variables: nothing is propagated (nor exported)."""
+    client = OpenAI(base_url=http_gateway.url, api_key=session_key, max_retries=0, timeout=30)
+    backend.script(marker, {"content": "untraced"})
+    assert client.responses.create(model=MODEL, input=marker).output_text == "untraced"
+    (request,) = backend.requests_matching(marker)
+    assert "traceparent" not in {k.lower() for k in request["headers"]}
+
+
+@pytest.mark.parametrize("protocol", ["grpc", "http/protobuf"])
+def test_envoy_config_traces_only_when_on_and_is_valid(tmp_path: Path, protocol: str) -> None:
+    env = {
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317",
+        "OTEL_EXPORTER_OTLP_PROTOCOL": protocol,
+        "OTEL_BSP_SCHEDULE_DELAY": "750",
+    }
+    on = write_envoy_config(tmp_path / "on.yaml", admin_port=9901, otel_env=env)
+    validate_envoy_config(on)  # the real Envoy accepts it
+    text = on.read_text()
+    assert "envoy.tracers.opentelemetry" in text and "otel_collector" in text
+    # Envoy batches its exports as the doors do (its own default flushes every 5 spans)
+    assert "tracing.opentelemetry.min_flush_spans: 512" in text
+    assert "tracing.opentelemetry.flush_interval_ms: 750" in text
+    assert ("grpc_service" in text.split("tracing:")[1].split("route_config")[0]) == (protocol == "grpc")
+    off = write_envoy_config(tmp_path / "off.yaml", admin_port=9901, otel_env={})
+    assert "tracing:" not in off.read_text() and "otel_collector" not in off.read_text()
+    assert "layered_runtime" not in off.read_text()
+    with pytest.raises(TracingConfigError):
+        write_envoy_config(
+            tmp_path / "tls.yaml", admin_port=9901, otel_env={"OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector:4318"}
+        )
+
+
+def test_off_imports_nothing_of_opentelemetry() -> None:
+    """Without an endpoint, set-up leaves tracing off and no OpenTelemetry module is loaded by the
+    doors' code (the no-op path is a module-global test per call site)."""
+    code = (
+        "import sys, gateway.http.app, extproc.processor, gateway.telemetry.tracing as t\n"
+        "assert t.setup('http', {'OTEL_SERVICE_NAME': 'x'}) is False and not t.ON\n"
+        "h = {'a': 'b'}; assert t.inject(h) is h and t.carrier() == {} and t.current_ids() is None\n"
+        "assert not [m for m in sys.modules if m.startswith('opentelemetry')], 'imported'\n"
+        "off = {'OTEL_EXPORTER_OTLP_ENDPOINT': 'http://127.0.0.1:1', 'OTEL_SDK_DISABLED': 'true'}\n"
+        "assert t.setup('http', off) is False and not t.ON\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def lean_spans(limit: int = 4) -> list[Any]:
+    """Ended `LeanSpan`s covering what the encoder must carry: a remote parent with a trace state, a
+    local parent, roots, a link with attributes, events, str/int/negative/float/bool/bytes/array/
+    mapping/non-ASCII attributes, a None value (never recorded), an error status, a span over its
+    attribute limit, a renamed span."""
+    from opentelemetry import trace
+    from opentelemetry.trace import SpanContext, TraceFlags, TraceState
+
+    from gateway.telemetry.lean_tracer import KINDS, LeanSpan, LeanTracer, Sampler
+
+    tracer = LeanTracer(Sampler("always_on"))
+    state = TraceState.from_header(["k=v,x=y"])
+    remote = SpanContext(0x4BF92F3577B34DA6A3CE929D0E0E4736, 0x00F067AA0BA902B7, True, TraceFlags(1), state)
+    previous = LeanSpan.limit
+    LeanSpan.limit = limit
+    try:
+        server = tracer.start("server", KINDS["server"], {"s": "x", "i": 3, "f": 0.5, "neg": -7}, remote)
+        child = tracer.start(
+            "child",
+            KINDS["client"],
+            {"list": ["a", "b"], "ints": [1, 2], "flag": True, "none": None},
+            server,
+            [trace.Link(server.get_span_context(), {"why": "because"})],
+        )
+        child.set_attributes({"many": 1, "more": 2, "over": 3})  # over the limit of 4: dropped, counted
+        child.add_event("first_chunk")
+        child.add_event("with", {"n": 1, "ratio": 1.0, "yes": True})
+        child.set_status(trace.Status(trace.StatusCode.ERROR, "boom"))
+        child.end()
+        server.set_attribute("http.response.status_code", 200)
+        server.end()
+        root = tracer.start("root", KINDS["internal"], {"café": "crème", "b": b"\x00\x01", "m": {"k": [1]}}, None)
+        root.update_name("renamed")
+        root.end()
+        empty = tracer.start("", KINDS["consumer"], None, None)
+        empty.end()
+    finally:
+        LeanSpan.limit = previous
+    return [child, server, root, empty]
+
+
+def test_lean_encoding_matches_the_sdk_encoder() -> None:
+    """`gateway.telemetry.otlp_encode` (what both exporters send) writes the very bytes the OpenTelemetry
+    exporters' own encoder serialises for the same spans, given as SDK `ReadableSpan`s; twice (the
+    second time from its memo)."""
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+
+    from gateway.telemetry import otlp_encode
+    from gateway.telemetry.lean_tracer import to_readable
+
+    spans = lean_spans()
+    assert spans[0].dropped_attributes == 3 and len(spans[0].attributes) == 4
+    resource = Resource.create({"service.name": "svc", "gateway.door": "http", "n": 1}, "https://schema")
+    scope = InstrumentationScope("gateway")
+    parts = otlp_encode.resource_part(resource.attributes, resource.schema_url), otlp_encode.scope_part("gateway")
+    library = encode_spans([to_readable(s, resource, scope) for s in spans]).SerializeToString()
+    assert otlp_encode.encode_batch(spans, *parts) == library
+    assert otlp_encode.encode_batch(spans, *parts) == library
+    decoded = ExportTraceServiceRequest.FromString(library).resource_spans[0].scope_spans[0].spans
+    assert [s.name for s in decoded] == ["child", "server", "renamed", ""]
+    assert decoded[1].trace_state == "k=v,x=y" and decoded[0].status.message == "boom"
+
+
+def test_lean_sampler_decides_as_the_sdk_samplers() -> None:
+    """`OTEL_TRACES_SAMPLER`/`_ARG` in the lean tracer: the SDK's decision for every one of its six
+    samplers, with and without a (sampled or not) parent, over many trace ids."""
+    import random
+
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import sampling
+    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
+
+    from gateway.telemetry.lean_tracer import Sampler
+
+    sdk = {
+        "always_on": sampling.ALWAYS_ON,
+        "always_off": sampling.ALWAYS_OFF,
+        "traceidratio": sampling.TraceIdRatioBased(0.25),
+        "parentbased_always_on": sampling.DEFAULT_ON,
+        "parentbased_always_off": sampling.DEFAULT_OFF,
+        "parentbased_traceidratio": sampling.ParentBasedTraceIdRatio(0.25),
+    }
+    rng = random.Random(31)
+    for name, reference in sdk.items():
+        ours = Sampler(name, "0.25")
+        for _ in range(300):
+            trace_id = rng.getrandbits(128)
+            for parent_sampled in (None, True, False):
+                parent = None
+                if parent_sampled is not None:
+                    flags = TraceFlags(TraceFlags.SAMPLED if parent_sampled else TraceFlags.DEFAULT)
+                    parent = trace.set_span_in_context(NonRecordingSpan(SpanContext(trace_id, 7, True, flags)))
+                expected = reference.should_sample(parent, trace_id, "x").decision.is_sampled()
+                assert ours.sampled(trace_id, parent_sampled) == expected, (name, parent_sampled)
+    assert Sampler("nonsense").parent_based and Sampler("traceidratio", "2").bound == 1 << 64
+
+
+def test_lean_span_is_an_api_span_and_not_sampled_spans_propagate() -> None:
+    """A lean span works through the OpenTelemetry API (current span, the W3C propagator), and an
+    unsampled trace still carries its ids with the sampled flag off, recording nothing."""
+    from opentelemetry import context, trace
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    from gateway.telemetry.lean_tracer import KINDS, LeanSpan, LeanTracer, Sampler
+
+    span = LeanTracer(Sampler("always_on")).start("s", KINDS["internal"], None, None)
+    assert isinstance(span, LeanSpan) and isinstance(span, trace.Span) and span.is_recording()
+    token = context.attach(trace.set_span_in_context(span))
+    try:
+        assert trace.get_current_span() is span
+        out: dict[str, str] = {}
+        TraceContextTextMapPropagator().inject(out)
+        assert out["traceparent"] == f"00-{span.trace_id:032x}-{span.span_id:016x}-01"
+    finally:
+        context.detach(token)
+    span.end()
+    span.set_attribute("late", 1)
+    assert not span.is_recording() and "late" not in span.attributes
+    off = LeanTracer(Sampler("always_off")).start("s", KINDS["internal"], {"a": 1}, None)
+    assert not isinstance(off, LeanSpan) and not off.is_recording()
+    assert not off.get_span_context().trace_flags.sampled and off.get_span_context().is_valid
+
+
+def test_recorder_batches_bounds_and_drains() -> None:
+    """The export queue: batches of at most the batch size, a full queue drops (and counts) rather
+    than grows, a full batch wakes the export thread before its delay, `stop` exports the rest."""
+    import threading
+
+    from gateway.telemetry.lean_tracer import Recorder
+
+    batches: list[list[int]] = []
+    exported = threading.Event()
+
+    def export(batch: list[Any]) -> None:
+        batches.append(list(batch))
+        exported.set()
+
+    recorder = Recorder(export, delay_s=3600, max_queue=10, max_batch=4)
+    for i in range(3):
+        recorder.add(i)
+    assert not exported.wait(0.2)  # under a batch, before the delay: nothing sent
+    recorder.add(3)  # a full batch wakes the thread
+    assert exported.wait(5)
+    for i in range(4, 20):
+        recorder.add(i)
+    recorder.stop()
+    sent = [i for batch in batches for i in batch]
+    assert all(len(b) <= 4 for b in batches)
+    assert sent == sorted(sent) and len(sent) + recorder.dropped == 20 and recorder.dropped > 0
+
+
+def test_extract_and_inject_match_the_api_propagator() -> None:
+    """The W3C fast paths (`tracing.extract` of a lone `traceparent`, `tracing.inject` under a lean
+    span) give what the API's `TraceContextTextMapPropagator` gives, malformed headers included."""
+    code = """
+from opentelemetry import trace
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+import gateway.telemetry.tracing as t
+assert t.setup("http", {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"})
+api = TraceContextTextMapPropagator()
+ok = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+cases = [ok, ok[:-2] + "00", " " + ok, ok.upper(), "ff" + ok[2:], ok + "-x", "01" + ok[2:] + "-x",
+         "00-" + "0" * 32 + "-00f067aa0ba902b7-01", "00-4bf92f3577b34da6a3ce929d0e0e4736-" + "0" * 16 + "-01",
+         "junk", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7", "x" * 600]
+for header in cases:
+    ours = t.extract({"traceparent": header})
+    theirs = trace.get_current_span(api.extract({"traceparent": header})).get_span_context()
+    assert (ours if ours is not None else trace.INVALID_SPAN_CONTEXT) == theirs, header
+    if ours is not None:
+        assert ours.is_remote and ours.trace_flags == theirs.trace_flags
+state = t.extract({"traceparent": ok, "tracestate": "k=v"})
+assert state is not None and state.trace_state.to_header() == "k=v"
+span = t.start_span("s", parent=state)
+token = t.attach(span)
+expected = {}
+api.inject(expected)
+assert t.carrier() == expected and expected["tracestate"] == "k=v", (t.carrier(), expected)
+t.detach(token)
+"""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

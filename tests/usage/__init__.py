@@ -1,0 +1,1 @@
+"""The usage ledger, budgets and shared limits (gateway/usage)."""

@@ -1,0 +1,1 @@
+"""The retrieval core (vectorstore/): vector backends, embedders, extraction and chunking."""
