@@ -11,6 +11,7 @@ O(N) storage, not O(N²).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -22,6 +23,15 @@ Order = Literal["asc", "desc"]
 JSON = dict[str, Any]
 # a chain's inputs and outputs, and the replica stored nearest up it (#27 stored affinity)
 History = tuple[list[JSON], str | None]
+
+
+def cache_key_id(cache_key: str) -> str:
+    """How a `prompt_cache_key` is stored (#27 affinity): as given when short and plain, else its
+    SHA-256 (a client's key may be long or hold a NUL, which PostgreSQL's text and a primary key
+    refuse; the lookup only needs equality)."""
+    if len(cache_key) <= 128 and "\x00" not in cache_key:
+        return cache_key
+    return "sha256:" + hashlib.sha256(cache_key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class LeaseLost(Exception):

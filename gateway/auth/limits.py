@@ -214,8 +214,8 @@ class Limits:
             policy = self.policy(project)
             if policy.monthly_token_budget or policy.monthly_cost_budget_usd is not None:
                 await self.budgets.check(project, policy.monthly_token_budget, policy.monthly_cost_budget_usd)
-        except APIError:
-            for scope, metric, n, window in taken:  # refused by another limit: this request spent nothing
+        except BaseException:  # refused by another limit, or cancelled (client gone): nothing spent
+            for scope, metric, n, window in taken:
                 shared.release(scope, metric, n, window)
             raise
         reservation = None

@@ -34,8 +34,7 @@ async def _forward(request: web.Request, path: str) -> web.StreamResponse:
     cache_key = parsed.get("prompt_cache_key") if isinstance(parsed, dict) else None
     chain: Affinity | None = None
     if isinstance(cache_key, str) and cache_key:  # the key's stored replica, as a response's (#27)
-        stored = await runtime(request).stores.state.cache_key_replica(cache_key) if client.fleet else None
-        chain = Affinity("key:" + cache_key, stored)
+        chain = Affinity("key:" + cache_key, await _stored(request, cache_key) if client.fleet else None)
     body = await request.read()
     resp: web.StreamResponse | None = None
     try:
@@ -61,6 +60,15 @@ async def _forward(request: web.Request, path: str) -> web.StreamResponse:
         if request.transport is not None:  # the status is gone: end the connection without the body's end,
             request.transport.close()  # so the client sees a cut reply, not a complete one
         return resp
+
+
+async def _stored(request: web.Request, cache_key: str) -> str | None:
+    """The replica a `prompt_cache_key` last went to; a failed read costs a cache miss, never the reply."""
+    try:
+        return await runtime(request).stores.state.cache_key_replica(cache_key)
+    except Exception:
+        log.warning("could not read the replica of a prompt_cache_key", exc_info=True)
+        return None
 
 
 async def _record(request: web.Request, replica: str, cache_key: str) -> None:

@@ -131,7 +131,8 @@ class Recorder:
         self.stopping = True
         self.wake.set()
         self.thread.join(5)
-        self.drain()
+        if not self.thread.is_alive():  # a slow export still running keeps the queue: never two drainers
+            self.drain()
 
 
 class LeanSpan(trace.Span):

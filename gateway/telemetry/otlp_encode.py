@@ -80,6 +80,9 @@ def key_value(key: str, value: Any) -> bytes:
 
 _memo: dict[tuple[bytes, str, type, Any], bytes] = {}
 _MEMOISABLE = frozenset({str, int, float, bool})
+# only short strings are memoised: names, models, ids repeat; captured message content
+# (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT) is long, unique, and would pin memory
+_MEMO_STR_MAX = 256
 
 
 def attributes(tag: bytes, attrs: Mapping[str, Any] | None) -> Iterable[bytes]:
@@ -91,7 +94,7 @@ def attributes(tag: bytes, attrs: Mapping[str, Any] | None) -> Iterable[bytes]:
     memo = _memo
     for key, value in attrs.items():
         kind = type(value)
-        if kind in _MEMOISABLE:
+        if kind in _MEMOISABLE and (kind is not str or len(value) <= _MEMO_STR_MAX):
             # the type is part of the key: 1, 1.0 and True are equal (and hash alike) but encode apart
             memo_key = (tag, key, kind, value)
             encoded = memo.get(memo_key)

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from storage.base import JSON, History, LeaseLost, Order, Page, Requeued, ResponseGone
+from storage.base import JSON, History, LeaseLost, Order, Page, Requeued, ResponseGone, cache_key_id
 from storage.pages import CONVERSATION_ITEMS, RESPONSE_INPUTS, PageRequest, linked_items_query
 from storage.postgres import replicas, requeue
 from storage.postgres.db import CANCEL_CHANNEL, RESPONSE_CHANNEL, Database
@@ -327,7 +327,7 @@ class PostgresStore:
         return await replicas.conversation_replica(self.db.pool, conversation_id, current_project())
 
     async def cache_key_replica(self, cache_key: str) -> str | None:
-        return await replicas.cache_key_replica(self.db.pool, owning_project(), cache_key)
+        return await replicas.cache_key_replica(self.db.pool, owning_project(), cache_key_id(cache_key))
 
     async def record_replica(
         self,
@@ -339,7 +339,14 @@ class PostgresStore:
     ) -> None:
         project = owning_project()
         async with self.db.pool.acquire() as c, c.transaction():
-            await replicas.record(c, replica, project, response_id, conversation_id, cache_key)
+            await replicas.record(
+                c,
+                replica,
+                project,
+                response_id,
+                conversation_id,
+                None if cache_key is None else cache_key_id(cache_key),
+            )
 
     async def get_items(self, item_ids: list[str]) -> dict[str, JSON]:
         if not item_ids:

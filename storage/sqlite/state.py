@@ -14,7 +14,7 @@ from typing import IO, Any
 
 import orjson
 
-from storage.base import JSON, LeaseLost, Order, Page, Requeued, ResponseGone
+from storage.base import JSON, LeaseLost, Order, Page, Requeued, ResponseGone, cache_key_id
 from storage.pages import CONVERSATION_ITEMS, RESPONSE_INPUTS, PageRequest, linked_items_query
 from storage.response_list import ResponseFilter, list_query
 from storage.schema import migrations, statements
@@ -378,7 +378,7 @@ class SQLiteStore:
         return await self._reader.run(replicas.conversation_replica, conversation_id, where, params)
 
     async def cache_key_replica(self, cache_key: str) -> str | None:
-        return await self._reader.run(replicas.cache_key_replica, owning_project(), cache_key)
+        return await self._reader.run(replicas.cache_key_replica, owning_project(), cache_key_id(cache_key))
 
     async def record_replica(
         self,
@@ -389,7 +389,14 @@ class SQLiteStore:
         cache_key: str | None = None,
     ) -> None:
         project = owning_project()
-        await self._writer.transact(replicas.record, replica, project, response_id, conversation_id, cache_key)
+        await self._writer.transact(
+            replicas.record,
+            replica,
+            project,
+            response_id,
+            conversation_id,
+            None if cache_key is None else cache_key_id(cache_key),
+        )
 
     async def get_items(self, item_ids: list[str]) -> dict[str, JSON]:
         if not item_ids:

@@ -56,3 +56,17 @@ async def test_conversations_and_cache_keys_keep_their_last_replica_per_project(
     with project_scope("p2"):  # another project's key and conversation are not seen
         assert await store.cache_key_replica("k") is None
         assert await store.conversation_replica("conv_1") == (False, None)
+
+
+async def test_long_and_nul_cache_keys_are_stored_by_their_digest(store: StateStore) -> None:
+    """A client's key may be 10,000 characters or hold a NUL (PostgreSQL's text refuses one; a long
+    primary key fails its index): stored by digest, looked up alike, distinct keys kept apart."""
+    long_a, long_b, nul = "a" * 10_000, "a" * 9_999 + "b", "k\x00ey"
+    with project_scope("p1"):
+        await store.record_replica("chat/a:1", cache_key=long_a)
+        await store.record_replica("chat/b:1", cache_key=long_b)
+        await store.record_replica("chat/c:1", cache_key=nul)
+        assert await store.cache_key_replica(long_a) == "chat/a:1"
+        assert await store.cache_key_replica(long_b) == "chat/b:1"
+        assert await store.cache_key_replica(nul) == "chat/c:1"
+        assert await store.cache_key_replica("k") is None
