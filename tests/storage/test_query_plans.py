@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from storage.sqlite.conn import sqlite3
+from tests.support.plans import postgres_scans
 from tests.support.stores import built_store
 
 # Statements whose scan is bounded, keyed by a fragment of their text.
@@ -159,24 +160,9 @@ async def test_postgres_statements_use_indexes(tmp_path: Path, request: pytest.F
         statements = {q: a for q, a in seen.items() if re.match(r"\s*(SELECT|WITH|INSERT|UPDATE|DELETE)", q, re.I)}
         assert any("WITH RECURSIVE chain" in q for q in statements), "the workload ran no history query"
         assert len(statements) > 25, statements  # the logger saw the workload, not only the history query
-        bad = []
         async with store.db.pool.acquire() as c:
             c.remove_query_logger(log)
-            for sql, args in sorted(statements.items()):
-                if any(fragment in sql for fragment in ALLOWED):
-                    continue
-                chosen = "\n".join(r[0] for r in await c.fetch("EXPLAIN " + sql, *args))
-                bad += [
-                    f"{line.strip()}\n    in: {sql}"
-                    for line in chosen.splitlines()
-                    if re.search(rf"Seq Scan on ({'|'.join(FILLED)})\b", line)
-                ]
-                await c.execute("SET enable_seqscan = off")
-                try:
-                    forced = "\n".join(r[0] for r in await c.fetch("EXPLAIN " + sql, *args))
-                finally:
-                    await c.execute("RESET enable_seqscan")
-                bad += [f"{ln.strip()} (no index)\n    in: {sql}" for ln in forced.splitlines() if "Seq Scan" in ln]
+            bad = await postgres_scans(c, statements, FILLED, ALLOWED)
     finally:
         await store.close()
     assert not bad, "statements that read a whole table:\n" + "\n".join(bad)

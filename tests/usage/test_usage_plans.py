@@ -18,6 +18,7 @@ import pytest
 from storage.postgres.usage import numbered
 from storage.sqlite.conn import sqlite3
 from storage.usage import SPENT_SQL, UsageQuery
+from tests.support.plans import postgres_scans
 from tests.support.stores import built_stores
 from tests.usage.test_usage_store import DAY, T0, rec
 
@@ -134,24 +135,9 @@ async def test_postgres_ledger_and_limit_statements_use_indexes(tmp_path: Path, 
         }
         assert any("usage_hours" in q and "project = $1" in q for q in statements), statements
         assert any("usage_records" in q and "door" in q and "SELECT" in q for q in statements), statements
-        bad = []
         async with store.db.pool.acquire() as c:
             c.remove_query_logger(log)
-            for sql, args in sorted(statements.items()):
-                if any(fragment in sql for fragment in ALLOWED):
-                    continue
-                chosen = "\n".join(r[0] for r in await c.fetch("EXPLAIN " + sql, *args))
-                bad += [
-                    f"{line.strip()}\n    in: {sql}"
-                    for line in chosen.splitlines()
-                    if re.search(rf"Seq Scan on ({'|'.join(LEDGER)})\b", line)
-                ]
-                await c.execute("SET enable_seqscan = off")
-                try:
-                    forced = "\n".join(r[0] for r in await c.fetch("EXPLAIN " + sql, *args))
-                finally:
-                    await c.execute("RESET enable_seqscan")
-                bad += [f"{ln.strip()} (no index)\n    in: {sql}" for ln in forced.splitlines() if "Seq Scan" in ln]
+            bad = await postgres_scans(c, statements, LEDGER, ALLOWED)
             spent = "\n".join(r[0] for r in await c.fetch("EXPLAIN " + numbered(SPENT_SQL), "p1", T0))
     finally:
         await store.close()
