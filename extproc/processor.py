@@ -37,6 +37,7 @@ from extproc.pb.envoy.extensions.filters.http.ext_proc.v3 import processing_mode
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as ep_grpc
 from extproc.pb.envoy.type.v3 import http_status_pb2
+from extproc.ticks import TickingMessages
 from gateway.auth import limits
 from gateway.auth.authenticator import Authenticator, revoked_mid_stream
 from gateway.auth.slots import TenantSlots
@@ -231,8 +232,18 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         self.active += 1
         act_for(None)  # this stream's task acts for the caller's project once its headers were read
         span = token = None
+        messages: TickingMessages[ep.ProcessingRequest] = TickingMessages(request_iterator)
         try:
-            async for msg in request_iterator:
+            while True:
+                try:
+                    msg = await messages.next(ex.silence_limit())
+                except StopAsyncIteration:
+                    break
+                if msg is None:  # Envoy sent nothing for a key-check period while the response runs
+                    if (revoked := await ex.revoked_while_silent()) is not None:
+                        yield revoked
+                        return
+                    continue
                 began = time.perf_counter()
                 if tracing.ON and span is None:  # the stream's span, current while it lasts
                     span = ex.span = extproc_tracing.server_span(context, partial(_trace_headers, msg))
@@ -251,6 +262,7 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
                 if last:
                     return
         finally:
+            await messages.close()
             self.active -= 1
             if ex.reservation is not None:  # whatever ended the stream: the unspent tokens go back
                 limits.LIMITS.settle(ex.reservation)
@@ -578,6 +590,27 @@ class _Exchange:
             elif self.failed is not None:
                 out += await self._fail(self.failed)
         return _body_reply("response", out), msg.end_of_stream
+
+    def silence_limit(self) -> float | None:
+        """How long to wait for Envoy's next message before re-checking the key: a check period
+        while a response runs (keys on), else no limit (the read costs no task then)."""
+        run, auth = self.run, self.p.auth
+        return max(0.1, auth.ttl) if run is not None and not run.finished and auth.enabled else None
+
+    async def revoked_while_silent(self) -> ep.ProcessingResponse | None:
+        """The backend has been silent for a check period: if the key stopped working, the run ends
+        `failed` with the reason and this immediate response ends the exchange (#26). Before the
+        response headers went out the client gets it whole (the SSE error and `response.failed`,
+        or the 401); once Envoy streams the body it can only reset the stream: the client sees the
+        reply cut, and the stored response says why."""
+        run = self.run
+        if run is None or run.finished or (revoked := await self.key_revoked()) is None:
+            return None
+        self.done = True
+        out = self._take_pending() + await self._fail(revoked)
+        if self.stream:
+            return immediate(200, out, "text/event-stream")
+        return error_reply(revoked)
 
     async def key_revoked(self) -> APIError | None:
         """The reason to end this stream if its key stopped working (#26): checked again once
