@@ -31,13 +31,13 @@ from urllib.parse import urlsplit
 
 from extproc import tracing as extproc_tracing
 from extproc.fleet import ATTRIBUTES, EndpointPicker
+from extproc.keywatch import watch_silence
 from extproc.ops import SHUTTING_DOWN, Observation
 from extproc.pb.envoy.config.core.v3 import base_pb2 as core_pb2
 from extproc.pb.envoy.extensions.filters.http.ext_proc.v3 import processing_mode_pb2 as mode_pb2
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as ep_grpc
 from extproc.pb.envoy.type.v3 import http_status_pb2
-from extproc.ticks import TickingMessages
 from gateway.auth import limits
 from gateway.auth.authenticator import Authenticator, revoked_mid_stream
 from gateway.auth.slots import TenantSlots
@@ -232,37 +232,42 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         self.active += 1
         act_for(None)  # this stream's task acts for the caller's project once its headers were read
         span = token = None
-        messages: TickingMessages[ep.ProcessingRequest] = TickingMessages(request_iterator)
+        handler = asyncio.current_task()
+        watch: asyncio.Task[None] | None = None
         try:
-            while True:
-                try:
-                    msg = await messages.next(ex.silence_limit())
-                except StopAsyncIteration:
-                    break
-                if msg is None:  # Envoy sent nothing for a key-check period while the response runs
-                    if (revoked := await ex.revoked_while_silent()) is not None:
-                        yield revoked
+            try:
+                async for msg in request_iterator:
+                    ex.reading = False
+                    began = time.perf_counter()
+                    if tracing.ON and span is None:  # the stream's span, current while it lasts
+                        span = ex.span = extproc_tracing.server_span(context, partial(_trace_headers, msg))
+                        token = tracing.attach(span)
+                    if self.draining and ex.run is None:
+                        reply, last = immediate(503, SHUTTING_DOWN), True
+                    else:
+                        project = ex.project
+                        reply, last = await ex.handle(msg)
+                        if ex.project != project:
+                            act_for(ex.project)
+                    obs.saw(msg, reply, last, began)
+                    if ex.run is not None:
+                        obs.response_status(ex.run.id, ex.status, ex.streamed)
+                        if watch is None and handler is not None and self.auth.enabled and not last:
+                            # the key is re-checked while the backend is silent too (extproc/keywatch.py)
+                            period = max(0.1, self.auth.ttl)
+                            watch = asyncio.get_running_loop().create_task(watch_silence(ex, period, handler))
+                    yield reply
+                    if last:
                         return
-                    continue
-                began = time.perf_counter()
-                if tracing.ON and span is None:  # the stream's span, current while it lasts
-                    span = ex.span = extproc_tracing.server_span(context, partial(_trace_headers, msg))
-                    token = tracing.attach(span)
-                if self.draining and ex.run is None:
-                    reply, last = immediate(503, SHUTTING_DOWN), True
-                else:
-                    project = ex.project
-                    reply, last = await ex.handle(msg)
-                    if ex.project != project:
-                        act_for(ex.project)
-                obs.saw(msg, reply, last, began)
-                if ex.run is not None:
-                    obs.response_status(ex.run.id, ex.status, ex.streamed)
-                yield reply
-                if last:
-                    return
+                    ex.reading = True
+            except asyncio.CancelledError:
+                if ex.revoked is None or handler is None:
+                    raise
+                handler.uncancel()  # cancelled by the watcher: the key was revoked while Envoy sent nothing
+                yield await ex.end_revoked(ex.revoked)
         finally:
-            await messages.close()
+            if watch is not None:
+                watch.cancel()
             self.active -= 1
             if ex.reservation is not None:  # whatever ended the stream: the unspent tokens go back
                 limits.LIMITS.settle(ex.reservation)
@@ -324,9 +329,11 @@ class _Exchange:
         "project",
         "project_header",
         "ratelimit",
+        "reading",
         "replica",
         "reservation",
         "resp_parts",
+        "revoked",
         "run",
         "span",
         "sse",
@@ -349,6 +356,8 @@ class _Exchange:
         self.authorization: str | None = None  # the credentials, re-checked while the stream lasts (#26)
         self.project_header: str | None = None
         self.key_checked = time.monotonic()
+        self.reading = True  # the exchange's task waits for Envoy's next message (extproc/keywatch.py)
+        self.revoked: APIError | None = None  # the key stopped working while the backend was silent
         self.turn: TurnAssembler | None = None
         self.stream = False  # the client asked for SSE
         self.streamed = False  # Envoy streams the response body through us chunk by chunk
@@ -591,21 +600,15 @@ class _Exchange:
                 out += await self._fail(self.failed)
         return _body_reply("response", out), msg.end_of_stream
 
-    def silence_limit(self) -> float | None:
-        """How long to wait for Envoy's next message before re-checking the key: a check period
-        while a response runs (keys on), else no limit (the read costs no task then)."""
-        run, auth = self.run, self.p.auth
-        return max(0.1, auth.ttl) if run is not None and not run.finished and auth.enabled else None
+    def running(self) -> bool:
+        return self.run is not None and not self.run.finished
 
-    async def revoked_while_silent(self) -> ep.ProcessingResponse | None:
-        """The backend has been silent for a check period: if the key stopped working, the run ends
-        `failed` with the reason and this immediate response ends the exchange (#26). Before the
-        response headers went out the client gets it whole (the SSE error and `response.failed`,
-        or the 401); once Envoy streams the body it can only reset the stream: the client sees the
-        reply cut, and the stored response says why."""
-        run = self.run
-        if run is None or run.finished or (revoked := await self.key_revoked()) is None:
-            return None
+    async def end_revoked(self, revoked: APIError) -> ep.ProcessingResponse:
+        """The key stopped working while the backend was silent (`extproc/keywatch.py`): the run ends
+        `failed` with the reason and this immediate response ends the exchange. Before the response
+        headers went out the client gets it whole (the SSE `error` and `response.failed`, or the
+        401); once Envoy streams the body it can only reset the stream: the client sees the reply
+        cut, and the stored response says why."""
         self.done = True
         out = self._take_pending() + await self._fail(revoked)
         if self.stream:
