@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import httpx2 as httpx  # the HTTP client the openai SDK ships with
+import pytest
 import websockets
 
 from tests.support.procs import ADMIN_KEY, Backend, Gateway
@@ -84,15 +85,19 @@ async def test_websocket_turns_reserve_the_keys_tokens_per_minute(
     assert len(backend.requests_matching(f"fits {marker}")) == 2
 
 
+@pytest.mark.parametrize("store", [True, False])
 async def test_a_key_revoked_during_a_websocket_turn_ends_it(
-    door: str, http_gateway: Gateway, backend: Backend, marker: str
+    door: str, http_gateway: Gateway, backend: Backend, marker: str, store: bool
 ) -> None:
+    """Stored, the turn runs detached and is stopped (`ResponsesService.revoke`), stored failed;
+    unstored, it runs in the socket's task and stops with it."""
     key = _key(http_gateway)
     reader = _key(http_gateway)["value"]
     # a long answer: 60 chunks, 0.2 s apart (12 s), far longer than the cache and the check period (1 s)
     backend.script(marker, {"content": "word " * 60, "chunk_size": 5, "chunk_delay": 0.2})
     async with _connect(door, key["value"]) as ws:
-        await ws.send(json.dumps({"type": "response.create", "model": MODEL, "input": f"tell me {marker}"}))
+        create = {"type": "response.create", "model": MODEL, "input": f"tell me {marker}", "store": store}
+        await ws.send(json.dumps(create))
         events: list[dict[str, Any]] = []
         revoked = None
         while True:
@@ -112,6 +117,8 @@ async def test_a_key_revoked_during_a_websocket_turn_ends_it(
         assert last["error"]["code"] == "invalid_api_key" and "revoked" in last["error"]["message"]
         await asyncio.wait_for(ws.wait_closed(), 5)
         assert ws.close_code == 1008
+    if not store:
+        return
     response_id = events[0]["response"]["id"]
     deadline = time.monotonic() + 10
     while True:
