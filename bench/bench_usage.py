@@ -5,8 +5,8 @@
    with the request's token reservation (output cap + prompt estimate from its body), one ledger
    record drawn on it (metrics listener and budget bookkeeping included), its settlement, plus its
    share of the batched write, measured as process CPU (the writer thread included) per request.
-   Measured per door: the HTTP middleware admits and reserves in one `admit`; the ExtProc counts
-   the request at its headers and reserves at its body (two); both record at the engine's turn and
+   Both doors count the request first (the HTTP middleware before it reads the body; the ExtProc
+   at its headers) and reserve at the body (two `admit`s); both record at the engine's turn and
    `settle` when the request ends. Target ≤ 50 µs.
 2. The Usage API's 30-day, 1-day-bucket query over 10^6 recorded calls (20 projects, 60 keys,
    7 models; raw rows and roll-ups made with bulk SQL), on SQLite and PostgreSQL (embedded server):
@@ -53,14 +53,11 @@ BODY = {"model": "model-a", "input": "Say hello to the benchmark, briefly.", "ma
 
 async def _one(lim: limits.Limits, reply: dict[str, Any], door: str = "http") -> None:
     """What one request adds: admission with its reservation, the turn's record, the settlement.
-    The HTTP door admits and reserves in one call; the ExtProc counts the request at its headers
-    and reserves at its body (two calls)."""
+    Both doors count the request first (the HTTP middleware before it reads the body, the ExtProc
+    at its headers) and reserve at the body (two calls); `door` only labels the run."""
+    await lim.admit("bench", "key_bench")
     reserve = reserve_size("/v1/responses", BODY, lim.reserve_output)
-    if door == "http":
-        _, held = await lim.admit("bench", "key_bench", reserve)
-    else:
-        await lim.admit("bench", "key_bench")
-        _, held = await lim.admit("bench", "key_bench", reserve, requests=False)
+    _, held = await lim.admit("bench", "key_bench", reserve, requests=False)
     token = limits.RESERVATION.set(held)
     usage.record("model-a", reply, source="responses")
     lim.settle(held)

@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 
 from extproc import tracing as extproc_tracing
 from extproc.fleet import ATTRIBUTES, EndpointPicker
+from extproc.keywatch import watch_silence
 from extproc.ops import SHUTTING_DOWN, Observation
 from extproc.pb.envoy.config.core.v3 import base_pb2 as core_pb2
 from extproc.pb.envoy.extensions.filters.http.ext_proc.v3 import processing_mode_pb2 as mode_pb2
@@ -231,26 +232,42 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
         self.active += 1
         act_for(None)  # this stream's task acts for the caller's project once its headers were read
         span = token = None
+        handler = asyncio.current_task()
+        watch: asyncio.Task[None] | None = None
         try:
-            async for msg in request_iterator:
-                began = time.perf_counter()
-                if tracing.ON and span is None:  # the stream's span, current while it lasts
-                    span = ex.span = extproc_tracing.server_span(context, partial(_trace_headers, msg))
-                    token = tracing.attach(span)
-                if self.draining and ex.run is None:
-                    reply, last = immediate(503, SHUTTING_DOWN), True
-                else:
-                    project = ex.project
-                    reply, last = await ex.handle(msg)
-                    if ex.project != project:
-                        act_for(ex.project)
-                obs.saw(msg, reply, last, began)
-                if ex.run is not None:
-                    obs.response_status(ex.run.id, ex.status, ex.streamed)
-                yield reply
-                if last:
-                    return
+            try:
+                async for msg in request_iterator:
+                    ex.reading = False
+                    began = time.perf_counter()
+                    if tracing.ON and span is None:  # the stream's span, current while it lasts
+                        span = ex.span = extproc_tracing.server_span(context, partial(_trace_headers, msg))
+                        token = tracing.attach(span)
+                    if self.draining and ex.run is None:
+                        reply, last = immediate(503, SHUTTING_DOWN), True
+                    else:
+                        project = ex.project
+                        reply, last = await ex.handle(msg)
+                        if ex.project != project:
+                            act_for(ex.project)
+                    obs.saw(msg, reply, last, began)
+                    if ex.run is not None:
+                        obs.response_status(ex.run.id, ex.status, ex.streamed)
+                        if watch is None and handler is not None and self.auth.enabled and not last:
+                            # the key is re-checked while the backend is silent too (extproc/keywatch.py)
+                            period = max(0.1, self.auth.ttl)
+                            watch = asyncio.get_running_loop().create_task(watch_silence(ex, period, handler))
+                    yield reply
+                    if last:
+                        return
+                    ex.reading = True
+            except asyncio.CancelledError:
+                if ex.revoked is None or handler is None:
+                    raise
+                handler.uncancel()  # cancelled by the watcher: the key was revoked while Envoy sent nothing
+                yield await ex.end_revoked(ex.revoked)
         finally:
+            if watch is not None:
+                watch.cancel()
             self.active -= 1
             if ex.reservation is not None:  # whatever ended the stream: the unspent tokens go back
                 limits.LIMITS.settle(ex.reservation)
@@ -312,9 +329,11 @@ class _Exchange:
         "project",
         "project_header",
         "ratelimit",
+        "reading",
         "replica",
         "reservation",
         "resp_parts",
+        "revoked",
         "run",
         "span",
         "sse",
@@ -337,6 +356,8 @@ class _Exchange:
         self.authorization: str | None = None  # the credentials, re-checked while the stream lasts (#26)
         self.project_header: str | None = None
         self.key_checked = time.monotonic()
+        self.reading = True  # the exchange's task waits for Envoy's next message (extproc/keywatch.py)
+        self.revoked: APIError | None = None  # the key stopped working while the backend was silent
         self.turn: TurnAssembler | None = None
         self.stream = False  # the client asked for SSE
         self.streamed = False  # Envoy streams the response body through us chunk by chunk
@@ -578,6 +599,21 @@ class _Exchange:
             elif self.failed is not None:
                 out += await self._fail(self.failed)
         return _body_reply("response", out), msg.end_of_stream
+
+    def running(self) -> bool:
+        return self.run is not None and not self.run.finished
+
+    async def end_revoked(self, revoked: APIError) -> ep.ProcessingResponse:
+        """The key stopped working while the backend was silent (`extproc/keywatch.py`): the run ends
+        `failed` with the reason and this immediate response ends the exchange. Before the response
+        headers went out the client gets it whole (the SSE `error` and `response.failed`, or the
+        401); once Envoy streams the body it can only reset the stream: the client sees the reply
+        cut, and the stored response says why."""
+        self.done = True
+        out = self._take_pending() + await self._fail(revoked)
+        if self.stream:
+            return immediate(200, out, "text/event-stream")
+        return error_reply(revoked)
 
     async def key_revoked(self) -> APIError | None:
         """The reason to end this stream if its key stopped working (#26): checked again once

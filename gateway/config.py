@@ -63,6 +63,12 @@ class Settings(BaseModel):
         description="affinity holds while a replica's load stays under this multiple of the pool's mean, "
         "or its queue is empty",
     )
+    cache_key_affinity_seconds: float = Field(
+        default=86400.0,  # a day: OpenAI's longest prompt-cache retention ("24h")
+        gt=0,
+        description="a prompt_cache_key's stored replica is forgotten this long after it was last written "
+        "(pruned hourly by every process)",
+    )
     backend_metrics_seconds: float = Field(
         default=1.0,
         ge=0,

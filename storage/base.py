@@ -171,6 +171,11 @@ class StateStore(Protocol):
         """Store `replica` as the chain's last on the response, the conversation and/or the cache key."""
         ...
 
+    async def prune_cache_keys(self, before: float) -> int:
+        """Delete every project's cache-key affinity last written before `before` (unix seconds), in
+        short batches; how many rows went. Upkeep (the lease sweep's beat), never on a request."""
+        ...
+
     # -- leases of in-progress responses ----------------------------------------------------------
     async def renew_leases(self, owner: str) -> int:
         """Extend the lease of every response `owner` holds by `lease_seconds` from now (heartbeat)."""

@@ -20,6 +20,7 @@ from gateway.api_models.requests import CreateResponseRequest
 from gateway.api_models.validation import parse
 from gateway.common.errors import APIError, InvalidRequest, NotFound, RateLimited, ServerError
 from gateway.engine import compaction, requeue
+from gateway.engine.affinity_upkeep import AffinityPruner
 from gateway.engine.context import EngineDeps, Prepared, prepare
 from gateway.engine.events import Event, EventStream
 from gateway.engine.feed import Feed
@@ -47,7 +48,8 @@ class ResponsesService:
         self._cancel_watch: asyncio.Task[None] | None = None
         self._background: Counter[str] = Counter()  # running background responses per project (#26)
         lease = deps.settings.run_lease_seconds
-        self.leases = LeaseKeeper(self.store, OWNER, lease, on_sweep=self.claim_requeued)
+        self.affinity = AffinityPruner(self.store, deps.settings.cache_key_affinity_seconds)
+        self.leases = LeaseKeeper(self.store, OWNER, lease, on_sweep=self._upkeep)
         # how long `cancel` waits for another process to stop a response: if that process died, the
         # lease sweep ends the response within about this long
         self.cancel_wait = lease + self.leases.sweep_every + 1.0
@@ -62,6 +64,11 @@ class ResponsesService:
         await self.claim_requeued()
         self.leases.start()
         return expired
+
+    async def _upkeep(self) -> None:
+        """More upkeep on the lease sweep's beat: old cache-key affinity goes, handed-back runs are claimed."""
+        await self.affinity.maybe_prune()
+        await self.claim_requeued()
 
     async def claim_requeued(self) -> list[str]:
         """Run again the background runs stopped processes handed back (`gateway.engine.requeue`)."""

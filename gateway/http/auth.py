@@ -85,12 +85,22 @@ async def auth_middleware(request: web.Request, handler: Any) -> web.StreamRespo
     via_envoy = request.headers.get(DOOR_HEADER) == "envoy" and auth.trusted_peer(request.remote)
     entry_door.set("envoy" if via_envoy else "")  # set on every request: a connection's task is reused
     key_id = caller_key.get()
-    reserve = 0
-    if request.method == "POST" and path in RESERVING and limits.LIMITS.reserves(project, key_id):
+    lim = limits.LIMITS
+    # requests_per_minute first: a tenant over it is refused before its body is read or parsed
+    request["ratelimit"], _ = await lim.admit(project, key_id)
+    reservation = None
+    if request.method == "POST" and path in RESERVING and lim.reserves(project, key_id):
         # tokens_per_minute: reserve the call's output cap (and prompt estimate) before it is made;
         # the body is parsed here only then (aiohttp keeps the bytes for the handler)
-        reserve = reserve_size(path, await read_json(request), limits.LIMITS.reserve_output)
-    request["ratelimit"], reservation = await limits.LIMITS.admit(project, key_id, reserve)
+        reserve = reserve_size(path, await read_json(request), lim.reserve_output)  # a bad body: counted
+        try:
+            headers, reservation = await lim.admit(project, key_id, reserve, requests=False)
+        except RateLimited as refused:  # the tokens do not fit: the request counts for nothing
+            lim.unadmit(project, key_id)
+            refused.headers = {**(request["ratelimit"] or {}), **refused.headers}
+            raise
+        if headers:
+            request["ratelimit"] = {**(request["ratelimit"] or {}), **headers}
     held = limits.RESERVATION.set(reservation) if reservation is not None else None
     tenant = None
     slots: TenantSlots = door(request).tenant_slots

@@ -13,7 +13,9 @@ fails (an error, or a response that ends `failed`) evicts the response it contin
 upgrade takes the route to this server (only `POST /v1/responses` goes through the ExtProc).
 Sockets are capped per process and closed after `GATEWAY_WEBSOCKET_IDLE_SECONDS` without a message;
 a socket whose key is revoked or expires gets the 401 as an error event and is closed (1008) within
-`GATEWAY_AUTH_CACHE_SECONDS`.
+`GATEWAY_AUTH_CACHE_SECONDS`, also in the middle of a turn (the turn stops; stored, it ends failed
+with the reason). Each turn passes the usage admission of a `POST /v1/responses` (requests and
+tokens per minute, budgets; the upgrade itself counts as one request, as every HTTP request does).
 """
 
 from __future__ import annotations
@@ -25,15 +27,19 @@ from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from gateway.auth.authenticator import Authenticator
+from gateway.auth import limits
+from gateway.auth.authenticator import Authenticator, revoked_mid_stream
 from gateway.common.errors import APIError, InvalidRequest, RateLimited
 from gateway.common.jsonutil import dumps_str, parse_request_body
+from gateway.engine.events import EventStream
 from gateway.engine.runner import TERMINAL_EVENT
 from gateway.engine.service import ResponsesService
 from gateway.http.common import error_response
 from gateway.http.guard import TenantSlots, tenant_of
-from gateway.http.keywatch import credentials_problem
+from gateway.http.keywatch import credentials_problem, watch_key
 from gateway.http.state import door, runtime
+from gateway.usage.recorder import caller_key
+from gateway.usage.reserve import reserve_size
 
 log = logging.getLogger(__name__)
 
@@ -46,10 +52,12 @@ def _error(err: APIError) -> str:
 
 
 class _Connection:
-    def __init__(self, service: ResponsesService, ws: web.WebSocketResponse) -> None:
+    def __init__(self, service: ResponsesService, ws: web.WebSocketResponse, request: web.Request) -> None:
         self.service = service
         self.ws = ws
+        self.request = request
         self.local: dict[str, list[dict[str, Any]]] = {}  # unstored response id -> its whole history
+        self.revoked: APIError | None = None  # the key stopped working during a turn: close the socket
 
     async def create(self, message: Any) -> None:
         if not isinstance(message, dict) or message.get("type") != "response.create":
@@ -60,6 +68,22 @@ class _Connection:
             raise InvalidRequest("background responses are not supported over WebSocket.", param="background")
         body.pop("stream", None)
         body["stream"] = True
+        # Each turn is admitted as a `POST /v1/responses` is by the door's middleware: one request
+        # against requests_per_minute, its tokens reserved against tokens_per_minute, the budgets;
+        # a 429 is the turn's error event. What the turn did not spend goes back when it ends.
+        lim, project, key = limits.LIMITS, self.request.get("project") or "", caller_key.get()
+        reserve = reserve_size("/v1/responses", body, lim.reserve_output) if lim.reserves(project, key) else 0
+        _, reservation = await lim.admit(project, key, reserve)
+        held = limits.RESERVATION.set(reservation) if reservation is not None else None
+        try:
+            await self._turn(body)
+        finally:
+            if reservation is not None:
+                lim.settle(reservation)
+                if held is not None:
+                    limits.RESERVATION.reset(held)
+
+    async def _turn(self, body: dict[str, Any]) -> None:
         previous = body.get("previous_response_id")
         history = self.local.get(previous) if isinstance(previous, str) else None
         if history is not None:  # a store:false response of this connection: continued from memory
@@ -74,10 +98,7 @@ class _Connection:
                 prepared.response["previous_response_id"] = previous
             events = self.service.stream(prepared)
             try:
-                async for event in events:
-                    await self.ws.send_str(dumps_str(event))
-                    if event.get("type") in TERMINAL_EVENT.values():
-                        final = event["response"]
+                final = await self._relay(events, prepared.response["id"] if prepared.stored else None)
             finally:  # a socket gone mid-stream stops listening at once
                 await events.aclose()
         finally:
@@ -89,6 +110,34 @@ class _Connection:
             self.local[final["id"]] = [*prepared.history, *prepared.inputs, *final.get("output", [])]
             while len(self.local) > MAX_LOCAL:
                 del self.local[next(iter(self.local))]
+
+    async def _relay(self, events: EventStream, stored_id: str | None) -> dict[str, Any] | None:
+        """Send the turn's events; the final response, or None when it was cut. The key is re-checked
+        every `GATEWAY_AUTH_CACHE_SECONDS` while the turn runs (`watch_key`, as SSE streams do): once
+        it stops working the turn stops (a stored run is stored failed with the reason) and
+        `self.revoked` says so, for the socket to be closed with OpenAI's error event."""
+        final: dict[str, Any] | None = None
+        handler = asyncio.current_task()
+
+        def on_revoked(_err: APIError) -> None:
+            self.revoked = revoked_mid_stream()
+            if stored_id is not None:
+                self.service.revoke(stored_id, self.revoked)
+            if handler is not None:
+                handler.cancel()  # stop waiting for events (an unstored run is iterated here: it stops)
+
+        try:
+            async with watch_key(self.request, on_revoked):
+                async for event in events:
+                    await self.ws.send_str(dumps_str(event))
+                    if event.get("type") in TERMINAL_EVENT.values():
+                        final = event["response"]
+        except asyncio.CancelledError:
+            if self.revoked is None or handler is None:
+                raise
+            handler.uncancel()
+            return None
+        return final
 
 
 async def _close_revoked(ws: web.WebSocketResponse, err: APIError) -> None:
@@ -126,7 +175,7 @@ async def _serve(request: web.Request, open_sockets: set[web.WebSocketResponse])
     ws = web.WebSocketResponse(heartbeat=30.0, max_msg_size=settings.max_body_bytes)
     await ws.prepare(request)
     open_sockets.add(ws)
-    conn = _Connection(door(request).responses, ws)
+    conn = _Connection(door(request).responses, ws, request)
     # The key is checked again at least every GATEWAY_AUTH_CACHE_SECONDS and before each message
     # (#26): checked once at the upgrade, a revoked key kept creating responses on an open socket.
     auth: Authenticator = runtime(request).authenticator
@@ -159,6 +208,9 @@ async def _serve(request: web.Request, open_sockets: set[web.WebSocketResponse])
                 await conn.create(parse_request_body(msg.data))
             except APIError as err:
                 await ws.send_str(_error(err))
+            if conn.revoked is not None:  # the key was revoked during the turn
+                await _close_revoked(ws, conn.revoked)
+                break
             last = loop.time()  # the idle time counts from the end of the last response
     except ConnectionResetError:
         pass

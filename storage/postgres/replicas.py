@@ -62,3 +62,16 @@ async def record(
             replica,
             time.time(),
         )
+
+
+PRUNE_BATCH = 1000  # rows deleted per statement (each its own transaction): short row locks
+PRUNE_CACHE_KEYS = (
+    "DELETE FROM cache_key_replicas WHERE (project, cache_key) IN"
+    " (SELECT project, cache_key FROM cache_key_replicas WHERE updated_at < $1 LIMIT $2)"
+)
+
+
+async def prune_cache_keys(c: Any, before: float) -> int:
+    """Delete up to `PRUNE_BATCH` cache-key rows last written before `before`; how many."""
+    status = await c.execute(PRUNE_CACHE_KEYS, before, PRUNE_BATCH)  # "DELETE <n>"
+    return int(status.rsplit(" ", 1)[-1])

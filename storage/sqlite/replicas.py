@@ -7,6 +7,11 @@ with the chain: on the response that moved it (read back as the nearest ancestor
 (project, `prompt_cache_key`). It is written only when it changes (a chain's first turn, or a move
 past the load bound), so a steady chain costs no write. The columns sit outside the API objects'
 `data`, so no client body can carry them. PostgreSQL's twin: `storage/postgres/replicas.py`.
+
+A cache key's row is kept for `GATEWAY_CACHE_KEY_AFFINITY_SECONDS` after it was last written
+(`prune_cache_keys`, by the age index of migration 0023, in batches so the writer is never held
+long): unlike a response or a conversation, a key is a client's string with nothing else to delete
+it, so without this the table grows by one row per key ever sent.
 """
 
 from __future__ import annotations
@@ -66,3 +71,14 @@ def record(
             " updated_at = excluded.updated_at",
             (project, cache_key, replica, time.time()),
         )
+
+
+PRUNE_BATCH = 1000  # rows deleted per transaction: the writer goes back to requests between batches
+PRUNE_CACHE_KEYS = (
+    "DELETE FROM cache_key_replicas WHERE rowid IN (SELECT rowid FROM cache_key_replicas WHERE updated_at < ? LIMIT ?)"
+)
+
+
+def prune_cache_keys(c: Any, before: float) -> int:
+    """Delete up to `PRUNE_BATCH` cache-key rows last written before `before`; how many."""
+    return int(c.execute(PRUNE_CACHE_KEYS, (before, PRUNE_BATCH)).rowcount)

@@ -398,6 +398,14 @@ class SQLiteStore:
             None if cache_key is None else cache_key_id(cache_key),
         )
 
+    async def prune_cache_keys(self, before: float) -> int:
+        total = 0
+        while (n := await self._writer.transact(replicas.prune_cache_keys, before)) > 0:
+            total += n
+            if n < replicas.PRUNE_BATCH:
+                break
+        return total
+
     async def get_items(self, item_ids: list[str]) -> dict[str, JSON]:
         if not item_ids:
             return {}

@@ -4,13 +4,17 @@ it changes and read back as the nearest one up the chain, per conversation and p
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from storage import StateStore
+from storage.postgres import replicas as postgres_replicas
 from storage.scope import project_scope
+from storage.sqlite import replicas as sqlite_replicas
 from tests.storage.test_store_conformance import msg, resp
 from tests.support.stores import built_store
 
@@ -70,3 +74,32 @@ async def test_long_and_nul_cache_keys_are_stored_by_their_digest(store: StateSt
         assert await store.cache_key_replica(long_b) == "chat/b:1"
         assert await store.cache_key_replica(nul) == "chat/c:1"
         assert await store.cache_key_replica("k") is None
+
+
+async def test_cache_keys_are_pruned_by_age_in_every_project(
+    store: StateStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache key's row goes once it was last written before the horizon, whatever its project;
+    a newer one (or one written again since) stays. Deleted in batches until none is left."""
+    for backend in (sqlite_replicas, postgres_replicas):
+        monkeypatch.setattr(backend, "PRUNE_BATCH", 3)  # 7 old rows: three batches
+    with project_scope("p1"):
+        for n in range(5):
+            await store.record_replica("chat/a:1", cache_key=f"old{n}")
+        await store.record_replica("chat/a:1", cache_key="again")
+    with project_scope("p2"):
+        await store.record_replica("chat/a:1", cache_key="old0")
+    await asyncio.sleep(0.05)
+    horizon = time.time()
+    await asyncio.sleep(0.05)
+    with project_scope("p1"):
+        await store.record_replica("chat/b:1", cache_key="again")  # moved since: written after the horizon
+        await store.record_replica("chat/b:1", cache_key="new")
+    assert await store.prune_cache_keys(horizon) == 6
+    with project_scope("p1"):
+        assert [await store.cache_key_replica(f"old{n}") for n in range(5)] == [None] * 5
+        assert await store.cache_key_replica("again") == "chat/b:1"
+        assert await store.cache_key_replica("new") == "chat/b:1"
+    with project_scope("p2"):
+        assert await store.cache_key_replica("old0") is None
+    assert await store.prune_cache_keys(horizon) == 0

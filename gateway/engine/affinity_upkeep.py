@@ -1,0 +1,51 @@
+"""Pruning stored cache-key affinity by age (#27's leftover), on the lease sweep's beat.
+
+Why here and not on a request: the fleet stores, per (project, `prompt_cache_key`), the replica
+the key's last turn went to (`storage/{sqlite,postgres}/replicas.py`). A response or a conversation
+is deleted by its owner; a cache key is only a client's string, so nothing else ever deletes its
+row and the table would grow by one row per key ever sent. Every process already wakes every few
+seconds to sweep leases (`gateway.engine.leases`); on that beat, at most every `PRUNE_EVERY`
+seconds (or half the horizon, when shorter), this deletes the rows last written more than
+`GATEWAY_CACHE_KEY_AFFINITY_SECONDS` ago, in short batches by the age index (migration 0023).
+
+A row is written when the key's replica changes, not on every turn (a steady key costs no write),
+so the age is that of the key's last placement: a key in steady use past the horizon is placed
+afresh on its next turn (as a new key is) and stored again. The default, a day, is OpenAI's
+longest prompt-cache retention (`prompt_cache_retention: "24h"`); a replica's prefix cache rarely
+holds a prompt that long.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from storage.base import StateStore
+
+log = logging.getLogger(__name__)
+
+PRUNE_EVERY = 3600.0  # seconds between prunes of one process (every process prunes: idempotent)
+
+
+class AffinityPruner:
+    def __init__(self, store: StateStore, horizon_seconds: float) -> None:
+        self.store = store
+        self.horizon = horizon_seconds
+        self.every = min(PRUNE_EVERY, horizon_seconds / 2)
+        self._pruned_at = 0.0
+
+    async def maybe_prune(self) -> int:
+        """Delete the cache-key rows older than the horizon when a prune is due; how many went.
+        A failure is logged and tried again on the next due beat: affinity is an optimisation."""
+        now = time.time()
+        if now - self._pruned_at < self.every:
+            return 0
+        self._pruned_at = now
+        try:
+            pruned = await self.store.prune_cache_keys(now - self.horizon)
+        except Exception:
+            log.warning("could not prune the stored cache-key affinity", exc_info=True)
+            return 0
+        if pruned:
+            log.info("pruned %d prompt_cache_key affinity row(s) older than %.0f s", pruned, self.horizon)
+        return pruned

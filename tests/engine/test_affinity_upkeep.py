@@ -1,0 +1,63 @@
+"""A fleet's stored `prompt_cache_key` affinity is pruned by age (#27's leftover), off the request path.
+
+Before: a row per (project, cache key) was kept forever (nothing else deletes a client's string).
+Now every process deletes, on its lease sweep's beat, the rows last written more than
+`GATEWAY_CACHE_KEY_AFFINITY_SECONDS` ago; a key seen again is placed and stored afresh. Here the
+horizon is 2 s and the lease 1 s (a sweep every 0.5 s), so the prune is seen within seconds; the row
+is read from the gateway's own SQLite file.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+import httpx2 as httpx  # the HTTP client the openai SDK ships with
+import pytest
+
+from tests.support.procs import gateway, scripted_backend
+
+pytestmark = pytest.mark.slow
+CHAT = "chat-model"
+
+
+def _rows(db: Path) -> dict[str, float]:
+    with sqlite3.connect(db) as c:
+        return dict(c.execute("SELECT cache_key, updated_at FROM cache_key_replicas").fetchall())
+
+
+def _until(check: object, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not check():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def test_cache_key_affinity_is_pruned_after_its_horizon(tmp_path: Path) -> None:
+    with ExitStack() as ctx:
+        fleet = [ctx.enter_context(scripted_backend(CHAT)) for _ in range(2)]
+        env = {
+            "GATEWAY_BACKENDS": json.dumps([{"name": "chat", "urls": [b.url for b in fleet], "models": [CHAT]}]),
+            "GATEWAY_CACHE_KEY_AFFINITY_SECONDS": "2",
+            "GATEWAY_RUN_LEASE_SECONDS": "1",
+        }
+        gw = ctx.enter_context(gateway(fleet[0].url, tmp_path, **env))
+        db = tmp_path / "gateway.db"
+
+        def turn(key: str) -> None:
+            body = {"model": CHAT, "input": f"hello {key}", "prompt_cache_key": key}
+            r = httpx.post(f"{gw.url}/responses", json=body, timeout=30)
+            assert r.status_code == 200 and r.json()["status"] == "completed", r.text
+
+        turn("kept-a-while")
+        assert "kept-a-while" in _rows(db)  # stored with the key's first turn
+        time.sleep(1.0)
+        assert "kept-a-while" in _rows(db)  # younger than the horizon: kept
+        assert _until(lambda: "kept-a-while" not in _rows(db), 6), _rows(db)  # older: pruned
+        turn("kept-a-while")  # seen again: placed and stored afresh
+        assert "kept-a-while" in _rows(db)
