@@ -314,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--clients", type=int, default=4, help="concurrent connections per window")
     ap.add_argument("--requests", type=int, default=25, help="non-streamed creates per connection per window")
-    ap.add_argument("--streams", type=int, default=1, help="streams per connection per window")
+    ap.add_argument("--streams", type=int, default=2, help="streams per connection per window")
     ap.add_argument("--deltas", type=int, default=1000, help="text tokens per stream")
     ap.add_argument("--rounds", type=int, default=12, help="rounds (each runs every stack's windows once)")
     ap.add_argument("--bsp-delay-ms", type=int, default=BSP_DELAY_MS, help="OTEL_BSP_SCHEDULE_DELAY when tracing")

@@ -269,14 +269,23 @@ def span(name: str, kind: str = "internal", attributes: Mapping[str, Any] | None
         s.end()
 
 
-@contextlib.contextmanager
-def span_current(s: Span) -> Iterator[Span]:
-    """``s`` (started elsewhere, ended elsewhere) is current for the block."""
-    token = attach(s)
-    try:
-        yield s
-    finally:
-        detach(token)
+class span_current:  # (lower case: used as a function, `with tracing.span_current(s):`)
+    """``s`` (started elsewhere, ended elsewhere) is current for the block. A class rather than a
+    `contextlib.contextmanager` generator: the ExtProc enters it twice a request, and a
+    generator-based manager costs a generator, a helper object and two `next` calls each time."""
+
+    __slots__ = ("span", "token")
+
+    def __init__(self, s: Span) -> None:
+        self.span = s
+        self.token: object = None
+
+    def __enter__(self) -> Span:
+        self.token = attach(self.span)
+        return self.span
+
+    def __exit__(self, *exc: object) -> None:
+        detach(self.token)
 
 
 def fail(s: Span, exc: BaseException | str) -> None:
