@@ -18,14 +18,15 @@ The HTTP door is measured on off, off2 and on; the Envoy door on all four. The f
 the door's processes (the HTTP server; Envoy + the ExtProc), to the nanosecond from
 `/proc/PID/task/*/schedstat`, not latency, per unit: a non-streamed stored create, or one streamed
 text token (long streams of `--deltas` tokens, so a fraction of a microsecond per token resolves).
-Each round runs every (stack, kind) window once, in an order rotated (and reversed) round by round so
-the machine's drift hits all stacks alike; figures are the median over rounds of the *paired*
-difference (stack - off, same round), with its interquartile range (IQR) and the control beside it.
-
-A stack that traces keeps its window open `--bsp-delay-ms` (+0.3 s) after the last reply, so the
-spans it made are exported (and charged) inside it: the bench sets OTEL_BSP_SCHEDULE_DELAY (and
-Envoy's flush interval, which follows it) to 500 ms rather than the SDK's 5 s, smaller batches than a
-default deployment's, i.e. a slightly pessimistic export cost.
+A door's stacks take their load side by side (the same clients on each, at once), so other
+sessions' load on the machine, which changes within seconds, is the same for all of them; taking
+turns left identical stacks -44..+61 % apart round by round. One phase per unit (requests, then
+streams) of `--rounds` rounds; a round charges each group all the CPU it used from the round's
+start to its end, because a batch of spans is exported up to OTEL_BSP_SCHEDULE_DELAY (the SDK's 5 s
+by default) after the requests that made it, and the phase's last round stays open until it has
+gone. Printed: on - off pooled over the phase (all CPU / all units), and the median [interquartile
+range] of the per-round paired differences; the same for the control off2 - off; for the Envoy
+door, envoy - off (Envoy's native tracer) and on - envoy (our spans beside it).
 
 Targets (issue #31), PASS/MISS, never enforced: on costs <= 5 % more CPU per non-streamed request
 and <= 2 us more per streamed token, both doors; a verdict is "within noise" when the control's IQR
@@ -131,11 +132,11 @@ async def window(target: Target, clients: int, each: int) -> tuple[int, int]:
 
 async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack]) -> dict[str, Any]:
     """One phase per kind (requests, then streams), each of ``--rounds`` rounds. A round charges each
-    (door, stack) group all the CPU it used from the round's start to its end, not only during its
-    own window: a batch of spans is exported up to OTEL_BSP_SCHEDULE_DELAY after the requests that
-    made it, often while another stack has its turn, and that export is tracing's cost. Whatever a
-    group burns idle is charged alike to every stack (the control shows it). The last round of a
-    phase stays open until the last batch has gone."""
+    (door, stack) group all the CPU it used from the round's start to its end, not only while its
+    own clients were served: a batch of spans is exported up to OTEL_BSP_SCHEDULE_DELAY after the
+    requests that made it, often during the other door's turn or a later round, and that export is
+    tracing's cost. Whatever a group burns idle is charged alike to every stack (the control shows
+    it). The last round of a phase stays open until the last batch has gone."""
     kinds = KINDS[:1] if args.no_streams else KINDS
     targets = {name: door_targets(stack, args.deltas) for name, stack in stacks.items()}
     pids = {name: door_pids(stack) for name, stack in stacks.items()}
@@ -316,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--requests", type=int, default=25, help="non-streamed creates per connection per window")
     ap.add_argument("--streams", type=int, default=2, help="streams per connection per window")
     ap.add_argument("--deltas", type=int, default=1000, help="text tokens per stream")
-    ap.add_argument("--rounds", type=int, default=12, help="rounds (each runs every stack's windows once)")
+    ap.add_argument("--rounds", type=int, default=16, help="rounds (each runs every stack's windows once)")
     ap.add_argument("--bsp-delay-ms", type=int, default=BSP_DELAY_MS, help="OTEL_BSP_SCHEDULE_DELAY when tracing")
     ap.add_argument("--no-streams", action="store_true", help="non-streamed requests only (the per-request figure)")
     ap.add_argument("--sampler", default="always_on", help="OTEL_TRACES_SAMPLER of the stacks that trace")
@@ -330,10 +331,11 @@ def main(argv: list[str] | None = None) -> int:
         collector = stack.enter_context(otlp_sink())
         backend = stack.enter_context(scripted_backend(MODEL))
         tracing = {**collector, **otel_env(args)}
+        doors_env: dict[str, Any] = tracing  # (as keyword arguments: variables of the stack's processes)
         stacks = {
             "off": stack.enter_context(envoy_stack(backend.url, Path(tmp) / "off")),
             "off2": stack.enter_context(envoy_stack(backend.url, Path(tmp) / "off2")),
-            "on": stack.enter_context(envoy_stack(backend.url, Path(tmp) / "on", None, **tracing)),
+            "on": stack.enter_context(envoy_stack(backend.url, Path(tmp) / "on", None, **doors_env)),
             "envoy": stack.enter_context(envoy_stack(backend.url, Path(tmp) / "envoy", envoy_otel_env=tracing)),
         }
         res = asyncio.run(run(args, stacks))
