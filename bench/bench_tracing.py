@@ -26,7 +26,9 @@ start to its end, because a batch of spans is exported up to OTEL_BSP_SCHEDULE_D
 by default) after the requests that made it, and the phase's last round stays open until it has
 gone. Printed: on - off pooled over the phase (all CPU / all units), and the median [interquartile
 range] of the per-round paired differences; the same for the control off2 - off; for the Envoy
-door, envoy - off (Envoy's native tracer) and on - envoy (our spans beside it).
+door, envoy - off (Envoy's native tracer) and on - envoy (our spans beside it); beside each, the
+share of the Python processes' event-loop threads (and of Envoy's process). Every process gets
+PYTHONHASHSEED=0: with random seeds, identical stacks measured a few % apart.
 
 Targets (issue #31), PASS/MISS, never enforced: on costs <= 5 % more CPU per non-streamed request
 and <= 2 us more per streamed token, both doors; a verdict is "within noise" when the control's IQR
@@ -109,6 +111,19 @@ def group_cpu(pids: int | Sequence[int]) -> float:
     return total / 1e9
 
 
+def loop_cpu(pids: Sequence[int]) -> float:
+    """CPU seconds of the Python processes' main threads (each runs its event loop; thread id =
+    pid). The rest of a door's CPU is Envoy's, the export thread's, SQLite's and gRPC's threads'."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/task/{pid}/schedstat", "rb") as fh:
+                total += int(fh.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / 1e9
+
+
 async def window(target: Target, clients: int, each: int) -> tuple[int, int]:
     """``clients`` connections, ``each`` requests back to back on each: the units (requests, or
     streamed tokens) and the failures."""
@@ -140,6 +155,7 @@ async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack]) -> dict[s
     kinds = KINDS[:1] if args.no_streams else KINDS
     targets = {name: door_targets(stack, args.deltas) for name, stack in stacks.items()}
     pids = {name: door_pids(stack) for name, stack in stacks.items()}
+    loops = {name: {"http": by_door["http"], "envoy": by_door["envoy"][1:]} for name, by_door in pids.items()}
     groups = [(door, name) for door in DOORS for name in STACKS[door]]
     per: dict[tuple[str, str, str], list[dict[str, float]]] = {}
     failed = 0
@@ -156,7 +172,8 @@ async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack]) -> dict[s
         for r in range(args.rounds):
             phase(f"{kind}s, round {r + 1}/{args.rounds} ({time.monotonic() - t0:.0f} s)")
             before = {
-                (door, name): (group_cpu(pids[name][door]), group_cpu(pids[name][door][0])) for door, name in groups
+                (door, name): (group_cpu(pids[name][door]), group_cpu(pids[name][door][0]), loop_cpu(loops[name][door]))
+                for door, name in groups
             }
             units: dict[tuple[str, str], int] = {}
             for door in DOORS:  # the door's stacks side by side: the machine's moment is the same for all
@@ -170,11 +187,13 @@ async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack]) -> dict[s
             if r == args.rounds - 1:
                 await asyncio.sleep(args.bsp_delay_ms / 1000 + 0.5)
             for door, name in groups:
-                cpu0, first0 = before[(door, name)]
+                cpu0, first0, loop0 = before[(door, name)]
                 n = max(1, units[(door, name)])
                 cpu, first = group_cpu(pids[name][door]) - cpu0, group_cpu(pids[name][door][0]) - first0
+                loop = loop_cpu(loops[name][door]) - loop0
                 per.setdefault((door, kind, name), []).append(
-                    {"cpu_s": cpu, "first_s": first, "units": n, "cpu_us": cpu * 1e6 / n, "first_us": first * 1e6 / n}
+                    {"cpu_s": cpu, "first_s": first, "loop_s": loop, "units": n}
+                    | {"cpu_us": cpu * 1e6 / n, "first_us": first * 1e6 / n}
                 )
     out: dict[str, Any] = {"machine": watch.stop(), "rounds": {}, "failed": failed}
     for (door, kind, name), windows in per.items():
@@ -209,6 +228,13 @@ def figures(door: str, kind: str, per: dict[tuple[str, str, str], list[dict[str,
         for name in STACKS[door]
     }
     res["pooled_us"] = {name: round(v, 3) for name, v in pooled.items()}
+    res["loop_pooled_us"] = {  # of which the Python processes' event-loop threads
+        name: round(
+            sum(w["loop_s"] for w in per[(door, kind, name)]) * 1e6 / sum(w["units"] for w in per[(door, kind, name)]),
+            3,
+        )
+        for name in STACKS[door]
+    }
     res["pooled_pct"] = {name: round((v / pooled["off"] - 1) * 100, 2) for name, v in pooled.items()}
 
     def paired(a: list[float], b: list[float]) -> tuple[dict[str, float], dict[str, float]]:
@@ -260,6 +286,12 @@ def report(res: dict[str, Any]) -> str:
                 )
             if kind == "request":
                 lines.append(f"  (on - off per round in us {_fmt(d['on-off_us'], 'us')})")
+            loop = d["loop_pooled_us"]
+            lines.append(
+                "  of the group, the Python event-loop thread(s), pooled (us): "
+                + ", ".join(f"{n} {v:.2f}" for n, v in loop.items())
+                + f"  (on - off {loop['on'] - loop['off']:+.2f}, off2 - off {loop['off2'] - loop['off']:+.2f})"
+            )
             if door == "envoy":
                 share = d["envoy_process_us"]
                 lines.append(
@@ -331,12 +363,17 @@ def main(argv: list[str] | None = None) -> int:
         collector = stack.enter_context(otlp_sink())
         backend = stack.enter_context(scripted_backend(MODEL))
         tracing = {**collector, **otel_env(args)}
-        doors_env: dict[str, Any] = tracing  # (as keyword arguments: variables of the stack's processes)
+        # One hash seed for every process: with random ones, dict and set layouts differ from process
+        # to process, and so does their speed (identical stacks measured a few % apart).
+        same: dict[str, Any] = {"PYTHONHASHSEED": "0"}
+        doors_env: dict[str, Any] = {**tracing, **same}  # (keyword arguments: the processes' variables)
         stacks = {
-            "off": stack.enter_context(envoy_stack(backend.url, Path(tmp) / "off")),
-            "off2": stack.enter_context(envoy_stack(backend.url, Path(tmp) / "off2")),
+            "off": stack.enter_context(envoy_stack(backend.url, Path(tmp) / "off", None, **same)),
+            "off2": stack.enter_context(envoy_stack(backend.url, Path(tmp) / "off2", None, **same)),
             "on": stack.enter_context(envoy_stack(backend.url, Path(tmp) / "on", None, **doors_env)),
-            "envoy": stack.enter_context(envoy_stack(backend.url, Path(tmp) / "envoy", envoy_otel_env=tracing)),
+            "envoy": stack.enter_context(
+                envoy_stack(backend.url, Path(tmp) / "envoy", None, envoy_otel_env=tracing, **same)
+            ),
         }
         res = asyncio.run(run(args, stacks))
         time.sleep(args.bsp_delay_ms / 1000 + 0.3)
