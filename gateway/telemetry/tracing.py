@@ -49,6 +49,9 @@ _exporter_obj: Any = None
 _trace: Any = None
 _propagate: Any = None
 _runtime: Any = None
+_get_context: Any = None  # the runtime context's get / set / reset: its ContextVar's own methods when
+_set_context: Any = None  # it is the default `ContextVarsRuntimeContext` (a Python call less each, and
+_reset_context: Any = None  # attach/detach run three times a request), else the runtime's
 _Context: Any = None
 _SPAN_KEY: Any = None
 _BAGGAGE_KEY: Any = None
@@ -96,12 +99,14 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     """
     global ON, CAPTURE_CONTENT, _tracer, _recorder, _exporter_obj
     global _trace, _propagate, _runtime, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _w3c
+    global _get_context, _set_context, _reset_context
     env = os.environ if environ is None else environ
     if endpoint_of(env) is None or ON:
         return ON
     from opentelemetry import propagate, trace
     from opentelemetry.baggage import _BAGGAGE_KEY as baggage_key
     from opentelemetry.context import _RUNTIME_CONTEXT, Context
+    from opentelemetry.context.contextvars_context import ContextVarsRuntimeContext
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.trace.propagation import _SPAN_KEY as span_key
     from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
@@ -134,6 +139,12 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
         lean_tracer.Sampler(env.get("OTEL_TRACES_SAMPLER", ""), env.get("OTEL_TRACES_SAMPLER_ARG"))
     )
     _trace, _propagate, _runtime, _Context, _SPAN_KEY = trace, propagate, _RUNTIME_CONTEXT, Context, span_key
+    if type(_RUNTIME_CONTEXT) is ContextVarsRuntimeContext:
+        var = _RUNTIME_CONTEXT._current_context
+        _get_context, _set_context, _reset_context = var.get, var.set, var.reset
+    else:
+        _get_context, _set_context = _RUNTIME_CONTEXT.get_current, _RUNTIME_CONTEXT.attach
+        _reset_context = _RUNTIME_CONTEXT.detach
     _LeanSpan, _BAGGAGE_KEY = lean_tracer.LeanSpan, baggage_key
     propagators = env.get("OTEL_PROPAGATORS", "tracecontext,baggage").replace(" ", "").lower()
     if propagators in ("tracecontext,baggage", "tracecontext", "baggage,tracecontext"):
@@ -200,7 +211,7 @@ def shutdown() -> None:
 # -- spans ------------------------------------------------------------------------------------------
 def _current_span() -> Any:
     """The current span of the API's context (None when there is none)."""
-    return _runtime.get_current().get(_SPAN_KEY)
+    return _get_context().get(_SPAN_KEY)
 
 
 def start_span(
@@ -224,16 +235,19 @@ def start_span(
 
 def attach(span: Span) -> object:
     """Make ``span`` current in this context; give the token to `detach`."""
-    values = dict(_runtime.get_current())  # what `trace.set_span_in_context` does, a call shorter
+    values = dict(_get_context())  # what `trace.set_span_in_context` does, a call shorter
     values[_SPAN_KEY] = span
-    return _runtime.attach(_Context(values))
+    return _set_context(_Context(values))
 
 
 def detach(token: object) -> None:
     """Undo `attach`. Quietly does nothing when the context changed underneath (an async generator
-    closed from another task): the span still ends; only the current-span bookkeeping is moot."""
-    with contextlib.suppress(Exception):
-        _runtime.detach(token)
+    closed from another task): the span still ends; only the current-span bookkeeping is moot.
+    (A try block, not `contextlib.suppress`: that builds a context manager object per call.)"""
+    try:
+        _reset_context(token)
+    except Exception:  # (see above)
+        pass
 
 
 @contextlib.contextmanager
@@ -255,14 +269,23 @@ def span(name: str, kind: str = "internal", attributes: Mapping[str, Any] | None
         s.end()
 
 
-@contextlib.contextmanager
-def span_current(s: Span) -> Iterator[Span]:
-    """``s`` (started elsewhere, ended elsewhere) is current for the block."""
-    token = attach(s)
-    try:
-        yield s
-    finally:
-        detach(token)
+class span_current:  # (lower case: used as a function, `with tracing.span_current(s):`)
+    """``s`` (started elsewhere, ended elsewhere) is current for the block. A class rather than a
+    `contextlib.contextmanager` generator: the ExtProc enters it twice a request, and a
+    generator-based manager costs a generator, a helper object and two `next` calls each time."""
+
+    __slots__ = ("span", "token")
+
+    def __init__(self, s: Span) -> None:
+        self.span = s
+        self.token: object = None
+
+    def __enter__(self) -> Span:
+        self.token = attach(self.span)
+        return self.span
+
+    def __exit__(self, *exc: object) -> None:
+        detach(self.token)
 
 
 def fail(s: Span, exc: BaseException | str) -> None:
@@ -304,7 +327,7 @@ def _inject(out: dict[str, str]) -> None:
     """What the API's propagators write for the current context. The common case (default W3C
     propagators, a lean span current, no baggage) is written here: the very header the API's
     `TraceContextTextMapPropagator` writes, without its three context look-ups."""
-    context = _runtime.get_current()
+    context = _get_context()
     current = context.get(_SPAN_KEY)
     if _w3c is not None and type(current) is _LeanSpan and _BAGGAGE_KEY not in context:
         out["traceparent"] = f"00-{current.trace_id:032x}-{current.span_id:016x}-01"

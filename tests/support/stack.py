@@ -92,13 +92,16 @@ def envoy_stack(
     *,
     envoy_log_level: str = "error",
     output: Any = None,
+    envoy_otel_env: dict[str, str] | None = None,
     **extra_env: str,
 ) -> Iterator[EnvoyStack]:
     """Start the ExtProc, an HTTP server (or reuse ``http_gateway``, which must share ``data_dir``)
     and Envoy on free ports; stop what was started here on exit (Envoy first).
 
     ``GATEWAY_WORKERS`` in ``extra_env`` starts that many ExtProc (on consecutive ports) and HTTP
-    processes; ``output`` (a file) receives both doors' stderr (their logs)."""
+    processes; ``output`` (a file) receives both doors' stderr (their logs). ``envoy_otel_env``, when
+    given, is what Envoy's tracer is rendered from instead of the doors' environment (a benchmark
+    prices Envoy's tracer apart from the doors' spans)."""
     if http_gateway is not None and Path(http_gateway.data_dir).resolve() != Path(data_dir).resolve():
         raise ValueError("the HTTP gateway must use the same data_dir as the ExtProc")
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -123,7 +126,7 @@ def envoy_stack(
         gateway_port=http_port,
         backend_url=backend_url,
         backend_read_timeout_s=float(extra_env.get("GATEWAY_BACKEND_READ_TIMEOUT", "300")),
-        otel_env=env,  # Envoy traces when the doors do (OTEL_* in extra_env)
+        otel_env=env if envoy_otel_env is None else envoy_otel_env,  # Envoy traces when the doors do
         fleet_endpoints=fleet_endpoints(pools) if (pools := load_settings(env=env).backends) else None,
         dns_resolver=env.get("GATEWAY_BACKEND_DNS_RESOLVER"),
     )

@@ -500,6 +500,36 @@ def test_recorder_batches_bounds_and_drains() -> None:
     assert sent == sorted(sent) and len(sent) + recorder.dropped == 20 and recorder.dropped > 0
 
 
+def test_recorder_sends_full_batches_while_spans_keep_coming() -> None:
+    """Spans that arrive while a batch is on the wire wait for the next full batch (or the
+    schedule's tick), as the SDK's batch processor does: draining until the queue was empty sent a
+    stream of exports of a span or two under load, each costing an HTTP request's CPU (#31)."""
+    import threading
+
+    from gateway.telemetry.lean_tracer import Recorder
+
+    sizes: list[int] = []
+    done = threading.Event()  # never set: waited on for a while
+    recorder: Recorder
+
+    def export(batch: list[Any]) -> None:  # traffic goes on during the first two exports: a span each
+        sizes.append(len(batch))
+        if len(sizes) <= 2:
+            recorder.add(len(sizes))
+
+    recorder = Recorder(export, delay_s=3600, max_queue=1000, max_batch=4)
+    for i in range(4):
+        recorder.add(i)  # a full batch wakes the thread
+    assert not done.wait(0.5)
+    assert sizes == [4]  # the one span that came during the export waits for a batch of its own
+    for i in range(3):
+        recorder.add(i)
+    assert not done.wait(0.5)
+    assert sizes == [4, 4]
+    recorder.stop()  # the final flush sends the rest, whatever its size
+    assert sizes == [4, 4, 1]
+
+
 def test_extract_and_inject_match_the_api_propagator() -> None:
     """The W3C fast paths (`tracing.extract` of a lone `traceparent`, `tracing.inject` under a lean
     span) give what the API's `TraceContextTextMapPropagator` gives, malformed headers included."""
