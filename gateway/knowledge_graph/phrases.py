@@ -73,6 +73,32 @@ class Likeness:
         await self._vectors.warm([*phrases, *KIND_WORDS])
         return {p: float(s) for p, s in self._vectors.cosines(phrases, self._q).items()}
 
+    def rest(self, used: Sequence[str]) -> np.ndarray:
+        """What the question still asks once the relations on a path are accounted for: its vector
+        with the directions of those relations' words (`used`: phrases or pattern types) projected
+        out (Gram-Schmidt), unit length. "Where was the person who started the label that released
+        X raised?" is, as a whole, most like "founded by"; after a path "issued on the", "founded
+        by" it is most like "was raised in", the relation the next hop has to match."""
+        known = [u if u.startswith("~") else "~" + u.replace("_", " ") for u in used]
+        known = [u for u in known if u in self._vectors._vectors]
+        if not known:
+            return self._q
+        rest = self._q.copy()
+        basis: list[np.ndarray] = []
+        for row in self._vectors.matrix(known):
+            for b in basis:
+                row = row - float(row @ b) * b
+            norm = float(np.linalg.norm(row))
+            if norm > 1e-6:
+                basis.append(row / norm)
+        for b in basis:
+            rest -= float(rest @ b) * b
+        return rest / max(float(np.linalg.norm(rest)), 1e-9)
+
+    def to_rest(self, phrases: Sequence[str], rest: np.ndarray) -> dict[str, float]:
+        """Cosines of (embedded) phrases to a question's `rest`."""
+        return {p: float(s) for p, s in self._vectors.cosines(phrases, rest).items()}
+
     def likest(self, phrase: str, others: Sequence[str]) -> float:
         """The highest cosine between `phrase` and `others` (phrases or "~type words"), both embedded."""
         known = [o if o.startswith("~") else "~" + o.replace("_", " ") for o in others]

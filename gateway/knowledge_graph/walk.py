@@ -129,7 +129,7 @@ async def walk(
                         # of" back to the yard's other vessel, "a research vessel that left ...")
                         factor, matched = UNASKED, at.matched
                     else:
-                        factor, matched = PHRASE_STEP * like[words] / like[u], at.matched | {e.type}
+                        factor, matched = PHRASE_STEP * like[u][words] / like[u][""], at.matched | {e.type}
                         if at.via is not None and not files_of.get(at.via, set()) & set(e.files):
                             factor *= UNSUPPORTED
                 else:
@@ -154,8 +154,7 @@ def _words(kind: str, asked: set[str]) -> str | None:
     type's name ("studied_at" -> "~studied at") when the question's wording asked for no type."""
     if kind.startswith(PHRASE):
         return kind
-    # a pattern's type the question's wording knows of but did not ask for is no step of its chain
-    return None if kind == "co_occurs" or asked else PHRASE + kind.replace("_", " ")
+    return None if kind == "co_occurs" else PHRASE + kind.replace("_", " ")
 
 
 def _kind(kinds: dict[str, tuple[str, float]], words: str) -> str | None:
@@ -163,34 +162,43 @@ def _kind(kinds: dict[str, tuple[str, float]], words: str) -> str | None:
     return kind if sim >= KIND_MIN else None
 
 
-def _near(like: dict[str, float], words: str, u: str) -> bool:
-    best = like.get(u, 0.0)
-    return best > 0 and like.get(words, float("-inf")) >= PHRASE_NEAR * best
+def _near(like: dict[str, dict[str, float]], words: str, u: str) -> bool:
+    at = like.get(u, {})
+    best = at.get("", 0.0)
+    return best > 0 and at.get(words, float("-inf")) >= PHRASE_NEAR * best
 
 
 async def _likeness(
     edges: list[Edge], inside: set[str], reached: dict[str, Reached], asked: set[str], relate: Relate | None
-) -> tuple[dict[str, float], dict[str, tuple[str, float]]]:
-    """The question's likeness to the words of each relation of this hop, and per frontier entity
-    (keyed by it) the best of those its path has not used yet; each phrase's nearest pattern type."""
+) -> tuple[dict[str, dict[str, float]], dict[str, tuple[str, float]]]:
+    """Per frontier entity, the likeness of the words of each relation it could step along to what
+    the question still asks after the entity's path (`Likeness.rest`: the question with the path's
+    relations projected out), with the best of them under the key "" ; each phrase's nearest
+    pattern type. Scored against the rest, not the whole question: a question is as a whole most
+    like its first relation, which the path has used already."""
     if relate is None:
         return {}, {}
     named = {e.type: w for e in edges if (w := _words(e.type, asked)) is not None}
     if not named:
         return {}, {}
     phrases = sorted(set(named.values()))
-    like, kinds = await asyncio.gather(relate.to_question(phrases), relate.kinds(phrases))
-    out = dict(like)
+    _like, kinds = await asyncio.gather(relate.to_question(phrases), relate.kinds(phrases))
+    options: dict[str, set[str]] = {}
     for e in edges:
         w = named.get(e.type)
-        if w is None or w not in like:
+        if w is None:
             continue
         for u in (e.source, e.target):
             at = reached.get(u)
             if at is None or u not in inside or e.type in at.matched or (at.into and u == e.target):
                 continue  # not a step from u (used already, or back to a sibling)
-            if like[w] > out.get(u, float("-inf")):
-                out[u] = like[w]
+            options.setdefault(u, set()).add(w)
+    out: dict[str, dict[str, float]] = {}
+    for u, words in options.items():
+        like = relate.to_rest(sorted(words), relate.rest(sorted(reached[u].matched)))
+        if like:
+            like[""] = max(like.values())
+            out[u] = like
     return out, kinds
 
 
