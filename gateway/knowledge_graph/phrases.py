@@ -61,8 +61,8 @@ class PhraseVectors:
 
 
 class Likeness:
-    """One question's likeness to relation words (`to_question`), and each phrase's nearest pattern
-    type (`kinds`: "~came into the world in" is most like "born in")."""
+    """One question's likeness to relation words (`to_question`, `to_rest`), and each phrase's
+    likeness to the pattern types (`kinds`: "~came into the world in" is most like "born in")."""
 
     def __init__(self, vectors: PhraseVectors, question: list[float]) -> None:
         self._vectors = vectors
@@ -105,14 +105,15 @@ class Likeness:
         sims = self._vectors.cosines(known, self._vectors.matrix([phrase])) if phrase in self._vectors._vectors else {}
         return max((float(v[0]) for v in sims.values()), default=0.0)
 
-    async def kinds(self, phrases: list[str]) -> dict[str, tuple[str, float]]:
+    async def kinds(self, phrases: list[str]) -> dict[str, dict[str, float]]:
+        """Per phrase, its cosine to each pattern type's words ("~came into the world in" → born_in 0.58, ...)."""
         await self._vectors.warm([*phrases, *KIND_WORDS])
         types = self._vectors.matrix(list(KIND_WORDS))
-        out: dict[str, tuple[str, float]] = {}
-        for p, sims in self._vectors.cosines(phrases, types).items():
-            best = int(np.argmax(sims))
-            out[p] = (KIND_WORDS[list(KIND_WORDS)[best]], float(sims[best]))
-        return out
+        names = list(KIND_WORDS.values())
+        return {
+            p: dict(zip(names, (float(x) for x in sims), strict=True))
+            for p, sims in self._vectors.cosines(phrases, types).items()
+        }
 
 
 # the pattern types by their words, as phrases are: "~founded by" -> founded_by

@@ -42,6 +42,7 @@ UNSUPPORTED = 0.85  # a step no file links to the path's previous entity (a name
 PHRASE_STEP = 0.7  # per hop along a phrase relation the question is most like, of those at that entity
 KIND_MIN = 0.3  # a phrase at least this like a pattern type's words (and most like it) stands for that type
 KIND_STEP = 0.8  # per hop along a phrase standing for a relation type the question asks for
+KIND_NEAR = 0.7  # an asked type this like a phrase, relative to the phrase's likest type, is what it stands for
 SAME = 0.8  # a phrase this like one already on the path is that relation again
 PHRASE_NEAR = 0.75  # a phrase much less like the question than the entity's best one is no step of its chain
 PARENT_MENTIONS = 500
@@ -113,17 +114,23 @@ async def walk(
                     # before: of two people called the same, the one the company's founder is
                     if at.via is not None and not files_of.get(at.via, set()) & set(e.files):
                         factor *= UNSUPPORTED
-                elif words is not None and e.type not in at.matched and (kind := _kind(kinds, words)) in asked:
+                elif (
+                    words is not None
+                    and e.type not in at.matched
+                    and e.type.startswith(PHRASE)
+                    and (sure := _kind(kinds, words, asked - at.matched))[0] in asked
+                ):
                     # a phrase standing for a relation type the question asks for ("came into the world
                     # in" for "born"): that type's step, once per path like the type itself
+                    kind, certainty = sure
                     if kind in at.matched:
                         factor, matched = UNASKED, at.matched
                     else:
-                        factor, matched = KIND_STEP, at.matched | {kind}
+                        factor, matched = KIND_STEP * certainty, at.matched | {str(kind)}
                         if at.via is not None and not files_of.get(at.via, set()) & set(e.files):
                             factor *= UNSUPPORTED
                 elif relate is not None and words is not None and e.type not in at.matched and _near(like, words, u):
-                    kind = _kind(kinds, words)
+                    kind = _kind(kinds, words)[0]
                     if (kind is not None and kind in at.matched) or relate.likest(words, list(at.matched)) >= SAME:
                         # the same relation again, in other words ("is a ferry that left the slipway
                         # of" back to the yard's other vessel, "a research vessel that left ...")
@@ -157,9 +164,22 @@ def _words(kind: str, asked: set[str]) -> str | None:
     return None if kind == "co_occurs" else PHRASE + kind.replace("_", " ")
 
 
-def _kind(kinds: dict[str, tuple[str, float]], words: str) -> str | None:
-    kind, sim = kinds.get(words, ("", 0.0))
-    return kind if sim >= KIND_MIN else None
+def _kind(kinds: dict[str, dict[str, float]], words: str, wanted: set[str] | None = None) -> tuple[str | None, float]:
+    """The pattern type a relation's words stand for, and how surely (its cosine over the best
+    type's): with `wanted` (the asked types the path has not matched), the likest of those when it is
+    nearly as like the words as their likest type overall (MiniLM puts "was launched by" nearer
+    "founded by" than "made by", and a question asking for its maker means either), else the likest
+    type when it is like enough."""
+    sims = kinds.get(words)
+    if not sims:
+        return None, 0.0
+    best = max(sims.values())
+    if best < KIND_MIN:
+        return None, 0.0
+    for kind in sorted(wanted or (), key=lambda t: -sims.get(t, 0.0))[:1]:
+        if sims.get(kind, 0.0) >= max(KIND_MIN, KIND_NEAR * best):
+            return kind, sims[kind] / best
+    return max(sims, key=lambda t: sims[t]), 1.0
 
 
 def _near(like: dict[str, dict[str, float]], words: str, u: str) -> bool:
@@ -170,7 +190,7 @@ def _near(like: dict[str, dict[str, float]], words: str, u: str) -> bool:
 
 async def _likeness(
     edges: list[Edge], inside: set[str], reached: dict[str, Reached], asked: set[str], relate: Relate | None
-) -> tuple[dict[str, dict[str, float]], dict[str, tuple[str, float]]]:
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
     """Per frontier entity, the likeness of the words of each relation it could step along to what
     the question still asks after the entity's path (`Likeness.rest`: the question with the path's
     relations projected out), with the best of them under the key "" ; each phrase's nearest
