@@ -47,6 +47,7 @@ SAME = 0.8  # a phrase this like one already on the path is that relation again
 PHRASE_NEAR = 0.75  # a phrase much less like the question than the entity's best one is no step of its chain
 PARENT_MENTIONS = 500
 MAX_HOPS = 3
+STEP_GAIN = 3  # a path is worth this much more for each step of the chain it completes
 MAX_FRONTIER = 24
 PER_ENTITY = 40  # edges read per frontier entity and direction (typed first)
 
@@ -62,7 +63,7 @@ class Reached:
     into: bool = False  # reached as the target of a phrase relation (the yard a vessel "left the slipway of")
 
     def potential(self) -> float:
-        return self.base * (2 ** len(self.matched))
+        return self.base * (STEP_GAIN ** len(self.matched))
 
 
 async def walk(
