@@ -91,7 +91,7 @@ async def walk(
             graph.mentions(store_id, parents, limit=PARENT_MENTIONS) if parents else _no_rows(),
         )
         inside = set(frontier)
-        like, kinds = await _likeness(edges, inside, reached, asked, relate)
+        like, kinds = await _likeness(edges, inside, reached, asked, relate, hops)
         files_of: dict[str, set[str]] = {}
         for m in rows:
             files_of.setdefault(m.entity, set()).add(m.file_id)
@@ -101,7 +101,7 @@ async def walk(
                 if u not in inside or v == u:
                     continue
                 at = reached[u]
-                words = _words(e.type, asked) if relate is not None else None
+                words = _words(e.type, asked, hops) if relate is not None else None
                 if words is not None and at.into and u == e.target:
                     # into the yard as a vessel's yard and out as another vessel's: a sibling, no chain
                     words = None
@@ -157,12 +157,16 @@ async def _no_rows() -> list[MentionRow]:
     return []
 
 
-def _words(kind: str, asked: set[str]) -> str | None:
-    """The words a relation is compared with the question by: a phrase relation's own, a pattern
-    type's name ("studied_at" -> "~studied at") when the question's wording asked for no type."""
+def _words(kind: str, asked: set[str], hops: int) -> str | None:
+    """The words a relation is compared with the question by: a phrase relation's own; a pattern
+    type's name ("studied_at" -> "~studied at") when the question has more steps (`hops`, from its
+    grammar) than relation types its wording named ("Where was the person who started the label
+    that released X raised?" names one, founded_by, of three): those steps may be any relation like
+    what the question still asks. When the wording named a type for every step, another type is no
+    step of its chain (the firm's seat is no birthplace, however alike "located in" and "born in")."""
     if kind.startswith(PHRASE):
         return kind
-    return None if kind == "co_occurs" else PHRASE + kind.replace("_", " ")
+    return None if kind == "co_occurs" or len(asked) >= hops else PHRASE + kind.replace("_", " ")
 
 
 def _kind(kinds: dict[str, dict[str, float]], words: str, wanted: set[str] | None = None) -> tuple[str | None, float]:
@@ -190,7 +194,12 @@ def _near(like: dict[str, dict[str, float]], words: str, u: str) -> bool:
 
 
 async def _likeness(
-    edges: list[Edge], inside: set[str], reached: dict[str, Reached], asked: set[str], relate: Relate | None
+    edges: list[Edge],
+    inside: set[str],
+    reached: dict[str, Reached],
+    asked: set[str],
+    relate: Relate | None,
+    hops: int,
 ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
     """Per frontier entity, the likeness of the words of each relation it could step along to what
     the question still asks after the entity's path (`Likeness.rest`: the question with the path's
@@ -199,7 +208,7 @@ async def _likeness(
     like its first relation, which the path has used already."""
     if relate is None:
         return {}, {}
-    named = {e.type: w for e in edges if (w := _words(e.type, asked)) is not None}
+    named = {e.type: w for e in edges if (w := _words(e.type, asked, hops)) is not None}
     if not named:
         return {}, {}
     phrases = sorted(set(named.values()))
@@ -232,16 +241,16 @@ def chunk_scores(
     paged: frozenset[str] = frozenset(),
 ) -> dict[str, float]:
     """Per chunk: the best potential of an entity it is about (or, halved, mentions), with a bonus
-    when the chunk states an asked-for relation beyond that entity's path. For a one-step question
-    ("Who founded X?") the chunk about X stating that relation is the answer as much as the page of
-    the entity it leads to: it scores as that entity does. The bonus for stating a relation beyond
-    the path is for chains whose next entity has no page of its own (`paged`: entities some
-    document is about); when it has one, that page is the answer, not the statement."""
+    when the chunk states an asked-for relation beyond that entity's path. A chunk about an entity
+    naming the entity the walk's next step led to from it states that step: for a one-step question
+    ("Who founded X?") it is the answer as much as the page of the entity the step leads to, and
+    when that entity has no page of its own (`paged`: entities some document is about; "the
+    hometown of the founder of X" where the town has none) it is the answer: either way it scores
+    as that entity does."""
     led = {r.via for e, r in reached.items() if r.via is not None and e in paged and r.matched - reached[r.via].matched}
-    named: dict[str, set[str]] = {}  # chunk -> the entities it mentions (one-step questions only)
-    if one_step:
-        for m in rows:
-            named.setdefault(m.chunk_id, set()).add(m.entity)
+    named: dict[str, set[str]] = {}  # chunk -> the entities it mentions
+    for m in rows:
+        named.setdefault(m.chunk_id, set()).add(m.entity)
     out: dict[str, float] = {}
     for m in rows:
         at = reached.get(m.entity)
@@ -251,10 +260,15 @@ def chunk_scores(
         said = stated.get(m.chunk_id, set())
         if (said & asked) - at.matched and m.entity not in led:
             value *= STATED
-        if one_step and m.subject and at.hops == 0:  # X's page naming the entity X's step led to
+        if m.subject:  # X's page naming the entity X's step led to
             for x in named.get(m.chunk_id, ()):
                 r = reached.get(x)
-                if r is not None and r.hops == 1 and r.matched and r.via == m.entity:
+                if (
+                    r is not None
+                    and r.via == m.entity
+                    and len(r.matched) > len(at.matched)
+                    and ((one_step and at.hops == 0) or x not in paged)
+                ):
                     value = max(value, r.potential())
         if value > out.get(m.chunk_id, 0.0):
             out[m.chunk_id] = value
