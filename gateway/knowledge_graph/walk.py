@@ -248,9 +248,16 @@ def chunk_scores(
     hometown of the founder of X" where the town has none) it is the answer: either way it scores
     as that entity does."""
     led = {r.via for e, r in reached.items() if r.via is not None and e in paged and r.matched - reached[r.via].matched}
+    # entity -> the entities a step of the chain led to from it, whose page (or lack of one) it speaks for
+    leads: dict[str, list[str]] = {}
+    for x, r in reached.items():
+        if r.via is not None and len(r.matched) > len(reached[r.via].matched):
+            if (one_step and reached[r.via].hops == 0) or x not in paged:
+                leads.setdefault(r.via, []).append(x)
     named: dict[str, set[str]] = {}  # chunk -> the entities it mentions
-    for m in rows:
-        named.setdefault(m.chunk_id, set()).add(m.entity)
+    if leads:
+        for m in rows:
+            named.setdefault(m.chunk_id, set()).add(m.entity)
     out: dict[str, float] = {}
     for m in rows:
         at = reached.get(m.entity)
@@ -260,16 +267,11 @@ def chunk_scores(
         said = stated.get(m.chunk_id, set())
         if (said & asked) - at.matched and m.entity not in led:
             value *= STATED
-        if m.subject:  # X's page naming the entity X's step led to
-            for x in named.get(m.chunk_id, ()):
-                r = reached.get(x)
-                if (
-                    r is not None
-                    and r.via == m.entity
-                    and len(r.matched) > len(at.matched)
-                    and ((one_step and at.hops == 0) or x not in paged)
-                ):
-                    value = max(value, r.potential())
+        if m.subject and m.entity in leads:  # X's page naming the entity X's step led to
+            here = named.get(m.chunk_id, set())
+            for x in leads[m.entity]:
+                if x in here:
+                    value = max(value, reached[x].potential())
         if value > out.get(m.chunk_id, 0.0):
             out[m.chunk_id] = value
     return out
