@@ -9,7 +9,12 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
   it decays the path's weight a little (`DECAY`) and adds its type to the path's `matched` set;
 * any other typed edge decays it a lot (`UNASKED`), a co-occurrence edge more (`CO_OCCURS`), and
   only on the first hop: passing mentions (a directory table naming forty companies) lead nowhere;
-* an entity keeps its best path, ranked by `potential`: weight x 2^(relations matched), so a path
+* relations no pattern typed (`~words`) and, for steps the question's grammar has but its wording
+  named no type for, pattern types the question did not name, are steps too when they are like
+  what the question still asks after the path (`Likeness.rest`: the question's vector with the
+  path's relations projected out), or when their words are nearly as like an asked type as their
+  likest type ("owes its existence to" for "the person behind");
+* an entity keeps its best path, ranked by `potential`: weight x 3^(relations matched), so a path
   that completes one more step of the chain beats a shorter one that does not;
 * a step is worth a little less (`UNSUPPORTED`) when no file stating it also names the entity
   before it on the path: of two people called the same (one entity, keys are names), the
@@ -49,6 +54,7 @@ PARENT_MENTIONS = 500
 MAX_HOPS = 3
 STEP_GAIN = 3  # a path is worth this much more for each step of the chain it completes
 MAX_FRONTIER = 24
+UNSURE_FRONTIER = 8  # paths along relations that matched no step, widened after those that did
 PER_ENTITY = 40  # edges read per frontier entity and direction (typed first)
 
 
@@ -96,6 +102,7 @@ async def walk(
         for m in rows:
             files_of.setdefault(m.entity, set()).add(m.file_id)
         improved: set[str] = set()
+        linked: set[str] = set()  # reached along a stated relation, not a co-occurrence
         for e in edges:
             for u, v in ((e.source, e.target), (e.target, e.source)):
                 if u not in inside or v == u:
@@ -147,9 +154,21 @@ async def walk(
                 if v not in reached or cand.potential() > reached[v].potential():
                     reached[v] = cand
                     improved.add(v)
-        # only paths that still follow the chain are worth widening (or, with no relation asked, any)
+                    if e.type == "co_occurs":
+                        linked.discard(v)
+                    else:
+                        linked.add(v)
+        # paths that still follow the chain are widened first; after them (at most MAX_FRONTIER in
+        # all), paths along stated relations that matched no step yet, at their low weight: where the
+        # question's words for a step match none of the text's (MiniLM sees nothing of founding in
+        # "opened"), the chain's end is still reached, as two-hop expansion would, ranked below
+        # every path that matched (or, with no relation asked, any)
         nxt = [x for x in improved if not (asked or relate) or reached[x].matched]
         frontier = sorted(nxt, key=lambda x: reached[x].potential(), reverse=True)[:MAX_FRONTIER]
+        room = min(UNSURE_FRONTIER, MAX_FRONTIER - len(frontier))
+        if room > 0:
+            unsure = [x for x in improved & linked if not reached[x].matched and x not in frontier]
+            frontier += sorted(unsure, key=lambda x: reached[x].potential(), reverse=True)[:room]
     return reached
 
 
