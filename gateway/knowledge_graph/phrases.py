@@ -61,17 +61,14 @@ class PhraseVectors:
 
 
 class Likeness:
-    """One question's likeness to relation words (`to_question`, `to_rest`), and each phrase's
+    """One question's likeness to relation words (`rest`, `table`), and each phrase's
     likeness to the pattern types (`kinds`: "~came into the world in" is most like "born in")."""
 
     def __init__(self, vectors: PhraseVectors, question: list[float]) -> None:
         self._vectors = vectors
         q = np.asarray(question, dtype=np.float32)
         self._q = q / max(float(np.linalg.norm(q)), 1e-9)
-
-    async def to_question(self, phrases: list[str]) -> dict[str, float]:
-        await self._vectors.warm([*phrases, *KIND_WORDS])
-        return {p: float(s) for p, s in self._vectors.cosines(phrases, self._q).items()}
+        self._rests: dict[tuple[str, ...], np.ndarray] = {}
 
     def rest(self, used: Sequence[str]) -> np.ndarray:
         """What the question still asks once the relations on a path are accounted for: its vector
@@ -83,6 +80,9 @@ class Likeness:
         known = [u for u in known if u in self._vectors._vectors]
         if not known:
             return self._q
+        key = tuple(sorted(known))
+        if key in self._rests:  # many entities of one hop share their path's relations
+            return self._rests[key]
         rest = self._q.copy()
         basis: list[np.ndarray] = []
         for row in self._vectors.matrix(known):
@@ -93,11 +93,13 @@ class Likeness:
                 basis.append(row / norm)
         for b in basis:
             rest -= float(rest @ b) * b
-        return rest / max(float(np.linalg.norm(rest)), 1e-9)
+        self._rests[key] = rest / max(float(np.linalg.norm(rest)), 1e-9)
+        return self._rests[key]
 
-    def to_rest(self, phrases: Sequence[str], rest: np.ndarray) -> dict[str, float]:
-        """Cosines of (embedded) phrases to a question's `rest`."""
-        return {p: float(s) for p, s in self._vectors.cosines(phrases, rest).items()}
+    def table(self, phrases: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """The embedded ones of `phrases` and their unit vectors as rows (one stack per walk hop)."""
+        known = [p for p in phrases if p in self._vectors._vectors]
+        return known, (self._vectors.matrix(known) if known else np.zeros((0, self._q.shape[0]), np.float32))
 
     def likest(self, phrase: str, others: Sequence[str]) -> float:
         """The highest cosine between `phrase` and `others` (phrases or "~type words"), both embedded."""

@@ -34,6 +34,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+import numpy as np
+
 from gateway.knowledge_graph.extract import PHRASE
 from gateway.knowledge_graph.phrases import Likeness as Relate
 from storage.graph import Edge, GraphStore, MentionRow
@@ -231,7 +233,10 @@ async def _likeness(
     if not named:
         return {}, {}
     phrases = sorted(set(named.values()))
-    _like, kinds = await asyncio.gather(relate.to_question(phrases), relate.kinds(phrases))
+    kinds = await relate.kinds(phrases)  # embeds the phrases not known yet
+    known, table = relate.table(phrases)
+    index = {p: i for i, p in enumerate(known)}
+    by_path: dict[frozenset[str], np.ndarray] = {}  # the rest's cosines with every phrase, per path's relations
     options: dict[str, set[str]] = {}
     for e in edges:
         w = named.get(e.type)
@@ -244,7 +249,11 @@ async def _likeness(
             options.setdefault(u, set()).add(w)
     out: dict[str, dict[str, float]] = {}
     for u, words in options.items():
-        like = relate.to_rest(sorted(words), relate.rest(sorted(reached[u].matched)))
+        used = reached[u].matched
+        if used not in by_path:
+            by_path[used] = table @ relate.rest(sorted(used))
+        sims = by_path[used]
+        like = {w: float(sims[index[w]]) for w in words if w in index}
         if like:
             like[""] = max(like.values())
             out[u] = like
