@@ -15,7 +15,8 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
   path's relations projected out), or when their words are nearly as like an asked type as their
   likest type ("owes its existence to" for "the person behind");
 * an entity keeps its best path, ranked by `potential`: weight x 3^(relations matched), so a path
-  that completes one more step of the chain beats a shorter one that does not;
+  that completes one more step of the chain beats a shorter one that does not; paths that matched
+  a step are widened first, then a few along stated relations that matched none (`UNSURE_FRONTIER`);
 * a step is worth a little less (`UNSUPPORTED`) when no file stating it also names the entity
   before it on the path: of two people called the same (one entity, keys are names), the
   birthplace stated in the biography that names the company they founded wins.
