@@ -61,17 +61,45 @@ class PhraseVectors:
 
 
 class Likeness:
-    """One question's likeness to relation words (`to_question`), and each phrase's nearest pattern
-    type (`kinds`: "~came into the world in" is most like "born in")."""
+    """One question's likeness to relation words (`rest`, `table`), and each phrase's
+    likeness to the pattern types (`kinds`: "~came into the world in" is most like "born in")."""
 
     def __init__(self, vectors: PhraseVectors, question: list[float]) -> None:
         self._vectors = vectors
         q = np.asarray(question, dtype=np.float32)
         self._q = q / max(float(np.linalg.norm(q)), 1e-9)
+        self._rests: dict[tuple[str, ...], np.ndarray] = {}
 
-    async def to_question(self, phrases: list[str]) -> dict[str, float]:
-        await self._vectors.warm([*phrases, *KIND_WORDS])
-        return {p: float(s) for p, s in self._vectors.cosines(phrases, self._q).items()}
+    def rest(self, used: Sequence[str]) -> np.ndarray:
+        """What the question still asks once the relations on a path are accounted for: its vector
+        with the directions of those relations' words (`used`: phrases or pattern types) projected
+        out (Gram-Schmidt), unit length. "Where was the person who started the label that released
+        X raised?" is, as a whole, most like "founded by"; after a path "issued on the", "founded
+        by" it is most like "was raised in", the relation the next hop has to match."""
+        known = [u if u.startswith("~") else "~" + u.replace("_", " ") for u in used]
+        known = [u for u in known if u in self._vectors._vectors]
+        if not known:
+            return self._q
+        key = tuple(sorted(known))
+        if key in self._rests:  # many entities of one hop share their path's relations
+            return self._rests[key]
+        rest = self._q.copy()
+        basis: list[np.ndarray] = []
+        for row in self._vectors.matrix(known):
+            for b in basis:
+                row = row - float(row @ b) * b
+            norm = float(np.linalg.norm(row))
+            if norm > 1e-6:
+                basis.append(row / norm)
+        for b in basis:
+            rest -= float(rest @ b) * b
+        self._rests[key] = rest / max(float(np.linalg.norm(rest)), 1e-9)
+        return self._rests[key]
+
+    def table(self, phrases: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """The embedded ones of `phrases` and their unit vectors as rows (one stack per walk hop)."""
+        known = [p for p in phrases if p in self._vectors._vectors]
+        return known, (self._vectors.matrix(known) if known else np.zeros((0, self._q.shape[0]), np.float32))
 
     def likest(self, phrase: str, others: Sequence[str]) -> float:
         """The highest cosine between `phrase` and `others` (phrases or "~type words"), both embedded."""
@@ -79,14 +107,15 @@ class Likeness:
         sims = self._vectors.cosines(known, self._vectors.matrix([phrase])) if phrase in self._vectors._vectors else {}
         return max((float(v[0]) for v in sims.values()), default=0.0)
 
-    async def kinds(self, phrases: list[str]) -> dict[str, tuple[str, float]]:
+    async def kinds(self, phrases: list[str]) -> dict[str, dict[str, float]]:
+        """Per phrase, its cosine to each pattern type's words ("~came into the world in" → born_in 0.58, ...)."""
         await self._vectors.warm([*phrases, *KIND_WORDS])
         types = self._vectors.matrix(list(KIND_WORDS))
-        out: dict[str, tuple[str, float]] = {}
-        for p, sims in self._vectors.cosines(phrases, types).items():
-            best = int(np.argmax(sims))
-            out[p] = (KIND_WORDS[list(KIND_WORDS)[best]], float(sims[best]))
-        return out
+        names = list(KIND_WORDS.values())
+        return {
+            p: dict(zip(names, (float(x) for x in sims), strict=True))
+            for p, sims in self._vectors.cosines(phrases, types).items()
+        }
 
 
 # the pattern types by their words, as phrases are: "~founded by" -> founded_by

@@ -86,11 +86,14 @@ def steps(query: str) -> int:
     """How many relations a question's chain has, from its grammar alone (no relation words): one
     per link between two relations ("the founder OF the company THAT makes X"), and one for the
     question's own relation, unless it is the head noun of a copular question that ends on a name
-    ("What is the birthplace OF the person behind X?": the birthplace is that link's relation)."""
+    ("What is the birthplace OF the person behind X?": the birthplace is that link's relation). Text
+    with no question word asks for no relation of its own: its relations are the nouns its links
+    join ("hometown of the founder of X": two; "control information of a PostgreSQL database
+    cluster", a manual page's NAME line: one)."""
     words = _TOKEN.findall(query)
     wh = _WH.search(query)  # the question word opens the question's own relation: no link
     links = len(_LINKS.findall(query[wh.end() :] if wh else query))
-    own = not (_COPULA_HEAD.match(query) and words and _name(words[-1]))
+    own = wh is not None and not (_COPULA_HEAD.match(query) and words and _name(words[-1]))
     return max(1, links + int(own))
 
 

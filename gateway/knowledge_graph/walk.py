@@ -9,8 +9,14 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
   it decays the path's weight a little (`DECAY`) and adds its type to the path's `matched` set;
 * any other typed edge decays it a lot (`UNASKED`), a co-occurrence edge more (`CO_OCCURS`), and
   only on the first hop: passing mentions (a directory table naming forty companies) lead nowhere;
-* an entity keeps its best path, ranked by `potential`: weight x 2^(relations matched), so a path
-  that completes one more step of the chain beats a shorter one that does not;
+* relations no pattern typed (`~words`) and, for steps the question's grammar has but its wording
+  named no type for, pattern types the question did not name, are steps too when they are like
+  what the question still asks after the path (`Likeness.rest`: the question's vector with the
+  path's relations projected out), or when their words are nearly as like an asked type as their
+  likest type ("owes its existence to" for "the person behind");
+* an entity keeps its best path, ranked by `potential`: weight x 3^(relations matched), so a path
+  that completes one more step of the chain beats a shorter one that does not; paths that matched
+  a step are widened first, then a few along stated relations that matched none (`UNSURE_FRONTIER`);
 * a step is worth a little less (`UNSUPPORTED`) when no file stating it also names the entity
   before it on the path: of two people called the same (one entity, keys are names), the
   birthplace stated in the biography that names the company they founded wins.
@@ -29,6 +35,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+import numpy as np
+
 from gateway.knowledge_graph.extract import PHRASE
 from gateway.knowledge_graph.phrases import Likeness as Relate
 from storage.graph import Edge, GraphStore, MentionRow
@@ -42,11 +50,14 @@ UNSUPPORTED = 0.85  # a step no file links to the path's previous entity (a name
 PHRASE_STEP = 0.7  # per hop along a phrase relation the question is most like, of those at that entity
 KIND_MIN = 0.3  # a phrase at least this like a pattern type's words (and most like it) stands for that type
 KIND_STEP = 0.8  # per hop along a phrase standing for a relation type the question asks for
+KIND_NEAR = 0.7  # an asked type this like a phrase, relative to the phrase's likest type, is what it stands for
 SAME = 0.8  # a phrase this like one already on the path is that relation again
 PHRASE_NEAR = 0.75  # a phrase much less like the question than the entity's best one is no step of its chain
 PARENT_MENTIONS = 500
 MAX_HOPS = 3
+STEP_GAIN = 3  # a path is worth this much more for each step of the chain it completes
 MAX_FRONTIER = 24
+UNSURE_FRONTIER = 8  # paths along relations that matched no step, widened after those that did
 PER_ENTITY = 40  # edges read per frontier entity and direction (typed first)
 
 
@@ -61,7 +72,7 @@ class Reached:
     into: bool = False  # reached as the target of a phrase relation (the yard a vessel "left the slipway of")
 
     def potential(self) -> float:
-        return self.base * (2 ** len(self.matched))
+        return self.base * (STEP_GAIN ** len(self.matched))
 
 
 async def walk(
@@ -89,17 +100,18 @@ async def walk(
             graph.mentions(store_id, parents, limit=PARENT_MENTIONS) if parents else _no_rows(),
         )
         inside = set(frontier)
-        like, kinds = await _likeness(edges, inside, reached, asked, relate)
+        like, kinds = await _likeness(edges, inside, reached, asked, relate, hops)
         files_of: dict[str, set[str]] = {}
         for m in rows:
             files_of.setdefault(m.entity, set()).add(m.file_id)
         improved: set[str] = set()
+        linked: set[str] = set()  # reached along a stated relation, not a co-occurrence
         for e in edges:
             for u, v in ((e.source, e.target), (e.target, e.source)):
                 if u not in inside or v == u:
                     continue
                 at = reached[u]
-                words = _words(e.type, asked) if relate is not None else None
+                words = _words(e.type, asked, hops) if relate is not None else None
                 if words is not None and at.into and u == e.target:
                     # into the yard as a vessel's yard and out as another vessel's: a sibling, no chain
                     words = None
@@ -113,23 +125,29 @@ async def walk(
                     # before: of two people called the same, the one the company's founder is
                     if at.via is not None and not files_of.get(at.via, set()) & set(e.files):
                         factor *= UNSUPPORTED
-                elif words is not None and e.type not in at.matched and (kind := _kind(kinds, words)) in asked:
+                elif (
+                    words is not None
+                    and e.type not in at.matched
+                    and e.type.startswith(PHRASE)
+                    and (sure := _kind(kinds, words, asked - at.matched))[0] in asked
+                ):
                     # a phrase standing for a relation type the question asks for ("came into the world
                     # in" for "born"): that type's step, once per path like the type itself
+                    kind, certainty = sure
                     if kind in at.matched:
                         factor, matched = UNASKED, at.matched
                     else:
-                        factor, matched = KIND_STEP, at.matched | {kind}
+                        factor, matched = KIND_STEP * certainty, at.matched | {str(kind)}
                         if at.via is not None and not files_of.get(at.via, set()) & set(e.files):
                             factor *= UNSUPPORTED
                 elif relate is not None and words is not None and e.type not in at.matched and _near(like, words, u):
-                    kind = _kind(kinds, words)
+                    kind = _kind(kinds, words)[0]
                     if (kind is not None and kind in at.matched) or relate.likest(words, list(at.matched)) >= SAME:
                         # the same relation again, in other words ("is a ferry that left the slipway
                         # of" back to the yard's other vessel, "a research vessel that left ...")
                         factor, matched = UNASKED, at.matched
                     else:
-                        factor, matched = PHRASE_STEP * like[words] / like[u], at.matched | {e.type}
+                        factor, matched = PHRASE_STEP * like[u][words] / like[u][""], at.matched | {e.type}
                         if at.via is not None and not files_of.get(at.via, set()) & set(e.files):
                             factor *= UNSUPPORTED
                 else:
@@ -139,9 +157,21 @@ async def walk(
                 if v not in reached or cand.potential() > reached[v].potential():
                     reached[v] = cand
                     improved.add(v)
-        # only paths that still follow the chain are worth widening (or, with no relation asked, any)
+                    if e.type == "co_occurs":
+                        linked.discard(v)
+                    else:
+                        linked.add(v)
+        # paths that still follow the chain are widened first; after them (at most MAX_FRONTIER in
+        # all), paths along stated relations that matched no step yet, at their low weight: where the
+        # question's words for a step match none of the text's (MiniLM sees nothing of founding in
+        # "opened"), the chain's end is still reached, as two-hop expansion would, ranked below
+        # every path that matched (or, with no relation asked, any)
         nxt = [x for x in improved if not (asked or relate) or reached[x].matched]
         frontier = sorted(nxt, key=lambda x: reached[x].potential(), reverse=True)[:MAX_FRONTIER]
+        room = min(UNSURE_FRONTIER, MAX_FRONTIER - len(frontier))
+        if room > 0:
+            unsure = [x for x in improved & linked if not reached[x].matched and x not in frontier]
+            frontier += sorted(unsure, key=lambda x: reached[x].potential(), reverse=True)[:room]
     return reached
 
 
@@ -149,48 +179,85 @@ async def _no_rows() -> list[MentionRow]:
     return []
 
 
-def _words(kind: str, asked: set[str]) -> str | None:
-    """The words a relation is compared with the question by: a phrase relation's own, a pattern
-    type's name ("studied_at" -> "~studied at") when the question's wording asked for no type."""
+def _words(kind: str, asked: set[str], hops: int) -> str | None:
+    """The words a relation is compared with the question by: a phrase relation's own; a pattern
+    type's name ("studied_at" -> "~studied at") when the question has more steps (`hops`, from its
+    grammar) than relation types its wording named ("Where was the person who started the label
+    that released X raised?" names one, founded_by, of three): those steps may be any relation like
+    what the question still asks. When the wording named a type for every step, another type is no
+    step of its chain (the firm's seat is no birthplace, however alike "located in" and "born in")."""
     if kind.startswith(PHRASE):
         return kind
-    # a pattern's type the question's wording knows of but did not ask for is no step of its chain
-    return None if kind == "co_occurs" or asked else PHRASE + kind.replace("_", " ")
+    return None if kind == "co_occurs" or len(asked) >= hops else PHRASE + kind.replace("_", " ")
 
 
-def _kind(kinds: dict[str, tuple[str, float]], words: str) -> str | None:
-    kind, sim = kinds.get(words, ("", 0.0))
-    return kind if sim >= KIND_MIN else None
+def _kind(kinds: dict[str, dict[str, float]], words: str, wanted: set[str] | None = None) -> tuple[str | None, float]:
+    """The pattern type a relation's words stand for, and how surely (its cosine over the best
+    type's): with `wanted` (the asked types the path has not matched), the likest of those when it is
+    nearly as like the words as their likest type overall (MiniLM puts "was launched by" nearer
+    "founded by" than "made by", and a question asking for its maker means either), else the likest
+    type when it is like enough."""
+    sims = kinds.get(words)
+    if not sims:
+        return None, 0.0
+    best = max(sims.values())
+    if best < KIND_MIN:
+        return None, 0.0
+    for kind in sorted(wanted or (), key=lambda t: -sims.get(t, 0.0))[:1]:
+        if sims.get(kind, 0.0) >= max(KIND_MIN, KIND_NEAR * best):
+            return kind, sims[kind] / best
+    return max(sims, key=lambda t: sims[t]), 1.0
 
 
-def _near(like: dict[str, float], words: str, u: str) -> bool:
-    best = like.get(u, 0.0)
-    return best > 0 and like.get(words, float("-inf")) >= PHRASE_NEAR * best
+def _near(like: dict[str, dict[str, float]], words: str, u: str) -> bool:
+    at = like.get(u, {})
+    best = at.get("", 0.0)
+    return best > 0 and at.get(words, float("-inf")) >= PHRASE_NEAR * best
 
 
 async def _likeness(
-    edges: list[Edge], inside: set[str], reached: dict[str, Reached], asked: set[str], relate: Relate | None
-) -> tuple[dict[str, float], dict[str, tuple[str, float]]]:
-    """The question's likeness to the words of each relation of this hop, and per frontier entity
-    (keyed by it) the best of those its path has not used yet; each phrase's nearest pattern type."""
+    edges: list[Edge],
+    inside: set[str],
+    reached: dict[str, Reached],
+    asked: set[str],
+    relate: Relate | None,
+    hops: int,
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """Per frontier entity, the likeness of the words of each relation it could step along to what
+    the question still asks after the entity's path (`Likeness.rest`: the question with the path's
+    relations projected out), with the best of them under the key "" ; each phrase's nearest
+    pattern type. Scored against the rest, not the whole question: a question is as a whole most
+    like its first relation, which the path has used already."""
     if relate is None:
         return {}, {}
-    named = {e.type: w for e in edges if (w := _words(e.type, asked)) is not None}
+    named = {e.type: w for e in edges if (w := _words(e.type, asked, hops)) is not None}
     if not named:
         return {}, {}
     phrases = sorted(set(named.values()))
-    like, kinds = await asyncio.gather(relate.to_question(phrases), relate.kinds(phrases))
-    out = dict(like)
+    kinds = await relate.kinds(phrases)  # embeds the phrases not known yet
+    known, table = relate.table(phrases)
+    index = {p: i for i, p in enumerate(known)}
+    by_path: dict[frozenset[str], np.ndarray] = {}  # the rest's cosines with every phrase, per path's relations
+    options: dict[str, set[str]] = {}
     for e in edges:
         w = named.get(e.type)
-        if w is None or w not in like:
+        if w is None:
             continue
         for u in (e.source, e.target):
             at = reached.get(u)
             if at is None or u not in inside or e.type in at.matched or (at.into and u == e.target):
                 continue  # not a step from u (used already, or back to a sibling)
-            if like[w] > out.get(u, float("-inf")):
-                out[u] = like[w]
+            options.setdefault(u, set()).add(w)
+    out: dict[str, dict[str, float]] = {}
+    for u, words in options.items():
+        used = reached[u].matched
+        if used not in by_path:
+            by_path[used] = table @ relate.rest(sorted(used))
+        sims = by_path[used]
+        like = {w: float(sims[index[w]]) for w in words if w in index}
+        if like:
+            like[""] = max(like.values())
+            out[u] = like
     return out, kinds
 
 
@@ -203,14 +270,21 @@ def chunk_scores(
     paged: frozenset[str] = frozenset(),
 ) -> dict[str, float]:
     """Per chunk: the best potential of an entity it is about (or, halved, mentions), with a bonus
-    when the chunk states an asked-for relation beyond that entity's path. For a one-step question
-    ("Who founded X?") the chunk about X stating that relation is the answer as much as the page of
-    the entity it leads to: it scores as that entity does. The bonus for stating a relation beyond
-    the path is for chains whose next entity has no page of its own (`paged`: entities some
-    document is about); when it has one, that page is the answer, not the statement."""
+    when the chunk states an asked-for relation beyond that entity's path. A chunk about an entity
+    naming the entity the walk's next step led to from it states that step: for a one-step question
+    ("Who founded X?") it is the answer as much as the page of the entity the step leads to, and
+    when that entity has no page of its own (`paged`: entities some document is about; "the
+    hometown of the founder of X" where the town has none) it is the answer: either way it scores
+    as that entity does."""
     led = {r.via for e, r in reached.items() if r.via is not None and e in paged and r.matched - reached[r.via].matched}
-    named: dict[str, set[str]] = {}  # chunk -> the entities it mentions (one-step questions only)
-    if one_step:
+    # entity -> the entities a step of the chain led to from it, whose page (or lack of one) it speaks for
+    leads: dict[str, list[str]] = {}
+    for x, r in reached.items():
+        if r.via is not None and len(r.matched) > len(reached[r.via].matched):
+            if (one_step and reached[r.via].hops == 0) or x not in paged:
+                leads.setdefault(r.via, []).append(x)
+    named: dict[str, set[str]] = {}  # chunk -> the entities it mentions
+    if leads:
         for m in rows:
             named.setdefault(m.chunk_id, set()).add(m.entity)
     out: dict[str, float] = {}
@@ -222,11 +296,11 @@ def chunk_scores(
         said = stated.get(m.chunk_id, set())
         if (said & asked) - at.matched and m.entity not in led:
             value *= STATED
-        if one_step and m.subject and at.hops == 0:  # X's page naming the entity X's step led to
-            for x in named.get(m.chunk_id, ()):
-                r = reached.get(x)
-                if r is not None and r.hops == 1 and r.matched and r.via == m.entity:
-                    value = max(value, r.potential())
+        if m.subject and m.entity in leads:  # X's page naming the entity X's step led to
+            here = named.get(m.chunk_id, set())
+            for x in leads[m.entity]:
+                if x in here:
+                    value = max(value, reached[x].potential())
         if value > out.get(m.chunk_id, 0.0):
             out[m.chunk_id] = value
     return out

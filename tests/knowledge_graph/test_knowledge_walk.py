@@ -224,3 +224,66 @@ def test_file_search_follows_a_three_hop_chain(
     assert hard["files"][three.answer] in [r.file_id for r in fs.results[:3]]
     seen = backend.requests_matching(marker)[1]["body"]["messages"]
     assert three.answer in next(m for m in seen if m["role"] == "tool")["content"]
+
+
+# Chains whose question names fewer relation types than it has steps, or names them in other words
+# than the text (#28's generalisation): a label "owes its existence to" its founder while the question
+# asks for "the person behind" it; a biography says "was born in" while the question asks where the
+# person was "raised"; the founder's page also names the school they attended, and the label its seat.
+CHAINS = {
+    "kessel.md": "# Kessel Tide\n\nKessel Tide is a folk album issued on the Marrow Sound label in 1990.",
+    "marrow.md": "# Marrow Sound\n\nMarrow Sound owes its existence to Lio Brandt. The firm is based in Tarsby.",
+    "brandt.md": "# Lio Brandt\n\nLio Brandt is a drummer. Brandt was born in Sundby, then studied at Varn Academy.",
+    "drift.md": "# Sola Drift\n\nSola Drift is a jazz album issued on the Brenn Sound label in 1994.",
+    "brenn.md": "# Brenn Sound\n\nBrenn Sound was launched by Oda Vikstrom. The firm keeps its offices in Tarsby.",
+    "vikstrom.md": "# Oda Vikstrom\n\nOda Vikstrom is a singer. Vikstrom was raised in Keldholm, then took a "
+    "degree at Varn Academy.",
+    "tarsby.md": "# Tarsby\n\nTarsby is a settlement of 9,000 people with a weekly market.",
+    "academy.md": PHRASED["academy.md"],
+}
+
+
+def test_chains_the_question_names_in_other_words(backend: Backend, tmp_path: Path, marker: str) -> None:
+    """The walk matches each hop to what the question still asks once the path's relations are
+    accounted for (the question's vector with theirs projected out), lets a relation type the
+    question did not name be a step its grammar has but its wording named no type for, and lets a
+    phrase stand for an asked type nearly as like it as its likest type. Each question's answer
+    page (sharing no word with it) comes first through the search endpoint, and through
+    file_search; the relation-aware walk before these ranked the first two questions' answers
+    out of the top 10 or below the founder's page."""
+    with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
+        own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
+        docs = {**CHAINS, "keldholm.md": TOWNS["keldholm.md"], "sundby.md": TOWNS["sundby.md"]}
+        ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in docs.items()}
+        store = own.vector_stores.create(name="kg-other-words", file_ids=list(ids.values()))
+        names = {v: k for k, v in ids.items()}
+        wait_ingested(own, store.id, timeout=120)
+        questions = {
+            # "behind" asks for made_by; the text's "owes its existence to" is likest founded_by
+            "What is the birthplace of the person behind Marrow Sound?": "sundby.md",
+            # three steps, one type named (founded_by); "was born in" is a step the wording did not name
+            "Where was the person who started the label that released Kessel Tide raised?": "sundby.md",
+            "Where was the person who started the label that released Sola Drift raised?": "keldholm.md",
+            "Where did the person behind Brenn Sound grow up?": "keldholm.md",
+            # a step named by its type: the school, not the birthplace beside it
+            "At which school was the creator of Brenn Sound educated?": "academy.md",
+        }
+        for question, answer in questions.items():
+            page = own.vector_stores.search(store.id, query=question, ranking_options=KG)
+            ranked = list(dict.fromkeys(names[h.file_id] for h in page.data))
+            assert ranked[0] == answer, (question, ranked)
+            hybrid = own.vector_stores.search(store.id, query=question)
+            assert names[hybrid.data[0].file_id] != answer, question
+        question = "What is the birthplace of the person behind Marrow Sound?"
+        call = {"name": "file_search", "arguments": json.dumps({"queries": [question]})}
+        backend.script(marker, {"tool_calls": [call]}, {"content": "Sundby [1].", "chunk_size": 4})
+        tool = {"type": "file_search", "vector_store_ids": [store.id], "ranking_options": KG}
+        resp = own.responses.create(
+            model=MODEL,
+            input=f"{question} {marker}",
+            tools=[tool],  # type: ignore[list-item]
+            include=["file_search_call.results"],
+        )
+        fs = resp.output[0]
+        assert resp.status == "completed" and fs.type == "file_search_call" and fs.results
+        assert fs.results[0].file_id == ids["sundby.md"], [names[r.file_id] for r in fs.results]
