@@ -65,8 +65,10 @@ async def record(
 
 
 PRUNE_BATCH = 1000  # rows deleted per statement (each its own transaction): short row locks
+# the outer `updated_at < $1` is checked again on the locked row: a key written again (a turn
+# moved it, or its age was refreshed) after the subquery picked it is kept, not deleted
 PRUNE_CACHE_KEYS = (
-    "DELETE FROM cache_key_replicas WHERE (project, cache_key) IN"
+    "DELETE FROM cache_key_replicas WHERE updated_at < $1 AND (project, cache_key) IN"
     " (SELECT project, cache_key FROM cache_key_replicas WHERE updated_at < $1 LIMIT $2)"
 )
 

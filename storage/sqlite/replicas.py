@@ -74,8 +74,11 @@ def record(
 
 
 PRUNE_BATCH = 1000  # rows deleted per transaction: the writer goes back to requests between batches
+# the outer `updated_at` test as on PostgreSQL (where it matters: a row written again after the
+# subquery picked it is kept); here the one writer makes it redundant, and harmless
 PRUNE_CACHE_KEYS = (
-    "DELETE FROM cache_key_replicas WHERE rowid IN (SELECT rowid FROM cache_key_replicas WHERE updated_at < ? LIMIT ?)"
+    "DELETE FROM cache_key_replicas WHERE updated_at < ?1 AND rowid IN"
+    " (SELECT rowid FROM cache_key_replicas WHERE updated_at < ?1 LIMIT ?2)"
 )
 
 
