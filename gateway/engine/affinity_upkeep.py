@@ -12,8 +12,9 @@ upgraded with a million old keys it is a thousand batches, and the lease renewal
 must never wait on them (a missed renewal lets other processes end this process's running responses).
 
 A row is written when the key's replica changes, not on every turn (a steady key costs no write),
-so the age is that of the key's last placement: a key in steady use past the horizon is placed
-afresh on its next turn (as a new key is) and stored again. The default, a day, is OpenAI's
+and again when a turn reads it for routing once it is older than half the horizon (at most one
+write per key per half horizon): so a key in steady use keeps its replica, and only a key unused
+for the horizon is pruned (its next turn is placed afresh, as a new key's). The default, a day, is OpenAI's
 longest prompt-cache retention (`prompt_cache_retention: "24h"`); a replica's prefix cache rarely
 holds a prompt that long.
 """

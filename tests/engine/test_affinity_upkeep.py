@@ -67,6 +67,32 @@ def test_cache_key_affinity_is_pruned_after_its_horizon(tmp_path: Path) -> None:
         assert "kept-a-while" in _rows(db)
 
 
+def test_a_key_in_steady_use_keeps_its_affinity_past_the_horizon(tmp_path: Path) -> None:
+    """A key whose replica never changes writes no row on its turns; its row's age restarts when a
+    turn reads it past half the horizon, so turns every 0.4 s for twice the 2 s horizon never find
+    it pruned (before: pruned after the horizon and placed afresh on its next turn)."""
+    with ExitStack() as ctx:
+        fleet = [ctx.enter_context(scripted_backend(CHAT)) for _ in range(2)]
+        env = {
+            "GATEWAY_BACKENDS": json.dumps([{"name": "chat", "urls": [b.url for b in fleet], "models": [CHAT]}]),
+            "GATEWAY_CACHE_KEY_AFFINITY_SECONDS": "2",
+            "GATEWAY_RUN_LEASE_SECONDS": "1",
+        }
+        gw = ctx.enter_context(gateway(fleet[0].url, tmp_path, **env))
+        db = tmp_path / "gateway.db"
+        body = {"model": CHAT, "input": "hello", "prompt_cache_key": "steady"}
+        r = httpx.post(f"{gw.url}/responses", json=body, timeout=30)
+        assert r.status_code == 200, r.text
+        first = _rows(db)["steady"]
+        until = time.monotonic() + 4.0
+        while time.monotonic() < until:
+            time.sleep(0.4)
+            assert "steady" in _rows(db)  # not pruned since the last turn
+            r = httpx.post(f"{gw.url}/responses", json=body, timeout=30)
+            assert r.status_code == 200, r.text
+        assert _rows(db)["steady"] > first + 1.0  # its age restarted
+
+
 async def test_a_long_prune_never_holds_lease_renewal(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """An upgraded deployment's first prune may be a thousand batches: the lease keeper's beat only
     starts it, and keeps renewing leases (every lease/3 s) while it runs; a prune still running is

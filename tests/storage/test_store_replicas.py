@@ -122,3 +122,24 @@ async def test_cache_keys_are_pruned_by_age_in_every_project(
         assert await store.cache_key_replica("old0") is None
         assert await store.cache_key_replica("old1") is None
     assert await store.prune_cache_keys(horizon) == 0
+
+
+async def test_a_cache_key_read_for_routing_past_half_its_horizon_is_kept(store: StateStore) -> None:
+    """A key in steady use is never placed afresh: the routing read (`refresh_before`) writes its
+    age again once the row is older than that, so a prune at the old age keeps it; a read of a row
+    newer than `refresh_before`, or without it, writes nothing."""
+    with project_scope("p1"):
+        await store.record_replica("chat/a:1", cache_key="steady")
+        await store.record_replica("chat/a:1", cache_key="idle")
+    await asyncio.sleep(0.05)
+    half = time.time()
+    await asyncio.sleep(0.05)
+    with project_scope("p1"):
+        assert await store.cache_key_replica("idle") == "chat/a:1"  # no refresh asked: its age stays
+        assert await store.cache_key_replica("steady", half) == "chat/a:1"  # older than half: refreshed
+    with project_scope("p1"):
+        assert await store.cache_key_replica("steady", half) == "chat/a:1"  # now newer: nothing written
+    assert await store.prune_cache_keys(half) == 1  # the idle one, last written before
+    with project_scope("p1"):
+        assert await store.cache_key_replica("steady") == "chat/a:1"
+        assert await store.cache_key_replica("idle") is None
