@@ -57,7 +57,7 @@ async def _one(lim: limits.Limits, reply: dict[str, Any], door: str = "http") ->
     at its headers) and reserve at the body (two calls); `door` only labels the run."""
     await lim.admit("bench", "key_bench")
     reserve = reserve_size("/v1/responses", BODY, lim.reserve_output)
-    _, held = await lim.admit("bench", "key_bench", reserve, requests=False)
+    held = (await lim.admit("bench", "key_bench", reserve, requests=False)).reservation
     token = limits.RESERVATION.set(held)
     usage.record("model-a", reply, source="responses")
     lim.settle(held)
