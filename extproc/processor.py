@@ -401,6 +401,8 @@ class _Exchange:
         """One reply per message; True when it is the last this stream will send."""
         self.last_seen = time.monotonic()
         kind = msg.WhichOneof("request")
+        if self.revoked is not None and self.running():  # found by the key watcher while this was busy
+            return await self.end_revoked(self.revoked), True
         try:
             if kind == "response_body":
                 return await self.on_response_body(msg.response_body)
