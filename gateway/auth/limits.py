@@ -193,6 +193,7 @@ class Limits:
         counted: Verdict | None = None
         tokens: Verdict | None = None
         taken: list[tuple[str, str, int, int]] = []
+        units: list[tuple[str, int]] = []  # the request units counted (scope, window), for `unadmit`
         shared = self.shared
         try:
             for scope, metric, limit in self._plan(project, key_id, key_policy):
@@ -221,6 +222,8 @@ class Limits:
                         headers=_headers(counted, tokens),
                     )
                 taken.append((scope, metric, need, verdict.window))
+                if metric == "requests":
+                    units.append((scope, verdict.window))
             policy = self.policy(project)
             if requests and (policy.monthly_token_budget or policy.monthly_cost_budget_usd is not None):
                 await self.budgets.check(project, policy.monthly_token_budget, policy.monthly_cost_budget_usd)
@@ -232,8 +235,7 @@ class Limits:
         if tokens is not None:
             held = tuple(scope for scope, metric, _, _ in taken if metric == "tokens")
             reservation = Reservation(project, key_id, held, tokens.window, reserve)
-        units = tuple((scope, window) for scope, metric, _, window in taken if metric == "requests")
-        return Admission(_headers(counted, tokens) or None, reservation, units)
+        return Admission(_headers(counted, tokens) or None, reservation, tuple(units) if units else ())
 
     def unadmit(self, counted: tuple[tuple[str, int], ...]) -> None:
         """Put back the request units an `admit` counted (`Admission.counted`: the request was
