@@ -73,7 +73,7 @@ async def test_the_budgets_are_read_once_per_request(clock: list[float]) -> None
         checks += 1
         await real(*args)
 
-    lim.budgets.check = counted  # type: ignore[method-assign]
+    lim.budgets.check = counted  # type: ignore[method-assign,assignment]
     try:
         await lim.admit("p")  # at the headers: the request, and the budgets
         admitted = await lim.admit("p", reserve=100, requests=False)  # at the body: the tokens only
