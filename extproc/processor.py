@@ -317,6 +317,7 @@ class _Exchange:
         "authorization",
         "body_parts",
         "chat",
+        "counted",
         "done",
         "encoding",
         "failed",
@@ -352,6 +353,7 @@ class _Exchange:
         self.project: str | None = None  # set from the request headers (gateway.auth)
         self.ratelimit: dict[str, str] | None = None  # x-ratelimit-* for the reply (gateway.auth.limits)
         self.reservation: limits.Reservation | None = None  # tokens reserved at the body, settled at the end
+        self.counted: tuple[tuple[str, int], ...] = ()  # the request units counted at the headers (to unadmit)
         self.tenant: str | None = None  # the slot this stream holds in `p.slots` (keys in use)
         self.authorization: str | None = None  # the credentials, re-checked while the stream lasts (#26)
         self.project_header: str | None = None
@@ -399,6 +401,8 @@ class _Exchange:
         """One reply per message; True when it is the last this stream will send."""
         self.last_seen = time.monotonic()
         kind = msg.WhichOneof("request")
+        if self.revoked is not None and self.running():  # found by the key watcher while this was busy
+            return await self.end_revoked(self.revoked), True
         try:
             if kind == "response_body":
                 return await self.on_response_body(msg.response_body)
@@ -416,7 +420,7 @@ class _Exchange:
                     self.authorization = _header(msg.request_headers, "authorization") or None
                     self.project_header = _header(msg.request_headers, auth.header) or None
                     self.project = await auth.project(self.authorization, self.project_header, peer_trusted=True)
-                    self.ratelimit, _ = await limits.LIMITS.admit(self.project, caller_key.get())
+                    self.ratelimit, _, self.counted = await limits.LIMITS.admit(self.project, caller_key.get())
                     self.take_slot()
                 except APIError as refused:
                     return error_reply(refused), True
@@ -532,11 +536,11 @@ class _Exchange:
         if not lim.reserves(project, key):
             return None
         try:
-            headers, self.reservation = await lim.admit(
+            headers, self.reservation, _ = await lim.admit(
                 project, key, reserve_size("/v1/responses", body, lim.reserve_output), requests=False
             )
-        except APIError as refused:  # 429 rate_limit_exceeded, or a budget spent meanwhile
-            lim.unadmit(project, key)  # refused: the request counts for nothing
+        except APIError as refused:  # 429 rate_limit_exceeded
+            lim.unadmit(self.counted)  # refused: the request counts for nothing (in its own minute)
             if isinstance(refused, RateLimited):
                 refused.headers = {**(self.ratelimit or {}), **refused.headers}
             return error_reply(refused)

@@ -66,8 +66,8 @@ class Settings(BaseModel):
     cache_key_affinity_seconds: float = Field(
         default=86400.0,  # a day: OpenAI's longest prompt-cache retention ("24h")
         gt=0,
-        description="a prompt_cache_key's stored replica is forgotten this long after it was last written "
-        "(pruned hourly by every process)",
+        description="a prompt_cache_key's stored replica is forgotten this long after it was last used "
+        "(a routing read past half this writes its age again; pruned hourly by every process)",
     )
     backend_metrics_seconds: float = Field(
         default=1.0,

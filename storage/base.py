@@ -156,8 +156,10 @@ class StateStore(Protocol):
         """Whether the conversation exists for the caller, and the replica of its last turn."""
         ...
 
-    async def cache_key_replica(self, cache_key: str) -> str | None:
-        """The replica of the caller's last turn with this `prompt_cache_key`."""
+    async def cache_key_replica(self, cache_key: str, refresh_before: float | None = None) -> str | None:
+        """The replica of the caller's last turn with this `prompt_cache_key`. A routing read passes
+        `refresh_before` (now minus half the affinity horizon): a row last written before it is
+        written again now, so a key in steady use is never pruned (`prune_cache_keys`)."""
         ...
 
     async def record_replica(
@@ -172,7 +174,7 @@ class StateStore(Protocol):
         ...
 
     async def prune_cache_keys(self, before: float) -> int:
-        """Delete every project's cache-key affinity last written before `before` (unix seconds), in
+        """Delete every project's cache-key affinity last written (or refreshed) before `before` (unix seconds), in
         short batches; how many rows went. Upkeep (the lease sweep's beat), never on a request."""
         ...
 

@@ -22,7 +22,7 @@ import json
 import math
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from gateway.common.errors import APIError, RateLimited
 from gateway.usage.budgets import Budgets
@@ -111,6 +111,16 @@ class Reservation:
     open: bool = True
 
 
+class Admission(NamedTuple):
+    """What `admit` granted: the x-ratelimit-* headers to send, the tokens' reservation (to
+    `settle`), and the request units counted as (scope, minute window): `unadmit` gives each back to
+    the minute it came from, even when the minute turned since (a slow body read between the two)."""
+
+    headers: dict[str, str] | None
+    reservation: Reservation | None
+    counted: tuple[tuple[str, int], ...] = ()
+
+
 # The reservation of the request this task serves (set by the door, read by the ledger listener).
 RESERVATION: ContextVar[Reservation | None] = ContextVar("gateway_token_reservation", default=None)
 
@@ -172,17 +182,18 @@ class Limits:
             self._plans[cached] = plan
         return plan
 
-    async def admit(
-        self, project: str, key_id: str = "", reserve: int = 0, *, requests: bool = True
-    ) -> tuple[dict[str, str] | None, Reservation | None]:
+    async def admit(self, project: str, key_id: str = "", reserve: int = 0, *, requests: bool = True) -> Admission:
         """Count one request (`requests`) and reserve `reserve` tokens against every rate that
-        applies, or raise 429; the headers to send and the tokens' reservation (to `settle`)."""
+        applies, or raise 429. The monthly budgets are checked with the request's count: a second
+        call for the same request's tokens (`requests=False`, the doors' step at the body, right
+        after the first) does not read them again."""
         key_policy = KEY_POLICIES.get(key_id) if key_id and KEY_POLICIES else None
         if not self.policies and key_policy is None:
-            return None, None
+            return Admission(None, None)
         counted: Verdict | None = None
         tokens: Verdict | None = None
         taken: list[tuple[str, str, int, int]] = []
+        units: list[tuple[str, int]] = []  # the request units counted (scope, window), for `unadmit`
         shared = self.shared
         try:
             for scope, metric, limit in self._plan(project, key_id, key_policy):
@@ -211,8 +222,10 @@ class Limits:
                         headers=_headers(counted, tokens),
                     )
                 taken.append((scope, metric, need, verdict.window))
+                if metric == "requests":
+                    units.append((scope, verdict.window))
             policy = self.policy(project)
-            if policy.monthly_token_budget or policy.monthly_cost_budget_usd is not None:
+            if requests and (policy.monthly_token_budget or policy.monthly_cost_budget_usd is not None):
                 await self.budgets.check(project, policy.monthly_token_budget, policy.monthly_cost_budget_usd)
         except BaseException:  # refused by another limit, or cancelled (client gone): nothing spent
             for scope, metric, n, window in taken:
@@ -222,14 +235,14 @@ class Limits:
         if tokens is not None:
             held = tuple(scope for scope, metric, _, _ in taken if metric == "tokens")
             reservation = Reservation(project, key_id, held, tokens.window, reserve)
-        return _headers(counted, tokens) or None, reservation
+        return Admission(_headers(counted, tokens) or None, reservation, tuple(units) if units else ())
 
-    def unadmit(self, project: str, key_id: str = "") -> None:
-        """Put back the request unit `admit` counted (the request was refused later, by its tokens)."""
-        key_policy = KEY_POLICIES.get(key_id) if key_id and KEY_POLICIES else None
-        for scope, policy in self._scopes(project, key_id, key_policy):
-            if policy.requests_per_minute:
-                self.shared.release(scope, "requests", 1)
+    def unadmit(self, counted: tuple[tuple[str, int], ...]) -> None:
+        """Put back the request units an `admit` counted (`Admission.counted`: the request was
+        refused later, by its tokens), each to its own minute: a minute that turned meanwhile takes
+        nothing back, and the new one gets no unit it never gave."""
+        for scope, window in counted:
+            self.shared.release(scope, "requests", 1, window)
 
     async def refund(self, project: str, key_id: str = "") -> None:
         """Undo an admission: the ExtProc hands a request to the HTTP server, which admits it again

@@ -154,7 +154,9 @@ async def prepare(deps: EngineDeps, req: CreateResponseRequest) -> Prepared:
             raise NotFound(f"Conversation with id '{conversation_id}' not found.", param="conversation")
         history = await deps.store.conversation_items(conversation_id)
     if fleet and replica is None and req.prompt_cache_key:
-        replica = await deps.store.cache_key_replica(req.prompt_cache_key)
+        # a key in steady use keeps its row: its age restarts once it is past half the horizon
+        refresh = time.time() - deps.settings.cache_key_affinity_seconds / 2
+        replica = await deps.store.cache_key_replica(req.prompt_cache_key, refresh)
 
     if compact_now and not (history or inputs):
         raise InvalidRequest("There is nothing to compact: the request has no history.", param="input")

@@ -66,7 +66,8 @@ class ResponsesService:
         return expired
 
     async def _upkeep(self) -> None:
-        """More upkeep on the lease sweep's beat: old cache-key affinity goes, handed-back runs are claimed."""
+        """More upkeep on the lease sweep's beat: old cache-key affinity goes (in its own task, so
+        lease renewal never waits on it), handed-back runs are claimed."""
         await self.affinity.maybe_prune()
         await self.claim_requeued()
 
@@ -342,6 +343,7 @@ class ResponsesService:
         if self._cancel_watch is not None:
             self._cancel_watch.cancel()
         await self.leases.stop()
+        await self.affinity.stop()
         for run, task, _feed in list(self.running.values()):
             run.cancel_status = "requeue" if run.p.req.background else "failed"
             task.cancel()

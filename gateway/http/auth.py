@@ -87,16 +87,17 @@ async def auth_middleware(request: web.Request, handler: Any) -> web.StreamRespo
     key_id = caller_key.get()
     lim = limits.LIMITS
     # requests_per_minute first: a tenant over it is refused before its body is read or parsed
-    request["ratelimit"], _ = await lim.admit(project, key_id)
+    admitted = await lim.admit(project, key_id)
+    request["ratelimit"] = admitted.headers
     reservation = None
     if request.method == "POST" and path in RESERVING and lim.reserves(project, key_id):
         # tokens_per_minute: reserve the call's output cap (and prompt estimate) before it is made;
         # the body is parsed here only then (aiohttp keeps the bytes for the handler)
         reserve = reserve_size(path, await read_json(request), lim.reserve_output)  # a bad body: counted
         try:
-            headers, reservation = await lim.admit(project, key_id, reserve, requests=False)
+            headers, reservation, _ = await lim.admit(project, key_id, reserve, requests=False)
         except RateLimited as refused:  # the tokens do not fit: the request counts for nothing
-            lim.unadmit(project, key_id)
+            lim.unadmit(admitted.counted)  # to the minute it was counted in (the body read may cross one)
             refused.headers = {**(request["ratelimit"] or {}), **refused.headers}
             raise
         if headers:

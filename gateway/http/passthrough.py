@@ -8,6 +8,7 @@ negligible overhead.
 from __future__ import annotations
 
 import logging
+import time
 
 from aiohttp import web
 
@@ -65,7 +66,9 @@ async def _forward(request: web.Request, path: str) -> web.StreamResponse:
 async def _stored(request: web.Request, cache_key: str) -> str | None:
     """The replica a `prompt_cache_key` last went to; a failed read costs a cache miss, never the reply."""
     try:
-        return await runtime(request).stores.state.cache_key_replica(cache_key)
+        rt = runtime(request)  # a key in steady use keeps its row (its age restarts past half the horizon)
+        refresh = time.time() - rt.settings.cache_key_affinity_seconds / 2
+        return await rt.stores.state.cache_key_replica(cache_key, refresh)
     except Exception:
         log.warning("could not read the replica of a prompt_cache_key", exc_info=True)
         return None

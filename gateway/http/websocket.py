@@ -73,7 +73,7 @@ class _Connection:
         # a 429 is the turn's error event. What the turn did not spend goes back when it ends.
         lim, project, key = limits.LIMITS, self.request.get("project") or "", caller_key.get()
         reserve = reserve_size("/v1/responses", body, lim.reserve_output) if lim.reserves(project, key) else 0
-        _, reservation = await lim.admit(project, key, reserve)
+        reservation = (await lim.admit(project, key, reserve)).reservation
         held = limits.RESERVATION.set(reservation) if reservation is not None else None
         try:
             await self._turn(body)

@@ -30,11 +30,24 @@ async def conversation_replica(c: Any, conversation_id: str, project: str | None
     return (False, None) if row is None else (True, row[0])
 
 
-async def cache_key_replica(c: Any, project: str, cache_key: str) -> str | None:
-    value = await c.fetchval(
-        "SELECT replica FROM cache_key_replicas WHERE project = $1 AND cache_key = $2", project, cache_key
+async def cache_key_replica(c: Any, project: str, cache_key: str) -> tuple[str, float] | None:
+    """The key's stored replica and when its row was last written."""
+    row = await c.fetchrow(
+        "SELECT replica, updated_at FROM cache_key_replicas WHERE project = $1 AND cache_key = $2", project, cache_key
     )
-    return None if value is None else str(value)
+    return None if row is None else (str(row[0]), float(row[1]))
+
+
+async def refresh_cache_key(c: Any, project: str, cache_key: str, before: float) -> None:
+    """Restart the age of a key still in use whose row was written before `before` (once: a second
+    reader's refresh finds it newer and writes nothing)."""
+    await c.execute(
+        "UPDATE cache_key_replicas SET updated_at = $1 WHERE project = $2 AND cache_key = $3 AND updated_at < $4",
+        time.time(),
+        project,
+        cache_key,
+        before,
+    )
 
 
 async def record(
@@ -65,8 +78,10 @@ async def record(
 
 
 PRUNE_BATCH = 1000  # rows deleted per statement (each its own transaction): short row locks
+# the outer `updated_at < $1` is checked again on the locked row: a key written again (a turn
+# moved it, or its age was refreshed) after the subquery picked it is kept, not deleted
 PRUNE_CACHE_KEYS = (
-    "DELETE FROM cache_key_replicas WHERE (project, cache_key) IN"
+    "DELETE FROM cache_key_replicas WHERE updated_at < $1 AND (project, cache_key) IN"
     " (SELECT project, cache_key FROM cache_key_replicas WHERE updated_at < $1 LIMIT $2)"
 )
 

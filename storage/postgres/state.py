@@ -326,8 +326,14 @@ class PostgresStore:
     async def conversation_replica(self, conversation_id: str) -> tuple[bool, str | None]:
         return await replicas.conversation_replica(self.db.pool, conversation_id, current_project())
 
-    async def cache_key_replica(self, cache_key: str) -> str | None:
-        return await replicas.cache_key_replica(self.db.pool, owning_project(), cache_key_id(cache_key))
+    async def cache_key_replica(self, cache_key: str, refresh_before: float | None = None) -> str | None:
+        project, key = owning_project(), cache_key_id(cache_key)
+        found = await replicas.cache_key_replica(self.db.pool, project, key)
+        if found is None:
+            return None
+        if refresh_before is not None and found[1] < refresh_before:
+            await replicas.refresh_cache_key(self.db.pool, project, key, refresh_before)
+        return found[0]
 
     async def record_replica(
         self,

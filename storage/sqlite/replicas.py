@@ -11,7 +11,9 @@ past the load bound), so a steady chain costs no write. The columns sit outside 
 A cache key's row is kept for `GATEWAY_CACHE_KEY_AFFINITY_SECONDS` after it was last written
 (`prune_cache_keys`, by the age index of migration 0023, in batches so the writer is never held
 long): unlike a response or a conversation, a key is a client's string with nothing else to delete
-it, so without this the table grows by one row per key ever sent.
+it, so without this the table grows by one row per key ever sent. A key in steady use keeps its
+row: reading it for routing writes its `updated_at` again once it is older than half the horizon
+(`refresh_cache_key`: at most one write per key per half horizon).
 """
 
 from __future__ import annotations
@@ -42,11 +44,21 @@ def conversation_replica(c: Any, conversation_id: str, where: str, params: tuple
     return (False, None) if row is None else (True, row[0])
 
 
-def cache_key_replica(c: Any, project: str, cache_key: str) -> str | None:
+def cache_key_replica(c: Any, project: str, cache_key: str) -> tuple[str, float] | None:
+    """The key's stored replica and when its row was last written."""
     row = c.execute(
-        "SELECT replica FROM cache_key_replicas WHERE project = ? AND cache_key = ?", (project, cache_key)
+        "SELECT replica, updated_at FROM cache_key_replicas WHERE project = ? AND cache_key = ?", (project, cache_key)
     ).fetchone()
-    return None if row is None else str(row[0])
+    return None if row is None else (str(row[0]), float(row[1]))
+
+
+def refresh_cache_key(c: Any, project: str, cache_key: str, before: float) -> None:
+    """Restart the age of a key still in use whose row was written before `before` (once: a second
+    reader's refresh finds it newer and writes nothing)."""
+    c.execute(
+        "UPDATE cache_key_replicas SET updated_at = ? WHERE project = ? AND cache_key = ? AND updated_at < ?",
+        (time.time(), project, cache_key, before),
+    )
 
 
 def record(
@@ -74,8 +86,11 @@ def record(
 
 
 PRUNE_BATCH = 1000  # rows deleted per transaction: the writer goes back to requests between batches
+# the outer `updated_at` test as on PostgreSQL (where it matters: a row written again after the
+# subquery picked it is kept); here the one writer makes it redundant, and harmless
 PRUNE_CACHE_KEYS = (
-    "DELETE FROM cache_key_replicas WHERE rowid IN (SELECT rowid FROM cache_key_replicas WHERE updated_at < ? LIMIT ?)"
+    "DELETE FROM cache_key_replicas WHERE updated_at < ?1 AND rowid IN"
+    " (SELECT rowid FROM cache_key_replicas WHERE updated_at < ?1 LIMIT ?2)"
 )
 
 

@@ -377,8 +377,14 @@ class SQLiteStore:
         where, params = filter_sql()
         return await self._reader.run(replicas.conversation_replica, conversation_id, where, params)
 
-    async def cache_key_replica(self, cache_key: str) -> str | None:
-        return await self._reader.run(replicas.cache_key_replica, owning_project(), cache_key_id(cache_key))
+    async def cache_key_replica(self, cache_key: str, refresh_before: float | None = None) -> str | None:
+        project, key = owning_project(), cache_key_id(cache_key)
+        found = await self._reader.run(replicas.cache_key_replica, project, key)
+        if found is None:
+            return None
+        if refresh_before is not None and found[1] < refresh_before:
+            await self._writer.transact(replicas.refresh_cache_key, project, key, refresh_before)
+        return found[0]
 
     async def record_replica(
         self,

@@ -11,6 +11,7 @@ the stream, and the stored response says why).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
@@ -18,6 +19,9 @@ from typing import Any
 
 import httpx2 as httpx  # the HTTP client the openai SDK ships with
 
+from extproc.keywatch import watch_silence
+from gateway.auth.authenticator import revoked_mid_stream
+from gateway.common.errors import APIError
 from tests.support.procs import ADMIN_KEY, Backend, Gateway
 from tests.support.stack import EnvoyStack
 
@@ -107,3 +111,45 @@ def test_a_request_waiting_on_a_silent_backend_gets_401_when_its_key_is_revoked(
     assert got[0].status_code == 401, got[0].text
     error = got[0].json()["error"]
     assert error["code"] == "invalid_api_key" and "revoked" in error["message"], error
+
+
+class _Racing:
+    """An exchange whose key check (the first) finds the key revoked while a chunk arrives: the
+    processor is busy with it (`reading` false) when the answer comes back, and the check counts as
+    the key's last, so the next one (a period on) finds nothing due, as `key_revoked` does."""
+
+    def __init__(self) -> None:
+        self.reading = True
+        self.last_seen = time.monotonic() - 10  # silent for a while
+        self.revoked: APIError | None = None
+        self.checks = 0
+
+    def running(self) -> bool:
+        return True
+
+    async def key_revoked(self) -> APIError | None:
+        self.checks += 1
+        if self.checks > 1:
+            return None  # checked a moment ago: not due again within the period
+        self.reading = False  # a chunk arrives while the key store answers
+        await asyncio.sleep(0.01)
+        return revoked_mid_stream()
+
+
+async def test_a_revocation_found_while_a_chunk_arrives_is_kept_and_acted_on() -> None:
+    """Before: the watcher dropped the revocation it found when the exchange was busy at that
+    moment, and the key was only found revoked again a period or two later."""
+    ex = _Racing()
+    handler = asyncio.get_running_loop().create_task(asyncio.sleep(30))
+    watch = asyncio.get_running_loop().create_task(watch_silence(ex, 0.1, handler))
+    try:
+        await asyncio.sleep(0.15)  # the first check is done, the chunk still being handled
+        assert ex.revoked is not None  # recorded: the processor ends the exchange at its next message
+        assert not handler.cancelled()  # never cancelled in the middle of handling a message
+        ex.reading = True  # handled: waiting on Envoy again
+        await asyncio.sleep(0.15)
+        assert handler.cancelled()  # the wait ends on the next period: nothing checked again
+        assert ex.checks == 1
+    finally:
+        handler.cancel()
+        watch.cancel()

@@ -87,7 +87,7 @@ async def workload(store: Any) -> None:
     await store.get_conversation("c1")
     await store.record_replica("chat/a:1", conversation_id="c1", cache_key="k")
     await store.conversation_replica("c1")
-    await store.cache_key_replica("k")
+    await store.cache_key_replica("k", time.time() + 1)  # read, and its age written again
     await store.prune_cache_keys(time.time() - 3600)  # by the age index (migration 0023)
     await store.update_conversation("c1", {"k": "v"})
     await store.list_conversation_items("c1", limit=2, order="asc", after="s1", before=None)

@@ -8,6 +8,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -76,30 +77,69 @@ async def test_long_and_nul_cache_keys_are_stored_by_their_digest(store: StateSt
         assert await store.cache_key_replica("k") is None
 
 
+_batches = [0]  # statements the prune sent (the last test's)
+
+
+def _counted(prune: Any) -> Any:
+    """`prune_cache_keys` of a backend, counting its statements (either backend's: one runs)."""
+
+    def counted(*args: Any) -> Any:
+        _batches[0] += 1
+        return prune(*args)
+
+    return counted
+
+
 async def test_cache_keys_are_pruned_by_age_in_every_project(
     store: StateStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A cache key's row goes once it was last written before the horizon, whatever its project;
     a newer one (or one written again since) stays. Deleted in batches until none is left."""
+    _batches[:] = [0]
     for backend in (sqlite_replicas, postgres_replicas):
-        monkeypatch.setattr(backend, "PRUNE_BATCH", 3)  # 7 old rows: three batches
+        monkeypatch.setattr(backend, "PRUNE_BATCH", 3)  # 7 old rows: three batches (3, 3, 1)
+        monkeypatch.setattr(backend, "prune_cache_keys", _counted(backend.prune_cache_keys))
     with project_scope("p1"):
         for n in range(5):
             await store.record_replica("chat/a:1", cache_key=f"old{n}")
         await store.record_replica("chat/a:1", cache_key="again")
     with project_scope("p2"):
         await store.record_replica("chat/a:1", cache_key="old0")
+        await store.record_replica("chat/a:1", cache_key="old1")
     await asyncio.sleep(0.05)
     horizon = time.time()
     await asyncio.sleep(0.05)
     with project_scope("p1"):
         await store.record_replica("chat/b:1", cache_key="again")  # moved since: written after the horizon
         await store.record_replica("chat/b:1", cache_key="new")
-    assert await store.prune_cache_keys(horizon) == 6
+    assert await store.prune_cache_keys(horizon) == 7
+    assert _batches == [3]  # a short batch is the last: no fourth statement to find none left
     with project_scope("p1"):
         assert [await store.cache_key_replica(f"old{n}") for n in range(5)] == [None] * 5
         assert await store.cache_key_replica("again") == "chat/b:1"
         assert await store.cache_key_replica("new") == "chat/b:1"
     with project_scope("p2"):
         assert await store.cache_key_replica("old0") is None
+        assert await store.cache_key_replica("old1") is None
     assert await store.prune_cache_keys(horizon) == 0
+
+
+async def test_a_cache_key_read_for_routing_past_half_its_horizon_is_kept(store: StateStore) -> None:
+    """A key in steady use is never placed afresh: the routing read (`refresh_before`) writes its
+    age again once the row is older than that, so a prune at the old age keeps it; a read of a row
+    newer than `refresh_before`, or without it, writes nothing."""
+    with project_scope("p1"):
+        await store.record_replica("chat/a:1", cache_key="steady")
+        await store.record_replica("chat/a:1", cache_key="idle")
+    await asyncio.sleep(0.05)
+    half = time.time()
+    await asyncio.sleep(0.05)
+    with project_scope("p1"):
+        assert await store.cache_key_replica("idle") == "chat/a:1"  # no refresh asked: its age stays
+        assert await store.cache_key_replica("steady", half) == "chat/a:1"  # older than half: refreshed
+    with project_scope("p1"):
+        assert await store.cache_key_replica("steady", half) == "chat/a:1"  # now newer: nothing written
+    assert await store.prune_cache_keys(half) == 1  # the idle one, last written before
+    with project_scope("p1"):
+        assert await store.cache_key_replica("steady") == "chat/a:1"
+        assert await store.cache_key_replica("idle") is None
