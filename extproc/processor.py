@@ -240,7 +240,8 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
                     ex.reading = False
                     began = time.perf_counter()
                     if tracing.ON and span is None:  # the stream's span, current while it lasts
-                        span = ex.span = extproc_tracing.server_span(context, partial(_trace_headers, msg))
+                        span, ex.envoy_traces = extproc_tracing.server_span(context, partial(_trace_headers, msg))
+                        ex.span = span
                         token = tracing.attach(span)
                     if self.draining and ex.run is None:
                         reply, last = immediate(503, SHUTTING_DOWN), True
@@ -320,6 +321,7 @@ class _Exchange:
         "counted",
         "done",
         "encoding",
+        "envoy_traces",
         "failed",
         "key_checked",
         "last_seen",
@@ -375,6 +377,7 @@ class _Exchange:
         self.last_seen = time.monotonic()  # the last message from Envoy (a backend byte, after the request)
         self.span: Any = None  # the stream's server span (tracing on)
         self.chat: Any = None  # the backend call's `chat` span (tracing on), ended with the turn
+        self.envoy_traces = False  # Envoy's tracer named the parent: it writes the upstream traceparent
 
     def end_chat(self, error: BaseException | None) -> None:
         """End the backend call's span (once), with what the turn reported."""
@@ -520,12 +523,13 @@ class _Exchange:
         if tracing.ON:  # the backend call's span; its traceparent rides the upstream request
             with tracing.span_current(run.trace_start()):  # under the run's `invoke_agent`
                 self.chat = run.chat_span(run.response["model"])
-            if mutation is p.request_mutation:  # shared by every stream: add to a copy
-                mutation = ep.HeaderMutation()
-                mutation.CopyFrom(p.request_mutation)
-            with tracing.span_current(self.chat.span):
-                for key, value in tracing.carrier().items():
-                    mutation.set_headers.append(_set(key, value))
+            if not self.envoy_traces:  # (Envoy's own upstream span's traceparent replaces ours)
+                if mutation is p.request_mutation:  # shared by every stream: add to a copy
+                    mutation = ep.HeaderMutation()
+                    mutation.CopyFrom(p.request_mutation)
+                with tracing.span_current(self.chat.span):
+                    for key, value in tracing.carrier().items():
+                        mutation.set_headers.append(_set(key, value))
         return _body_reply("request", chat, mutation), False
 
     async def reserve(self, body: Any) -> ep.ProcessingResponse | None:

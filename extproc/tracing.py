@@ -25,11 +25,17 @@ def _metadata(context: Any) -> dict[str, str]:
     return {k: v if isinstance(v, str) else v.decode("latin-1") for k, v in pairs if k in _KEYS}
 
 
-def server_span(context: Any, headers: Callable[[], dict[str, str]]) -> Any:
-    """The stream's server span; ``headers`` gives the request's (`traceparent`, `tracestate` only),
-    read only when Envoy's metadata names no parent (Envoy traces: the usual case)."""
-    carrier = _metadata(context) or headers()
-    return tracing.start_span(
+def server_span(context: Any, headers: Callable[[], dict[str, str]]) -> tuple[Any, bool]:
+    """The stream's server span, and whether Envoy traces this request (its metadata named the
+    parent); ``headers`` gives the request's (`traceparent`, `tracestate` only), read only when
+    Envoy's metadata names no parent (Envoy traces: the usual case).
+
+    When Envoy traces, its router writes its upstream span's `traceparent` on the backend request
+    after every filter (`spawn_upstream_span`), over whatever the ExtProc put there: the ExtProc
+    then adds none (a header mutation copied, built and applied per request for nothing, #31)."""
+    envoy = _metadata(context)
+    carrier = envoy or headers()
+    span = tracing.start_span(
         SPAN_NAME,
         "server",
         {
@@ -39,3 +45,4 @@ def server_span(context: Any, headers: Callable[[], dict[str, str]]) -> Any:
         },
         parent=tracing.extract(carrier),
     )
+    return span, "traceparent" in envoy

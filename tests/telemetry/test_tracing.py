@@ -207,7 +207,29 @@ def test_envoy_door_is_one_trace_envoy_extproc_backend(
     assert chat.attributes["gen_ai.response.finish_reasons"] == ["stop"]
     assert chat.attributes["gen_ai.usage.output_tokens"] == final.usage.output_tokens
     assert "gen_ai.first_chunk" in chat.events
-    assert upstream_parent in ids or upstream_parent == chat.span_id  # Envoy's upstream span (or ours)
+    # Envoy traces: its upstream span's traceparent reaches the backend (the ExtProc adds none then)
+    assert upstream_parent in ids and ids[upstream_parent].service == "responses-gateway-envoy"
+
+
+def test_envoy_door_without_envoy_tracing_sends_the_chat_span_upstream(
+    otlp: Receiver, backend: Backend, tmp_path: Path, marker: str
+) -> None:
+    """The ExtProc traces, Envoy does not: the backend request carries the ExtProc's `chat` span's
+    `traceparent` (a header mutation of its own), so the backend still joins the ExtProc's trace."""
+    backend.script(marker, {"content": "no envoy tracer"})
+    with envoy_stack(backend.url, tmp_path, envoy_otel_env={}, **otlp.env()) as stack:
+        client = OpenAI(base_url=stack.url, api_key="unused", max_retries=0, timeout=30)
+        final = client.responses.create(model=MODEL, input=f"hi {marker}")
+        assert final.output_text == "no envoy tracer"
+        (request,) = backend.requests_matching(marker)
+        trace_id, upstream_parent = parse_traceparent(request)
+        spans = otlp.wait(lambda got: "chat scripted-model" in by_name(got, trace_id))
+    named = by_name(spans, trace_id)
+    chat = one(named, "chat scripted-model")
+    assert upstream_parent == chat.span_id
+    process = one(named, "envoy.service.ext_proc.v3.ExternalProcessor/Process")
+    assert process.parent_id == ""  # no Envoy span above it: the ExtProc started the trace
+    assert not any(s.service.endswith("-envoy") for s in spans if s.trace_id == trace_id)
 
 
 def test_envoy_door_rerouted_tool_loop_joins_the_trace(
