@@ -72,6 +72,16 @@ def parse_traceparent(request: dict[str, Any]) -> tuple[str, str]:
     return found.group(1), found.group(2)
 
 
+def whole_tree(got: list[Span], trace_id: str, *names: str) -> bool:
+    """The trace's spans `names` are in, and so is every parent its spans name: a trace crosses
+    processes (and Envoy) that export in batches of their own, so one span's arrival says nothing of
+    another's. A name of 16 hex digits is a span id that must be in."""
+    mine = [s for s in got if s.trace_id == trace_id]
+    ids = {s.span_id for s in mine}
+    have = {s.name for s in mine} | ids
+    return all(n in have for n in names) and all(not s.parent_id or s.parent_id in ids for s in mine)
+
+
 def by_name(spans: list[Span], trace_id: str) -> dict[str, list[Span]]:
     out: dict[str, list[Span]] = {}
     for s in spans:
@@ -187,9 +197,12 @@ def test_envoy_door_is_one_trace_envoy_extproc_backend(
     (request,) = backend.requests_matching(marker)
     trace_id, upstream_parent = parse_traceparent(request)
 
-    # Envoy flushes its spans every 5 s
-    spans = otlp.wait(lambda got: any(s.service.endswith("-envoy") for s in got if s.trace_id == trace_id), 20)
-    spans = otlp.wait(lambda got: "chat scripted-model" in by_name(got, trace_id))
+    # Envoy flushes its spans every 5 s and the ExtProc's stream span ends after its turn's: wait
+    # for the whole tree (the spans named below, every parent, the span the backend was told of)
+    process_name = "envoy.service.ext_proc.v3.ExternalProcessor/Process"
+    spans = otlp.wait(
+        lambda got: whole_tree(got, trace_id, process_name, "invoke_agent", "chat scripted-model", upstream_parent), 20
+    )
     ours = [s for s in spans if s.trace_id == trace_id]
     ids = {s.span_id: s for s in ours}
     envoy = [s for s in ours if s.service == "responses-gateway-envoy"]
@@ -197,7 +210,7 @@ def test_envoy_door_is_one_trace_envoy_extproc_backend(
     root = [s for s in ours if not s.parent_id]
     assert len(root) == 1 and root[0].service == "responses-gateway-envoy"  # Envoy started the trace
     named = by_name(spans, trace_id)
-    process = one(named, "envoy.service.ext_proc.v3.ExternalProcessor/Process")
+    process = one(named, process_name)
     assert process.kind == "server" and process.parent_id in ids
     assert ids[process.parent_id].service == "responses-gateway-envoy"  # the ExtProc is Envoy's child
     agent = one(named, "invoke_agent")
@@ -223,11 +236,13 @@ def test_envoy_door_without_envoy_tracing_sends_the_chat_span_upstream(
         assert final.output_text == "no envoy tracer"
         (request,) = backend.requests_matching(marker)
         trace_id, upstream_parent = parse_traceparent(request)
-        spans = otlp.wait(lambda got: "chat scripted-model" in by_name(got, trace_id))
+        # the ExtProc's stream span ends after the turn's `chat` span, so it may come in a later batch
+        process_name = "envoy.service.ext_proc.v3.ExternalProcessor/Process"
+        spans = otlp.wait(lambda got: {"chat scripted-model", process_name} <= set(by_name(got, trace_id)))
     named = by_name(spans, trace_id)
     chat = one(named, "chat scripted-model")
     assert upstream_parent == chat.span_id
-    process = one(named, "envoy.service.ext_proc.v3.ExternalProcessor/Process")
+    process = one(named, process_name)
     assert process.parent_id == ""  # no Envoy span above it: the ExtProc started the trace
     assert not any(s.service.endswith("-envoy") for s in spans if s.trace_id == trace_id)
 
@@ -245,7 +260,15 @@ def test_envoy_door_rerouted_tool_loop_joins_the_trace(
     assert len(trace_ids) == 1  # both backend calls of the loop: one trace
     (trace_id,) = trace_ids
     spans = otlp.wait(lambda got: any(s.service.endswith("-envoy") for s in got if s.trace_id == trace_id), 20)
-    spans = otlp.wait(lambda got: "POST /v1/responses" in by_name(got, trace_id))
+
+    def parented(got: list[Span]) -> bool:
+        """The HTTP door's server span is in, and so is its parent: Envoy batches its spans (a flush
+        every few seconds), so the span above the re-routed request may come in a later export."""
+        ids = {s.span_id for s in got if s.trace_id == trace_id}
+        servers = by_name(got, trace_id).get("POST /v1/responses", [])
+        return bool(servers) and all(x.parent_id in ids for x in servers)
+
+    spans = otlp.wait(parented, 20)
     ours = {s.span_id: s for s in spans if s.trace_id == trace_id}
     named = by_name(spans, trace_id)
     assert "envoy.service.ext_proc.v3.ExternalProcessor/Process" in named  # the ExtProc decided to re-route
