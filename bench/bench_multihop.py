@@ -1,6 +1,6 @@
 """Multi-hop retrieval: the `kg` ranker against hybrid search and two graph baselines (#12, #28).
 
-    .venv/bin/python -m bench.bench_multihop [--corpus easy hard unseen heldout real] [--per-hops 60] [--repeat 1]
+    .venv/bin/python -m bench.bench_multihop [--corpus easy hard unseen heldout sealed real] [--per-hops 60] [--repeat 1]
 
 Two generated fictional corpora: the easy one (bench/multihop_corpus.py, #12) and the hard one
 (bench/multihop_hard.py, #28: answers sharing no word with the question, varied relations,
@@ -8,7 +8,9 @@ distractors, colliding names, passing mentions) and, as the honest check, the un
 (bench/multihop_unseen.py: other entity kinds, phrasings and question templates, written and
 committed before the ranker ran on it, no pattern added for it), and the held-out one
 (bench/multihop_heldout.py: written by someone who never read the ranker, other domains, phrasings,
-templates and traps; nobody tuning the ranker is to look at it). `--corpus real` adds this machine's manual pages
+templates and traps; nobody tuning the ranker is to look at it), and the sealed one (bench/multihop_sealed.py:
+written the same way a round later, kept for checking the round after; run it only on a finished round).
+`--corpus real` adds this machine's manual pages
 (bench/real_pages.py: single-hop, nDCG@10 and latency only).
 
 Runs the gateway's real pipeline in-process: files and blobs in a temporary data directory, the
@@ -39,6 +41,7 @@ from bench.graph_baselines import PPR, two_hop
 from bench.multihop_corpus import Doc, Question, build
 from bench.multihop_hard import build_hard
 from bench.multihop_heldout import build_heldout
+from bench.multihop_sealed import build_sealed
 from bench.multihop_unseen import build_unseen
 from gateway.bootstrap import build_stores
 from gateway.config import load_settings
@@ -342,6 +345,7 @@ async def main(args: argparse.Namespace) -> None:
         "hard": build_hard(args.hard_companies),
         "unseen": build_unseen(args.unseen_groups),
         "heldout": build_heldout(args.heldout_groups),
+        "sealed": build_sealed(args.sealed_groups),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for label in args.corpus:
@@ -360,9 +364,10 @@ if __name__ == "__main__":
     parser.add_argument("--hard-companies", type=int, default=60)
     parser.add_argument("--unseen-groups", type=int, default=50)
     parser.add_argument("--heldout-groups", type=int, default=75)
+    parser.add_argument("--sealed-groups", type=int, default=36)
     parser.add_argument("--per-hops", type=int, default=60, help="questions of each hop count (0: all)")
     parser.add_argument(
-        "--corpus", nargs="+", choices=["easy", "hard", "unseen", "heldout", "real"], default=["easy", "hard"]
+        "--corpus", nargs="+", choices=["easy", "hard", "unseen", "heldout", "sealed", "real"], default=["easy", "hard"]
     )
     parser.add_argument("--real", type=int, default=200, help="manual pages of the 'real' corpus")
     parser.add_argument(

@@ -1,0 +1,97 @@
+"""The sealed multi-hop corpus's contract (bench/multihop_sealed.py, #28): deterministic, its size, every
+answer reachable only through its chain (each link stated on one of its two pages, no page naming both
+ends of a multi-hop chain, no content word shared by answer and question), and its traps present.
+Fast: it builds the corpus in memory and ingests nothing."""
+
+from __future__ import annotations
+
+import re
+
+from bench.multihop_sealed import build_sealed, sealed_chains
+
+DOCS, QUESTIONS = build_sealed()
+CHAINS = sealed_chains()
+BY_NAME = {d.name: d for d in DOCS}
+STOP = {"which", "what", "where", "whom", "whose", "does", "that", "from", "with", "this", "there", "into"}
+
+
+def title(name: str) -> str:
+    return BY_NAME[name].text.splitlines()[0].removeprefix("# ")
+
+
+def names(text: str, name: str) -> bool:
+    """Whether `text` names `name` as a whole (not as part of a longer word)."""
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+
+def words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-zà-ÿ]+", text.lower().replace("'s", "")) if len(w) > 3} - STOP
+
+
+def test_deterministic_and_sized() -> None:
+    again_docs, again_questions = build_sealed()
+    assert again_docs == DOCS and again_questions == QUESTIONS
+    other_docs, _ = build_sealed(seed=29)
+    assert other_docs != DOCS
+    assert 350 <= len(DOCS) <= 420
+    assert len({d.name for d in DOCS}) == len(DOCS)
+    hops = [sum(q.hops == h for q in QUESTIONS) for h in (1, 2, 3)]
+    assert hops[0] >= 30 and hops[1] + hops[2] >= 120 and hops[2] >= 40, hops
+    assert len({q.text for q in QUESTIONS}) == len(QUESTIONS)
+
+
+def test_answers_exist_and_share_no_word_with_multihop_questions() -> None:
+    for q in QUESTIONS:
+        assert q.answer in BY_NAME, q
+        assert CHAINS[q.text][-1] == q.answer and len(CHAINS[q.text]) == q.hops + 1
+        if q.hops > 1:
+            assert not words(title(q.answer)) & words(q.text), q
+
+
+def test_each_link_is_stated_on_one_of_its_two_pages() -> None:
+    for q in QUESTIONS:
+        chain = CHAINS[q.text]
+        assert names(q.text, title(chain[0])), q
+        for a, b in zip(chain, chain[1:], strict=False):
+            assert names(BY_NAME[a].text, title(b)) or names(BY_NAME[b].text, title(a)), (q, a, b)
+
+
+def test_no_page_names_both_ends_of_a_multihop_chain() -> None:
+    for q in QUESTIONS:
+        if q.hops < 2:
+            continue
+        start, answer = title(CHAINS[q.text][0]), title(q.answer)
+        both = [d.name for d in DOCS if names(d.text, start) and names(d.text, answer)]
+        assert not both, (q, both)
+
+
+def test_some_edges_are_walked_backwards() -> None:
+    """The named entity's page does not state the first link: the next page names it."""
+    backwards = [q for q in QUESTIONS if not names(BY_NAME[CHAINS[q.text][0]].text, title(CHAINS[q.text][1]))]
+    assert len(backwards) >= 20
+
+
+def test_traps_present() -> None:
+    titles = {title(d.name) for d in DOCS}
+    namesakes = [t for t in titles if re.fullmatch(r"(.+) \((\w+)\)", t) and t.split(" (")[0] in titles]
+    assert len(namesakes) >= 20
+    # organisations named after a town that has its own page, while their page puts them elsewhere
+    misnamed = [
+        t
+        for t in titles
+        if (t.endswith(" Philharmonic") or t.endswith(" Railway Trust"))
+        and t.split()[0] in titles
+        and "spa town" in BY_NAME[f"{t.split()[0].lower()}.md"].text
+    ]
+    assert len(misnamed) >= 20
+    stems = [t for t in titles if t.startswith("Domaine ") and f"{t.removeprefix('Domaine ')} Cellars" in titles]
+    assert len(stems) >= 10
+    notes = [d for d in DOCS if " note" in title(d.name).lower()]
+    questions_shared = [
+        q
+        for q in QUESTIONS
+        if any(len(words(q.text) & words(n.text)) >= 3 and n.name not in CHAINS[q.text] for n in notes)
+    ]
+    assert len(notes) >= 30 and len(questions_shared) >= 60
+    registers = [d for d in DOCS if title(d.name).startswith("Register of names")]
+    assert registers and all(d.text.count(";") >= 10 for d in registers)
