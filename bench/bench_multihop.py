@@ -1,6 +1,7 @@
 """Multi-hop retrieval: the `kg` ranker against hybrid search and two graph baselines (#12, #28).
 
-    .venv/bin/python -m bench.bench_multihop [--corpus easy hard unseen heldout sealed real] [--per-hops 60] [--repeat 1]
+    .venv/bin/python -m bench.bench_multihop [--corpus easy hard unseen heldout sealed real] [--per-hops 60]
+        [--repeat 1]
 
 Two generated fictional corpora: the easy one (bench/multihop_corpus.py, #12) and the hard one
 (bench/multihop_hard.py, #28: answers sharing no word with the question, varied relations,
