@@ -16,7 +16,10 @@ Three domains not used before, generated from a seed (so every run sees the same
 
 Relations are stated in varied surface forms (active, passive, appositions, "its"/"the firm"
 back-references, "T is where ...", the link stated on either of its two pages) and questions are
-phrased by relation and paraphrased, some edges walked backwards. Traps: namesakes (same name, another
+phrased by relation and paraphrased, some edges walked backwards. A one-hop control's answer is the page
+that states its link and names the question's entity (what plain search should find); a multi-hop
+question's answer is the page of the chain's last entity, which names neither the question's entity nor
+shares a content word with the question. Traps: namesakes (same name, another
 profession and town), organisations named after a place they are not in, two entities on one stem,
 distractor notes sharing the question's words, registers and timetables with passing mentions.
 """
@@ -141,7 +144,7 @@ def _music(g: _Gen) -> None:
         f"Critics of {work} asked who trained its composer, who conducted the first performance and where "
         f"that conductor was born; this note answers none of it and names no teacher or town.",
     )
-    g.ask(g.pick(f"Who composed {work}?", f"Which composer wrote {work}?"), [f_work, f_comp])
+    g.ask(g.pick(f"Which work did {comp} compose?", f"What piece was written by {comp}?"), [f_comp, f_work])
     g.ask(
         g.pick(
             f"Who taught the composer of {work}?",
@@ -216,7 +219,7 @@ def _rail(g: _Gen) -> None:
         f"Passengers at {station} often ask who surveyed the route, who trained that engineer and which "
         f"firm runs the trains; the timetable lists only departure times.",
     )
-    g.ask(g.pick(f"Which line serves {station}?", f"What route calls at {station}?"), [f_station, f_line])
+    g.ask(g.pick(f"Which line did {eng} survey?", f"What route was laid out by {eng}?"), [f_eng, f_line])
     g.ask(
         g.pick(
             f"Who surveyed the route serving {station}?",
@@ -286,7 +289,7 @@ def _wine(g: _Gen) -> None:
         f"Who owns the estate that makes {cuvee}, who trained its maker and in which village the grapes "
         f"grow: the note leaves all of it to the label.",
     )
-    g.ask(g.pick(f"Which estate makes {cuvee}?", f"Where is {cuvee} produced?"), [f_cuvee, f_estate])
+    g.ask(g.pick(f"Which estate is owned by {owner}?", f"What property belongs to {owner}?"), [f_owner, f_estate])
     g.ask(
         g.pick(f"Who owns the estate that makes {cuvee}?", f"Whose property produces {cuvee}?"),
         [f_cuvee, f_estate, f_owner],
