@@ -21,7 +21,7 @@ import pytest
 
 from gateway.engine.affinity_upkeep import AffinityPruner
 from gateway.engine.leases import LeaseKeeper
-from tests.support.procs import gateway, scripted_backend
+from tests.support.procs import Gateway, gateway, scripted_backend
 from tests.support.stores import built_store
 
 pytestmark = pytest.mark.slow
@@ -42,15 +42,21 @@ def _until(check: object, seconds: float) -> bool:
     return True
 
 
+def _fleet_gateway(ctx: ExitStack, tmp_path: Path) -> Gateway:
+    """A gateway in front of two replicas, with a 2 s affinity horizon and a 1 s lease (a sweep
+    every 0.5 s), its SQLite file in `tmp_path`."""
+    fleet = [ctx.enter_context(scripted_backend(CHAT)) for _ in range(2)]
+    env = {
+        "GATEWAY_BACKENDS": json.dumps([{"name": "chat", "urls": [b.url for b in fleet], "models": [CHAT]}]),
+        "GATEWAY_CACHE_KEY_AFFINITY_SECONDS": "2",
+        "GATEWAY_RUN_LEASE_SECONDS": "1",
+    }
+    return ctx.enter_context(gateway(fleet[0].url, tmp_path, **env))
+
+
 def test_cache_key_affinity_is_pruned_after_its_horizon(tmp_path: Path) -> None:
     with ExitStack() as ctx:
-        fleet = [ctx.enter_context(scripted_backend(CHAT)) for _ in range(2)]
-        env = {
-            "GATEWAY_BACKENDS": json.dumps([{"name": "chat", "urls": [b.url for b in fleet], "models": [CHAT]}]),
-            "GATEWAY_CACHE_KEY_AFFINITY_SECONDS": "2",
-            "GATEWAY_RUN_LEASE_SECONDS": "1",
-        }
-        gw = ctx.enter_context(gateway(fleet[0].url, tmp_path, **env))
+        gw = _fleet_gateway(ctx, tmp_path)
         db = tmp_path / "gateway.db"
 
         def turn(key: str) -> None:
@@ -72,13 +78,7 @@ def test_a_key_in_steady_use_keeps_its_affinity_past_the_horizon(tmp_path: Path)
     turn reads it past half the horizon, so turns every 0.4 s for twice the 2 s horizon never find
     it pruned (before: pruned after the horizon and placed afresh on its next turn)."""
     with ExitStack() as ctx:
-        fleet = [ctx.enter_context(scripted_backend(CHAT)) for _ in range(2)]
-        env = {
-            "GATEWAY_BACKENDS": json.dumps([{"name": "chat", "urls": [b.url for b in fleet], "models": [CHAT]}]),
-            "GATEWAY_CACHE_KEY_AFFINITY_SECONDS": "2",
-            "GATEWAY_RUN_LEASE_SECONDS": "1",
-        }
-        gw = ctx.enter_context(gateway(fleet[0].url, tmp_path, **env))
+        gw = _fleet_gateway(ctx, tmp_path)
         db = tmp_path / "gateway.db"
         body = {"model": CHAT, "input": "hello", "prompt_cache_key": "steady"}
         r = httpx.post(f"{gw.url}/responses", json=body, timeout=30)
