@@ -95,7 +95,61 @@ class _Guarded(asyncio.Protocol):
 
 class _OpenAIErrors(RequestHandler):
     """aiohttp's protocol, whose own rejections (before any route: a request line or header over
-    8 KB, a malformed header) are OpenAI error bodies instead of `text/plain` (#26)."""
+    8 KB, a malformed header) are OpenAI error bodies instead of `text/plain` (#26), and end with a
+    lingering close.
+
+    Why linger: such a refusal comes while the client may still be sending the rest of the line.
+    Closing a socket with unread input makes the kernel answer with a reset, which can reach the
+    client before it reads the 400 (it sees a broken pipe or a reset, not the error). As nginx does,
+    the refusal is sent, the write side half-closed, and input read and thrown away until the client
+    closes its side, goes quiet for `LINGER_IDLE` seconds or `LINGER_MAX` seconds have passed.
+    """
+
+    LINGER_IDLE = 2.0
+    LINGER_MAX = 10.0
+
+    _refused = False
+    _lingering: asyncio.Event | None = None
+
+    def data_received(self, data: bytes) -> None:
+        if self._lingering is not None:
+            self._lingering.set()  # input still coming: the idle clock restarts
+            return
+        super().data_received(data)
+
+    def eof_received(self) -> None:
+        if self._lingering is not None:
+            self._lingering.set()
+            self._refused = False  # the client is done: stop lingering
+        super().eof_received()
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        if self._lingering is not None:
+            self._refused = False
+            self._lingering.set()
+        super().connection_lost(exc)
+
+    async def finish_response(
+        self, request: BaseRequest, resp: StreamResponse, start_time: float | None
+    ) -> tuple[StreamResponse, bool]:
+        result = await super().finish_response(request, resp, start_time)
+        if self._refused and self.transport is not None and not self.transport.is_closing():
+            await self._linger(self.transport)
+        return result
+
+    async def _linger(self, transport: asyncio.Transport) -> None:
+        """Half-close, then discard input until the client closes, goes quiet, or time is up."""
+        self._lingering = asyncio.Event()
+        if transport.can_write_eof():
+            transport.write_eof()
+        loop = asyncio.get_running_loop()
+        end = loop.time() + self.LINGER_MAX
+        while self._refused and (left := end - loop.time()) > 0:
+            self._lingering.clear()
+            try:
+                await asyncio.wait_for(self._lingering.wait(), min(self.LINGER_IDLE, left))
+            except TimeoutError:
+                return
 
     def handle_error(
         self, request: BaseRequest, status: int = 500, exc: BaseException | None = None, message: str | None = None
@@ -116,6 +170,7 @@ class _OpenAIErrors(RequestHandler):
         }
         resp = web.Response(status=status, body=dumps(body), content_type="application/json")
         resp.force_close()
+        self._refused = True
         return resp
 
 

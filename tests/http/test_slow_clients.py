@@ -102,3 +102,24 @@ def test_connections_per_client_address_are_capped(gw: Gateway) -> None:
             return "refused"
 
     assert until(create, lambda s: s != "refused", what="a freed slot") == "completed"
+
+
+def test_a_request_line_too_long_to_read_gets_its_400_not_a_reset(gw: Gateway) -> None:
+    """aiohttp refuses a request line over 8 KB before any route; the server used to close at once
+    with the rest of the line unread, and the kernel's reset could reach the client, still sending,
+    before it read the 400 (a flaky test and a confused client). The refusal now lingers: it sends
+    the 400, half-closes, and reads and discards until the client is done."""
+    line = b"GET /v1/files/" + b"a" * 1_000_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"
+    for _ in range(3):
+        with connect(gw) as sock:
+            sock.sendall(line[:100_000])
+            time.sleep(0.3)  # the server has refused the line by now; the client is still sending
+            sock.sendall(line[100_000:])
+            sock.shutdown(socket.SHUT_WR)
+            reply = b""
+            while chunk := sock.recv(65536):
+                reply += chunk
+        head, _, body = reply.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.") and b" 400 " in head.split(b"\r\n")[0], head[:200]
+        error = json.loads(body)["error"]
+        assert error["type"] == "invalid_request_error" and error["code"] == "invalid_request"
