@@ -81,17 +81,17 @@ def _reset(seconds: float) -> str:
     return f"{max(1, math.ceil(seconds))}s"
 
 
-_NAMES = {m: tuple(f"x-ratelimit-{h}-{m}" for h in ("limit", "remaining", "reset")) for m in ("requests", "tokens")}
-
-
 def _headers(requests: Verdict | None, tokens: Verdict | None) -> dict[str, str]:
+    """OpenAI's x-ratelimit-* of the tighter verdict per metric (written out: on every admission)."""
     out: dict[str, str] = {}
-    for metric, v in (("requests", requests), ("tokens", tokens)):
-        if v is not None:
-            limit, remaining, reset = _NAMES[metric]
-            out[limit] = str(v.limit)
-            out[remaining] = str(v.remaining)
-            out[reset] = _reset(v.reset)
+    if requests is not None:
+        out["x-ratelimit-limit-requests"] = str(requests.limit)
+        out["x-ratelimit-remaining-requests"] = str(requests.remaining)
+        out["x-ratelimit-reset-requests"] = _reset(requests.reset)
+    if tokens is not None:
+        out["x-ratelimit-limit-tokens"] = str(tokens.limit)
+        out["x-ratelimit-remaining-tokens"] = str(tokens.remaining)
+        out["x-ratelimit-reset-tokens"] = _reset(tokens.reset)
     return out
 
 
@@ -217,7 +217,7 @@ class Limits:
             raise
         reservation = None
         if tokens is not None:
-            held = tuple(scope for scope, metric, _, _ in taken if metric == "tokens")
+            held = tuple([scope for scope, metric, _, _ in taken if metric == "tokens"])
             reservation = Reservation(project, key_id, held, tokens.window, reserve)
         return Admission(_headers(counted, tokens) or None, reservation, tuple(units) if units else ())
 
