@@ -31,11 +31,11 @@ from gateway import usage
 from gateway.auth import limits
 from gateway.telemetry import metrics
 from gateway.usage import api
+from gateway.usage.admission import admit_call
 from gateway.usage.metering import UsageMetrics
 from gateway.usage.prices import Prices
 from gateway.usage.recorder import Recorder, caller_key
 from gateway.usage.recorder import configure as configure_recorder
-from gateway.usage.reserve import reserve_size
 from storage.scope import project_scope
 from storage.sqlite.state import SQLiteStore
 from storage.sqlite.usage import SQLiteUsageStore
@@ -54,14 +54,12 @@ BODY = {"model": "model-a", "input": "Say hello to the benchmark, briefly.", "ma
 async def _one(lim: limits.Limits, reply: dict[str, Any]) -> None:
     """What one request adds: admission with its reservation, the turn's record, the settlement.
     Both doors count the request first (the HTTP middleware before it reads the body, the ExtProc
-    at its headers) and reserve at the body (two calls): the same code, so one figure for both."""
-    await lim.admit("bench", "key_bench")
-    reserve = reserve_size("/v1/responses", BODY, lim.reserve_output)
-    held = (await lim.admit("bench", "key_bench", reserve, requests=False)).reservation
-    token = limits.RESERVATION.set(held)
+    at its headers) and reserve at the body (two admits), through the one helper they share
+    (`gateway.usage.admission`): the same code, so one figure for both."""
+    call = await admit_call(lim, "bench", "key_bench")
+    await call.reserve("/v1/responses", BODY)
     usage.record("model-a", reply, source="responses")
-    lim.settle(held)
-    limits.RESERVATION.reset(token)
+    call.settle()
 
 
 async def cpu_per_request(db_dir: Path, n: int, run: int) -> float:

@@ -70,8 +70,8 @@ from gateway.inference.sse_reader import SSEParser
 from gateway.research.models import is_research
 from gateway.telemetry import tracing
 from gateway.tools.tool_search import is_server_search
+from gateway.usage.admission import CallAdmission, admit_call
 from gateway.usage.recorder import caller_key
-from gateway.usage.reserve import reserve_size
 from storage.scope import act_for, project_scope
 
 log = logging.getLogger(__name__)
@@ -270,9 +270,8 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
             if watch is not None:
                 watch.cancel()
             self.active -= 1
-            if ex.reservation is not None:  # whatever ended the stream: the unspent tokens go back
-                limits.LIMITS.settle(ex.reservation)
-                limits.RESERVATION.set(None)
+            if ex.admission is not None:  # whatever ended the stream: the unspent tokens go back
+                ex.admission.settle()
             if ex.tenant is not None:
                 self.slots.release(ex.tenant)
             if ex.replica is not None:
@@ -315,10 +314,10 @@ class _Exchange:
     """The state of one POST /v1/responses going through Envoy."""
 
     __slots__ = (
+        "admission",
         "authorization",
         "body_parts",
         "chat",
-        "counted",
         "done",
         "encoding",
         "envoy_traces",
@@ -331,10 +330,8 @@ class _Exchange:
         "pending",
         "project",
         "project_header",
-        "ratelimit",
         "reading",
         "replica",
-        "reservation",
         "resp_parts",
         "revoked",
         "run",
@@ -353,9 +350,8 @@ class _Exchange:
         self.replica: Replica | None = None  # a fleet's replica Envoy was told to use
         self.named: list[Replica] = []  # it and its fallbacks, in the order Envoy was told them
         self.project: str | None = None  # set from the request headers (gateway.auth)
-        self.ratelimit: dict[str, str] | None = None  # x-ratelimit-* for the reply (gateway.auth.limits)
-        self.reservation: limits.Reservation | None = None  # tokens reserved at the body, settled at the end
-        self.counted: tuple[tuple[str, int], ...] = ()  # the request units counted at the headers (to unadmit)
+        # counted at the headers, tokens reserved at the body, settled at the end (x-ratelimit-* for the reply)
+        self.admission: CallAdmission | None = None
         self.tenant: str | None = None  # the slot this stream holds in `p.slots` (keys in use)
         self.authorization: str | None = None  # the credentials, re-checked while the stream lasts (#26)
         self.project_header: str | None = None
@@ -423,7 +419,7 @@ class _Exchange:
                     self.authorization = _header(msg.request_headers, "authorization") or None
                     self.project_header = _header(msg.request_headers, auth.header) or None
                     self.project = await auth.project(self.authorization, self.project_header, peer_trusted=True)
-                    self.ratelimit, _, self.counted = await limits.LIMITS.admit(self.project, caller_key.get())
+                    self.admission = await admit_call(limits.LIMITS, self.project, caller_key.get())
                     self.take_slot()
                 except APIError as refused:
                     return error_reply(refused), True
@@ -501,7 +497,8 @@ class _Exchange:
         if p.needs_gateway(prepared):
             if self.span is not None:  # the HTTP door's span (under Envoy's upstream span) runs the loop
                 self.span.set_attribute("gateway.rerouted", True)
-            await limits.LIMITS.refund(self.project or "", caller_key.get())  # the HTTP server admits it
+            if self.admission is not None:
+                await self.admission.refund()  # the HTTP server admits it
             common = ep.CommonResponse(clear_route_cache=True)
             common.header_mutation.CopyFrom(p.reroute_mutation)
             # Ending the gRPC stream now lets the gateway's SSE pass through Envoy unbuffered.
@@ -535,22 +532,12 @@ class _Exchange:
     async def reserve(self, body: Any) -> ep.ProcessingResponse | None:
         """tokens_per_minute: reserve the turn's output cap and prompt estimate before the backend
         call (the request itself was counted at its headers); a 429 when it does not fit."""
-        lim, key = limits.LIMITS, caller_key.get()
-        project = self.project or ""
-        if not lim.reserves(project, key):
+        if self.admission is None:
             return None
-        try:
-            headers, self.reservation, _ = await lim.admit(
-                project, key, reserve_size("/v1/responses", body, lim.reserve_output), requests=False
-            )
+        try:  # refused: the request counts for nothing (in its own minute); the 429 has its headers
+            await self.admission.reserve("/v1/responses", body)
         except APIError as refused:  # 429 rate_limit_exceeded
-            lim.unadmit(self.counted)  # refused: the request counts for nothing (in its own minute)
-            if isinstance(refused, RateLimited):
-                refused.headers = {**(self.ratelimit or {}), **refused.headers}
             return error_reply(refused)
-        if headers:
-            self.ratelimit = {**(self.ratelimit or {}), **headers}
-        limits.RESERVATION.set(self.reservation)  # drawn on by the usage this stream's turn records
         return None
 
     # -- response ---------------------------------------------------------------------------------
@@ -566,10 +553,11 @@ class _Exchange:
             return await self._settle_buffered(b"", at_headers=True)
         common = ep.CommonResponse()
         mutation = common.header_mutation
-        if self.ratelimit:
-            mutation.set_headers.extend(_set(k, v) for k, v in self.ratelimit.items())
+        ratelimit = self.admission.headers if self.admission is not None else None
+        if ratelimit:
+            mutation.set_headers.extend(_set(k, v) for k, v in ratelimit.items())
         if self.status != 200:  # rendered at the body (error message inside)
-            headers = ep.HeadersResponse(response=common) if self.ratelimit else ep.HeadersResponse()
+            headers = ep.HeadersResponse(response=common) if ratelimit else ep.HeadersResponse()
             return ep.ProcessingResponse(response_headers=headers), False
         mutation.remove_headers.append("content-length")
         if self.stream:

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import json
 import math
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from gateway.common.errors import APIError, RateLimited
+from gateway.usage.admission import RESERVATION, Admission, Reservation
 from gateway.usage.budgets import Budgets
 from gateway.usage.limiter import SharedLimiter, Verdict, WindowStore
 from gateway.usage.prices import Prices
@@ -81,48 +81,27 @@ def _reset(seconds: float) -> str:
     return f"{max(1, math.ceil(seconds))}s"
 
 
-_NAMES = {m: tuple(f"x-ratelimit-{h}-{m}" for h in ("limit", "remaining", "reset")) for m in ("requests", "tokens")}
-
-
 def _headers(requests: Verdict | None, tokens: Verdict | None) -> dict[str, str]:
+    """OpenAI's x-ratelimit-* of the tighter verdict per metric (written out: on every admission)."""
     out: dict[str, str] = {}
-    for metric, v in (("requests", requests), ("tokens", tokens)):
-        if v is not None:
-            limit, remaining, reset = _NAMES[metric]
-            out[limit] = str(v.limit)
-            out[remaining] = str(v.remaining)
-            out[reset] = _reset(v.reset)
+    if requests is not None:
+        out["x-ratelimit-limit-requests"] = str(requests.limit)
+        out["x-ratelimit-remaining-requests"] = str(requests.remaining)
+        out["x-ratelimit-reset-requests"] = _reset(requests.reset)
+    if tokens is not None:
+        out["x-ratelimit-limit-tokens"] = str(tokens.limit)
+        out["x-ratelimit-remaining-tokens"] = str(tokens.remaining)
+        out["x-ratelimit-reset-tokens"] = _reset(tokens.reset)
     return out
 
 
-@dataclass(slots=True)
-class Reservation:
-    """Tokens one request reserved in each of its scopes' windows, until it ends.
+class _Plan(NamedTuple):
+    """What applies to one caller: its rates, whether it reserves tokens, whether budgets are set."""
 
-    The usage its backend calls report is drawn from `held` first (those tokens are in the windows
-    already); `settle` gives back what is left. Calls recorded after that (a background run going on
-    after its request returned) are charged like any other."""
-
-    project: str
-    key_id: str
-    scopes: tuple[str, ...]
-    window: int
-    held: int
-    open: bool = True
-
-
-class Admission(NamedTuple):
-    """What `admit` granted: the x-ratelimit-* headers to send, the tokens' reservation (to
-    `settle`), and the request units counted as (scope, minute window): `unadmit` gives each back to
-    the minute it came from, even when the minute turned since (a slow body read between the two)."""
-
-    headers: dict[str, str] | None
-    reservation: Reservation | None
-    counted: tuple[tuple[str, int], ...] = ()
-
-
-# The reservation of the request this task serves (set by the door, read by the ledger listener).
-RESERVATION: ContextVar[Reservation | None] = ContextVar("gateway_token_reservation", default=None)
+    rates: tuple[tuple[str, str, int], ...]
+    tokens: bool
+    budgets: bool
+    key_policy: Policy | None  # the key's policy the plan was built with (compared by identity)
 
 
 def _tighter(a: Verdict | None, b: Verdict) -> Verdict:
@@ -142,7 +121,7 @@ class Limits:
     ) -> None:
         self.policies = parse_policies(spec)
         self.reserve_output = reserve_output  # tokens reserved for a request that sets no output cap
-        self._plans: dict[tuple[str, str, Policy | None], tuple[tuple[str, str, int], ...]] = {}
+        self._plans: dict[tuple[str, str], _Plan] = {}
         self.shared = SharedLimiter(store)
         self.prices = prices or Prices()
         self.budgets = Budgets(spend, self.prices, warn_ratio)
@@ -162,24 +141,28 @@ class Limits:
         """Whether a request of this caller reserves tokens (a `tokens_per_minute` applies)."""
         if not self.policies and not KEY_POLICIES:
             return False
-        key_policy = KEY_POLICIES.get(key_id) if key_id and KEY_POLICIES else None
-        return any(metric == "tokens" for _, metric, _ in self._plan(project, key_id, key_policy))
+        return self._plan(project, key_id, KEY_POLICIES.get(key_id) if key_id and KEY_POLICIES else None).tokens
 
-    def _plan(self, project: str, key_id: str, key_policy: Policy | None) -> tuple[tuple[str, str, int], ...]:
+    def _plan(self, project: str, key_id: str, key_policy: Policy | None) -> _Plan:
         """(scope, metric, limit) of every rate that applies to this caller (cached: per request,
-        building it costs more than the lease it checks)."""
-        cached = (project, key_id, key_policy)
-        plan = self._plans.get(cached)
-        if plan is None:
-            plan = tuple(
-                (scope, metric, limit)
-                for scope, policy in self._scopes(project, key_id, key_policy)
-                for metric, limit in (("requests", policy.requests_per_minute), ("tokens", policy.tokens_per_minute))
-                if limit
-            )
-            if len(self._plans) >= 10_000:  # bounded (a tenant minting projects)
-                self._plans.clear()
-            self._plans[cached] = plan
+        building it costs more than the lease it checks). Keyed by the caller's names, the key's
+        policy compared by identity: authentication replaces a changed key's policy object, and
+        hashing a Policy on every request would cost a microsecond."""
+        cached = self._plans.get((project, key_id))
+        if cached is not None and cached.key_policy is key_policy:
+            return cached
+        rates = tuple(
+            (scope, metric, limit)
+            for scope, policy in self._scopes(project, key_id, key_policy)
+            for metric, limit in (("requests", policy.requests_per_minute), ("tokens", policy.tokens_per_minute))
+            if limit
+        )
+        policy = self.policy(project)
+        budgets = bool(policy.monthly_token_budget or policy.monthly_cost_budget_usd is not None)
+        plan = _Plan(rates, any(metric == "tokens" for _, metric, _ in rates), budgets, key_policy)
+        if len(self._plans) >= 10_000:  # bounded (a tenant minting projects)
+            self._plans.clear()
+        self._plans[(project, key_id)] = plan
         return plan
 
     async def admit(self, project: str, key_id: str = "", reserve: int = 0, *, requests: bool = True) -> Admission:
@@ -195,8 +178,9 @@ class Limits:
         taken: list[tuple[str, str, int, int]] = []
         units: list[tuple[str, int]] = []  # the request units counted (scope, window), for `unadmit`
         shared = self.shared
+        plan = self._plan(project, key_id, key_policy)
         try:
-            for scope, metric, limit in self._plan(project, key_id, key_policy):
+            for scope, metric, limit in plan.rates:
                 if metric == "requests":
                     if not requests:
                         continue
@@ -224,8 +208,8 @@ class Limits:
                 taken.append((scope, metric, need, verdict.window))
                 if metric == "requests":
                     units.append((scope, verdict.window))
-            policy = self.policy(project)
-            if requests and (policy.monthly_token_budget or policy.monthly_cost_budget_usd is not None):
+            if requests and plan.budgets:
+                policy = self.policy(project)
                 await self.budgets.check(project, policy.monthly_token_budget, policy.monthly_cost_budget_usd)
         except BaseException:  # refused by another limit, or cancelled (client gone): nothing spent
             for scope, metric, n, window in taken:
@@ -233,7 +217,7 @@ class Limits:
             raise
         reservation = None
         if tokens is not None:
-            held = tuple(scope for scope, metric, _, _ in taken if metric == "tokens")
+            held = tuple([scope for scope, metric, _, _ in taken if metric == "tokens"])
             reservation = Reservation(project, key_id, held, tokens.window, reserve)
         return Admission(_headers(counted, tokens) or None, reservation, tuple(units) if units else ())
 

@@ -22,8 +22,9 @@ from gateway.common.errors import InvalidRequest, NotFound, RateLimited, Unautho
 from gateway.http.common import read_json
 from gateway.http.guard import TenantSlots, tenant_of
 from gateway.http.state import door, runtime
+from gateway.usage.admission import admit_call
 from gateway.usage.recorder import DOOR_HEADER, caller_key, entry_door
-from gateway.usage.reserve import RESERVING, reserve_size
+from gateway.usage.reserve import RESERVING
 from storage.scope import DEFAULT_PROJECT, project_scope
 
 ADMIN_PREFIX = "/v1/organization/"
@@ -84,25 +85,14 @@ async def auth_middleware(request: web.Request, handler: Any) -> web.StreamRespo
     # Envoy's routes to this server say so (overwriting any client's copy); only a trusted peer's counts
     via_envoy = request.headers.get(DOOR_HEADER) == "envoy" and auth.trusted_peer(request.remote)
     entry_door.set("envoy" if via_envoy else "")  # set on every request: a connection's task is reused
-    key_id = caller_key.get()
-    lim = limits.LIMITS
     # requests_per_minute first: a tenant over it is refused before its body is read or parsed
-    admitted = await lim.admit(project, key_id)
-    request["ratelimit"] = admitted.headers
-    reservation = None
-    if request.method == "POST" and path in RESERVING and lim.reserves(project, key_id):
+    call = await admit_call(limits.LIMITS, project, caller_key.get())
+    request["ratelimit"] = call.headers
+    if request.method == "POST" and path in RESERVING and call.reserves():
         # tokens_per_minute: reserve the call's output cap (and prompt estimate) before it is made;
         # the body is parsed here only then (aiohttp keeps the bytes for the handler)
-        reserve = reserve_size(path, await read_json(request), lim.reserve_output)  # a bad body: counted
-        try:
-            headers, reservation, _ = await lim.admit(project, key_id, reserve, requests=False)
-        except RateLimited as refused:  # the tokens do not fit: the request counts for nothing
-            lim.unadmit(admitted.counted)  # to the minute it was counted in (the body read may cross one)
-            refused.headers = {**(request["ratelimit"] or {}), **refused.headers}
-            raise
-        if headers:
-            request["ratelimit"] = {**(request["ratelimit"] or {}), **headers}
-    held = limits.RESERVATION.set(reservation) if reservation is not None else None
+        await call.reserve(path, await read_json(request))  # a bad body: counted
+        request["ratelimit"] = call.headers
     tenant = None
     slots: TenantSlots = door(request).tenant_slots
     try:
@@ -121,10 +111,7 @@ async def auth_middleware(request: web.Request, handler: Any) -> web.StreamRespo
     finally:
         if tenant is not None:
             slots.release(tenant)
-        if reservation is not None:  # what the request's calls did not spend goes back (client gone too)
-            limits.LIMITS.settle(reservation)
-            if held is not None:
-                limits.RESERVATION.reset(held)
+        call.settle()  # what the request's calls did not spend goes back (client gone too)
 
 
 async def rate_headers(request: web.Request, response: web.StreamResponse) -> None:

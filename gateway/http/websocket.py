@@ -38,8 +38,8 @@ from gateway.http.common import error_response
 from gateway.http.guard import TenantSlots, tenant_of
 from gateway.http.keywatch import credentials_problem, watch_key
 from gateway.http.state import door, runtime
+from gateway.usage.admission import admit_call
 from gateway.usage.recorder import caller_key
-from gateway.usage.reserve import reserve_size
 
 log = logging.getLogger(__name__)
 
@@ -71,17 +71,12 @@ class _Connection:
         # Each turn is admitted as a `POST /v1/responses` is by the door's middleware: one request
         # against requests_per_minute, its tokens reserved against tokens_per_minute, the budgets;
         # a 429 is the turn's error event. What the turn did not spend goes back when it ends.
-        lim, project, key = limits.LIMITS, self.request.get("project") or "", caller_key.get()
-        reserve = reserve_size("/v1/responses", body, lim.reserve_output) if lim.reserves(project, key) else 0
-        reservation = (await lim.admit(project, key, reserve)).reservation
-        held = limits.RESERVATION.set(reservation) if reservation is not None else None
+        # The body is at hand: one admission counts the turn and reserves its tokens.
+        call = await admit_call(limits.LIMITS, self.request.get("project") or "", caller_key.get(), body=body)
         try:
             await self._turn(body)
         finally:
-            if reservation is not None:
-                lim.settle(reservation)
-                if held is not None:
-                    limits.RESERVATION.reset(held)
+            call.settle()
 
     async def _turn(self, body: dict[str, Any]) -> None:
         previous = body.get("previous_response_id")

@@ -2,6 +2,7 @@
 
     recorder.py  the ledger's writer: `record()` queues a model call, a task writes batches
     limiter.py   requests/tokens per minute shared by every process through the database (leases)
+    admission.py one call's admission (count, token reservation, settlement), for the three doors
     budgets.py   monthly token and cost budgets per project
     prices.py    GATEWAY_MODEL_PRICES: USD per million tokens per model
     api.py       the Usage and Costs APIs' pages, in OpenAI's shapes

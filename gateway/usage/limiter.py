@@ -11,7 +11,7 @@ never admit more than the limit. Units a process leased but did not spend within
 starve busy ones: the deployment admits the limit within one or two requests.
 
 Tokens are leased the same way when a request is admitted (what it reserves: see
-`gateway.auth.limits.Reservation`) and charged when the backend reports its usage: what a call
+`gateway.usage.admission.Reservation`) and charged when the backend reports its usage: what a call
 spends beyond its reservation and the process's lease is added to the window by `sync`, so the
 next requests see it. What a request reserved and did not spend is `release`d when it ends: back
 in this process's lease at once, and the surplus back in the shared window at the next `sync`

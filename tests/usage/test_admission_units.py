@@ -19,6 +19,7 @@ import pytest
 from gateway.auth.limits import Limits
 from gateway.common.errors import RateLimited
 from gateway.usage import limiter
+from gateway.usage.admission import RESERVATION, admit_call
 
 MINUTE = 1_800_000_000 // 60 * 60  # a minute's start
 
@@ -78,5 +79,50 @@ async def test_the_budgets_are_read_once_per_request(clock: list[float]) -> None
         await lim.admit("p")  # at the headers: the request, and the budgets
         admitted = await lim.admit("p", reserve=100, requests=False)  # at the body: the tokens only
         assert admitted.reservation is not None and checks == 1
+    finally:
+        await lim.shared.stop()
+
+
+async def test_the_doors_helper_gives_the_unit_back_on_a_token_refusal_with_the_requests_headers(
+    clock: list[float],
+) -> None:
+    """`admit_call` + `CallAdmission.reserve`, what the HTTP middleware and the ExtProc run: a body
+    whose tokens do not fit is a 429 carrying the request's x-ratelimit-* too, and its unit is back."""
+    clock[0] = MINUTE + 10.0
+    lim = Limits(json.dumps({"p": {"requests_per_minute": 1, "tokens_per_minute": 100}}))
+    try:
+        call = await admit_call(lim, "p", "")
+        assert call.reserves() and call.headers is not None
+        with pytest.raises(RateLimited) as refused:
+            await call.reserve("/v1/responses", {"input": "hi", "max_output_tokens": 1000})
+        assert refused.value.headers["x-ratelimit-limit-requests"] == "1"
+        assert refused.value.headers["x-ratelimit-limit-tokens"] == "100"
+        assert RESERVATION.get() is None
+        call.settle()  # nothing reserved: nothing to give back
+        fits = await admit_call(lim, "p", "")  # the unit came back: the minute's one request
+        await fits.reserve("/v1/responses", {"input": "hi", "max_output_tokens": 10})
+        assert fits.reservation is not None and RESERVATION.get() is fits.reservation
+        assert fits.headers is not None and fits.headers["x-ratelimit-remaining-tokens"] == "89"
+        fits.settle()
+        assert RESERVATION.get() is None and not fits.reservation.open
+        with pytest.raises(RateLimited):
+            await admit_call(lim, "p", "")
+    finally:
+        await lim.shared.stop()
+
+
+async def test_the_doors_helper_with_the_body_at_hand_admits_once(clock: list[float]) -> None:
+    """A WebSocket turn's body is at hand: one admission counts it and reserves its tokens; a refusal
+    counts nothing."""
+    clock[0] = MINUTE + 10.0
+    lim = Limits(json.dumps({"p": {"requests_per_minute": 1, "tokens_per_minute": 100}}))
+    try:
+        with pytest.raises(RateLimited):
+            await admit_call(lim, "p", "", body={"input": "hi", "max_output_tokens": 1000})
+        call = await admit_call(lim, "p", "", body={"input": "hi", "max_output_tokens": 50})
+        assert call.reservation is not None and call.reservation.held == 51
+        call.settle()
+        with pytest.raises(RateLimited):  # the minute's one request was the admitted turn
+            await admit_call(lim, "p", "", body={"input": "hi"})
     finally:
         await lim.shared.stop()
