@@ -219,12 +219,13 @@ def start_span(
     kind: str = "internal",
     attributes: Mapping[str, Any] | None = None,
     *,
-    parent: SpanContext | None = CURRENT,
+    parent: Span | SpanContext | None = CURRENT,
     links: Sequence[Link] | None = None,
     root: bool = False,
 ) -> Span:
-    """A started span (call only when `ON`): a child of the current span, of ``parent`` (what
-    `extract` returned: a remote parent, or None for a new trace), or a new trace's root with ``root``."""
+    """A started span (call only when `ON`): a child of the current span, of ``parent`` (a span,
+    or what `extract` returned: a remote parent, or None for a new trace), or a new trace's root
+    with ``root``."""
     assert _tracer is not None
     if root:
         parent = None
@@ -235,9 +236,12 @@ def start_span(
 
 def attach(span: Span) -> object:
     """Make ``span`` current in this context; give the token to `detach`."""
-    values = dict(_get_context())  # what `trace.set_span_in_context` does, a call shorter
-    values[_SPAN_KEY] = span
-    return _set_context(_Context(values))
+    # what `trace.set_span_in_context` does, with one copy of the context rather than two (the API
+    # copies it to a dict, sets the span, and copies that into a new `Context`, whose own
+    # `__setitem__` refuses writes): a new `Context` is ours until it is set
+    context = _Context(_get_context())
+    dict.__setitem__(context, _SPAN_KEY, span)
+    return _set_context(context)
 
 
 def detach(token: object) -> None:
