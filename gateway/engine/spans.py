@@ -79,7 +79,7 @@ def end_agent(span: Span, response: dict[str, Any], error: Any = None) -> None:
 class ChatSpan:
     """The `chat {model}` span of one backend call, with its time to first chunk."""
 
-    __slots__ = ("first", "first_ns", "span", "started", "token")
+    __slots__ = ("first", "span", "started", "token")
 
     def __init__(
         self,
@@ -106,24 +106,21 @@ class ChatSpan:
             else tracing.start_span(name, "client", attributes)
         )
         self.started = time.perf_counter()
-        self.first: float = 0.0  # seconds to the first chunk, once it came
-        self.first_ns = 0
+        self.first = False
         self.token: object | None = None
 
     def chunk(self) -> None:
-        """A piece of output arrived; the first one's delay is the time to first chunk (noted
-        here, put on the span by `end` with the rest: a span call less per request, #31)."""
+        """A piece of output arrived; the first one's delay is the time to first chunk."""
         if not self.first:
-            self.first = time.perf_counter() - self.started or 1e-9
-            self.first_ns = time.time_ns()
+            self.first = True
+            seconds = time.perf_counter() - self.started
+            self.span.set_attribute("gen_ai.response.time_to_first_chunk", seconds)
+            self.span.add_event("gen_ai.first_chunk")
 
     def end(self, turn: TurnAssembler | None, error: BaseException | None = None) -> None:
         s = self.span
-        attributes: dict[str, Any] = {}  # set at once (one call), as in `end_agent`
-        if self.first:
-            attributes["gen_ai.response.time_to_first_chunk"] = self.first
-            s.add_event("gen_ai.first_chunk", timestamp=self.first_ns)
         if turn is not None:
+            attributes: dict[str, Any] = {}  # set at once (one lock, one call), as in `end_agent`
             if usage := turn.usage:
                 attributes["gen_ai.usage.input_tokens"] = int(usage.get("prompt_tokens") or 0)
                 attributes["gen_ai.usage.output_tokens"] = int(usage.get("completion_tokens") or 0)
@@ -137,7 +134,6 @@ class ChatSpan:
                 attributes["gateway.tool_call_ids"] = [str(c) for c in calls]
             if tracing.CAPTURE_CONTENT:
                 attributes["gen_ai.output.messages"] = dumps(turn.items).decode()
-        if attributes:
             s.set_attributes(attributes)
         if error is not None:
             tracing.fail(s, error)

@@ -236,12 +236,9 @@ def start_span(
 
 def attach(span: Span) -> object:
     """Make ``span`` current in this context; give the token to `detach`."""
-    # what `trace.set_span_in_context` does, with one copy of the context rather than two (the API
-    # copies it to a dict, sets the span, and copies that into a new `Context`, whose own
-    # `__setitem__` refuses writes): a new `Context` is ours until it is set
-    context = _Context(_get_context())
-    dict.__setitem__(context, _SPAN_KEY, span)
-    return _set_context(context)
+    values = dict(_get_context())  # what `trace.set_span_in_context` does, a call shorter
+    values[_SPAN_KEY] = span
+    return _set_context(_Context(values))
 
 
 def detach(token: object) -> None:
