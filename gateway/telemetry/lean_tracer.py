@@ -312,12 +312,11 @@ class LeanTracer:
             # The usual parents tested by type first: None (a new trace) and a remote `SpanContext`
             # (read as the tuple it is, no property calls); `isinstance` against the API's `Span`, an
             # ABC, only for another span. In a door these run cold, ~10x their hot-loop time (#31).
-            if parent is None or kind_of_parent is SpanContext:
-                context = parent
-            else:
-                context = parent.get_span_context() if isinstance(parent, trace.Span) else parent
-            if context is not None and context[5]:  # (SpanContext: trace_id, span_id, is_remote, flags, state, valid)
-                trace_id, parent_id, remote, flags, state = context[:5]  # type: ignore[misc]
+            context: Any = parent  # (a SpanContext is a tuple: trace_id, span_id, is_remote, flags, state, valid)
+            if parent is not None and kind_of_parent is not SpanContext and isinstance(parent, trace.Span):
+                context = parent.get_span_context()
+            if context is not None and context[5]:
+                trace_id, parent_id, remote, flags, state = context[:5]
                 parent_sampled = bool(flags & 1)  # TraceFlags.SAMPLED
             else:
                 trace_id, parent_id, remote, state, parent_sampled = 0, 0, None, None, None
