@@ -518,8 +518,7 @@ class _Exchange:
             mutation, self.named = p.endpoints.route(pool, run.affinity)  # a fresh mutation naming the replicas
             self.replica = self.named[0]
         if tracing.ON:  # the backend call's span; its traceparent rides the upstream request
-            with tracing.span_current(run.trace_start()):  # under the run's `invoke_agent`
-                self.chat = run.chat_span(run.response["model"])
+            self.chat = run.chat_span(run.response["model"], under_run=True)  # under the run's `invoke_agent`
             if not self.envoy_traces:  # (Envoy's own upstream span's traceparent replaces ours)
                 if mutation is p.request_mutation:  # shared by every stream: add to a copy
                     mutation = ep.HeaderMutation()

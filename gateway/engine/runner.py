@@ -126,13 +126,16 @@ class ResponseRun:
             span, self.span = self.span, None
             spans.end_agent(span, self.response, self.error)
 
-    def chat_span(self, model: str) -> spans.ChatSpan:
-        """A `chat {model}` span for the next backend call (tracing on)."""
+    def chat_span(self, model: str, *, under_run: bool = False) -> spans.ChatSpan:
+        """A `chat {model}` span for the next backend call (tracing on): a child of the current
+        span, or of the run's `invoke_agent` with ``under_run`` (the ExtProc, where that span is
+        not current: named as the parent rather than made current around this call, #31)."""
         return spans.ChatSpan(
             model,
             provider=spans.provider_name(self.deps.settings.backend_api),
             server=spans.server_of(self.deps.settings.backend_base),
             items=self.context,
+            parent=self.trace_start() if under_run else None,
         )
 
     async def begin(self, persist: bool) -> list[Event]:

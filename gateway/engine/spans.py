@@ -82,7 +82,13 @@ class ChatSpan:
     __slots__ = ("first", "span", "started", "token")
 
     def __init__(
-        self, model: str, *, provider: str, server: tuple[str, int], items: list[dict[str, Any]] | None = None
+        self,
+        model: str,
+        *,
+        provider: str,
+        server: tuple[str, int],
+        items: list[dict[str, Any]] | None = None,
+        parent: Span | None = None,
     ) -> None:
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "chat",
@@ -93,7 +99,12 @@ class ChatSpan:
         }
         if tracing.CAPTURE_CONTENT and items is not None:
             attributes["gen_ai.input.messages"] = dumps(items).decode()
-        self.span = tracing.start_span(f"chat {model}", "client", attributes)
+        name = f"chat {model}"
+        self.span = (
+            tracing.start_span(name, "client", attributes, parent=parent)
+            if parent
+            else tracing.start_span(name, "client", attributes)
+        )
         self.started = time.perf_counter()
         self.first = False
         self.token: object | None = None

@@ -219,12 +219,13 @@ def start_span(
     kind: str = "internal",
     attributes: Mapping[str, Any] | None = None,
     *,
-    parent: SpanContext | None = CURRENT,
+    parent: Span | SpanContext | None = CURRENT,
     links: Sequence[Link] | None = None,
     root: bool = False,
 ) -> Span:
-    """A started span (call only when `ON`): a child of the current span, of ``parent`` (what
-    `extract` returned: a remote parent, or None for a new trace), or a new trace's root with ``root``."""
+    """A started span (call only when `ON`): a child of the current span, of ``parent`` (a span,
+    or what `extract` returned: a remote parent, or None for a new trace), or a new trace's root
+    with ``root``."""
     assert _tracer is not None
     if root:
         parent = None
