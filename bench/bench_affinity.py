@@ -58,7 +58,7 @@ def _key(i: int) -> tuple[str, str]:
 
 def _rows(start: int, stop: int, now: float, *, due: bool = False) -> Iterator[tuple[str, str, str, float]]:
     """Rows `start`..`stop`: written within the last half horizon, a later row more recently (as
-    keys arrive), or (`due`) before the horizon, in random order."""
+    keys arrive), or (`due`) before the horizon at random ages; inserted in key order."""
     rng = random.Random(start)
     for i in range(start, stop):
         project, key = _key(i)

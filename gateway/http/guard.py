@@ -137,9 +137,18 @@ class _OpenAIErrors(RequestHandler):
             await self._linger(self.transport)
         return result
 
+    async def shutdown(self, timeout: float | None = 15.0) -> None:  # noqa: ASYNC109 (aiohttp's signature)
+        """A lingering refusal ends at once when the server stops: it holds no work worth waiting for
+        (else aiohttp counts it as a request in progress and waits for it, twice)."""
+        self._refused = False
+        if self._lingering is not None:
+            self._lingering.set()
+        await super().shutdown(timeout)
+
     async def _linger(self, transport: asyncio.Transport) -> None:
         """Half-close, then discard input until the client closes, goes quiet, or time is up."""
         self._lingering = asyncio.Event()
+        transport.resume_reading()  # aiohttp pauses reading when its queue of (error) messages fills
         if transport.can_write_eof():
             transport.write_eof()
         loop = asyncio.get_running_loop()

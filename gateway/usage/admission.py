@@ -114,6 +114,7 @@ class CallAdmission:
             self._hold(reservation)
 
     def _hold(self, reservation: Reservation) -> None:
+        assert self.reservation is None, "one reservation per call: a second would leak the first"
         self.reservation = reservation
         self._token = RESERVATION.set(reservation)  # drawn on by the usage the call's turns record
 
