@@ -102,7 +102,7 @@ class ChatSpan:
         name = f"chat {model}"
         self.span = (
             tracing.start_span(name, "client", attributes, parent=parent)
-            if parent
+            if parent is not None
             else tracing.start_span(name, "client", attributes)
         )
         self.started = time.perf_counter()
