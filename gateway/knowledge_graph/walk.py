@@ -48,6 +48,7 @@ OBJECT = 0.5  # a chunk that mentions an entity counts half as much as one about
 STATED = 1.25  # a chunk stating an asked-for relation its entity's path has not matched
 UNSUPPORTED = 0.85  # a step no file links to the path's previous entity (a namesake's relation)
 PHRASE_STEP = 0.7  # per hop along a phrase relation the question is most like, of those at that entity
+REST_SHARE = 0.8  # a step by the likeness to the rest of the question counts this much of one by a word
 WORD_MIN = 0.2  # a question word no relation at an entity is this like names none of them
 SIBLING = 0.5  # a phrase out of an entity entered as a target this like the path's relations leads to a sibling
 KIND_MIN = 0.3  # a phrase at least this like a pattern type's words (and most like it) stands for that type
@@ -289,10 +290,12 @@ async def _likeness(
         valid = best >= WORD_MIN
         # the question's relation words say more than its vector as a whole: the rest of it counts
         # only when no open word is like any relation here
-        valid[0] = best[0] > 0 and not valid[1:].any()
+        valid[0] = best[0] > 0
         if not valid.any():
             continue
-        shares = (sims[:, valid] / best[valid]).max(axis=1)
+        ratio = sims / np.where(best > 0, best, 1.0)
+        ratio[:, 0] *= REST_SHARE  # the rest of the question as a whole is vaguer than one of its words
+        shares = ratio[:, valid].max(axis=1)
         out[u] = {w: float(x) for w, x in zip(mine, shares, strict=True)}
         strength[u] = {w: float(x) for w, x in zip(mine, sims.max(axis=1), strict=True)}
     return out, kinds, again, strength
