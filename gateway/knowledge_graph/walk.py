@@ -125,6 +125,8 @@ async def walk(
                     # path's own: a sibling, no chain (in other words, "the physician's pupil" after
                     # "the hospital's founder", it is the chain's next step)
                     words = None
+                if words is not None and len(at.matched) >= hops:
+                    words = None  # the chain is complete: a phrase beyond it is no step of it
                 if e.type == "co_occurs":
                     if hop > 0:
                         continue
