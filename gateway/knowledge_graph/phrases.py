@@ -92,18 +92,20 @@ class Likeness:
         if not self._words or not all(known):
             return np.zeros((len(phrases), 0), dtype=np.float32)
         open_ = self._unexplained(used)
-        out = np.zeros((len(phrases), int(open_.sum())), dtype=np.float32)
         if not open_.any():
-            return out
+            return np.zeros((len(phrases), 0), dtype=np.float32)
         words = self._vectors.matrix([PHRASE_MARK + w for w in self._words])
         sims = table @ words.T  # phrases x words
-        for i, p in enumerate(phrases):
-            st = self._stemmed.get(p)
-            if st is None:
-                own = {stem(t) for t in p[1:].split()}
-                st = self._stemmed[p] = np.asarray([s in own for s in self._stems], dtype=bool)
-            out[i] = np.where(st, 1.0, sims[i])[open_]
-        return out
+        stems = np.stack([self._stem_row(p) for p in phrases]) if len(phrases) else np.zeros_like(sims, dtype=bool)
+        return np.asarray(np.where(stems, 1.0, sims)[:, open_], dtype=np.float32)
+
+    def _stem_row(self, phrase: str) -> np.ndarray:
+        """Which of the question's relation words share a stem with one of the phrase's words."""
+        row = self._stemmed.get(phrase)
+        if row is None:
+            own = {stem(t) for t in phrase[1:].split()}
+            row = self._stemmed[phrase] = np.asarray([s in own for s in self._stems], dtype=bool)
+        return row
 
     def _unexplained(self, used: Sequence[str]) -> np.ndarray:
         """The question's relation words none of `used` (phrases or pattern types) stands for: not
