@@ -76,7 +76,7 @@ CUES: dict[str, re.Pattern[str]] = {
     ),
     "located_in": re.compile(r"\b(?:based|headquarter\w*|located|situated|lives|lived|settled)\b", re.I),
     "led_by": re.compile(
-        r"\b(?:leads|led|runs|heads|head of|manag(?:es|ed|er|ers)|director|chair\w*|chief|ceo)\b", re.I
+        r"\b(?:leads|led|leaders?|runs|heads|head of|manag(?:es|ed|er|ers)|director|chair\w*|chief|ceo)\b", re.I
     ),
     "written_by": re.compile(
         r"\b(?:written|wrote|writer|author|authors|authored|composed|composer|painted|painter)\b", re.I

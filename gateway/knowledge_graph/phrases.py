@@ -45,9 +45,9 @@ class PhraseVectors:
             while len(self._vectors) > MAX_PHRASES:
                 self._vectors.pop(next(iter(self._vectors)))
 
-    def relate(self, question: list[float]) -> Likeness:
-        """The likeness of one question (its embedding) to relation words."""
-        return Likeness(self, question)
+    def relate(self, question: list[float], words: Sequence[str] = ()) -> Likeness:
+        """The likeness of one question (its embedding and its relation words) to relation words."""
+        return Likeness(self, question, words)
 
     def cosines(self, phrases: Sequence[str], to: np.ndarray) -> dict[str, np.ndarray]:
         found = [p for p in phrases if p in self._vectors]
@@ -64,11 +64,67 @@ class Likeness:
     """One question's likeness to relation words (`rest`, `table`), and each phrase's
     likeness to the pattern types (`kinds`: "~came into the world in" is most like "born in")."""
 
-    def __init__(self, vectors: PhraseVectors, question: list[float]) -> None:
+    def __init__(self, vectors: PhraseVectors, question: list[float], words: Sequence[str] = ()) -> None:
         self._vectors = vectors
         q = np.asarray(question, dtype=np.float32)
         self._q = q / max(float(np.linalg.norm(q)), 1e-9)
         self._rests: dict[tuple[str, ...], np.ndarray] = {}
+        # the question's own relation words ("mentor", "founder", "raised"), each compared with a
+        # relation by its vector and its stem: a whole question's vector is mostly its last words
+        # ("spend their childhood"), so a relation named by one word elsewhere ("the mentor of")
+        # is barely like it, while the word itself is like "taught"
+        self._words = [w for w in dict.fromkeys(words) if w]
+        self._stems = [stem(w) for w in self._words]
+        self._open: dict[tuple[str, ...], np.ndarray] = {}
+        self._stemmed: dict[str, np.ndarray] = {}
+
+    async def prepare(self) -> None:
+        """Embed the question's relation words not known yet (one batch; words repeat from question
+        to question, so mostly none)."""
+        if self._words:
+            await self._vectors.warm([PHRASE_MARK + w for w in self._words])
+
+    def words_like(self, phrases: Sequence[str], table: np.ndarray, used: Sequence[str]) -> np.ndarray:
+        """Per phrase (`table`'s rows) and question relation word no relation on the path (`used`)
+        accounts for already, their cosine; 1 for a word sharing its stem with one of the phrase's
+        ("raised" and "~was raised in", "captain" and "~is captained by"). Rows x open words."""
+        known = [PHRASE_MARK + w in self._vectors._vectors for w in self._words]
+        if not self._words or not all(known):
+            return np.zeros((len(phrases), 0), dtype=np.float32)
+        open_ = self._unexplained(used)
+        if not open_.any():
+            return np.zeros((len(phrases), 0), dtype=np.float32)
+        words = self._vectors.matrix([PHRASE_MARK + w for w in self._words])
+        sims = table @ words.T  # phrases x words
+        stems = np.stack([self._stem_row(p) for p in phrases]) if len(phrases) else np.zeros_like(sims, dtype=bool)
+        return np.asarray(np.where(stems, 1.0, sims)[:, open_], dtype=np.float32)
+
+    def _stem_row(self, phrase: str) -> np.ndarray:
+        """Which of the question's relation words share a stem with one of the phrase's words."""
+        row = self._stemmed.get(phrase)
+        if row is None:
+            own = {stem(t) for t in phrase[1:].split()}
+            row = self._stemmed[phrase] = np.asarray([s in own for s in self._stems], dtype=bool)
+        return row
+
+    def _unexplained(self, used: Sequence[str]) -> np.ndarray:
+        """The question's relation words none of `used` (phrases or pattern types) stands for: not
+        sharing a stem with it and less like it than `EXPLAINED`."""
+        key = tuple(sorted(used))
+        if key not in self._open:
+            open_ = np.ones(len(self._words), dtype=bool)
+            rel = [u if u.startswith(PHRASE_MARK) else PHRASE_MARK + u.replace("_", " ") for u in used]
+            rel = [r for r in rel if r in self._vectors._vectors]
+            for u in used:  # a pattern type stands for the words whose cue asked for it ("designer": made_by)
+                if not u.startswith(PHRASE_MARK) and u in CUES:
+                    open_ &= ~np.asarray([CUES[u].search(w) is not None for w in self._words], dtype=bool)
+            if rel:
+                sims = self._vectors.matrix(rel) @ self._vectors.matrix([PHRASE_MARK + w for w in self._words]).T
+                for r, row in zip(rel, sims, strict=True):
+                    own = {stem(t) for t in r[1:].split()}
+                    open_ &= ~((row >= EXPLAINED) | np.asarray([s in own for s in self._stems], dtype=bool))
+            self._open[key] = open_
+        return self._open[key]
 
     def rest(self, used: Sequence[str]) -> np.ndarray:
         """What the question still asks once the relations on a path are accounted for: its vector
@@ -101,11 +157,14 @@ class Likeness:
         known = [p for p in phrases if p in self._vectors._vectors]
         return known, (self._vectors.matrix(known) if known else np.zeros((0, self._q.shape[0]), np.float32))
 
-    def likest(self, phrase: str, others: Sequence[str]) -> float:
-        """The highest cosine between `phrase` and `others` (phrases or "~type words"), both embedded."""
-        known = [o if o.startswith("~") else "~" + o.replace("_", " ") for o in others]
-        sims = self._vectors.cosines(known, self._vectors.matrix([phrase])) if phrase in self._vectors._vectors else {}
-        return max((float(v[0]) for v in sims.values()), default=0.0)
+    def to_path(self, table: np.ndarray, used: Sequence[str]) -> np.ndarray:
+        """Per row of `table` (phrase vectors), its highest cosine with the relations `used` (phrases
+        or pattern types) of a path; 0 where none of them is embedded."""
+        known = [u if u.startswith(PHRASE_MARK) else PHRASE_MARK + u.replace("_", " ") for u in used]
+        known = [u for u in known if u in self._vectors._vectors]
+        if not known or not len(table):
+            return np.zeros(len(table), dtype=np.float32)
+        return np.asarray((table @ self._vectors.matrix(known).T).max(axis=1), dtype=np.float32)
 
     async def kinds(self, phrases: list[str]) -> dict[str, dict[str, float]]:
         """Per phrase, its cosine to each pattern type's words ("~came into the world in" → born_in 0.58, ...)."""
@@ -116,6 +175,21 @@ class Likeness:
             p: dict(zip(names, (float(x) for x in sims), strict=True))
             for p, sims in self._vectors.cosines(phrases, types).items()
         }
+
+
+PHRASE_MARK = "~"
+EXPLAINED = 0.6  # a relation on the path this like a question word (or sharing its stem) stands for it
+_SUFFIXES = ("ings", "ing", "ers", "ors", "er", "or", "ed", "es", "s", "e", "d")
+
+
+def stem(word: str) -> str:
+    """A crude stem: the word without one inflection or agent suffix, if 4 letters are left
+    ("founder", "founded" -> "found"; "captained" -> "captain"; "raised" -> "rais")."""
+    w = word.lower()
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+            return w[: -len(suffix)]
+    return w
 
 
 # the pattern types by their words, as phrases are: "~founded by" -> founded_by

@@ -74,12 +74,32 @@ def query_keys(extractor: Extractor, query: str) -> list[str]:
             if n == 1 and (gram[0].lower() in _STOP or len(gram[0]) < 2 or (i == 0 and not _acronym(gram[0]))):
                 continue
             keys.append(normalise(" ".join(gram)))
+            # a name whose title goes on in lower case ("Buldlaald moss", "Orbis reactor"): the
+            # name with its next one or two words, looked up like any key (unknown keys count nothing)
+            tail = tokens[i + n : i + n + 2]
+            for m in range(1, len(tail) + 1):
+                if not all(t.islower() and t not in _STOP and t not in _AUXILIARY for t in tail[:m]):
+                    break
+                keys.append(normalise(" ".join(gram + tail[:m])))
     return list(dict.fromkeys(k for k in keys if k))
 
 
 _LINKS = re.compile(r"\b(?:of|behind|that|who|whom|whose|whoever|which)\b", re.I)
 _WH = re.compile(r"\b(?:what|who|whom|whose|which|where|when|how)\b", re.I)
-_COPULA_HEAD = re.compile(r"^\s*(?:what|who|which\s+\w+)\s+(?:is|are|was|were)\b", re.I)
+# a copular question whose head noun is the relation ("What is the birthplace of ..."), not a passive
+# one ("Which establishment was headed by ...", whose verb is its own relation)
+_COPULA_HEAD = re.compile(
+    r"^\s*(?:what|who|which\s+\w+)(?:\s+(?:is|are|was|were)|['\u2019]s)\b(?!\s+\w+(?:\s+(?:up|out))?\s+by\b)", re.I
+)
+# a possessive naming a relation of what it follows: "X's founder", "the Skiers' captain" (not "it's")
+_POSSESSIVE = re.compile(r"\b(\w+)(?:['\u2019]s|s['\u2019])\s+(?=[a-z])")
+_NO_OWNER = frozenset({"it", "that", "what", "who", "there", "here", "he", "she", "let", "where", "how"})
+# a participle after a noun, then "by": a reduced relative clause, "the peak attempted by X", "the
+# hospital set up by Y" (after an auxiliary, "was headed by", it is the question's own verb)
+_PARTICIPLE_BY = re.compile(r"\b(\w+)\s+(\w+)(?:\s+(?:up|out|off|down|over))?\s+by\b", re.I)
+_AUXILIARY = frozenset(
+    "is are was were be been being am get gets got has have had not never also first later once newly".split()
+)
 
 
 def steps(query: str) -> int:
@@ -93,8 +113,33 @@ def steps(query: str) -> int:
     words = _TOKEN.findall(query)
     wh = _WH.search(query)  # the question word opens the question's own relation: no link
     links = len(_LINKS.findall(query[wh.end() :] if wh else query))
+    if wh is not None:
+        # in a question, possessives and reduced relative clauses link two relations too:
+        # "the institution headed by X's supervisor" is three relations (the question's own, the
+        # heading, the supervision); text with no question word (a manual page's NAME line,
+        # "files sorted by size") keeps its count
+        links += sum(m.group(1).lower() not in _NO_OWNER for m in _POSSESSIVE.finditer(query))
+        links += sum(
+            m.group(1).lower() not in _AUXILIARY | _STOP and not _WH.fullmatch(m.group(1)) and m.start() >= wh.start()
+            for m in _PARTICIPLE_BY.finditer(query)
+        )
     own = wh is not None and not (_COPULA_HEAD.match(query) and words and _name(words[-1]))
     return max(1, links + int(own))
+
+
+def relation_words(query: str) -> list[str]:
+    """The words a question names its relations by ("Where was the mentor of the Kvostbird
+    Infirmary's founder raised?" -> mentor, founder, raised): its lower-case words that are no
+    function word, auxiliary, question word or link, and not its opening word (an imperative,
+    "Name the ..."). Names are entities, not relations."""
+    tokens = _TOKEN.findall(query)
+    out: list[str] = []
+    for i, t in enumerate(tokens):
+        w = t.lower().removesuffix("'s").removesuffix("\u2019s").strip("'\u2019")
+        if i == 0 or _name(t) or len(w) < 3 or w in _STOP or w in _AUXILIARY or _WH.fullmatch(w):
+            continue
+        out.append(w)
+    return list(dict.fromkeys(out))
 
 
 def _name(token: str) -> bool:

@@ -17,7 +17,7 @@ from gateway.config import Settings
 from gateway.knowledge_graph.extract import PHRASE, Extractor, RuleExtractor, normalise
 from gateway.knowledge_graph.index import build_file_graph
 from gateway.knowledge_graph.phrases import Embed, PhraseVectors
-from gateway.knowledge_graph.ranker import Ranker, RankOutcome
+from gateway.knowledge_graph.ranker import Ranker, RankOutcome, relation_words
 from gateway.knowledge_graph.weights import parse_weights
 from storage.bundle import Stores
 from storage.graph import GraphStore
@@ -122,7 +122,11 @@ class Knowledge:
         filters: dict[str, Any] | None,
     ) -> RankOutcome:
         ranker = Ranker(self.graph, await self.extractor(), self.weights, self.chain_weights)
-        relate = self.phrases.relate(vector) if self.phrases is not None and vector is not None else None
+        relate = (
+            self.phrases.relate(vector, relation_words(query))
+            if self.phrases is not None and vector is not None
+            else None
+        )
         return await ranker.rank(backend, store_id, query, vector, k=k, filters=filters, relate=relate)
 
     async def names(self, store_id: str, keys: Sequence[str]) -> dict[str, dict[str, str]]:

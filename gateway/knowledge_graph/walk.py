@@ -48,6 +48,9 @@ OBJECT = 0.5  # a chunk that mentions an entity counts half as much as one about
 STATED = 1.25  # a chunk stating an asked-for relation its entity's path has not matched
 UNSUPPORTED = 0.85  # a step no file links to the path's previous entity (a namesake's relation)
 PHRASE_STEP = 0.7  # per hop along a phrase relation the question is most like, of those at that entity
+REST_SHARE = 0.8  # a step by the likeness to the rest of the question counts this much of one by a word
+WORD_MIN = 0.2  # a question word no relation at an entity is this like names none of them
+SIBLING = 0.5  # a phrase out of an entity entered as a target this like the path's relations leads to a sibling
 KIND_MIN = 0.3  # a phrase at least this like a pattern type's words (and most like it) stands for that type
 KIND_STEP = 0.8  # per hop along a phrase standing for a relation type the question asks for
 KIND_NEAR = 0.7  # an asked type this like a phrase, relative to the phrase's likest type, is what it stands for
@@ -59,6 +62,9 @@ STEP_GAIN = 3  # a path is worth this much more for each step of the chain it co
 MAX_FRONTIER = 24
 UNSURE_FRONTIER = 8  # paths along relations that matched no step, widened after those that did
 PER_ENTITY = 40  # edges read per frontier entity and direction (typed first)
+
+
+Likes = dict[str, dict[str, float]]  # per entity, per relation's words, a likeness
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +97,8 @@ async def walk(
     on to the label's other albums by the same words)."""
     reached = dict(seeds)
     frontier = list(seeds)
+    if relate is not None:
+        await relate.prepare()
     for hop in range(hops):
         if not frontier:
             break
@@ -100,7 +108,7 @@ async def walk(
             graph.mentions(store_id, parents, limit=PARENT_MENTIONS) if parents else _no_rows(),
         )
         inside = set(frontier)
-        like, kinds = await _likeness(edges, inside, reached, asked, relate, hops)
+        like, kinds, again, strength = await _likeness(edges, inside, reached, asked, relate, hops)
         files_of: dict[str, set[str]] = {}
         for m in rows:
             files_of.setdefault(m.entity, set()).add(m.file_id)
@@ -112,9 +120,13 @@ async def walk(
                     continue
                 at = reached[u]
                 words = _words(e.type, asked, hops) if relate is not None else None
-                if words is not None and at.into and u == e.target:
-                    # into the yard as a vessel's yard and out as another vessel's: a sibling, no chain
+                if words is not None and at.into and u == e.target and again.get(u, {}).get(words, 0.0) >= SIBLING:
+                    # into the yard as a vessel's yard and out as another vessel's, by words like the
+                    # path's own: a sibling, no chain (in other words, "the physician's pupil" after
+                    # "the hospital's founder", it is the chain's next step)
                     words = None
+                if words is not None and len(at.matched) >= hops:
+                    words = None  # the chain is complete: a phrase beyond it is no step of it
                 if e.type == "co_occurs":
                     if hop > 0:
                         continue
@@ -129,25 +141,26 @@ async def walk(
                     words is not None
                     and e.type not in at.matched
                     and e.type.startswith(PHRASE)
-                    and (sure := _kind(kinds, words, asked - at.matched))[0] in asked
+                    and (sure := _kind(kinds, words, asked - at.matched))[0] in asked - at.matched
                 ):
                     # a phrase standing for a relation type the question asks for ("came into the world
                     # in" for "born"): that type's step, once per path like the type itself
                     kind, certainty = sure
-                    if kind in at.matched:
-                        factor, matched = UNASKED, at.matched
-                    else:
-                        factor, matched = KIND_STEP * certainty, at.matched | {str(kind)}
-                        if at.via is not None and not files_of.get(at.via, set()) & set(e.files):
-                            factor *= UNSUPPORTED
+                    factor, matched = KIND_STEP * certainty, at.matched | {str(kind)}
+                    if at.via is not None and not files_of.get(at.via, set()) & set(e.files):
+                        factor *= UNSUPPORTED
                 elif relate is not None and words is not None and e.type not in at.matched and _near(like, words, u):
                     kind = _kind(kinds, words)[0]
-                    if (kind is not None and kind in at.matched) or relate.likest(words, list(at.matched)) >= SAME:
+                    # standing for a type on the path only when more like that type's words than like
+                    # a word of the question no relation on the path accounts for ("taught", a little
+                    # like "founded by", is the "mentor" of "the mentor of X's founder")
+                    typed_again = kind is not None and kind in at.matched and kinds[words][kind] >= strength[u][words]
+                    if typed_again or again.get(u, {}).get(words, 0.0) >= SAME:
                         # the same relation again, in other words ("is a ferry that left the slipway
                         # of" back to the yard's other vessel, "a research vessel that left ...")
                         factor, matched = UNASKED, at.matched
                     else:
-                        factor, matched = PHRASE_STEP * like[u][words] / like[u][""], at.matched | {e.type}
+                        factor, matched = PHRASE_STEP * like[u][words], at.matched | {e.type}
                         if at.via is not None and not files_of.get(at.via, set()) & set(e.files):
                             factor *= UNSUPPORTED
                 else:
@@ -209,10 +222,8 @@ def _kind(kinds: dict[str, dict[str, float]], words: str, wanted: set[str] | Non
     return max(sims, key=lambda t: sims[t]), 1.0
 
 
-def _near(like: dict[str, dict[str, float]], words: str, u: str) -> bool:
-    at = like.get(u, {})
-    best = at.get("", 0.0)
-    return best > 0 and at.get(words, float("-inf")) >= PHRASE_NEAR * best
+def _near(like: Likes, words: str, u: str) -> bool:
+    return like.get(u, {}).get(words, 0.0) >= PHRASE_NEAR
 
 
 async def _likeness(
@@ -222,43 +233,74 @@ async def _likeness(
     asked: set[str],
     relate: Relate | None,
     hops: int,
-) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+) -> tuple[Likes, dict[str, dict[str, float]], Likes, Likes]:
     """Per frontier entity, the likeness of the words of each relation it could step along to what
     the question still asks after the entity's path (`Likeness.rest`: the question with the path's
     relations projected out), with the best of them under the key "" ; each phrase's nearest
     pattern type. Scored against the rest, not the whole question: a question is as a whole most
-    like its first relation, which the path has used already."""
+    like its first relation, which the path has used already. Third, per frontier entity, each
+    phrase's likeness to the relations on the entity's path (a sibling's or the same relation again
+    is no step); edges back to the path's previous entity are no option."""
     if relate is None:
-        return {}, {}
+        return {}, {}, {}, {}
     named = {e.type: w for e in edges if (w := _words(e.type, asked, hops)) is not None}
     if not named:
-        return {}, {}
+        return {}, {}, {}, {}
     phrases = sorted(set(named.values()))
     kinds = await relate.kinds(phrases)  # embeds the phrases not known yet
     known, table = relate.table(phrases)
     index = {p: i for i, p in enumerate(known)}
     by_path: dict[frozenset[str], np.ndarray] = {}  # the rest's cosines with every phrase, per path's relations
+    on_path: dict[frozenset[str], np.ndarray] = {}  # every phrase's best cosine with the path's relations
     options: dict[str, set[str]] = {}
+    into: dict[str, set[str]] = {}  # per entity entered as a target, phrases leading out as a target again
     for e in edges:
         w = named.get(e.type)
         if w is None:
             continue
-        for u in (e.source, e.target):
+        for u, v in ((e.source, e.target), (e.target, e.source)):
             at = reached.get(u)
-            if at is None or u not in inside or e.type in at.matched or (at.into and u == e.target):
-                continue  # not a step from u (used already, or back to a sibling)
+            if at is None or u not in inside or e.type in at.matched or v == at.via or v == u:
+                continue  # not a step from u (used already, or back)
             options.setdefault(u, set()).add(w)
-    out: dict[str, dict[str, float]] = {}
+            if at.into and u == e.target:
+                into.setdefault(u, set()).add(w)
+    out: Likes = {}
+    again: Likes = {}
+    strength: Likes = {}
     for u, words in options.items():
         used = reached[u].matched
+        if used and used not in on_path:
+            on_path[used] = relate.to_path(table, sorted(used))
+        if used:
+            again[u] = {w: float(on_path[used][index[w]]) for w in words if w in index}
+        # a phrase leading to a sibling is no option (`SIBLING`)
+        words = {w for w in words if not (w in into.get(u, ()) and again.get(u, {}).get(w, 0.0) >= SIBLING)}
         if used not in by_path:
-            by_path[used] = table @ relate.rest(sorted(used))
-        sims = by_path[used]
-        like = {w: float(sims[index[w]]) for w in words if w in index}
-        if like:
-            like[""] = max(like.values())
-            out[u] = like
-    return out, kinds
+            # columns: like what the question still asks as a whole, and like each of its relation
+            # words the path has not accounted for ("mentor" for "~taught" in "where was the mentor
+            # of X's founder raised?", whose vector is mostly "raised")
+            rest = (table @ relate.rest(sorted(used)))[:, None]
+            by_path[used] = np.hstack([rest, relate.words_like(known, table, sorted(used))])
+        mine = sorted(w for w in words if w in index)
+        if not mine:
+            continue
+        sims = by_path[used][[index[w] for w in mine]]
+        best = sims.max(axis=0)
+        # a relation is a step when it is (nearly) the entity's likest to the rest of the question or
+        # to one of its open relation words (that word's best here being like it at all)
+        valid = best >= WORD_MIN
+        # the question's relation words say more than its vector as a whole: the rest of it counts
+        # only when no open word is like any relation here
+        valid[0] = best[0] > 0
+        if not valid.any():
+            continue
+        ratio = sims / np.where(best > 0, best, 1.0)
+        ratio[:, 0] *= REST_SHARE  # the rest of the question as a whole is vaguer than one of its words
+        shares = ratio[:, valid].max(axis=1)
+        out[u] = {w: float(x) for w, x in zip(mine, shares, strict=True)}
+        strength[u] = {w: float(x) for w, x in zip(mine, sims.max(axis=1), strict=True)}
+    return out, kinds, again, strength
 
 
 def chunk_scores(

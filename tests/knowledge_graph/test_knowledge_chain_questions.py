@@ -1,0 +1,81 @@
+"""Questions whose chain is written with possessives and reduced relative clauses (#28), through the
+search endpoint and `file_search`: "Where was the Orrin Physic Garden's designer raised?" is two
+relations (the design, the upbringing) though it has no "of" or "who"; "the mentor of the Orrin
+Physic Garden's designer" adds a third, and "the garden laid out by the pupil of X" links by a
+participle. The walk must read as many steps as the question has, match each to the text's own
+words for it ("mentor" to "trained under", "raised"/"grow up" to "was raised in"/"spent her
+childhood in") and go three hops when the question has three. Each answer page shares no word with
+its question, so hybrid search does not find it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from openai import OpenAI
+
+from tests.knowledge_graph.test_knowledge_graph import KG, MODEL
+from tests.support.procs import Backend, gateway
+from tests.support.retrieval_helpers import wait_ingested
+
+GARDENS = {
+    "orrin.md": "# Orrin Physic Garden\n\nThe Orrin Physic Garden is a walled herb garden of four acres. "
+    "It was designed by Mabel Quist in 1881.",
+    "quist.md": "# Mabel Quist\n\nMabel Quist is a botanist and garden maker. Quist trained under Edda Harrow. "
+    "Quist was raised in Pellby.",
+    "harrow.md": "# Edda Harrow\n\nEdda Harrow is a plant collector. Harrow spent her childhood in Dunmere. "
+    "She catalogued the ferns of the Selk Hills.",
+    "pellby.md": "# Pellby\n\nPellby is a fishing village with a stone harbour and a weekly market.",
+    "dunmere.md": "# Dunmere\n\nDunmere is a hamlet of slate cottages at the head of a long lake.",
+    # distractors: another garden, its own maker and her town; a page sharing the question's words
+    "tessa.md": "# Brae Rose Garden\n\nThe Brae Rose Garden was designed by Ilse Marrow in 1902.",
+    "marrow.md": "# Ilse Marrow\n\nIlse Marrow is a landscape architect. Marrow was raised in Crail.",
+    "crail.md": "# Crail\n\nCrail is a market town on a sandy bay.",
+    "note.md": "# Garden notes\n\nA designer of physic gardens is often raised among herbs; a mentor teaches "
+    "the pupil to grow them.",
+}
+
+QUESTIONS = {
+    # a possessive: two relations, the design and the upbringing
+    "Where was the Orrin Physic Garden's designer raised?": "pellby.md",
+    # a possessive inside an "of": three relations (design, training, childhood)
+    "Where did the mentor of the Orrin Physic Garden's designer grow up?": "dunmere.md",
+}
+
+
+def test_possessive_and_three_step_questions_are_walked_as_chains(
+    backend: Backend, tmp_path: Path, marker: str
+) -> None:
+    """Before #28's question reading, the possessive counted no link: the first question was one
+    step (its answer, two hops out, was never reached) and the second two (the walk stopped at the
+    mentor); both answers now come first through the search endpoint and through file_search,
+    where hybrid search ranks neither first."""
+    with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
+        own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
+        ids = {
+            n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in GARDENS.items()
+        }
+        store = own.vector_stores.create(name="kg-possessives", file_ids=list(ids.values()))
+        names = {v: k for k, v in ids.items()}
+        wait_ingested(own, store.id, timeout=120)
+        for question, answer in QUESTIONS.items():
+            page = own.vector_stores.search(store.id, query=question, ranking_options=KG)
+            ranked = list(dict.fromkeys(names[h.file_id] for h in page.data))
+            assert ranked[0] == answer, (question, ranked)
+            hybrid = own.vector_stores.search(store.id, query=question)
+            assert names[hybrid.data[0].file_id] != answer, question
+        question = "Where did the mentor of the Orrin Physic Garden's designer grow up?"
+        call = {"name": "file_search", "arguments": json.dumps({"queries": [question]})}
+        backend.script(marker, {"tool_calls": [call]}, {"content": "Dunmere [1].", "chunk_size": 4})
+        tool = {"type": "file_search", "vector_store_ids": [store.id], "ranking_options": KG}
+        resp = own.responses.create(
+            model=MODEL,
+            input=f"{question} {marker}",
+            tools=[tool],  # type: ignore[list-item]
+            include=["file_search_call.results"],
+        )
+        fs = resp.output[0]
+        assert resp.status == "completed" and fs.type == "file_search_call" and fs.results
+        assert fs.results[0].file_id == ids["dunmere.md"], [names[r.file_id] for r in fs.results]
