@@ -97,13 +97,17 @@ class Gazetteer:
         names = sorted({t.strip() for t in titles if 2 <= len(t.strip()) <= 80}, key=len, reverse=True)
         self.names = names
         self._regex = (
-            re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n) for n in names) + r")(?!\w)", re.IGNORECASE)
-            if names
-            else None
+            re.compile(r"(?<!\w)(?:" + "|".join(map(_escape, names)) + r")(?!\w)", re.IGNORECASE) if names else None
         )
 
     def find(self, text: str) -> list[tuple[int, int]]:
         return [] if self._regex is None else [m.span() for m in self._regex.finditer(text)]
+
+
+@lru_cache(maxsize=65536)
+def _escape(name: str) -> str:
+    """`re.escape`, kept per process: each file's gazetteer is the store's titles again, plus one."""
+    return re.escape(name)
 
 
 def guess_type(name: str, context: str = "") -> str:
@@ -164,6 +168,12 @@ class RuleExtractor:
                     a += 1
                 if words and not (a == 0 and len(words) == 1 and words[0].lower() in lower_words):
                     s, e = start0 + tokens[a].start(), start0 + tokens[j].end()
+                    # a known title inside a longer name is part of it ("Skaurdboen" in "Skaurdboen
+                    # Observatory"): the longer name wins; any other overlap keeps the title
+                    inner = [k for k, (ts, te) in enumerate(taken) if s <= ts and te <= e and (ts, te) != (s, e)]
+                    if inner and all(s <= ts and te <= e for ts, te in (taken[k] for k in inner)):
+                        for k in sorted(inner, reverse=True):
+                            del taken[k], found[k]
                     if not any(s < te and ts < e for ts, te in taken):
                         name = text[s:e].rstrip(".")
                         found.append(Span(name, guess_type(name, body[: tokens[a].start()]), s, s + len(name)))
@@ -253,11 +263,10 @@ def extract(
                 a, b = start + m.start(), start + m.end()
                 if any(a < ue and ua < b for ua, ue in used) or any(s.start < b and a < s.end for s in inside):
                     continue
-                used.append((a, b))
                 before = [s for s in inside if s.end <= a]
                 after = [s for s in inside if s.start >= b]
                 # no name before the phrase ("It was founded by ...", "Born in ..."): the document's subject
-                left = span_keys[before[-1].start] if before else subject_key
+                left = span_keys[_head(text, before).start] if before else subject_key
                 if before and _CLAUSE.search(text, before[-1].end, a):  # "X was born in Y and studied at Z"
                     opener = inside[0]
                     lead = text[start : opener.start].strip()
@@ -265,8 +274,12 @@ def extract(
                 right = span_keys[after[0].start] if after else None
                 if right is None and _OBJECT_PRONOUN.match(sentence, b - start):  # "Y established it"
                     right = subject_key
+                forward = pattern.forward or bool(  # "X was founded in 1881 by Y": the passive of "founded"
+                    after and _PASSIVE.search(sentence, 0, m.start()) and _BY.search(text, b, after[0].start)
+                )
                 if left and right and left != right:
-                    src, dst = (left, right) if pattern.forward else (right, left)
+                    used.append((a, b))  # words that named no relation stay free for a phrase
+                    src, dst = (left, right) if forward else (right, left)
                     graph.relations.append((src, dst, pattern.type, 1.0))
         graph.relations += _phrases(text, start, sentence, inside, span_keys, subject_key, used)
     keys = list(graph.counts)[:25]
@@ -284,6 +297,65 @@ def extract(
 PHRASE = "~"  # the type prefix of a relation named by its own words ("~came into the world in")
 MAX_PHRASE_WORDS = 8
 _BREAK = re.compile(r",|\s(?:and|but|then|while)\s", re.IGNORECASE)
+# Function words: a phrase made of nothing else names no relation. The participles of _STOP
+# ("built", "designed") are words of a relation here, not sentence openers.
+_FUNCTION = _STOP - frozenset(
+    "founded born made based located built designed developed established started led owned".split()
+)
+_PASSIVE = re.compile(r"\b(?:is|are|was|were|been|be|being)\s+$", re.IGNORECASE)
+_BY = re.compile(r"\bby\s*$", re.IGNORECASE)
+# "X in Y": a name after a preposition belongs to the name before it, which heads the phrase
+_ATTACHED = re.compile(r"\s+(?:in|at|on|near|of|from|outside|off)\s+(?:the\s+)?", re.IGNORECASE)
+# grammar that puts a relation's words elsewhere than between its two names
+_RELATIVE = re.compile(r"\s*,?\s*(?:which|that|whom|who)\s+", re.IGNORECASE)  # "B, which N designed"
+_CLEFT = re.compile(r"\s+(?:is|was|are|were)\s+where\s+", re.IGNORECASE)  # "P is where N grew up"
+_CLEFT_PRONOUN = re.compile(r"\s+(?:is|was|are|were)\s+where\s+(?:he|she|it|they)\s+", re.IGNORECASE)
+# "Its skipper, N, ...", "X's mentor, the botanist N": the possessor's role, named by the noun
+_APPOSITIVE = re.compile(
+    r"(?:^|[,;(]\s*)(?:(?P<own>its|his|her|their)\s+|[\u2019']s\s+)(?P<noun>[a-z][a-z\- ]{0,40}?)\s*,\s*"
+    r"(?:the\s+[a-z][\w\-]*\s+)?$",
+    re.IGNORECASE,
+)
+# a word that refers back to something named before: the document's subject when no name is left
+_BACK = re.compile(r"\b(?:it|its|him|her|his|them|their|the)\b", re.IGNORECASE)
+_AUX = frozenset("is are was were has have had be been being will would can could does did do also".split())
+
+
+def _head(text: str, before: list[Span]) -> Span:
+    """The mention a phrase after `before` belongs to: the last one, unless it only completes the
+    one before it ("The Stoeljuk Bridge in Jyngbaar was designed by ...": the bridge was)."""
+    k = len(before) - 1
+    while k > 0 and _ATTACHED.fullmatch(text, before[k - 1].end, before[k].start):
+        k -= 1
+    return before[k]
+
+
+def _words(text: str) -> list[str]:
+    """A relation's words: normalised, no numbers ("designed in 1943" names the same relation as
+    "designed"), no trailing function words, at most MAX_PHRASE_WORDS."""
+    words = [w for w in normalise(text).split() if not w.isdigit()][:MAX_PHRASE_WORDS]
+    while words and words[-1] in _FUNCTION:
+        words.pop()
+    return words if any(w not in _FUNCTION for w in words) else []
+
+
+def _typed(src: str, dst: str, words: list[str]) -> tuple[str, str, str, float] | None:
+    """`src words dst` as a relation: a pattern's type when the words are exactly one of its
+    phrases (so "grew up in" is `born_in` however the sentence ordered it), else a phrase relation."""
+    if not words or src == dst:
+        return None
+    phrase = " ".join(words)
+    for pattern in PATTERNS:
+        m = pattern.regex.search(phrase)
+        if m and m.start() == 0 and m.end() == len(phrase):
+            return (src, dst, pattern.type, 1.0) if pattern.forward else (dst, src, pattern.type, 1.0)
+    return (src, dst, PHRASE + phrase, 1.0)
+
+
+def _clause(text: str, pos: int, end: int) -> str:
+    """The words from `pos` to the next clause break or `end`: a verb phrase's extent."""
+    cut = _BREAK.search(text, pos, end)
+    return text[pos : cut.start() if cut else end]
 
 
 def _phrases(
@@ -298,24 +370,60 @@ def _phrases(
     """Relations no pattern names, typed by the words that link two mentions of one sentence
     ("Moravec came into the world in Keldholm" -> `~came into the world in`): what the ranker
     compares with the question's meaning when its wording asks for no relation the patterns know.
-    The left end is the mention before the words, the sentence's opener after a clause break
-    ("..., then took a degree at S"), or the document's subject when no name precedes them
-    ("The firm keeps its offices in C"); words a pattern matched are not a phrase again."""
+    The left end is the mention the words follow (the head of "B in T"), the sentence's opener after
+    a clause break ("..., then took a degree at S"), or the document's subject when no name precedes
+    them ("The firm keeps its offices in C"); words a pattern matched are not a phrase again.
+
+    Grammar that moves the words: a relative clause ("B, which N designed, ..." -> N designed B), a
+    cleft ("P is where N grew up" -> N grew up in P), an appositive naming a role ("Its skipper, N,"
+    -> subject ~skipper N), and words after the last name that refer back to the document's subject
+    ("N captains the side", "N supervised her doctorate" -> N ~captains the side subject)."""
     out: list[tuple[str, str, str, float]] = []
+    end = start + len(sentence)
     lead = text[start : inside[0].start].strip() if inside else ""
     opener = span_keys[inside[0].start] if inside and (not lead or lead.lower() in _STOP) else subject
     prev_end, left = start, subject
-    for span in inside:
+
+    def free(a: int, b: int) -> bool:
+        return not any(a < ue and ua < b for ua, ue in used)
+
+    for k, span in enumerate(inside):
         a, b = prev_end, span.start
         between = text[a:b]
-        if left is not None and not any(a < ue and ua < b for ua, ue in used):
+        right = span_keys[span.start]
+        head = span_keys[_head(text, inside[:k]).start] if k else None
+        appositive = _APPOSITIVE.search(between)
+        if appositive and free(a, b):  # "Its skipper, N," / "X's mentor, the botanist N,"
+            owner = subject if appositive.group("own") else left
+            if (rel := _typed(owner or "", right, _words(appositive.group("noun")))) and owner:
+                out.append(rel)
+        elif head and _RELATIVE.fullmatch(between) and free(span.end, end):  # "B, which N designed in 1943,"
+            if rel := _typed(right, head, _words(_clause(text, span.end, end))):
+                out.append(rel)
+        elif head and _CLEFT.fullmatch(between):  # "P is where N grew up"
+            if rel := _typed(right, head, [*_words(_clause(text, span.end, end)), "in"]):
+                out.append(rel)
+        elif left is not None and free(a, b):
             cut = list(_BREAK.finditer(between))
-            src: str | None = left
+            src: str | None = head or left
             if cut:
                 between, src = between[cut[-1].end() :], opener
             words = normalise(between).split()[-MAX_PHRASE_WORDS:]  # the verb and preposition end it
-            right = span_keys[span.start]
-            if src and src != right and words and any(w not in _STOP for w in words):
+            if src and src != right and words and any(w not in _FUNCTION for w in words):
                 out.append((src, right, PHRASE + " ".join(words), 1.0))
-        prev_end, left = span.end, span_keys[span.start]
+        prev_end, left = span.end, right
+    if inside and subject and free(prev_end, end):
+        tail = _clause(text, prev_end, end)
+        last = span_keys[_head(text, inside).start]
+        cleft = _CLEFT_PRONOUN.match(tail)
+        if cleft:  # "P is where she grew up"
+            if rel := _typed(subject, last, [*_words(tail[cleft.end() :]), "in"]):
+                out.append(rel)
+        elif _BACK.search(tail):  # "N travelled with it as physician": N and the document's subject
+            words = normalise(tail).split()
+            while words and words[0] in _AUX:
+                words.pop(0)
+            opens = bool(words) and (words[0] not in _FUNCTION or _BACK.fullmatch(words[0]) is not None)
+            if opens and (rel := _typed(last, subject, _words(" ".join(words)))):  # not "N ... in the hall"
+                out.append(rel)
     return out
