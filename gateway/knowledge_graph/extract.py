@@ -409,7 +409,7 @@ def _phrases(
             if cut:
                 between, src = between[cut[-1].end() :], opener
             words = normalise(between).split()[-MAX_PHRASE_WORDS:]  # the verb and preposition end it
-            if src and src != right and words and any(w not in _FUNCTION for w in words):
+            if src and src != right and any(w not in _FUNCTION and not w.isdigit() for w in words):
                 out.append((src, right, PHRASE + " ".join(words), 1.0))
         prev_end, left = span.end, right
     if inside and subject and free(prev_end, end):
