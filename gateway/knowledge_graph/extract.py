@@ -4,7 +4,8 @@ An extractor only finds entity spans (`spans`); relations come from the same pla
 extractor (`extract`): a relation pattern between two mentions in one sentence ("X was founded by
 Y"), with the document's subject (its title) standing in when the sentence opens with a pronoun
 ("It was founded by Y"), and co-occurrence within a chunk otherwise, weighted by how many entities
-share it. Everything here is plain CPU work, run in a thread by the caller.
+share it; relations in other word orders and phrase relations come from `clauses`. Everything here
+is plain CPU work, run in a thread by the caller.
 
 `RuleExtractor` (the default) finds proper-noun spans (capitalised words, joined by "of", "de",
 "van", ...), model codes ("ZX-81", "Orbis 9X"), titles of works in quotes ('"The Quiet Harbour"'),
@@ -16,13 +17,14 @@ after their full name is that person (`Coreference`). A capitalised word that on
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Protocol
 
+from gateway.knowledge_graph.clauses import _BY, _PASSIVE, _STOP, Span, _head, _phrases, normalise
+from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.patterns import PATTERNS
 
 _WORD = re.compile(r"[^\W_][\w'\u2019\-\.&]*[^\W_]|[^\W_]", re.UNICODE)
@@ -32,17 +34,6 @@ _CLAUSE = re.compile(r"\s(?:and|but|then|while)\s", re.IGNORECASE)  # a new clau
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
 _OBJECT_PRONOUN = re.compile(r"\s+(?:it|him|her|them)\b", re.IGNORECASE)
 _CONNECTORS = frozenset({"of", "de", "del", "della", "da", "di", "von", "van", "der", "den", "la", "le", "du", "&"})
-# Capitalised words that open sentences or headings and are no names.
-_STOP = frozenset(
-    """a an the this that these those it its he she his her they their them we our you your i my
-    in on at by for from to of with as and or but if when while after before during since until
-    today yesterday later also however although though because so then there here what which who
-    whom whose where why how all some many most each every no not one two three first second last
-    new old other another such many much more founded born made based located built designed
-    developed established started led owned part mr mrs ms dr st january february march april may
-    june july august september october november december monday tuesday wednesday thursday friday
-    saturday sunday is was are were be been has had have do does did will would can could should""".split()
-)
 _ORG_WORDS = frozenset(
     """inc corp corporation co company ltd llc gmbh ag sa group labs lab laboratories systems industries
     dynamics works foundry motors technologies technology tech holdings partners studio studios
@@ -51,25 +42,6 @@ _ORG_WORDS = frozenset(
     analytics energy pharma pharmaceuticals foods airlines shipping mining chemicals""".split()
 )
 _PLACE_WORDS = frozenset("city town village river lake mount island bay valley county province port".split())
-
-
-@lru_cache(maxsize=65536)
-def normalise(name: str) -> str:
-    """The key an entity is stored and looked up by: case, accents, punctuation and spacing ignored.
-    Kept per process: names and titles recur in every question and chunk."""
-    text = unicodedata.normalize("NFKD", name)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
-    text = re.sub(r"[\u2019']s\b", "", text)
-    text = re.sub(r"[^\w]+", " ", text)
-    return " ".join(text.split())
-
-
-@dataclass(frozen=True, slots=True)
-class Span:
-    text: str
-    type: str
-    start: int
-    end: int
 
 
 @dataclass(slots=True)
@@ -292,138 +264,3 @@ def extract(
                 src, dst = sorted((x, y))
                 graph.relations.append((src, dst, "co_occurs", weight))
     return graph
-
-
-PHRASE = "~"  # the type prefix of a relation named by its own words ("~came into the world in")
-MAX_PHRASE_WORDS = 8
-_BREAK = re.compile(r",|\s(?:and|but|then|while)\s", re.IGNORECASE)
-# Function words: a phrase made of nothing else names no relation. The participles of _STOP
-# ("built", "designed") are words of a relation here, not sentence openers.
-_FUNCTION = _STOP - frozenset(
-    "founded born made based located built designed developed established started led owned".split()
-)
-_PASSIVE = re.compile(r"\b(?:is|are|was|were|been|be|being)\s+$", re.IGNORECASE)
-_BY = re.compile(r"\bby\s*$", re.IGNORECASE)
-# "X in Y": a name after a preposition belongs to the name before it, which heads the phrase
-_ATTACHED = re.compile(r"\s+(?:in|at|on|near|of|from|outside|off)\s+(?:the\s+)?", re.IGNORECASE)
-# grammar that puts a relation's words elsewhere than between its two names
-_RELATIVE = re.compile(r"\s*,?\s*(?:which|that|whom|who)\s+", re.IGNORECASE)  # "B, which N designed"
-_CLEFT = re.compile(r"\s+(?:is|was|are|were)\s+where\s+", re.IGNORECASE)  # "P is where N grew up"
-_CLEFT_PRONOUN = re.compile(r"\s+(?:is|was|are|were)\s+where\s+(?:he|she|it|they)\s+", re.IGNORECASE)
-# "Its skipper, N, ...", "X's mentor, the botanist N": the possessor's role, named by the noun
-_APPOSITIVE = re.compile(
-    r"(?:^|[,;(]\s*)(?:(?P<own>its|his|her|their)\s+|[\u2019']s\s+)(?P<noun>[a-z][a-z\- ]{0,40}?)\s*,\s*"
-    r"(?:the\s+[a-z][\w\-]*\s+)?$",
-    re.IGNORECASE,
-)
-# a word that refers back to something named before: the document's subject when no name is left
-_BACK = re.compile(r"\b(?:it|its|him|her|his|them|their|the)\b", re.IGNORECASE)
-_AUX = frozenset("is are was were has have had be been being will would can could does did do also".split())
-
-
-def _head(text: str, before: list[Span]) -> Span:
-    """The mention a phrase after `before` belongs to: the last one, unless it only completes the
-    one before it ("The Stoeljuk Bridge in Jyngbaar was designed by ...": the bridge was)."""
-    k = len(before) - 1
-    while k > 0 and _ATTACHED.fullmatch(text, before[k - 1].end, before[k].start):
-        k -= 1
-    return before[k]
-
-
-def _words(text: str) -> list[str]:
-    """A relation's words: normalised, no numbers ("designed in 1943" names the same relation as
-    "designed"), no trailing function words, at most MAX_PHRASE_WORDS."""
-    words = [w for w in normalise(text).split() if not w.isdigit()][:MAX_PHRASE_WORDS]
-    while words and words[-1] in _FUNCTION:
-        words.pop()
-    return words if any(w not in _FUNCTION for w in words) else []
-
-
-def _typed(src: str, dst: str, words: list[str]) -> tuple[str, str, str, float] | None:
-    """`src words dst` as a relation: a pattern's type when the words are exactly one of its
-    phrases (so "grew up in" is `born_in` however the sentence ordered it), else a phrase relation."""
-    if not words or src == dst:
-        return None
-    phrase = " ".join(words)
-    for pattern in PATTERNS:
-        m = pattern.regex.search(phrase)
-        if m and m.start() == 0 and m.end() == len(phrase):
-            return (src, dst, pattern.type, 1.0) if pattern.forward else (dst, src, pattern.type, 1.0)
-    return (src, dst, PHRASE + phrase, 1.0)
-
-
-def _clause(text: str, pos: int, end: int) -> str:
-    """The words from `pos` to the next clause break or `end`: a verb phrase's extent."""
-    cut = _BREAK.search(text, pos, end)
-    return text[pos : cut.start() if cut else end]
-
-
-def _phrases(
-    text: str,
-    start: int,
-    sentence: str,
-    inside: list[Span],
-    span_keys: dict[int, str],
-    subject: str | None,
-    used: list[tuple[int, int]],
-) -> list[tuple[str, str, str, float]]:
-    """Relations no pattern names, typed by the words that link two mentions of one sentence
-    ("Moravec came into the world in Keldholm" -> `~came into the world in`): what the ranker
-    compares with the question's meaning when its wording asks for no relation the patterns know.
-    The left end is the mention the words follow (the head of "B in T"), the sentence's opener after
-    a clause break ("..., then took a degree at S"), or the document's subject when no name precedes
-    them ("The firm keeps its offices in C"); words a pattern matched are not a phrase again.
-
-    Grammar that moves the words: a relative clause ("B, which N designed, ..." -> N designed B), a
-    cleft ("P is where N grew up" -> N grew up in P), an appositive naming a role ("Its skipper, N,"
-    -> subject ~skipper N), and words after the last name that refer back to the document's subject
-    ("N captains the side", "N supervised her doctorate" -> N ~captains the side subject)."""
-    out: list[tuple[str, str, str, float]] = []
-    end = start + len(sentence)
-    lead = text[start : inside[0].start].strip() if inside else ""
-    opener = span_keys[inside[0].start] if inside and (not lead or lead.lower() in _STOP) else subject
-    prev_end, left = start, subject
-
-    def free(a: int, b: int) -> bool:
-        return not any(a < ue and ua < b for ua, ue in used)
-
-    for k, span in enumerate(inside):
-        a, b = prev_end, span.start
-        between = text[a:b]
-        right = span_keys[span.start]
-        head = span_keys[_head(text, inside[:k]).start] if k else None
-        appositive = _APPOSITIVE.search(between)
-        if appositive and free(a, b):  # "Its skipper, N," / "X's mentor, the botanist N,"
-            owner = subject if appositive.group("own") else left
-            if (rel := _typed(owner or "", right, _words(appositive.group("noun")))) and owner:
-                out.append(rel)
-        elif head and _RELATIVE.fullmatch(between) and free(span.end, end):  # "B, which N designed in 1943,"
-            if rel := _typed(right, head, _words(_clause(text, span.end, end))):
-                out.append(rel)
-        elif head and _CLEFT.fullmatch(between):  # "P is where N grew up"
-            if rel := _typed(right, head, [*_words(_clause(text, span.end, end)), "in"]):
-                out.append(rel)
-        elif left is not None and free(a, b):
-            cut = list(_BREAK.finditer(between))
-            src: str | None = head or left
-            if cut:
-                between, src = between[cut[-1].end() :], opener
-            words = normalise(between).split()[-MAX_PHRASE_WORDS:]  # the verb and preposition end it
-            if src and src != right and any(w not in _FUNCTION and not w.isdigit() for w in words):
-                out.append((src, right, PHRASE + " ".join(words), 1.0))
-        prev_end, left = span.end, right
-    if inside and subject and free(prev_end, end):
-        tail = _clause(text, prev_end, end)
-        last = span_keys[_head(text, inside).start]
-        cleft = _CLEFT_PRONOUN.match(tail)
-        if cleft:  # "P is where she grew up"
-            if rel := _typed(subject, last, [*_words(tail[cleft.end() :]), "in"]):
-                out.append(rel)
-        elif _BACK.search(tail):  # "N travelled with it as physician": N and the document's subject
-            words = normalise(tail).split()
-            while words and words[0] in _AUX:
-                words.pop(0)
-            opens = bool(words) and (words[0] not in _FUNCTION or _BACK.fullmatch(words[0]) is not None)
-            if opens and (rel := _typed(last, subject, _words(" ".join(words)))):  # not "N ... in the hall"
-                out.append(rel)
-    return out

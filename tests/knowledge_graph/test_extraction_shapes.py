@@ -1,11 +1,12 @@
 """Sentence shapes that state a relation away from the plain "X <words> Y" order (#28), pinned through
 the entities route with `file_id` (what was extracted from one file): words after the last name that
-refer back to the page's subject ("N repairs its engines"), a role appositive ("Its purser, N,"), a
-cleft ("P is where N grew up", also with a pronoun), a relative clause ("B, which N planned, ..."),
-"by X" belonging to the name a place only completes ("B in T was designed by X"), the passive of an
-active verb ("B was founded in 1881 by X"), and a page's title inside a longer name ("Vinter" in
-"Vinter Observatory"). The texts are this test's own.
-"""
+refer back to the page's subject ("N repairs its engines"), role appositives ("Its purser, N,", "N,
+its cellist since 1990,", "X's surveyor, N,"), a cleft ("P is where N grew up", also with a
+pronoun), relative clauses ("B, which N planned, ...", "M, where N was born, ...", "..., the B,
+which opened in D"), "by X" belonging to the name a place only completes ("B in T was designed by
+X"), the passive of an active verb ("B was founded in 1881 by X"), a clause's opening pronoun left
+out of the relation's words, and a page's title inside a longer name ("Vinter" in "Vinter
+Observatory"). The texts are this test's own; every test fails on the extraction before #28's."""
 
 from __future__ import annotations
 
@@ -34,6 +35,13 @@ PAGES = {
     "in 1990.",
     "bakery.md": "# Pell Bakery\n\nPell Bakery was founded in 1881 by Ilse Marwood.",
     "kettle.md": "# Ada Kettle\n\nAda Kettle is an engineer. Since 2001 she has directed the Vinter Observatory.",
+    "line.md": "# Harrow Line\n\nThe Harrow Line runs along the coast. Harrow Line's surveyor, Piet Loman, mapped it "
+    "in 1870.",
+    "quartet.md": "# Orla Quartet\n\nOrla Quartet tours the coast. Ines Varga, its cellist since 1990, writes its "
+    "scores.",
+    "varga.md": "# Ines Varga\n\nInes Varga is a cellist. Marrick, where Varga was born, lies on the coast.",
+    "ferrant.md": "# Rosa Ferrant\n\nRosa Ferrant drew the plans for the Quayside Market Hall, which opened in "
+    "Dunholt.",
 }
 
 
@@ -69,6 +77,11 @@ def test_a_role_appositive_of_the_subject(shapes: dict[str, Any]) -> None:
     assert ("~purser", "Lene Dahlquist", "out") in _said(shapes, "corvane.md", "Corvane Ferries")
 
 
+def test_a_role_appositive_after_the_name_and_of_a_named_owner(shapes: dict[str, Any]) -> None:
+    assert ("~cellist", "Ines Varga", "out") in _said(shapes, "quartet.md", "Orla Quartet")
+    assert ("~surveyor", "Piet Loman", "out") in _said(shapes, "line.md", "Harrow Line")
+
+
 def test_a_cleft_with_a_name_and_with_a_pronoun(shapes: dict[str, Any]) -> None:
     said = _said(shapes, "marwood.md", "Ilse Marwood")
     assert ("born_in", "Dunholt", "out") in said  # "grew up in", whatever the order of the sentence
@@ -77,6 +90,10 @@ def test_a_cleft_with_a_name_and_with_a_pronoun(shapes: dict[str, Any]) -> None:
 
 def test_a_relative_clause_names_its_own_subject(shapes: dict[str, Any]) -> None:
     assert ("~planned", "Quayside Market Hall", "out") in _said(shapes, "hall.md", "Oskar Brenn")
+    assert ("born_in", "Marrick", "out") in _said(shapes, "varga.md", "Ines Varga")  # "M, where N was born,"
+    # "..., which opened in D": the name before "which" opened there, not the sentence's subject
+    assert ("~opened in", "Dunholt", "out") in _said(shapes, "ferrant.md", "Quayside Market Hall")
+    assert not any(name == "Dunholt" for _, name, _ in _said(shapes, "ferrant.md", "Rosa Ferrant"))
 
 
 def test_by_belongs_to_the_name_a_place_only_completes(shapes: dict[str, Any]) -> None:
@@ -91,5 +108,6 @@ def test_the_passive_of_an_active_verb(shapes: dict[str, Any]) -> None:
 
 def test_a_known_title_inside_a_longer_name(shapes: dict[str, Any]) -> None:
     said = _said(shapes, "kettle.md", "Ada Kettle")
-    assert any(name == "Vinter Observatory" for _, name, _ in said), said
+    # the pronoun opening the clause is the page's subject: the relation's words are the rest
+    assert ("~has directed the", "Vinter Observatory", "out") in said, said
     assert not any(name == "Vinter" for _, name, _ in said), said
