@@ -73,6 +73,10 @@ _APPOSITIVE_AFTER = re.compile(r"\s*,\s*(?:its|his|her|their)\s+(?P<noun>[^,;()]
 _BACK = re.compile(r"\b(?:it|its|him|her|his|them|their|the)\b", re.IGNORECASE)
 _WHICH = re.compile(r"\s*(?:which|who|that)\s+", re.IGNORECASE)  # a subject relative: its antecedent acts
 _SUBJECT_PRONOUNS = frozenset("he she it they".split())
+_GOVERNED = re.compile(
+    r"\b(?:in|at|on|from|of|with|by|near|to|for|under|about|into|over|after|before|since|than)\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
 _AUX = frozenset("is are was were has have had be been being will would can could does did do also".split())
 
 
@@ -187,12 +191,15 @@ def _phrases(
         prev_end, left = span.end, right
     if inside and subject and free(prev_end, end):
         tail = _clause(text, prev_end, end)
-        last = span_keys[_head(text, inside).start]
+        head = _head(text, inside)
+        last = span_keys[head.start]
         cleft = _CLEFT_PRONOUN.match(tail)
         if cleft:  # "P is where she grew up"
             if rel := _typed(subject, last, [*_words(tail[cleft.end() :]), "in"]):
                 out.append(rel)
-        elif _BACK.search(tail):  # "N travelled with it as physician": N and the document's subject
+        elif _BACK.search(tail) and not _GOVERNED.search(text, start, head.start):
+            # "N travelled with it as physician": N and the document's subject (not "A traveller from N
+            # describes the harbour": a name after a preposition is no verb's subject)
             words = normalise(tail).split()
             while words and words[0] in _AUX:
                 words.pop(0)

@@ -26,7 +26,7 @@ TOWNS = ("Marrick", "Dunholt", "Pellory", "Vinter")
 PLACES = {f"{t.lower()}.md": f"# {t}\n\n{t} is a small harbour town." for t in TOWNS}
 PAGES = {
     "corvane.md": "# Corvane Ferries\n\nCorvane Ferries sails between the outer islands. Teodor Valk repairs its "
-    "engines. Its purser, Lene Dahlquist, joined in 2015.",
+    "engines. Its purser, Lene Dahlquist, joined in 2015. A visitor from Marrick praises its timetable.",
     "marwood.md": "# Ilse Marwood\n\nIlse Marwood is a baker. Dunholt is where Marwood grew up. "
     "Pellory is where she learned her trade.",
     "hall.md": "# Quayside Market Hall\n\nThe Quayside Market Hall, which Oskar Brenn planned in 1921, faces the "
@@ -71,6 +71,9 @@ def _said(shapes: dict[str, Any], page: str, name: str) -> set[tuple[str, str, s
 
 def test_words_after_the_last_name_that_refer_back_to_the_subject(shapes: dict[str, Any]) -> None:
     assert ("~repairs its engines", "Corvane Ferries", "out") in _said(shapes, "corvane.md", "Teodor Valk")
+    # a name after a preposition is not the subject of the verb that follows ("a visitor from M praises")
+    said = _said(shapes, "corvane.md", "Marrick")
+    assert not any("praises" in relation for relation, _, _ in said), said
 
 
 def test_a_role_appositive_of_the_subject(shapes: dict[str, Any]) -> None:
