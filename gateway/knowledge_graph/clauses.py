@@ -191,13 +191,13 @@ def _phrases(
         prev_end, left = span.end, right
     if inside and subject and free(prev_end, end):
         tail = _clause(text, prev_end, end)
-        head = _head(text, inside)
-        last = span_keys[head.start]
+        final = _head(text, inside)
+        last = span_keys[final.start]
         cleft = _CLEFT_PRONOUN.match(tail)
         if cleft:  # "P is where she grew up"
             if rel := _typed(subject, last, [*_words(tail[cleft.end() :]), "in"]):
                 out.append(rel)
-        elif _BACK.search(tail) and not _GOVERNED.search(text, start, head.start):
+        elif _BACK.search(tail) and not _GOVERNED.search(text, start, final.start):
             # "N travelled with it as physician": N and the document's subject (not "A traveller from N
             # describes the harbour": a name after a preposition is no verb's subject)
             words = normalise(tail).split()
