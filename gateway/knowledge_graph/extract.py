@@ -4,7 +4,8 @@ An extractor only finds entity spans (`spans`); relations come from the same pla
 extractor (`extract`): a relation pattern between two mentions in one sentence ("X was founded by
 Y"), with the document's subject (its title) standing in when the sentence opens with a pronoun
 ("It was founded by Y"), and co-occurrence within a chunk otherwise, weighted by how many entities
-share it. Everything here is plain CPU work, run in a thread by the caller.
+share it; relations in other word orders and phrase relations come from `clauses`. Everything here
+is plain CPU work, run in a thread by the caller.
 
 `RuleExtractor` (the default) finds proper-noun spans (capitalised words, joined by "of", "de",
 "van", ...), model codes ("ZX-81", "Orbis 9X"), titles of works in quotes ('"The Quiet Harbour"'),
@@ -16,13 +17,14 @@ after their full name is that person (`Coreference`). A capitalised word that on
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Protocol
 
+from gateway.knowledge_graph.clauses import _BY, _PASSIVE, _STOP, Span, _head, _phrases, normalise
+from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.patterns import PATTERNS
 
 _WORD = re.compile(r"[^\W_][\w'\u2019\-\.&]*[^\W_]|[^\W_]", re.UNICODE)
@@ -32,17 +34,6 @@ _CLAUSE = re.compile(r"\s(?:and|but|then|while)\s", re.IGNORECASE)  # a new clau
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
 _OBJECT_PRONOUN = re.compile(r"\s+(?:it|him|her|them)\b", re.IGNORECASE)
 _CONNECTORS = frozenset({"of", "de", "del", "della", "da", "di", "von", "van", "der", "den", "la", "le", "du", "&"})
-# Capitalised words that open sentences or headings and are no names.
-_STOP = frozenset(
-    """a an the this that these those it its he she his her they their them we our you your i my
-    in on at by for from to of with as and or but if when while after before during since until
-    today yesterday later also however although though because so then there here what which who
-    whom whose where why how all some many most each every no not one two three first second last
-    new old other another such many much more founded born made based located built designed
-    developed established started led owned part mr mrs ms dr st january february march april may
-    june july august september october november december monday tuesday wednesday thursday friday
-    saturday sunday is was are were be been has had have do does did will would can could should""".split()
-)
 _ORG_WORDS = frozenset(
     """inc corp corporation co company ltd llc gmbh ag sa group labs lab laboratories systems industries
     dynamics works foundry motors technologies technology tech holdings partners studio studios
@@ -51,25 +42,6 @@ _ORG_WORDS = frozenset(
     analytics energy pharma pharmaceuticals foods airlines shipping mining chemicals""".split()
 )
 _PLACE_WORDS = frozenset("city town village river lake mount island bay valley county province port".split())
-
-
-@lru_cache(maxsize=65536)
-def normalise(name: str) -> str:
-    """The key an entity is stored and looked up by: case, accents, punctuation and spacing ignored.
-    Kept per process: names and titles recur in every question and chunk."""
-    text = unicodedata.normalize("NFKD", name)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
-    text = re.sub(r"[\u2019']s\b", "", text)
-    text = re.sub(r"[^\w]+", " ", text)
-    return " ".join(text.split())
-
-
-@dataclass(frozen=True, slots=True)
-class Span:
-    text: str
-    type: str
-    start: int
-    end: int
 
 
 @dataclass(slots=True)
@@ -91,19 +63,56 @@ class Extractor(Protocol):
 
 
 class Gazetteer:
-    """The corpus's titles as entity names, found in any case as whole words."""
+    """The corpus's titles as entity names, found in any case as whole words.
+
+    Built once per file from the store's titles (hundreds, growing with the store), so it is a plain
+    lookup by a title's first two letters rather than one regular expression of every title, whose
+    compilation cost tens of milliseconds a file. The same matches as that expression (whole words,
+    any case, the longest title first); titles whose lower case changes length keep to that expression."""
 
     def __init__(self, titles: Sequence[str]) -> None:
         names = sorted({t.strip() for t in titles if 2 <= len(t.strip()) <= 80}, key=len, reverse=True)
         self.names = names
-        self._regex = (
-            re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n) for n in names) + r")(?!\w)", re.IGNORECASE)
-            if names
-            else None
-        )
+        self._by_start: dict[str, list[str]] = {}
+        for name in names:  # longest first under each key
+            self._by_start.setdefault(name.lower()[:2], []).append(name.lower())
+        self._odd = any(len(n.lower()) != len(n) for n in names)
 
     def find(self, text: str) -> list[tuple[int, int]]:
-        return [] if self._regex is None else [m.span() for m in self._regex.finditer(text)]
+        if not self.names:
+            return []
+        low = text.lower()
+        if self._odd or len(low) != len(text):
+            return _slow_find(tuple(self.names), text)
+        found: list[tuple[int, int]] = []
+        after = 0
+        for m in _START.finditer(text):
+            i = m.start()
+            if i < after:
+                continue
+            for name in self._by_start.get(low[i : i + 2], ()):
+                e = i + len(name)
+                if low.startswith(name, i) and not (e < len(text) and _wordchar(text[e])):
+                    found.append((i, e))
+                    after = e
+                    break
+        return found
+
+
+_START = re.compile(r"(?<!\w)(?=\S)")  # where a whole-word title can begin
+
+
+def _wordchar(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+@lru_cache(maxsize=8)
+def _slow_find_regex(names: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, names)) + r")(?!\w)", re.IGNORECASE)
+
+
+def _slow_find(names: tuple[str, ...], text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _slow_find_regex(names).finditer(text)]
 
 
 def guess_type(name: str, context: str = "") -> str:
@@ -164,6 +173,12 @@ class RuleExtractor:
                     a += 1
                 if words and not (a == 0 and len(words) == 1 and words[0].lower() in lower_words):
                     s, e = start0 + tokens[a].start(), start0 + tokens[j].end()
+                    # a known title inside a longer name is part of it ("Skaurdboen" in "Skaurdboen
+                    # Observatory"): the longer name wins; any other overlap keeps the title
+                    inner = [k for k, (ts, te) in enumerate(taken) if s <= ts and te <= e and (ts, te) != (s, e)]
+                    if inner and all(s <= ts and te <= e for ts, te in (taken[k] for k in inner)):
+                        for k in sorted(inner, reverse=True):
+                            del taken[k], found[k]
                     if not any(s < te and ts < e for ts, te in taken):
                         name = text[s:e].rstrip(".")
                         found.append(Span(name, guess_type(name, body[: tokens[a].start()]), s, s + len(name)))
@@ -253,11 +268,10 @@ def extract(
                 a, b = start + m.start(), start + m.end()
                 if any(a < ue and ua < b for ua, ue in used) or any(s.start < b and a < s.end for s in inside):
                     continue
-                used.append((a, b))
                 before = [s for s in inside if s.end <= a]
                 after = [s for s in inside if s.start >= b]
                 # no name before the phrase ("It was founded by ...", "Born in ..."): the document's subject
-                left = span_keys[before[-1].start] if before else subject_key
+                left = span_keys[_head(text, before).start] if before else subject_key
                 if before and _CLAUSE.search(text, before[-1].end, a):  # "X was born in Y and studied at Z"
                     opener = inside[0]
                     lead = text[start : opener.start].strip()
@@ -265,8 +279,12 @@ def extract(
                 right = span_keys[after[0].start] if after else None
                 if right is None and _OBJECT_PRONOUN.match(sentence, b - start):  # "Y established it"
                     right = subject_key
+                forward = pattern.forward or bool(  # "X was founded in 1881 by Y": the passive of "founded"
+                    after and _PASSIVE.search(sentence, 0, m.start()) and _BY.search(text, b, after[0].start)
+                )
                 if left and right and left != right:
-                    src, dst = (left, right) if pattern.forward else (right, left)
+                    used.append((a, b))  # words that named no relation stay free for a phrase
+                    src, dst = (left, right) if forward else (right, left)
                     graph.relations.append((src, dst, pattern.type, 1.0))
         graph.relations += _phrases(text, start, sentence, inside, span_keys, subject_key, used)
     keys = list(graph.counts)[:25]
@@ -279,43 +297,3 @@ def extract(
                 src, dst = sorted((x, y))
                 graph.relations.append((src, dst, "co_occurs", weight))
     return graph
-
-
-PHRASE = "~"  # the type prefix of a relation named by its own words ("~came into the world in")
-MAX_PHRASE_WORDS = 8
-_BREAK = re.compile(r",|\s(?:and|but|then|while)\s", re.IGNORECASE)
-
-
-def _phrases(
-    text: str,
-    start: int,
-    sentence: str,
-    inside: list[Span],
-    span_keys: dict[int, str],
-    subject: str | None,
-    used: list[tuple[int, int]],
-) -> list[tuple[str, str, str, float]]:
-    """Relations no pattern names, typed by the words that link two mentions of one sentence
-    ("Moravec came into the world in Keldholm" -> `~came into the world in`): what the ranker
-    compares with the question's meaning when its wording asks for no relation the patterns know.
-    The left end is the mention before the words, the sentence's opener after a clause break
-    ("..., then took a degree at S"), or the document's subject when no name precedes them
-    ("The firm keeps its offices in C"); words a pattern matched are not a phrase again."""
-    out: list[tuple[str, str, str, float]] = []
-    lead = text[start : inside[0].start].strip() if inside else ""
-    opener = span_keys[inside[0].start] if inside and (not lead or lead.lower() in _STOP) else subject
-    prev_end, left = start, subject
-    for span in inside:
-        a, b = prev_end, span.start
-        between = text[a:b]
-        if left is not None and not any(a < ue and ua < b for ua, ue in used):
-            cut = list(_BREAK.finditer(between))
-            src: str | None = left
-            if cut:
-                between, src = between[cut[-1].end() :], opener
-            words = normalise(between).split()[-MAX_PHRASE_WORDS:]  # the verb and preposition end it
-            right = span_keys[span.start]
-            if src and src != right and words and any(w not in _STOP for w in words):
-                out.append((src, right, PHRASE + " ".join(words), 1.0))
-        prev_end, left = span.end, span_keys[span.start]
-    return out

@@ -1,0 +1,209 @@
+"""One sentence's relations beyond the patterns: phrase relations, and the grammar that puts a
+relation's words elsewhere than between its two names (relative clauses, clefts, appositives, words
+that refer back to the page's subject). Also the keys and spans both sides share (`normalise`,
+`Span`) and the function words. Plain CPU work on one sentence at a time, as `extract` calls it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+from gateway.knowledge_graph.patterns import PATTERNS
+
+# Capitalised words that open sentences or headings and are no names.
+_STOP = frozenset(
+    """a an the this that these those it its he she his her they their them we our you your i my
+    in on at by for from to of with as and or but if when while after before during since until
+    today yesterday later also however although though because so then there here what which who
+    whom whose where why how all some many most each every no not one two three first second last
+    new old other another such many much more founded born made based located built designed
+    developed established started led owned part mr mrs ms dr st january february march april may
+    june july august september october november december monday tuesday wednesday thursday friday
+    saturday sunday is was are were be been has had have do does did will would can could should""".split()
+)
+
+
+@lru_cache(maxsize=65536)
+def normalise(name: str) -> str:
+    """The key an entity is stored and looked up by: case, accents, punctuation and spacing ignored.
+    Kept per process: names and titles recur in every question and chunk."""
+    text = unicodedata.normalize("NFKD", name)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
+    text = re.sub(r"[\u2019']s\b", "", text)
+    text = re.sub(r"[^\w]+", " ", text)
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    text: str
+    type: str
+    start: int
+    end: int
+
+
+PHRASE = "~"  # the type prefix of a relation named by its own words ("~came into the world in")
+MAX_PHRASE_WORDS = 8
+_BREAK = re.compile(r",|\s(?:and|but|then|while)\s", re.IGNORECASE)
+# Function words: a phrase made of nothing else names no relation. The participles of _STOP
+# ("built", "designed") are words of a relation here, not sentence openers.
+_FUNCTION = _STOP - frozenset(
+    "founded born made based located built designed developed established started led owned".split()
+)
+_PASSIVE = re.compile(r"\b(?:is|are|was|were|been|be|being)\s+$", re.IGNORECASE)
+_BY = re.compile(r"\bby\s*$", re.IGNORECASE)
+# "X in Y": a name after a preposition belongs to the name before it, which heads the phrase
+_ATTACHED = re.compile(r"\s+(?:in|at|on|near|of|from|outside|off)\s+(?:the\s+)?", re.IGNORECASE)
+# grammar that puts a relation's words elsewhere than between its two names
+_RELATIVE = re.compile(r"\s*,?\s*(?:which|that|whom|who)\s+", re.IGNORECASE)  # "B, which N designed"
+_CLEFT = re.compile(r"\s+(?:is|was|are|were)\s+where\s+|\s*,\s*where\s+", re.IGNORECASE)  # "P is where N grew up"
+_CLEFT_PRONOUN = re.compile(r"\s+(?:is|was|are|were)\s+where\s+(?:he|she|it|they)\s+", re.IGNORECASE)
+# "Its skipper, N, ...", "X's mentor, the botanist N": the possessor's role, named by the noun
+_APPOSITIVE = re.compile(
+    r"(?:^|[,;(]\s*)(?:(?P<own>its|his|her|their)\s+|[\u2019']s\s+)(?P<noun>[a-z][a-z\- ]{0,40}?)\s*,\s*"
+    r"(?:the\s+[a-z][\w\-]*\s+)?$",
+    re.IGNORECASE,
+)
+# "N, its conductor since 1990, ...": the same role, named after the name
+_APPOSITIVE_AFTER = re.compile(r"\s*,\s*(?:its|his|her|their)\s+(?P<noun>[^,;()]{1,60}?)\s*(?:[,;)]|$)", re.IGNORECASE)
+# a word that refers back to something named before: the document's subject when no name is left
+_BACK = re.compile(r"\b(?:it|its|him|her|his|them|their|the)\b", re.IGNORECASE)
+_WHICH = re.compile(r"\s*(?:which|who|that)\s+", re.IGNORECASE)  # a subject relative: its antecedent acts
+_SUBJECT_PRONOUNS = frozenset("he she it they".split())
+_GOVERNED = re.compile(
+    r"\b(?:in|at|on|from|of|with|by|near|to|for|under|about|into|over|after|before|since|than)\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
+_AUX = frozenset("is are was were has have had be been being will would can could does did do also".split())
+
+
+def _opening(words: list[str]) -> list[str]:
+    """Phrase words without the clause's own opening up to its subject pronoun ("since 1984 she has
+    directed the" -> "has directed the"): the pronoun is the page's subject, the relation is the rest."""
+    for i, w in enumerate(words):
+        if w in _SUBJECT_PRONOUNS:
+            return words[i + 1 :]
+        if w not in _FUNCTION and not w.isdigit():
+            break
+    return words
+
+
+def _head(text: str, before: list[Span]) -> Span:
+    """The mention a phrase after `before` belongs to: the last one, unless it only completes the
+    one before it ("The Stoeljuk Bridge in Jyngbaar was designed by ...": the bridge was)."""
+    k = len(before) - 1
+    while k > 0 and _ATTACHED.fullmatch(text, before[k - 1].end, before[k].start):
+        k -= 1
+    return before[k]
+
+
+def _words(text: str) -> list[str]:
+    """A relation's words: normalised, no numbers ("designed in 1943" names the same relation as
+    "designed"), no trailing function words, at most MAX_PHRASE_WORDS."""
+    words = [w for w in normalise(text).split() if not w.isdigit()][:MAX_PHRASE_WORDS]
+    while words and words[-1] in _FUNCTION:
+        words.pop()
+    return words if any(w not in _FUNCTION for w in words) else []
+
+
+def _typed(src: str, dst: str, words: list[str]) -> tuple[str, str, str, float] | None:
+    """`src words dst` as a relation: a pattern's type when the words are exactly one of its
+    phrases (so "grew up in" is `born_in` however the sentence ordered it), else a phrase relation."""
+    if not words or src == dst:
+        return None
+    phrase = " ".join(words)
+    core = " ".join(words[next((i for i, w in enumerate(words) if w not in _AUX), 0) :])  # "was born in"
+    for pattern in PATTERNS:
+        m = pattern.regex.search(core)
+        if m and m.start() == 0 and m.end() == len(core):
+            return (src, dst, pattern.type, 1.0) if pattern.forward else (dst, src, pattern.type, 1.0)
+    return (src, dst, PHRASE + phrase, 1.0)
+
+
+def _clause(text: str, pos: int, end: int) -> str:
+    """The words from `pos` to the next clause break or `end`: a verb phrase's extent."""
+    cut = _BREAK.search(text, pos, end)
+    return text[pos : cut.start() if cut else end]
+
+
+def _phrases(
+    text: str,
+    start: int,
+    sentence: str,
+    inside: list[Span],
+    span_keys: dict[int, str],
+    subject: str | None,
+    used: list[tuple[int, int]],
+) -> list[tuple[str, str, str, float]]:
+    """Relations no pattern names, typed by the words that link two mentions of one sentence
+    ("Moravec came into the world in Keldholm" -> `~came into the world in`): what the ranker
+    compares with the question's meaning when its wording asks for no relation the patterns know.
+    The left end is the mention the words follow (the head of "B in T"), the sentence's opener after
+    a clause break ("..., then took a degree at S"), or the document's subject when no name precedes
+    them ("The firm keeps its offices in C"); words a pattern matched are not a phrase again.
+
+    Grammar that moves the words: a relative clause ("B, which N designed, ..." -> N designed B), a
+    cleft ("P is where N grew up" -> N grew up in P), an appositive naming a role ("Its skipper, N,"
+    -> subject ~skipper N), and words after the last name that refer back to the document's subject
+    ("N captains the side", "N supervised her doctorate" -> N ~captains the side subject)."""
+    out: list[tuple[str, str, str, float]] = []
+    end = start + len(sentence)
+    lead = text[start : inside[0].start].strip() if inside else ""
+    opener = span_keys[inside[0].start] if inside and (not lead or lead.lower() in _STOP) else subject
+    prev_end, left = start, subject
+
+    def free(a: int, b: int) -> bool:
+        return not any(a < ue and ua < b for ua, ue in used)
+
+    for k, span in enumerate(inside):
+        a, b = prev_end, span.start
+        between = text[a:b]
+        right = span_keys[span.start]
+        head = span_keys[_head(text, inside[:k]).start] if k else None
+        owned = k > 0 and inside[k - 1].text.endswith(("'s", "\u2019s"))  # "Harrow Line's surveyor, N,"
+        appositive = _APPOSITIVE.search("'s " + between.lstrip() if owned else between)
+        if appositive and free(a, b):  # "Its skipper, N," / "X's mentor, the botanist N,"
+            owner = subject if appositive.group("own") else left
+            if (rel := _typed(owner or "", right, _words(appositive.group("noun")))) and owner:
+                out.append(rel)
+        elif head and _RELATIVE.fullmatch(between) and free(span.end, end):  # "B, which N designed in 1943,"
+            if rel := _typed(right, head, _words(_clause(text, span.end, end))):
+                out.append(rel)
+        elif head and _CLEFT.fullmatch(between):  # "P is where N grew up"
+            if rel := _typed(right, head, [*_words(_clause(text, span.end, end)), "in"]):
+                out.append(rel)
+        elif left is not None and free(a, b):
+            cut = list(_BREAK.finditer(between))
+            src: str | None = head or left
+            if cut:
+                between, src = between[cut[-1].end() :], opener
+                if cut[-1].group() == "," and (rel_subject := _WHICH.match(between)):  # "B, which opened in T"
+                    between, src = between[rel_subject.end() :], head or left
+            words = _opening(normalise(between).split()[-MAX_PHRASE_WORDS:])  # the verb and preposition end it
+            if src and src != right and any(w not in _FUNCTION and not w.isdigit() for w in words):
+                out.append((src, right, PHRASE + " ".join(words), 1.0))
+        after = _APPOSITIVE_AFTER.match(text, span.end, end)
+        if after and subject and free(span.end, after.end()) and (rel := _typed(subject, right, _words(after["noun"]))):
+            out.append(rel)  # "N, its conductor since 1990, ..."
+        prev_end, left = span.end, right
+    if inside and subject and free(prev_end, end):
+        tail = _clause(text, prev_end, end)
+        final = _head(text, inside)
+        last = span_keys[final.start]
+        cleft = _CLEFT_PRONOUN.match(tail)
+        if cleft:  # "P is where she grew up"
+            if rel := _typed(subject, last, [*_words(tail[cleft.end() :]), "in"]):
+                out.append(rel)
+        elif _BACK.search(tail) and not _GOVERNED.search(text, start, final.start):
+            # "N travelled with it as physician": N and the document's subject (not "A traveller from N
+            # describes the harbour": a name after a preposition is no verb's subject)
+            words = normalise(tail).split()
+            while words and words[0] in _AUX:
+                words.pop(0)
+            opens = bool(words) and (words[0] not in _FUNCTION or _BACK.fullmatch(words[0]) is not None)
+            if opens and (rel := _typed(last, subject, _words(" ".join(words)))):  # not "N ... in the hall"
+                out.append(rel)
+    return out

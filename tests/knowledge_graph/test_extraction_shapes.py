@@ -1,0 +1,116 @@
+"""Sentence shapes that state a relation away from the plain "X <words> Y" order (#28), pinned through
+the entities route with `file_id` (what was extracted from one file): words after the last name that
+refer back to the page's subject ("N repairs its engines"), role appositives ("Its purser, N,", "N,
+its cellist since 1990,", "X's surveyor, N,"), a cleft ("P is where N grew up", also with a
+pronoun), relative clauses ("B, which N planned, ...", "M, where N was born, ...", "..., the B,
+which opened in D"), "by X" belonging to the name a place only completes ("B in T was designed by
+X"), the passive of an active verb ("B was founded in 1881 by X"), a clause's opening pronoun left
+out of the relation's words, and a page's title inside a longer name ("Vinter" in "Vinter
+Observatory"). The texts are this test's own; every test fails on the extraction before #28's."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from openai import OpenAI
+
+from tests.knowledge_graph.test_knowledge_graph import _entities
+from tests.support.procs import Gateway
+from tests.support.retrieval_helpers import wait_ingested
+
+# ingested first, so their titles are the store's known names when the pages below are read
+TOWNS = ("Marrick", "Dunholt", "Pellory", "Vinter")
+PLACES = {f"{t.lower()}.md": f"# {t}\n\n{t} is a small harbour town." for t in TOWNS}
+PAGES = {
+    "corvane.md": "# Corvane Ferries\n\nCorvane Ferries sails between the outer islands. Teodor Valk repairs its "
+    "engines. Its purser, Lene Dahlquist, joined in 2015. A visitor from Marrick praises its timetable.",
+    "marwood.md": "# Ilse Marwood\n\nIlse Marwood is a baker. Dunholt is where Marwood grew up. "
+    "Pellory is where she learned her trade.",
+    "hall.md": "# Quayside Market Hall\n\nThe Quayside Market Hall, which Oskar Brenn planned in 1921, faces the "
+    "harbour.",
+    "footbridge.md": "# Tollen Footbridge\n\nThe Tollen Footbridge in Marrick was designed by Ada Kettle and opened "
+    "in 1990.",
+    "bakery.md": "# Pell Bakery\n\nPell Bakery was founded in 1881 by Ilse Marwood.",
+    "kettle.md": "# Ada Kettle\n\nAda Kettle is an engineer. Since 2001 she has directed the Vinter Observatory.",
+    "line.md": "# Harrow Line\n\nThe Harrow Line runs along the coast. Harrow Line's surveyor, Piet Loman, mapped it "
+    "in 1870.",
+    "quartet.md": "# Orla Quartet\n\nOrla Quartet tours the coast. Ines Varga, its cellist since 1990, writes its "
+    "scores.",
+    "varga.md": "# Ines Varga\n\nInes Varga is a cellist. Marrick, where Varga was born, lies on the coast.",
+    "ferrant.md": "# Rosa Ferrant\n\nRosa Ferrant drew the plans for the Quayside Market Hall, which opened in "
+    "Dunholt.",
+}
+
+
+@pytest.fixture(scope="module")
+def shapes(http_gateway: Gateway, session_key: str) -> Iterator[dict[str, Any]]:
+    client = OpenAI(base_url=http_gateway.url, api_key=session_key, max_retries=0)
+    ids = {n: client.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in PLACES.items()}
+    store = client.vector_stores.create(name="kg-shapes", file_ids=list(ids.values()))
+    wait_ingested(client, store.id, timeout=60)
+    for n, t in PAGES.items():
+        ids[n] = client.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id
+        client.vector_stores.files.create(store.id, file_id=ids[n])
+    wait_ingested(client, store.id, timeout=60)
+    yield {"url": http_gateway.url, "store": store.id, "files": ids}
+    client.vector_stores.delete(store.id)
+    for fid in ids.values():
+        client.files.delete(fid)
+
+
+def _said(shapes: dict[str, Any], page: str, name: str) -> set[tuple[str, str, str]]:
+    """(relation, other end, direction) of `name` as extracted from `page`, co-occurrence left out."""
+    status, body = _entities(shapes["url"], shapes["store"], name, file_id=shapes["files"][page])
+    assert status == 200, body
+    entity = next(e for e in body["data"] if e["name"] == name)
+    return {(n["relation"], n["name"], n["direction"]) for n in entity["neighbours"] if n["relation"] != "co_occurs"}
+
+
+def test_words_after_the_last_name_that_refer_back_to_the_subject(shapes: dict[str, Any]) -> None:
+    assert ("~repairs its engines", "Corvane Ferries", "out") in _said(shapes, "corvane.md", "Teodor Valk")
+    # a name after a preposition is not the subject of the verb that follows ("a visitor from M praises")
+    said = _said(shapes, "corvane.md", "Marrick")
+    assert not any("praises" in relation for relation, _, _ in said), said
+
+
+def test_a_role_appositive_of_the_subject(shapes: dict[str, Any]) -> None:
+    assert ("~purser", "Lene Dahlquist", "out") in _said(shapes, "corvane.md", "Corvane Ferries")
+
+
+def test_a_role_appositive_after_the_name_and_of_a_named_owner(shapes: dict[str, Any]) -> None:
+    assert ("~cellist", "Ines Varga", "out") in _said(shapes, "quartet.md", "Orla Quartet")
+    assert ("~surveyor", "Piet Loman", "out") in _said(shapes, "line.md", "Harrow Line")
+
+
+def test_a_cleft_with_a_name_and_with_a_pronoun(shapes: dict[str, Any]) -> None:
+    said = _said(shapes, "marwood.md", "Ilse Marwood")
+    assert ("born_in", "Dunholt", "out") in said  # "grew up in", whatever the order of the sentence
+    assert ("~learned her trade in", "Pellory", "out") in said
+
+
+def test_a_relative_clause_names_its_own_subject(shapes: dict[str, Any]) -> None:
+    assert ("~planned", "Quayside Market Hall", "out") in _said(shapes, "hall.md", "Oskar Brenn")
+    assert ("born_in", "Marrick", "out") in _said(shapes, "varga.md", "Ines Varga")  # "M, where N was born,"
+    # "..., which opened in D": the name before "which" opened there, not the sentence's subject
+    assert ("~opened in", "Dunholt", "out") in _said(shapes, "ferrant.md", "Quayside Market Hall")
+    assert not any(name == "Dunholt" for _, name, _ in _said(shapes, "ferrant.md", "Rosa Ferrant"))
+
+
+def test_by_belongs_to_the_name_a_place_only_completes(shapes: dict[str, Any]) -> None:
+    said = _said(shapes, "footbridge.md", "Ada Kettle")
+    assert ("made_by", "Tollen Footbridge", "in") in said
+    assert not any(name == "Marrick" for _, name, _ in said), said
+
+
+def test_the_passive_of_an_active_verb(shapes: dict[str, Any]) -> None:
+    assert ("founded_by", "Ilse Marwood", "out") in _said(shapes, "bakery.md", "Pell Bakery")
+
+
+def test_a_known_title_inside_a_longer_name(shapes: dict[str, Any]) -> None:
+    said = _said(shapes, "kettle.md", "Ada Kettle")
+    # the pronoun opening the clause is the page's subject: the relation's words are the rest
+    assert ("~has directed the", "Vinter Observatory", "out") in said, said
+    assert not any(name == "Vinter" for _, name, _ in said), said
