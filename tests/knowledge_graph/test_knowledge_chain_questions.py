@@ -11,11 +11,11 @@ its question, so hybrid search does not find it.
 from __future__ import annotations
 
 import io
-import json
 from pathlib import Path
 
 from openai import OpenAI
 
+from tests.knowledge_graph.chain_checks import assert_file_search_answers_first, assert_kg_answers_first
 from tests.knowledge_graph.test_knowledge_graph import KG, MODEL
 from tests.support.procs import Backend, gateway
 from tests.support.retrieval_helpers import wait_ingested
@@ -60,22 +60,15 @@ def test_possessive_and_three_step_questions_are_walked_as_chains(
         store = own.vector_stores.create(name="kg-possessives", file_ids=list(ids.values()))
         names = {v: k for k, v in ids.items()}
         wait_ingested(own, store.id, timeout=120)
-        for question, answer in QUESTIONS.items():
-            page = own.vector_stores.search(store.id, query=question, ranking_options=KG)
-            ranked = list(dict.fromkeys(names[h.file_id] for h in page.data))
-            assert ranked[0] == answer, (question, ranked)
-            hybrid = own.vector_stores.search(store.id, query=question)
-            assert names[hybrid.data[0].file_id] != answer, question
-        question = "Where did the mentor of the Orrin Physic Garden's designer grow up?"
-        call = {"name": "file_search", "arguments": json.dumps({"queries": [question]})}
-        backend.script(marker, {"tool_calls": [call]}, {"content": "Dunmere [1].", "chunk_size": 4})
-        tool = {"type": "file_search", "vector_store_ids": [store.id], "ranking_options": KG}
-        resp = own.responses.create(
+        assert_kg_answers_first(own, store.id, names, QUESTIONS, KG)
+        assert_file_search_answers_first(
+            own,
+            backend,
+            marker,
             model=MODEL,
-            input=f"{question} {marker}",
-            tools=[tool],  # type: ignore[list-item]
-            include=["file_search_call.results"],
+            store_id=store.id,
+            kg=KG,
+            question="Where did the mentor of the Orrin Physic Garden's designer grow up?",
+            answer_id=ids["dunmere.md"],
+            names=names,
         )
-        fs = resp.output[0]
-        assert resp.status == "completed" and fs.type == "file_search_call" and fs.results
-        assert fs.results[0].file_id == ids["dunmere.md"], [names[r.file_id] for r in fs.results]

@@ -16,6 +16,7 @@ import pytest
 from openai import OpenAI
 
 from bench.multihop_hard import build_hard
+from tests.knowledge_graph.chain_checks import assert_file_search_answers_first, assert_kg_answers_first
 from tests.knowledge_graph.test_knowledge_graph import KG, MODEL, _entities, _rank
 from tests.support.procs import Backend, Gateway, gateway
 from tests.support.retrieval_helpers import wait_ingested
@@ -268,22 +269,15 @@ def test_chains_the_question_names_in_other_words(backend: Backend, tmp_path: Pa
             # a step named by its type: the school, not the birthplace beside it
             "At which school was the creator of Brenn Sound educated?": "academy.md",
         }
-        for question, answer in questions.items():
-            page = own.vector_stores.search(store.id, query=question, ranking_options=KG)
-            ranked = list(dict.fromkeys(names[h.file_id] for h in page.data))
-            assert ranked[0] == answer, (question, ranked)
-            hybrid = own.vector_stores.search(store.id, query=question)
-            assert names[hybrid.data[0].file_id] != answer, question
-        question = "What is the birthplace of the person behind Marrow Sound?"
-        call = {"name": "file_search", "arguments": json.dumps({"queries": [question]})}
-        backend.script(marker, {"tool_calls": [call]}, {"content": "Sundby [1].", "chunk_size": 4})
-        tool = {"type": "file_search", "vector_store_ids": [store.id], "ranking_options": KG}
-        resp = own.responses.create(
+        assert_kg_answers_first(own, store.id, names, questions, KG)
+        assert_file_search_answers_first(
+            own,
+            backend,
+            marker,
             model=MODEL,
-            input=f"{question} {marker}",
-            tools=[tool],  # type: ignore[list-item]
-            include=["file_search_call.results"],
+            store_id=store.id,
+            kg=KG,
+            question="What is the birthplace of the person behind Marrow Sound?",
+            answer_id=ids["sundby.md"],
+            names=names,
         )
-        fs = resp.output[0]
-        assert resp.status == "completed" and fs.type == "file_search_call" and fs.results
-        assert fs.results[0].file_id == ids["sundby.md"], [names[r.file_id] for r in fs.results]
