@@ -26,10 +26,22 @@ _STOP = frozenset(
 )
 
 
-@lru_cache(maxsize=65536)
 def normalise(name: str) -> str:
     """The key an entity is stored and looked up by: case, accents, punctuation and spacing ignored.
-    Kept per process: names and titles recur in every question and chunk."""
+    Names are kept per process (they recur in every question and chunk); longer text, such as a
+    stretch of a sentence, is not, or the cache would hold megabytes of a tenant's text."""
+    return _normalise_name(name) if len(name) <= _CACHED_UP_TO else _normalise(name)
+
+
+_CACHED_UP_TO = 80
+
+
+@lru_cache(maxsize=65536)
+def _normalise_name(name: str) -> str:
+    return _normalise(name)
+
+
+def _normalise(name: str) -> str:
     text = unicodedata.normalize("NFKD", name)
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
     text = re.sub(r"[\u2019']s\b", "", text)
@@ -58,7 +70,8 @@ _BY = re.compile(r"\bby\s*$", re.IGNORECASE)
 # "X in Y": a name after a preposition belongs to the name before it, which heads the phrase
 _ATTACHED = re.compile(r"\s+(?:in|at|on|near|of|from|outside|off)\s+(?:the\s+)?", re.IGNORECASE)
 # grammar that puts a relation's words elsewhere than between its two names
-_RELATIVE = re.compile(r"\s*,?\s*(?:which|that|whom|who)\s+", re.IGNORECASE)  # "B, which N designed"
+# "B, which N designed" (one \s* per run of spaces: a run shared by two is quadratic on a tenant's text)
+_RELATIVE = re.compile(r"\s*(?:,\s*)?(?:which|that|whom|who)\s+", re.IGNORECASE)
 _CLEFT = re.compile(r"\s+(?:is|was|are|were)\s+where\s+|\s*,\s*where\s+", re.IGNORECASE)  # "P is where N grew up"
 _CLEFT_PRONOUN = re.compile(r"\s+(?:is|was|are|were)\s+where\s+(?:he|she|it|they)\s+", re.IGNORECASE)
 # "Its skipper, N, ...", "X's mentor, the botanist N": the possessor's role, named by the noun

@@ -93,7 +93,14 @@ _COPULA_HEAD = re.compile(
 )
 # a possessive naming a relation of what it follows: "X's founder", "the Skiers' captain" (not "it's")
 _POSSESSIVE = re.compile(r"\b(\w+)(?:['\u2019]s|s['\u2019])\s+(?=[a-z])")
-_NO_OWNER = frozenset({"it", "that", "what", "who", "there", "here", "he", "she", "let", "where", "how"})
+_NO_OWNER = frozenset(
+    {"it", "that", "what", "who", "there", "here", "he", "she", "let", "where", "how", "when", "why", "which"}
+)
+# a question ending on a name's possession ("What is Ada Kettle's birthplace?"): the possessed noun
+# is the copular question's head, as in "What is the birthplace of Ada Kettle?"
+_POSSESSED_END = re.compile(r"\b(\w+)(?:['\u2019]s|s['\u2019])\s+\w+(?:\s+\w+)?\W*$")
+# a chain of three hops names a handful of relations: more words are no question (and each is embedded)
+MAX_RELATION_WORDS = 12
 # a participle after a noun, then "by": a reduced relative clause, "the peak attempted by X", "the
 # hospital set up by Y" (after an auxiliary, "was headed by", it is the question's own verb)
 _PARTICIPLE_BY = re.compile(r"\b(\w+)\s+(\w+)(?:\s+(?:up|out|off|down|over))?\s+by\b", re.I)
@@ -123,7 +130,10 @@ def steps(query: str) -> int:
             m.group(1).lower() not in _AUXILIARY | _STOP and not _WH.fullmatch(m.group(1)) and m.start() >= wh.start()
             for m in _PARTICIPLE_BY.finditer(query)
         )
-    own = wh is not None and not (_COPULA_HEAD.match(query) and words and _name(words[-1]))
+    ends_on_name = bool(words) and _name(words[-1])
+    if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
+        ends_on_name = _name(possessed.group(1))
+    own = wh is not None and not (_COPULA_HEAD.match(query) and ends_on_name)
     return max(1, links + int(own))
 
 
@@ -139,7 +149,7 @@ def relation_words(query: str) -> list[str]:
         if i == 0 or _name(t) or len(w) < 3 or w in _STOP or w in _AUXILIARY or _WH.fullmatch(w):
             continue
         out.append(w)
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(out))[:MAX_RELATION_WORDS]
 
 
 def _name(token: str) -> bool:

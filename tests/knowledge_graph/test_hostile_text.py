@@ -1,0 +1,48 @@
+"""Text a tenant controls (documents, questions) costs the knowledge graph linear time and bounded
+memory: extraction on runs of whitespace, the question reading on 100,000-character questions, the
+entity-key cache on long stretches of text. The bounds are generous (a quadratic regex on 100,000
+spaces takes minutes, these take well under a second); they catch a shape, not a speed."""
+
+from __future__ import annotations
+
+import time
+
+from gateway.knowledge_graph.clauses import _normalise_name, normalise
+from gateway.knowledge_graph.extract import Gazetteer, RuleExtractor, extract
+from gateway.knowledge_graph.ranker import MAX_RELATION_WORDS, relation_words, steps
+
+
+def test_extraction_is_linear_on_long_runs_of_spaces() -> None:
+    text = "The Alpha Bridge" + " " * 100_000 + "xx Beta Town designed it."
+    started = time.monotonic()
+    graph = extract(RuleExtractor(), text, known=Gazetteer(["Alpha Bridge", "Beta Town"]))
+    assert time.monotonic() - started < 5
+    assert graph is not None
+
+
+def test_a_huge_question_is_read_in_linear_time_with_a_bounded_word_list() -> None:
+    tag = ["".join(chr(97 + i // 26**k % 26) for k in range(3)) for i in range(8_000)]  # aaa, baa, ...
+    question = "Where was the " + " ".join(f"mentor{t} of the founder{t}" for t in tag) + " raised?"
+    started = time.monotonic()
+    words = relation_words(question)
+    assert steps(question) > 1
+    assert steps("What is " + "Ab's " * 20_000 + "birthplace?") >= 1
+    assert time.monotonic() - started < 5
+    assert len(words) == MAX_RELATION_WORDS  # each one is embedded: a question cannot send 15,000
+
+
+def test_long_text_is_not_kept_by_the_key_cache() -> None:
+    before = _normalise_name.cache_info().currsize
+    for i in range(50):
+        assert normalise(f"{i} " + "a stretch of a sentence " * 500).startswith(f"{i} a stretch")
+    assert _normalise_name.cache_info().currsize == before
+    assert normalise("Ada  Kettle's") == "ada kettle"
+
+
+def test_a_possessive_names_the_same_number_of_relations_as_its_of_form() -> None:
+    for possessive, of_form in [
+        ("What is Ada Kettle's birthplace?", "What is the birthplace of Ada Kettle?"),
+        ("Who is the Skiers' captain?", "Who is the captain of the Skiers?"),
+        ("Where was the Orrin Garden's designer raised?", "Where was the designer of the Orrin Garden raised?"),
+    ]:
+        assert steps(possessive) == steps(of_form), (possessive, of_form)
