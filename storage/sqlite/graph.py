@@ -194,11 +194,14 @@ class SQLiteGraphStore:
                 if not part:
                     continue
                 for end in ("source", "target"):
+                    # INDEXED BY: for `target IN (...)` the planner otherwise walks the source index
+                    # (the GROUP BY's order) over the whole store's relations, a full scan per hop
                     rows = c.execute(
                         f"SELECT source, target, type, w, files FROM (SELECT source, target, type, SUM(weight) AS w, "
                         "group_concat(file_id, char(31)) AS files, "
                         f"ROW_NUMBER() OVER (PARTITION BY {end} ORDER BY (type = 'co_occurs'), SUM(weight) DESC) AS rn "
-                        f"FROM kg_relations WHERE store_id = ? AND {end} IN ({_marks(len(part))}) "
+                        f"FROM kg_relations INDEXED BY kg_relations_{end} "
+                        f"WHERE store_id = ? AND {end} IN ({_marks(len(part))}) "
                         "GROUP BY source, target, type) WHERE rn <= ?",
                         (store_id, *part, per_entity),
                     )
