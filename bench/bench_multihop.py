@@ -40,6 +40,7 @@ from typing import Any
 
 from bench.graph_baselines import PPR, two_hop
 from bench.multihop_corpus import Doc, Question, build
+from bench.multihop_fresh import build_fresh
 from bench.multihop_hard import build_hard
 from bench.multihop_heldout import build_heldout
 from bench.multihop_sealed import build_sealed
@@ -347,6 +348,7 @@ async def main(args: argparse.Namespace) -> None:
         "unseen": build_unseen(args.unseen_groups),
         "heldout": build_heldout(args.heldout_groups),
         "sealed": build_sealed(args.sealed_groups),
+        "fresh": build_fresh(),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for label in args.corpus:
@@ -368,7 +370,10 @@ if __name__ == "__main__":
     parser.add_argument("--sealed-groups", type=int, default=36)
     parser.add_argument("--per-hops", type=int, default=60, help="questions of each hop count (0: all)")
     parser.add_argument(
-        "--corpus", nargs="+", choices=["easy", "hard", "unseen", "heldout", "sealed", "real"], default=["easy", "hard"]
+        "--corpus",
+        nargs="+",
+        choices=["easy", "hard", "unseen", "heldout", "sealed", "fresh", "real"],
+        default=["easy", "hard"],
     )
     parser.add_argument("--real", type=int, default=200, help="manual pages of the 'real' corpus")
     parser.add_argument(
