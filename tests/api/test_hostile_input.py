@@ -151,15 +151,23 @@ def test_valid_tool_choices_still_run(door: str) -> None:
 
 def test_many_mcp_tools_are_checked_in_linear_time(door: str) -> None:
     """16,000 MCP tool entries (the last one a duplicate): the 400 names it at once. The duplicate
-    check compared every entry with all earlier ones: 8,000 tools blocked the loop for 3.5 s."""
-    tools = [
-        {"type": "mcp", "server_label": f"s{i}", "server_url": "http://127.0.0.2:9/mcp", "require_approval": "never"}
-        for i in range(16_000)
-    ]
-    tools[-1]["server_label"] = "s7"
-    started = time.monotonic()
-    status, body = create(door, {"tools": tools})
-    elapsed = time.monotonic() - started
-    assert_error(status, body, 400, "tools[15999].server_label")
-    assert "tools[7]" in body["error"]["message"]
-    assert elapsed < 5, f"{elapsed:.1f}s: the checks are not linear (quadratic took ~14 s here)"
+    check compared every entry with all earlier ones: 8,000 tools blocked the loop for 3.5 s. Timed
+    against 4,000 entries on the same machine (linear: ~4x; quadratic: ~16x), so load cannot fail it."""
+
+    mcp_url = "http://127.0.0.2:9/mcp"
+
+    def refused(n: int) -> float:
+        tools = [
+            {"type": "mcp", "server_label": f"s{i}", "server_url": mcp_url, "require_approval": "never"}
+            for i in range(n)
+        ]
+        tools[-1]["server_label"] = "s7"
+        started = time.monotonic()
+        status, body = create(door, {"tools": tools})
+        elapsed = time.monotonic() - started
+        assert_error(status, body, 400, f"tools[{n - 1}].server_label")
+        assert "tools[7]" in body["error"]["message"]
+        return elapsed
+
+    small, big = refused(4_000), refused(16_000)
+    assert big < max(5.0, 8 * small), f"{big:.1f}s vs {small:.1f}s for a quarter: the checks are not linear"

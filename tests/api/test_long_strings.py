@@ -166,9 +166,9 @@ def test_ids_in_a_response_request_are_checked_first(door: str, body: dict[str, 
 
 def test_redaction_is_linear_on_long_words() -> None:
     for text in ("resp_" + "a" * HUGE, "kb://" + "a" * HUGE, "a." * HUGE, "token" * 20_000, "x://" + "a:" * HUGE):
-        started = time.monotonic()
+        started = time.thread_time()  # CPU time: a loaded machine does not stretch it
         redact(text)
-        assert time.monotonic() - started < 0.5, text[:20]
+        assert time.thread_time() - started < 0.5, text[:20]
     assert redact("see https://user:pw@host/x") == "see https://[redacted]@host/x"
 
 
