@@ -48,11 +48,31 @@ UNWIND $rows AS row
 MATCH (a:KgEntity {store_id: $store, key: row.source}), (b:KgEntity {store_id: $store, key: row.target})
 CREATE (a)-[:KG_REL {store_id: $store, file_id: $file, type: row.type, weight: row.weight, chunk_id: row.chunk_id}]->(b)
 """
-_MENTION_ROWS = """
-MATCH (f:KgFile {store_id: $store})-[m:MENTIONS]->(e:KgEntity)
-WHERE {where}
+# Every read of a kg search starts at an index seek on the few entities, chunks or files it is asked
+# about (#28): `kg_entity_key` is a composite index, which serves only a pattern with both `store_id`
+# and `key` (a `(e:KgEntity)` with its key alone is a scan of every entity), and a predicate joining
+# two variables by OR (`a.key IN $keys OR b.key IN $keys`) seeks neither: the edges of a frontier are
+# read as two seeks, one per end (the second leaves out what the first read: each (source, target,
+# type) is summed in one branch only)
+_ENTITY_MENTIONS = """
+MATCH (e:KgEntity {store_id: $store}) WHERE e.key IN $keys
+MATCH (f:KgFile {store_id: $store})-[m:MENTIONS]->(e)
+RETURN e.key AS entity, f.file_id AS file_id, m.chunk_id AS chunk_id, m.count AS n, m.subject AS subject
+ORDER BY m.subject DESC, m.count DESC LIMIT $limit
+"""
+_CHUNK_MENTIONS = """
+MATCH (f:KgFile {store_id: $store})-[m:MENTIONS]->(e:KgEntity) WHERE m.chunk_id IN $ids
 RETURN e.key AS entity, f.file_id AS file_id, m.chunk_id AS chunk_id, m.count AS n, m.subject AS subject
 ORDER BY m.subject DESC, m.count DESC
+"""
+_EDGES = """
+MATCH (a:KgEntity {store_id: $store}) WHERE a.key IN $keys
+MATCH (a)-[r:KG_REL]->(b:KgEntity)
+RETURN a.key AS source, b.key AS target, r.type AS type, SUM(r.weight) AS weight, collect(r.file_id) AS files
+UNION ALL
+MATCH (b:KgEntity {store_id: $store}) WHERE b.key IN $keys
+MATCH (a:KgEntity)-[r:KG_REL]->(b) WHERE NOT a.key IN $keys
+RETURN a.key AS source, b.key AS target, r.type AS type, SUM(r.weight) AS weight, collect(r.file_id) AS files
 """
 
 
@@ -171,21 +191,15 @@ class Neo4jGraphStore:
 
     async def mention_counts(self, store_id: str, keys: Sequence[str]) -> dict[str, int]:
         rows = await self._run(
-            "MATCH (f:KgFile {store_id: $store})-[:MENTIONS]->(e:KgEntity) WHERE e.key IN $keys "
-            "RETURN e.key AS key, COUNT(DISTINCT f) AS n",
+            "MATCH (e:KgEntity {store_id: $store}) WHERE e.key IN $keys "
+            "MATCH (f:KgFile {store_id: $store})-[:MENTIONS]->(e) RETURN e.key AS key, COUNT(DISTINCT f) AS n",
             store=store_id,
             keys=list(keys),
         )
         return {r["key"]: int(r["n"]) for r in rows}
 
     async def edges(self, store_id: str, keys: Sequence[str], per_entity: int = 50) -> list[Edge]:
-        rows = await self._run(
-            "MATCH (a:KgEntity {store_id: $store})-[r:KG_REL]->(b:KgEntity) WHERE a.key IN $keys OR b.key IN $keys "
-            "RETURN a.key AS source, b.key AS target, r.type AS type, SUM(r.weight) AS weight, "
-            "collect(r.file_id) AS files",
-            store=store_id,
-            keys=list(keys),
-        )
+        rows = await self._run(_EDGES, store=store_id, keys=list(keys))
         edges = [Edge(r["source"], r["target"], r["type"], float(r["weight"]), tuple(sorted(r["files"]))) for r in rows]
         edges.sort(key=lambda e: (e.type == "co_occurs", -e.weight))
         wanted = set(keys)
@@ -201,7 +215,7 @@ class Neo4jGraphStore:
 
     async def mentions(self, store_id: str, keys: Sequence[str], limit: int = 200) -> list[MentionRow]:
         rows = await self._run(
-            _MENTION_ROWS.replace("{where}", "e.key IN $keys") + " LIMIT $limit",
+            _ENTITY_MENTIONS,
             store=store_id,
             keys=list(keys),
             limit=limit,
@@ -209,9 +223,7 @@ class Neo4jGraphStore:
         return [MentionRow(r["entity"], r["file_id"], r["chunk_id"], int(r["n"]), bool(r["subject"])) for r in rows]
 
     async def chunk_mentions(self, store_id: str, chunk_ids: Sequence[str]) -> list[MentionRow]:
-        rows = await self._run(
-            _MENTION_ROWS.replace("{where}", "m.chunk_id IN $ids"), store=store_id, ids=list(chunk_ids)
-        )
+        rows = await self._run(_CHUNK_MENTIONS, store=store_id, ids=list(chunk_ids))
         return [MentionRow(r["entity"], r["file_id"], r["chunk_id"], int(r["n"]), bool(r["subject"])) for r in rows]
 
     async def chunk_relation_types(self, store_id: str, chunk_ids: Sequence[str]) -> dict[str, set[str]]:
