@@ -24,7 +24,9 @@ each growth step adds a component of its own, so an entity's degree (~10 relatio
 mentions) is the same at every size and a read's rows are too: only the store around them grows.
 Keys are drawn at random over the whole graph at each size. Reported per read and size: p50 and p90
 of the call, and the ratio of the largest size's p50 to the smallest's (index-bounded: ~1 to 2; a
-scan of the store: ~100 from 10^4 to 10^6). `--explain` prints each read's plan at the largest size.
+scan of the store: ~100 from 10^4 to 10^6); and the work a call does, which the machine's load does
+not move: SQLite's virtual-machine instructions, PostgreSQL's buffers touched (flat from 10^5 on:
+at 10^4 a read's rows share pages). `--explain` prints each read's plan at the largest size.
 The plans themselves are pinned by `tests/knowledge_graph/test_graph_query_plans.py`.
 """
 
@@ -40,6 +42,8 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from gateway.bootstrap import build_stores
 from gateway.config import Settings
 from storage.bundle import Stores
@@ -50,6 +54,7 @@ FILE_RELATIONS = 50  # relations per file
 CHUNKS = 4  # chunks per file
 TYPES = ["co_occurs", "co_occurs", "co_occurs", "founded_by", "born_in", "part_of", "located_in", "~made the"]
 KINDS = ["person", "organization", "place", "product"]
+WORK_CALLS = 20  # calls whose work is counted per read and size
 
 # table -> columns, in the order the generators yield them
 COLUMNS = {
@@ -129,6 +134,42 @@ class Graph:
                 await c.copy_records_to_table(table, records=_rows(table, start, stop), columns=list(cols))
             for table in COLUMNS:  # the fill's aftermath (statistics, visibility map) is not the reads' cost
                 await c.execute(f"VACUUM ANALYZE {table}")
+
+    async def work(self, op: Callable[[], Awaitable[Any]], n: int) -> float:
+        """What a call does, whatever the machine's load: SQLite's virtual-machine instructions
+        (counted by a progress handler on the reader, in steps of 100), PostgreSQL's buffers (shared
+        hits and reads of `EXPLAIN (ANALYZE, BUFFERS)` of each statement the call sent); mean of `n`."""
+        state: Any = self.stores.state
+        if self.kind == "sqlite":
+            steps = [0]
+
+            def tick() -> int:
+                steps[0] += 100
+                return 0  # go on
+
+            await state.reader.run(lambda c: c.set_progress_handler(tick, 100))
+            try:
+                for _ in range(n):
+                    await op()
+            finally:
+                await state.reader.run(lambda c: c.set_progress_handler(None, 0))
+            return steps[0] / n
+        sent: list[tuple[str, tuple[Any, ...]]] = []
+
+        def log(q: Any) -> None:
+            sent.append((q.query, tuple(q.args or ())))
+
+        async with state.db.pool.acquire() as c:  # the pool's one connection: the calls below run on it
+            c.add_query_logger(log)
+        for _ in range(n):
+            await op()
+        buffers = 0
+        async with state.db.pool.acquire() as c:
+            c.remove_query_logger(log)
+            for sql, args in sent:
+                plan = orjson.loads(await c.fetchval("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql, *args))
+                buffers += plan[0]["Plan"]["Shared Hit Blocks"] + plan[0]["Plan"]["Shared Read Blocks"]
+        return buffers / n
 
     async def count(self) -> int:
         sql = "SELECT count(*) FROM kg_relations"
@@ -214,9 +255,10 @@ async def run(kind: str, sizes: list[int], ops: int, url: str | None, show_plans
         await stores.open()
         g = Graph(stores, kind)
         try:
-            filled, p50s = 0, dict[str, list[float]]()
+            filled, p50s, works = 0, dict[str, list[float]](), dict[str, list[float]]()
+            unit = "VM steps" if kind == "sqlite" else "buffers"
             print(f"\n{kind}: graph reads of one kg search, ms per call ({ops} calls per read and size)")
-            print(f"{'relations':>10} {'read':>28} {'p50 ms':>8} {'p90 ms':>8}  fill s")
+            print(f"{'relations':>10} {'read':>28} {'p50 ms':>8} {'p90 ms':>8} {unit + '/call':>14}  fill s")
             for size in sizes:
                 began = time.perf_counter()
                 await g.fill(filled, size)
@@ -229,10 +271,17 @@ async def run(kind: str, sizes: list[int], ops: int, url: str | None, show_plans
                     times = await _timed(op, ops)
                     p50 = statistics.median(times)
                     p50s.setdefault(name, []).append(p50)
-                    print(f"{size:>10,} {name:>28} {p50:>8.3f} {_pct(times, 90):>8.3f}  {fill_s:6.1f}")
+                    done = await g.work(op, WORK_CALLS)
+                    works.setdefault(name, []).append(done)
+                    line = f"{size:>10,} {name:>28} {p50:>8.3f} {_pct(times, 90):>8.3f} {done:>14,.0f}  {fill_s:6.1f}"
+                    print(line)
             for name, values in p50s.items():
-                ratio = values[-1] / values[0]
-                print(f"{kind}: {name:<28} p50 at {sizes[-1]:,} / {sizes[0]:,} relations = {ratio:.2f}")
+                done = works[name]
+                grown = f"{sizes[-1]:,} / {sizes[0]:,} relations: p50 x {values[-1] / values[0]:.2f}"
+                # the smallest graph's pages hold several of a read's rows each: from the next size on,
+                # each row is a page of its own and the work stops growing (a scan's would not)
+                since = f" ({done[-1] / done[-2]:.2f} from {sizes[-2]:,})" if len(sizes) > 2 else ""
+                print(f"{kind}: {name:<28} at {grown}, {unit} x {done[-1] / done[0]:.2f}{since}")
             if show_plans:
                 await explain(g, sizes[-1])
         finally:
