@@ -276,12 +276,12 @@ async def run(kind: str, sizes: list[int], ops: int, url: str | None, show_plans
                     line = f"{size:>10,} {name:>28} {p50:>8.3f} {_pct(times, 90):>8.3f} {done:>14,.0f}  {fill_s:6.1f}"
                     print(line)
             for name, values in p50s.items():
-                done = works[name]
+                work = works[name]
                 grown = f"{sizes[-1]:,} / {sizes[0]:,} relations: p50 x {values[-1] / values[0]:.2f}"
                 # the smallest graph's pages hold several of a read's rows each: from the next size on,
                 # each row is a page of its own and the work stops growing (a scan's would not)
-                since = f" ({done[-1] / done[-2]:.2f} from {sizes[-2]:,})" if len(sizes) > 2 else ""
-                print(f"{kind}: {name:<28} at {grown}, {unit} x {done[-1] / done[0]:.2f}{since}")
+                since = f" ({work[-1] / work[-2]:.2f} from {sizes[-2]:,})" if len(sizes) > 2 else ""
+                print(f"{kind}: {name:<28} at {grown}, {unit} x {work[-1] / work[0]:.2f}{since}")
             if show_plans:
                 await explain(g, sizes[-1])
         finally:
