@@ -13,7 +13,7 @@ when one names the other's title, no page naming more than 8 titles (registers, 
 a path; every link of every such path counts (a near-namesake can add a path, the same before and
 after a change). The `fresh` corpus is the lead's blind check and is not offered.
 
-    .venv/bin/python -m bench.kg_link_recall [--corpus heldout sealed unseen hard easy] [--show-misses]
+    .venv/bin/python -m bench.kg_link_recall [--corpus heldout sealed unseen hard easy] [--show-misses] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def _derived(docs: list[Doc], questions: list[Question]) -> Chains:
         by_title.setdefault(t.lower(), []).append(d.name)
     known = Gazetteer(titles)
     names: dict[str, set[str]] = {}
-    for d, t in zip(docs, titles, strict=True):
+    for d in docs:
         body = d.text.split("\n", 1)[1] if d.text.startswith("#") else d.text
         names[d.name] = {f for a, b in known.find(body) for f in by_title.get(body[a:b].lower(), ()) if f != d.name}
     near: dict[str, set[str]] = {d.name: set() for d in docs}
@@ -107,19 +107,21 @@ def _sentence(text: str, a: str, b: str) -> str:
     return (both or either or ["(neither title named)"])[0]
 
 
-def measure(corpus: str, show: bool) -> None:
+def measure(corpus: str, show: bool, repeat: int = 3) -> None:
     docs, chains = CORPORA[corpus]()
     titles = [title_of(d.name, d.text) for d in docs]
     key_of = {d.name: normalise(t) for d, t in zip(docs, titles, strict=True)}
     title = dict(zip((d.name for d in docs), titles, strict=True))
     text = {d.name: d.text for d in docs}
     extractor = RuleExtractor()
-    started = time.perf_counter()
     typed: dict[str, set[frozenset[str]]] = {}
-    for i, d in enumerate(docs):
-        graph = build_file_graph(extractor, "bench", f"file_{i}", d.name, [("chunk", d.text)], titles[:i])
-        typed[d.name] = {frozenset((r.source, r.target)) for r in graph.relations if r.type != "co_occurs"}
-    elapsed = time.perf_counter() - started
+    elapsed = float("inf")
+    for _ in range(repeat):  # the fastest pass: the machine is shared, a slow pass measures the others
+        started = time.process_time()
+        for i, d in enumerate(docs):
+            graph = build_file_graph(extractor, "bench", f"file_{i}", d.name, [("chunk", d.text)], titles[:i])
+            typed[d.name] = {frozenset((r.source, r.target)) for r in graph.relations if r.type != "co_occurs"}
+        elapsed = min(elapsed, time.process_time() - started)
     links: dict[tuple[str, str], tuple[str, str]] = {}
     unchained = 0
     for question, paths in chains:
@@ -135,7 +137,8 @@ def measure(corpus: str, show: bool) -> None:
     print(f"{corpus}: {len(links)} unique chain links; stated-link recall {found}/{len(links)} = {share:.1%}")
     if unchained:
         print(f"  ({unchained} multi-hop questions with no derived chain)")
-    print(f"  extraction {1000 * elapsed / len(docs):.2f} ms/file ({len(docs)} files, one thread)")
+    per_file = 1000 * elapsed / len(docs)
+    print(f"  extraction {per_file:.2f} CPU ms/file ({len(docs)} files, one thread, fastest of {repeat})")
     if show:
         for a, b in missed:
             fa, fb = links[(a, b)]
@@ -148,9 +151,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--corpus", nargs="+", choices=sorted(CORPORA), default=["heldout"])
     parser.add_argument("--show-misses", "--show", action="store_true", help="each missed link and its sentences")
+    parser.add_argument("--repeat", type=int, default=3, help="extraction passes; the fastest is reported")
     args = parser.parse_args()
     for corpus in args.corpus:
-        measure(corpus, args.show_misses)
+        measure(corpus, args.show_misses, max(1, args.repeat))
 
 
 if __name__ == "__main__":
