@@ -17,6 +17,7 @@ after their full name is that person (`Coreference`). A capitalised word that on
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -160,13 +161,13 @@ class RuleExtractor:
     name = "rules"
 
     def spans(self, text: str, known: Gazetteer) -> list[Span]:
-        found: list[Span] = [Span(text[a:b], guess_type(text[a:b]), a, b) for a, b in known.find(text)]
-        taken = [(s.start, s.end) for s in found]
+        taken = _Taken()
+        for a, b in known.find(text):
+            taken.add(Span(text[a:b], guess_type(text[a:b]), a, b))
         for m in _QUOTED.finditer(text):  # titles of works: 'wrote "The Quiet Harbour"'
             a, b = m.span(1)
-            if not any(a < te and ts < b for ts, te in taken):
-                found.append(Span(text[a:b], "work", a, b))
-                taken.append((a, b))
+            if not taken.overlaps(a, b):
+                taken.add(Span(text[a:b], "work", a, b))
         lower_words = {w.lower() for w in _WORD.findall(text) if w[:1].islower()}
         for sentence in _sentences(text):
             start0, body = sentence
@@ -210,16 +211,42 @@ class RuleExtractor:
                     s, e = start0 + tokens[a].start(), start0 + tokens[j].end()
                     # a known title inside a longer name is part of it ("Skaurdboen" in "Skaurdboen
                     # Observatory"): the longer name wins; any other overlap keeps the title
-                    inner = [k for k, (ts, te) in enumerate(taken) if s <= ts and te <= e and (ts, te) != (s, e)]
-                    if inner and all(s <= ts and te <= e for ts, te in (taken[k] for k in inner)):
-                        for k in sorted(inner, reverse=True):
-                            del taken[k], found[k]
-                    if not any(s < te and ts < e for ts, te in taken):
+                    taken.drop_inside(s, e)
+                    if not taken.overlaps(s, e):
                         name = text[s:e].rstrip(".")
-                        found.append(Span(name, guess_type(name, body[: tokens[a].start()]), s, s + len(name)))
-                        taken.append((s, e))
+                        before = body[max(0, tokens[a].start() - 24) : tokens[a].start()]  # "in ", "from "
+                        taken.add(Span(name, guess_type(name, before), s, s + len(name)), e)
                 i = j + 1
-        return sorted(found, key=lambda sp: sp.start)
+        return taken.spans
+
+
+class _Taken:
+    """The spans found so far, disjoint and kept in order of position, so that whether a new one
+    overlaps them, or which lie inside it, is a binary search: a list scanned for every name made a
+    document of thousands of names cost quadratic time."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []  # the end each span claims (a trailing "." it dropped included)
+        self.spans: list[Span] = []
+
+    def overlaps(self, s: int, e: int) -> bool:
+        i = bisect_left(self.starts, e)  # spans starting before e; the last of them ends last
+        return i > 0 and self.ends[i - 1] > s
+
+    def drop_inside(self, s: int, e: int) -> None:
+        """Drop the spans strictly inside [s, e) (not [s, e) itself)."""
+        i, j = bisect_left(self.starts, s), bisect_left(self.starts, e)
+        keep = [k for k in range(i, j) if self.ends[k] > e or (self.starts[k], self.ends[k]) == (s, e)]
+        if j - i > len(keep):
+            for lst in (self.starts, self.ends, self.spans):
+                lst[i:j] = [lst[k] for k in keep]  # type: ignore[operator]
+
+    def add(self, span: Span, end: int | None = None) -> None:
+        i = bisect_left(self.starts, span.start)
+        self.starts.insert(i, span.start)
+        self.ends.insert(i, span.end if end is None else end)
+        self.spans.insert(i, span)
 
 
 def _namelike(word: str) -> bool:
@@ -234,6 +261,25 @@ def _sentences(text: str) -> list[tuple[int, str]]:
         pos = m.end()
     out.append((pos, text[pos:]))
     return [(p, s) for p, s in out if s.strip()]
+
+
+MAX_SENTENCE = 1000  # characters read for relations at once: a longer "sentence" is a list or hostile text
+
+
+def _windows(sentences: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Sentences cut into pieces of at most MAX_SENTENCE characters (at a space where there is one):
+    relations are looked for between the mentions of one piece, in time quadratic in a piece's
+    mentions, so a document of one endless sentence costs time linear in its length."""
+    out: list[tuple[int, str]] = []
+    for start, sentence in sentences:
+        pos = 0
+        while len(sentence) - pos > MAX_SENTENCE:
+            cut = sentence.rfind(" ", pos + 1, pos + MAX_SENTENCE)
+            cut = cut if cut > pos else pos + MAX_SENTENCE
+            out.append((start + pos, sentence[pos:cut]))
+            pos = cut
+        out.append((start + pos, sentence[pos:]))
+    return out
 
 
 class Coreference:
@@ -292,7 +338,7 @@ def extract(
     coref = coref or Coreference(known)
     if subject:
         coref.note(normalise(subject[0]), subject[1])
-    spans = [s for s in extractor.spans(text, known) if normalise(s.text)]
+    spans = sorted((s for s in extractor.spans(text, known) if normalise(s.text)), key=lambda sp: sp.start)
     span_keys: dict[int, str] = {}
     for span in spans:
         key = normalise(span.text)
@@ -307,9 +353,15 @@ def extract(
     subject_key = normalise(subject[0]) if subject else None
     if subject and subject_key and subject_key not in graph.entities:
         graph.entities[subject_key] = subject
-    for start, sentence in _sentences(text):
+    first = 0  # the first span not before this sentence (sentences and spans are both in order)
+    for start, sentence in _windows(_sentences(text)):
         end = start + len(sentence)
-        inside = [s for s in spans if start <= s.start < end]
+        while first < len(spans) and spans[first].start < start:
+            first += 1
+        last = first
+        while last < len(spans) and spans[last].start < end:
+            last += 1
+        inside = spans[first:last]
         used: list[tuple[int, int]] = []  # "founded by" must not match "founded" again
         for pattern in PATTERNS:
             for m in pattern.regex.finditer(sentence):
