@@ -88,12 +88,17 @@ def _derived(docs: list[Doc], questions: list[Question]) -> Chains:
     return out
 
 
+def _with_derived(built: tuple[list[Doc], list[Question]]) -> tuple[list[Doc], Chains]:
+    docs, questions = built
+    return docs, _derived(docs, questions)
+
+
 CORPORA: dict[str, Callable[[], tuple[list[Doc], Chains]]] = {
     "heldout": _heldout,
     "sealed": _sealed,
-    "unseen": lambda: (lambda d, q: (d, _derived(d, q)))(*build_unseen()),
-    "hard": lambda: (lambda d, q: (d, _derived(d, q)))(*build_hard()),
-    "easy": lambda: (lambda d, q: (d, _derived(d, q)))(*build()),
+    "unseen": lambda: _with_derived(build_unseen()),
+    "hard": lambda: _with_derived(build_hard()),
+    "easy": lambda: _with_derived(build()),
 }
 
 

@@ -239,8 +239,9 @@ class _Taken:
         i, j = bisect_left(self.starts, s), bisect_left(self.starts, e)
         keep = [k for k in range(i, j) if self.ends[k] > e or (self.starts[k], self.ends[k]) == (s, e)]
         if j - i > len(keep):
-            for lst in (self.starts, self.ends, self.spans):
-                lst[i:j] = [lst[k] for k in keep]  # type: ignore[operator]
+            self.starts[i:j] = [self.starts[k] for k in keep]
+            self.ends[i:j] = [self.ends[k] for k in keep]
+            self.spans[i:j] = [self.spans[k] for k in keep]
 
     def add(self, span: Span, end: int | None = None) -> None:
         i = bisect_left(self.starts, span.start)
