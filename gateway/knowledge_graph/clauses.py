@@ -91,6 +91,50 @@ _GOVERNED = re.compile(
     re.IGNORECASE,
 )
 _AUX = frozenset("is are was were has have had be been being will would can could does did do also".split())
+# "The estate, in P, belongs to N": a name set off by commas is an aside, and what follows the closing
+# comma is said of what it is set off from; the aside's own "in P" says where that is
+_ASIDE_CLOSE = re.compile(r"\s*,\s*(?:(?:is|are|was|were|has|have|had)\s+)?", re.IGNORECASE)
+_LOCATIVE_ASIDE = re.compile(r",\s*(?:in|at)\s+(?:the\s+)?", re.IGNORECASE)
+_ASIDE_END = re.compile(r"\s*,")
+_DESCRIPTION = re.compile(r"\s*(?:the|this|its|his|her|their)\s+[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*)?\s*", re.IGNORECASE)
+# "Composed by X in 1903, W calls for ...": a phrase opening the sentence is said of the name after its comma
+_VERB_NEXT = re.compile(r" [a-z]")  # the subject's verb follows it (case-sensitive: no name, no list)
+_FRONTED_GAP = re.compile(r"[^,.;:!?]{0,40},\s*(?:the\s+)?", re.IGNORECASE)
+
+
+def _set_off_from(
+    text: str, start: int, before: list[Span], comma: int, keys: dict[int, str], subject: str | None
+) -> str | None:
+    """What an aside opening at `comma` is set off from: the name just before the comma ("Domaine X,
+    in P, ..."), or the page's subject when a description with no name opens the sentence ("The
+    estate, in P, ..."); None otherwise (a list, "A, B, C", sets nothing off)."""
+    if before:
+        last = before[-1]
+        return keys[_head(text, before).start] if text[last.end : comma].strip() == "" else None
+    return subject if _DESCRIPTION.fullmatch(text, start, comma) else None
+
+
+def aside_head(
+    text: str, start: int, before: list[Span], at: int, keys: dict[int, str], subject: str | None
+) -> str | None:
+    """The head a verb at `at` belongs to when the name before it is set off by commas ("The orchestra,
+    founded in K, is directed by C": the orchestra is), else None."""
+    last = before[-1]
+    if not _ASIDE_CLOSE.fullmatch(text, last.end, at):
+        return None
+    prev_end = before[-2].end if len(before) > 1 else start
+    comma = text.rfind(",", prev_end, last.start)
+    if comma < 0 or not any(ch.isalpha() for ch in text[comma : last.start]):  # "A, B, made by": a list
+        return None
+    return _set_off_from(text, start, before[:-1], comma, keys, subject)
+
+
+def fronted(text: str, first: Span, nxt: Span, keys: dict[int, str]) -> str | None:
+    """The name a phrase opening the sentence is said of ("Engineered by E, the L climbs": L, not the
+    page's subject), when `nxt` follows the comma that closes the phrase after `first`; else None."""
+    if _FRONTED_GAP.fullmatch(text, first.end, nxt.start) and _VERB_NEXT.match(text, nxt.end):
+        return keys[nxt.start]
+    return None  # "Written by A, B and C": a list, no subject after the comma
 
 
 def _opening(words: list[str]) -> list[str]:
@@ -175,6 +219,12 @@ def _phrases(
         a, b = prev_end, span.start
         between = text[a:b]
         right = span_keys[span.start]
+        comma = text.rfind(",", a, b)
+        if comma >= 0 and _LOCATIVE_ASIDE.fullmatch(text, comma, b) and _ASIDE_END.match(text, span.end, end):
+            owner = _set_off_from(text, start, inside[:k], comma, span_keys, subject)  # "The estate, in P,"
+            if owner and owner != right:
+                out.append((owner, right, "located_in", 1.0))
+        front = fronted(text, span, inside[1], span_keys) if k == 0 and len(inside) > 1 else None
         head = span_keys[_head(text, inside[:k]).start] if k else None
         owned = k > 0 and inside[k - 1].text.endswith(("'s", "\u2019s"))  # "Harrow Line's surveyor, N,"
         appositive = _APPOSITIVE.search("'s " + between.lstrip() if owned else between)
@@ -188,9 +238,9 @@ def _phrases(
         elif head and _CLEFT.fullmatch(between):  # "P is where N grew up"
             if rel := _typed(right, head, [*_words(_clause(text, span.end, end)), "in"]):
                 out.append(rel)
-        elif left is not None and free(a, b):
+        elif (left is not None or front) and free(a, b):
             cut = list(_BREAK.finditer(between))
-            src: str | None = head or left
+            src: str | None = head or front or left  # "Composed by X in 1903, W ...": W was
             if cut:
                 between, src = between[cut[-1].end() :], opener
                 if cut[-1].group() == "," and (rel_subject := _WHICH.match(between)):  # "B, which opened in T"

@@ -17,13 +17,24 @@ after their full name is that person (`Coreference`). A capitalised word that on
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Protocol
 
-from gateway.knowledge_graph.clauses import _BY, _PASSIVE, _STOP, Span, _head, _phrases, normalise
+from gateway.knowledge_graph.clauses import (
+    _BY,
+    _PASSIVE,
+    _STOP,
+    Span,
+    _head,
+    _phrases,
+    aside_head,
+    fronted,
+    normalise,
+)
 from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.patterns import PATTERNS
 
@@ -32,6 +43,8 @@ _SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
 _CODE = re.compile(r"^(?=[^\d]*\d)(?=.*[^\W\d_])[\w\-\.]+$")  # letters and digits: X7, ZX-81, A320neo
 _CLAUSE = re.compile(r"\s(?:and|but|then|while)\s", re.IGNORECASE)  # a new clause: its subject is the sentence's
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
+_NO_OBJECT = re.compile(r"\s+(?:in|at|on|during|near|from)\s", re.IGNORECASE)  # after an active verb
+_PARTICIPLE_NEXT = re.compile(r" (?:by|of) ", re.IGNORECASE)  # after a lone opening word: no name's
 _OBJECT_PRONOUN = re.compile(r"\s+(?:it|him|her|them)\b", re.IGNORECASE)
 _CONNECTORS = frozenset({"of", "de", "del", "della", "da", "di", "von", "van", "der", "den", "la", "le", "du", "&"})
 _ORG_WORDS = frozenset(
@@ -77,6 +90,17 @@ class Gazetteer:
         for name in names:  # longest first under each key
             self._by_start.setdefault(name.lower()[:2], []).append(name.lower())
         self._odd = any(len(n.lower()) != len(n) for n in names)
+        # lower-case last words of titles that are otherwise names ("Harrow line", "Kell station"): the
+        # corpus names things with them, so "the Mivdrark line" is one name before its page is known
+        self.heads = frozenset(
+            words[-1]
+            for words in (n.split() for n in names)
+            if len(words) >= 2
+            and words[-1].isalpha()
+            and words[-1].islower()
+            and words[-1] not in _STOP
+            and all(w[:1].isupper() for w in words[:-1])
+        )
 
     def find(self, text: str) -> list[tuple[int, int]]:
         if not self.names:
@@ -137,13 +161,13 @@ class RuleExtractor:
     name = "rules"
 
     def spans(self, text: str, known: Gazetteer) -> list[Span]:
-        found: list[Span] = [Span(text[a:b], guess_type(text[a:b]), a, b) for a, b in known.find(text)]
-        taken = [(s.start, s.end) for s in found]
+        taken = _Taken()
+        for a, b in known.find(text):
+            taken.add(Span(text[a:b], guess_type(text[a:b]), a, b))
         for m in _QUOTED.finditer(text):  # titles of works: 'wrote "The Quiet Harbour"'
             a, b = m.span(1)
-            if not any(a < te and ts < b for ts, te in taken):
-                found.append(Span(text[a:b], "work", a, b))
-                taken.append((a, b))
+            if not taken.overlaps(a, b):
+                taken.add(Span(text[a:b], "work", a, b))
         lower_words = {w.lower() for w in _WORD.findall(text) if w[:1].islower()}
         for sentence in _sentences(text):
             start0, body = sentence
@@ -165,26 +189,65 @@ class RuleExtractor:
                         j += 2
                     else:
                         break
+                if (  # "the Mivdrark line": a lower-case word that ends titles of the corpus ends this name too
+                    j + 1 < len(tokens)
+                    and tokens[j + 1].group() in known.heads
+                    and body[tokens[j].end() : tokens[j + 1].start()] == " "
+                ):
+                    j += 1
                 words = [t.group() for t in tokens[i : j + 1]]
                 a = i
                 # drop capitalised function words that open the span ("The Orbis", "After Quillon")
                 while words and words[0].lower() in _STOP and not _CODE.match(words[0]):
                     words.pop(0)
                     a += 1
-                if words and not (a == 0 and len(words) == 1 and words[0].lower() in lower_words):
+                # a lone opening word is no name when the text also writes it in lower case, or when "by"
+                # or "of" follows it: a participle or a common noun ("Composed by X", "Trains of the X")
+                if (a == 0 and len(words) == 1) and (
+                    words[0].lower() in lower_words or _PARTICIPLE_NEXT.match(body, tokens[a].end())
+                ):
+                    words = []
+                if words:
                     s, e = start0 + tokens[a].start(), start0 + tokens[j].end()
                     # a known title inside a longer name is part of it ("Skaurdboen" in "Skaurdboen
                     # Observatory"): the longer name wins; any other overlap keeps the title
-                    inner = [k for k, (ts, te) in enumerate(taken) if s <= ts and te <= e and (ts, te) != (s, e)]
-                    if inner and all(s <= ts and te <= e for ts, te in (taken[k] for k in inner)):
-                        for k in sorted(inner, reverse=True):
-                            del taken[k], found[k]
-                    if not any(s < te and ts < e for ts, te in taken):
+                    taken.drop_inside(s, e)
+                    if not taken.overlaps(s, e):
                         name = text[s:e].rstrip(".")
-                        found.append(Span(name, guess_type(name, body[: tokens[a].start()]), s, s + len(name)))
-                        taken.append((s, e))
+                        before = body[max(0, tokens[a].start() - 24) : tokens[a].start()]  # "in ", "from "
+                        taken.add(Span(name, guess_type(name, before), s, s + len(name)), e)
                 i = j + 1
-        return sorted(found, key=lambda sp: sp.start)
+        return taken.spans
+
+
+class _Taken:
+    """The spans found so far, disjoint and kept in order of position, so that whether a new one
+    overlaps them, or which lie inside it, is a binary search: a list scanned for every name made a
+    document of thousands of names cost quadratic time."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []  # the end each span claims (a trailing "." it dropped included)
+        self.spans: list[Span] = []
+
+    def overlaps(self, s: int, e: int) -> bool:
+        i = bisect_left(self.starts, e)  # spans starting before e; the last of them ends last
+        return i > 0 and self.ends[i - 1] > s
+
+    def drop_inside(self, s: int, e: int) -> None:
+        """Drop the spans strictly inside [s, e) (not [s, e) itself)."""
+        i, j = bisect_left(self.starts, s), bisect_left(self.starts, e)
+        keep = [k for k in range(i, j) if self.ends[k] > e or (self.starts[k], self.ends[k]) == (s, e)]
+        if j - i > len(keep):
+            self.starts[i:j] = [self.starts[k] for k in keep]
+            self.ends[i:j] = [self.ends[k] for k in keep]
+            self.spans[i:j] = [self.spans[k] for k in keep]
+
+    def add(self, span: Span, end: int | None = None) -> None:
+        i = bisect_left(self.starts, span.start)
+        self.starts.insert(i, span.start)
+        self.ends.insert(i, span.end if end is None else end)
+        self.spans.insert(i, span)
 
 
 def _namelike(word: str) -> bool:
@@ -201,22 +264,52 @@ def _sentences(text: str) -> list[tuple[int, str]]:
     return [(p, s) for p, s in out if s.strip()]
 
 
+MAX_SENTENCE = 1000  # characters read for relations at once: a longer "sentence" is a list or hostile text
+
+
+def _windows(sentences: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Sentences cut into pieces of at most MAX_SENTENCE characters (at a space where there is one):
+    relations are looked for between the mentions of one piece, in time quadratic in a piece's
+    mentions, so a document of one endless sentence costs time linear in its length."""
+    out: list[tuple[int, str]] = []
+    for start, sentence in sentences:
+        pos = 0
+        while len(sentence) - pos > MAX_SENTENCE:
+            cut = sentence.rfind(" ", pos + 1, pos + MAX_SENTENCE)
+            cut = cut if cut > pos else pos + MAX_SENTENCE
+            out.append((start + pos, sentence[pos:cut]))
+            pos = cut
+        out.append((start + pos, sentence[pos:]))
+    return out
+
+
 class Coreference:
     """Short forms of a document's people, resolved to the full name seen first in the same document:
-    "Ana Moravec is an engineer. Moravec was born in Fexgrom." → one entity, `ana moravec`.
+    "Ana Moravec is an engineer. Moravec was born in Fexgrom." → one entity, `ana moravec`; the
+    given name alone too ("Ana was born in Fexgrom"), as prose names a person by either.
 
     Kept across a file's chunks (in order), so a surname in chunk 3 finds the name of chunk 1. A
-    surname two people of the document share resolves to neither; a surname that is itself a title
-    of the corpus (a place called "Moravec") is left alone.
+    short form two names of the document share resolves to neither (a given name also opens the
+    names of things: "Orla" in "Orla Vance" and "Orla Quartet"); one that is itself a title of the
+    corpus (a place called "Moravec") is left alone.
     """
 
     def __init__(self, known: Gazetteer) -> None:
         self._known = {normalise(n) for n in known.names}
         self.short: dict[str, str | None] = {}  # surname key -> full name key (None: ambiguous)
+        self._given: dict[str, str | None] = {}  # given name key -> full name key (None: ambiguous)
+        self._opens: dict[str, str] = {}  # first word of a name of any kind -> that name
 
     def note(self, key: str, kind: str) -> None:
         words = key.split()
-        if kind != "person" or len(words) < 2:
+        if len(words) < 2:
+            return
+        first = words[0]
+        if self._opens.setdefault(first, key) != key:  # two names open with one word: it is neither's
+            self._given[first] = None
+        elif kind == "person" and first not in self._known:
+            self._given.setdefault(first, key)
+        if kind != "person":
             return
         last = words[-1]
         if last in self._known:
@@ -227,7 +320,9 @@ class Coreference:
             self.short[last] = key
 
     def resolve(self, key: str) -> str:
-        return self.short.get(key) or key
+        if key in self.short:
+            return self.short[key] or key
+        return self._given.get(key) or key
 
 
 def extract(
@@ -244,7 +339,7 @@ def extract(
     coref = coref or Coreference(known)
     if subject:
         coref.note(normalise(subject[0]), subject[1])
-    spans = [s for s in extractor.spans(text, known) if normalise(s.text)]
+    spans = sorted((s for s in extractor.spans(text, known) if normalise(s.text)), key=lambda sp: sp.start)
     span_keys: dict[int, str] = {}
     for span in spans:
         key = normalise(span.text)
@@ -259,9 +354,15 @@ def extract(
     subject_key = normalise(subject[0]) if subject else None
     if subject and subject_key and subject_key not in graph.entities:
         graph.entities[subject_key] = subject
-    for start, sentence in _sentences(text):
+    first = 0  # the first span not before this sentence (sentences and spans are both in order)
+    for start, sentence in _windows(_sentences(text)):
         end = start + len(sentence)
-        inside = [s for s in spans if start <= s.start < end]
+        while first < len(spans) and spans[first].start < start:
+            first += 1
+        last = first
+        while last < len(spans) and spans[last].start < end:
+            last += 1
+        inside = spans[first:last]
         used: list[tuple[int, int]] = []  # "founded by" must not match "founded" again
         for pattern in PATTERNS:
             for m in pattern.regex.finditer(sentence):
@@ -272,6 +373,10 @@ def extract(
                 after = [s for s in inside if s.start >= b]
                 # no name before the phrase ("It was founded by ...", "Born in ..."): the document's subject
                 left = span_keys[_head(text, before).start] if before else subject_key
+                if before and (aside := aside_head(text, start, before, a, span_keys, subject_key)):
+                    left = aside  # "The orchestra, founded in K, is directed by C": the orchestra is
+                elif not before and len(after) > 1 and not text[start:a].strip():  # "Engineered by E, the L"
+                    left = fronted(text, after[0], after[1], span_keys) or left
                 if before and _CLAUSE.search(text, before[-1].end, a):  # "X was born in Y and studied at Z"
                     opener = inside[0]
                     lead = text[start : opener.start].strip()
@@ -282,6 +387,8 @@ def extract(
                 forward = pattern.forward or bool(  # "X was founded in 1881 by Y": the passive of "founded"
                     after and _PASSIVE.search(sentence, 0, m.start()) and _BY.search(text, b, after[0].start)
                 )
+                if not forward and _NO_OBJECT.match(text, b):  # "founded in 1990": a participle, no object
+                    continue
                 if left and right and left != right:
                     used.append((a, b))  # words that named no relation stay free for a phrase
                     src, dst = (left, right) if forward else (right, left)

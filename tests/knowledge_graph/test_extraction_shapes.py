@@ -6,7 +6,12 @@ pronoun), relative clauses ("B, which N planned, ...", "M, where N was born, ...
 which opened in D"), "by X" belonging to the name a place only completes ("B in T was designed by
 X"), the passive of an active verb ("B was founded in 1881 by X"), a clause's opening pronoun left
 out of the relation's words, and a page's title inside a longer name ("Vinter" in "Vinter
-Observatory"). The texts are this test's own; every test fails on the extraction before #28's."""
+Observatory"). Then (#28, second round): a person's given name alone ("Maren was raised in D"), a
+name ending on a lower-case word that ends titles of the store ("the Brevik canal" beside the title
+"Oster canal"), a phrase that opens the sentence said of the name after its comma ("Restored by N
+in 1962, the B grinds rye"), a name set off by commas ("The mill, in P, is run by N": the mill is
+run by N, and is in P) and an active verb's participle before a preposition ("founded in D": no
+founder). The texts are this test's own; every test fails on the extraction before it."""
 
 from __future__ import annotations
 
@@ -24,6 +29,8 @@ from tests.support.retrieval_helpers import wait_ingested
 # ingested first, so their titles are the store's known names when the pages below are read
 TOWNS = ("Marrick", "Dunholt", "Pellory", "Vinter")
 PLACES = {f"{t.lower()}.md": f"# {t}\n\n{t} is a small harbour town." for t in TOWNS}
+# a title whose last word is lower case: the store names things "<Name> canal"
+PLACES["oster_canal.md"] = "# Oster canal\n\nOster canal links two rivers."
 PAGES = {
     "corvane.md": "# Corvane Ferries\n\nCorvane Ferries sails between the outer islands. Teodor Valk repairs its "
     "engines. Its purser, Lene Dahlquist, joined in 2015. A visitor from Marrick praises its timetable.",
@@ -42,6 +49,12 @@ PAGES = {
     "varga.md": "# Ines Varga\n\nInes Varga is a cellist. Marrick, where Varga was born, lies on the coast.",
     "ferrant.md": "# Rosa Ferrant\n\nRosa Ferrant drew the plans for the Quayside Market Hall, which opened in "
     "Dunholt.",
+    "holt.md": "# Maren Holt\n\nMaren Holt is a glazier. Maren was raised in Dunholt.",
+    "sandvik.md": "# Sandvik lock\n\nSandvik lock is a flight of three chambers. It lifts boats onto the Brevik canal.",
+    "pike.md": "# Hanna Pike\n\nHanna Pike is a millwright. Restored by Hanna Pike in 1962, the Ebbe Mill grinds "
+    "rye. Designed by Hanna Pike, the Orrin Pier opened in 1911.",
+    "sela.md": "# Sela Mill\n\nThe mill, in Pellory, is run by Tove Lind.",
+    "norra.md": "# Norra Bakery\n\nThe bakery, founded in Dunholt, is owned by Tove Lind.",
 }
 
 
@@ -114,3 +127,33 @@ def test_a_known_title_inside_a_longer_name(shapes: dict[str, Any]) -> None:
     # the pronoun opening the clause is the page's subject: the relation's words are the rest
     assert ("~has directed the", "Vinter Observatory", "out") in said, said
     assert not any(name == "Vinter" for _, name, _ in said), said
+
+
+def test_a_given_name_alone_is_the_person(shapes: dict[str, Any]) -> None:
+    assert ("~was raised in", "Dunholt", "out") in _said(shapes, "holt.md", "Maren Holt")
+    status, body = _entities(shapes["url"], shapes["store"], "Maren", file_id=shapes["files"]["holt.md"])
+    assert status == 200, body
+    assert not any(e["name"] == "Maren" for e in body["data"]), body
+
+
+def test_a_lower_case_word_that_ends_titles_ends_a_name(shapes: dict[str, Any]) -> None:
+    # no page is titled "Brevik canal", but "Oster canal" is: the lock's relation reaches the canal
+    said = _said(shapes, "sandvik.md", "Sandvik lock")
+    assert ("~lifts boats onto the", "Brevik canal", "out") in said, said
+
+
+def test_a_phrase_opening_the_sentence_is_said_of_the_name_after_its_comma(shapes: dict[str, Any]) -> None:
+    assert ("~restored by", "Hanna Pike", "out") in _said(shapes, "pike.md", "Ebbe Mill")
+    assert ("made_by", "Hanna Pike", "out") in _said(shapes, "pike.md", "Orrin Pier")
+    # the opening participle is no name of its own
+    status, body = _entities(shapes["url"], shapes["store"], "Restored", file_id=shapes["files"]["pike.md"])
+    assert status == 200 and not any(e["name"] == "Restored" for e in body["data"]), body
+
+
+def test_a_name_set_off_by_commas_and_a_participle_before_a_preposition(shapes: dict[str, Any]) -> None:
+    said = _said(shapes, "sela.md", "Sela Mill")
+    assert {("led_by", "Tove Lind", "out"), ("located_in", "Pellory", "out")} <= said, said
+    assert not any(name == "Tove Lind" for _, name, _ in _said(shapes, "sela.md", "Pellory"))
+    said = _said(shapes, "norra.md", "Norra Bakery")
+    assert {("part_of", "Tove Lind", "out"), ("~founded in", "Dunholt", "out")} <= said, said
+    assert not any(relation == "founded_by" for relation, _, _ in said), said

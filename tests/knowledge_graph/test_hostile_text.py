@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from gateway.knowledge_graph.clauses import _normalise_name, normalise
 from gateway.knowledge_graph.extract import Gazetteer, RuleExtractor, extract
 from gateway.knowledge_graph.ranker import MAX_RELATION_WORDS, relation_words, steps
@@ -18,6 +20,31 @@ def test_extraction_is_linear_on_long_runs_of_spaces() -> None:
     graph = extract(RuleExtractor(), text, known=Gazetteer(["Alpha Bridge", "Beta Town"]))
     assert time.monotonic() - started < 5
     assert graph is not None
+
+
+_SPACES = " " * 100_000
+# one case per shape of the second round of extraction rules (#28), each at a size where quadratic
+# work takes minutes: runs of spaces inside the shape, and one endless sentence of thousands of names
+_SHAPES = {
+    "aside, spaces": "The mill," + _SPACES + "in Beta Town," + _SPACES + "is run by Gamma Hall.",
+    "aside, repeated": "The mill" + ", in Beta Town" * 12_000 + ", is run by Gamma Hall.",
+    "aside, commas": "Alpha Bridge" + "," * 100_000 + " in Beta Town, is run by Gamma Hall.",
+    "fronted, spaces": "Restored by Alpha Hall" + _SPACES + ", the Beta Mill grinds rye.",
+    "fronted, repeated": "Restored by Alpha Hall, " * 12_000 + "the Beta Mill grinds rye.",
+    "participle before a preposition": "Alpha Bridge" + _SPACES + "founded in " * 12_000 + "Beta Town.",
+    "title's lower-case head": "the Alpha canal " * 12_000,
+    "given names": " ".join(f"Ann{i} Holt{i} met Ann{i}." for i in range(12_000)),
+    "a list of names": "The mill, " + ", ".join(f"Name{i} Town" for i in range(12_000)) + ", is run by Gamma Hall.",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_SHAPES))
+def test_extraction_is_linear_on_the_shapes_of_its_rules(shape: str) -> None:
+    known = Gazetteer(["Alpha Bridge", "Beta Town", "Oster canal"])
+    started = time.process_time()
+    graph = extract(RuleExtractor(), _SHAPES[shape], known=known, subject=("Sela Mill", "entity"))
+    assert time.process_time() - started < 5, shape
+    assert graph.entities
 
 
 def test_a_huge_question_is_read_in_linear_time_with_a_bounded_word_list() -> None:
