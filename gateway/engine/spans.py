@@ -57,8 +57,10 @@ def agent_span(*, response: dict[str, Any], provider: str, background: bool, con
         attributes["gen_ai.conversation.id"] = conversation_id
     if background:
         link = tracing.current_link()
-        return tracing.start_span("invoke_agent", attributes=attributes, links=[link] if link else None, root=True)
-    return tracing.start_span("invoke_agent", attributes=attributes)
+        return tracing.start_span(
+            "invoke_agent", attributes=attributes, links=[link] if link else None, root=True, own=True
+        )
+    return tracing.start_span("invoke_agent", attributes=attributes, own=True)
 
 
 def end_agent(span: Span, response: dict[str, Any], error: Any = None) -> None:
@@ -101,9 +103,9 @@ class ChatSpan:
             attributes["gen_ai.input.messages"] = dumps(items).decode()
         name = f"chat {model}"
         self.span = (
-            tracing.start_span(name, "client", attributes, parent=parent)
+            tracing.start_span(name, "client", attributes, parent=parent, own=True)
             if parent is not None
-            else tracing.start_span(name, "client", attributes)
+            else tracing.start_span(name, "client", attributes, own=True)
         )
         self.started = time.perf_counter()
         self.first = False
@@ -149,6 +151,7 @@ def tool_span(name: str, call_id: str, tool_type: str) -> Span:
             "gen_ai.tool.call.id": call_id,
             "gen_ai.tool.type": tool_type,
         },
+        own=True,
     )
 
 

@@ -302,8 +302,10 @@ class LeanTracer:
         attributes: Mapping[str, Any] | None,
         parent: trace.Span | SpanContext | None,
         links: Sequence[Link] | None = None,
+        own: bool = False,
     ) -> trace.Span:
-        """A span under ``parent`` (a span, a remote `SpanContext`, or None for a new trace)."""
+        """A span under ``parent`` (a span, a remote `SpanContext`, or None for a new trace);
+        ``own``: ``attributes`` is the caller's fresh dict, kept rather than copied."""
         kind_of_parent = type(parent)
         if kind_of_parent is LeanSpan:
             trace_id, parent_id, remote, state = parent.trace_id, parent.span_id, False, parent.trace_state  # type: ignore[union-attr]
@@ -335,7 +337,7 @@ class LeanTracer:
             parent_id,
             remote,
             state or None,
-            dict(attributes) if attributes else {},
+            attributes if own and type(attributes) is dict else dict(attributes) if attributes else {},
             [link for link in links if link.context.is_valid] if links else None,
         )
 
