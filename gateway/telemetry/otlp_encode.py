@@ -97,7 +97,7 @@ def attributes(tag: bytes, attrs: Mapping[str, Any] | None) -> list[bytes]:
     `isinstance` against `Sequence`, an ABC, costs a few microseconds a value."""
     if not attrs:
         return []
-    out = []
+    out: list[bytes] = []
     append = out.append
     memo = _memo
     for key, value in attrs.items():
