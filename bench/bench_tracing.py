@@ -2,7 +2,7 @@
 tracing on vs off, through both doors, beside an off/off control that shows the noise floor (#31).
 
     .venv/bin/python -m bench.bench_tracing [--clients N] [--requests R] [--streams M] [--deltas K]
-                                            [--rounds X] [--bsp-delay-ms D] [--out PATH]
+                                            [--rounds X] [--bsp-delay-ms D] [--compare-src DIR] [--out PATH]
 
 Four stacks (`tests.support.stack.envoy_stack`: ExtProc, HTTP door, Envoy) share one scripted vLLM
 stand-in and one local OTLP collector (`bench/otlp_sink.py`, a process of its own as a real collector
@@ -33,6 +33,10 @@ PYTHONHASHSEED=0: with random seeds, identical stacks measured a few % apart.
 Targets (issue #31), PASS/MISS, never enforced: on costs <= 5 % more CPU per non-streamed request
 and <= 2 us more per streamed token, both doors; a verdict is "within noise" when the control's IQR
 reaches the target. Results go to bench/results/tracing.json.
+
+`--compare-src DIR` makes `off2` trace as `on` does, with the code of another source tree (say main's,
+`git archive`d): `off2 - off` is then the baseline's tracing cost beside this code's, in the same
+rounds. Runs apart differ by several points on a shared machine, so a change is judged this way.
 """
 
 from __future__ import annotations
@@ -271,6 +275,10 @@ def _pooled(d: dict[str, Any], name: str, base: str, kind: str) -> float:
 
 def report(res: dict[str, Any]) -> str:
     lines = ["", "pooled = all CPU / all units of the phase; per round = median [interquartile range] of paired rounds"]
+    baseline = res.get("meta", {}).get("compare_src")
+    control_label = "baseline on - off" if baseline else "control off2 - off"
+    if baseline:
+        lines.append(f"off2 = tracing on with the code of {baseline} (no off/off control in this run)")
     for door in DOORS:
         for kind in KINDS:
             d = res.get(f"{door}:{kind}")
@@ -280,7 +288,7 @@ def report(res: dict[str, Any]) -> str:
             key = "pct" if kind == "request" else "us"
             cpu = ", ".join(f"{n} {v:.2f}" for n, v in d["pooled_us"].items())
             lines.append(f"{door} door, CPU {what}, pooled (us): {cpu}")
-            rows = [("tracing on - off", "on", "off"), ("control off2 - off", "off2", "off")]
+            rows = [("tracing on - off", "on", "off"), (control_label, "off2", "off")]
             if door == "envoy":
                 rows += [("Envoy's tracer alone", "envoy", "off"), ("our spans beside it", "on", "envoy")]
             for label, a, b in rows:
@@ -363,6 +371,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-streams", action="store_true", help="non-streamed requests only (the per-request figure)")
     ap.add_argument("--sampler", default="always_on", help="OTEL_TRACES_SAMPLER of the stacks that trace")
     ap.add_argument("--sampler-arg", type=float, default=None, help="OTEL_TRACES_SAMPLER_ARG (a ratio sampler's ratio)")
+    ap.add_argument(
+        "--compare-src",
+        default=None,
+        metavar="DIR",
+        help="run the off2 stacks with tracing on from another source tree (e.g. `git archive main gateway extproc "
+        "storage vectorstore | tar -x -C DIR`): off2 - off is then that code's tracing cost beside this code's, in "
+        "the same rounds (runs apart differ by several points on a shared machine)",
+    )
     add_run_args(ap, RESULTS)
     args = ap.parse_args(argv)
     if args.wait_quiet:
@@ -378,7 +394,11 @@ def main(argv: list[str] | None = None) -> int:
         doors_env: dict[str, Any] = {**tracing, **same}  # (keyword arguments: the processes' variables)
         stacks = {
             "off": stack.enter_context(envoy_stack(backend.url, Path(tmp) / "off", None, **same)),
-            "off2": stack.enter_context(envoy_stack(backend.url, Path(tmp) / "off2", None, **same)),
+            "off2": stack.enter_context(
+                envoy_stack(backend.url, Path(tmp) / "off2", None, **same)
+                if args.compare_src is None
+                else envoy_stack(backend.url, Path(tmp) / "off2", None, **doors_env, PYTHONPATH=args.compare_src)
+            ),
             "on": stack.enter_context(envoy_stack(backend.url, Path(tmp) / "on", None, **doors_env)),
             "envoy": stack.enter_context(
                 envoy_stack(backend.url, Path(tmp) / "envoy", None, envoy_otel_env=tracing, **same)

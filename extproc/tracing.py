@@ -22,7 +22,11 @@ def _metadata(context: Any) -> dict[str, str]:
         pairs: Iterable[tuple[str, Any]] = context.invocation_metadata() or ()
     except Exception:  # a test double, or a context without metadata
         return {}
-    return {k: v if isinstance(v, str) else v.decode("latin-1") for k, v in pairs if k in _KEYS}
+    found: dict[str, str] = {}
+    for k, v in pairs:  # (a loop, not a comprehension: most keys are not ours, and a frame less)
+        if k in _KEYS:
+            found[k] = v if type(v) is str else v.decode("latin-1")
+    return found
 
 
 def server_span(context: Any, headers: Callable[[], dict[str, str]]) -> tuple[Any, bool]:
@@ -44,5 +48,6 @@ def server_span(context: Any, headers: Callable[[], dict[str, str]]) -> tuple[An
             "rpc.method": "Process",
         },
         parent=tracing.extract(carrier),
+        own=True,
     )
     return span, "traceparent" in envoy

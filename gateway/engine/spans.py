@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
     from gateway.engine.turn import TurnAssembler
 
+_time_ns = time.time_ns
+
 # gen_ai.tool.type by Responses tool type: `extension` runs elsewhere (an MCP server, a search
 # service), `datastore` reads the gateway's own stores.
 TOOL_TYPES = {"mcp": "extension", "web_search": "extension", "web_search_preview": "extension"}
@@ -57,8 +59,10 @@ def agent_span(*, response: dict[str, Any], provider: str, background: bool, con
         attributes["gen_ai.conversation.id"] = conversation_id
     if background:
         link = tracing.current_link()
-        return tracing.start_span("invoke_agent", attributes=attributes, links=[link] if link else None, root=True)
-    return tracing.start_span("invoke_agent", attributes=attributes)
+        return tracing.start_span(
+            "invoke_agent", attributes=attributes, links=[link] if link else None, root=True, own=True
+        )
+    return tracing.start_span("invoke_agent", attributes=attributes, own=True)
 
 
 def end_agent(span: Span, response: dict[str, Any], error: Any = None) -> None:
@@ -101,26 +105,27 @@ class ChatSpan:
             attributes["gen_ai.input.messages"] = dumps(items).decode()
         name = f"chat {model}"
         self.span = (
-            tracing.start_span(name, "client", attributes, parent=parent)
+            tracing.start_span(name, "client", attributes, parent=parent, own=True)
             if parent is not None
-            else tracing.start_span(name, "client", attributes)
+            else tracing.start_span(name, "client", attributes, own=True)
         )
-        self.started = time.perf_counter()
-        self.first = False
+        self.first = 0  # time_ns of the first chunk (0: none yet)
         self.token: object | None = None
 
     def chunk(self) -> None:
-        """A piece of output arrived; the first one's delay is the time to first chunk."""
+        """A piece of output arrived; the first one's delay is the time to first chunk. Only its
+        time is taken here: the attribute and the event are made in `end`, with the span's other
+        end-of-call work (one touch of the span per call rather than two, #31)."""
         if not self.first:
-            self.first = True
-            seconds = time.perf_counter() - self.started
-            self.span.set_attribute("gen_ai.response.time_to_first_chunk", seconds)
-            self.span.add_event("gen_ai.first_chunk")
+            self.first = _time_ns()
 
     def end(self, turn: TurnAssembler | None, error: BaseException | None = None) -> None:
         s = self.span
+        attributes: dict[str, Any] = {}  # set at once (one call), as in `end_agent`
+        if (first := self.first) and (started := getattr(s, "start", 0)):  # (a recorded span's start, ns)
+            attributes["gen_ai.response.time_to_first_chunk"] = max(first - started, 1) / 1e9
+            s.add_event("gen_ai.first_chunk", timestamp=first)
         if turn is not None:
-            attributes: dict[str, Any] = {}  # set at once (one lock, one call), as in `end_agent`
             if usage := turn.usage:
                 attributes["gen_ai.usage.input_tokens"] = int(usage.get("prompt_tokens") or 0)
                 attributes["gen_ai.usage.output_tokens"] = int(usage.get("completion_tokens") or 0)
@@ -134,6 +139,7 @@ class ChatSpan:
                 attributes["gateway.tool_call_ids"] = [str(c) for c in calls]
             if tracing.CAPTURE_CONTENT:
                 attributes["gen_ai.output.messages"] = dumps(turn.items).decode()
+        if attributes:
             s.set_attributes(attributes)
         if error is not None:
             tracing.fail(s, error)
@@ -149,6 +155,7 @@ def tool_span(name: str, call_id: str, tool_type: str) -> Span:
             "gen_ai.tool.call.id": call_id,
             "gen_ai.tool.type": tool_type,
         },
+        own=True,
     )
 
 

@@ -16,22 +16,30 @@ from aiohttp import web
 
 from gateway.telemetry import tracing
 
+_VERSIONS: dict[Any, str] = {}  # "1.1" by aiohttp's HttpVersion: made once, not per request
+
 
 def _route(request: web.Request) -> str:
     resource = request.match_info.route.resource
     return resource.canonical if resource is not None else ""
 
 
+def _version(version: Any) -> str:
+    text = _VERSIONS[version] = f"{version.major}.{version.minor}"
+    return text
+
+
 @web.middleware
 async def tracing_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
     parent = tracing.extract(request.headers)
+    version = request.version
     host, _, port = (request.host or "").partition(":")
     attributes: dict[str, Any] = {
         "http.request.method": request.method,
         "url.path": request.path,
         "url.scheme": request.scheme,
         "server.address": host,
-        "network.protocol.version": f"{request.version.major}.{request.version.minor}",
+        "network.protocol.version": _VERSIONS.get(version) or _version(version),
     }
     if port.isdigit():
         attributes["server.port"] = int(port)
@@ -43,7 +51,7 @@ async def tracing_middleware(request: web.Request, handler: Any) -> web.StreamRe
     if route:
         attributes["http.route"] = route
     name = f"{request.method} {route}" if route else request.method
-    span = tracing.start_span(name, "server", attributes, parent=parent)
+    span = tracing.start_span(name, "server", attributes, parent=parent, own=True)
     token = tracing.attach(span)
     try:
         resp = await handler(request)

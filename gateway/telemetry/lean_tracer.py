@@ -294,6 +294,8 @@ class LeanTracer:
 
     def __init__(self, sampler: Sampler) -> None:
         self.sampler = sampler
+        # a recorded parent's children are recorded (a parent-based sampler follows the parent)
+        self.follows_parent = sampler.parent_based
 
     def start(
         self,
@@ -302,10 +304,25 @@ class LeanTracer:
         attributes: Mapping[str, Any] | None,
         parent: trace.Span | SpanContext | None,
         links: Sequence[Link] | None = None,
+        own: bool = False,
     ) -> trace.Span:
-        """A span under ``parent`` (a span, a remote `SpanContext`, or None for a new trace)."""
+        """A span under ``parent`` (a span, a remote `SpanContext`, or None for a new trace);
+        ``own``: ``attributes`` is the caller's fresh dict, kept rather than copied."""
         kind_of_parent = type(parent)
         if kind_of_parent is LeanSpan:
+            if self.follows_parent:  # the usual case (a child of a recorded span) in one step, #31
+                span_id = _bits(64) or _bits(64) or 1
+                return LeanSpan(
+                    name,
+                    kind,
+                    parent.trace_id,  # type: ignore[union-attr]
+                    span_id,
+                    parent.span_id,  # type: ignore[union-attr]
+                    False,
+                    parent.trace_state,  # type: ignore[union-attr]
+                    attributes if own and type(attributes) is dict else dict(attributes) if attributes else {},
+                    [link for link in links if link.context.is_valid] if links else None,
+                )
             trace_id, parent_id, remote, state = parent.trace_id, parent.span_id, False, parent.trace_state  # type: ignore[union-attr]
             parent_sampled: bool | None = True
         else:
@@ -335,7 +352,7 @@ class LeanTracer:
             parent_id,
             remote,
             state or None,
-            dict(attributes) if attributes else {},
+            attributes if own and type(attributes) is dict else dict(attributes) if attributes else {},
             [link for link in links if link.context.is_valid] if links else None,
         )
 

@@ -19,7 +19,7 @@ proto3 leaves a scalar out when it is zero or empty, a message field in when it 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 _U64 = (1 << 64) - 1
@@ -66,7 +66,7 @@ def any_value(value: Any) -> bytes:
         return b"\x21" + _pack_d(value)
     if isinstance(value, bytes):
         return _field(b"\x3a", value)
-    if isinstance(value, Sequence):
+    if type(value) is tuple or type(value) is list or isinstance(value, Sequence):
         return _field(b"\x2a", b"".join(_field(b"\x0a", any_value(v)) for v in value))
     if isinstance(value, Mapping):
         return _field(b"\x32", b"".join(_field(b"\x0a", key_value(str(k), v)) for k, v in value.items()))
@@ -78,38 +78,54 @@ def key_value(key: str, value: Any) -> bytes:
     return (_field(b"\x0a", key.encode()) if key else b"") + _field(b"\x12", any_value(value))
 
 
-_memo: dict[tuple[bytes, str, type, Any], bytes] = {}
-_MEMOISABLE = frozenset({str, int, float, bool})
+_memo: dict[tuple[Any, ...], bytes] = {}
+_MEMOISABLE = frozenset({int, float, bool})
 # only short strings are memoised: names, models, ids repeat; captured message content
 # (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT) is long, unique, and would pin memory
 _MEMO_STR_MAX = 256
 
 
-def attributes(tag: bytes, attrs: Mapping[str, Any] | None) -> Iterable[bytes]:
+def attributes(tag: bytes, attrs: Mapping[str, Any] | None) -> list[bytes]:
     """Each attribute as a repeated `KeyValue` field ``tag``. A value of a type OTLP cannot carry is
-    left out (the library logs and drops it too)."""
+    left out (the library logs and drops it too).
+
+    Why the shape: this runs for every attribute of every span in the export thread, which shares
+    the GIL with the event loop (#31). A short string (most values) is looked up by ``(tag, key,
+    value)``: a string never equals a number, so no type is needed in its key; numbers and booleans
+    carry their type (1, 1.0 and True are equal and hash alike but encode apart); a tuple or list
+    of short strings (finish reasons) is memoised as a tuple, and is tested by its exact type first:
+    `isinstance` against `Sequence`, an ABC, costs a few microseconds a value."""
     if not attrs:
-        return ()
-    out = []
+        return []
+    out: list[bytes] = []
+    append = out.append
     memo = _memo
     for key, value in attrs.items():
         kind = type(value)
-        if kind in _MEMOISABLE and (kind is not str or len(value) <= _MEMO_STR_MAX):
-            # the type is part of the key: 1, 1.0 and True are equal (and hash alike) but encode apart
+        if kind is str:
+            if len(value) <= _MEMO_STR_MAX:
+                memo_key: tuple[Any, ...] = (tag, key, value)
+            else:
+                append(_field(tag, key_value(key, value)))
+                continue
+        elif kind in _MEMOISABLE:
             memo_key = (tag, key, kind, value)
-            encoded = memo.get(memo_key)
-            if encoded is None:
-                if len(memo) >= _MEMO_MAX:
-                    memo.clear()
-                encoded = memo[memo_key] = _field(tag, key_value(key, value))
-            out.append(encoded)
+        elif (kind is tuple or kind is list) and all(type(v) is str and len(v) <= _MEMO_STR_MAX for v in value):
+            memo_key = (tag, key, tuple, tuple(value))  # a list encodes as the tuple does
+        elif value is None:  # not an attribute value: the SDK never records it
             continue
-        if value is None:  # not an attribute value: the SDK never records it
+        else:
+            try:
+                append(_field(tag, key_value(key, value)))
+            except TypeError:
+                pass
             continue
-        try:
-            out.append(_field(tag, key_value(key, value)))
-        except TypeError:
-            continue
+        encoded = memo.get(memo_key)
+        if encoded is None:
+            if len(memo) >= _MEMO_MAX:
+                memo.clear()
+            encoded = memo[memo_key] = _field(tag, key_value(key, value))
+        append(encoded)
     return out
 
 
