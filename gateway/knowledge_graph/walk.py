@@ -116,8 +116,8 @@ async def walk(
         linked: set[str] = set()  # reached along a stated relation, not a co-occurrence
         for e in edges:
             for u, v in ((e.source, e.target), (e.target, e.source)):
-                if u not in inside or v == u:
-                    continue
+                if u not in inside or v == u or v in seeds:
+                    continue  # a path never comes back to the question's own entities
                 at = reached[u]
                 words = _words(e.type, asked, hops) if relate is not None else None
                 if words is not None and at.into and u == e.target and again.get(u, {}).get(words, 0.0) >= SIBLING:
