@@ -78,7 +78,7 @@ class _Graph:
             adj[i].append(j)
             adj[j].append(i)
         steps = np.full(n, 2 * MAX_HOPS)
-        todo = [i for key in seeds if (i := self.index.get("e:" + key)) is not None]
+        todo = [self.index["e:" + key] for key in seeds if "e:" + key in self.index]
         for i in todo:
             steps[i] = 0
         while todo:
@@ -102,10 +102,10 @@ class _Graph:
             return restart
         restart /= restart.sum()
         pairs = np.array(list(self.weights), dtype=np.int64)
-        w = np.array(list(self.weights.values()))
+        weights = np.array(list(self.weights.values()))
         src = np.concatenate([pairs[:, 0], pairs[:, 1]])
         dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
-        ww = np.concatenate([w, w])
+        ww = np.concatenate([weights, weights])
         degree = np.bincount(src, weights=ww, minlength=n)
         share = ww / degree[src]
         mass = restart.copy()
