@@ -118,3 +118,31 @@ def test_a_noun_modified_by_a_participle_or_whose_is_a_chain(backend: Backend, t
             answer_id=ids["kelby.md"],
             names=names,
         )
+
+
+CUVEES = {
+    "nuth.md": "# Cuvée Nuth\n\nCuvée Nuth is a syrah made at Domaine Lark.",
+    "lark.md": "# Domaine Lark\n\nDomaine Lark lies in Pelby. It is owned by Ada Venn.",
+    "venn.md": "# Ada Venn\n\nAda Venn is a vintner who trained in Burgundy.",
+    "pelby.md": "# Pelby\n\nPelby is a hill village.",
+    # a note on the cuvée repeating the question's relations about it ("owns", "makes")
+    "note.md": "# Tasting note on Cuvée Nuth\n\nWho owns the estate that makes Cuvée Nuth, who trained its maker "
+    "and where the grapes grow: the note leaves all of it to the label.",
+    "orr.md": "# Cuvée Orr\n\nCuvée Orr is a gamay made at Domaine Fell.",
+    "fell.md": "# Domaine Fell\n\nDomaine Fell lies in Kerby. It is owned by Ivo Strand.",
+    "strand.md": "# Ivo Strand\n\nIvo Strand is a vintner.",
+}
+
+
+def test_a_path_never_returns_to_the_question_entity(backend: Backend, tmp_path: Path) -> None:
+    """The note's relations led the walk from the cuvée to the note and back to the cuvée with two
+    steps matched, so the cuvée's own page (which the question names, and no answer) ranked first,
+    above the owner's; a path no longer comes back to a question entity: the owner outranks it."""
+    with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
+        own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
+        store_id, ids = _store(own, "kg-no-return", CUVEES)
+        names = {v: k for k, v in ids.items()}
+        question = "Who owns the estate that makes Cuvée Nuth?"
+        page = own.vector_stores.search(store_id, query=question, ranking_options=KG)  # type: ignore[arg-type]
+        ranked = list(dict.fromkeys(names[h.file_id] for h in page.data))
+        assert "venn.md" in ranked[:2] and ranked.index("venn.md") < ranked.index("nuth.md"), ranked
