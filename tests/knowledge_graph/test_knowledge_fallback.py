@@ -1,5 +1,6 @@
-"""Chain questions the relation-aware walk cannot complete, and chains written with a noun's own
-modifier (#28), through the search endpoint and `file_search`.
+"""Chain questions the relation-aware walk cannot complete, chains written with a noun's own
+modifier, and paths that came back to the question's entity (#28), through the search endpoint and
+`file_search`.
 
 * "What work did Ventiv Lemdri's student compose?": the pupil's page says "Hensa studied under
   Ventiv Lemdri" (his first name only, so no relation joins the two pages' entities); the walk
@@ -11,6 +12,9 @@ modifier (#28), through the search endpoint and `file_search`.
   participle after a noun is one ("the ship carrying X"), and so is "whose" as the question's
   determiner ("Whose schooner carries X?": the owner's, and the schooner's). Counted as one
   relation, both were answered by hybrid search (the bell's page, or a note sharing their words).
+* "Who owns the estate that makes Cuvée Nuth?": a note on the cuvée repeating those relations
+  about it led the walk back to the cuvée itself with steps matched; a path no longer returns to
+  a question entity.
 Each answer page shares no word with its question.
 """
 
