@@ -11,7 +11,8 @@ Five phases, per (store, query):
    keyword match, recency, title match) blended by weights that sum to 1 (`GATEWAY_KG_CHAIN_WEIGHTS` when the walk
    followed a step of the question's chain, `GATEWAY_KG_WEIGHTS` otherwise, hybrid's own blend
    when the graph knows nothing of the question); chunks only the graph found are read from the
-   backend only if they make the top k;
+   backend only if they make the top k. A chain the walk does not complete (or takes no step of)
+   is ranked by personalised PageRank around the question's entities instead (`spread.py`);
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from gateway.knowledge_graph import spread as pagerank
 from gateway.knowledge_graph.extract import _CONNECTORS, _STOP, Extractor, Gazetteer, normalise
 from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
@@ -42,6 +44,8 @@ MAX_ENTITIES = 24  # reached entities whose chunks become candidates
 MAX_MENTIONS = 150
 MAX_GRAPH_FILES = 30
 MAX_GRAPH_CHUNKS = 60  # chunks only the graph found that are ranked (their text is read for the top k only)
+# the PageRank fallback's blend: its mass is all that ranks a page sharing no word with the question
+SPREAD_WEIGHTS = {"vector": 0.05, "graph": 0.9, "keyword": 0.05, "recency": 0.0, "title": 0.0}
 _WORDS = re.compile(r"\w+")
 _TOKEN = re.compile(r"[^\W_][\w\-\.']*[^\W_]|[^\W_]")
 
@@ -104,6 +108,19 @@ MAX_RELATION_WORDS = 12
 # a participle after a noun, then "by": a reduced relative clause, "the peak attempted by X", "the
 # hospital set up by Y" (after an auxiliary, "was headed by", it is the question's own verb)
 _PARTICIPLE_BY = re.compile(r"\b(\w+)\s+(\w+)(?:\s+(?:up|out|off|down|over))?\s+by\b", re.I)
+# a noun after a determiner, then a preposition or a present participle: a noun's own relation to
+# what follows, "the grapes for X", "the route through X", "the trains stopping at X", "the estate
+# producing X" (in a question; "of" and relative pronouns are links already)
+_DETERMINED = r"\b(?:the|a|an|its|their|his|her)\s+(?!\w+ing\b)([a-z]\w+)\s+"
+_POST_MODIFIER = re.compile(
+    _DETERMINED + r"(?:for|through|at|in|on|from|near|under|into|across|along|beside|via|(\w{3,}ing))\b"
+)
+# "whose" as the question's determiner, "Whose property produces X?": the possessor's relation to
+# the noun is one, the noun's to X another
+_WHOSE_NOUN = re.compile(r"^\W*whose\s+[a-z]", re.I)
+# not when the noun is the object of an auxiliary's clause, "Whose research centre did X's adviser
+# run?": its possessor is that clause's subject, no relation of its own
+_WHOSE_OBJECT = re.compile(r"^\W*whose(?:\s+\w+){1,3}?\s+(?:do|does|did|is|are|was|were|has|have|had)\b", re.I)
 _AUXILIARY = frozenset(
     "is are was were be been being am get gets got has have had not never also first later once newly".split()
 )
@@ -130,6 +147,8 @@ def steps(query: str) -> int:
             m.group(1).lower() not in _AUXILIARY | _STOP and not _WH.fullmatch(m.group(1)) and m.start() >= wh.start()
             for m in _PARTICIPLE_BY.finditer(query)
         )
+        links += sum(m.group(1) not in _AUXILIARY | _STOP for m in _POST_MODIFIER.finditer(query, wh.end()))
+        links += bool(_WHOSE_NOUN.match(query)) and not _WHOSE_OBJECT.match(query)
     ends_on_name = bool(words) and _name(words[-1])
     if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
         ends_on_name = _name(possessed.group(1))
@@ -226,12 +245,25 @@ class Ranker:
         vec_hits, kw_hits, reached = await asyncio.gather(
             vec_job, kw_job, walk(self.graph, store_id, seeds, asked, hops=hops, relate=relate)
         )
-        if not asked and not any(len(r.matched) >= hops for r in reached.values()):
-            return RankOutcome(await self._hybrid(backend, store_id, query, vector, k, filters), q_entities, {})
+        hits: dict[str, Hit] = {h.chunk_id: h for h in [*kw_hits, *vec_hits]}
+        if (not asked and not any(len(r.matched) >= hops for r in reached.values())) or (
+            hops >= 2 and not chained(reached, hops)
+        ):
+            # a chain no path completes (asking for no relation type), or one the walk followed no
+            # step of: personalised PageRank around the question's entities (`spread.py`), which
+            # needs no relation words, rather than hybrid search, which never reaches a page that
+            # shares no word with the question, or the walk's aimless paths
+            mass, rows_of = await pagerank.spread(self.graph, store_id, {key: s.base for key, s in seeds.items()}, hops)
+            times = await self.graph.file_times(
+                store_id, list({h.file_id for h in hits.values()} | {m.file_id for m in rows_of.values()})
+            )
+            scored = await self._finish(
+                backend, store_id, query, hits, vec_hits, kw_hits, mass, rows_of, times, SPREAD_WEIGHTS, k, filters
+            )
+            return RankOutcome(scored, q_entities, {})
         # phase 4: candidates and their signals
         ranked_entities = sorted(reached, key=lambda e: reached[e].potential(), reverse=True)[:MAX_FRONTIER]
         graph_rows = await self.graph.mentions(store_id, ranked_entities[:MAX_ENTITIES], limit=MAX_MENTIONS)
-        hits: dict[str, Hit] = {h.chunk_id: h for h in [*kw_hits, *vec_hits]}
         ids = list(dict.fromkeys([*hits, *(m.chunk_id for m in graph_rows)]))
         files = list({h.file_id for h in hits.values()} | {m.file_id for m in graph_rows})
         chunk_rows, stated, times = await asyncio.gather(
@@ -241,20 +273,42 @@ class Ranker:
         )
         paged = frozenset(m.entity for m in graph_rows if m.subject)
         graph_score = chunk_scores(chunk_rows, stated, reached, asked, one_step=hops == 1, paged=paged)
-        # chunks only the graph found have no text yet: rank them with what is known (their graph,
-        # recency and title signals) and read from the backend only those that make the top k
-        only_graph = sorted((c for c in graph_score if c not in hits), key=lambda c: graph_score[c], reverse=True)
-        rows_by_chunk = {m.chunk_id: m for m in chunk_rows}
-        pending = {c: _pending(rows_by_chunk[c]) for c in only_graph[:MAX_GRAPH_CHUNKS]}
         weights = self.chain_weights if chained(reached, hops) else self.weights
+        rows_by_chunk = {m.chunk_id: m for m in chunk_rows}
+        scored = await self._finish(
+            backend, store_id, query, hits, vec_hits, kw_hits, graph_score, rows_by_chunk, times, weights, k, filters
+        )
+        expanded = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
+        return RankOutcome(scored, q_entities, expanded)
+
+    async def _finish(
+        self,
+        backend: VectorBackend,
+        store_id: str,
+        query: str,
+        hits: dict[str, Hit],
+        vec_hits: list[Hit],
+        kw_hits: list[Hit],
+        graph_score: dict[str, float],
+        rows_by_chunk: dict[str, MentionRow],
+        times: dict[str, tuple[str, int]],
+        weights: dict[str, float],
+        k: int,
+        filters: dict[str, Any] | None,
+    ) -> list[RankedHit]:
+        """The top k of the candidates by their blended signals. Chunks only the graph found have no
+        text yet: they are ranked with what is known (their graph, recency and title signals) and
+        read from the backend only if they make the top k."""
+        only_graph = sorted((c for c in graph_score if c not in hits), key=lambda c: graph_score[c], reverse=True)
+        pending = {c: _pending(rows_by_chunk[c]) for c in only_graph[:MAX_GRAPH_CHUNKS] if c in rows_by_chunk}
+        scored: list[RankedHit] = []
         for _round in range(3):  # a chunk the filters drop makes room for the next one
             scored = self._blend(query, {**pending, **hits}, vec_hits, kw_hits, graph_score, times, weights, k)
             wanted = [pending.pop(r.chunk_id) for r in scored[:k] if r.chunk_id in pending]
             if not wanted:
                 break
             await self._load_chunks(backend, store_id, wanted, hits, filters)
-        expanded = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
-        return RankOutcome(scored[:k], q_entities, expanded)
+        return scored[:k]
 
     async def _hybrid(
         self,

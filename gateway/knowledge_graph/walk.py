@@ -17,6 +17,8 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
 * an entity keeps its best path, ranked by `potential`: weight x 3^(relations matched), so a path
   that completes one more step of the chain beats a shorter one that does not; paths that matched
   a step are widened first, then a few along stated relations that matched none (`UNSURE_FRONTIER`);
+* a path never comes back to the question's own entities (a note on X repeating the question's
+  relations about X would lead X back to itself with steps matched);
 * a step is worth a little less (`UNSUPPORTED`) when no file stating it also names the entity
   before it on the path: of two people called the same (one entity, keys are names), the
   birthplace stated in the biography that names the company they founded wins.
@@ -116,8 +118,8 @@ async def walk(
         linked: set[str] = set()  # reached along a stated relation, not a co-occurrence
         for e in edges:
             for u, v in ((e.source, e.target), (e.target, e.source)):
-                if u not in inside or v == u:
-                    continue
+                if u not in inside or v == u or v in seeds:
+                    continue  # a path never comes back to the question's own entities
                 at = reached[u]
                 words = _words(e.type, asked, hops) if relate is not None else None
                 if words is not None and at.into and u == e.target and again.get(u, {}).get(words, 0.0) >= SIBLING:

@@ -210,3 +210,29 @@ async def test_phrase_relations_and_the_walk_by_likeness(graph: GraphStore, tmp_
     assert town.hops == 2 and len(town.matched) == 2, town
     assert town.potential() > reached["varn academy"].potential()
     assert town.potential() > reached["sundby"].potential()
+
+
+async def test_pagerank_around_the_question_entities(graph: GraphStore) -> None:
+    """The kg ranker's fallback (#28, `spread.py`) reads the subgraph around the seeds through the
+    store interface on every store: the work of the theorist's pupil is two hops out though the
+    pupil's relation to the theorist was stored under his first name only (no typed relation
+    joins the two pages), and it outranks the pupil's page, one hop out, and the theorist's own."""
+    from gateway.knowledge_graph.spread import spread
+
+    sid = _sid()
+    texts = {
+        "v": "# Ventiv Lemdri\n\nVentiv Lemdri was a theorist and organist who wrote a treatise on fugue.",
+        "h": "# Hensa Grethm\n\nHensa Grethm was a composer and oboe player. Hensa studied under Ventiv Lemdri.",
+        "w": "# Nahan Tone Poem\n\nNahan Tone Poem is a piece in four movements by Hensa Grethm, first heard in 1901.",
+        "o": "# Olaf Brinde\n\nOlaf Brinde was a violinist. Olaf studied under Marta Sool.",
+    }
+    titles = [title_of(f"{k}.md", t) for k, t in texts.items()]
+    for key, text in texts.items():
+        await graph.replace_file(
+            build_file_graph(RuleExtractor(), sid, key, f"{key}.md", [(f"{sid}:{key}:0", text)], titles)
+        )
+    mass, rows = await spread(graph, sid, {"ventiv lemdri": 1.0}, hops=2)
+    ranked = sorted(mass, key=lambda c: mass[c], reverse=True)
+    assert ranked[:3] == [f"{sid}:w:0", f"{sid}:h:0", f"{sid}:v:0"], ranked
+    assert rows[ranked[0]].file_id == "w"
+    assert f"{sid}:o:0" not in mass  # not linked to the theorist at all: never read
