@@ -39,7 +39,9 @@ def _sentence_after(text: str, end: int) -> str:
 
 
 class _Titles(Protocol):
-    names: Sequence[str]  # the store's titles (a `Gazetteer`)
+    @property
+    def names(self) -> Sequence[str]:  # the store's titles (a `Gazetteer`)
+        ...
 
 
 class Coreference:
