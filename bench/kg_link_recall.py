@@ -13,6 +13,11 @@ when one names the other's title, no page naming more than 8 titles (registers, 
 a path; every link of every such path counts (a near-namesake can add a path, the same before and
 after a change). The `fresh` corpus is the lead's blind check and is not offered.
 
+Recall alone rewards a rule that reads too much into a sentence, so the bench also checks PRECISION:
+the ordinary English sentences of `bench/kg_precision_cases.py`, each with exactly the typed
+relations it states, printed as "false relations: N" (relations stored beyond those; `--show-misses`
+lists them) and the expected ones missed.
+
     .venv/bin/python -m bench.kg_link_recall [--corpus heldout sealed unseen hard easy] [--show-misses] [--repeat 3]
 """
 
@@ -24,12 +29,13 @@ import re
 import time
 from collections.abc import Callable
 
+from bench.kg_precision_cases import CASES, Relation
 from bench.multihop_corpus import Doc, Question, build
 from bench.multihop_hard import build_hard
 from bench.multihop_heldout import heldout_paths
 from bench.multihop_sealed import build_sealed, sealed_chains
 from bench.multihop_unseen import build_unseen
-from gateway.knowledge_graph.extract import Gazetteer, RuleExtractor, normalise
+from gateway.knowledge_graph.extract import Gazetteer, RuleExtractor, extract, normalise
 from gateway.knowledge_graph.index import build_file_graph, title_of
 
 HUB = 8  # a page naming more titles than this is a list, not a step of a chain
@@ -152,6 +158,29 @@ def measure(corpus: str, show: bool, repeat: int = 3) -> None:
             print(f"    [{title[fb]}] {_sentence(text[fb], title[fb], title[fa])}")
 
 
+def stated(text: str, subject: tuple[str, str] | None, titles: tuple[str, ...]) -> set[Relation]:
+    """The typed relations extraction stores for one text (co-occurrence aside)."""
+    graph = extract(RuleExtractor(), text, known=Gazetteer(list(titles)), subject=subject)
+    return {(src, dst, kind) for src, dst, kind, _ in graph.relations if kind != "co_occurs"}
+
+
+def precision(show: bool) -> int:
+    """False relations on the ordinary sentences of `kg_precision_cases` (printed); their number."""
+    false: list[tuple[str, Relation]] = []
+    missing = 0
+    for case in CASES:
+        got = stated(case.text, case.subject, case.titles)
+        false += [(case.text, r) for r in sorted(got - case.expected)]
+        missing += len(case.expected - got)
+    expected = sum(len(c.expected) for c in CASES)
+    print(f"precision: {len(CASES)} ordinary sentences; false relations: {len(false)}; ", end="")
+    print(f"expected relations missed: {missing} of {expected}")
+    if show:
+        for text, (src, dst, kind) in false:
+            print(f"  false: {src} -[{kind}]-> {dst}   ({text})")
+    return len(false)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--corpus", nargs="+", choices=sorted(CORPORA), default=["heldout"])
@@ -160,6 +189,7 @@ def main() -> None:
     args = parser.parse_args()
     for corpus in args.corpus:
         measure(corpus, args.show_misses, max(1, args.repeat))
+    precision(args.show_misses)
 
 
 if __name__ == "__main__":

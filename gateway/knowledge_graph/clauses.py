@@ -96,9 +96,16 @@ _AUX = frozenset("is are was were has have had be been being will would can coul
 _ASIDE_CLOSE = re.compile(r"\s*,\s*(?:(?:is|are|was|were|has|have|had)\s+)?", re.IGNORECASE)
 _LOCATIVE_ASIDE = re.compile(r",\s*(?:in|at)\s+(?:the\s+)?", re.IGNORECASE)
 _ASIDE_END = re.compile(r"\s*,")
-_DESCRIPTION = re.compile(r"\s*(?:the|this|its|his|her|their)\s+[a-z][a-z\-]*(?:\s+[a-z][a-z\-]*)?\s*", re.IGNORECASE)
-# "Composed by X in 1903, W calls for ...": a phrase opening the sentence is said of the name after its comma
-_VERB_NEXT = re.compile(r" [a-z]")  # the subject's verb follows it (case-sensitive: no name, no list)
+# "The estate" / "This mill": a description of the page's subject only when its noun is the page's
+# kind (a word of its title, or of an "is a N" in the page); never a possessive ("Its rival", "His son"
+# are someone else) and never any other noun ("The next year, in P, ...")
+_DESCRIPTION = re.compile(r"\s*(?:the|this)\s+(?:[a-z][a-z\-]*\s+)?([a-z][a-z\-]*)\s*", re.IGNORECASE)
+_POSSESSED = re.compile(r"(?:its|his|her|their)\s+[a-z]", re.IGNORECASE)
+_KIND = re.compile(r"\b(?:is|was)\s+(?:a|an)\s+((?:[a-z][a-z\-]*\s*){1,3})", re.IGNORECASE)
+# "Composed by X in 1903, W calls for ...": a phrase opening the sentence is said of the name after its
+# comma when the subject's verb follows it (case-sensitive: no name), not a coordinator ("Written by A,
+# B and C": a list, no subject)
+_VERB_NEXT = re.compile(r" (?!(?:and|or|nor)\b)[a-z]")
 _FRONTED_GAP = re.compile(r"[^,.;:!?]{0,40},\s*(?:the\s+)?", re.IGNORECASE)
 
 
@@ -107,18 +114,33 @@ def _set_off_from(
 ) -> str | None:
     """What an aside opening at `comma` is set off from: the name just before the comma ("Domaine X,
     in P, ..."), or the page's subject when a description with no name opens the sentence ("The
-    estate, in P, ..."); None otherwise (a list, "A, B, C", sets nothing off)."""
+    estate, in P, ..." when "estate" names the page's kind); "" when it is set off from something the
+    sentence does not name ("Its rival, in P, ..."); None otherwise (a list, "A, B, C", sets nothing off)."""
     if before:
         last = before[-1]
         return keys[_head(text, before).start] if text[last.end : comma].strip() == "" else None
-    return subject if _DESCRIPTION.fullmatch(text, start, comma) else None
+    described = _DESCRIPTION.fullmatch(text, start, comma)
+    if subject and described and described.group(1).lower() in _kinds(text, subject):
+        return subject
+    return ""  # "Its rival, in P, ...", "The next year, in P, ...": set off from something unnamed
+
+
+@lru_cache(maxsize=8)
+def _kinds(text: str, subject: str) -> frozenset[str]:
+    """The nouns that name the page's kind of thing: its title's words ("Sela Mill": mill) and the
+    words of an "is a N" in the page ("X is a water mill"); cached, as one chunk asks for each aside."""
+    words = set(subject.split())
+    for m in _KIND.finditer(text):
+        words.update(w for w in m.group(1).lower().split() if w not in _STOP)
+    return frozenset(words)
 
 
 def aside_head(
     text: str, start: int, before: list[Span], at: int, keys: dict[int, str], subject: str | None
 ) -> str | None:
     """The head a verb at `at` belongs to when the name before it is set off by commas ("The orchestra,
-    founded in K, is directed by C": the orchestra is), else None."""
+    founded in K, is directed by C": the orchestra is; "" for something unnamed, "Its rival, in P, is
+    owned by O": not P), else None."""
     last = before[-1]
     if not _ASIDE_CLOSE.fullmatch(text, last.end, at):
         return None
@@ -210,6 +232,8 @@ def _phrases(
     end = start + len(sentence)
     lead = text[start : inside[0].start].strip() if inside else ""
     opener = span_keys[inside[0].start] if inside and (not lead or lead.lower() in _STOP) else subject
+    if opener == subject and _POSSESSED.match(lead):  # "His son, in P, ...": the son, not the page's subject
+        opener = None
     prev_end, left = start, subject
 
     def free(a: int, b: int) -> bool:
@@ -222,7 +246,9 @@ def _phrases(
         comma = text.rfind(",", a, b)
         if comma >= 0 and _LOCATIVE_ASIDE.fullmatch(text, comma, b) and _ASIDE_END.match(text, span.end, end):
             owner = _set_off_from(text, start, inside[:k], comma, span_keys, subject)  # "The estate, in P,"
-            if owner and owner != right:
+            # only the sentence's subject is located so ("A met B, in P, and ...": B only met A there)
+            subject_of = not k or (_head(text, inside[:k]) is inside[0] and opener == span_keys[inside[0].start])
+            if owner and owner != right and subject_of:
                 out.append((owner, right, "located_in", 1.0))
         front = fronted(text, span, inside[1], span_keys) if k == 0 and len(inside) > 1 else None
         head = span_keys[_head(text, inside[:k]).start] if k else None

@@ -10,8 +10,9 @@ is plain CPU work, run in a thread by the caller.
 `RuleExtractor` (the default) finds proper-noun spans (capitalised words, joined by "of", "de",
 "van", ...), model codes ("ZX-81", "Orbis 9X"), titles of works in quotes ('"The Quiet Harbour"'),
 and the corpus's own titles wherever they appear, in any case. Within one file, a person's surname
-after their full name is that person (`Coreference`). A capitalised word that only opens a sentence
-("After", "Today") is not a name: a word-list and the text's own lower-case uses tell it apart.
+after their full name is that person, and so is a given name opening a sentence (`coref`). A
+capitalised word that only opens a sentence ("After", "Today") is not a name: a word-list and the
+text's own lower-case uses tell it apart.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from gateway.knowledge_graph.clauses import (
     normalise,
 )
 from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
+from gateway.knowledge_graph.coref import Coreference as Coreference  # read here by the index
 from gateway.knowledge_graph.patterns import PATTERNS
 
 _WORD = re.compile(r"[^\W_][\w'\u2019\-\.&]*[^\W_]|[^\W_]", re.UNICODE)
@@ -44,7 +46,14 @@ _CODE = re.compile(r"^(?=[^\d]*\d)(?=.*[^\W\d_])[\w\-\.]+$")  # letters and digi
 _CLAUSE = re.compile(r"\s(?:and|but|then|while)\s", re.IGNORECASE)  # a new clause: its subject is the sentence's
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
 _NO_OBJECT = re.compile(r"\s+(?:in|at|on|during|near|from)\s", re.IGNORECASE)  # after an active verb
-_PARTICIPLE_NEXT = re.compile(r" (?:by|of) ", re.IGNORECASE)  # after a lone opening word: no name's
+_BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone opening participle
+# the endings of English past participles ("composed", "written", "drawn", "built", "bought", "run",
+# "made", "held"); "Einstein by all accounts", "Berlin by night" are names, and keep them
+_PARTICIPLE = re.compile(r"(?:ed|en|wn|rn|un|ung|und|ade|lt|pt|ght|eld|old|ot|id|et|ut|nt|one|uck)$", re.IGNORECASE)
+# a lower-case word ends names ("the Mivdrark line") once it ends this many titles of the store: one
+# title ("Meeting notes") is no naming habit, and a verb-looking word ("notes", "failed") is none
+MIN_HEAD_TITLES = 3
+_VERBISH = re.compile(r"(?:[^s]s|ed|ing)$")
 _OBJECT_PRONOUN = re.compile(r"\s+(?:it|him|her|them)\b", re.IGNORECASE)
 _CONNECTORS = frozenset({"of", "de", "del", "della", "da", "di", "von", "van", "der", "den", "la", "le", "du", "&"})
 _ORG_WORDS = frozenset(
@@ -92,15 +101,17 @@ class Gazetteer:
         self._odd = any(len(n.lower()) != len(n) for n in names)
         # lower-case last words of titles that are otherwise names ("Harrow line", "Kell station"): the
         # corpus names things with them, so "the Mivdrark line" is one name before its page is known
-        self.heads = frozenset(
+        ends = Counter(
             words[-1]
             for words in (n.split() for n in names)
             if len(words) >= 2
             and words[-1].isalpha()
             and words[-1].islower()
             and words[-1] not in _STOP
+            and not _VERBISH.search(words[-1])
             and all(w[:1].isupper() for w in words[:-1])
         )
+        self.heads = frozenset(w for w, n in ends.items() if n >= MIN_HEAD_TITLES)
 
     def find(self, text: str) -> list[tuple[int, int]]:
         if not self.names:
@@ -201,10 +212,11 @@ class RuleExtractor:
                 while words and words[0].lower() in _STOP and not _CODE.match(words[0]):
                     words.pop(0)
                     a += 1
-                # a lone opening word is no name when the text also writes it in lower case, or when "by"
-                # or "of" follows it: a participle or a common noun ("Composed by X", "Trains of the X")
+                # a lone opening word is no name when the text also writes it in lower case, or when it is
+                # shaped like a participle and "by" follows it ("Composed by X", not "Berlin by night")
                 if (a == 0 and len(words) == 1) and (
-                    words[0].lower() in lower_words or _PARTICIPLE_NEXT.match(body, tokens[a].end())
+                    words[0].lower() in lower_words
+                    or (_PARTICIPLE.search(words[0]) and _BY_NEXT.match(body, tokens[a].end()))
                 ):
                     words = []
                 if words:
@@ -283,48 +295,6 @@ def _windows(sentences: list[tuple[int, str]]) -> list[tuple[int, str]]:
     return out
 
 
-class Coreference:
-    """Short forms of a document's people, resolved to the full name seen first in the same document:
-    "Ana Moravec is an engineer. Moravec was born in Fexgrom." → one entity, `ana moravec`; the
-    given name alone too ("Ana was born in Fexgrom"), as prose names a person by either.
-
-    Kept across a file's chunks (in order), so a surname in chunk 3 finds the name of chunk 1. A
-    short form two names of the document share resolves to neither (a given name also opens the
-    names of things: "Orla" in "Orla Vance" and "Orla Quartet"); one that is itself a title of the
-    corpus (a place called "Moravec") is left alone.
-    """
-
-    def __init__(self, known: Gazetteer) -> None:
-        self._known = {normalise(n) for n in known.names}
-        self.short: dict[str, str | None] = {}  # surname key -> full name key (None: ambiguous)
-        self._given: dict[str, str | None] = {}  # given name key -> full name key (None: ambiguous)
-        self._opens: dict[str, str] = {}  # first word of a name of any kind -> that name
-
-    def note(self, key: str, kind: str) -> None:
-        words = key.split()
-        if len(words) < 2:
-            return
-        first = words[0]
-        if self._opens.setdefault(first, key) != key:  # two names open with one word: it is neither's
-            self._given[first] = None
-        elif kind == "person" and first not in self._known:
-            self._given.setdefault(first, key)
-        if kind != "person":
-            return
-        last = words[-1]
-        if last in self._known:
-            return
-        if self.short.get(last, key) != key:
-            self.short[last] = None
-        else:
-            self.short[last] = key
-
-    def resolve(self, key: str) -> str:
-        if key in self.short:
-            return self.short[key] or key
-        return self._given.get(key) or key
-
-
 def extract(
     extractor: Extractor,
     text: str,
@@ -344,7 +314,7 @@ def extract(
     for span in spans:
         key = normalise(span.text)
         coref.note(key, span.type)
-        key = coref.resolve(key)
+        key = coref.resolve(key, text, span.start, span.end, span.type)
         span_keys[span.start] = key
         graph.counts[key] += 1
         if key not in graph.entities or graph.entities[key][1] in ("entity", "title"):
@@ -373,8 +343,10 @@ def extract(
                 after = [s for s in inside if s.start >= b]
                 # no name before the phrase ("It was founded by ...", "Born in ..."): the document's subject
                 left = span_keys[_head(text, before).start] if before else subject_key
-                if before and (aside := aside_head(text, start, before, a, span_keys, subject_key)):
+                if before and (aside := aside_head(text, start, before, a, span_keys, subject_key)) is not None:
                     left = aside  # "The orchestra, founded in K, is directed by C": the orchestra is
+                    if not aside:  # "Its rival, in P, is owned by O": not P; the phrase's opener decides
+                        continue
                 elif not before and len(after) > 1 and not text[start:a].strip():  # "Engineered by E, the L"
                     left = fronted(text, after[0], after[1], span_keys) or left
                 if before and _CLAUSE.search(text, before[-1].end, a):  # "X was born in Y and studied at Z"

@@ -29,8 +29,11 @@ from tests.support.retrieval_helpers import wait_ingested
 # ingested first, so their titles are the store's known names when the pages below are read
 TOWNS = ("Marrick", "Dunholt", "Pellory", "Vinter")
 PLACES = {f"{t.lower()}.md": f"# {t}\n\n{t} is a small harbour town." for t in TOWNS}
-# a title whose last word is lower case: the store names things "<Name> canal"
-PLACES["oster_canal.md"] = "# Oster canal\n\nOster canal links two rivers."
+# titles whose last word is lower case: the store names things "<Name> canal" (three titles make the habit)
+for _canal in ("Oster", "Lund", "Ruth"):
+    PLACES[f"{_canal.lower()}_canal.md"] = f"# {_canal} canal\n\n{_canal} canal links two rivers."
+# one title ending on a lower-case word that is no naming habit of the store (and looks like a verb)
+PLACES["meeting_notes.md"] = "# Meeting notes\n\nThe spring meeting agreed the budget."
 PAGES = {
     "corvane.md": "# Corvane Ferries\n\nCorvane Ferries sails between the outer islands. Teodor Valk repairs its "
     "engines. Its purser, Lene Dahlquist, joined in 2015. A visitor from Marrick praises its timetable.",
@@ -55,6 +58,16 @@ PAGES = {
     "rye. Designed by Hanna Pike, the Orrin Pier opened in 1911.",
     "sela.md": "# Sela Mill\n\nThe mill, in Pellory, is run by Tove Lind.",
     "norra.md": "# Norra Bakery\n\nThe bakery, founded in Dunholt, is owned by Tove Lind.",
+    # ordinary English the rules above must not misread (#28, review of the second round)
+    "green.md": "# Green Report\n\nWritten by Anna Jones, Bob Lee and Carl Berg.",
+    "nightingale.md": "# Florence Nightingale\n\nFlorence Nightingale trained nurses. She was born in Florence.",
+    "hilton.md": "# Paris Hilton\n\nParis Hilton visited Paris.",
+    "burrows.md": "# Lincoln Burrows\n\nLincoln Burrows was born in Chicago. Lincoln is the capital of Nebraska.",
+    "acme.md": "# Acme Works\n\nIts rival, in Berlin, is owned by Beta Ltd. His son, in Paris, runs a bakery. The next "
+    "year, in Rome, he met Carl Berg.",
+    "audit.md": "# Audit\n\nSmith notes that Acme Corp failed.",
+    "night.md": "# Night Walks\n\nBerlin by night is beautiful. Rome of the Caesars was vast.",
+    "varg.md": "# Anna Varg\n\nAnna met Bob Jones, in Berlin, and founded Acme Corp.",
 }
 
 
@@ -157,3 +170,46 @@ def test_a_name_set_off_by_commas_and_a_participle_before_a_preposition(shapes: 
     said = _said(shapes, "norra.md", "Norra Bakery")
     assert {("part_of", "Tove Lind", "out"), ("~founded in", "Dunholt", "out")} <= said, said
     assert not any(relation == "founded_by" for relation, _, _ in said), said
+
+
+def _names(shapes: dict[str, Any], page: str, query: str) -> set[str]:
+    status, body = _entities(shapes["url"], shapes["store"], query, file_id=shapes["files"][page])
+    assert status == 200, body
+    return {e["name"] for e in body["data"]}
+
+
+def test_a_list_after_an_opening_phrase_names_no_subject(shapes: dict[str, Any]) -> None:
+    # "Written by A, B and C.": B did not write A; the page's subject was written by them
+    said = _said(shapes, "green.md", "Bob Lee")
+    assert not any(name == "Anna Jones" for _, name, _ in said), said
+
+
+def test_a_given_name_that_is_a_place_or_is_defined_stays_itself(shapes: dict[str, Any]) -> None:
+    # after a preposition a given name is the place; beside the full name it is something else; and
+    # "Lincoln is the capital of N" introduces a city, not the person
+    assert ("born_in", "Florence", "out") in _said(shapes, "nightingale.md", "Florence Nightingale")
+    assert ("~visited", "Paris", "out") in _said(shapes, "hilton.md", "Paris Hilton")
+    said = _said(shapes, "burrows.md", "Lincoln Burrows")
+    assert not any(name == "Nebraska" for _, name, _ in said), said
+
+
+def test_a_possessive_or_another_noun_is_not_the_pages_subject(shapes: dict[str, Any]) -> None:
+    # "Its rival, in B, is owned by O", "His son, in P, ...", "The next year, in R, ...": none of it
+    # is said of Acme Works
+    said = _said(shapes, "acme.md", "Acme Works")
+    assert not any(name in ("Berlin", "Paris", "Rome", "Beta Ltd") for _, name, _ in said), said
+
+
+def test_one_title_does_not_make_a_lower_case_word_end_names(shapes: dict[str, Any]) -> None:
+    names = _names(shapes, "audit.md", "Smith")
+    assert "Smith" in names and "Smith notes" not in names, names
+
+
+def test_a_name_opening_a_sentence_before_by_or_of_stays_a_name(shapes: dict[str, Any]) -> None:
+    assert "Berlin" in _names(shapes, "night.md", "Berlin")
+    assert "Rome" in _names(shapes, "night.md", "Rome")
+
+
+def test_an_aside_after_a_name_that_is_not_the_subject_locates_nothing(shapes: dict[str, Any]) -> None:
+    said = _said(shapes, "varg.md", "Bob Jones")
+    assert ("located_in", "Berlin", "out") not in said, said

@@ -1,0 +1,86 @@
+"""Ordinary English sentences the knowledge graph's extraction must not misread (#28): each with the
+page it stands on (its subject), the store's titles, and exactly the typed relations (pattern types
+and phrase relations; co-occurrence aside) it states. `bench.kg_link_recall` prints how many
+relations extraction stores beyond these ("false relations") and how many of these it misses;
+`tests/knowledge_graph/test_extraction_precision.py` pins every case.
+
+Written as negatives for the rules of the second extraction round (lists after an opening phrase,
+given names that are places, descriptions that are someone else, asides, lower-case title endings,
+names opening a sentence before "by"/"of"), and a few plain sentences besides. No corpus wording.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+Relation = tuple[str, str, str]  # (source key, target key, type)
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    text: str
+    subject: tuple[str, str] | None = None  # (page title, type)
+    expected: frozenset[Relation] = frozenset()
+    titles: tuple[str, ...] = field(default=())
+
+
+CASES: tuple[Case, ...] = (
+    Case(
+        "Written by Anna Jones, Bob Lee and Carl Berg.",
+        ("Green Report", "work"),
+        frozenset({("green report", "anna jones", "written_by")}),
+    ),
+    Case("Founded by Anna Jones, Bob Lee and Carl Berg, Acme Corp makes tools."),
+    Case(
+        "Florence Nightingale trained nurses. She was born in Florence.",
+        ("Florence Nightingale", "person"),
+        frozenset({("florence nightingale", "florence", "born_in")}),
+    ),
+    Case("Paris Hilton visited Paris.", ("Paris Hilton", "person"), frozenset({("paris hilton", "paris", "~visited")})),
+    Case(
+        "Lincoln Burrows was born in Chicago. Lincoln is the capital of Nebraska.",
+        ("Lincoln Burrows", "person"),
+        frozenset({("lincoln burrows", "chicago", "born_in"), ("lincoln", "nebraska", "~is the capital of")}),
+    ),
+    Case("Its rival, in Berlin, is owned by Beta Ltd.", ("Acme Corp", "organization")),
+    Case("His son, in Paris, runs a bakery.", ("John Smith", "person")),
+    Case(
+        "The next year, in Paris, she met Carl Berg.",
+        ("Ann Bell", "person"),
+        frozenset({("ann bell", "carl berg", "~met")}),
+    ),
+    Case(
+        "Smith notes that Acme Corp failed.",
+        titles=("Meeting notes",),
+        expected=frozenset({("smith", "acme corp", "~notes that")}),
+    ),
+    Case("Berlin by night is beautiful."),
+    Case("Einstein by all accounts was brilliant."),
+    Case("Rome of the Caesars was vast."),
+    Case(
+        "Anna met Bob Jones, in Berlin, and founded Acme Corp.",
+        ("Anna Schmidt", "person"),
+        frozenset({("acme corp", "anna schmidt", "founded_by"), ("anna schmidt", "bob jones", "~met")}),
+    ),
+    Case(
+        "He joined Siemens, in Munich, in 1990.",
+        ("Hans Meier", "person"),
+        frozenset({("hans meier", "siemens", "~joined")}),
+    ),
+    Case(
+        "Acme Corp, in Berlin, is run by Anna Schmidt.",
+        None,
+        frozenset({("acme corp", "anna schmidt", "led_by"), ("acme corp", "berlin", "located_in")}),
+    ),
+    Case("The weather in Oslo was cold that winter."),
+    Case(
+        "Maria Lopez is a chemist. Maria Curie was born in Warsaw.",
+        ("Maria Lopez", "person"),
+        frozenset({("maria curie", "warsaw", "born_in")}),
+    ),
+    Case(
+        "Jordan Peele directed the film. Jordan is a country in Asia.",
+        ("Jordan Peele", "person"),
+        frozenset({("jordan", "asia", "~is a country in")}),
+    ),
+)
