@@ -138,7 +138,7 @@ def export_accounting(n: int, rounds: int, args_heap: int = 300_000) -> int:
                 stages["export"] += spent
                 posts.append(spent - (stages["encode"] - encoded))
 
-        otlp_encode.encode_batch, recorder.export = timed_encode, timed_export  # type: ignore[method-assign]
+        otlp_encode.encode_batch, recorder.export = timed_encode, timed_export  # type: ignore[assignment,method-assign]
         worker = recorder.thread
         assert worker.ident is not None and worker.native_id is not None
         worker_clock = time.pthread_getcpuclockid(worker.ident)
@@ -148,7 +148,7 @@ def export_accounting(n: int, rounds: int, args_heap: int = 300_000) -> int:
         loop = {"work": 0.0, "spans": 0.0, "export": 0.0}
         in_gc = {k: 0.0 for k in loop}
         collections = {k: [0, 0, 0] for k in loop}
-        gc_start = [0.0, "work"]
+        gc_start: list[Any] = [0.0, "work"]
 
         def gc_timer(event: str, info: dict[str, int]) -> None:  # the collector's CPU, by phase
             if threading.get_ident() != threading.main_thread().ident:
