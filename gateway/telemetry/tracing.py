@@ -189,9 +189,11 @@ def _exporter(env: Mapping[str, str], encode: Any) -> Any:
     # The HTTP exporter calls its module's `encode_spans` (no hook): ours goes there, same contract.
     trace_exporter.encode_spans = lambda spans: _Encoded(encode(spans))  # type: ignore[assignment,return-value]
     if _plain_http(env):  # a kept-alive `http.client` connection: a fifth of `requests`' CPU a POST
-        from gateway.telemetry import otlp_http
-
-        kept_alive = otlp_http.exporter(trace_exporter)
+        try:  # (an exporter release without the transport hook or its module keeps `requests`)
+            from gateway.telemetry import otlp_http
+        except ImportError:
+            otlp_http = None  # type: ignore[assignment]
+        kept_alive = otlp_http.exporter(trace_exporter) if otlp_http is not None else None
         if kept_alive is not None:
             return kept_alive
         import requests
