@@ -407,11 +407,14 @@ def main(argv: list[str] | None = None) -> int:
         res = asyncio.run(run(args, stacks))
         time.sleep(args.bsp_delay_ms / 1000 + 0.3)
         with urllib.request.urlopen(collector["OTEL_EXPORTER_OTLP_ENDPOINT"] + "/count", timeout=10) as reply:
-            res["spans_received"] = json.loads(reply.read())["spans"]
+            received = json.loads(reply.read())
+            res["spans_received"], res["exports_received"] = received["spans"], received["exports"]
     res["meta"] = {k: v for k, v in vars(args).items() if k not in ("out", "wait_quiet")}
     res["meta"].update(cpus=os.cpu_count(), when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     print(report(res))
-    print(f"spans received by the collector: {res['spans_received']}")
+    exports = res["exports_received"]
+    print(f"spans received by the collector: {res['spans_received']} in {exports} exports (the doors' and Envoy's),"
+          f" {res['spans_received'] / max(1, exports):.0f} a batch on average")  # fmt: skip
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(res, indent=2) + "\n")
     return 0

@@ -9,9 +9,9 @@ times, the attribute dict as given, events and links as lists; `end` appends it 
 daemon thread takes batches off it every `OTEL_BSP_SCHEDULE_DELAY` (or when
 `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` wait), encodes them straight to OTLP bytes (`gateway.telemetry.otlp_encode`,
 byte-identical to the library's encoder for the same spans) and hands them to the library's
-`OTLPSpanExporter` of the configured protocol, which keeps its transport, headers, timeout,
-compression and retries. A full queue (`OTEL_BSP_MAX_QUEUE_SIZE`) drops the span, so a dead
-collector never holds the event loop.
+`OTLPSpanExporter` of the configured protocol, which keeps its headers, timeout, compression and
+retries (and its transport, but to a plain-http collector: `gateway.telemetry.otlp_http`). A full
+queue (`OTEL_BSP_MAX_QUEUE_SIZE`) drops the span, so a dead collector never holds the event loop.
 
 What stays OpenTelemetry's: `LeanSpan` *is* an `opentelemetry.trace.Span`, made current through the
 API's context, so the API's propagators (`traceparent`/`tracestate` out), `get_current_span` and

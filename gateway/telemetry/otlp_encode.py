@@ -31,12 +31,17 @@ _HAS_IS_REMOTE = 0x100  # SpanFlags.SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK
 _IS_REMOTE = 0x200  # SpanFlags.SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK
 _FLAGS = {None: _pack_i(_HAS_IS_REMOTE), False: _pack_i(_HAS_IS_REMOTE), True: _pack_i(_HAS_IS_REMOTE | _IS_REMOTE)}
 _MEMO_MAX = 4096  # memoised (tag, key, value) encodings; cleared when full (unique ids would grow it)
+_pack_times = struct.Struct("<BBBQBQ").pack  # a span's kind, start and end fields in one call
+_UNSET_TAIL = {k: b"\x7a\x00\x85\x01" + v for k, v in _FLAGS.items()}
+_names: dict[str, bytes] = {}  # a span's encoded name field (names repeat: routes, models, tools)
 
 
 def varint(n: int) -> bytes:
     """A protobuf varint (a negative int64 as its 64-bit two's complement, as protobuf does)."""
     if 0 <= n < 128:
         return _SMALL[n]
+    if 0 < n < 16384:  # two bytes: a span's body, most strings
+        return bytes(((n & 0x7F) | 0x80, n >> 7))
     n &= _U64
     out = bytearray()
     while n >= 0x80:
@@ -154,11 +159,17 @@ def span_bytes(span: Any) -> bytes:
     parts = [b"\x0a\x10", span.trace_id.to_bytes(16, "big"), b"\x12\x08", span.span_id.to_bytes(8, "big")]
     if state := span.trace_state_header:
         parts.append(_field(b"\x1a", state.encode()))
-    if span.parent_remote is not None:
+    parent_remote = span.parent_remote
+    if parent_remote is not None:
         parts += (b"\x22\x08", span.parent_id.to_bytes(8, "big"))
     if name := span.name:
-        parts.append(_field(b"\x2a", name.encode()))
-    parts += (b"\x30", _SMALL[span.kind], b"\x39", _pack_q(span.start), b"\x41", _pack_q(span.end_ns))
+        encoded = _names.get(name)
+        if encoded is None:
+            if len(_names) >= _MEMO_MAX:
+                _names.clear()
+            encoded = _names[name] = _field(b"\x2a", name.encode())
+        parts.append(encoded)
+    parts.append(_pack_times(0x30, span.kind, 0x39, span.start, 0x41, span.end_ns))  # kind < 128: one byte
     parts += attributes(b"\x4a", span.attributes)
     if span.dropped_attributes:
         parts += (b"\x50", varint(span.dropped_attributes))
@@ -185,16 +196,21 @@ def span_bytes(span: Any) -> bytes:
     code, message = span.status_code, span.status_message
     if code or message:
         status = (_field(b"\x12", message.encode()) if message else b"") + (b"\x18" + varint(code) if code else b"")
-        parts.append(_field(b"\x7a", status))
+        parts += (_field(b"\x7a", status), b"\x85\x01", _FLAGS[parent_remote])
     else:
-        parts.append(b"\x7a\x00")
-    parts += (b"\x85\x01", _FLAGS[span.parent_remote])
+        parts.append(_UNSET_TAIL[parent_remote])  # an empty status and the flags, made once
     return b"".join(parts)
 
 
 def encode_batch(spans: Sequence[Any], resource: tuple[bytes, bytes], scope: tuple[bytes, bytes]) -> bytes:
     """The serialised `ExportTraceServiceRequest` of ``spans``: one resource, one scope (a gateway
     process has one of each), every span of the batch under them."""
-    scope_spans = b"".join((scope[0], *(_field(b"\x12", span_bytes(s)) for s in spans), scope[1]))
+    fields = [scope[0]]
+    append = fields.append
+    for s in spans:
+        body = span_bytes(s)
+        append(b"\x12" + varint(len(body)) + body)
+    append(scope[1])
+    scope_spans = b"".join(fields)
     resource_spans = resource[0] + _field(b"\x12", scope_spans) + resource[1]
     return _field(b"\x0a", resource_spans)
