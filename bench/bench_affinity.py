@@ -36,10 +36,11 @@ import random
 import statistics
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from bench.measure import pct, timed_calls
 from gateway.bootstrap import build_stores
 from gateway.config import Settings
 from storage.postgres import replicas as pg_replicas
@@ -110,19 +111,6 @@ class Table:
         return int(await self.store.db.pool.fetchval(sql))
 
 
-async def _timed(op: Callable[[], Awaitable[Any]], n: int) -> list[float]:
-    out = []
-    for _ in range(n):
-        started = time.perf_counter()
-        await op()
-        out.append((time.perf_counter() - started) * 1e6)
-    return out
-
-
-def _pct(values: list[float], q: int) -> float:
-    return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else values[0]
-
-
 async def measure(table: Table, size: int, ops: int, now: float) -> dict[str, list[float]]:
     """Per-operation µs at the table's current size (`size` live rows, numbered 0..size-1)."""
     rng = random.Random(size)
@@ -134,13 +122,13 @@ async def measure(table: Table, size: int, ops: int, now: float) -> dict[str, li
         await table.refresh(project, key, time.time() + 60)  # older than `before`: written
 
     wal = await table.wal()
-    refreshes = await _timed(refresh, ops)
+    refreshes = await timed_calls(refresh, ops, unit=1e6)
     fpi, wal_bytes = (b - a for a, b in zip(wal, await table.wal(), strict=True))
     if table.kind == "postgres":  # what the commit writes grows with the pages touched, not the lookup
         print(
             f"{size:>10,} {'refresh WAL per op':>26} {fpi / ops:>9.2f} full-page images, {wal_bytes / ops:,.0f} bytes"
         )
-    idle = await _timed(lambda: table.prune(now - HORIZON), ops)  # nothing due: the common beat
+    idle = await timed_calls(lambda: table.prune(now - HORIZON), ops, unit=1e6)  # nothing due: the common beat
     # rows past the horizon, numbered beyond the live ones; each prune statement deletes one batch
     batch = sqlite_replicas.PRUNE_BATCH if table.kind == "sqlite" else pg_replicas.PRUNE_BATCH
     await table.fill(_rows(10**9, 10**9 + DUE_BATCHES * batch, now, due=True))
@@ -149,7 +137,7 @@ async def measure(table: Table, size: int, ops: int, now: float) -> dict[str, li
     async def prune_due() -> None:
         deleted.append(await table.prune(now - HORIZON))
 
-    due = await _timed(prune_due, DUE_BATCHES)
+    due = await timed_calls(prune_due, DUE_BATCHES, unit=1e6)
     if sum(deleted) != DUE_BATCHES * batch or await table.prune(now - HORIZON) != 0:
         raise SystemExit(f"the prune deleted {deleted}, not {DUE_BATCHES} batches of {batch}")
     return {"refresh": refreshes, "prune, none due": idle, f"prune, batch of {batch} due": due}
@@ -174,7 +162,7 @@ async def run(kind: str, sizes: list[int], ops: int, url: str | None) -> None:
                 for name, times in (await measure(table, size, ops, now)).items():
                     p50 = statistics.median(times)
                     p50s.setdefault(name, []).append(p50)
-                    print(f"{size:>10,} {name:>26} {p50:>9.1f} {_pct(times, 90):>9.1f}  {fill_s:6.1f}")
+                    print(f"{size:>10,} {name:>26} {p50:>9.1f} {pct(times, 90):>9.1f}  {fill_s:6.1f}")
             for name, values in p50s.items():
                 print(
                     f"{kind}: {name} p50 at {sizes[-1]:,} / {sizes[0]:,} rows = {values[-1] / values[0]:.2f} (flat: ~1)"

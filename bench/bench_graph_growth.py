@@ -44,6 +44,7 @@ from typing import Any
 
 import orjson
 
+from bench.measure import pct, timed_calls
 from gateway.bootstrap import build_stores
 from gateway.config import Settings
 from storage.bundle import Stores
@@ -204,19 +205,6 @@ def reads(g: Any, size: int, rng: random.Random) -> dict[str, Callable[[], Await
     }
 
 
-async def _timed(op: Callable[[], Awaitable[Any]], n: int) -> list[float]:
-    out = []
-    for _ in range(n):
-        started = time.perf_counter()
-        await op()
-        out.append((time.perf_counter() - started) * 1e3)
-    return out
-
-
-def _pct(values: list[float], q: int) -> float:
-    return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else values[0]
-
-
 async def explain(g: Graph, size: int) -> None:
     """Each read's statements and plans, as the store sends them (SQLite: the reader's trace;
     PostgreSQL: the pool's one connection's query logger, arguments bound, `EXPLAIN ANALYZE`)."""
@@ -267,13 +255,13 @@ async def run(kind: str, sizes: list[int], ops: int, url: str | None, show_plans
                 assert await g.count() == size
                 rng = random.Random(size)
                 for name, op in reads(g.graph, size, rng).items():
-                    await _timed(op, 5)  # the statement prepared, its first pages read
-                    times = await _timed(op, ops)
+                    await timed_calls(op, 5)  # the statement prepared, its first pages read
+                    times = await timed_calls(op, ops)
                     p50 = statistics.median(times)
                     p50s.setdefault(name, []).append(p50)
                     done = await g.work(op, WORK_CALLS)
                     works.setdefault(name, []).append(done)
-                    line = f"{size:>10,} {name:>28} {p50:>8.3f} {_pct(times, 90):>8.3f} {done:>14,.0f}  {fill_s:6.1f}"
+                    line = f"{size:>10,} {name:>28} {p50:>8.3f} {pct(times, 90):>8.3f} {done:>14,.0f}  {fill_s:6.1f}"
                     print(line)
             for name, values in p50s.items():
                 work = works[name]

@@ -14,6 +14,7 @@ import resource
 import statistics
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -34,6 +35,22 @@ class Sizes(Protocol):
 
 def ms(seconds: float) -> float:
     return round(seconds * 1000.0, 3)
+
+
+async def timed_calls(op: Callable[[], Awaitable[Any]], n: int, unit: float = 1e3) -> list[float]:
+    """Wall time of `n` awaited calls one after another, each in `unit`s of a second (ms by default):
+    the growth benches time single store reads this way, where a load generator would add noise."""
+    out = []
+    for _ in range(n):
+        started = time.perf_counter()
+        await op()
+        out.append((time.perf_counter() - started) * unit)
+    return out
+
+
+def pct(values: list[float], q: int) -> float:
+    """The q-th percentile (1..99) of values; the value itself when there is only one."""
+    return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else values[0]
 
 
 def stats(values: list[float]) -> dict[str, Any]:
