@@ -83,7 +83,7 @@ def end_agent(span: Span, response: dict[str, Any], error: Any = None) -> None:
 class ChatSpan:
     """The `chat {model}` span of one backend call, with its time to first chunk."""
 
-    __slots__ = ("first", "span", "started", "token")
+    __slots__ = ("first", "span", "token")
 
     def __init__(
         self,

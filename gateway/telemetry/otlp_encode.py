@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 _U64 = (1 << 64) - 1
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _SMALL = [bytes((i,)) for i in range(128)]
 _pack_d = struct.Struct("<d").pack
 _pack_q = struct.Struct("<Q").pack
@@ -66,6 +67,8 @@ def any_value(value: Any) -> bytes:
     if isinstance(value, str):
         return _field(b"\x0a", value.encode())
     if isinstance(value, int):
+        if not _INT64_MIN <= value <= _INT64_MAX:  # protobuf refuses it; the library drops the attribute
+            raise TypeError(f"Invalid int64 value {value}")
         return b"\x18" + varint(value)
     if isinstance(value, float):
         return b"\x21" + _pack_d(value)
@@ -84,7 +87,7 @@ def key_value(key: str, value: Any) -> bytes:
 
 
 _memo: dict[tuple[Any, ...], bytes] = {}
-_MEMOISABLE = frozenset({int, float, bool})
+_MEMOISABLE = frozenset({int, bool})
 # only short strings are memoised: names, models, ids repeat; captured message content
 # (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT) is long, unique, and would pin memory
 _MEMO_STR_MAX = 256
@@ -97,7 +100,8 @@ def attributes(tag: bytes, attrs: Mapping[str, Any] | None) -> list[bytes]:
     Why the shape: this runs for every attribute of every span in the export thread, which shares
     the GIL with the event loop (#31). A short string (most values) is looked up by ``(tag, key,
     value)``: a string never equals a number, so no type is needed in its key; numbers and booleans
-    carry their type (1, 1.0 and True are equal and hash alike but encode apart); a tuple or list
+    carry their type (1, 1.0 and True are equal and hash alike but encode apart; a float is keyed
+    by its bytes, since 0.0 == -0.0); a tuple or list
     of short strings (finish reasons) is memoised as a tuple, and is tested by its exact type first:
     `isinstance` against `Sequence`, an ABC, costs a few microseconds a value."""
     if not attrs:
@@ -115,6 +119,8 @@ def attributes(tag: bytes, attrs: Mapping[str, Any] | None) -> list[bytes]:
                 continue
         elif kind in _MEMOISABLE:
             memo_key = (tag, key, kind, value)
+        elif kind is float:  # by its bytes: 0.0 == -0.0 (one key) but they encode apart
+            memo_key = (tag, key, float, _pack_d(value))
         elif (kind is tuple or kind is list) and all(type(v) is str and len(v) <= _MEMO_STR_MAX for v in value):
             memo_key = (tag, key, tuple, tuple(value))  # a list encodes as the tuple does
         elif value is None:  # not an attribute value: the SDK never records it
@@ -129,7 +135,10 @@ def attributes(tag: bytes, attrs: Mapping[str, Any] | None) -> list[bytes]:
         if encoded is None:
             if len(memo) >= _MEMO_MAX:
                 memo.clear()
-            encoded = memo[memo_key] = _field(tag, key_value(key, value))
+            try:
+                encoded = memo[memo_key] = _field(tag, key_value(key, value))
+            except TypeError:  # an int beyond int64: dropped, as the library drops it
+                continue
         append(encoded)
     return out
 

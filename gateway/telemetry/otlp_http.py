@@ -16,6 +16,7 @@ credential provider: `tracing._plain_http`); anything else keeps the exporter's 
 from __future__ import annotations
 
 import http.client
+import inspect
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -74,6 +75,8 @@ class KeepAliveTransport(BaseHTTPTransport):
         if self._target is None or self._target[2] != url:
             self._close()
             parts = urlsplit(url)
+            if parts.scheme.lower() != "http" or parts.username is not None:  # never https in clear text
+                raise ValueError(f"the kept-alive transport sends plain http only, not {parts.scheme}://")
             path = parts.path or "/"
             self._target = (parts.hostname or "localhost", parts.port or 80, url)
             self._path = path + (f"?{parts.query}" if parts.query else "")
@@ -102,10 +105,22 @@ class KeepAliveTransport(BaseHTTPTransport):
             self._close()
 
 
+_REQUEST_PARAMETERS = ["self", "method", "url", "headers", "timeout", "data"]
+
+
 def exporter(trace_exporter: Any) -> Any:
-    """The library's `OTLPSpanExporter` over a `KeepAliveTransport`, or None when this version
-    of the exporter takes no transport (it then keeps its own)."""
+    """The library's `OTLPSpanExporter` over a `KeepAliveTransport`, or None when this version of
+    the exporter takes no transport, or calls it otherwise than this module was written against
+    (the hook is private: a changed `request` signature would fail every export with only a log
+    line, so the exporter then keeps its own transport), or its endpoint is not plain http."""
+    if list(inspect.signature(BaseHTTPTransport.request).parameters) != _REQUEST_PARAMETERS:
+        return None
     try:
-        return trace_exporter.OTLPSpanExporter(_transport=KeepAliveTransport())
+        built = trace_exporter.OTLPSpanExporter(_transport=KeepAliveTransport())
     except TypeError:
         return None
+    endpoint = urlsplit(str(getattr(built, "_endpoint", "")))
+    if endpoint.scheme.lower() != "http" or endpoint.username is not None:
+        built.shutdown()
+        return None
+    return built

@@ -28,6 +28,7 @@ import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Link, Span, SpanContext
@@ -204,7 +205,6 @@ def _exporter(env: Mapping[str, str], encode: Any) -> Any:
     return trace_exporter.OTLPSpanExporter()
 
 
-_PROXY_VARIABLES = ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY")
 _CREDENTIAL_VARIABLES = (
     "OTEL_PYTHON_EXPORTER_OTLP_HTTP_CREDENTIAL_PROVIDER",
     "OTEL_PYTHON_EXPORTER_OTLP_HTTP_TRACES_CREDENTIAL_PROVIDER",
@@ -219,9 +219,13 @@ def _plain_http(env: Mapping[str, str]) -> bool:
     up proxies and `.netrc` files (stat calls) for every export, ~0.3 ms of the export thread's CPU
     a batch, which shares the GIL with the event loop (#31)."""
     endpoint = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip() or env.get("OTEL_EXPORTER_OTLP_ENDPOINT", "")
-    if not endpoint.strip().lower().startswith("http://"):
+    url = urlsplit(endpoint.strip())
+    if url.scheme.lower() != "http" or url.username is not None or url.password is not None:
+        return False  # not plain http, or a user in the URL (`requests` sends it as Basic auth)
+    names = {name.lower() for source in (os.environ, env) for name, value in source.items() if value}
+    if any(name.endswith("_proxy") and name != "no_proxy" for name in names):  # any case, as urllib reads them
         return False
-    if any(os.environ.get(name) or env.get(name) for name in (*_PROXY_VARIABLES, *_CREDENTIAL_VARIABLES, "NETRC")):
+    if any(name.lower() in names for name in (*_CREDENTIAL_VARIABLES, "NETRC")):
         return False
     home = os.path.expanduser("~")
     return not any(os.path.exists(os.path.join(home, name)) for name in (".netrc", "_netrc"))

@@ -96,3 +96,28 @@ def test_plain_http_export_keeps_the_exporters_request_and_survives_restarts(mon
     exporter._client._shutdown_event.set()  # no backoff sleeps: a failed export returns at once
     assert exporter.export([b"four"]) is SpanExportResult.FAILURE  # nobody listens: fails, never raises
     exporter.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "extra"),
+    [
+        ("http://127.0.0.1:4318", {"Http_Proxy": "http://proxy.invalid:3128"}),  # any case, as urllib reads it
+        ("http://127.0.0.1:4318", {"all_proxy": "http://proxy.invalid:3128"}),
+        ("http://user:secret@127.0.0.1:4318", {}),  # `requests` sends the user as Basic auth
+        ("https://127.0.0.1:4318", {}),
+    ],
+)
+def test_anything_the_environment_or_url_adds_keeps_the_exporters_own_transport(
+    monkeypatch: pytest.MonkeyPatch, endpoint: str, extra: dict[str, str]
+) -> None:
+    from gateway.telemetry import otlp_http, tracing
+
+    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, **extra}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert not tracing._plain_http(env)
+    exporter = tracing._exporter(env, lambda batch: b"".join(batch))
+    try:
+        assert not isinstance(exporter._client._transport, otlp_http.KeepAliveTransport)
+    finally:
+        exporter.shutdown()

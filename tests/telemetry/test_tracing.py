@@ -606,3 +606,26 @@ t.detach(token)
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_encoded_attributes_match_the_library_on_edge_values() -> None:
+    """The memoised attribute encoding writes the library's bytes where equal values encode apart
+    (0.0 and -0.0 share a dict key; a float is memoised by its bytes) and drops an int protobuf
+    cannot carry (beyond int64), as the library drops it, instead of wrapping it."""
+    from opentelemetry.exporter.otlp.proto.common._internal import _encode_attributes
+    from opentelemetry.proto.resource.v1.resource_pb2 import Resource as PB2Resource
+
+    from gateway.telemetry import otlp_encode
+
+    cases: list[dict[str, Any]] = [
+        {"z": 0.0},
+        {"z": -0.0},
+        {"z": 0.0},
+        {"big": 2**63, "ok": 1},
+        {"small": -(2**63) - 1, "edge": 2**63 - 1},
+        {"edge": -(2**63)},
+        {"huge": 2**64 + 5},
+    ]
+    for attrs in cases:
+        library = PB2Resource(attributes=_encode_attributes(attrs)).SerializeToString()
+        assert b"".join(otlp_encode.attributes(b"\x0a", attrs)) == library, attrs
