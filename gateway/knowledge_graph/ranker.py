@@ -12,7 +12,8 @@ Five phases, per (store, query):
    followed a step of the question's chain, `GATEWAY_KG_WEIGHTS` otherwise, hybrid's own blend
    when the graph knows nothing of the question); chunks only the graph found are read from the
    backend only if they make the top k. A chain the walk does not complete (or takes no step of)
-   is ranked by personalised PageRank around the question's entities instead (`spread.py`);
+   is ranked by personalised PageRank around the question's entities (`spread.py`) fused with
+   hybrid's ranking by reciprocal rank;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
