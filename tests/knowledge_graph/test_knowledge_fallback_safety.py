@@ -39,8 +39,9 @@ PAGES = {
     "brm.md": "# BRM\n\nBRM was a racing team from Bourne.",
     "lombardy.md": "# Lombardy\n\nLombardy is a region of Italy whose capital is Milan.",
 }
-# a question the grammar counts as two relations ("the war during the reign OF Henry VIII") whose
-# answer is one hop from its entity: the fallback fires, and must keep hybrid's first hit near the top
+# a question whose "during" the fallback round's rule counted as a link (three relations, so no
+# walk completed it and PageRank ranked the pages two and three hops out first); its answer is one
+# hop from its entity, hybrid's first hit
 REIGN = {
     "war.md": "# Channel War\n\nThe Channel War was fought during the reign of Henry VIII and ended in 1546.",
     "henry.md": "# Henry VIII\n\nHenry VIII was a king of England. He married Catherine of Aragon and Anne "
@@ -51,6 +52,13 @@ REIGN = {
     "catherine.md": "# Catherine of Aragon\n\nCatherine of Aragon was born in Alcala de Henares.",
     "alcala.md": "# Alcala de Henares\n\nAlcala de Henares is a city near Madrid with an old university.",
     "madrid.md": "# Madrid\n\nMadrid is the capital of Spain.",
+}
+# the pupil's page names the theorist only beside him (no typed relation, so no walk completes the
+# chain): the question is always the fallback's
+COMENTION = {
+    **PUPILS,
+    "hensa.md": "# Hensa Grethm\n\nHensa Grethm was a composer and oboe player. In 1890 Hensa Grethm and "
+    "Ventiv Lemdri gave a recital.",
 }
 SINGLE_HOP = {"How do I set the timeout for Nginx?": "nginx.md", "Who won the race at Monza?": "race.md"}
 
@@ -92,8 +100,8 @@ def test_single_hop_questions_keep_their_answer_first(backend: Backend, tmp_path
 
 
 def test_a_miscounted_single_hop_question_keeps_hybrids_first_hit(backend: Backend, tmp_path: Path) -> None:
-    """PageRank and hybrid are fused by rank: the war's page, hybrid's first and one hop from Henry
-    VIII, stays among the first two (blended at graph weight 0.9, pages further out led it: third)."""
+    """Counted as two relations now ("of" links two, as on main), the war's page, hybrid's first,
+    stays among the first two (third before, behind pages two and three hops out)."""
     question = "When did the war during the reign of Henry VIII end?"
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
@@ -106,14 +114,15 @@ def test_a_miscounted_single_hop_question_keeps_hybrids_first_hit(backend: Backe
 
 
 def test_the_fallback_never_returns_a_chunk_failing_the_filters(backend: Backend, tmp_path: Path) -> None:
-    """Only the note is in English; PageRank's pages (the work, the pupil, the theorist) are read
-    one round each and dropped by the filter; the fourth is never returned unread."""
+    """Only the note is in English; the pupil names the theorist only beside him, so no walk
+    completes the chain and PageRank ranks it: its pages (the work, the pupil, the theorist) are
+    read one round each and dropped by the filter; the next is never returned unread."""
     question = "What work did Ventiv Lemdri's student compose?"
     english = {"type": "eq", "key": "lang", "value": "en"}
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
-        langs = {n: {"lang": "en" if n == "note.md" else "de"} for n in PUPILS}
-        store_id, ids = _store(own, PUPILS, langs)
+        langs = {n: {"lang": "en" if n == "note.md" else "de"} for n in COMENTION}
+        store_id, ids = _store(own, COMENTION, langs)
         names = {v: k for k, v in ids.items()}
         for top in (1, 2, 10):
             page = own.vector_stores.search(
@@ -127,7 +136,8 @@ def test_the_fallback_never_returns_a_chunk_failing_the_filters(backend: Backend
             assert all(h.attributes == {"lang": "en"} and h.filename and h.content for h in page.data), (top, got)
         # a deleted file's chunks never come back, on the fallback path either
         unfiltered = own.vector_stores.search(store_id, query=question, ranking_options=KG)  # type: ignore[arg-type]
-        assert names[unfiltered.data[0].file_id] == "nahan.md"
+        # fused with hybrid by rank, the work is among the first (the theorist's page, hybrid's first, may lead)
+        assert "nahan.md" in [names[h.file_id] for h in unfiltered.data][:3]
         own.vector_stores.files.delete(ids["nahan.md"], vector_store_id=store_id)
         page = own.vector_stores.search(store_id, query=question, ranking_options=KG)  # type: ignore[arg-type]
         assert page.data and ids["nahan.md"] not in {h.file_id for h in page.data}
