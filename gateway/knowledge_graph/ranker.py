@@ -12,7 +12,8 @@ Five phases, per (store, query):
    followed a step of the question's chain, `GATEWAY_KG_WEIGHTS` otherwise, hybrid's own blend
    when the graph knows nothing of the question); chunks only the graph found are read from the
    backend only if they make the top k. A chain the walk does not complete (or takes no step of)
-   is ranked by personalised PageRank around the question's entities instead (`spread.py`);
+   is ranked by personalised PageRank around the question's entities (`spread.py`) fused with
+   hybrid's ranking by reciprocal rank;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
@@ -34,6 +35,7 @@ from typing import Any
 from gateway.knowledge_graph import spread as pagerank
 from gateway.knowledge_graph.extract import _CONNECTORS, _STOP, Extractor, Gazetteer, normalise
 from gateway.knowledge_graph.patterns import cues
+from gateway.knowledge_graph.question import _AUXILIARY, _TOKEN, _acronym, _name, steps
 from gateway.knowledge_graph.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
 from vectorstore import filters as flt
@@ -44,10 +46,15 @@ MAX_ENTITIES = 24  # reached entities whose chunks become candidates
 MAX_MENTIONS = 150
 MAX_GRAPH_FILES = 30
 MAX_GRAPH_CHUNKS = 60  # chunks only the graph found that are ranked (their text is read for the top k only)
-# the PageRank fallback's blend: its mass is all that ranks a page sharing no word with the question
-SPREAD_WEIGHTS = {"vector": 0.05, "graph": 0.9, "keyword": 0.05, "recency": 0.0, "title": 0.0}
+# The PageRank fallback fuses two rankings by reciprocal rank, GRAPH_VOTE / (RRF_K + PageRank rank)
+# + 1 / (RRF_K + hybrid rank), rather than blending its mass in at a high weight: a multi-hop answer
+# (which shares no word with the question: PageRank's first, not in hybrid's list) still comes
+# among the first, and a single-hop question the grammar miscounted as a chain keeps hybrid's
+# first hits near the top (hybrid's first is behind at most the pages PageRank ranks far higher)
+RRF_K = 5
+GRAPH_VOTE = 2.0
+HYBRID_VECTOR = 0.75  # hybrid's own order: vectorstore.fusion's default blend
 _WORDS = re.compile(r"\w+")
-_TOKEN = re.compile(r"[^\W_][\w\-\.']*[^\W_]|[^\W_]")
 
 
 @dataclass(slots=True)
@@ -86,97 +93,6 @@ def query_keys(extractor: Extractor, query: str) -> list[str]:
                     break
                 keys.append(normalise(" ".join(gram + tail[:m])))
     return list(dict.fromkeys(k for k in keys if k))
-
-
-_LINKS = re.compile(r"\b(?:of|behind|that|who|whom|whose|whoever|which)\b", re.I)
-_WH = re.compile(r"\b(?:what|who|whom|whose|which|where|when|how)\b", re.I)
-# a copular question whose head noun is the relation ("What is the birthplace of ..."), not a passive
-# one ("Which establishment was headed by ...", whose verb is its own relation)
-_COPULA_HEAD = re.compile(
-    r"^\s*(?:what|who|which\s+\w+)(?:\s+(?:is|are|was|were)|['\u2019]s)\b(?!\s+\w+(?:\s+(?:up|out))?\s+by\b)", re.I
-)
-# a possessive naming a relation of what it follows: "X's founder", "the Skiers' captain" (not "it's")
-_POSSESSIVE = re.compile(r"\b(\w+)(?:['\u2019]s|s['\u2019])\s+(?=[a-z])")
-_NO_OWNER = frozenset(
-    {"it", "that", "what", "who", "there", "here", "he", "she", "let", "where", "how", "when", "why", "which"}
-)
-# a question ending on a name's possession ("What is Ada Kettle's birthplace?"): the possessed noun
-# is the copular question's head, as in "What is the birthplace of Ada Kettle?"
-_POSSESSED_END = re.compile(r"\b(\w+)(?:['\u2019]s|s['\u2019])\s+\w+(?:\s+\w+)?\W*$")
-# a chain of three hops names a handful of relations: more words are no question (and each is embedded)
-MAX_RELATION_WORDS = 12
-# a participle after a noun, then "by": a reduced relative clause, "the peak attempted by X", "the
-# hospital set up by Y" (after an auxiliary, "was headed by", it is the question's own verb)
-_PARTICIPLE_BY = re.compile(r"\b(\w+)\s+(\w+)(?:\s+(?:up|out|off|down|over))?\s+by\b", re.I)
-# a noun after a determiner, then a preposition or a present participle: a noun's own relation to
-# what follows, "the grapes for X", "the route through X", "the trains stopping at X", "the estate
-# producing X" (in a question; "of" and relative pronouns are links already)
-_DETERMINED = r"\b(?:the|a|an|its|their|his|her)\s+(?!\w+ing\b)([a-z]\w+)\s+"
-_POST_MODIFIER = re.compile(
-    _DETERMINED + r"(?:for|through|at|in|on|from|near|under|into|across|along|beside|via|(\w{3,}ing))\b"
-)
-# "whose" as the question's determiner, "Whose property produces X?": the possessor's relation to
-# the noun is one, the noun's to X another
-_WHOSE_NOUN = re.compile(r"^\W*whose\s+[a-z]", re.I)
-# not when the noun is the object of an auxiliary's clause, "Whose research centre did X's adviser
-# run?": its possessor is that clause's subject, no relation of its own
-_WHOSE_OBJECT = re.compile(r"^\W*whose(?:\s+\w+){1,3}?\s+(?:do|does|did|is|are|was|were|has|have|had)\b", re.I)
-_AUXILIARY = frozenset(
-    "is are was were be been being am get gets got has have had not never also first later once newly".split()
-)
-
-
-def steps(query: str) -> int:
-    """How many relations a question's chain has, from its grammar alone (no relation words): one
-    per link between two relations ("the founder OF the company THAT makes X"), and one for the
-    question's own relation, unless it is the head noun of a copular question that ends on a name
-    ("What is the birthplace OF the person behind X?": the birthplace is that link's relation). Text
-    with no question word asks for no relation of its own: its relations are the nouns its links
-    join ("hometown of the founder of X": two; "control information of a PostgreSQL database
-    cluster", a manual page's NAME line: one)."""
-    words = _TOKEN.findall(query)
-    wh = _WH.search(query)  # the question word opens the question's own relation: no link
-    links = len(_LINKS.findall(query[wh.end() :] if wh else query))
-    if wh is not None:
-        # in a question, possessives and reduced relative clauses link two relations too:
-        # "the institution headed by X's supervisor" is three relations (the question's own, the
-        # heading, the supervision); text with no question word (a manual page's NAME line,
-        # "files sorted by size") keeps its count
-        links += sum(m.group(1).lower() not in _NO_OWNER for m in _POSSESSIVE.finditer(query))
-        links += sum(
-            m.group(1).lower() not in _AUXILIARY | _STOP and not _WH.fullmatch(m.group(1)) and m.start() >= wh.start()
-            for m in _PARTICIPLE_BY.finditer(query)
-        )
-        links += sum(m.group(1) not in _AUXILIARY | _STOP for m in _POST_MODIFIER.finditer(query, wh.end()))
-        links += bool(_WHOSE_NOUN.match(query)) and not _WHOSE_OBJECT.match(query)
-    ends_on_name = bool(words) and _name(words[-1])
-    if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
-        ends_on_name = _name(possessed.group(1))
-    own = wh is not None and not (_COPULA_HEAD.match(query) and ends_on_name)
-    return max(1, links + int(own))
-
-
-def relation_words(query: str) -> list[str]:
-    """The words a question names its relations by ("Where was the mentor of the Kvostbird
-    Infirmary's founder raised?" -> mentor, founder, raised): its lower-case words that are no
-    function word, auxiliary, question word or link, and not its opening word (an imperative,
-    "Name the ..."). Names are entities, not relations."""
-    tokens = _TOKEN.findall(query)
-    out: list[str] = []
-    for i, t in enumerate(tokens):
-        w = t.lower().removesuffix("'s").removesuffix("\u2019s").strip("'\u2019")
-        if i == 0 or _name(t) or len(w) < 3 or w in _STOP or w in _AUXILIARY or _WH.fullmatch(w):
-            continue
-        out.append(w)
-    return list(dict.fromkeys(out))[:MAX_RELATION_WORDS]
-
-
-def _name(token: str) -> bool:
-    return token[:1].isupper() or any(ch.isdigit() for ch in token)
-
-
-def _acronym(token: str) -> bool:
-    return (len(token) >= 2 and token.isupper()) or any(ch.isdigit() for ch in token)
 
 
 def _hub(files: int) -> float:
@@ -258,7 +174,7 @@ class Ranker:
                 store_id, list({h.file_id for h in hits.values()} | {m.file_id for m in rows_of.values()})
             )
             scored = await self._finish(
-                backend, store_id, query, hits, vec_hits, kw_hits, mass, rows_of, times, SPREAD_WEIGHTS, k, filters
+                backend, store_id, query, hits, vec_hits, kw_hits, mass, rows_of, times, None, k, filters
             )
             return RankOutcome(scored, q_entities, {})
         # phase 4: candidates and their signals
@@ -292,23 +208,25 @@ class Ranker:
         graph_score: dict[str, float],
         rows_by_chunk: dict[str, MentionRow],
         times: dict[str, tuple[str, int]],
-        weights: dict[str, float],
+        weights: dict[str, float] | None,
         k: int,
         filters: dict[str, Any] | None,
     ) -> list[RankedHit]:
-        """The top k of the candidates by their blended signals. Chunks only the graph found have no
-        text yet: they are ranked with what is known (their graph, recency and title signals) and
-        read from the backend only if they make the top k."""
+        """The top k of the candidates by their blended signals (`weights`; None: PageRank and
+        hybrid fused by rank). Chunks only the graph found have no text yet: they are ranked with
+        what is known (their graph, recency and title signals) and read from the backend only if
+        they make the top k; one the filters drop, or no longer there (its file deleted since the
+        graph was read), is never returned: the ranking is redone without it."""
         only_graph = sorted((c for c in graph_score if c not in hits), key=lambda c: graph_score[c], reverse=True)
         pending = {c: _pending(rows_by_chunk[c]) for c in only_graph[:MAX_GRAPH_CHUNKS] if c in rows_by_chunk}
-        scored: list[RankedHit] = []
         for _round in range(3):  # a chunk the filters drop makes room for the next one
             scored = self._blend(query, {**pending, **hits}, vec_hits, kw_hits, graph_score, times, weights, k)
             wanted = [pending.pop(r.chunk_id) for r in scored[:k] if r.chunk_id in pending]
             if not wanted:
-                break
+                return scored[:k]
             await self._load_chunks(backend, store_id, wanted, hits, filters)
-        return scored[:k]
+        # the last chunks read are in `hits` (those the filters passed); the rest are never read
+        return self._blend(query, hits, vec_hits, kw_hits, graph_score, times, weights, k)
 
     async def _hybrid(
         self,
@@ -347,7 +265,7 @@ class Ranker:
         kw_hits: list[Hit],
         graph_score: dict[str, float],
         times: dict[str, tuple[str, int]],
-        weights: dict[str, float],
+        weights: dict[str, float] | None,
         k: int,
     ) -> list[RankedHit]:
         vec = {h.chunk_id: h.score for h in vec_hits}
@@ -357,7 +275,7 @@ class Ranker:
         oldest, newest = min(stamps, default=0), max(stamps, default=0)
         q_words = _words_of(query)
         names = ("vector", "graph", "keyword", "recency", "title")
-        w = [weights[n] for n in names]
+        w = [weights[n] for n in names] if weights is not None else [0.0] * len(names)
         rows: list[tuple[float, str, tuple[float, ...]]] = []
         for cid, h in hits.items():
             title, stamp = times.get(h.file_id, (h.filename, oldest))
@@ -371,6 +289,8 @@ class Ranker:
             )
             score = w[0] * signals[0] + w[1] * signals[1] + w[2] * signals[2] + w[3] * signals[3] + w[4] * signals[4]
             rows.append((round(score, 6), cid, signals))
+        if weights is None:
+            rows = _fused(rows)
         rows.sort(key=lambda r: r[0], reverse=True)
         out: list[RankedHit] = []
         for score, cid, values in rows[:k]:  # only the hits returned carry a breakdown
@@ -384,6 +304,24 @@ class Ranker:
 def _words_of(text: str) -> frozenset[str]:
     """A title's (or question's) words without stop words; titles repeat from query to query."""
     return frozenset(normalise(text).split()) - _STOP
+
+
+def _fused(rows: list[tuple[float, str, tuple[float, ...]]]) -> list[tuple[float, str, tuple[float, ...]]]:
+    """Each candidate scored by reciprocal rank in the PageRank ranking (graph signal) and in
+    hybrid's (vector and keyword signals as hybrid blends them); a chunk absent from a ranking
+    (no mass, or neither vector nor keyword match) gets nothing from it."""
+    by_graph = sorted((r for r in rows if r[2][1] > 0), key=lambda r: r[2][1], reverse=True)
+    by_hybrid = sorted(
+        (r for r in rows if r[2][0] > 0 or r[2][2] > 0),
+        key=lambda r: HYBRID_VECTOR * r[2][0] + (1 - HYBRID_VECTOR) * r[2][2],
+        reverse=True,
+    )
+    score = dict.fromkeys((r[1] for r in rows), 0.0)
+    for rank, r in enumerate(by_graph, 1):
+        score[r[1]] += GRAPH_VOTE / (RRF_K + rank)
+    for rank, r in enumerate(by_hybrid, 1):
+        score[r[1]] += 1.0 / (RRF_K + rank)
+    return [(round(score[cid], 6), cid, signals) for _, cid, signals in rows]
 
 
 async def _nothing() -> list[Hit]:

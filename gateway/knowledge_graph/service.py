@@ -17,7 +17,8 @@ from gateway.config import Settings
 from gateway.knowledge_graph.extract import PHRASE, Extractor, RuleExtractor, normalise
 from gateway.knowledge_graph.index import build_file_graph
 from gateway.knowledge_graph.phrases import Embed, PhraseVectors
-from gateway.knowledge_graph.ranker import Ranker, RankOutcome, relation_words
+from gateway.knowledge_graph.question import relation_words
+from gateway.knowledge_graph.ranker import Ranker, RankOutcome
 from gateway.knowledge_graph.weights import parse_weights
 from storage.bundle import Stores
 from storage.graph import GraphStore

@@ -20,16 +20,23 @@ subgraph with numpy (a millisecond).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
 from storage.graph import Edge, GraphStore, MentionRow
+
+T = TypeVar("T")
 
 ROUNDS = 2  # entity hops read beyond the seeds (a three-relation chain's last page is the third)
 WIDTH = 24  # entities whose edges and mentions are read per round (those holding the most mass)
 PER_ENTITY = 30  # edges per entity and direction (typed first)
 MENTIONS = 240  # mention rows per round (subjects first)
 MAX_CHUNKS = 120  # chunks per round whose other names are read
+NAMES_PER_CHUNK = 40  # a chunk's names linked (subjects first): a register naming hundreds adds no more
+SEED_SHARE = 20  # mention rows each seed is sure of, whatever the others' pages (a long manual's name)
+LARGE = 3000  # links above which ranking runs in a worker thread, off the event loop
 CO_OCCURS = 0.3  # a co-occurrence edge weighs this much of a stated relation
 OBJECT = 0.5  # a chunk mentioning an entity links to it this much of one about it
 DAMPING = 0.85  # share of mass that moves on per step (the rest restarts at the seeds)
@@ -43,6 +50,10 @@ class _Graph:
     def __init__(self) -> None:
         self.index: dict[str, int] = {}
         self.weights: dict[tuple[int, int], float] = {}
+        # what was linked already: a relation or a mention read twice (a seed's edge read again as
+        # a frontier entity's, a chunk's names read again) counts once
+        self.seen_edges: set[tuple[str, str, str]] = set()
+        self.seen_mentions: set[tuple[str, str]] = set()
 
     def node(self, name: str) -> int:
         return self.index.setdefault(name, len(self.index))
@@ -56,6 +67,9 @@ class _Graph:
 
     def add_edges(self, edges: list[Edge]) -> None:
         for e in edges:
+            if (e.source, e.target, e.type) in self.seen_edges:
+                continue
+            self.seen_edges.add((e.source, e.target, e.type))
             # a relation is a node of its own, so that every hop between two entities takes two
             # steps, through the relation or through a chunk naming both (`hops` counts them alike)
             w = e.weight * (CO_OCCURS if e.type == "co_occurs" else 1.0)
@@ -66,6 +80,9 @@ class _Graph:
 
     def add_mentions(self, rows: list[MentionRow], chunks: dict[str, MentionRow]) -> None:
         for m in rows:
+            if (m.entity, m.chunk_id) in self.seen_mentions:
+                continue
+            self.seen_mentions.add((m.entity, m.chunk_id))
             self.link("e:" + m.entity, "c:" + m.chunk_id, 1.0 if m.subject else OBJECT)
             chunks.setdefault(m.chunk_id, m)
 
@@ -127,26 +144,57 @@ async def spread(
         g.node("e:" + key)
     done: set[str] = set()
     frontier = list(seeds)[:WIDTH]
-    for _round in range(ROUNDS):
+    for round_ in range(ROUNDS):
         edges, rows = await asyncio.gather(
-            graph.edges(store_id, frontier, per_entity=PER_ENTITY), graph.mentions(store_id, frontier, limit=MENTIONS)
+            graph.edges(store_id, frontier, per_entity=PER_ENTITY),
+            _seed_mentions(graph, store_id, frontier) if round_ == 0 else graph.mentions(store_id, frontier, MENTIONS),
         )
         done.update(frontier)
         g.add_edges(edges)
-        fresh = [m.chunk_id for m in rows if m.chunk_id not in chunks]
+        fresh = list(dict.fromkeys(m.chunk_id for m in rows if m.chunk_id not in chunks))
         g.add_mentions(rows, chunks)
         # the other names of those chunks (a page's subject, the names beside it): a link the
         # extraction stored as no relation between two names still joins them through the page
-        g.add_mentions(await graph.chunk_mentions(store_id, fresh[:MAX_CHUNKS]), chunks)
-        frontier = _next(g, seeds, done)
+        g.add_mentions(_per_chunk(await graph.chunk_mentions(store_id, fresh[:MAX_CHUNKS])), chunks)
+        frontier = await _run(g, _next, g, seeds, done)
         if not frontier:
             break
     if frontier:  # the last entities reached: their pages, not their edges
         g.add_mentions(await graph.mentions(store_id, frontier, limit=MENTIONS), chunks)
     # the question says how far its answer is: a page up to `hops` hops out gains `GAIN` a hop
     # (PageRank's mass falls with every step, so the seeds' own pages would always lead)
-    mass = g.rank(seeds) * np.power(GAIN, np.minimum(g.hops(seeds), hops))
+    mass = await _run(g, _final, g, seeds, hops)
     return {c: float(mass[g.index["c:" + c]]) for c in chunks}, chunks
+
+
+def _final(g: _Graph, seeds: dict[str, float], hops: int) -> np.ndarray:
+    return g.rank(seeds) * np.power(GAIN, np.minimum(g.hops(seeds), hops))
+
+
+async def _run(g: _Graph, fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)` on the event loop for a small subgraph (a millisecond), in a thread for a large one."""
+    return await asyncio.to_thread(fn, *args) if len(g.weights) > LARGE else fn(*args)
+
+
+async def _seed_mentions(graph: GraphStore, store_id: str, seeds: list[str]) -> list[MentionRow]:
+    """The seeds' mention rows: each seed its own share of `MENTIONS`, so that one named on a long
+    document's every chunk does not leave the others' pages unread."""
+    if len(seeds) <= 1:
+        return await graph.mentions(store_id, seeds, MENTIONS)
+    share = max(SEED_SHARE, MENTIONS // len(seeds))
+    parts = await asyncio.gather(*(graph.mentions(store_id, [key], share) for key in seeds))
+    return [m for part in parts for m in part]
+
+
+def _per_chunk(rows: list[MentionRow]) -> list[MentionRow]:
+    """At most `NAMES_PER_CHUNK` names of each chunk, its subjects first."""
+    count: dict[str, int] = {}
+    out = []
+    for m in sorted(rows, key=lambda m: not m.subject):
+        if count.get(m.chunk_id, 0) < NAMES_PER_CHUNK:
+            count[m.chunk_id] = count.get(m.chunk_id, 0) + 1
+            out.append(m)
+    return out
 
 
 def _next(g: _Graph, seeds: dict[str, float], done: set[str]) -> list[str]:

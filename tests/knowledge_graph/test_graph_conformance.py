@@ -214,15 +214,17 @@ async def test_phrase_relations_and_the_walk_by_likeness(graph: GraphStore, tmp_
 
 async def test_pagerank_around_the_question_entities(graph: GraphStore) -> None:
     """The kg ranker's fallback (#28, `spread.py`) reads the subgraph around the seeds through the
-    store interface on every store: the work of the theorist's pupil is two hops out though the
-    pupil's relation to the theorist was stored under his first name only (no typed relation
-    joins the two pages), and it outranks the pupil's page, one hop out, and the theorist's own."""
+    store interface on every store: the work of the theorist's pupil is two hops out, though the
+    pupil's page names the theorist only beside him (a co-occurrence, no typed relation: checked
+    first), and it comes first; the page of a pupil of another theorist, linked to nothing read,
+    is never read."""
     from gateway.knowledge_graph.spread import spread
 
     sid = _sid()
     texts = {
         "v": "# Ventiv Lemdri\n\nVentiv Lemdri was a theorist and organist who wrote a treatise on fugue.",
-        "h": "# Hensa Grethm\n\nHensa Grethm was a composer and oboe player. Hensa studied under Ventiv Lemdri.",
+        "h": "# Hensa Grethm\n\nHensa Grethm was a composer and oboe player. In 1890 Hensa Grethm and Ventiv Lemdri "
+        "gave a recital.",
         "w": "# Nahan Tone Poem\n\nNahan Tone Poem is a piece in four movements by Hensa Grethm, first heard in 1901.",
         "o": "# Olaf Brinde\n\nOlaf Brinde was a violinist. Olaf studied under Marta Sool.",
     }
@@ -231,8 +233,42 @@ async def test_pagerank_around_the_question_entities(graph: GraphStore) -> None:
         await graph.replace_file(
             build_file_graph(RuleExtractor(), sid, key, f"{key}.md", [(f"{sid}:{key}:0", text)], titles)
         )
+    linked = {e.type for e in await graph.edges(sid, ["ventiv lemdri"]) if "hensa grethm" in (e.source, e.target)}
+    assert linked == {"co_occurs"}, linked  # the premise: no typed relation joins pupil and theorist
     mass, rows = await spread(graph, sid, {"ventiv lemdri": 1.0}, hops=2)
     ranked = sorted(mass, key=lambda c: mass[c], reverse=True)
-    assert ranked[:3] == [f"{sid}:w:0", f"{sid}:h:0", f"{sid}:v:0"], ranked
+    assert ranked[0] == f"{sid}:w:0" and set(ranked[:3]) == {f"{sid}:w:0", f"{sid}:h:0", f"{sid}:v:0"}, ranked
     assert rows[ranked[0]].file_id == "w"
     assert f"{sid}:o:0" not in mass  # not linked to the theorist at all: never read
+
+
+async def test_pagerank_reads_every_seed_and_each_link_once(graph: GraphStore) -> None:
+    """The fallback's subgraph (#28 review): a seed named on every chunk of a long manual used to
+    take the whole mentions budget of the first round, so the other seed's one page was never
+    read; and a relation read twice (from its source as a seed, from its target as a frontier
+    entity) weighed double. Each seed now has its own share, and a link counts once."""
+    from gateway.knowledge_graph.spread import _Graph, spread
+
+    sid = _sid()
+    long = [Mention("manual", f"{sid}:long:{i}", 1, True) for i in range(300)]
+    await graph.replace_file(FileGraph(sid, "long", "Manual", "t", [Entity("manual", "Manual", "x")], long, []))
+    short = [Mention("tool", f"{sid}:short:0", 1, True)]
+    await graph.replace_file(FileGraph(sid, "short", "Tool", "t", [Entity("tool", "Tool", "x")], short, []))
+    mass, _rows = await spread(graph, sid, {"manual": 1.0, "tool": 1.0}, hops=2)
+    assert f"{sid}:short:0" in mass and mass[f"{sid}:short:0"] > 0
+    await graph.replace_file(
+        FileGraph(
+            sid,
+            "fa",
+            "A",
+            "t",
+            [Entity("a", "A", "x"), Entity("b", "B", "x")],
+            [Mention("a", f"{sid}:fa:0", 1, True)],
+            [Relation("a", "b", "made_by", 1.0, f"{sid}:fa:0")],
+        )
+    )
+    g = _Graph()
+    edges = await graph.edges(sid, ["a"])
+    g.add_edges(edges)
+    g.add_edges(await graph.edges(sid, ["b"]))  # the same relation, read from its other end
+    assert sorted(g.weights.values()) == [1.0, 1.0], g.weights

@@ -11,7 +11,7 @@ import pytest
 
 from gateway.knowledge_graph.clauses import _normalise_name, normalise
 from gateway.knowledge_graph.extract import Gazetteer, RuleExtractor, extract
-from gateway.knowledge_graph.ranker import MAX_RELATION_WORDS, relation_words, steps
+from gateway.knowledge_graph.question import MAX_RELATION_WORDS, relation_words, steps
 
 
 def test_extraction_is_linear_on_long_runs_of_spaces() -> None:

@@ -1,0 +1,107 @@
+"""The grammar of a question for the `kg` ranker: how many relations its chain has, and the words it
+names them by (#28). No relation word, template or domain is named here: only function words
+(determiners, prepositions, auxiliaries, question words) and the shapes of the clauses they open.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gateway.knowledge_graph.extract import _STOP
+
+_TOKEN = re.compile(r"[^\W_][\w\-\.']*[^\W_]|[^\W_]")
+
+_LINKS = re.compile(r"\b(?:of|behind|that|who|whom|whose|whoever|which)\b", re.I)
+_WH = re.compile(r"\b(?:what|who|whom|whose|which|where|when|how)\b", re.I)
+# a copular question whose head noun is the relation ("What is the birthplace of ..."), not a passive
+# one ("Which establishment was headed by ...", whose verb is its own relation)
+_COPULA_HEAD = re.compile(
+    r"^\s*(?:what|who|which\s+\w+)(?:\s+(?:is|are|was|were)|['\u2019]s)\b(?!\s+\w+(?:\s+(?:up|out))?\s+by\b)", re.I
+)
+# a possessive naming a relation of what it follows: "X's founder", "the Skiers' captain" (not "it's")
+_POSSESSIVE = re.compile(r"\b(\w+)(?:['\u2019]s|s['\u2019])\s+(?=[a-z])")
+_NO_OWNER = frozenset(
+    {"it", "that", "what", "who", "there", "here", "he", "she", "let", "where", "how", "when", "why", "which"}
+)
+# a question ending on a name's possession ("What is Ada Kettle's birthplace?"): the possessed noun
+# is the copular question's head, as in "What is the birthplace of Ada Kettle?"
+_POSSESSED_END = re.compile(r"\b(\w+)(?:['\u2019]s|s['\u2019])\s+\w+(?:\s+\w+)?\W*$")
+# a chain of three hops names a handful of relations: more words are no question (and each is embedded)
+MAX_RELATION_WORDS = 12
+# a participle after a noun, then "by": a reduced relative clause, "the peak attempted by X", "the
+# hospital set up by Y" (after an auxiliary, "was headed by", it is the question's own verb)
+_PARTICIPLE_BY = re.compile(r"\b(\w+)\s+(\w+)(?:\s+(?:up|out|off|down|over))?\s+by\b", re.I)
+# a present participle after a determined noun: the noun's own relation to what follows, "the ship
+# carrying X", "a film starring Y" (a reduced relative clause, as "the peak attempted by X"). Not a
+# preposition after the noun ("the timeout for X", "the race at Y": the noun's modifier, one
+# relation), nor a preposition spelt like a participle ("the war during the reign of X")
+_PARTICIPLE = re.compile(r"\b(?:the|a|an|its|their|his|her)\s+(?!\w+ing\b)([a-z]\w+)\s+(\w{3,}ing)\b")
+_ING_PREPOSITIONS = frozenset(
+    "during including excluding regarding concerning considering following according pending barring "
+    "respecting excepting notwithstanding touching".split()
+)
+# "whose" as the question's determiner, "Whose property produces X?": the possessor's relation to
+# the noun is one, the noun's to X another
+_WHOSE_NOUN = re.compile(r"^\W*whose\s+[a-z]", re.I)
+# not when the noun is the object of an auxiliary's clause, "Whose research centre did X's adviser
+# run?": its possessor is that clause's subject, no relation of its own
+_WHOSE_OBJECT = re.compile(r"^\W*whose(?:\s+\w+){1,3}?\s+(?:do|does|did|is|are|was|were|has|have|had)\b", re.I)
+_AUXILIARY = frozenset(
+    "is are was were be been being am get gets got has have had not never also first later once newly".split()
+)
+
+
+def steps(query: str) -> int:
+    """How many relations a question's chain has, from its grammar alone (no relation words): one
+    per link between two relations ("the founder OF the company THAT makes X"), and one for the
+    question's own relation, unless it is the head noun of a copular question that ends on a name
+    ("What is the birthplace OF the person behind X?": the birthplace is that link's relation). Text
+    with no question word asks for no relation of its own: its relations are the nouns its links
+    join ("hometown of the founder of X": two; "control information of a PostgreSQL database
+    cluster", a manual page's NAME line: one)."""
+    words = _TOKEN.findall(query)
+    wh = _WH.search(query)  # the question word opens the question's own relation: no link
+    links = len(_LINKS.findall(query[wh.end() :] if wh else query))
+    if wh is not None:
+        # in a question, possessives and reduced relative clauses link two relations too:
+        # "the institution headed by X's supervisor" is three relations (the question's own, the
+        # heading, the supervision); text with no question word (a manual page's NAME line,
+        # "files sorted by size") keeps its count
+        links += sum(m.group(1).lower() not in _NO_OWNER for m in _POSSESSIVE.finditer(query))
+        links += sum(
+            m.group(1).lower() not in _AUXILIARY | _STOP and not _WH.fullmatch(m.group(1)) and m.start() >= wh.start()
+            for m in _PARTICIPLE_BY.finditer(query)
+        )
+        links += sum(
+            m.group(1) not in _AUXILIARY | _STOP and m.group(2).lower() not in _ING_PREPOSITIONS
+            for m in _PARTICIPLE.finditer(query, wh.end())
+        )
+        links += bool(_WHOSE_NOUN.match(query)) and not _WHOSE_OBJECT.match(query)
+    ends_on_name = bool(words) and _name(words[-1])
+    if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
+        ends_on_name = _name(possessed.group(1))
+    own = wh is not None and not (_COPULA_HEAD.match(query) and ends_on_name)
+    return max(1, links + int(own))
+
+
+def relation_words(query: str) -> list[str]:
+    """The words a question names its relations by ("Where was the mentor of the Kvostbird
+    Infirmary's founder raised?" -> mentor, founder, raised): its lower-case words that are no
+    function word, auxiliary, question word or link, and not its opening word (an imperative,
+    "Name the ..."). Names are entities, not relations."""
+    tokens = _TOKEN.findall(query)
+    out: list[str] = []
+    for i, t in enumerate(tokens):
+        w = t.lower().removesuffix("'s").removesuffix("\u2019s").strip("'\u2019")
+        if i == 0 or _name(t) or len(w) < 3 or w in _STOP or w in _AUXILIARY or _WH.fullmatch(w):
+            continue
+        out.append(w)
+    return list(dict.fromkeys(out))[:MAX_RELATION_WORDS]
+
+
+def _name(token: str) -> bool:
+    return token[:1].isupper() or any(ch.isdigit() for ch in token)
+
+
+def _acronym(token: str) -> bool:
+    return (len(token) >= 2 and token.isupper()) or any(ch.isdigit() for ch in token)
