@@ -185,6 +185,8 @@ def _refs(w: World, file: str) -> list[str]:
         return (
             [e.title, f"the {e.title} {noun}", f"the {noun} {e.title}"] if e.domain != "watch" else [f"the {e.title}"]
         )
+    if e.facts.get("namesake"):  # two people of this name: say which ("the perfumer X")
+        return [f"the {e.facts['prof']} {e.title}"]
     return [e.title]
 
 

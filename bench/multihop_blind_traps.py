@@ -139,6 +139,7 @@ def add_traps(w: World, nm: _Names, rng: random.Random) -> list[Doc]:
         )
         if i < 9:
             text += f" {she} is not to be confused with the {p.facts['prof']} of the same name."
+            p.facts["namesake"] = title  # a question naming `p` then says which of the two it means
         docs.append(Doc(f"namesake_{i:02d}.md", f"# {title}\n\n{text}"))
     for i, p in enumerate(rng.sample(products, 16)):
         maker = rng.choice([c for c in companies if c.domain == p.domain and w.link["made_by"][p.file] != c.file])

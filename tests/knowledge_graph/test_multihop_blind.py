@@ -107,3 +107,14 @@ def test_traps_present() -> None:
     notes = [d for d in DOCS if d.name.startswith("note_")]
     assert len(notes) >= 10 and sum("born" in d.text or "founder" in d.text for d in notes) >= 4
     assert len(people) >= 60
+
+
+def test_a_question_naming_a_shared_name_says_which_person_it_means() -> None:
+    shared = {title(d.name).split(" (")[0] for d in DOCS if title(d.name).endswith(")")}
+    asked = 0
+    for q in QUESTIONS:
+        for name in shared:
+            if names(q.text, name):
+                asked += 1
+                assert re.search(rf"the [a-z ]+ {re.escape(name)}", q.text), q.text  # "the perfumer X"
+    assert asked >= 1
