@@ -156,7 +156,7 @@ def product(w: World, e: Ent, rng: random.Random) -> str:
                 s.append(f"It is produced by {maker.title}.")
             if designer:
                 s.append(f"{designer.title} drew the case and dial.")
-        s.append(f"About {rng.randint(2, 90) * 100} were made before {year + rng.randint(6, 30)}.")
+        s.append(f"About {rng.randint(2, 90) * 100:,} were made before {year + rng.randint(6, 30)}.")
     if form == 3 and rng.random() < 0.6:
         rows = [("Type", f"{style} {kind}"), ("Introduced", str(year))]
         rows += [("Maker", maker.title)] if maker else []
