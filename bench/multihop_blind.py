@@ -156,7 +156,7 @@ def _populate(rng: random.Random, nm: Names) -> World:
         if i < 10:
             stem = stems[i // 2]
         elif i < 14:
-            stem = rng.choice(towns).title  # named after a town, not (necessarily) its own
+            stem = rng.choice(towns).title  # named after a town it is not in (its head office is elsewhere)
         else:
             stem = nm.word()
         title = {"type": f"{stem} Type Foundry", "scent": f"{stem} Parfums", "watch": f"{stem} Watch Company"}[dom]
