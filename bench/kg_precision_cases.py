@@ -6,7 +6,8 @@ relations extraction stores beyond these ("false relations") and how many of the
 
 Written as negatives for the rules of the second extraction round (lists after an opening phrase,
 given names that are places, descriptions that are someone else, asides, lower-case title endings,
-names opening a sentence before "by"/"of"), and a few plain sentences besides. No corpus wording.
+names opening a sentence before "by"/"of"), and a few plain sentences besides; then (third round) for
+coordinated lists, "here", and "who ... its". No corpus wording.
 """
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ class Case:
 
 
 CASES: tuple[Case, ...] = (
-    Case(
+    Case(  # a list shares its role (#28, third round): all three wrote it; none wrote another
         "Written by Anna Jones, Bob Lee and Carl Berg.",
         ("Green Report", "work"),
-        frozenset({("green report", "anna jones", "written_by")}),
+        frozenset({("green report", n, "written_by") for n in ("anna jones", "bob lee", "carl berg")}),
     ),
     Case("Founded by Anna Jones, Bob Lee and Carl Berg, Acme Corp makes tools."),
     Case(
@@ -82,5 +83,34 @@ CASES: tuple[Case, ...] = (
         "Jordan Peele directed the film. Jordan is a country in Asia.",
         ("Jordan Peele", "person"),
         frozenset({("jordan", "asia", "~is a country in")}),
+    ),
+    # negatives for the third extraction round's rules (lists, "here", "It is where", "who ... its")
+    Case(  # names joined by "and" in mid-sentence: a new clause's subject, no list
+        "Anna Jones founded Acme Corp and Bob Lee joined it.",
+        expected=frozenset({("acme corp", "anna jones", "founded_by")}),
+    ),
+    Case(  # a comma alone joins no list
+        "Anna Jones was born in Paris, France.",
+        ("Anna Jones", "person"),
+        frozenset({("anna jones", "paris", "born_in")}),
+    ),
+    Case(  # a list after a preposition opening the sentence is no subject
+        "In Paris and Berlin, Anna Jones met Bob Lee.",
+        expected=frozenset({("anna jones", "bob lee", "~met")}),
+    ),
+    Case(  # "her" after "who" may be the person herself: nothing said of the page
+        "Anna Jones, who lost her keys, called Bob Lee.",
+        ("Acme Corp", "organization"),
+        frozenset({("anna jones", "bob lee", "~called")}),
+    ),
+    Case("Anna Jones is here.", ("Acme Corp", "organization")),  # "is here": where she is, no relation
+    Case(  # "here" not ending its clause
+        "Anna Jones came here from Oslo.",
+        ("Acme Corp", "organization"),
+        frozenset({("anna jones", "oslo", "~came here from")}),
+    ),
+    Case(  # a subject list shares the relation
+        "Anna Jones and Bob Lee met Carl Berg.",
+        expected=frozenset({("anna jones", "carl berg", "~met"), ("bob lee", "carl berg", "~met")}),
     ),
 )
