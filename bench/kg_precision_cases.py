@@ -7,7 +7,7 @@ relations extraction stores beyond these ("false relations") and how many of the
 Written as negatives for the rules of the second extraction round (lists after an opening phrase,
 given names that are places, descriptions that are someone else, asides, lower-case title endings,
 names opening a sentence before "by"/"of"), and a few plain sentences besides; then (third round) for
-coordinated lists, "here", and "who ... its". No corpus wording.
+coordinated lists, "here", "who ... its" and enumerations after a colon. No corpus wording.
 """
 
 from __future__ import annotations
@@ -108,6 +108,16 @@ CASES: tuple[Case, ...] = (
         "Anna Jones came here from Oslo.",
         ("Acme Corp", "organization"),
         frozenset({("anna jones", "oslo", "~came here from")}),
+    ),
+    Case(  # after a colon, a sentence that is more than names is no enumeration
+        "He said: Anna Jones met Bob Lee.",
+        ("Carl Berg", "person"),
+        frozenset({("anna jones", "bob lee", "~met")}),
+    ),
+    Case(  # an enumeration: each item is what the label says
+        "Founders: Anna Jones and Bob Lee.",
+        ("Acme Corp", "organization"),
+        frozenset({("acme corp", "anna jones", "~founders"), ("acme corp", "bob lee", "~founders")}),
     ),
     Case(  # a subject list shares the relation
         "Anna Jones and Bob Lee met Carl Berg.",

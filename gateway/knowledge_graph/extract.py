@@ -38,7 +38,7 @@ from gateway.knowledge_graph.clauses import (
 )
 from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.coref import Coreference as Coreference  # read here by the index
-from gateway.knowledge_graph.lists import coordinated, spread
+from gateway.knowledge_graph.lists import coordinated, enumerated, spread
 from gateway.knowledge_graph.patterns import PATTERNS
 
 _WORD = re.compile(r"[^\W_][\w'\u2019\-\.&]*[^\W_]|[^\W_]", re.UNICODE)
@@ -333,6 +333,7 @@ def extract(
     if subject and subject_key and subject_key not in graph.entities:
         graph.entities[subject_key] = subject
     first = 0  # the first span not before this sentence (sentences and spans are both in order)
+    label: tuple[int, list[Span]] = (0, [])  # the sentence before: "Founders: A and B." reads it
     for start, sentence in _windows(_sentences(text)):
         end = start + len(sentence)
         while first < len(spans) and spans[first].start < start:
@@ -378,6 +379,8 @@ def extract(
         found += _phrases(text, start, sentence, inside, span_keys, subject_key, used, lists)
         graph.relations += found
         graph.relations += spread(text, start, inside, span_keys, found, lists)  # "N trained A, B and C": B, C too
+        graph.relations += enumerated(text, label, start, end, inside, lists, span_keys, subject_key)
+        label = (start, inside)
     keys = list(graph.counts)[:25]
     if subject_key and subject_key not in keys:
         keys.append(subject_key)

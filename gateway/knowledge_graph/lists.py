@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from gateway.knowledge_graph.clauses import _GOVERNED, _STOP, Span, normalise
+from gateway.knowledge_graph.clauses import _GOVERNED, _STOP, MAX_PHRASE_WORDS, Span, normalise
 
 # "A, B and C", "A and the B", "A or B": names joined by commas and a last "and"/"or" (a comma alone,
 # "Paris, France", joins no list)
@@ -93,4 +93,52 @@ def spread(
                     if m != other and row not in have:
                         have.add(row)
                         out.append((*row, weight))
+    return out
+
+
+def _label(words: str) -> list[str]:
+    """A label's words, its last preposition kept ("gathered by"), numbers left out; none if only
+    function words."""
+    out = [w for w in normalise(words).split() if not w.isdigit()][-MAX_PHRASE_WORDS:]
+    return out if any(w not in _STOP for w in out) else []
+
+
+def enumerated(
+    text: str,
+    label: tuple[int, list[Span]],
+    start: int,
+    end: int,
+    inside: list[Span],
+    lists: list[tuple[int, int]],
+    keys: dict[int, str],
+    subject: str | None,
+) -> list[Relation]:
+    """The relations of an enumeration after a colon ("Books written by N: A and B." -> A ~written
+    by N, B too; "Founders: A and B." -> the page's subject ~founders A, B): a sentence that is
+    nothing but names, after a `label` (its start and mentions) ending on a colon, is what the label
+    describes; `_typed` gives a pattern's type to a pattern's words ("Written by: A" -> written_by)."""
+    from gateway.knowledge_graph.clauses import _typed  # one module's helper, not a layer
+
+    if not inside or text[start : inside[0].start].strip() or not _SENTENCE_END.fullmatch(text, inside[-1].end, end):
+        return []
+    if len(inside) > 1 and lists != [(0, len(inside) - 1)]:
+        return []
+    label_start, named = label
+    colon = text.rfind(":", label_start, start)
+    if colon < 0 or text[colon + 1 : start].strip():
+        return []
+    heading = len(named) == 1 and not text[label_start : named[0].start].strip()  # "Founders:", no name
+    if named and not heading and not text[named[-1].end : colon].strip():  # "... gathered by N:"
+        owner, forward = keys[named[-1].start], False
+        words = _label(text[named[-2].end if len(named) > 1 else label_start : named[-1].start])
+    elif (heading or not named) and subject:  # "Founders:": the page's subject ~founders each item
+        owner, forward, words = subject, True, _label(text[label_start:colon])
+    else:
+        return []
+    out: list[Relation] = []
+    for span in inside:
+        item = keys[span.start]
+        rel = _typed(owner, item, words) if forward else _typed(item, owner, words)
+        if rel:
+            out.append(rel)
     return out

@@ -14,9 +14,10 @@ run by N, and is in P) and an active verb's participle before a preposition ("fo
 founder). Third round: a coordinated list shares its role ("She taught A, B and C": all three; "A
 and B settled here"; not "A founded X and B joined it"), "here" ending a clause is the page's place
 ("A settled here": in it; not "C is here"), "It is where A and B ..." on a place's page, "N, who
-painted its lamp room," (the page's, not after "his"), and a capitalised "The" inside a sentence
-belonging to a title ("include The Amber Gate"). The texts are this test's own; every test fails on
-the extraction before it."""
+painted its lamp room," (the page's, not after "his"), a capitalised "The" inside a sentence
+belonging to a title ("include The Amber Gate"), and an enumeration after a colon ("Shells found by
+N: A and B." -> A ~found by N; "Founders: A and B." -> the page's subject ~founders A). The texts
+are this test's own; every test fails on the extraction before it."""
 
 from __future__ import annotations
 
@@ -82,6 +83,9 @@ PAGES = {
     "Ole Brun, who lost his cap, met Eva Brun.",
     "ek.md": "# Nils Ek\n\nNils Ek is a writer. His novels include The Amber Gate.",
     "joined.md": "# Rolf Dahl\n\nAnna Jones founded Acme Corp and Bob Lee joined it.",
+    "lund.md": "# Eva Lund\n\nEva Lund is a diver. Shells found by Eva Lund: Pink Conch and Blue Whelk. She said: Ake "
+    "Moe met Siv Dal.",
+    "guild.md": "# Tarn Guild\n\nTarn Guild is a club. Founders: Lars Fjell and Mia Fjell.",
 }
 
 
@@ -258,3 +262,13 @@ def test_who_and_its_refer_back_to_the_pages_subject(shapes: dict[str, Any]) -> 
 def test_a_capitalised_the_inside_a_sentence_is_the_titles(shapes: dict[str, Any]) -> None:
     # the play's page may come later: its name must already be the title's, "The Amber Gate"
     assert ("~his novels include", "The Amber Gate", "out") in _said(shapes, "ek.md", "Nils Ek")
+
+
+def test_an_enumeration_after_a_colon(shapes: dict[str, Any]) -> None:
+    for name in ("Pink Conch", "Blue Whelk"):
+        assert ("~found by", "Eva Lund", "out") in _said(shapes, "lund.md", name), name
+    for name in ("Lars Fjell", "Mia Fjell"):
+        assert ("~founders", "Tarn Guild", "in") in _said(shapes, "guild.md", name), name
+    # a sentence after a colon that is more than names is no enumeration
+    said = _said(shapes, "lund.md", "Siv Dal")
+    assert not any(name == "Eva Lund" for _, name, _ in said), said
