@@ -211,7 +211,7 @@ class RuleExtractor:
                 a = i
                 # drop capitalised function words that open the span ("The Orbis", "After Quillon")
                 # (not a capitalised "The" inside the sentence: it is a title's, "staged The Salt Harvest")
-                while words and _droppable(words[0], a):
+                while words and _droppable(words[0], a, len(words)):
                     words.pop(0)
                     a += 1
                 # a lone opening word is no name when the text also writes it in lower case, or when it is
@@ -264,10 +264,11 @@ class _Taken:
         self.spans.insert(i, span)
 
 
-def _droppable(word: str, at: int) -> bool:
-    """Whether a capitalised function word opening a span is no part of the name: not a code, and not
-    "The" inside its sentence (capitalised there only as a title's first word, "staged The Salt Harvest")."""
-    return word.lower() in _STOP and not _CODE.match(word) and (at == 0 or word != "The")
+def _droppable(word: str, at: int, words: int) -> bool:
+    """Whether a capitalised function word opening a span of `words` words is no part of the name:
+    not a code, and not "The" before a name inside its sentence (capitalised there only as a
+    title's first word, "staged The Salt Harvest")."""
+    return word.lower() in _STOP and not _CODE.match(word) and (at == 0 or word != "The" or words < 2)
 
 
 def _namelike(word: str) -> bool:
