@@ -119,6 +119,11 @@ CASES: tuple[Case, ...] = (
         ("Acme Corp", "organization"),
         frozenset({("acme corp", "anna jones", "~founders"), ("acme corp", "bob lee", "~founders")}),
     ),
+    Case(  # a name after a preposition is not what stayed "here"
+        "A visitor from Oslo stayed here.",
+        ("Acme Hall", "place"),
+        frozenset({("acme hall", "oslo", "~a visitor from")}),
+    ),
     Case(  # a subject list shares the relation
         "Anna Jones and Bob Lee met Carl Berg.",
         expected=frozenset({("anna jones", "carl berg", "~met"), ("bob lee", "carl berg", "~met")}),

@@ -308,7 +308,8 @@ def _phrases(
         if cleft:  # "P is where she grew up"
             if rel := _typed(subject, last, [*_words(tail[cleft.end() :]), "in"]):
                 out.append(rel)
-        elif here and last != subject:  # "N grew up here": N grew up in the page's subject
+        elif here and last != subject and not _GOVERNED.search(text, start, final.start):
+            # "N grew up here": N grew up in the page's subject (not "A visitor from N stayed here")
             words = normalise(tail[: here.start()]).split()
             while words and words[0] in _AUX:
                 words.pop(0)
