@@ -119,6 +119,11 @@ CASES: tuple[Case, ...] = (
         ("Acme Corp", "organization"),
         frozenset({("acme corp", "anna jones", "~founders"), ("acme corp", "bob lee", "~founders")}),
     ),
+    Case(  # "here" after a preposition: the preposition's own relation, not "in"
+        "Anna Jones moved away from here.",
+        ("Oslo", "place"),
+        frozenset({("anna jones", "oslo", "~moved away from")}),
+    ),
     Case(  # a name after a preposition is not what stayed "here"
         "A visitor from Oslo stayed here.",
         ("Acme Hall", "place"),

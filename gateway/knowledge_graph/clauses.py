@@ -80,6 +80,7 @@ _CLEFT_OPENS = re.compile(r"\s*(?:it|this)\s+(?:is|was)\s+where\s+", re.IGNORECA
 _WHO_IT = re.compile(r"\s*,\s*who\s+(?P<vp>[^,;.()]{1,80}?\b(?:it|its)\b[^,;.()]{0,40}?)\s*,", re.IGNORECASE)
 # "N grew up here": the place the page is about ("here" is "in" it); ending its clause, as a pro-form,
 # and not after "be" ("the answer is here" says where something is, of no name)
+_TO_HERE = frozenset("from near to towards past through around into over under".split())  # keep its own
 _HERE = re.compile(
     r"(?<!\bis)(?<!\bare)(?<!\bwas)(?<!\bwere)(?<!\bbe)(?<!\bbeen)\s+here\s*(?:[.!?;:]\s*)?$", re.IGNORECASE
 )
@@ -177,6 +178,19 @@ def _opening(words: list[str]) -> list[str]:
         if w not in _FUNCTION and not w.isdigit():
             break
     return words
+
+
+def _here(verb: str) -> list[str]:
+    """The words of "N <verb> here" as a relation to the page's place: "grew up" + "in" (what "here"
+    stands for), "drove from" as it is (its own preposition); none when the verb is a function word."""
+    words = normalise(verb).split()
+    while words and words[0] in _AUX:
+        words.pop(0)
+    if not words or words[0] in _FUNCTION:
+        return []
+    if words[-1] in _TO_HERE:  # "drove from here": from it, not in it
+        return [*_words(" ".join(words[:-1])), words[-1]]
+    return [*_words(" ".join(words)), "in"]
 
 
 def _head(text: str, before: list[Span]) -> Span:
@@ -310,10 +324,7 @@ def _phrases(
                 out.append(rel)
         elif here and last != subject and not _GOVERNED.search(text, start, final.start):
             # "N grew up here": N grew up in the page's subject (not "A visitor from N stayed here")
-            words = normalise(tail[: here.start()]).split()
-            while words and words[0] in _AUX:
-                words.pop(0)
-            if words and words[0] not in _FUNCTION and (rel := _typed(last, subject, [*_words(" ".join(words)), "in"])):
+            if (words := _here(tail[: here.start()])) and (rel := _typed(last, subject, words)):
                 out.append(rel)
         elif _BACK.search(tail) and not _GOVERNED.search(text, start, final.start):
             # "N travelled with it as physician": N and the document's subject (not "A traveller from N
