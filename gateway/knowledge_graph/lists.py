@@ -116,10 +116,13 @@ def enumerated(
     """The relations of an enumeration after a colon ("Books written by N: A and B." -> A ~written
     by N, B too; "Founders: A and B." -> the page's subject ~founders A, B): a sentence that is
     nothing but names, after a `label` (its start and mentions) ending on a colon, is what the label
-    describes; `_typed` gives a pattern's type to a pattern's words ("Written by: A" -> written_by)."""
+    describes (not one ended by a semicolon: the first item of "A; B; C" is no more the label's
+    than the rest); `_typed` gives a pattern's type to a pattern's words ("Written by: A" -> written_by)."""
     from gateway.knowledge_graph.clauses import _typed  # one module's helper, not a layer
 
     if not inside or text[start : inside[0].start].strip() or not _SENTENCE_END.fullmatch(text, inside[-1].end, end):
+        return []
+    if ";" in text[inside[-1].end : end]:  # "Entries: A; B; C": one item of a longer enumeration, not all
         return []
     if len(inside) > 1 and lists != [(0, len(inside) - 1)]:
         return []
