@@ -129,6 +129,7 @@ CASES: tuple[Case, ...] = (
         ("Acme Hall", "place"),
         frozenset({("acme hall", "oslo", "~a visitor from")}),
     ),
+    Case("Entries: Anna Jones; Bob Lee; Carl Berg.", ("Name Index", "work")),  # no item is the label's alone
     Case(  # a subject list shares the relation
         "Anna Jones and Bob Lee met Carl Berg.",
         expected=frozenset({("anna jones", "carl berg", "~met"), ("bob lee", "carl berg", "~met")}),
