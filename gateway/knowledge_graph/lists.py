@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from gateway.knowledge_graph.clauses import _GOVERNED, _STOP, MAX_PHRASE_WORDS, Span, normalise
+from gateway.knowledge_graph.clauses import _GOVERNED, _STOP, MAX_PHRASE_WORDS, Span, _typed, normalise
 
 # "A, B and C", "A and the B", "A or B": names joined by commas and a last "and"/"or" (a comma alone,
 # "Paris, France", joins no list)
@@ -118,8 +118,6 @@ def enumerated(
     nothing but names, after a `label` (its start and mentions) ending on a colon, is what the label
     describes (not one ended by a semicolon: the first item of "A; B; C" is no more the label's
     than the rest); `_typed` gives a pattern's type to a pattern's words ("Written by: A" -> written_by)."""
-    from gateway.knowledge_graph.clauses import _typed  # one module's helper, not a layer
-
     if not inside or text[start : inside[0].start].strip() or not _SENTENCE_END.fullmatch(text, inside[-1].end, end):
         return []
     if ";" in text[inside[-1].end : end]:  # "Entries: A; B; C": one item of a longer enumeration, not all
