@@ -6,7 +6,8 @@ relations extraction stores beyond these ("false relations") and how many of the
 
 Written as negatives for the rules of the second extraction round (lists after an opening phrase,
 given names that are places, descriptions that are someone else, asides, lower-case title endings,
-names opening a sentence before "by"/"of"), and a few plain sentences besides. No corpus wording.
+names opening a sentence before "by"/"of"), and a few plain sentences besides; then (third round) for
+coordinated lists, "here", "who ... its" and enumerations after a colon. No corpus wording.
 """
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ class Case:
 
 
 CASES: tuple[Case, ...] = (
-    Case(
+    Case(  # a list shares its role (#28, third round): all three wrote it; none wrote another
         "Written by Anna Jones, Bob Lee and Carl Berg.",
         ("Green Report", "work"),
-        frozenset({("green report", "anna jones", "written_by")}),
+        frozenset({("green report", n, "written_by") for n in ("anna jones", "bob lee", "carl berg")}),
     ),
     Case("Founded by Anna Jones, Bob Lee and Carl Berg, Acme Corp makes tools."),
     Case(
@@ -82,5 +83,55 @@ CASES: tuple[Case, ...] = (
         "Jordan Peele directed the film. Jordan is a country in Asia.",
         ("Jordan Peele", "person"),
         frozenset({("jordan", "asia", "~is a country in")}),
+    ),
+    # negatives for the third extraction round's rules (lists, "here", "It is where", "who ... its")
+    Case(  # names joined by "and" in mid-sentence: a new clause's subject, no list
+        "Anna Jones founded Acme Corp and Bob Lee joined it.",
+        expected=frozenset({("acme corp", "anna jones", "founded_by")}),
+    ),
+    Case(  # a comma alone joins no list
+        "Anna Jones was born in Paris, France.",
+        ("Anna Jones", "person"),
+        frozenset({("anna jones", "paris", "born_in")}),
+    ),
+    Case(  # a list after a preposition opening the sentence is no subject
+        "In Paris and Berlin, Anna Jones met Bob Lee.",
+        expected=frozenset({("anna jones", "bob lee", "~met")}),
+    ),
+    Case(  # "her" after "who" may be the person herself: nothing said of the page
+        "Anna Jones, who lost her keys, called Bob Lee.",
+        ("Acme Corp", "organization"),
+        frozenset({("anna jones", "bob lee", "~called")}),
+    ),
+    Case("Anna Jones is here.", ("Acme Corp", "organization")),  # "is here": where she is, no relation
+    Case(  # "here" not ending its clause
+        "Anna Jones came here from Oslo.",
+        ("Acme Corp", "organization"),
+        frozenset({("anna jones", "oslo", "~came here from")}),
+    ),
+    Case(  # after a colon, a sentence that is more than names is no enumeration
+        "He said: Anna Jones met Bob Lee.",
+        ("Carl Berg", "person"),
+        frozenset({("anna jones", "bob lee", "~met")}),
+    ),
+    Case(  # an enumeration: each item is what the label says
+        "Founders: Anna Jones and Bob Lee.",
+        ("Acme Corp", "organization"),
+        frozenset({("acme corp", "anna jones", "~founders"), ("acme corp", "bob lee", "~founders")}),
+    ),
+    Case(  # "here" after a preposition: the preposition's own relation, not "in"
+        "Anna Jones moved away from here.",
+        ("Oslo", "place"),
+        frozenset({("anna jones", "oslo", "~moved away from")}),
+    ),
+    Case(  # a name after a preposition is not what stayed "here"
+        "A visitor from Oslo stayed here.",
+        ("Acme Hall", "place"),
+        frozenset({("acme hall", "oslo", "~a visitor from")}),
+    ),
+    Case("Entries: Anna Jones; Bob Lee; Carl Berg.", ("Name Index", "work")),  # no item is the label's alone
+    Case(  # a subject list shares the relation
+        "Anna Jones and Bob Lee met Carl Berg.",
+        expected=frozenset({("anna jones", "carl berg", "~met"), ("bob lee", "carl berg", "~met")}),
     ),
 )

@@ -74,6 +74,16 @@ _ATTACHED = re.compile(r"\s+(?:in|at|on|near|of|from|outside|off)\s+(?:the\s+)?"
 _RELATIVE = re.compile(r"\s*(?:,\s*)?(?:which|that|whom|who)\s+", re.IGNORECASE)
 _CLEFT = re.compile(r"\s+(?:is|was|are|were)\s+where\s+|\s*,\s*where\s+", re.IGNORECASE)  # "P is where N grew up"
 _CLEFT_PRONOUN = re.compile(r"\s+(?:is|was|are|were)\s+where\s+(?:he|she|it|they)\s+", re.IGNORECASE)
+# "It is where N grew up" on P's page: the pronoun is the page's subject, as "P is where N grew up"
+_CLEFT_OPENS = re.compile(r"\s*(?:it|this)\s+(?:is|was)\s+where\s+", re.IGNORECASE)
+# "N, who drew its plans, ...": after "who" (a person) "it"/"its" is not N, but the page's subject
+_WHO_IT = re.compile(r"\s*,\s*who\s+(?P<vp>[^,;.()]{1,80}?\b(?:it|its)\b[^,;.()]{0,40}?)\s*,", re.IGNORECASE)
+# "N grew up here": the place the page is about ("here" is "in" it); ending its clause, as a pro-form,
+# and not after "be" ("the answer is here" says where something is, of no name)
+_TO_HERE = frozenset("from near to towards past through around into over under".split())  # keep its own
+_HERE = re.compile(
+    r"(?<!\bis)(?<!\bare)(?<!\bwas)(?<!\bwere)(?<!\bbe)(?<!\bbeen)\s+here\s*(?:[.!?;:]\s*)?$", re.IGNORECASE
+)
 # "Its skipper, N, ...", "X's mentor, the botanist N": the possessor's role, named by the noun
 _APPOSITIVE = re.compile(
     r"(?:^|[,;(]\s*)(?:(?P<own>its|his|her|their)\s+|[\u2019']s\s+)(?P<noun>[a-z][a-z\- ]{0,40}?)\s*,\s*"
@@ -170,6 +180,19 @@ def _opening(words: list[str]) -> list[str]:
     return words
 
 
+def _here(verb: str) -> list[str]:
+    """The words of "N <verb> here" as a relation to the page's place: "grew up" + "in" (what "here"
+    stands for), "drove from" as it is (its own preposition); none when the verb is a function word."""
+    words = normalise(verb).split()
+    while words and words[0] in _AUX:
+        words.pop(0)
+    if not words or words[0] in _FUNCTION:
+        return []
+    if words[-1] in _TO_HERE:  # "drove from here": from it, not in it
+        return [*_words(" ".join(words[:-1])), words[-1]]
+    return [*_words(" ".join(words)), "in"]
+
+
 def _head(text: str, before: list[Span]) -> Span:
     """The mention a phrase after `before` belongs to: the last one, unless it only completes the
     one before it ("The Stoeljuk Bridge in Jyngbaar was designed by ...": the bridge was)."""
@@ -216,6 +239,7 @@ def _phrases(
     span_keys: dict[int, str],
     subject: str | None,
     used: list[tuple[int, int]],
+    lists: list[tuple[int, int]],
 ) -> list[tuple[str, str, str, float]]:
     """Relations no pattern names, typed by the words that link two mentions of one sentence
     ("Moravec came into the world in Keldholm" -> `~came into the world in`): what the ranker
@@ -239,6 +263,7 @@ def _phrases(
     def free(a: int, b: int) -> bool:
         return not any(a < ue and ua < b for ua, ue in used)
 
+    list_end = {k: j for i, j in lists for k in range(i, j + 1)}
     for k, span in enumerate(inside):
         a, b = prev_end, span.start
         between = text[a:b]
@@ -261,9 +286,15 @@ def _phrases(
         elif head and _RELATIVE.fullmatch(between) and free(span.end, end):  # "B, which N designed in 1943,"
             if rel := _typed(right, head, _words(_clause(text, span.end, end))):
                 out.append(rel)
-        elif head and _CLEFT.fullmatch(between):  # "P is where N grew up"
-            if rel := _typed(right, head, [*_words(_clause(text, span.end, end)), "in"]):
-                out.append(rel)
+        elif (cleft_head := head if head and _CLEFT.fullmatch(between) else None) or (
+            k == 0 and subject and _CLEFT_OPENS.fullmatch(text, start, b)
+        ):  # "P is where N grew up", "It is where A and B grew up": the words follow the list
+            clause = _clause(text, inside[list_end.get(k, k)].end, end)
+            words = _words(clause)
+            used.append((inside[list_end.get(k, k)].end, inside[list_end.get(k, k)].end + len(clause)))  # said once
+            for member in inside[k : list_end.get(k, k) + 1] if words else ():
+                if rel := _typed(span_keys[member.start], cleft_head or subject or "", [*words, "in"]):
+                    out.append(rel)
         elif (left is not None or front) and free(a, b):
             cut = list(_BREAK.finditer(between))
             src: str | None = head or front or left  # "Composed by X in 1903, W ...": W was
@@ -274,6 +305,10 @@ def _phrases(
             words = _opening(normalise(between).split()[-MAX_PHRASE_WORDS:])  # the verb and preposition end it
             if src and src != right and any(w not in _FUNCTION and not w.isdigit() for w in words):
                 out.append((src, right, PHRASE + " ".join(words), 1.0))
+        who = _WHO_IT.match(text, span.end, end)
+        if who and subject and subject != right and free(span.end, who.end()):
+            if rel := _typed(right, subject, _words(who["vp"])):  # "N, who drew its plans," -> N ~drew its plans
+                out.append(rel)
         after = _APPOSITIVE_AFTER.match(text, span.end, end)
         if after and subject and free(span.end, after.end()) and (rel := _typed(subject, right, _words(after["noun"]))):
             out.append(rel)  # "N, its conductor since 1990, ..."
@@ -283,8 +318,13 @@ def _phrases(
         final = _head(text, inside)
         last = span_keys[final.start]
         cleft = _CLEFT_PRONOUN.match(tail)
+        here = _HERE.search(tail)
         if cleft:  # "P is where she grew up"
             if rel := _typed(subject, last, [*_words(tail[cleft.end() :]), "in"]):
+                out.append(rel)
+        elif here and last != subject and not _GOVERNED.search(text, start, final.start):
+            # "N grew up here": N grew up in the page's subject (not "A visitor from N stayed here")
+            if (words := _here(tail[: here.start()])) and (rel := _typed(last, subject, words)):
                 out.append(rel)
         elif _BACK.search(tail) and not _GOVERNED.search(text, start, final.start):
             # "N travelled with it as physician": N and the document's subject (not "A traveller from N

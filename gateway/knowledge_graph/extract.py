@@ -38,6 +38,7 @@ from gateway.knowledge_graph.clauses import (
 )
 from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.coref import Coreference as Coreference  # read here by the index
+from gateway.knowledge_graph.lists import coordinated, enumerated, spread
 from gateway.knowledge_graph.patterns import PATTERNS
 
 _WORD = re.compile(r"[^\W_][\w'\u2019\-\.&]*[^\W_]|[^\W_]", re.UNICODE)
@@ -209,7 +210,8 @@ class RuleExtractor:
                 words = [t.group() for t in tokens[i : j + 1]]
                 a = i
                 # drop capitalised function words that open the span ("The Orbis", "After Quillon")
-                while words and words[0].lower() in _STOP and not _CODE.match(words[0]):
+                # (not a capitalised "The" inside the sentence: it is a title's, "staged The Salt Harvest")
+                while words and _droppable(words[0], a, len(words)):
                     words.pop(0)
                     a += 1
                 # a lone opening word is no name when the text also writes it in lower case, or when it is
@@ -260,6 +262,13 @@ class _Taken:
         self.starts.insert(i, span.start)
         self.ends.insert(i, span.end if end is None else end)
         self.spans.insert(i, span)
+
+
+def _droppable(word: str, at: int, words: int) -> bool:
+    """Whether a capitalised function word opening a span of `words` words is no part of the name:
+    not a code, and not "The" before a name inside its sentence (capitalised there only as a
+    title's first word, "staged The Salt Harvest")."""
+    return word.lower() in _STOP and not _CODE.match(word) and (at == 0 or word != "The" or words < 2)
 
 
 def _namelike(word: str) -> bool:
@@ -325,6 +334,7 @@ def extract(
     if subject and subject_key and subject_key not in graph.entities:
         graph.entities[subject_key] = subject
     first = 0  # the first span not before this sentence (sentences and spans are both in order)
+    label: tuple[int, list[Span]] = (0, [])  # the sentence before: "Founders: A and B." reads it
     for start, sentence in _windows(_sentences(text)):
         end = start + len(sentence)
         while first < len(spans) and spans[first].start < start:
@@ -334,6 +344,7 @@ def extract(
             last += 1
         inside = spans[first:last]
         used: list[tuple[int, int]] = []  # "founded by" must not match "founded" again
+        found: list[tuple[str, str, str, float]] = []
         for pattern in PATTERNS:
             for m in pattern.regex.finditer(sentence):
                 a, b = start + m.start(), start + m.end()
@@ -364,8 +375,13 @@ def extract(
                 if left and right and left != right:
                     used.append((a, b))  # words that named no relation stay free for a phrase
                     src, dst = (left, right) if forward else (right, left)
-                    graph.relations.append((src, dst, pattern.type, 1.0))
-        graph.relations += _phrases(text, start, sentence, inside, span_keys, subject_key, used)
+                    found.append((src, dst, pattern.type, 1.0))
+        lists = coordinated(text, start, end, inside)  # "A, B and C"
+        found += _phrases(text, start, sentence, inside, span_keys, subject_key, used, lists)
+        graph.relations += found
+        graph.relations += spread(text, start, inside, span_keys, found, lists)  # "N trained A, B and C": B, C too
+        graph.relations += enumerated(text, label, start, end, inside, lists, span_keys, subject_key)
+        label = (start, inside)
     keys = list(graph.counts)[:25]
     if subject_key and subject_key not in keys:
         keys.append(subject_key)

@@ -1,0 +1,145 @@
+"""Coordinated lists of names in one sentence ("A, B and C") and the relations they share (#28).
+
+The grammar of `clauses` links a relation's words to the name beside them: "N trained A, B and C"
+gives N ~trained A, "A, B and C grew up here" gives C. A coordinated list shares its role, so each
+relation one member has is given to every member. Plain CPU work on one sentence, linear in its
+mentions but for the copies themselves.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gateway.knowledge_graph.clauses import _GOVERNED, _STOP, MAX_PHRASE_WORDS, Span, _typed, normalise
+
+# "A, B and C", "A and the B", "A or B": names joined by commas and a last "and"/"or" (a comma alone,
+# "Paris, France", joins no list)
+_JOIN = re.compile(r"\s*,\s*(?:the\s+)?", re.IGNORECASE)
+_LAST_JOIN = re.compile(r"\s*,?\s+(?:and|or)\s+(?:the\s+)?", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"\s*[.!?;:)\]\"\u201d']*\s*")
+
+# a subordinate clause's opening word: a list right after it is that clause's subject ("P is where A
+# and B grew up")
+_OPENS_CLAUSE = re.compile(
+    r"\b(?:where|when|while|who|whom|which|that|because|after|before|since|until|once|if|as)\s+$", re.IGNORECASE
+)
+Relation = tuple[str, str, str, float]
+
+
+def _subject_list(text: str, start: int, inside: list[Span], i: int) -> bool:
+    """Whether a list from inside[i] opens its sentence (nothing but function words and numbers
+    before it, no preposition: "In 1990, A and B ...", not "The war between A and B") or a clause
+    ("... is where A and B grew up")."""
+    if i:
+        return _OPENS_CLAUSE.search(text, inside[i - 1].end, inside[i].start) is not None
+    lead = text[start : inside[0].start]
+    return all(w in _STOP or w.isdigit() for w in normalise(lead).split()) and not _GOVERNED.search(lead)
+
+
+def coordinated(text: str, start: int, end: int, inside: list[Span]) -> list[tuple[int, int]]:
+    """The coordinated lists of one sentence's mentions, as index ranges (first, last) of `inside`:
+    a list that opens the sentence or a clause (its subject: "A, B and C grew up in P", "P is where A
+    and B grew up") or ends the sentence (an object: "N trained A, B and C."). Not one in
+    mid-sentence ("Anna founded Acme and Bob Lee joined it": "Bob Lee" opens a clause of its own),
+    which could be either."""
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(inside):
+        j = i
+        while j + 1 < len(inside) and _JOIN.fullmatch(text, inside[j].end, inside[j + 1].start):
+            j += 1
+        if j + 1 < len(inside) and _LAST_JOIN.fullmatch(text, inside[j].end, inside[j + 1].start):
+            j += 1
+            opens = _subject_list(text, start, inside, i)
+            if opens or (j == len(inside) - 1 and _SENTENCE_END.fullmatch(text, inside[j].end, end)):
+                out.append((i, j))
+        i = j + 1
+    return out
+
+
+def spread(
+    text: str,
+    start: int,
+    inside: list[Span],
+    keys: dict[int, str],
+    relations: list[Relation],
+    lists: list[tuple[int, int]],
+) -> list[Relation]:
+    """One sentence's relations with each one of a list member has given to every member: the
+    grammar above links the words to the member beside them ("N trained A, B and C" -> N ~trained
+    A), and a list shares its role (B and C were trained too). A subject list shares the relations
+    to what follows it or to the page's subject, an object list ending the sentence every relation
+    (nothing follows it); never a relation between two lists ("A and B were born in P and Q":
+    perhaps respectively), nor one already there."""
+    if not lists:
+        return []
+    have = {(s, d, t) for s, d, t, _ in relations}
+    listed = {keys[inside[k].start] for i, j in lists for k in range(i, j + 1)}
+    named = {keys[s.start] for s in inside}
+    out: list[Relation] = []
+    for i, j in lists:
+        members = list(dict.fromkeys(keys[inside[k].start] for k in range(i, j + 1)))
+        is_member = set(members)
+        if _subject_list(text, start, inside, i):  # a subject: what follows it
+            allowed = {keys[s.start] for s in inside[j + 1 :]} - listed
+        else:
+            allowed = {keys[s.start] for s in inside[:i]} - listed
+        for src, dst, kind, weight in relations:
+            for member, other, forward in ((src, dst, True), (dst, src, False)):
+                if member not in is_member or other in listed or (other not in allowed and other in named):
+                    continue
+                for m in members:
+                    row = (m, other, kind) if forward else (other, m, kind)
+                    if m != other and row not in have:
+                        have.add(row)
+                        out.append((*row, weight))
+    return out
+
+
+def _label(words: str) -> list[str]:
+    """A label's words, its last preposition kept ("gathered by"), numbers left out; none if only
+    function words."""
+    out = [w for w in normalise(words).split() if not w.isdigit()][-MAX_PHRASE_WORDS:]
+    return out if any(w not in _STOP for w in out) else []
+
+
+def enumerated(
+    text: str,
+    label: tuple[int, list[Span]],
+    start: int,
+    end: int,
+    inside: list[Span],
+    lists: list[tuple[int, int]],
+    keys: dict[int, str],
+    subject: str | None,
+) -> list[Relation]:
+    """The relations of an enumeration after a colon ("Books written by N: A and B." -> A ~written
+    by N, B too; "Founders: A and B." -> the page's subject ~founders A, B): a sentence that is
+    nothing but names, after a `label` (its start and mentions) ending on a colon, is what the label
+    describes (not one ended by a semicolon: the first item of "A; B; C" is no more the label's
+    than the rest); `_typed` gives a pattern's type to a pattern's words ("Written by: A" -> written_by)."""
+    if not inside or text[start : inside[0].start].strip() or not _SENTENCE_END.fullmatch(text, inside[-1].end, end):
+        return []
+    if ";" in text[inside[-1].end : end]:  # "Entries: A; B; C": one item of a longer enumeration, not all
+        return []
+    if len(inside) > 1 and lists != [(0, len(inside) - 1)]:
+        return []
+    label_start, named = label
+    colon = text.rfind(":", label_start, start)
+    if colon < 0 or text[colon + 1 : start].strip():
+        return []
+    heading = len(named) == 1 and not text[label_start : named[0].start].strip()  # "Founders:", no name
+    if named and not heading and not text[named[-1].end : colon].strip():  # "... gathered by N:"
+        owner, forward = keys[named[-1].start], False
+        words = _label(text[named[-2].end if len(named) > 1 else label_start : named[-1].start])
+    elif (heading or not named) and subject:  # "Founders:": the page's subject ~founders each item
+        owner, forward, words = subject, True, _label(text[label_start:colon])
+    else:
+        return []
+    out: list[Relation] = []
+    for span in inside:
+        item = keys[span.start]
+        rel = _typed(owner, item, words) if forward else _typed(item, owner, words)
+        if rel:
+            out.append(rel)
+    return out
