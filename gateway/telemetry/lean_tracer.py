@@ -102,7 +102,7 @@ class Recorder:
         self.thread = threading.Thread(target=self._run, name="otel-export", daemon=True)
         self.thread.start()
 
-    def add(self, span: Any) -> None:
+    def add(self, span: Any) -> None:  # (`LeanSpan.end` does the same inline)
         queue = self.queue
         if len(queue) >= self.max_queue:
             self.dropped += 1  # a dead or slow collector: drop rather than grow or wait
@@ -144,6 +144,26 @@ class Recorder:
             self.drain()
 
 
+class Preset:
+    """A span's name and the attributes it starts with, shared by every span a call site starts
+    alike (one model's `chat` spans on one replica, one route's server spans from one client), with
+    their OTLP encoding made once (by the export thread, the first time it meets them).
+
+    Why: a request's spans started with 3-9 attributes each that were the same request after request;
+    each was a dict entry built on the event loop, kept until the export, and looked up again in
+    the encoder's memo, attribute by attribute (#31). A span started from a preset holds only its own
+    attributes in ``attributes``; set one of the preset's keys on it and it takes a copy of the
+    preset's attributes as its own (`LeanSpan._own_preset`), so what is exported is the same."""
+
+    __slots__ = ("attributes", "encoded", "keys", "name")
+
+    def __init__(self, name: str, attributes: Mapping[str, Any]) -> None:
+        self.name = name
+        self.attributes = {k: v for k, v in attributes.items() if v is not None}  # never changed after
+        self.keys = frozenset(self.attributes)
+        self.encoded: bytes | None = None  # their `KeyValue` fields (`otlp_encode.span_bytes`)
+
+
 class LeanSpan(trace.Span):
     """One span being recorded (sampled), then queued for export at `end`. Its attributes are a
     plain dict; `set_attributes` is `dict.update` (no lock: a span lives on one event loop)."""
@@ -159,6 +179,7 @@ class LeanSpan(trace.Span):
         "name",
         "parent_id",
         "parent_remote",
+        "preset",
         "span_id",
         "start",
         "status_code",
@@ -181,8 +202,10 @@ class LeanSpan(trace.Span):
         trace_state: TraceState | None,
         attributes: dict[str, Any],
         links: list[Link] | None,
+        preset: Preset | None = None,
     ) -> None:
         self.name = name
+        self.preset = preset  # attributes shared with other spans, before ``attributes`` (see `Preset`)
         self.kind = kind
         self.trace_id = trace_id
         self.span_id = span_id
@@ -208,11 +231,26 @@ class LeanSpan(trace.Span):
             context = self._context = SpanContext(self.trace_id, self.span_id, False, _SAMPLED, state)
         return context
 
+    def all_attributes(self) -> dict[str, Any]:
+        """The preset's attributes and the span's own, as exported (a copy when there is a preset)."""
+        preset = self.preset
+        return self.attributes if preset is None else {**preset.attributes, **self.attributes}
+
+    def _own_preset(self) -> None:
+        """One of the preset's keys is being set: the span takes the preset's attributes as its
+        own (first, as they were) and stops sharing them."""
+        self.attributes = self.all_attributes()
+        self.preset = None
+
     def set_attribute(self, key: str, value: Any) -> None:
-        attributes = self.attributes
         if self.end_ns or value is None:
             return
-        if key not in attributes and len(attributes) >= self.limit:
+        preset = self.preset
+        if preset is not None and key in preset.keys:
+            self._own_preset()
+            preset = None
+        attributes = self.attributes
+        if key not in attributes and len(attributes) + (len(preset.keys) if preset else 0) >= self.limit:
             self.dropped_attributes += 1
             return
         attributes[key] = value
@@ -220,10 +258,19 @@ class LeanSpan(trace.Span):
     def set_attributes(self, attributes: Mapping[str, Any]) -> None:
         if self.end_ns:
             return
+        self._update(attributes)
+
+    def _update(self, attributes: Mapping[str, Any]) -> None:
+        """Add ``attributes``; past the limit, the last ones are dropped (and counted)."""
+        preset = self.preset
+        if preset is not None and not preset.keys.isdisjoint(attributes):
+            self._own_preset()
+            preset = None
         mine = self.attributes
         mine.update(attributes)
-        if len(mine) > self.limit:
-            for key in list(mine)[self.limit :]:
+        room = self.limit - (len(preset.keys) if preset else 0)
+        if len(mine) > room:
+            for key in list(mine)[max(room, 0) :]:
                 del mine[key]
                 self.dropped_attributes += 1
 
@@ -279,13 +326,56 @@ class LeanSpan(trace.Span):
         event.update(attributes or {})
         self.add_event("exception", event, timestamp)
 
+    def end_with(self, attributes: dict[str, Any] | None, event: tuple[str, int] | None = None) -> None:
+        """`set_attributes(attributes)`, `add_event(*event)` (a name and its time, no attributes)
+        and `end()` in one call: what a call site knows at a span's end, set at once (three calls
+        per span of a request fewer, #31)."""
+        if self.end_ns:
+            return
+        if attributes:
+            preset = self.preset
+            mine = self.attributes
+            if preset is None and len(mine) + len(attributes) <= self.limit:
+                mine.update(attributes)  # (the usual case, without a call)
+            elif (
+                preset is not None
+                and preset.keys.isdisjoint(attributes)
+                and (len(preset.keys) + len(mine) + len(attributes) <= self.limit)
+            ):
+                mine.update(attributes)
+            else:
+                self._update(attributes)
+        if event is not None:
+            events = self.events
+            if events is None:
+                self.events = [(event[0], event[1], None)]
+            elif len(events) < self.limit:
+                events.append((event[0], event[1], None))
+        self.end()
+
     def end(self, end_time: int | None = None) -> None:
         if self.end_ns:
             return
         self.end_ns = end_time or _time_ns()
         recorder = self.recorder
-        if recorder is not None:
-            recorder.add(self)
+        if recorder is not None:  # `Recorder.add` written out: three spans end per request (#31)
+            queue = recorder.queue
+            if len(queue) >= recorder.max_queue:
+                recorder.dropped += 1
+                return
+            queue.append(self)
+            if len(queue) >= recorder.max_batch and not recorder.wake.is_set():
+                recorder.wake.set()
+
+
+class UnsampledSpan(NonRecordingSpan):
+    """A span the sampler left out: the API's `NonRecordingSpan` (it propagates its ids, sampled
+    flag off), with `LeanSpan.end_with` as the no-op it is here."""
+
+    __slots__ = ()
+
+    def end_with(self, attributes: dict[str, Any] | None, event: tuple[str, int] | None = None) -> None:
+        pass
 
 
 class LeanTracer:
@@ -305,9 +395,13 @@ class LeanTracer:
         parent: trace.Span | SpanContext | None,
         links: Sequence[Link] | None = None,
         own: bool = False,
+        preset: Preset | None = None,
     ) -> trace.Span:
         """A span under ``parent`` (a span, a remote `SpanContext`, or None for a new trace);
-        ``own``: ``attributes`` is the caller's fresh dict, kept rather than copied."""
+        ``own``: ``attributes`` is the caller's fresh dict, kept rather than copied; ``preset``:
+        the attributes it starts with before ``attributes`` (its name is ``name``)."""
+        if preset is not None and attributes and not preset.keys.isdisjoint(attributes):
+            attributes, preset, own = {**preset.attributes, **attributes}, None, True
         kind_of_parent = type(parent)
         if kind_of_parent is LeanSpan:
             if self.follows_parent:  # the usual case (a child of a recorded span) in one step, #31
@@ -322,6 +416,7 @@ class LeanTracer:
                     parent.trace_state,  # type: ignore[union-attr]
                     attributes if own and type(attributes) is dict else dict(attributes) if attributes else {},
                     [link for link in links if link.context.is_valid] if links else None,
+                    preset,
                 )
             trace_id, parent_id, remote, state = parent.trace_id, parent.span_id, False, parent.trace_state  # type: ignore[union-attr]
             parent_sampled: bool | None = True
@@ -343,7 +438,7 @@ class LeanTracer:
         while not span_id:
             span_id = _bits(64)
         if not self.sampler.sampled(trace_id, parent_sampled):
-            return NonRecordingSpan(SpanContext(trace_id, span_id, False, _NOT_SAMPLED, state or TraceState()))
+            return UnsampledSpan(SpanContext(trace_id, span_id, False, _NOT_SAMPLED, state or TraceState()))
         return LeanSpan(
             name,
             kind,
@@ -354,6 +449,7 @@ class LeanTracer:
             state or None,
             attributes if own and type(attributes) is dict else dict(attributes) if attributes else {},
             [link for link in links if link.context.is_valid] if links else None,
+            preset,
         )
 
 
@@ -368,7 +464,7 @@ def to_readable(span: LeanSpan, resource: Any, scope: Any) -> Any:
     from opentelemetry.attributes import BoundedAttributes
     from opentelemetry.sdk.trace import Event, ReadableSpan
 
-    attributes = BoundedAttributes(attributes={k: v for k, v in span.attributes.items() if v is not None})
+    attributes = BoundedAttributes(attributes={k: v for k, v in span.all_attributes().items() if v is not None})
     attributes.dropped = span.dropped_attributes
 
     state = span.trace_state if span.trace_state is not None else TraceState()

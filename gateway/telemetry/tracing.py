@@ -25,6 +25,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import random
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -33,7 +34,7 @@ from urllib.parse import urlsplit
 if TYPE_CHECKING:
     from opentelemetry.trace import Link, Span, SpanContext
 
-    from gateway.telemetry.lean_tracer import LeanTracer, Recorder
+    from gateway.telemetry.lean_tracer import LeanTracer, Preset, Recorder
 
 ON = False  # read by every call site before it touches a span: the whole cost of tracing when off
 CAPTURE_CONTENT = False  # OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: prompts and completions
@@ -57,8 +58,11 @@ _Context: Any = None
 _SPAN_KEY: Any = None
 _BAGGAGE_KEY: Any = None
 _LeanSpan: Any = None
+_Preset: Any = None
 _w3c: Any = None  # the traceparent pattern, when the propagators are the default W3C ones
 _KINDS: dict[str, int] = {}
+_follows_parent = False  # the sampler is parent-based: a recorded parent's children are recorded
+_bits = random.getrandbits
 _dict_set = dict.__setitem__
 CURRENT: Any = object()  # `start_span`'s default parent: the current span
 
@@ -100,8 +104,8 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     Called once per door process, after any fork (the export thread does not survive one).
     """
     global ON, CAPTURE_CONTENT, _tracer, _recorder, _exporter_obj
-    global _trace, _propagate, _runtime, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _w3c
-    global _get_context, _set_context, _reset_context
+    global _trace, _propagate, _runtime, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _Preset, _w3c
+    global _get_context, _set_context, _reset_context, _follows_parent
     env = os.environ if environ is None else environ
     if endpoint_of(env) is None or ON:
         return ON
@@ -140,6 +144,7 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     _tracer = lean_tracer.LeanTracer(
         lean_tracer.Sampler(env.get("OTEL_TRACES_SAMPLER", ""), env.get("OTEL_TRACES_SAMPLER_ARG"))
     )
+    _follows_parent = _tracer.follows_parent
     _trace, _propagate, _runtime, _Context, _SPAN_KEY = trace, propagate, _RUNTIME_CONTEXT, Context, span_key
     if type(_RUNTIME_CONTEXT) is ContextVarsRuntimeContext:
         var = _RUNTIME_CONTEXT._current_context
@@ -147,7 +152,7 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     else:
         _get_context, _set_context = _RUNTIME_CONTEXT.get_current, _RUNTIME_CONTEXT.attach
         _reset_context = _RUNTIME_CONTEXT.detach
-    _LeanSpan, _BAGGAGE_KEY = lean_tracer.LeanSpan, baggage_key
+    _LeanSpan, _Preset, _BAGGAGE_KEY = lean_tracer.LeanSpan, lean_tracer.Preset, baggage_key
     propagators = env.get("OTEL_PROPAGATORS", "tracecontext,baggage").replace(" ", "").lower()
     if propagators in ("tracecontext,baggage", "tracecontext", "baggage,tracecontext"):
         _w3c = TraceContextTextMapPropagator._TRACEPARENT_HEADER_FORMAT_RE
@@ -264,17 +269,47 @@ def start_span(
     links: Sequence[Link] | None = None,
     root: bool = False,
     own: bool = False,
+    preset: Preset | None = None,
 ) -> Span:
     """A started span (call only when `ON`): a child of the current span, of ``parent`` (a span,
     or what `extract` returned: a remote parent, or None for a new trace), or a new trace's root
     with ``root``. ``own``: ``attributes`` is a dict the caller built for this span alone, which
-    the span keeps as its own (no copy; the hot call sites build theirs per span, #31)."""
+    the span keeps as its own (no copy; the hot call sites build theirs per span, #31). ``preset``
+    (from `preset`): the attributes the span starts with, shared with the call site's other spans
+    alike and encoded once; ``attributes`` are then this span's own, after them."""
     assert _tracer is not None
     if root:
         parent = None
     elif parent is CURRENT:
-        parent = _current_span()
-    return _tracer.start(name, _KINDS[kind], attributes, parent, links, own)
+        parent = _get_context().get(_SPAN_KEY)
+        if (
+            type(parent) is _LeanSpan
+            and _follows_parent
+            and links is None
+            and (preset is None or not attributes or preset.keys.isdisjoint(attributes))
+        ):
+            # the usual span (a child of the current recorded span, parent-based sampler) made here
+            # in one step: no tracer or sampler call between the call site and the record (#31)
+            span_id = _bits(64) or _bits(64) or 1
+            return _LeanSpan(  # type: ignore[no-any-return]
+                name,
+                _KINDS[kind],
+                parent.trace_id,
+                span_id,
+                parent.span_id,
+                False,
+                parent.trace_state,
+                attributes if own and type(attributes) is dict else dict(attributes) if attributes else {},
+                None,
+                preset,
+            )
+    return _tracer.start(name, _KINDS[kind], attributes, parent, links, own, preset)
+
+
+def preset(name: str, attributes: Mapping[str, Any]) -> Preset:
+    """A span name and starting attributes that many spans share (see `lean_tracer.Preset`): a call
+    site keeps them by what they depend on and hands them to `start_span` (call only when `ON`)."""
+    return _Preset(name, attributes)  # type: ignore[no-any-return]
 
 
 def attach(span: Span) -> object:
