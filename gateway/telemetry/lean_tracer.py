@@ -28,16 +28,18 @@ updated; the byte-compatibility test fails first.
 
 from __future__ import annotations
 
-import collections
 import logging
 import random
-import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, Status, StatusCode, TraceFlags, TraceState
+
+from gateway.telemetry.span_queue import Recorder
+
+__all__ = ["KINDS", "LeanSpan", "LeanTracer", "Preset", "Recorder", "Sampler", "UnsampledSpan"]
 
 log = logging.getLogger(__name__)
 
@@ -84,64 +86,6 @@ class Sampler:
         if parent_sampled is not None and self.parent_based:
             return parent_sampled
         return trace_id & _U64 < self.bound
-
-
-class Recorder:
-    """Ended spans, queued and exported in batches by a daemon thread (the SDK's
-    `BatchSpanProcessor` semantics and `OTEL_BSP_*` settings, a deque instead of its locks)."""
-
-    def __init__(self, export: Callable[[list[Any]], Any], *, delay_s: float, max_queue: int, max_batch: int) -> None:
-        self.queue: collections.deque[Any] = collections.deque()
-        self.export = export
-        self.delay_s = delay_s
-        self.max_queue = max_queue
-        self.max_batch = max_batch
-        self.dropped = 0
-        self.wake = threading.Event()
-        self.stopping = False
-        self.thread = threading.Thread(target=self._run, name="otel-export", daemon=True)
-        self.thread.start()
-
-    def add(self, span: Any) -> None:  # (`LeanSpan.end` does the same inline)
-        queue = self.queue
-        if len(queue) >= self.max_queue:
-            self.dropped += 1  # a dead or slow collector: drop rather than grow or wait
-            return
-        queue.append(span)
-        if len(queue) >= self.max_batch and not self.wake.is_set():
-            self.wake.set()
-
-    def _run(self) -> None:
-        while not self.stopping:
-            full = self.wake.wait(self.delay_s)  # True: woken because a full batch waits
-            self.wake.clear()
-            if not self.stopping:
-                self.drain(everything=False, one=not full)
-
-    def drain(self, *, everything: bool = True, one: bool = False) -> None:
-        """Export what is queued in batches of `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`: every span
-        (``everything``, the final flush), or full batches only, after one batch of whatever waits
-        when ``one`` (the schedule's tick): the SDK's `BatchSpanProcessor` strategies.
-
-        Why not "until the queue is empty": under load spans keep arriving while a batch is on the
-        wire, and draining to empty then sent a stream of exports of a few spans each, ~2.5 ms of
-        CPU apiece whatever their size (the exporter's HTTP request), which cost the HTTP door
-        +100-190 us a request and took the GIL from its event loop (#31)."""
-        queue, take, size = self.queue, self.queue.popleft, self.max_batch
-        while queue and (everything or one or len(queue) >= size):
-            one = False
-            batch = [take() for _ in range(min(len(queue), size))]
-            try:
-                self.export(batch)
-            except Exception:  # the exporter logs its own failures; nothing may kill this thread
-                log.exception("exporting %d spans failed", len(batch))
-
-    def stop(self) -> None:
-        self.stopping = True
-        self.wake.set()
-        self.thread.join(5)
-        if not self.thread.is_alive():  # a slow export still running keeps the queue: never two drainers
-            self.drain()
 
 
 class Preset:

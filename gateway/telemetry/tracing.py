@@ -29,7 +29,6 @@ import random
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Link, Span, SpanContext
@@ -117,7 +116,7 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     from opentelemetry.trace.propagation import _SPAN_KEY as span_key
     from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-    from gateway.telemetry import lean_tracer, otlp_encode
+    from gateway.telemetry import lean_tracer, otlp_encode, otlp_exporter
 
     attributes: dict[str, Any] = {"gateway.door": door}
     named = env.get("OTEL_SERVICE_NAME") or "service.name=" in env.get("OTEL_RESOURCE_ATTRIBUTES", "")
@@ -128,7 +127,7 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     resource = Resource.create(attributes)
     encoded_resource = otlp_encode.resource_part(resource.attributes, resource.schema_url or "")
     encoded_scope = otlp_encode.scope_part(SCOPE)
-    _exporter_obj = exporter = _exporter(
+    _exporter_obj = exporter = otlp_exporter.exporter(
         env, lambda spans: otlp_encode.encode_batch(spans, encoded_resource, encoded_scope)
     )
     lean_tracer.LeanSpan.limit = _number(
@@ -161,79 +160,6 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     ON = True
     atexit.register(shutdown)
     return True
-
-
-class _Encoded:
-    """What the HTTP exporter serialises (it calls `encode_spans(spans).SerializePartialToString()`):
-    the bytes `gateway.telemetry.otlp_encode` already made."""
-
-    __slots__ = ("data",)
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    def SerializePartialToString(self) -> bytes:  # (the protobuf message's method)
-        return self.data
-
-
-def _exporter(env: Mapping[str, str], encode: Any) -> Any:
-    """The library's OTLP span exporter for the configured protocol (each reads its endpoint,
-    headers, timeout and compression from the environment itself), encoding through ``encode``."""
-    if protocol_of(env) == "grpc":
-        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
-        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-
-        parse = ExportTraceServiceRequest.FromString
-
-        class Exporter(GrpcExporter):  # type: ignore[misc]
-            def _translate_data(self, data: Any) -> Any:  # the hook the gRPC exporter encodes through
-                return parse(encode(data))  # (its stub serialises a message: parsing ours back is C)
-
-        return Exporter()
-    from opentelemetry.exporter.otlp.proto.http import trace_exporter
-
-    # The HTTP exporter calls its module's `encode_spans` (no hook): ours goes there, same contract.
-    trace_exporter.encode_spans = lambda spans: _Encoded(encode(spans))  # type: ignore[assignment,return-value]
-    if _plain_http(env):  # a kept-alive `http.client` connection: a fifth of `requests`' CPU a POST
-        try:  # (an exporter release without the transport hook or its module keeps `requests`)
-            from gateway.telemetry import otlp_http
-        except ImportError:
-            otlp_http = None  # type: ignore[assignment]
-        kept_alive = otlp_http.exporter(trace_exporter) if otlp_http is not None else None
-        if kept_alive is not None:
-            return kept_alive
-        import requests
-
-        session = requests.Session()
-        session.trust_env = False
-        return trace_exporter.OTLPSpanExporter(session=session)
-    return trace_exporter.OTLPSpanExporter()
-
-
-_CREDENTIAL_VARIABLES = (
-    "OTEL_PYTHON_EXPORTER_OTLP_HTTP_CREDENTIAL_PROVIDER",
-    "OTEL_PYTHON_EXPORTER_OTLP_HTTP_TRACES_CREDENTIAL_PROVIDER",
-)
-
-
-def _plain_http(env: Mapping[str, str]) -> bool:
-    """Whether the HTTP exporter may send without the environment (`gateway.telemetry.otlp_http`'s
-    kept-alive connection, else a `requests` session with `trust_env = False`): the collector is
-    a plain `http://` URL, and no proxy variable, `.netrc` or credential provider could change the
-    request, so either sends the very same request. Why: with it on, `requests` looks
-    up proxies and `.netrc` files (stat calls) for every export, ~0.3 ms of the export thread's CPU
-    a batch, which shares the GIL with the event loop (#31)."""
-    endpoint = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip() or env.get("OTEL_EXPORTER_OTLP_ENDPOINT", "")
-    url = urlsplit(endpoint.strip())
-    if url.scheme.lower() != "http" or url.username is not None or url.password is not None:
-        return False  # not plain http, or a user in the URL (`requests` sends it as Basic auth)
-    names = {name.lower() for source in (os.environ, env) for name, value in source.items() if value}
-    if any(name.endswith("_proxy") and name != "no_proxy" for name in names):  # any case, as urllib reads them
-        return False
-    if any(name.lower() in names for name in (*_CREDENTIAL_VARIABLES, "NETRC")):
-        return False
-    home = os.path.expanduser("~")
-    return not any(os.path.exists(os.path.join(home, name)) for name in (".netrc", "_netrc"))
 
 
 def shutdown() -> None:
