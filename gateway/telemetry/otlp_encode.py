@@ -35,6 +35,7 @@ _MEMO_MAX = 4096  # memoised (tag, key, value) encodings; cleared when full (uni
 _pack_times = struct.Struct("<BBBQBQ").pack  # a span's kind, start and end fields in one call
 _UNSET_TAIL = {k: b"\x7a\x00\x85\x01" + v for k, v in _FLAGS.items()}
 _names: dict[str, bytes] = {}  # a span's encoded name field (names repeat: routes, models, tools)
+_event_names: dict[str, bytes] = {}  # an event's encoded name field
 
 
 def varint(n: int) -> bytes:
@@ -189,8 +190,13 @@ def span_bytes(span: Any) -> bytes:
         parts += (b"\x50", varint(span.dropped_attributes))
     if events := span.events:
         for name, timestamp, attrs in events:
-            body = b"\x09" + _pack_q(timestamp) + (_field(b"\x12", name.encode()) if name else b"")
-            parts.append(_field(b"\x5a", body + b"".join(attributes(b"\x1a", attrs))))
+            named = _event_names.get(name)  # (names repeat: gen_ai.first_chunk, exception)
+            if named is None:
+                if len(_event_names) >= _MEMO_MAX:
+                    _event_names.clear()
+                named = _event_names[name] = _field(b"\x12", name.encode()) if name else b""
+            body = b"\x09" + _pack_q(timestamp) + named
+            parts.append(_field(b"\x5a", body + b"".join(attributes(b"\x1a", attrs)) if attrs else body))
     if links := span.links:
         for link in links:
             context = link.context
