@@ -207,24 +207,25 @@ def start_span(
     if root:
         parent = None
     elif parent is CURRENT:
-        parent = _get_context().get(_SPAN_KEY)
+        current: Any = _get_context().get(_SPAN_KEY)
+        parent = current
         if (
-            type(parent) is _LeanSpan
+            type(current) is _LeanSpan
             and _follows_parent
             and links is None
             and (preset is None or not attributes or preset.keys.isdisjoint(attributes))
         ):
-            # the usual span (a child of the current recorded span, parent-based sampler) made here
-            # in one step: no tracer or sampler call between the call site and the record (#31)
+            # the usual span (a child of the current recorded span, whose children the sampler
+            # records) made here in one step: no tracer or sampler call in between (#31)
             span_id = _bits(64) or _bits(64) or 1
             return _LeanSpan(  # type: ignore[no-any-return]
                 name,
                 _KINDS[kind],
-                parent.trace_id,
+                current.trace_id,
                 span_id,
-                parent.span_id,
+                current.span_id,
                 False,
-                parent.trace_state,
+                current.trace_state,
                 attributes if own and type(attributes) is dict else dict(attributes) if attributes else {},
                 None,
                 preset,
