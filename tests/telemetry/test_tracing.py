@@ -437,9 +437,11 @@ def lean_spans(limit: int = 4) -> list[Any]:
         assert shared.attributes == {"p": "x", "q": 1}  # the preset itself is never changed
         full = tracer.start(shared.name, KINDS["client"], {"own": 2}, None, preset=shared)
         full.end_with({"a": 1, "b": 2})  # 2 + 1 + 2 over the limit of 4: the last one dropped
+        ended = tracer.start(shared.name, KINDS["client"], None, server, preset=shared)
+        ended.end_with({"q": 7})  # a preset's key set at the end
     finally:
         LeanSpan.limit = previous
-    return [child, server, root, empty, plain, overridden, full]
+    return [child, server, root, empty, plain, overridden, full, ended]
 
 
 def test_lean_encoding_matches_the_sdk_encoder() -> None:
@@ -463,10 +465,11 @@ def test_lean_encoding_matches_the_sdk_encoder() -> None:
     assert otlp_encode.encode_batch(spans, *parts) == library
     assert otlp_encode.encode_batch(spans, *parts) == library
     decoded = ExportTraceServiceRequest.FromString(library).resource_spans[0].scope_spans[0].spans
-    assert [s.name for s in decoded] == ["child", "server", "renamed", "", "chat m", "chat m", "chat m"]
+    assert [s.name for s in decoded] == ["child", "server", "renamed", "", *["chat m"] * 4]
     assert [kv.key for kv in decoded[4].attributes] == ["p", "q", "own", "later"] and decoded[4].events
     assert {kv.key: kv.value for kv in decoded[5].attributes}["q"].int_value == 5
     assert len(decoded[6].attributes) == 4 and decoded[6].dropped_attributes_count == 1
+    assert [(kv.key, kv.value.int_value) for kv in decoded[7].attributes][1] == ("q", 7)
     assert decoded[1].trace_state == "k=v,x=y" and decoded[0].status.message == "boom"
 
 
