@@ -115,7 +115,7 @@ class ResponseRun:
         if self.span is None:
             self.span = spans.agent_span(
                 response=self.response,
-                provider=spans.provider_name(self.deps.settings.backend_api),
+                provider=spans.backend_of(self.deps.settings)[0],
                 background=bool(self.p.req.background),
                 conversation_id=self.p.conversation_id,
             )
@@ -130,10 +130,11 @@ class ResponseRun:
         """A `chat {model}` span for the next backend call (tracing on): a child of the current
         span, or of the run's `invoke_agent` with ``under_run`` (the ExtProc, where that span is
         not current: named as the parent rather than made current around this call, #31)."""
+        provider, server = spans.backend_of(self.deps.settings)
         return spans.ChatSpan(
             model,
-            provider=spans.provider_name(self.deps.settings.backend_api),
-            server=spans.server_of(self.deps.settings.backend_base),
+            provider=provider,
+            server=server,
             items=self.context,
             parent=self.trace_start() if under_run else None,
         )

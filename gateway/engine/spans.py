@@ -46,23 +46,60 @@ def server_of(url: str) -> tuple[str, int]:
     return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
 
 
+_backends: dict[int, tuple[Any, str, tuple[str, int]]] = {}  # id(settings) -> (settings, provider, server)
+
+
+def backend_of(settings: Any) -> tuple[str, tuple[str, int]]:
+    """gen_ai.provider.name and the replica (server.address/port) of a process's `Settings`, worked
+    out once per settings object rather than per backend call (a property, a URL split and two
+    calls each time, on the event loop of either door, #31). The settings object is kept with its
+    entry, so its id is never another's."""
+    hit = _backends.get(id(settings))
+    if hit is not None and hit[0] is settings:
+        return hit[1], hit[2]
+    if len(_backends) >= 16:  # (tests make many processes' worth of settings)
+        _backends.clear()
+    provider, server = provider_name(settings.backend_api), server_of(settings.backend_base)
+    _backends[id(settings)] = (settings, provider, server)
+    return provider, server
+
+
+_presets: dict[tuple[Any, ...], Any] = {}  # (kind of span, what its preset depends on) -> `tracing.preset`
+_PRESETS_MAX = 1024  # (models, replicas and tool names are few; cleared when full all the same)
+
+
+def _preset(key: tuple[Any, ...], name: str, attributes: dict[str, Any]) -> Any:
+    """The shared name and starting attributes of the spans of ``key`` (see `lean_tracer.Preset`):
+    a span starts with one look-up instead of a dict of 3-5 entries, and they are encoded once."""
+    if len(_presets) >= _PRESETS_MAX:
+        _presets.clear()
+    made = _presets[key] = tracing.preset(name, attributes)
+    return made
+
+
 def agent_span(*, response: dict[str, Any], provider: str, background: bool, conversation_id: str | None) -> Span:
     """`invoke_agent` for one run. A background run is a trace of its own, linked to the request
     that queued it (that request ends long before the run does)."""
-    attributes: dict[str, Any] = {
-        "gen_ai.operation.name": "invoke_agent",
-        "gen_ai.provider.name": provider,
-        "gen_ai.request.model": str(response.get("model") or ""),
-        "gen_ai.response.id": str(response["id"]),
-    }
+    model = str(response.get("model") or "")
+    preset = _presets.get(("agent", provider, model)) or _preset(
+        ("agent", provider, model),
+        "invoke_agent",
+        {"gen_ai.operation.name": "invoke_agent", "gen_ai.provider.name": provider, "gen_ai.request.model": model},
+    )
+    attributes: dict[str, Any] = {"gen_ai.response.id": str(response["id"])}
     if conversation_id:
         attributes["gen_ai.conversation.id"] = conversation_id
     if background:
         link = tracing.current_link()
         return tracing.start_span(
-            "invoke_agent", attributes=attributes, links=[link] if link else None, root=True, own=True
+            "invoke_agent",
+            attributes=attributes,
+            links=[link] if link else None,
+            root=True,
+            own=True,
+            preset=preset,
         )
-    return tracing.start_span("invoke_agent", attributes=attributes, own=True)
+    return tracing.start_span("invoke_agent", attributes=attributes, own=True, preset=preset)
 
 
 def end_agent(span: Span, response: dict[str, Any], error: Any = None) -> None:
@@ -74,10 +111,9 @@ def end_agent(span: Span, response: dict[str, Any], error: Any = None) -> None:
     }
     if error is None and response.get("status") == "cancelled":
         attributes["gateway.cancelled"] = True
-    span.set_attributes(attributes)
     if error is not None:
         tracing.fail(span, error)
-    span.end()
+    span.end_with(attributes)  # type: ignore[attr-defined]  # (`tracing.start_span`'s spans have it)
 
 
 class ChatSpan:
@@ -94,20 +130,25 @@ class ChatSpan:
         items: list[dict[str, Any]] | None = None,
         parent: Span | None = None,
     ) -> None:
-        attributes: dict[str, Any] = {
-            "gen_ai.operation.name": "chat",
-            "gen_ai.provider.name": provider,
-            "gen_ai.request.model": model,
-            "server.address": server[0],
-            "server.port": server[1],
-        }
+        key = ("chat", model, provider, server)
+        preset = _presets.get(key) or _preset(
+            key,
+            f"chat {model}",
+            {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.provider.name": provider,
+                "gen_ai.request.model": model,
+                "server.address": server[0],
+                "server.port": server[1],
+            },
+        )
+        attributes: dict[str, Any] | None = None
         if tracing.CAPTURE_CONTENT and items is not None:
-            attributes["gen_ai.input.messages"] = dumps(items).decode()
-        name = f"chat {model}"
+            attributes = {"gen_ai.input.messages": dumps(items).decode()}
         self.span = (
-            tracing.start_span(name, "client", attributes, parent=parent, own=True)
+            tracing.start_span(preset.name, "client", attributes, parent=parent, own=True, preset=preset)
             if parent is not None
-            else tracing.start_span(name, "client", attributes, own=True)
+            else tracing.start_span(preset.name, "client", attributes, own=True, preset=preset)
         )
         self.first = 0  # time_ns of the first chunk (0: none yet)
         self.token: object | None = None
@@ -121,10 +162,11 @@ class ChatSpan:
 
     def end(self, turn: TurnAssembler | None, error: BaseException | None = None) -> None:
         s = self.span
-        attributes: dict[str, Any] = {}  # set at once (one call), as in `end_agent`
+        attributes: dict[str, Any] = {}  # set at once with the event and the end (one call), as in `end_agent`
+        event: tuple[str, int] | None = None
         if (first := self.first) and (started := getattr(s, "start", 0)):  # (a recorded span's start, ns)
             attributes["gen_ai.response.time_to_first_chunk"] = max(first - started, 1) / 1e9
-            s.add_event("gen_ai.first_chunk", timestamp=first)
+            event = ("gen_ai.first_chunk", first)
         if turn is not None:
             if usage := turn.usage:
                 attributes["gen_ai.usage.input_tokens"] = int(usage.get("prompt_tokens") or 0)
@@ -139,24 +181,19 @@ class ChatSpan:
                 attributes["gateway.tool_call_ids"] = [str(c) for c in calls]
             if tracing.CAPTURE_CONTENT:
                 attributes["gen_ai.output.messages"] = dumps(turn.items).decode()
-        if attributes:
-            s.set_attributes(attributes)
         if error is not None:
             tracing.fail(s, error)
-        s.end()
+        s.end_with(attributes, event)  # type: ignore[attr-defined]
 
 
 def tool_span(name: str, call_id: str, tool_type: str) -> Span:
-    return tracing.start_span(
+    key = ("tool", name, tool_type)
+    preset = _presets.get(key) or _preset(
+        key,
         f"execute_tool {name}",
-        attributes={
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": name,
-            "gen_ai.tool.call.id": call_id,
-            "gen_ai.tool.type": tool_type,
-        },
-        own=True,
+        {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.type": tool_type},
     )
+    return tracing.start_span(preset.name, attributes={"gen_ai.tool.call.id": call_id}, own=True, preset=preset)
 
 
 def tool_type_of(responses_type: str) -> str:

@@ -17,6 +17,8 @@ from aiohttp import web
 from gateway.telemetry import tracing
 
 _VERSIONS: dict[Any, str] = {}  # "1.1" by aiohttp's HttpVersion: made once, not per request
+_presets: dict[tuple[Any, ...], Any] = {}  # what a server span's preset depends on -> `tracing.preset`
+_PRESETS_MAX = 1024  # (clients, host names and user agents: a few in practice; cleared when full)
 
 
 def _route(request: web.Request) -> str:
@@ -29,30 +31,48 @@ def _version(version: Any) -> str:
     return text
 
 
-@web.middleware
-async def tracing_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
-    parent = tracing.extract(request.headers)
-    version = request.version
-    host, _, port = (request.host or "").partition(":")
+def _preset(key: tuple[Any, ...]) -> Any:
+    """The server span's name and the attributes every request of ``key`` shares (method, route,
+    scheme, Host, protocol version, client address, user agent): made once per key, encoded once
+    (`lean_tracer.Preset`); the path (ids in it) stays the span's own."""
+    method, route, scheme, host_header, version, remote, agent = key
+    host, _, port = (host_header or "").partition(":")
     attributes: dict[str, Any] = {
-        "http.request.method": request.method,
-        "url.path": request.path,
-        "url.scheme": request.scheme,
+        "http.request.method": method,
+        "url.scheme": scheme,
         "server.address": host,
         "network.protocol.version": _VERSIONS.get(version) or _version(version),
     }
     if port.isdigit():
         attributes["server.port"] = int(port)
-    if request.remote:
-        attributes["client.address"] = request.remote
-    if agent := request.headers.get("User-Agent"):
+    if remote:
+        attributes["client.address"] = remote
+    if agent:
         attributes["user_agent.original"] = agent[:256]
-    route = _route(request)
     if route:
         attributes["http.route"] = route
-    name = f"{request.method} {route}" if route else request.method
-    span = tracing.start_span(name, "server", attributes, parent=parent, own=True)
+    if len(_presets) >= _PRESETS_MAX:
+        _presets.clear()
+    made = _presets[key] = tracing.preset(f"{method} {route}" if route else method, attributes)
+    return made
+
+
+@web.middleware
+async def tracing_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
+    parent = tracing.extract(request.headers)
+    key = (
+        request.method,
+        _route(request),
+        request.scheme,
+        request.host,
+        request.version,
+        request.remote,
+        request.headers.get("User-Agent"),
+    )
+    preset = _presets.get(key) or _preset(key)
+    span = tracing.start_span(preset.name, "server", {"url.path": request.path}, parent=parent, own=True, preset=preset)
     token = tracing.attach(span)
+    done: dict[str, Any] | None = None  # set at the end with the span's end
     try:
         resp = await handler(request)
     except web.HTTPException as exc:
@@ -67,16 +87,15 @@ async def tracing_middleware(request: web.Request, handler: Any) -> web.StreamRe
         tracing.fail(span, exc)
         raise
     else:
-        done: dict[str, Any] = {"http.response.status_code": resp.status}
+        done = {"http.response.status_code": resp.status}
         if rid := request.get("ctx", {}).get("response_id"):
             done["gen_ai.response.id"] = rid
-        span.set_attributes(done)
         if resp.status >= 500:
             tracing.fail(span, str(resp.status))
         return resp
     finally:
         tracing.detach(token)
-        span.end()
+        span.end_with(done)  # type: ignore[attr-defined]  # (one call: the attributes, then the end)
 
 
 def install(app: web.Application) -> None:

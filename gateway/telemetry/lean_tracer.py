@@ -28,16 +28,18 @@ updated; the byte-compatibility test fails first.
 
 from __future__ import annotations
 
-import collections
 import logging
 import random
-import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, Status, StatusCode, TraceFlags, TraceState
+
+from gateway.telemetry.span_queue import Recorder
+
+__all__ = ["KINDS", "LeanSpan", "LeanTracer", "Preset", "Recorder", "Sampler", "UnsampledSpan"]
 
 log = logging.getLogger(__name__)
 
@@ -86,62 +88,24 @@ class Sampler:
         return trace_id & _U64 < self.bound
 
 
-class Recorder:
-    """Ended spans, queued and exported in batches by a daemon thread (the SDK's
-    `BatchSpanProcessor` semantics and `OTEL_BSP_*` settings, a deque instead of its locks)."""
+class Preset:
+    """A span's name and the attributes it starts with, shared by every span a call site starts
+    alike (one model's `chat` spans on one replica, one route's server spans from one client), with
+    their OTLP encoding made once (by the export thread, the first time it meets them).
 
-    def __init__(self, export: Callable[[list[Any]], Any], *, delay_s: float, max_queue: int, max_batch: int) -> None:
-        self.queue: collections.deque[Any] = collections.deque()
-        self.export = export
-        self.delay_s = delay_s
-        self.max_queue = max_queue
-        self.max_batch = max_batch
-        self.dropped = 0
-        self.wake = threading.Event()
-        self.stopping = False
-        self.thread = threading.Thread(target=self._run, name="otel-export", daemon=True)
-        self.thread.start()
+    Why: a request's spans started with 3-9 attributes each that were the same request after request;
+    each was a dict entry built on the event loop, kept until the export, and looked up again in
+    the encoder's memo, attribute by attribute (#31). A span started from a preset holds only its own
+    attributes in ``attributes``; set one of the preset's keys on it and it takes a copy of the
+    preset's attributes as its own (`LeanSpan._own_preset`), so what is exported is the same."""
 
-    def add(self, span: Any) -> None:
-        queue = self.queue
-        if len(queue) >= self.max_queue:
-            self.dropped += 1  # a dead or slow collector: drop rather than grow or wait
-            return
-        queue.append(span)
-        if len(queue) >= self.max_batch and not self.wake.is_set():
-            self.wake.set()
+    __slots__ = ("attributes", "encoded", "keys", "name")
 
-    def _run(self) -> None:
-        while not self.stopping:
-            full = self.wake.wait(self.delay_s)  # True: woken because a full batch waits
-            self.wake.clear()
-            if not self.stopping:
-                self.drain(everything=False, one=not full)
-
-    def drain(self, *, everything: bool = True, one: bool = False) -> None:
-        """Export what is queued in batches of `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`: every span
-        (``everything``, the final flush), or full batches only, after one batch of whatever waits
-        when ``one`` (the schedule's tick): the SDK's `BatchSpanProcessor` strategies.
-
-        Why not "until the queue is empty": under load spans keep arriving while a batch is on the
-        wire, and draining to empty then sent a stream of exports of a few spans each, ~2.5 ms of
-        CPU apiece whatever their size (the exporter's HTTP request), which cost the HTTP door
-        +100-190 us a request and took the GIL from its event loop (#31)."""
-        queue, take, size = self.queue, self.queue.popleft, self.max_batch
-        while queue and (everything or one or len(queue) >= size):
-            one = False
-            batch = [take() for _ in range(min(len(queue), size))]
-            try:
-                self.export(batch)
-            except Exception:  # the exporter logs its own failures; nothing may kill this thread
-                log.exception("exporting %d spans failed", len(batch))
-
-    def stop(self) -> None:
-        self.stopping = True
-        self.wake.set()
-        self.thread.join(5)
-        if not self.thread.is_alive():  # a slow export still running keeps the queue: never two drainers
-            self.drain()
+    def __init__(self, name: str, attributes: Mapping[str, Any]) -> None:
+        self.name = name
+        self.attributes = {k: v for k, v in attributes.items() if v is not None}  # never changed after
+        self.keys = frozenset(self.attributes)
+        self.encoded: bytes | None = None  # their `KeyValue` fields (`otlp_encode.span_bytes`)
 
 
 class LeanSpan(trace.Span):
@@ -159,6 +123,7 @@ class LeanSpan(trace.Span):
         "name",
         "parent_id",
         "parent_remote",
+        "preset",
         "span_id",
         "start",
         "status_code",
@@ -181,8 +146,10 @@ class LeanSpan(trace.Span):
         trace_state: TraceState | None,
         attributes: dict[str, Any],
         links: list[Link] | None,
+        preset: Preset | None = None,
     ) -> None:
         self.name = name
+        self.preset = preset  # attributes shared with other spans, before ``attributes`` (see `Preset`)
         self.kind = kind
         self.trace_id = trace_id
         self.span_id = span_id
@@ -208,11 +175,26 @@ class LeanSpan(trace.Span):
             context = self._context = SpanContext(self.trace_id, self.span_id, False, _SAMPLED, state)
         return context
 
+    def all_attributes(self) -> dict[str, Any]:
+        """The preset's attributes and the span's own, as exported (a copy when there is a preset)."""
+        preset = self.preset
+        return self.attributes if preset is None else {**preset.attributes, **self.attributes}
+
+    def _own_preset(self) -> None:
+        """One of the preset's keys is being set: the span takes the preset's attributes as its
+        own (first, as they were) and stops sharing them."""
+        self.attributes = self.all_attributes()
+        self.preset = None
+
     def set_attribute(self, key: str, value: Any) -> None:
-        attributes = self.attributes
         if self.end_ns or value is None:
             return
-        if key not in attributes and len(attributes) >= self.limit:
+        preset = self.preset
+        if preset is not None and key in preset.keys:
+            self._own_preset()
+            preset = None
+        attributes = self.attributes
+        if key not in attributes and len(attributes) + (len(preset.keys) if preset else 0) >= self.limit:
             self.dropped_attributes += 1
             return
         attributes[key] = value
@@ -220,10 +202,19 @@ class LeanSpan(trace.Span):
     def set_attributes(self, attributes: Mapping[str, Any]) -> None:
         if self.end_ns:
             return
+        self._update(attributes)
+
+    def _update(self, attributes: Mapping[str, Any]) -> None:
+        """Add ``attributes``; past the limit, the last ones are dropped (and counted)."""
+        preset = self.preset
+        if preset is not None and not preset.keys.isdisjoint(attributes):
+            self._own_preset()
+            preset = None
         mine = self.attributes
         mine.update(attributes)
-        if len(mine) > self.limit:
-            for key in list(mine)[self.limit :]:
+        room = self.limit - (len(preset.keys) if preset else 0)
+        if len(mine) > room:
+            for key in list(mine)[max(room, 0) :]:
                 del mine[key]
                 self.dropped_attributes += 1
 
@@ -279,13 +270,65 @@ class LeanSpan(trace.Span):
         event.update(attributes or {})
         self.add_event("exception", event, timestamp)
 
+    def end_with(self, attributes: dict[str, Any] | None, event: tuple[str, int] | None = None) -> None:
+        """`set_attributes(attributes)`, `add_event(*event)` (a name and its time, no attributes)
+        and `end()` in one call: what a call site knows at a span's end, set at once (three calls
+        per span of a request fewer, #31)."""
+        if self.end_ns:
+            return
+        if attributes:
+            preset = self.preset
+            mine = self.attributes
+            if preset is None and len(mine) + len(attributes) <= self.limit:
+                mine.update(attributes)  # (the usual case, without a call)
+            elif (
+                preset is not None
+                and preset.keys.isdisjoint(attributes)
+                and (len(preset.keys) + len(mine) + len(attributes) <= self.limit)
+            ):
+                mine.update(attributes)
+            else:
+                self._update(attributes)
+        if event is not None:
+            events = self.events
+            if events is None:
+                self.events = [(event[0], event[1], None)]
+            elif len(events) < self.limit:
+                events.append((event[0], event[1], None))
+        self.end_ns = _time_ns()  # `end()`, written out (a call less per span)
+        recorder = self.recorder
+        if recorder is not None:
+            queue = recorder.queue
+            if len(queue) >= recorder.max_queue:
+                recorder.dropped += 1
+                return
+            queue.append(self)
+            if len(queue) >= recorder.max_batch and not recorder.wake.is_set():
+                recorder.wake.set()
+
     def end(self, end_time: int | None = None) -> None:
         if self.end_ns:
             return
         self.end_ns = end_time or _time_ns()
         recorder = self.recorder
-        if recorder is not None:
-            recorder.add(self)
+        if recorder is not None:  # `Recorder.add` written out: three spans end per request (#31)
+            queue = recorder.queue
+            if len(queue) >= recorder.max_queue:
+                recorder.dropped += 1
+                return
+            queue.append(self)
+            if len(queue) >= recorder.max_batch and not recorder.wake.is_set():
+                recorder.wake.set()
+
+
+class UnsampledSpan(NonRecordingSpan):
+    """A span the sampler left out: the API's `NonRecordingSpan` (it propagates its ids, sampled
+    flag off), with `LeanSpan.end_with` as the no-op it is here."""
+
+    __slots__ = ()
+
+    def end_with(self, attributes: dict[str, Any] | None, event: tuple[str, int] | None = None) -> None:
+        pass
 
 
 class LeanTracer:
@@ -294,8 +337,10 @@ class LeanTracer:
 
     def __init__(self, sampler: Sampler) -> None:
         self.sampler = sampler
-        # a recorded parent's children are recorded (a parent-based sampler follows the parent)
-        self.follows_parent = sampler.parent_based
+        # a recorded parent's children are recorded: a parent-based sampler follows the parent, and
+        # always_on (or a ratio of 1) samples every trace id (the bench's sampler: it took the
+        # sampler's path for every child span, #31)
+        self.follows_parent = sampler.parent_based or sampler.bound > _U64
 
     def start(
         self,
@@ -305,9 +350,13 @@ class LeanTracer:
         parent: trace.Span | SpanContext | None,
         links: Sequence[Link] | None = None,
         own: bool = False,
+        preset: Preset | None = None,
     ) -> trace.Span:
         """A span under ``parent`` (a span, a remote `SpanContext`, or None for a new trace);
-        ``own``: ``attributes`` is the caller's fresh dict, kept rather than copied."""
+        ``own``: ``attributes`` is the caller's fresh dict, kept rather than copied; ``preset``:
+        the attributes it starts with before ``attributes`` (its name is ``name``)."""
+        if preset is not None and attributes and not preset.keys.isdisjoint(attributes):
+            attributes, preset, own = {**preset.attributes, **attributes}, None, True
         kind_of_parent = type(parent)
         if kind_of_parent is LeanSpan:
             if self.follows_parent:  # the usual case (a child of a recorded span) in one step, #31
@@ -322,6 +371,7 @@ class LeanTracer:
                     parent.trace_state,  # type: ignore[union-attr]
                     attributes if own and type(attributes) is dict else dict(attributes) if attributes else {},
                     [link for link in links if link.context.is_valid] if links else None,
+                    preset,
                 )
             trace_id, parent_id, remote, state = parent.trace_id, parent.span_id, False, parent.trace_state  # type: ignore[union-attr]
             parent_sampled: bool | None = True
@@ -343,7 +393,7 @@ class LeanTracer:
         while not span_id:
             span_id = _bits(64)
         if not self.sampler.sampled(trace_id, parent_sampled):
-            return NonRecordingSpan(SpanContext(trace_id, span_id, False, _NOT_SAMPLED, state or TraceState()))
+            return UnsampledSpan(SpanContext(trace_id, span_id, False, _NOT_SAMPLED, state or TraceState()))
         return LeanSpan(
             name,
             kind,
@@ -354,6 +404,7 @@ class LeanTracer:
             state or None,
             attributes if own and type(attributes) is dict else dict(attributes) if attributes else {},
             [link for link in links if link.context.is_valid] if links else None,
+            preset,
         )
 
 
@@ -368,7 +419,7 @@ def to_readable(span: LeanSpan, resource: Any, scope: Any) -> Any:
     from opentelemetry.attributes import BoundedAttributes
     from opentelemetry.sdk.trace import Event, ReadableSpan
 
-    attributes = BoundedAttributes(attributes={k: v for k, v in span.attributes.items() if v is not None})
+    attributes = BoundedAttributes(attributes={k: v for k, v in span.all_attributes().items() if v is not None})
     attributes.dropped = span.dropped_attributes
 
     state = span.trace_state if span.trace_state is not None else TraceState()

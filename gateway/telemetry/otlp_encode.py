@@ -35,6 +35,7 @@ _MEMO_MAX = 4096  # memoised (tag, key, value) encodings; cleared when full (uni
 _pack_times = struct.Struct("<BBBQBQ").pack  # a span's kind, start and end fields in one call
 _UNSET_TAIL = {k: b"\x7a\x00\x85\x01" + v for k, v in _FLAGS.items()}
 _names: dict[str, bytes] = {}  # a span's encoded name field (names repeat: routes, models, tools)
+_event_names: dict[str, bytes] = {}  # an event's encoded name field
 
 
 def varint(n: int) -> bytes:
@@ -179,13 +180,23 @@ def span_bytes(span: Any) -> bytes:
             encoded = _names[name] = _field(b"\x2a", name.encode())
         parts.append(encoded)
     parts.append(_pack_times(0x30, span.kind, 0x39, span.start, 0x41, span.end_ns))  # kind < 128: one byte
+    if (preset := span.preset) is not None:  # attributes shared by spans alike: encoded once (`lean_tracer.Preset`)
+        encoded = preset.encoded
+        if encoded is None:
+            encoded = preset.encoded = b"".join(attributes(b"\x4a", preset.attributes))
+        parts.append(encoded)
     parts += attributes(b"\x4a", span.attributes)
     if span.dropped_attributes:
         parts += (b"\x50", varint(span.dropped_attributes))
     if events := span.events:
         for name, timestamp, attrs in events:
-            body = b"\x09" + _pack_q(timestamp) + (_field(b"\x12", name.encode()) if name else b"")
-            parts.append(_field(b"\x5a", body + b"".join(attributes(b"\x1a", attrs))))
+            named = _event_names.get(name)  # (names repeat: gen_ai.first_chunk, exception)
+            if named is None:
+                if len(_event_names) >= _MEMO_MAX:
+                    _event_names.clear()
+                named = _event_names[name] = _field(b"\x12", name.encode()) if name else b""
+            body = b"\x09" + _pack_q(timestamp) + named
+            parts.append(_field(b"\x5a", body + b"".join(attributes(b"\x1a", attrs)) if attrs else body))
     if links := span.links:
         for link in links:
             context = link.context

@@ -10,7 +10,7 @@ thread shares the GIL with the event loop, so each batch's request is CPU the do
 and backoff; this transport only sends a request and reports an error as its result.
 
 Only for plain `http://` with nothing the environment could add (proxies, `.netrc`, a
-credential provider: `tracing._plain_http`); anything else keeps the exporter's own transport.
+credential provider: `otlp_exporter.plain_http`); anything else keeps the exporter's own transport.
 """
 
 from __future__ import annotations

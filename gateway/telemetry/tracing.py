@@ -25,15 +25,15 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import random
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Link, Span, SpanContext
 
-    from gateway.telemetry.lean_tracer import LeanTracer, Recorder
+    from gateway.telemetry.lean_tracer import LeanTracer, Preset, Recorder
 
 ON = False  # read by every call site before it touches a span: the whole cost of tracing when off
 CAPTURE_CONTENT = False  # OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: prompts and completions
@@ -57,8 +57,11 @@ _Context: Any = None
 _SPAN_KEY: Any = None
 _BAGGAGE_KEY: Any = None
 _LeanSpan: Any = None
+_Preset: Any = None
 _w3c: Any = None  # the traceparent pattern, when the propagators are the default W3C ones
 _KINDS: dict[str, int] = {}
+_follows_parent = False  # a recorded parent's children are recorded (`LeanTracer.follows_parent`)
+_bits = random.getrandbits
 _dict_set = dict.__setitem__
 CURRENT: Any = object()  # `start_span`'s default parent: the current span
 
@@ -100,8 +103,8 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     Called once per door process, after any fork (the export thread does not survive one).
     """
     global ON, CAPTURE_CONTENT, _tracer, _recorder, _exporter_obj
-    global _trace, _propagate, _runtime, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _w3c
-    global _get_context, _set_context, _reset_context
+    global _trace, _propagate, _runtime, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _Preset, _w3c
+    global _get_context, _set_context, _reset_context, _follows_parent
     env = os.environ if environ is None else environ
     if endpoint_of(env) is None or ON:
         return ON
@@ -113,7 +116,7 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     from opentelemetry.trace.propagation import _SPAN_KEY as span_key
     from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-    from gateway.telemetry import lean_tracer, otlp_encode
+    from gateway.telemetry import lean_tracer, otlp_encode, otlp_exporter
 
     attributes: dict[str, Any] = {"gateway.door": door}
     named = env.get("OTEL_SERVICE_NAME") or "service.name=" in env.get("OTEL_RESOURCE_ATTRIBUTES", "")
@@ -124,7 +127,7 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     resource = Resource.create(attributes)
     encoded_resource = otlp_encode.resource_part(resource.attributes, resource.schema_url or "")
     encoded_scope = otlp_encode.scope_part(SCOPE)
-    _exporter_obj = exporter = _exporter(
+    _exporter_obj = exporter = otlp_exporter.exporter(
         env, lambda spans: otlp_encode.encode_batch(spans, encoded_resource, encoded_scope)
     )
     lean_tracer.LeanSpan.limit = _number(
@@ -140,6 +143,7 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     _tracer = lean_tracer.LeanTracer(
         lean_tracer.Sampler(env.get("OTEL_TRACES_SAMPLER", ""), env.get("OTEL_TRACES_SAMPLER_ARG"))
     )
+    _follows_parent = _tracer.follows_parent
     _trace, _propagate, _runtime, _Context, _SPAN_KEY = trace, propagate, _RUNTIME_CONTEXT, Context, span_key
     if type(_RUNTIME_CONTEXT) is ContextVarsRuntimeContext:
         var = _RUNTIME_CONTEXT._current_context
@@ -147,7 +151,7 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     else:
         _get_context, _set_context = _RUNTIME_CONTEXT.get_current, _RUNTIME_CONTEXT.attach
         _reset_context = _RUNTIME_CONTEXT.detach
-    _LeanSpan, _BAGGAGE_KEY = lean_tracer.LeanSpan, baggage_key
+    _LeanSpan, _Preset, _BAGGAGE_KEY = lean_tracer.LeanSpan, lean_tracer.Preset, baggage_key
     propagators = env.get("OTEL_PROPAGATORS", "tracecontext,baggage").replace(" ", "").lower()
     if propagators in ("tracecontext,baggage", "tracecontext", "baggage,tracecontext"):
         _w3c = TraceContextTextMapPropagator._TRACEPARENT_HEADER_FORMAT_RE
@@ -156,79 +160,6 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     ON = True
     atexit.register(shutdown)
     return True
-
-
-class _Encoded:
-    """What the HTTP exporter serialises (it calls `encode_spans(spans).SerializePartialToString()`):
-    the bytes `gateway.telemetry.otlp_encode` already made."""
-
-    __slots__ = ("data",)
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    def SerializePartialToString(self) -> bytes:  # (the protobuf message's method)
-        return self.data
-
-
-def _exporter(env: Mapping[str, str], encode: Any) -> Any:
-    """The library's OTLP span exporter for the configured protocol (each reads its endpoint,
-    headers, timeout and compression from the environment itself), encoding through ``encode``."""
-    if protocol_of(env) == "grpc":
-        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
-        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-
-        parse = ExportTraceServiceRequest.FromString
-
-        class Exporter(GrpcExporter):  # type: ignore[misc]
-            def _translate_data(self, data: Any) -> Any:  # the hook the gRPC exporter encodes through
-                return parse(encode(data))  # (its stub serialises a message: parsing ours back is C)
-
-        return Exporter()
-    from opentelemetry.exporter.otlp.proto.http import trace_exporter
-
-    # The HTTP exporter calls its module's `encode_spans` (no hook): ours goes there, same contract.
-    trace_exporter.encode_spans = lambda spans: _Encoded(encode(spans))  # type: ignore[assignment,return-value]
-    if _plain_http(env):  # a kept-alive `http.client` connection: a fifth of `requests`' CPU a POST
-        try:  # (an exporter release without the transport hook or its module keeps `requests`)
-            from gateway.telemetry import otlp_http
-        except ImportError:
-            otlp_http = None  # type: ignore[assignment]
-        kept_alive = otlp_http.exporter(trace_exporter) if otlp_http is not None else None
-        if kept_alive is not None:
-            return kept_alive
-        import requests
-
-        session = requests.Session()
-        session.trust_env = False
-        return trace_exporter.OTLPSpanExporter(session=session)
-    return trace_exporter.OTLPSpanExporter()
-
-
-_CREDENTIAL_VARIABLES = (
-    "OTEL_PYTHON_EXPORTER_OTLP_HTTP_CREDENTIAL_PROVIDER",
-    "OTEL_PYTHON_EXPORTER_OTLP_HTTP_TRACES_CREDENTIAL_PROVIDER",
-)
-
-
-def _plain_http(env: Mapping[str, str]) -> bool:
-    """Whether the HTTP exporter may send without the environment (`gateway.telemetry.otlp_http`'s
-    kept-alive connection, else a `requests` session with `trust_env = False`): the collector is
-    a plain `http://` URL, and no proxy variable, `.netrc` or credential provider could change the
-    request, so either sends the very same request. Why: with it on, `requests` looks
-    up proxies and `.netrc` files (stat calls) for every export, ~0.3 ms of the export thread's CPU
-    a batch, which shares the GIL with the event loop (#31)."""
-    endpoint = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip() or env.get("OTEL_EXPORTER_OTLP_ENDPOINT", "")
-    url = urlsplit(endpoint.strip())
-    if url.scheme.lower() != "http" or url.username is not None or url.password is not None:
-        return False  # not plain http, or a user in the URL (`requests` sends it as Basic auth)
-    names = {name.lower() for source in (os.environ, env) for name, value in source.items() if value}
-    if any(name.endswith("_proxy") and name != "no_proxy" for name in names):  # any case, as urllib reads them
-        return False
-    if any(name.lower() in names for name in (*_CREDENTIAL_VARIABLES, "NETRC")):
-        return False
-    home = os.path.expanduser("~")
-    return not any(os.path.exists(os.path.join(home, name)) for name in (".netrc", "_netrc"))
 
 
 def shutdown() -> None:
@@ -264,17 +195,48 @@ def start_span(
     links: Sequence[Link] | None = None,
     root: bool = False,
     own: bool = False,
+    preset: Preset | None = None,
 ) -> Span:
     """A started span (call only when `ON`): a child of the current span, of ``parent`` (a span,
     or what `extract` returned: a remote parent, or None for a new trace), or a new trace's root
     with ``root``. ``own``: ``attributes`` is a dict the caller built for this span alone, which
-    the span keeps as its own (no copy; the hot call sites build theirs per span, #31)."""
+    the span keeps as its own (no copy; the hot call sites build theirs per span, #31). ``preset``
+    (from `preset`): the attributes the span starts with, shared with the call site's other spans
+    alike and encoded once; ``attributes`` are then this span's own, after them."""
     assert _tracer is not None
     if root:
         parent = None
     elif parent is CURRENT:
-        parent = _current_span()
-    return _tracer.start(name, _KINDS[kind], attributes, parent, links, own)
+        current: Any = _get_context().get(_SPAN_KEY)
+        parent = current
+        if (
+            type(current) is _LeanSpan
+            and _follows_parent
+            and links is None
+            and (preset is None or not attributes or preset.keys.isdisjoint(attributes))
+        ):
+            # the usual span (a child of the current recorded span, whose children the sampler
+            # records) made here in one step: no tracer or sampler call in between (#31)
+            span_id = _bits(64) or _bits(64) or 1
+            return _LeanSpan(  # type: ignore[no-any-return]
+                name,
+                _KINDS[kind],
+                current.trace_id,
+                span_id,
+                current.span_id,
+                False,
+                current.trace_state,
+                attributes if own and type(attributes) is dict else dict(attributes) if attributes else {},
+                None,
+                preset,
+            )
+    return _tracer.start(name, _KINDS[kind], attributes, parent, links, own, preset)
+
+
+def preset(name: str, attributes: Mapping[str, Any]) -> Preset:
+    """A span name and starting attributes that many spans share (see `lean_tracer.Preset`): a call
+    site keeps them by what they depend on and hands them to `start_span` (call only when `ON`)."""
+    return _Preset(name, attributes)  # type: ignore[no-any-return]
 
 
 def attach(span: Span) -> object:

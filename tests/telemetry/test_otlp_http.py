@@ -68,7 +68,7 @@ def _collector(port: int) -> Iterator[_Collector]:
 def test_plain_http_export_keeps_the_exporters_request_and_survives_restarts(monkeypatch: pytest.MonkeyPatch) -> None:
     from opentelemetry.sdk.trace.export import SpanExportResult
 
-    from gateway.telemetry import otlp_http, tracing
+    from gateway.telemetry import otlp_exporter, otlp_http
 
     port = free_port()
     env = {
@@ -78,9 +78,9 @@ def test_plain_http_export_keeps_the_exporters_request_and_survives_restarts(mon
     }
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    if not tracing._plain_http(env):
+    if not otlp_exporter.plain_http(env):
         pytest.skip("a proxy variable or .netrc here: the exporter keeps its own transport")
-    exporter = tracing._exporter(env, lambda batch: b"".join(batch))
+    exporter = otlp_exporter.exporter(env, lambda batch: b"".join(batch))
     assert isinstance(exporter._client._transport, otlp_http.KeepAliveTransport)
     with _collector(port) as collector:
         assert exporter.export([b"one"]) is SpanExportResult.SUCCESS
@@ -110,13 +110,13 @@ def test_plain_http_export_keeps_the_exporters_request_and_survives_restarts(mon
 def test_anything_the_environment_or_url_adds_keeps_the_exporters_own_transport(
     monkeypatch: pytest.MonkeyPatch, endpoint: str, extra: dict[str, str]
 ) -> None:
-    from gateway.telemetry import otlp_http, tracing
+    from gateway.telemetry import otlp_exporter, otlp_http
 
     env = {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, **extra}
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    assert not tracing._plain_http(env)
-    exporter = tracing._exporter(env, lambda batch: b"".join(batch))
+    assert not otlp_exporter.plain_http(env)
+    exporter = otlp_exporter.exporter(env, lambda batch: b"".join(batch))
     try:
         assert not isinstance(exporter._client._transport, otlp_http.KeepAliveTransport)
     finally:

@@ -395,11 +395,12 @@ def lean_spans(limit: int = 4) -> list[Any]:
     """Ended `LeanSpan`s covering what the encoder must carry: a remote parent with a trace state, a
     local parent, roots, a link with attributes, events, str/int/negative/float/bool/bytes/array/
     mapping/non-ASCII attributes, a None value (never recorded), an error status, a span over its
-    attribute limit, a renamed span."""
+    attribute limit, a renamed span; spans started from a shared `Preset` (their own attributes
+    after it, one setting a preset's key, one over the limit) and ended with `end_with`."""
     from opentelemetry import trace
     from opentelemetry.trace import SpanContext, TraceFlags, TraceState
 
-    from gateway.telemetry.lean_tracer import KINDS, LeanSpan, LeanTracer, Sampler
+    from gateway.telemetry.lean_tracer import KINDS, LeanSpan, LeanTracer, Preset, Sampler
 
     tracer = LeanTracer(Sampler("always_on"))
     state = TraceState.from_header(["k=v,x=y"])
@@ -427,9 +428,20 @@ def lean_spans(limit: int = 4) -> list[Any]:
         root.end()
         empty = tracer.start("", KINDS["consumer"], None, None)
         empty.end()
+        shared = Preset("chat m", {"p": "x", "q": 1, "gone": None})
+        plain = tracer.start(shared.name, KINDS["client"], {"own": 2}, server, preset=shared)
+        plain.end_with({"later": 3}, ("gen_ai.first_chunk", 1_700_000_000_000_000_123))
+        overridden = tracer.start(shared.name, KINDS["client"], None, server, preset=shared)
+        overridden.set_attribute("q", 5)  # a preset's key: the span takes the preset's attributes as its own
+        overridden.end_with({"p": "y", "t": 0.25})
+        assert shared.attributes == {"p": "x", "q": 1}  # the preset itself is never changed
+        full = tracer.start(shared.name, KINDS["client"], {"own": 2}, None, preset=shared)
+        full.end_with({"a": 1, "b": 2})  # 2 + 1 + 2 over the limit of 4: the last one dropped
+        ended = tracer.start(shared.name, KINDS["client"], None, server, preset=shared)
+        ended.end_with({"q": 7})  # a preset's key set at the end
     finally:
         LeanSpan.limit = previous
-    return [child, server, root, empty]
+    return [child, server, root, empty, plain, overridden, full, ended]
 
 
 def test_lean_encoding_matches_the_sdk_encoder() -> None:
@@ -453,7 +465,11 @@ def test_lean_encoding_matches_the_sdk_encoder() -> None:
     assert otlp_encode.encode_batch(spans, *parts) == library
     assert otlp_encode.encode_batch(spans, *parts) == library
     decoded = ExportTraceServiceRequest.FromString(library).resource_spans[0].scope_spans[0].spans
-    assert [s.name for s in decoded] == ["child", "server", "renamed", ""]
+    assert [s.name for s in decoded] == ["child", "server", "renamed", "", *["chat m"] * 4]
+    assert [kv.key for kv in decoded[4].attributes] == ["p", "q", "own", "later"] and decoded[4].events
+    assert {kv.key: kv.value for kv in decoded[5].attributes}["q"].int_value == 5
+    assert len(decoded[6].attributes) == 4 and decoded[6].dropped_attributes_count == 1
+    assert [(kv.key, kv.value.int_value) for kv in decoded[7].attributes][1] == ("q", 7)
     assert decoded[1].trace_state == "k=v,x=y" and decoded[0].status.message == "boom"
 
 
@@ -515,6 +531,7 @@ def test_lean_span_is_an_api_span_and_not_sampled_spans_propagate() -> None:
     off = LeanTracer(Sampler("always_off")).start("s", KINDS["internal"], {"a": 1}, None)
     assert not isinstance(off, LeanSpan) and not off.is_recording()
     assert not off.get_span_context().trace_flags.sampled and off.get_span_context().is_valid
+    off.end_with({"b": 2}, ("e", 1))  # what the call sites end every span with: nothing to record
 
 
 def test_recorder_batches_bounds_and_drains() -> None:
