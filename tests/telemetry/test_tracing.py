@@ -220,8 +220,9 @@ def test_envoy_door_is_one_trace_envoy_extproc_backend(
     assert chat.attributes["gen_ai.response.finish_reasons"] == ["stop"]
     assert chat.attributes["gen_ai.usage.output_tokens"] == final.usage.output_tokens
     assert "gen_ai.first_chunk" in chat.events
-    # Envoy traces: its upstream span's traceparent reaches the backend (the ExtProc adds none then)
-    assert upstream_parent in ids and ids[upstream_parent].service == "responses-gateway-envoy"
+    # Envoy traces: its ingress span's traceparent reaches the backend (no fleet: no upstream span,
+    # #31), written by its router after every filter (the ExtProc adds none then)
+    assert upstream_parent == root[0].span_id
 
 
 def test_envoy_door_without_envoy_tracing_sends_the_chat_span_upstream(
@@ -382,6 +383,13 @@ def test_envoy_config_traces_only_when_on_and_is_valid(tmp_path: Path, protocol:
     assert "tracing.opentelemetry.min_flush_spans: 512" in text
     assert "tracing.opentelemetry.flush_interval_ms: 750" in text
     assert ("grpc_service" in text.split("tracing:")[1].split("route_config")[0]) == (protocol == "grpc")
+    # a span per upstream attempt only where there can be several (a fleet's retries, #27); with one
+    # backend it would be the twin of the ExtProc's `chat` span
+    assert "spawn_upstream_span: false" in text
+    fleet = [("127.0.0.1", 8001), ("127.0.0.1", 8002)]
+    retried = write_envoy_config(tmp_path / "fleet.yaml", admin_port=9901, otel_env=env, fleet_endpoints=fleet)
+    validate_envoy_config(retried)
+    assert "spawn_upstream_span: true" in retried.read_text()
     off = write_envoy_config(tmp_path / "off.yaml", admin_port=9901, otel_env={})
     assert "tracing:" not in off.read_text() and "otel_collector" not in off.read_text()
     assert "layered_runtime" not in off.read_text()
