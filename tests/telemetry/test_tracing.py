@@ -243,7 +243,7 @@ def test_envoy_door_without_envoy_tracing_sends_the_chat_span_upstream(
         # a client's own `traceparent` is the parent then (read from the request headers Envoy
         # forwards); a malformed one is no parent: the ExtProc starts a trace, the request succeeds
         client_trace, client_span = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
-        joined = {}
+        joined: dict[str, str] = {}
         for header in (f"00-{client_trace}-{client_span}-01", f"00-{client_trace.upper()}-{client_span}-01", "junk"):
             mark = f"{marker}-{len(joined)}"
             backend.script(mark, {"content": "parented"})
