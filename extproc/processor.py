@@ -25,7 +25,6 @@ import logging
 import math
 import time
 from collections.abc import AsyncIterator, Iterable
-from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -94,20 +93,6 @@ def _header(headers: ep.HttpHeaders, name: str) -> str:
         if h.key == name:
             return h.raw_value.decode("latin-1") if h.raw_value else h.value
     return ""
-
-
-_TRACE_KEYS = frozenset({"traceparent", "tracestate"})
-
-
-def _trace_headers(msg: ep.ProcessingRequest) -> dict[str, str]:
-    """A client's own `traceparent`/`tracestate` (the parent when Envoy itself does not trace)."""
-    if msg.WhichOneof("request") != "request_headers":
-        return {}
-    found = {}
-    for h in msg.request_headers.headers.headers:  # one pass for both names
-        if h.key in _TRACE_KEYS and (value := h.raw_value.decode("latin-1") if h.raw_value else h.value):
-            found[h.key] = value
-    return found
 
 
 def _frames(events: Iterable[Event]) -> bytes:
@@ -240,7 +225,7 @@ class ExternalProcessor(ep_grpc.ExternalProcessorServicer):
                     ex.reading = False
                     began = time.perf_counter()
                     if tracing.ON and span is None:  # the stream's span, current while it lasts
-                        span, ex.envoy_traces = extproc_tracing.server_span(context, partial(_trace_headers, msg))
+                        span, ex.envoy_traces = extproc_tracing.server_span(context, msg)
                         ex.span = span
                         token = tracing.attach(span)
                     if self.draining and ex.run is None:

@@ -231,7 +231,7 @@ def render_envoy_config(
         "ACCESS_LOG": _ACCESS_LOG if access_log else "",
     }
     tracing_env = os.environ if otel_env is None else otel_env
-    values["TRACING"], values["TRACING_CLUSTER"] = envoy_tracing.render(tracing_env)
+    values["TRACING"], values["TRACING_CLUSTER"] = envoy_tracing.render(tracing_env, retries=bool(fleet_endpoints))
     values["TRACING_RUNTIME"] = envoy_tracing.runtime(tracing_env)
     raw = template_path.read_text() if template_path else resources.files("gateway").joinpath(TEMPLATE).read_text()
     text = string.Template(raw).substitute(values)

@@ -6,7 +6,8 @@ its spans to the endpoint the doors export to, over the same protocol. Envoy the
 from a client's `traceparent`) the trace of every request, gives the ext_proc gRPC call a child span
 whose context rides the call's metadata (the ExtProc's spans are its children), and injects
 `traceparent` into the upstream request (vLLM on the inference route, the HTTP door on the
-re-routed tool-loop route), so one trace reads Envoy -> ExtProc -> backend.
+re-routed tool-loop route; its ingress span's, or with a fleet its upstream attempt's span's: see
+`render`), so one trace reads Envoy -> ExtProc -> backend.
 
 Only plaintext collectors (`http://`, the usual local agent or sidecar) are rendered; an `https://`
 endpoint is refused with a clear error rather than silently not traced.
@@ -24,7 +25,7 @@ from gateway.telemetry.tracing import DEFAULT_SERVICE_NAME, endpoint_of, protoco
 _HCM_TRACING = """\
           tracing:
             random_sampling: {{value: {percent}}}
-            spawn_upstream_span: true
+            spawn_upstream_span: {upstream}
             provider:
               name: envoy.tracers.opentelemetry
               typed_config:
@@ -87,8 +88,15 @@ def _sampling_percent(env: Mapping[str, str]) -> float:
     return 100.0
 
 
-def render(environ: Mapping[str, str]) -> tuple[str, str]:
-    """The HCM `tracing` block and the collector cluster, or two empty strings when tracing is off."""
+def render(environ: Mapping[str, str], *, retries: bool = False) -> tuple[str, str]:
+    """The HCM `tracing` block and the collector cluster, or two empty strings when tracing is off.
+
+    ``retries``: the inference route retries on other replicas (a fleet, #27); only then does Envoy
+    spawn a span per upstream attempt (`spawn_upstream_span`), the one place a retry and the replica
+    it went to show. With one backend there is one attempt, to the host the ExtProc's `chat` span
+    already names over the same call: that span's twin cost the door ~1-1.5 % CPU a request (#31).
+    Without it Envoy's router gives the upstream request its ingress span's `traceparent` (still the
+    same trace: the backend's spans are that span's children)."""
     endpoint = endpoint_of(environ)
     if endpoint is None:
         return "", ""
@@ -107,7 +115,10 @@ def render(environ: Mapping[str, str]) -> tuple[str, str]:
         transport = _HTTP.format(uri=json.dumps(f"http://{url.hostname}:{port}{path}"))
     service = environ.get("OTEL_SERVICE_NAME") or DEFAULT_SERVICE_NAME
     block = _HCM_TRACING.format(
-        percent=_sampling_percent(environ), service=json.dumps(f"{service}-envoy"), transport=transport
+        percent=_sampling_percent(environ),
+        upstream="true" if retries else "false",
+        service=json.dumps(f"{service}-envoy"),
+        transport=transport,
     )
     try:
         ipaddress.ip_address(url.hostname)

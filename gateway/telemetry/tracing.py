@@ -26,6 +26,7 @@ import atexit
 import contextlib
 import os
 import random
+import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -237,6 +238,29 @@ def preset(name: str, attributes: Mapping[str, Any]) -> Preset:
     """A span name and starting attributes that many spans share (see `lean_tracer.Preset`): a call
     site keeps them by what they depend on and hands them to `start_span` (call only when `ON`)."""
     return _Preset(name, attributes)  # type: ignore[no-any-return]
+
+
+_CANONICAL = re.compile(r"00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}")  # version 00: nothing may follow
+
+
+def start_under(name: str, kind: str, attributes: dict[str, Any], traceparent: str | None, tracestate: str) -> Span:
+    """`start_span(name, kind, attributes, parent=extract(...), own=True)` for an incoming
+    `traceparent`/`tracestate` (None: none came), in one step for the usual header (version 00,
+    canonical, no `tracestate`, the default W3C propagators): its ids are read by slicing, and no
+    `SpanContext` is made (the ExtProc's server span, #31). Anything else goes through `extract`."""
+    if traceparent is not None and _w3c is not None and not tracestate and len(traceparent) == 55:
+        if _CANONICAL.fullmatch(traceparent) is not None:
+            trace_id, parent_id = int(traceparent[3:35], 16), int(traceparent[36:52], 16)
+            if trace_id and parent_id:  # (all-zero ids are invalid: a new trace, as `extract` says)
+                assert _tracer is not None
+                sampled = traceparent[54] in "13579bdf"  # the flags' low bit
+                return _tracer.start_remote(name, _KINDS[kind], attributes, trace_id, parent_id, sampled)
+    carrier = {}
+    if traceparent:
+        carrier["traceparent"] = traceparent
+        if tracestate:
+            carrier["tracestate"] = tracestate
+    return start_span(name, kind, attributes, parent=extract(carrier), own=True)
 
 
 def attach(span: Span) -> object:

@@ -220,8 +220,9 @@ def test_envoy_door_is_one_trace_envoy_extproc_backend(
     assert chat.attributes["gen_ai.response.finish_reasons"] == ["stop"]
     assert chat.attributes["gen_ai.usage.output_tokens"] == final.usage.output_tokens
     assert "gen_ai.first_chunk" in chat.events
-    # Envoy traces: its upstream span's traceparent reaches the backend (the ExtProc adds none then)
-    assert upstream_parent in ids and ids[upstream_parent].service == "responses-gateway-envoy"
+    # Envoy traces: its ingress span's traceparent reaches the backend (no fleet: no upstream span,
+    # #31), written by its router after every filter (the ExtProc adds none then)
+    assert upstream_parent == root[0].span_id
 
 
 def test_envoy_door_without_envoy_tracing_sends_the_chat_span_upstream(
@@ -239,12 +240,28 @@ def test_envoy_door_without_envoy_tracing_sends_the_chat_span_upstream(
         # the ExtProc's stream span ends after the turn's `chat` span, so it may come in a later batch
         process_name = "envoy.service.ext_proc.v3.ExternalProcessor/Process"
         spans = otlp.wait(lambda got: {"chat scripted-model", process_name} <= set(by_name(got, trace_id)))
+        # a client's own `traceparent` is the parent then (read from the request headers Envoy
+        # forwards); a malformed one is no parent: the ExtProc starts a trace, the request succeeds
+        client_trace, client_span = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+        joined: dict[str, str] = {}
+        for header in (f"00-{client_trace}-{client_span}-01", f"00-{client_trace.upper()}-{client_span}-01", "junk"):
+            mark = f"{marker}-{len(joined)}"
+            backend.script(mark, {"content": "parented"})
+            reply = client.responses.create(model=MODEL, input=f"hi {mark}", extra_headers={"traceparent": header})
+            assert reply.output_text == "parented"
+            (sent,) = backend.requests_matching(mark)
+            joined[header] = parse_traceparent(sent)[0]
+        got = otlp.wait(lambda got: all(process_name in by_name(got, t) for t in joined.values()))
     named = by_name(spans, trace_id)
     chat = one(named, "chat scripted-model")
     assert upstream_parent == chat.span_id
     process = one(named, process_name)
     assert process.parent_id == ""  # no Envoy span above it: the ExtProc started the trace
     assert not any(s.service.endswith("-envoy") for s in spans if s.trace_id == trace_id)
+    valid, upper, junk = joined.values()
+    assert valid == client_trace and one(by_name(got, valid), process_name).parent_id == client_span
+    for started in (upper, junk):  # (W3C: hex is lower case) a new trace, its root the ExtProc's span
+        assert started != client_trace and one(by_name(got, started), process_name).parent_id == ""
 
 
 def test_envoy_door_rerouted_tool_loop_joins_the_trace(
@@ -366,6 +383,13 @@ def test_envoy_config_traces_only_when_on_and_is_valid(tmp_path: Path, protocol:
     assert "tracing.opentelemetry.min_flush_spans: 512" in text
     assert "tracing.opentelemetry.flush_interval_ms: 750" in text
     assert ("grpc_service" in text.split("tracing:")[1].split("route_config")[0]) == (protocol == "grpc")
+    # a span per upstream attempt only where there can be several (a fleet's retries, #27); with one
+    # backend it would be the twin of the ExtProc's `chat` span
+    assert "spawn_upstream_span: false" in text
+    fleet = [("127.0.0.1", 8001), ("127.0.0.1", 8002)]
+    retried = write_envoy_config(tmp_path / "fleet.yaml", admin_port=9901, otel_env=env, fleet_endpoints=fleet)
+    validate_envoy_config(retried)
+    assert "spawn_upstream_span: true" in retried.read_text()
     off = write_envoy_config(tmp_path / "off.yaml", admin_port=9901, otel_env={})
     assert "tracing:" not in off.read_text() and "otel_collector" not in off.read_text()
     assert "layered_runtime" not in off.read_text()
@@ -619,6 +643,43 @@ expected = {}
 api.inject(expected)
 assert t.carrier() == expected and expected["tracestate"] == "k=v", (t.carrier(), expected)
 t.detach(token)
+"""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def test_start_under_a_traceparent_is_start_span_under_extract() -> None:
+    """`tracing.start_under` (the ExtProc's server span: Envoy's `traceparent` read without a
+    `SpanContext`) makes the span `start_span(parent=extract(...))` makes, for every header shape
+    (malformed, all-zero ids, unsampled flags, a `tracestate`, none) and sampler."""
+    code = """
+import gateway.telemetry.tracing as t
+from gateway.telemetry import lean_tracer
+assert t.setup("extproc", {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"})
+ok = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+cases = [(ok, ""), (ok[:-2] + "00", ""), (ok[:-2] + "03", ""), (ok[:-2] + "02", ""), (" " + ok, ""), (ok.upper(), ""),
+         ("ff" + ok[2:], ""), (ok + "-x", ""), ("01" + ok[2:] + "-x", ""), ("00-" + "0" * 32 + ok[35:], ""),
+         (ok[:36] + "0" * 16 + "-01", ""), ("junk", ""), (ok[:-3], ""), ("", ""), (None, ""), (ok, "k=v"),
+         (ok[:-2] + "00", "k=v"), (None, "k=v")]
+def shape(span):
+    if isinstance(span, lean_tracer.LeanSpan):
+        s = span
+        return ("lean", s.trace_id, s.parent_id, s.parent_remote, s.kind, s.trace_state_header, s.attributes)
+    ctx = span.get_span_context()
+    return ("off", ctx.trace_id, ctx.trace_flags, ctx.trace_state.to_header(), span.is_recording())
+for sampler, arg in (("always_on", None), ("parentbased_always_on", None), ("always_off", None),
+                     ("parentbased_traceidratio", "0.5"), ("traceidratio", "0.0")):
+    t._tracer.sampler = lean_tracer.Sampler(sampler, arg)
+    for header, state in cases:
+        ours = t.start_under("s", "server", {"a": 1}, header, state)
+        carrier = {k: v for k, v in (("traceparent", header), ("tracestate", state)) if v}
+        parent = t.extract(carrier)
+        if parent is None:  # a new trace (random ids: a ratio sampler decides by them), its root
+            assert not isinstance(ours, lean_tracer.LeanSpan) or (ours.parent_id, ours.parent_remote) == (0, None)
+            continue
+        theirs = t.start_span("s", "server", {"a": 1}, parent=parent)
+        assert shape(ours) == shape(theirs), (sampler, header, state, shape(ours), shape(theirs))
 """
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
