@@ -364,7 +364,8 @@ class _Exchange:
         """End the backend call's span (once), with what the turn reported."""
         if self.chat is not None:
             chat, self.chat = self.chat, None
-            chat.end(self.turn, error)
+            served = self.run.affinity.served if self.run is not None and self.named else None
+            chat.end(self.turn, error, served)
 
     def take_slot(self) -> None:
         """Count this request against its project's open requests (the HTTP door's cap, #26); the

@@ -439,7 +439,7 @@ class ResponseRun:
             finally:
                 if chat is not None:
                     tracing.detach(token)
-                    chat.end(turn, error)
+                    chat.end(turn, error, self.affinity.served if self.deps.settings.backends else None)
 
     async def _build_server_tools(self) -> None:
         registry = self.deps.tools

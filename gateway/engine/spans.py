@@ -160,9 +160,17 @@ class ChatSpan:
         if not self.first:
             self.first = _time_ns()
 
-    def end(self, turn: TurnAssembler | None, error: BaseException | None = None) -> None:
+    def end(self, turn: TurnAssembler | None, error: BaseException | None = None, served: str | None = None) -> None:
+        """End the call's span. ``served`` (a fleet's `Affinity.served`, `pool/host:port`) names the
+        replica that answered: with a fleet the span starts with the configured first replica, and
+        only the call itself knows which one it reached (a pick, a retry, Envoy's fallback)."""
         s = self.span
         attributes: dict[str, Any] = {}  # set at once with the event and the end (one call), as in `end_agent`
+        if served:
+            host, _, port = served.rpartition("/")[2].rpartition(":")
+            if host and port.isdigit():
+                attributes["server.address"] = host.strip("[]")  # (an IPv6 host's brackets are the URL's)
+                attributes["server.port"] = int(port)
         event: tuple[str, int] | None = None
         if (first := self.first) and (started := getattr(s, "start", 0)):  # (a recorded span's start, ns)
             attributes["gen_ai.response.time_to_first_chunk"] = max(first - started, 1) / 1e9
