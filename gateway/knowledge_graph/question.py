@@ -46,6 +46,9 @@ _WHOSE_NOUN = re.compile(r"^\W*whose\s+[a-z]", re.I)
 # not when the noun is the object of an auxiliary's clause, "Whose research centre did X's adviser
 # run?": its possessor is that clause's subject, no relation of its own
 _WHOSE_OBJECT = re.compile(r"^\W*whose(?:\s+\w+){1,3}?\s+(?:do|does|did|is|are|was|were|has|have|had)\b", re.I)
+# a relative "where" after a noun opens that noun's own clause: "the yard where X was built" is a
+# relation of the yard's (not after an auxiliary or a function word: "Which town is where ...", a cleft)
+_RELATIVE_WHERE = re.compile(r"\b([a-z]\w*)\s+where\b")
 _AUXILIARY = frozenset(
     "is are was were be been being am get gets got has have had not never also first later once newly".split()
 )
@@ -77,11 +80,18 @@ def steps(query: str) -> int:
             for m in _PARTICIPLE.finditer(query, wh.end())
         )
         links += bool(_WHOSE_NOUN.match(query)) and not _WHOSE_OBJECT.match(query)
+        links += sum(m.group(1) not in _AUXILIARY | _STOP for m in _RELATIVE_WHERE.finditer(query, wh.end()))
     ends_on_name = bool(words) and _name(words[-1])
     if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
         ends_on_name = _name(possessed.group(1))
     own = wh is not None and not (_COPULA_HEAD.match(query) and ends_on_name)
     return max(1, links + int(own))
+
+
+def asks(query: str) -> bool:
+    """Whether text is a question (has a question word): a question names a relation of its own
+    ("Under whom did X train?"), a manual page's NAME line or a phrase of keywords does not."""
+    return _WH.search(query) is not None
 
 
 def relation_words(query: str) -> list[str]:
