@@ -295,9 +295,9 @@ async def _likeness(
         if asked:
             if used not in unasked:
                 # the open relation words none of the asked types' cues names ("mentor" in "In which
-                # town was the mentor of X born?", which asks for born_in): a phrase more like one of
-                # them than like an asked type's words is that word's step, not the type's
-                beyond = relate.words_like(known, table, sorted(used | asked))
+                # town was the mentor of X born?", which asks for born_in; not "town", a kind of
+                # entity): a phrase more like one of them than an asked type's words is their step
+                beyond = relate.words_like(known, table, sorted(used | asked), relations_only=True)
                 unasked[used] = beyond.max(axis=1) if beyond.shape[1] else np.zeros(len(known), np.float32)
             other[u] = {w: float(unasked[used][index[w]]) for w in mine}
         sims = by_path[used][[index[w] for w in mine]]
