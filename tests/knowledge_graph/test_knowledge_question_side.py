@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from openai import OpenAI
 
-from gateway.knowledge_graph.question import steps
+from gateway.knowledge_graph.question import cue_words, kind_nouns, relation_words, steps
 from tests.knowledge_graph.chain_checks import assert_file_search_answers_first
 from tests.knowledge_graph.test_knowledge_graph import KG, MODEL
 from tests.support.procs import Backend, gateway
@@ -131,3 +131,23 @@ def test_a_phrase_like_an_open_word_is_its_step(backend: Backend, tmp_path: Path
         names = {v: k for k, v in ids.items()}
         ranked = _ranked(own, store_id, names, question, ranking_options=KG)
         assert ranked[0] == "yarford.md", ranked
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("Name the island where the architect of Dring Hall grew up.", {"island", "grew", "up"}),
+        ("Who taught the physician who established the Neiskes Clinic?", {"physician", "established"}),
+        ("In which town was the mentor of Ada Quell born?", {"town", "born"}),
+        (
+            "What is the birthplace of the engineer by whom Halwen Bridge was designed?",
+            {"engineer", "birthplace", "designed"},
+        ),
+    ],
+)
+def test_words_naming_no_relation_beyond_the_asked_types(question: str, kinds: set[str]) -> None:
+    """The answer's kind, a relative clause's head and the words of an asked type's cue (not
+    "mentor", "architect", "taught": relations no asked type names)."""
+    assert (kind_nouns(question) | cue_words(question)) & set(relation_words(question)) == kinds & set(
+        relation_words(question)
+    )
