@@ -11,7 +11,7 @@ indexes, so a search embeds only phrases this process has never seen (another pr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 
 import numpy as np
 
@@ -45,9 +45,11 @@ class PhraseVectors:
             while len(self._vectors) > MAX_PHRASES:
                 self._vectors.pop(next(iter(self._vectors)))
 
-    def relate(self, question: list[float], words: Sequence[str] = ()) -> Likeness:
-        """The likeness of one question (its embedding and its relation words) to relation words."""
-        return Likeness(self, question, words)
+    def relate(self, question: list[float], words: Sequence[str] = (), kinds: Collection[str] = ()) -> Likeness:
+        """The likeness of one question (its embedding and its relation words, `kinds` those of
+        them that name no relation beyond the types it asks for: a kind of entity, "town", or a word
+        of a type's cue, "grew" of "grew up") to relation words."""
+        return Likeness(self, question, words, kinds)
 
     def cosines(self, phrases: Sequence[str], to: np.ndarray) -> dict[str, np.ndarray]:
         found = [p for p in phrases if p in self._vectors]
@@ -64,7 +66,9 @@ class Likeness:
     """One question's likeness to relation words (`rest`, `table`), and each phrase's
     likeness to the pattern types (`kinds`: "~came into the world in" is most like "born in")."""
 
-    def __init__(self, vectors: PhraseVectors, question: list[float], words: Sequence[str] = ()) -> None:
+    def __init__(
+        self, vectors: PhraseVectors, question: list[float], words: Sequence[str] = (), kinds: Collection[str] = ()
+    ) -> None:
         self._vectors = vectors
         q = np.asarray(question, dtype=np.float32)
         self._q = q / max(float(np.linalg.norm(q)), 1e-9)
@@ -75,6 +79,9 @@ class Likeness:
         # is barely like it, while the word itself is like "taught"
         self._words = [w for w in dict.fromkeys(words) if w]
         self._stems = [stem(w) for w in self._words]
+        # the words naming a kind of entity ("town" in "In which town ...") or inside an asked type's
+        # cue ("grew" of "grew up"): no relation beyond the asked types
+        self._kinds = np.asarray([w in kinds for w in self._words], dtype=bool)
         self._open: dict[tuple[str, ...], np.ndarray] = {}
         self._stemmed: dict[str, np.ndarray] = {}
 
@@ -84,14 +91,19 @@ class Likeness:
         if self._words:
             await self._vectors.warm([PHRASE_MARK + w for w in self._words])
 
-    def words_like(self, phrases: Sequence[str], table: np.ndarray, used: Sequence[str]) -> np.ndarray:
+    def words_like(
+        self, phrases: Sequence[str], table: np.ndarray, used: Sequence[str], relations_only: bool = False
+    ) -> np.ndarray:
         """Per phrase (`table`'s rows) and question relation word no relation on the path (`used`)
         accounts for already, their cosine; 1 for a word sharing its stem with one of the phrase's
-        ("raised" and "~was raised in", "captain" and "~is captained by"). Rows x open words."""
+        ("raised" and "~was raised in", "captain" and "~is captained by"). Rows x open words
+        (`relations_only`: without the words that name no relation beyond the asked types)."""
         known = [PHRASE_MARK + w in self._vectors._vectors for w in self._words]
         if not self._words or not all(known):
             return np.zeros((len(phrases), 0), dtype=np.float32)
         open_ = self._unexplained(used)
+        if relations_only:
+            open_ = open_ & ~self._kinds
         if not open_.any():
             return np.zeros((len(phrases), 0), dtype=np.float32)
         words = self._vectors.matrix([PHRASE_MARK + w for w in self._words])

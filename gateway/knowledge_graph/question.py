@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from gateway.knowledge_graph.extract import _STOP
+from gateway.knowledge_graph.patterns import CUES
 
 _TOKEN = re.compile(r"[^\W_][\w\-\.']*[^\W_]|[^\W_]")
 
@@ -46,6 +47,9 @@ _WHOSE_NOUN = re.compile(r"^\W*whose\s+[a-z]", re.I)
 # not when the noun is the object of an auxiliary's clause, "Whose research centre did X's adviser
 # run?": its possessor is that clause's subject, no relation of its own
 _WHOSE_OBJECT = re.compile(r"^\W*whose(?:\s+\w+){1,3}?\s+(?:do|does|did|is|are|was|were|has|have|had)\b", re.I)
+# a relative "where" after a noun opens that noun's own clause: "the yard where X was built" is a
+# relation of the yard's (not after an auxiliary or a function word: "Which town is where ...", a cleft)
+_RELATIVE_WHERE = re.compile(r"\b([a-z]\w*)\s+where\b")
 _AUXILIARY = frozenset(
     "is are was were be been being am get gets got has have had not never also first later once newly".split()
 )
@@ -77,11 +81,49 @@ def steps(query: str) -> int:
             for m in _PARTICIPLE.finditer(query, wh.end())
         )
         links += bool(_WHOSE_NOUN.match(query)) and not _WHOSE_OBJECT.match(query)
+        links += sum(m.group(1) not in _AUXILIARY | _STOP for m in _RELATIVE_WHERE.finditer(query, wh.end()))
     ends_on_name = bool(words) and _name(words[-1])
     if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
         ends_on_name = _name(possessed.group(1))
     own = wh is not None and not (_COPULA_HEAD.match(query) and ends_on_name)
     return max(1, links + int(own))
+
+
+def asks(query: str) -> bool:
+    """Whether text is a question (has a question word): a question names a relation of its own
+    ("Under whom did X train?"), a manual page's NAME line or a phrase of keywords does not."""
+    return _WH.search(query) is not None
+
+
+# nouns that name a kind of thing, not a relation: the answer's after "which"/"what" ("In which town
+# ...", "What river ...") or after an opening imperative ("Name the island ..."), and the head of a
+# relative clause ("the physician who established X", "the vault where X is stored")
+_KIND_NOUNS = re.compile(
+    r"\b(?i:which|what)\s+([a-z]\w*)|^\W*[A-Z]\w*\s+(?:the|a|an)\s+([a-z]\w*)"
+    r"|\b([a-z]\w*)\s+(?:(?:by|to|for|with|from|under)\s+whom|who|whom|that|which|where)\b"
+)
+
+
+def kind_nouns(query: str) -> set[str]:
+    """The question's words that name the kind of an entity on its chain rather than a relation
+    (see `_KIND_NOUNS`): "town" and "physician" in "In which town did the physician who
+    established X grow up?", whose relations are "established" and "grow"."""
+    out = set()
+    for m in _KIND_NOUNS.finditer(query):
+        word = next(g for g in m.groups() if g is not None).lower()
+        if word not in _STOP and word not in _AUXILIARY and not _WH.fullmatch(word):
+            out.add(word)
+    return out
+
+
+def cue_words(query: str) -> set[str]:
+    """The question's words inside a phrase that asks for a pattern type ("grew" of "grew up",
+    `patterns.CUES`): that type names their relation, they name none beyond it."""
+    out: set[str] = set()
+    for regex in CUES.values():
+        for m in regex.finditer(query):
+            out.update(t.lower() for t in _TOKEN.findall(m.group(0)))
+    return out
 
 
 def relation_words(query: str) -> list[str]:

@@ -17,7 +17,7 @@ from gateway.config import Settings
 from gateway.knowledge_graph.extract import PHRASE, Extractor, RuleExtractor, normalise
 from gateway.knowledge_graph.index import build_file_graph
 from gateway.knowledge_graph.phrases import Embed, PhraseVectors
-from gateway.knowledge_graph.question import relation_words
+from gateway.knowledge_graph.question import cue_words, kind_nouns, relation_words
 from gateway.knowledge_graph.ranker import Ranker, RankOutcome
 from gateway.knowledge_graph.weights import parse_weights
 from storage.bundle import Stores
@@ -124,7 +124,7 @@ class Knowledge:
     ) -> RankOutcome:
         ranker = Ranker(self.graph, await self.extractor(), self.weights, self.chain_weights)
         relate = (
-            self.phrases.relate(vector, relation_words(query))
+            self.phrases.relate(vector, relation_words(query), kind_nouns(query) | cue_words(query))
             if self.phrases is not None and vector is not None
             else None
         )

@@ -13,7 +13,9 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
   named no type for, pattern types the question did not name, are steps too when they are like
   what the question still asks after the path (`Likeness.rest`: the question's vector with the
   path's relations projected out), or when their words are nearly as like an asked type as their
-  likest type ("owes its existence to" for "the person behind");
+  likest type ("owes its existence to" for "the person behind"), unless they are more like one of
+  the question's relation words that no asked type's cue names ("was apprenticed to" is the
+  "mentor" of "In which town was the mentor of X born?", not its birthplace);
 * an entity keeps its best path, ranked by `potential`: weight x 3^(relations matched), so a path
   that completes one more step of the chain beats a shorter one that does not; paths that matched
   a step are widened first, then a few along stated relations that matched none (`UNSURE_FRONTIER`);
@@ -110,7 +112,7 @@ async def walk(
             graph.mentions(store_id, parents, limit=PARENT_MENTIONS) if parents else _no_rows(),
         )
         inside = set(frontier)
-        like, kinds, again, strength = await _likeness(edges, inside, reached, asked, relate, hops)
+        like, kinds, again, strength, other = await _likeness(edges, inside, reached, asked, relate, hops)
         files_of: dict[str, set[str]] = {}
         for m in rows:
             files_of.setdefault(m.entity, set()).add(m.file_id)
@@ -144,6 +146,7 @@ async def walk(
                     and e.type not in at.matched
                     and e.type.startswith(PHRASE)
                     and (sure := _kind(kinds, words, asked - at.matched))[0] in asked - at.matched
+                    and other.get(u, {}).get(words, 0.0) <= kinds[words][str(sure[0])]
                 ):
                     # a phrase standing for a relation type the question asks for ("came into the world
                     # in" for "born"): that type's step, once per path like the type itself
@@ -235,7 +238,7 @@ async def _likeness(
     asked: set[str],
     relate: Relate | None,
     hops: int,
-) -> tuple[Likes, dict[str, dict[str, float]], Likes, Likes]:
+) -> tuple[Likes, dict[str, dict[str, float]], Likes, Likes, Likes]:
     """Per frontier entity, the likeness of the words of each relation it could step along to what
     the question still asks after the entity's path (`Likeness.rest`: the question with the path's
     relations projected out), with the best of them under the key "" ; each phrase's nearest
@@ -244,10 +247,10 @@ async def _likeness(
     phrase's likeness to the relations on the entity's path (a sibling's or the same relation again
     is no step); edges back to the path's previous entity are no option."""
     if relate is None:
-        return {}, {}, {}, {}
+        return {}, {}, {}, {}, {}
     named = {e.type: w for e in edges if (w := _words(e.type, asked, hops)) is not None}
     if not named:
-        return {}, {}, {}, {}
+        return {}, {}, {}, {}, {}
     phrases = sorted(set(named.values()))
     kinds = await relate.kinds(phrases)  # embeds the phrases not known yet
     known, table = relate.table(phrases)
@@ -270,6 +273,8 @@ async def _likeness(
     out: Likes = {}
     again: Likes = {}
     strength: Likes = {}
+    other: Likes = {}  # per entity, each phrase's likeness to the question's words no asked type stands for
+    unasked: dict[frozenset[str], np.ndarray] = {}
     for u, words in options.items():
         used = reached[u].matched
         if used and used not in on_path:
@@ -287,6 +292,14 @@ async def _likeness(
         mine = sorted(w for w in words if w in index)
         if not mine:
             continue
+        if asked:
+            if used not in unasked:
+                # the open relation words none of the asked types' cues names ("mentor" in "In which
+                # town was the mentor of X born?", which asks for born_in; not "town", a kind of
+                # entity): a phrase more like one of them than an asked type's words is their step
+                beyond = relate.words_like(known, table, sorted(used | asked), relations_only=True)
+                unasked[used] = beyond.max(axis=1) if beyond.shape[1] else np.zeros(len(known), np.float32)
+            other[u] = {w: float(unasked[used][index[w]]) for w in mine}
         sims = by_path[used][[index[w] for w in mine]]
         best = sims.max(axis=0)
         # a relation is a step when it is (nearly) the entity's likest to the rest of the question or
@@ -302,7 +315,7 @@ async def _likeness(
         shares = ratio[:, valid].max(axis=1)
         out[u] = {w: float(x) for w, x in zip(mine, shares, strict=True)}
         strength[u] = {w: float(x) for w, x in zip(mine, sims.max(axis=1), strict=True)}
-    return out, kinds, again, strength
+    return out, kinds, again, strength, other
 
 
 def chunk_scores(
