@@ -20,7 +20,8 @@ import json
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-from gateway.telemetry.tracing import DEFAULT_SERVICE_NAME, endpoint_of, protocol_of
+from gateway.telemetry.otlp_exporter import protocol_of
+from gateway.telemetry.tracing import DEFAULT_SERVICE_NAME, endpoint_of
 
 _HCM_TRACING = """\
           tracing:

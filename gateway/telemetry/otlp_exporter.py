@@ -27,11 +27,19 @@ class _Encoded:
         return self.data
 
 
+def protocol_of(environ: Mapping[str, str]) -> str:
+    """`grpc` or `http/protobuf` (the specification's default)."""
+    value = (
+        environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "").strip()
+        or environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "").strip()
+        or "http/protobuf"
+    )
+    return value.lower()
+
+
 def exporter(env: Mapping[str, str], encode: Any) -> Any:
     """The library's OTLP span exporter for the configured protocol (each reads its endpoint,
     headers, timeout and compression from the environment itself), encoding through ``encode``."""
-    from gateway.telemetry.tracing import protocol_of  # (here: `tracing` imports this module in `setup`)
-
     if protocol_of(env) == "grpc":
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest

@@ -80,16 +80,6 @@ def endpoint_of(environ: Mapping[str, str]) -> str | None:
     )
 
 
-def protocol_of(environ: Mapping[str, str]) -> str:
-    """`grpc` or `http/protobuf` (the specification's default)."""
-    value = (
-        environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "").strip()
-        or environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "").strip()
-        or "http/protobuf"
-    )
-    return value.lower()
-
-
 def _number(env: Mapping[str, str], name: str, default: int) -> int:
     try:
         value = int(env.get(name, "").strip() or default)
