@@ -119,11 +119,7 @@ CASES: tuple[Case, ...] = (
         ("Acme Corp", "organization"),
         frozenset({("acme corp", "anna jones", "~founders"), ("acme corp", "bob lee", "~founders")}),
     ),
-    Case(  # "here" after a preposition: the preposition's own relation, not "in"
-        "Anna Jones moved away from here.",
-        ("Oslo", "place"),
-        frozenset({("anna jones", "oslo", "~moved away from")}),
-    ),
+    Case("Anna Jones moved away from here.", ("Oslo", "place")),  # "here" names nothing: no rule reads it
     Case(  # a name after a preposition is not what stayed "here"
         "A visitor from Oslo stayed here.",
         ("Acme Hall", "place"),
@@ -133,5 +129,63 @@ CASES: tuple[Case, ...] = (
     Case(  # a subject list shares the relation
         "Anna Jones and Bob Lee met Carl Berg.",
         expected=frozenset({("anna jones", "carl berg", "~met"), ("bob lee", "carl berg", "~met")}),
+    ),
+    # review of the third round: a label that is a clause, or opens on a name, heads no enumeration
+    Case("Anna Jones had two children: Bob Lee and Carl Berg.", ("Acme Corp", "organization")),
+    Case("Anna Jones: Bob Lee and Carl Berg.", ("Acme Corp", "organization")),
+    Case(
+        "He thanked Bob Lee: Carl Berg and Dana Ek.",
+        ("Eva Lund", "person"),
+        frozenset({("eva lund", "bob lee", "~thanked")}),
+    ),
+    Case(
+        "Anna Jones criticised the work of Bob Lee: Green Report and Red Report.",
+        expected=frozenset({("anna jones", "bob lee", "~criticised the work of")}),
+    ),
+    Case("Warning: Docker Compose and Podman.", ("Acme Tool", "product")),  # a word that names no role
+    Case("Note: Docker Compose and Podman.", ("Acme Tool", "product")),
+    Case("See also: Docker Compose and Podman.", ("Acme Tool", "product")),
+    Case("Previously: Docker Compose and Podman.", ("Acme Tool", "product")),
+    Case(  # "it" after "who": another noun of the clause may be what "it" is
+        "Anna Jones, who joined Acme Corp and later led it, moved to Bergen.",
+        ("Oslo", "place"),
+        frozenset({("anna jones", "acme corp", "~joined"), ("anna jones", "bergen", "~moved to")}),
+    ),
+    Case("Anna Jones, who bought a house and sold it, moved away.", ("Oslo", "place")),
+    Case("Anna Jones was never here.", ("Oslo", "place")),  # "here": no rule reads it
+    Case("Anna Jones could have died here.", ("Oslo", "place")),
+    Case("Anna Jones came here.", ("Oslo", "place")),
+    Case("Anna Jones left here.", ("Oslo", "place")),
+    Case(  # "Among" opens no name; the page's subject and the names are linked by the words between
+        "Among those born here are Anna Jones and Bob Lee.",
+        ("Oslo", "place"),
+        frozenset({("oslo", n, "~among those born here are") for n in ("anna jones", "bob lee")}),
+    ),
+    Case(  # "it" after "who" with a noun before the name: that noun may be what "it" is
+        "Bob Lee sold the house to Anna Jones, who later rebuilt it.",
+        ("Oslo", "place"),
+        frozenset({("bob lee", "anna jones", "~sold the house to")}),
+    ),
+    Case(
+        "Jobs done by Anna Jones: Green Report and Red Report.",
+        expected=frozenset({(n, "anna jones", "~done by") for n in ("jobs", "green report", "red report")}),
+    ),
+    Case("It is where Python looks for modules.", ("PYTHONPATH", "concept")),
+    Case(  # "respectively": each to its own, so no member's relation is another's
+        "Anna Jones, Bob Lee and Carl Berg were born in Oslo, Bergen and Tromso, respectively.",
+    ),
+    Case(  # a capitalised "The" inside a sentence: the key is still the title's
+        "Anna Jones joined The Hague Court in 1990.",
+        expected=frozenset({("anna jones", "hague court", "~joined the")}),
+        titles=("Hague Court",),
+    ),
+    Case(
+        "Anna Jones met The Beatles in 1962.",
+        expected=frozenset({("anna jones", "beatles", "~met the")}),
+        titles=("Beatles",),
+    ),
+    Case(  # two lists, the second not ending the sentence: perhaps respectively, so nothing is shared
+        "Anna Jones and Bob Lee were born in Oslo and Bergen in 1950.",
+        expected=frozenset({("bob lee", "oslo", "born_in")}),
     ),
 )
