@@ -39,6 +39,7 @@ from gateway.knowledge_graph.clauses import (
 )
 from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.coref import Coreference as Coreference  # read here by the index
+from gateway.knowledge_graph.here import here_relations
 from gateway.knowledge_graph.lists import coordinated, enumerated, spread, unpaired
 from gateway.knowledge_graph.patterns import PATTERNS
 
@@ -208,7 +209,7 @@ class RuleExtractor:
                 words = [t.group() for t in tokens[i : j + 1]]
                 a = i
                 # drop capitalised function words that open the span ("The Orbis", "After Quillon")
-                while words and words[0].lower() in _STOP and not _CODE.match(words[0]):
+                while words and normalise(words[0]) in _STOP and not _CODE.match(words[0]):  # "It's"
                     words.pop(0)
                     a += 1
                 # a lone opening word is no name when the text also writes it in lower case, or when it is
@@ -368,6 +369,7 @@ def extract(
                     found.append((src, dst, pattern.type, 1.0))
         lists = coordinated(text, start, end, inside)  # "A, B and C"
         found += _phrases(text, start, sentence, inside, span_keys, subject_key, used, lists)
+        found += here_relations(text, start, end, inside, span_keys, subject)  # "N grew up here" on P's page
         found = unpaired(text, start, end, inside, span_keys, found)  # "..., respectively": no pairs
         graph.relations += found
         graph.relations += spread(text, start, inside, span_keys, found, lists)  # "N trained A, B and C": B, C too
