@@ -64,10 +64,10 @@ class Span:
 PARTICIPLE = re.compile(r"(?:ed|en|wn|rn|un|ung|und|ade|lt|pt|ght|eld|old|ot|id|et|ut|nt|one|uck)$", re.IGNORECASE)
 PHRASE = "~"  # the type prefix of a relation named by its own words ("~came into the world in")
 MAX_PHRASE_WORDS = 8
-_BREAK = re.compile(r",|\s(?:and|but|then|while)\s", re.IGNORECASE)
+BREAK = re.compile(r",|\s(?:and|but|then|while)\s", re.IGNORECASE)
 # Function words: a phrase made of nothing else names no relation. The participles of STOP
 # ("built", "designed") are words of a relation here, not sentence openers.
-_FUNCTION = STOP - frozenset(
+FUNCTION = STOP - frozenset(
     "founded born made based located built designed developed established started led owned".split()
 )
 _PASSIVE = re.compile(r"\b(?:is|are|was|were|been|be|being)\s+$", re.IGNORECASE)
@@ -106,7 +106,7 @@ GOVERNED = re.compile(
     r"\b(?:in|at|on|from|of|with|by|near|to|for|under|about|into|over|after|before|since|than)\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
-_AUX = frozenset("is are was were has have had be been being will would can could does did do also".split())
+AUX = frozenset("is are was were has have had be been being will would can could does did do also".split())
 # "The estate, in P, belongs to N": a name set off by commas is an aside, and what follows the closing
 # comma is said of what it is set off from; the aside's own "in P" says where that is
 _ASIDE_CLOSE = re.compile(r"\s*,\s*(?:(?:is|are|was|were|has|have|had)\s+)?", re.IGNORECASE)
@@ -181,7 +181,7 @@ def _opening(words: list[str]) -> list[str]:
     for i, w in enumerate(words):
         if w in _SUBJECT_PRONOUNS:
             return words[i + 1 :]
-        if w not in _FUNCTION and not w.isdigit():
+        if w not in FUNCTION and not w.isdigit():
             break
     return words
 
@@ -205,9 +205,9 @@ def _words(text: str) -> list[str]:
     """A relation's words: normalised, no numbers ("designed in 1943" names the same relation as
     "designed"), no trailing function words, at most MAX_PHRASE_WORDS."""
     words = [w for w in normalise(text).split() if not w.isdigit()][:MAX_PHRASE_WORDS]
-    while words and words[-1] in _FUNCTION:
+    while words and words[-1] in FUNCTION:
         words.pop()
-    return words if any(w not in _FUNCTION for w in words) else []
+    return words if any(w not in FUNCTION for w in words) else []
 
 
 def typed(src: str, dst: str, words: list[str]) -> tuple[str, str, str, float] | None:
@@ -216,7 +216,7 @@ def typed(src: str, dst: str, words: list[str]) -> tuple[str, str, str, float] |
     if not words or src == dst:
         return None
     phrase = " ".join(words)
-    core = " ".join(words[next((i for i, w in enumerate(words) if w not in _AUX), 0) :])  # "was born in"
+    core = " ".join(words[next((i for i, w in enumerate(words) if w not in AUX), 0) :])  # "was born in"
     for pattern in PATTERNS:
         m = pattern.regex.search(core)
         if m and m.start() == 0 and m.end() == len(core):
@@ -226,7 +226,7 @@ def typed(src: str, dst: str, words: list[str]) -> tuple[str, str, str, float] |
 
 def _clause(text: str, pos: int, end: int) -> str:
     """The words from `pos` to the next clause break or `end`: a verb phrase's extent."""
-    cut = _BREAK.search(text, pos, end)
+    cut = BREAK.search(text, pos, end)
     return text[pos : cut.start() if cut else end]
 
 
@@ -294,14 +294,14 @@ def _phrases(
                 if rel := typed(span_keys[member.start], head, [*words, "in"]):
                     out.append(rel)
         elif (left is not None or front) and free(a, b):
-            cut = list(_BREAK.finditer(between))
+            cut = list(BREAK.finditer(between))
             src: str | None = head or front or left  # "Composed by X in 1903, W ...": W was
             if cut:
                 between, src = between[cut[-1].end() :], opener
                 if cut[-1].group() == "," and (rel_subject := _WHICH.match(between)):  # "B, which opened in T"
                     between, src = between[rel_subject.end() :], head or left
             words = _opening(normalise(between).split()[-MAX_PHRASE_WORDS:])  # the verb and preposition end it
-            if src and src != right and any(w not in _FUNCTION and not w.isdigit() for w in words):
+            if src and src != right and any(w not in FUNCTION and not w.isdigit() for w in words):
                 out.append((src, right, PHRASE + " ".join(words), 1.0))
         who = _WHO_IT.match(text, span.end, end)
         # no noun before N either ("The house was sold by N, who rebuilt it"): N opens the sentence
@@ -326,9 +326,9 @@ def _phrases(
             # "N travelled with it as physician": N and the document's subject (not "A traveller from N
             # describes the harbour": a name after a preposition is no verb's subject)
             words = normalise(tail).split()
-            while words and words[0] in _AUX:
+            while words and words[0] in AUX:
                 words.pop(0)
-            opens = bool(words) and (words[0] not in _FUNCTION or _BACK.fullmatch(words[0]) is not None)
+            opens = bool(words) and (words[0] not in FUNCTION or _BACK.fullmatch(words[0]) is not None)
             if opens and (rel := typed(last, subject, _words(" ".join(words)))):  # not "N ... in the hall"
                 out.append(rel)
     return out

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from gateway.knowledge_graph.clauses import _AUX, _BREAK, _FUNCTION, GOVERNED, PHRASE, Span, normalise, typed
+from gateway.knowledge_graph.clauses import AUX, BREAK, FUNCTION, GOVERNED, PHRASE, Span, normalise, typed
 
 Relation = tuple[str, str, str, float]
 
@@ -40,19 +40,19 @@ _NO_PLACE = frozenset({"product", "concept", "work"})  # page kinds "here" and "
 def _verb_group(text: str) -> list[str] | None:
     """The verb group of a clause's words (auxiliaries dropped), or None when the clause does not
     plainly state it (above), breaks ("," "and" "but") or is only "be" ("N is here")."""
-    if not text.strip() or _BREAK.search(text) or text.lstrip().startswith(("'s", "\u2019s")):
+    if not text.strip() or BREAK.search(text) or text.lstrip().startswith(("'s", "\u2019s")):
         return None
     words = normalise(text.replace("n't", " not").replace("n\u2019t", " not")).split()
     if not words or len(words) > _MAX_VERB_WORDS or any(w in _NOT_PLAIN or w.isdigit() for w in words):
         return None
-    while words and words[0] in _AUX:
+    while words and words[0] in AUX:
         words.pop(0)
-    return words if any(w not in _FUNCTION for w in words) else None
+    return words if any(w not in FUNCTION for w in words) else None
 
 
 def _relation(name: str, place: str, words: list[str], where: bool) -> Relation | None:
     """N <words> here/where, as a relation to the place: "in" only where that makes a pattern's phrase."""
-    if words[-1] in _FUNCTION:  # "drove from here": its own preposition
+    if words[-1] in FUNCTION:  # "drove from here": its own preposition
         return typed(name, place, words)
     rel = typed(name, place, [*words, "in"])
     if rel is None or where or not rel[2].startswith(PHRASE):  # "where" is "in which", as "P is where N ..."
@@ -75,7 +75,7 @@ def here_relations(
         k = 0
         while k + 1 < len(inside) and _JOINED.fullmatch(text, inside[k].end, inside[k + 1].start):
             k += 1
-        cut = _BREAK.search(text, inside[k].end, end)  # "Here, N grew up, and later ..."
+        cut = BREAK.search(text, inside[k].end, end)  # "Here, N grew up, and later ..."
         stop = cut.start() if cut else end
         clause = text[inside[k].end : stop].rstrip(" .!?;:")
         named = k + 1 < len(inside) and inside[k + 1].start < stop  # "Here, N met B": B's, not the place's
