@@ -7,7 +7,10 @@ relations extraction stores beyond these ("false relations") and how many of the
 Written as negatives for the rules of the second extraction round (lists after an opening phrase,
 given names that are places, descriptions that are someone else, asides, lower-case title endings,
 names opening a sentence before "by"/"of"), and a few plain sentences besides; then (third round) for
-coordinated lists, "here", "who ... its" and enumerations after a colon. No corpus wording.
+coordinated lists, "here", "who ... its" and enumerations after a colon; then (the review of that
+round) the sentences those rules misread: a clause or a name as a colon's label, "it" with another
+antecedent, "here" negated, modal or after a verb of motion, "respectively", a title after "The". No
+corpus wording.
 """
 
 from __future__ import annotations
