@@ -14,7 +14,7 @@ from functools import lru_cache
 from gateway.knowledge_graph.patterns import PATTERNS
 
 # Capitalised words that open sentences or headings and are no names.
-_STOP = frozenset(
+STOP = frozenset(
     """a an the this that these those it its he she his her they their them we our you your i my
     in on at by for from to of with as and or but if when while after before during since until
     today yesterday later also however although though because so then there here what which who
@@ -22,8 +22,10 @@ _STOP = frozenset(
     new old other another such many much more founded born made based located built designed
     developed established started led owned part mr mrs ms dr st january february march april may
     june july august september october november december monday tuesday wednesday thursday friday
-    saturday sunday is was are were be been has had have do does did will would can could should""".split()
+    saturday sunday is was are were be been has had have do does did will would can could should
+    among between both either neither""".split()
 )
+_STOP = STOP  # the name other modules have read it by
 
 
 def normalise(name: str) -> str:
@@ -57,12 +59,15 @@ class Span:
     end: int
 
 
+# the endings of English past participles ("composed", "written", "drawn", "built", "bought", "run",
+# "made", "held"); "Einstein by all accounts", "Berlin by night" are names, and keep them
+PARTICIPLE = re.compile(r"(?:ed|en|wn|rn|un|ung|und|ade|lt|pt|ght|eld|old|ot|id|et|ut|nt|one|uck)$", re.IGNORECASE)
 PHRASE = "~"  # the type prefix of a relation named by its own words ("~came into the world in")
 MAX_PHRASE_WORDS = 8
-_BREAK = re.compile(r",|\s(?:and|but|then|while)\s", re.IGNORECASE)
-# Function words: a phrase made of nothing else names no relation. The participles of _STOP
+BREAK = re.compile(r",|\s(?:and|but|then|while)\s", re.IGNORECASE)
+# Function words: a phrase made of nothing else names no relation. The participles of STOP
 # ("built", "designed") are words of a relation here, not sentence openers.
-_FUNCTION = _STOP - frozenset(
+FUNCTION = STOP - frozenset(
     "founded born made based located built designed developed established started led owned".split()
 )
 _PASSIVE = re.compile(r"\b(?:is|are|was|were|been|be|being)\s+$", re.IGNORECASE)
@@ -74,15 +79,16 @@ _ATTACHED = re.compile(r"\s+(?:in|at|on|near|of|from|outside|off)\s+(?:the\s+)?"
 _RELATIVE = re.compile(r"\s*(?:,\s*)?(?:which|that|whom|who)\s+", re.IGNORECASE)
 _CLEFT = re.compile(r"\s+(?:is|was|are|were)\s+where\s+|\s*,\s*where\s+", re.IGNORECASE)  # "P is where N grew up"
 _CLEFT_PRONOUN = re.compile(r"\s+(?:is|was|are|were)\s+where\s+(?:he|she|it|they)\s+", re.IGNORECASE)
-# "It is where N grew up" on P's page: the pronoun is the page's subject, as "P is where N grew up"
-_CLEFT_OPENS = re.compile(r"\s*(?:it|this)\s+(?:is|was)\s+where\s+", re.IGNORECASE)
-# "N, who drew its plans, ...": after "who" (a person) "it"/"its" is not N, but the page's subject
-_WHO_IT = re.compile(r"\s*,\s*who\s+(?P<vp>[^,;.()]{1,80}?\b(?:it|its)\b[^,;.()]{0,40}?)\s*,", re.IGNORECASE)
-# "N grew up here": the place the page is about ("here" is "in" it); ending its clause, as a pro-form,
-# and not after "be" ("the answer is here" says where something is, of no name)
-_TO_HERE = frozenset("from near to towards past through around into over under".split())  # keep its own
-_HERE = re.compile(
-    r"(?<!\bis)(?<!\bare)(?<!\bwas)(?<!\bwere)(?<!\bbe)(?<!\bbeen)\s+here\s*(?:[.!?;:]\s*)?$", re.IGNORECASE
+# "N, who drew its plans, ...": after "who" (a person) "it"/"its" is not N; it is the page's subject
+# when nothing but a verb group comes before it in the clause (no noun that could be what "it" is)
+_WHO_IT = re.compile(
+    r"\s*,\s*who\s+(?P<before>(?:[a-z]+\s+){0,3}?)(?P<it>it|its)\b(?P<rest>[^,;.()]{0,60}?)\s*(?:[,;.!?]|$)"
+)
+# words that would give "it" an antecedent of its own inside the clause: a determiner opens a noun
+# ("bought a house and sold it"), a coordinator a second verb with its own object
+_DETERMINER = re.compile(r"\b(?:a|an|the|this|that|these|those|his|her|their|my|our|your)\b", re.IGNORECASE)
+_NOT_VERB_GROUP = frozenset(
+    "a an the this that these those his her their my our your some any each every no and or but".split()
 )
 # "Its skipper, N, ...", "X's mentor, the botanist N": the possessor's role, named by the noun
 _APPOSITIVE = re.compile(
@@ -96,11 +102,11 @@ _APPOSITIVE_AFTER = re.compile(r"\s*,\s*(?:its|his|her|their)\s+(?P<noun>[^,;()]
 _BACK = re.compile(r"\b(?:it|its|him|her|his|them|their|the)\b", re.IGNORECASE)
 _WHICH = re.compile(r"\s*(?:which|who|that)\s+", re.IGNORECASE)  # a subject relative: its antecedent acts
 _SUBJECT_PRONOUNS = frozenset("he she it they".split())
-_GOVERNED = re.compile(
+GOVERNED = re.compile(
     r"\b(?:in|at|on|from|of|with|by|near|to|for|under|about|into|over|after|before|since|than)\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
-_AUX = frozenset("is are was were has have had be been being will would can could does did do also".split())
+AUX = frozenset("is are was were has have had be been being will would can could does did do also".split())
 # "The estate, in P, belongs to N": a name set off by commas is an aside, and what follows the closing
 # comma is said of what it is set off from; the aside's own "in P" says where that is
 _ASIDE_CLOSE = re.compile(r"\s*,\s*(?:(?:is|are|was|were|has|have|had)\s+)?", re.IGNORECASE)
@@ -141,7 +147,7 @@ def _kinds(text: str, subject: str) -> frozenset[str]:
     words of an "is a N" in the page ("X is a water mill"); cached, as one chunk asks for each aside."""
     words = set(subject.split())
     for m in _KIND.finditer(text):
-        words.update(w for w in m.group(1).lower().split() if w not in _STOP)
+        words.update(w for w in m.group(1).lower().split() if w not in STOP)
     return frozenset(words)
 
 
@@ -175,22 +181,15 @@ def _opening(words: list[str]) -> list[str]:
     for i, w in enumerate(words):
         if w in _SUBJECT_PRONOUNS:
             return words[i + 1 :]
-        if w not in _FUNCTION and not w.isdigit():
+        if w not in FUNCTION and not w.isdigit():
             break
     return words
 
 
-def _here(verb: str) -> list[str]:
-    """The words of "N <verb> here" as a relation to the page's place: "grew up" + "in" (what "here"
-    stands for), "drove from" as it is (its own preposition); none when the verb is a function word."""
-    words = normalise(verb).split()
-    while words and words[0] in _AUX:
-        words.pop(0)
-    if not words or words[0] in _FUNCTION:
-        return []
-    if words[-1] in _TO_HERE:  # "drove from here": from it, not in it
-        return [*_words(" ".join(words[:-1])), words[-1]]
-    return [*_words(" ".join(words)), "in"]
+def _verb_group(words: str) -> bool:
+    """Whether the words between "who" and "it" are a verb group only ("later rebuilt"), so that no
+    noun of the clause could be what "it" stands for."""
+    return all(w.isalpha() and w.islower() and w not in _NOT_VERB_GROUP for w in words.split())
 
 
 def _head(text: str, before: list[Span]) -> Span:
@@ -206,18 +205,18 @@ def _words(text: str) -> list[str]:
     """A relation's words: normalised, no numbers ("designed in 1943" names the same relation as
     "designed"), no trailing function words, at most MAX_PHRASE_WORDS."""
     words = [w for w in normalise(text).split() if not w.isdigit()][:MAX_PHRASE_WORDS]
-    while words and words[-1] in _FUNCTION:
+    while words and words[-1] in FUNCTION:
         words.pop()
-    return words if any(w not in _FUNCTION for w in words) else []
+    return words if any(w not in FUNCTION for w in words) else []
 
 
-def _typed(src: str, dst: str, words: list[str]) -> tuple[str, str, str, float] | None:
+def typed(src: str, dst: str, words: list[str]) -> tuple[str, str, str, float] | None:
     """`src words dst` as a relation: a pattern's type when the words are exactly one of its
     phrases (so "grew up in" is `born_in` however the sentence ordered it), else a phrase relation."""
     if not words or src == dst:
         return None
     phrase = " ".join(words)
-    core = " ".join(words[next((i for i, w in enumerate(words) if w not in _AUX), 0) :])  # "was born in"
+    core = " ".join(words[next((i for i, w in enumerate(words) if w not in AUX), 0) :])  # "was born in"
     for pattern in PATTERNS:
         m = pattern.regex.search(core)
         if m and m.start() == 0 and m.end() == len(core):
@@ -227,7 +226,7 @@ def _typed(src: str, dst: str, words: list[str]) -> tuple[str, str, str, float] 
 
 def _clause(text: str, pos: int, end: int) -> str:
     """The words from `pos` to the next clause break or `end`: a verb phrase's extent."""
-    cut = _BREAK.search(text, pos, end)
+    cut = BREAK.search(text, pos, end)
     return text[pos : cut.start() if cut else end]
 
 
@@ -255,7 +254,7 @@ def _phrases(
     out: list[tuple[str, str, str, float]] = []
     end = start + len(sentence)
     lead = text[start : inside[0].start].strip() if inside else ""
-    opener = span_keys[inside[0].start] if inside and (not lead or lead.lower() in _STOP) else subject
+    opener = span_keys[inside[0].start] if inside and (not lead or lead.lower() in STOP) else subject
     if opener == subject and _POSSESSED.match(lead):  # "His son, in P, ...": the son, not the page's subject
         opener = None
     prev_end, left = start, subject
@@ -281,36 +280,38 @@ def _phrases(
         appositive = _APPOSITIVE.search("'s " + between.lstrip() if owned else between)
         if appositive and free(a, b):  # "Its skipper, N," / "X's mentor, the botanist N,"
             owner = subject if appositive.group("own") else left
-            if (rel := _typed(owner or "", right, _words(appositive.group("noun")))) and owner:
+            if (rel := typed(owner or "", right, _words(appositive.group("noun")))) and owner:
                 out.append(rel)
         elif head and _RELATIVE.fullmatch(between) and free(span.end, end):  # "B, which N designed in 1943,"
-            if rel := _typed(right, head, _words(_clause(text, span.end, end))):
+            if rel := typed(right, head, _words(_clause(text, span.end, end))):
                 out.append(rel)
-        elif (cleft_head := head if head and _CLEFT.fullmatch(between) else None) or (
-            k == 0 and subject and _CLEFT_OPENS.fullmatch(text, start, b)
-        ):  # "P is where N grew up", "It is where A and B grew up": the words follow the list
-            clause = _clause(text, inside[list_end.get(k, k)].end, end)
+        elif head and _CLEFT.fullmatch(between):  # "P is where N grew up", "P is where A and B grew up"
+            last_member = inside[list_end.get(k, k)]  # the words follow the list
+            clause = _clause(text, last_member.end, end)
+            used.append((last_member.end, last_member.end + len(clause)))  # said once
             words = _words(clause)
-            used.append((inside[list_end.get(k, k)].end, inside[list_end.get(k, k)].end + len(clause)))  # said once
             for member in inside[k : list_end.get(k, k) + 1] if words else ():
-                if rel := _typed(span_keys[member.start], cleft_head or subject or "", [*words, "in"]):
+                if rel := typed(span_keys[member.start], head, [*words, "in"]):
                     out.append(rel)
         elif (left is not None or front) and free(a, b):
-            cut = list(_BREAK.finditer(between))
+            cut = list(BREAK.finditer(between))
             src: str | None = head or front or left  # "Composed by X in 1903, W ...": W was
             if cut:
                 between, src = between[cut[-1].end() :], opener
                 if cut[-1].group() == "," and (rel_subject := _WHICH.match(between)):  # "B, which opened in T"
                     between, src = between[rel_subject.end() :], head or left
             words = _opening(normalise(between).split()[-MAX_PHRASE_WORDS:])  # the verb and preposition end it
-            if src and src != right and any(w not in _FUNCTION and not w.isdigit() for w in words):
+            if src and src != right and any(w not in FUNCTION and not w.isdigit() for w in words):
                 out.append((src, right, PHRASE + " ".join(words), 1.0))
         who = _WHO_IT.match(text, span.end, end)
-        if who and subject and subject != right and free(span.end, who.end()):
-            if rel := _typed(right, subject, _words(who["vp"])):  # "N, who drew its plans," -> N ~drew its plans
+        # no noun before N either ("The house was sold by N, who rebuilt it"): N opens the sentence
+        alone = not k and not _DETERMINER.search(text, start, span.start)
+        if who and subject and subject != right and alone and free(span.end, who.end()) and _verb_group(who["before"]):
+            vp = _words(f"{who['before']}{who['it']}{who['rest']}")
+            if rel := typed(right, subject, vp):  # "N, who drew its plans," -> N ~drew its plans
                 out.append(rel)
         after = _APPOSITIVE_AFTER.match(text, span.end, end)
-        if after and subject and free(span.end, after.end()) and (rel := _typed(subject, right, _words(after["noun"]))):
+        if after and subject and free(span.end, after.end()) and (rel := typed(subject, right, _words(after["noun"]))):
             out.append(rel)  # "N, its conductor since 1990, ..."
         prev_end, left = span.end, right
     if inside and subject and free(prev_end, end):
@@ -318,21 +319,16 @@ def _phrases(
         final = _head(text, inside)
         last = span_keys[final.start]
         cleft = _CLEFT_PRONOUN.match(tail)
-        here = _HERE.search(tail)
         if cleft:  # "P is where she grew up"
-            if rel := _typed(subject, last, [*_words(tail[cleft.end() :]), "in"]):
+            if rel := typed(subject, last, [*_words(tail[cleft.end() :]), "in"]):
                 out.append(rel)
-        elif here and last != subject and not _GOVERNED.search(text, start, final.start):
-            # "N grew up here": N grew up in the page's subject (not "A visitor from N stayed here")
-            if (words := _here(tail[: here.start()])) and (rel := _typed(last, subject, words)):
-                out.append(rel)
-        elif _BACK.search(tail) and not _GOVERNED.search(text, start, final.start):
+        elif _BACK.search(tail) and not GOVERNED.search(text, start, final.start):
             # "N travelled with it as physician": N and the document's subject (not "A traveller from N
             # describes the harbour": a name after a preposition is no verb's subject)
             words = normalise(tail).split()
-            while words and words[0] in _AUX:
+            while words and words[0] in AUX:
                 words.pop(0)
-            opens = bool(words) and (words[0] not in _FUNCTION or _BACK.fullmatch(words[0]) is not None)
-            if opens and (rel := _typed(last, subject, _words(" ".join(words)))):  # not "N ... in the hall"
+            opens = bool(words) and (words[0] not in FUNCTION or _BACK.fullmatch(words[0]) is not None)
+            if opens and (rel := typed(last, subject, _words(" ".join(words)))):  # not "N ... in the hall"
                 out.append(rel)
     return out

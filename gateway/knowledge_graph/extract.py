@@ -29,6 +29,7 @@ from gateway.knowledge_graph.clauses import (
     _BY,
     _PASSIVE,
     _STOP,
+    PARTICIPLE,
     Span,
     _head,
     _phrases,
@@ -38,7 +39,8 @@ from gateway.knowledge_graph.clauses import (
 )
 from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.coref import Coreference as Coreference  # read here by the index
-from gateway.knowledge_graph.lists import coordinated, enumerated, spread
+from gateway.knowledge_graph.here import here_relations
+from gateway.knowledge_graph.lists import coordinated, enumerated, spread, unpaired
 from gateway.knowledge_graph.patterns import PATTERNS
 
 _WORD = re.compile(r"[^\W_][\w'\u2019\-\.&]*[^\W_]|[^\W_]", re.UNICODE)
@@ -48,9 +50,6 @@ _CLAUSE = re.compile(r"\s(?:and|but|then|while)\s", re.IGNORECASE)  # a new clau
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
 _NO_OBJECT = re.compile(r"\s+(?:in|at|on|during|near|from)\s", re.IGNORECASE)  # after an active verb
 _BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone opening participle
-# the endings of English past participles ("composed", "written", "drawn", "built", "bought", "run",
-# "made", "held"); "Einstein by all accounts", "Berlin by night" are names, and keep them
-_PARTICIPLE = re.compile(r"(?:ed|en|wn|rn|un|ung|und|ade|lt|pt|ght|eld|old|ot|id|et|ut|nt|one|uck)$", re.IGNORECASE)
 # a lower-case word ends names ("the Mivdrark line") once it ends this many titles of the store: one
 # title ("Meeting notes") is no naming habit, and a verb-looking word ("notes", "failed") is none
 MIN_HEAD_TITLES = 3
@@ -210,15 +209,14 @@ class RuleExtractor:
                 words = [t.group() for t in tokens[i : j + 1]]
                 a = i
                 # drop capitalised function words that open the span ("The Orbis", "After Quillon")
-                # (not a capitalised "The" inside the sentence: it is a title's, "staged The Salt Harvest")
-                while words and _droppable(words[0], a, len(words)):
+                while words and normalise(words[0]) in _STOP and not _CODE.match(words[0]):  # "It's"
                     words.pop(0)
                     a += 1
                 # a lone opening word is no name when the text also writes it in lower case, or when it is
                 # shaped like a participle and "by" follows it ("Composed by X", not "Berlin by night")
                 if (a == 0 and len(words) == 1) and (
                     words[0].lower() in lower_words
-                    or (_PARTICIPLE.search(words[0]) and _BY_NEXT.match(body, tokens[a].end()))
+                    or (PARTICIPLE.search(words[0]) and _BY_NEXT.match(body, tokens[a].end()))
                 ):
                     words = []
                 if words:
@@ -262,13 +260,6 @@ class _Taken:
         self.starts.insert(i, span.start)
         self.ends.insert(i, span.end if end is None else end)
         self.spans.insert(i, span)
-
-
-def _droppable(word: str, at: int, words: int) -> bool:
-    """Whether a capitalised function word opening a span of `words` words is no part of the name:
-    not a code, and not "The" before a name inside its sentence (capitalised there only as a
-    title's first word, "staged The Salt Harvest")."""
-    return word.lower() in _STOP and not _CODE.match(word) and (at == 0 or word != "The" or words < 2)
 
 
 def _namelike(word: str) -> bool:
@@ -378,9 +369,13 @@ def extract(
                     found.append((src, dst, pattern.type, 1.0))
         lists = coordinated(text, start, end, inside)  # "A, B and C"
         found += _phrases(text, start, sentence, inside, span_keys, subject_key, used, lists)
+        found += here_relations(text, start, end, inside, span_keys, subject)  # "N grew up here" on P's page
+        found = unpaired(text, start, end, inside, span_keys, found)  # "..., respectively": no pairs
         graph.relations += found
         graph.relations += spread(text, start, inside, span_keys, found, lists)  # "N trained A, B and C": B, C too
-        graph.relations += enumerated(text, label, start, end, inside, lists, span_keys, subject_key)
+        graph.relations += enumerated(
+            text, label, start=start, end=end, inside=inside, lists=lists, keys=span_keys, subject=subject_key
+        )
         label = (start, inside)
     keys = list(graph.counts)[:25]
     if subject_key and subject_key not in keys:

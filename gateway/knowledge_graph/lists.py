@@ -9,8 +9,9 @@ mentions but for the copies themselves.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
-from gateway.knowledge_graph.clauses import _GOVERNED, _STOP, MAX_PHRASE_WORDS, Span, _typed, normalise
+from gateway.knowledge_graph.clauses import GOVERNED, MAX_PHRASE_WORDS, PARTICIPLE, STOP, Span, normalise, typed
 
 # "A, B and C", "A and the B", "A or B": names joined by commas and a last "and"/"or" (a comma alone,
 # "Paris, France", joins no list)
@@ -23,6 +24,13 @@ _SENTENCE_END = re.compile(r"\s*[.!?;:)\]\"\u201d']*\s*")
 _OPENS_CLAUSE = re.compile(
     r"\b(?:where|when|while|who|whom|which|that|because|after|before|since|until|once|if|as)\s+$", re.IGNORECASE
 )
+# "A and B were born in P and Q, respectively": each to its own, so no member shares another's role
+_RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
+# a label that heads an enumeration: a plural noun, perhaps after lower-case words ("Founders:",
+# "Notable residents:"); not a name ("Anna Jones:"), a clause or a word naming no role ("Note:", "See also:")
+_PLURAL_HEADING = re.compile(r"\s*[A-Za-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,3}?[a-z](?<![su]s)(?<!is)s\s*")
+_PLURAL = re.compile(r"[A-Za-z][a-z\-]*[a-z](?<![su]s)(?<!is)s")
+_PRONOUNS = frozenset("i you he she it we they".split())
 Relation = tuple[str, str, str, float]
 
 
@@ -33,7 +41,7 @@ def _subject_list(text: str, start: int, inside: list[Span], i: int) -> bool:
     if i:
         return _OPENS_CLAUSE.search(text, inside[i - 1].end, inside[i].start) is not None
     lead = text[start : inside[0].start]
-    return all(w in _STOP or w.isdigit() for w in normalise(lead).split()) and not _GOVERNED.search(lead)
+    return all(w in STOP or w.isdigit() for w in normalise(lead).split()) and not GOVERNED.search(lead)
 
 
 def coordinated(text: str, start: int, end: int, inside: list[Span]) -> list[tuple[int, int]]:
@@ -43,6 +51,8 @@ def coordinated(text: str, start: int, end: int, inside: list[Span]) -> list[tup
     mid-sentence ("Anna founded Acme and Bob Lee joined it": "Bob Lee" opens a clause of its own),
     which could be either."""
     out: list[tuple[int, int]] = []
+    if _RESPECTIVELY.search(text, start, end):  # each member to its own: no shared role
+        return out
     i = 0
     while i < len(inside):
         j = i
@@ -55,6 +65,28 @@ def coordinated(text: str, start: int, end: int, inside: list[Span]) -> list[tup
                 out.append((i, j))
         i = j + 1
     return out
+
+
+def _joined(text: str, inside: list[Span], keys: dict[int, str]) -> set[str]:
+    """The names of a sentence that stand in any run joined as a list ("A and B", "P, Q and R"),
+    wherever it stands: a relation with one of them may be "respectively" and is never shared."""
+    out: set[str] = set()
+    for a, b in pairwise(inside):
+        if _JOIN.fullmatch(text, a.end, b.start) or _LAST_JOIN.fullmatch(text, a.end, b.start):
+            out |= {keys[a.start], keys[b.start]}
+    return out
+
+
+def unpaired(
+    text: str, start: int, end: int, inside: list[Span], keys: dict[int, str], relations: list[Relation]
+) -> list[Relation]:
+    """A sentence's relations without those between two members of lists when it says
+    "respectively" ("A, B and C were born in P, Q and R, respectively": the grammar pairs C with P,
+    which the sentence does not): the pairing is by position, which no rule here reads."""
+    if not _RESPECTIVELY.search(text, start, end):
+        return relations
+    listed = _joined(text, inside, keys)
+    return [r for r in relations if not (r[0] in listed and r[1] in listed)]
 
 
 def spread(
@@ -74,7 +106,7 @@ def spread(
     if not lists:
         return []
     have = {(s, d, t) for s, d, t, _ in relations}
-    listed = {keys[inside[k].start] for i, j in lists for k in range(i, j + 1)}
+    listed = _joined(text, inside, keys)  # "A and B were born in P and Q (in 1950)": not shared
     named = {keys[s.start] for s in inside}
     out: list[Relation] = []
     for i, j in lists:
@@ -100,12 +132,28 @@ def _label(words: str) -> list[str]:
     """A label's words, its last preposition kept ("gathered by"), numbers left out; none if only
     function words."""
     out = [w for w in normalise(words).split() if not w.isdigit()][-MAX_PHRASE_WORDS:]
-    return out if any(w not in _STOP for w in out) else []
+    return out if any(w not in STOP for w in out) else []
+
+
+def _postmodifier(lead: str) -> list[str]:
+    """The participle and preposition of a label "<plural noun> <participle> <preposition>" that
+    ends before a name ("Books written by", "works criticised by", "Shells found near"), lower-case
+    but for the label's first word; none for a clause ("He thanked", "criticised the work of")."""
+    tokens = lead.split()
+    if len(tokens) < 3 or not GOVERNED.search(lead) or tokens[-1].lower() == "the":
+        return []
+    noun, participle, preposition = tokens[-3:]
+    if not (participle.islower() and PARTICIPLE.search(participle) and preposition.islower()):
+        return []
+    if not (noun.islower() or len(tokens) == 3) or not _PLURAL.fullmatch(noun):
+        return []
+    return [participle, preposition]
 
 
 def enumerated(
     text: str,
     label: tuple[int, list[Span]],
+    *,
     start: int,
     end: int,
     inside: list[Span],
@@ -117,7 +165,7 @@ def enumerated(
     by N, B too; "Founders: A and B." -> the page's subject ~founders A, B): a sentence that is
     nothing but names, after a `label` (its start and mentions) ending on a colon, is what the label
     describes (not one ended by a semicolon: the first item of "A; B; C" is no more the label's
-    than the rest); `_typed` gives a pattern's type to a pattern's words ("Written by: A" -> written_by)."""
+    than the rest); `typed` gives a pattern's type to a pattern's words ("Written by: A" -> written_by)."""
     if not inside or text[start : inside[0].start].strip() or not _SENTENCE_END.fullmatch(text, inside[-1].end, end):
         return []
     if ";" in text[inside[-1].end : end]:  # "Entries: A; B; C": one item of a longer enumeration, not all
@@ -128,18 +176,24 @@ def enumerated(
     colon = text.rfind(":", label_start, start)
     if colon < 0 or text[colon + 1 : start].strip():
         return []
-    heading = len(named) == 1 and not text[label_start : named[0].start].strip()  # "Founders:", no name
-    if named and not heading and not text[named[-1].end : colon].strip():  # "... gathered by N:"
-        owner, forward = keys[named[-1].start], False
-        words = _label(text[named[-2].end if len(named) > 1 else label_start : named[-1].start])
-    elif (heading or not named) and subject:  # "Founders:": the page's subject ~founders each item
+    last = named[-1] if named and not text[named[-1].end : colon].strip() else None
+    if last is not None and text[label_start : last.start].strip():  # "Books written by N:" -> each item ~written by N
+        words = _postmodifier(text[label_start : last.start])
+        if not words:  # "He thanked N:", "Anna Jones criticised the work of N:": a clause, no heading
+            return []
+        owner, forward = keys[last.start], False
+    elif (
+        _PLURAL_HEADING.fullmatch(text, label_start, colon)
+        and subject
+        and not _PRONOUNS & set(normalise(text[label_start:colon]).split())
+    ):  # "Founders:": of the page's subject
         owner, forward, words = subject, True, _label(text[label_start:colon])
-    else:
+    else:  # a clause ("Anna Jones had two children:"), a name ("Anna Jones:"), a note ("Warning:")
         return []
     out: list[Relation] = []
     for span in inside:
         item = keys[span.start]
-        rel = _typed(owner, item, words) if forward else _typed(item, owner, words)
+        rel = typed(owner, item, words) if forward else typed(item, owner, words)
         if rel:
             out.append(rel)
     return out

@@ -11,13 +11,14 @@ name ending on a lower-case word that ends titles of the store ("the Brevik cana
 "Oster canal"), a phrase that opens the sentence said of the name after its comma ("Restored by N
 in 1962, the B grinds rye"), a name set off by commas ("The mill, in P, is run by N": the mill is
 run by N, and is in P) and an active verb's participle before a preposition ("founded in D": no
-founder). Third round: a coordinated list shares its role ("She taught A, B and C": all three; "A
-and B settled here"; not "A founded X and B joined it"), "here" ending a clause is the page's place
-("A settled here": in it; not "C is here"), "It is where A and B ..." on a place's page, "N, who
-painted its lamp room," (the page's, not after "his"), a capitalised "The" inside a sentence
-belonging to a title ("include The Amber Gate"), and an enumeration after a colon ("Shells found by
-N: A and B." -> A ~found by N; "Founders: A and B." -> the page's subject ~founders A). The texts
-are this test's own; every test fails on the extraction before it."""
+founder). Third round: a coordinated list shares its role ("She taught A, B and C": all three; "P
+is where A and B ..."; not "A founded X and B joined it"), "here" is the page's place when its
+clause says so plainly ("A and B settled here", "Here, C grew up"; not "is here", "never lived
+here"; "came here" is no "came in"), "N, who painted its lamp room," (the page's; not "who bought
+a boat and sold it"), a capitalised "The" inside a sentence keeps the key of the title it precedes
+("joined The Hague Court" is Hague Court's), and an enumeration after a colon ("Shells found by N:
+A and B." -> A ~found by N; "Founders: A and B." -> the page's subject ~founders A; not "Warning: A
+and B."). The texts are this test's own; every test fails on the extraction before it."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ for _canal in ("Oster", "Lund", "Ruth"):
     PLACES[f"{_canal.lower()}_canal.md"] = f"# {_canal} canal\n\n{_canal} canal links two rivers."
 # one title ending on a lower-case word that is no naming habit of the store (and looks like a verb)
 PLACES["meeting_notes.md"] = "# Meeting notes\n\nThe spring meeting agreed the budget."
+PLACES["hague_court.md"] = "# Hague Court\n\nHague Court hears appeals."
 PAGES = {
     "corvane.md": "# Corvane Ferries\n\nCorvane Ferries sails between the outer islands. Teodor Valk repairs its "
     "engines. Its purser, Lene Dahlquist, joined in 2015. A visitor from Marrick praises its timetable.",
@@ -74,18 +76,19 @@ PAGES = {
     "audit.md": "# Audit\n\nSmith notes that Acme Corp failed.",
     "night.md": "# Night Walks\n\nBerlin by night is beautiful. Rome of the Caesars was vast.",
     "varg.md": "# Anna Varg\n\nAnna met Bob Jones, in Berlin, and founded Acme Corp.",
-    # third round (#28): lists, "here", "It is where", "who ... its", a title's "The" inside a sentence
+    # third round (#28): lists, "here", "who ... its", a title after a capitalised "The"
     "lind.md": "# Tove Lind\n\nTove Lind is a potter. She taught Ada Bell, Bo Strand and Cai Moe.",
-    "cove.md": "# Kestrel Cove\n\nKestrel Cove is a fishing village. Eli Sund and Gry Aas settled here. Per Holm "
-    "is here.",
-    "orm.md": "# Orm Valley\n\nOrm Valley is quiet. It is where Ida Berg and Dina Roos spent their summers.",
+    "cove.md": "# Kestrel Cove\n\nKestrel Cove is a fishing village. Eli Sund and Gry Aas settled here in 1990. "
+    "Here, Ada Moe grew up. Per Holm is here. Ulla Berg never lived here. Eli Sund came here.",
+    "orm.md": "# Orm Valley\n\nOrm Valley is quiet. Orm Valley is where Ida Berg and Dina Roos spent their summers.",
     "lark.md": "# Lark Tower\n\nLark Tower is a lighthouse. Eva Brun, who painted its lamp room, kept the log. "
-    "Ole Brun, who lost his cap, met Eva Brun.",
-    "ek.md": "# Nils Ek\n\nNils Ek is a writer. His novels include The Amber Gate.",
+    "Ole Brun, who bought a boat and sold it, met Eva Brun.",
+    "ek.md": "# Nils Ek\n\nNils Ek is a judge. Nils Ek joined The Hague Court in 1990.",
     "joined.md": "# Rolf Dahl\n\nAnna Jones founded Acme Corp and Bob Lee joined it.",
     "lund.md": "# Eva Lund\n\nEva Lund is a diver. Shells found by Eva Lund: Pink Conch and Blue Whelk. She said: Ake "
     "Moe met Siv Dal.",
-    "guild.md": "# Tarn Guild\n\nTarn Guild is a club. Founders: Lars Fjell and Mia Fjell.",
+    "guild.md": "# Tarn Guild\n\nTarn Guild is a club. Founders: Lars Fjell and Mia Fjell. Warning: Ulf Rask "
+    "and Kim Rask.",
 }
 
 
@@ -233,42 +236,54 @@ def test_an_aside_after_a_name_that_is_not_the_subject_locates_nothing(shapes: d
     assert ("located_in", "Berlin", "out") not in said, said
 
 
+def _linked(said: set[tuple[str, str, str]], other: str) -> bool:
+    """Whether some typed relation joins the entity to `other` (the link, whatever its words)."""
+    return any(name == other for _, name, _ in said)
+
+
 def test_a_list_shares_its_role(shapes: dict[str, Any]) -> None:
     for name in ("Ada Bell", "Bo Strand", "Cai Moe"):
-        assert ("~taught", "Tove Lind", "in") in _said(shapes, "lind.md", name), name
+        assert _linked(_said(shapes, "lind.md", name), "Tove Lind"), name
+    for name in ("Ida Berg", "Dina Roos"):  # "P is where A and B spent their summers"
+        assert _linked(_said(shapes, "orm.md", name), "Orm Valley"), name
     # "A founded X and B joined it": B opens a clause of its own, no list with X
     said = _said(shapes, "joined.md", "Bob Lee")
     assert not any(relation == "founded_by" for relation, _, _ in said), said
 
 
-def test_here_ending_a_clause_is_the_pages_place(shapes: dict[str, Any]) -> None:
-    for name in ("Eli Sund", "Gry Aas"):
-        assert ("located_in", "Kestrel Cove", "out") in _said(shapes, "cove.md", name), name  # "settled in"
-    assert not _said(shapes, "cove.md", "Per Holm")  # "is here": where he is, of no name
-
-
-def test_it_is_where_on_a_places_page(shapes: dict[str, Any]) -> None:
-    for name in ("Ida Berg", "Dina Roos"):
-        said = _said(shapes, "orm.md", name)
-        assert ("~spent their summers in", "Orm Valley", "out") in said, said
+def test_here_is_the_pages_place_when_the_clause_says_so(shapes: dict[str, Any]) -> None:
+    for name in ("Eli Sund", "Gry Aas", "Ada Moe"):  # "A and B settled here in 1990", "Here, C grew up"
+        assert _linked(_said(shapes, "cove.md", name), "Kestrel Cove"), name
+    # "is here" states nothing, nor does a negated clause
+    for name in ("Per Holm", "Ulla Berg"):
+        assert not _linked(_said(shapes, "cove.md", name), "Kestrel Cove"), name
+    # "came here" is no "came in": a verb of motion keeps its "here"
+    said = _said(shapes, "cove.md", "Eli Sund")
+    assert not any(relation.endswith(" in") for relation, _, _ in said), said
 
 
 def test_who_and_its_refer_back_to_the_pages_subject(shapes: dict[str, Any]) -> None:
-    assert ("~painted its lamp room", "Lark Tower", "out") in _said(shapes, "lark.md", "Eva Brun")
-    said = _said(shapes, "lark.md", "Ole Brun")  # "his" after "who" may be Ole's own
-    assert not any(name == "Lark Tower" for _, name, _ in said), said
+    assert _linked(_said(shapes, "lark.md", "Eva Brun"), "Lark Tower")
+    # "who bought a boat and sold it": the boat may be what "it" is, so nothing is said of the page
+    said = _said(shapes, "lark.md", "Ole Brun")
+    assert not _linked(said, "Lark Tower"), said
 
 
-def test_a_capitalised_the_inside_a_sentence_is_the_titles(shapes: dict[str, Any]) -> None:
-    # the play's page may come later: its name must already be the title's, "The Amber Gate"
-    assert ("~his novels include", "The Amber Gate", "out") in _said(shapes, "ek.md", "Nils Ek")
+def test_a_capitalised_the_inside_a_sentence_keeps_the_titles_key(shapes: dict[str, Any]) -> None:
+    # "joined The Hague Court": the court the store's page "Hague Court" is about, not a new "The Hague Court"
+    said = _said(shapes, "ek.md", "Nils Ek")
+    assert _linked(said, "Hague Court"), said
+    assert not _linked(said, "The Hague Court"), said
 
 
 def test_an_enumeration_after_a_colon(shapes: dict[str, Any]) -> None:
     for name in ("Pink Conch", "Blue Whelk"):
-        assert ("~found by", "Eva Lund", "out") in _said(shapes, "lund.md", name), name
+        assert _linked(_said(shapes, "lund.md", name), "Eva Lund"), name
     for name in ("Lars Fjell", "Mia Fjell"):
-        assert ("~founders", "Tarn Guild", "in") in _said(shapes, "guild.md", name), name
+        assert _linked(_said(shapes, "guild.md", name), "Tarn Guild"), name
     # a sentence after a colon that is more than names is no enumeration
     said = _said(shapes, "lund.md", "Siv Dal")
-    assert not any(name == "Eva Lund" for _, name, _ in said), said
+    assert not _linked(said, "Eva Lund"), said
+    # a label that names no role ("Warning:") heads nothing
+    said = _said(shapes, "guild.md", "Ulf Rask")
+    assert not _linked(said, "Tarn Guild"), said
