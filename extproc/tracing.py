@@ -19,6 +19,13 @@ from gateway.telemetry import tracing
 
 SPAN_NAME = "envoy.service.ext_proc.v3.ExternalProcessor/Process"
 RPC_SERVICE = "envoy.service.ext_proc.v3.ExternalProcessor"
+_preset: Any = None  # the server span's `tracing.preset` (made at the first span: tracing is on by then)
+
+
+def _make_preset() -> Any:
+    global _preset
+    _preset = tracing.preset(SPAN_NAME, {"rpc.system": "grpc", "rpc.service": RPC_SERVICE, "rpc.method": "Process"})
+    return _preset
 
 
 def _text(value: Any) -> str:
@@ -64,5 +71,5 @@ def server_span(context: Any, msg: Any) -> tuple[Any, bool]:
     envoy = parent is not None
     if not envoy:
         parent, state = client_context(msg)
-    attributes = {"rpc.system": "grpc", "rpc.service": RPC_SERVICE, "rpc.method": "Process"}
-    return tracing.start_under(SPAN_NAME, "server", attributes, parent, state), envoy
+    preset = _preset or _make_preset()
+    return tracing.start_under(SPAN_NAME, "server", {}, parent, state, preset), envoy

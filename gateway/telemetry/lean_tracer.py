@@ -408,15 +408,15 @@ class LeanTracer:
         )
 
     def start_remote(
-        self, name: str, kind: int, attributes: dict[str, Any], trace_id: int, parent_id: int, sampled: bool
+        self, name: str, kind: int, attrs: dict[str, Any], trace_id: int, parent_id: int, sampled: bool, preset: Any
     ) -> trace.Span:
         """`start` under a remote parent given by its ids (a `traceparent` parsed by the caller, no
-        `SpanContext` made: the ExtProc's server span, once per request, #31); ``attributes`` is
-        the caller's fresh dict, kept."""
+        `SpanContext` made: the ExtProc's server span, once per request, #31); ``attrs`` (the
+        caller's fresh dict, kept) follow ``preset``'s (a `Preset`, or None)."""
         span_id = _bits(64) or _bits(64) or 1
         if not self.sampler.sampled(trace_id, sampled):
             return NonRecordingSpan(SpanContext(trace_id, span_id, False, _NOT_SAMPLED, TraceState()))
-        return LeanSpan(name, kind, trace_id, span_id, parent_id, True, None, attributes, None)
+        return LeanSpan(name, kind, trace_id, span_id, parent_id, True, None, attrs, None, preset)
 
 
 def api_kind(kind: int) -> trace.SpanKind:

@@ -233,24 +233,24 @@ def preset(name: str, attributes: Mapping[str, Any]) -> Preset:
 _CANONICAL = re.compile(r"00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}")  # version 00: nothing may follow
 
 
-def start_under(name: str, kind: str, attributes: dict[str, Any], traceparent: str | None, tracestate: str) -> Span:
-    """`start_span(name, kind, attributes, parent=extract(...), own=True)` for an incoming
-    `traceparent`/`tracestate` (None: none came), in one step for the usual header (version 00,
-    canonical, no `tracestate`, the default W3C propagators): its ids are read by slicing, and no
+def start_under(
+    name: str, kind: str, attrs: dict[str, Any], traceparent: str | None, state: str, preset: Preset | None = None
+) -> Span:
+    """`start_span(name, kind, attrs, parent=extract(...), own=True, preset=preset)` for an
+    incoming `traceparent`/`tracestate` (None: none came), in one step for the usual header (version
+    00, canonical, no `tracestate`, the default W3C propagators): its ids are read by slicing, and no
     `SpanContext` is made (the ExtProc's server span, #31). Anything else goes through `extract`."""
-    if traceparent is not None and _w3c is not None and not tracestate and len(traceparent) == 55:
+    if traceparent is not None and _w3c is not None and not state and len(traceparent) == 55:
         if _CANONICAL.fullmatch(traceparent) is not None:
             trace_id, parent_id = int(traceparent[3:35], 16), int(traceparent[36:52], 16)
             if trace_id and parent_id:  # (all-zero ids are invalid: a new trace, as `extract` says)
                 assert _tracer is not None
                 sampled = traceparent[54] in "13579bdf"  # the flags' low bit
-                return _tracer.start_remote(name, _KINDS[kind], attributes, trace_id, parent_id, sampled)
-    carrier = {}
-    if traceparent:
-        carrier["traceparent"] = traceparent
-        if tracestate:
-            carrier["tracestate"] = tracestate
-    return start_span(name, kind, attributes, parent=extract(carrier), own=True)
+                return _tracer.start_remote(name, _KINDS[kind], attrs, trace_id, parent_id, sampled, preset)
+    carrier = {"traceparent": traceparent} if traceparent else {}
+    if traceparent and state:
+        carrier["tracestate"] = state
+    return start_span(name, kind, attrs, parent=extract(carrier), own=True, preset=preset)
 
 
 def attach(span: Span) -> object:

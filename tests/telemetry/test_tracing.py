@@ -212,6 +212,8 @@ def test_envoy_door_is_one_trace_envoy_extproc_backend(
     named = by_name(spans, trace_id)
     process = one(named, process_name)
     assert process.kind == "server" and process.parent_id in ids
+    rpc = {"rpc.system": "grpc", "rpc.service": "envoy.service.ext_proc.v3.ExternalProcessor", "rpc.method": "Process"}
+    assert rpc.items() <= process.attributes.items()  # (from the server span's preset, encoded once)
     assert ids[process.parent_id].service == "responses-gateway-envoy"  # the ExtProc is Envoy's child
     agent = one(named, "invoke_agent")
     assert agent.parent_id == process.span_id and agent.attributes["gen_ai.response.id"] == final.id
@@ -662,6 +664,7 @@ cases = [(ok, ""), (ok[:-2] + "00", ""), (ok[:-2] + "03", ""), (ok[:-2] + "02", 
          ("ff" + ok[2:], ""), (ok + "-x", ""), ("01" + ok[2:] + "-x", ""), ("00-" + "0" * 32 + ok[35:], ""),
          (ok[:36] + "0" * 16 + "-01", ""), ("junk", ""), (ok[:-3], ""), ("", ""), (None, ""), (ok, "k=v"),
          (ok[:-2] + "00", "k=v"), (None, "k=v")]
+p = t.preset("s", {"rpc.system": "grpc"})
 def shape(span):
     if isinstance(span, lean_tracer.LeanSpan):
         s = span
@@ -680,6 +683,13 @@ for sampler, arg in (("always_on", None), ("parentbased_always_on", None), ("alw
             continue
         theirs = t.start_span("s", "server", {"a": 1}, parent=parent)
         assert shape(ours) == shape(theirs), (sampler, header, state, shape(ours), shape(theirs))
+        # from a preset (the ExtProc's server span): the same span, the preset's attributes first
+        ours = t.start_under("s", "server", {}, header, state, p)
+        theirs = t.start_span("s", "server", None, parent=parent, preset=p)
+        assert shape(ours) == shape(theirs), (sampler, header, state)
+        if isinstance(ours, lean_tracer.LeanSpan):
+            ours.set_attribute("a", 1)
+            assert (ours.preset, ours.all_attributes()) == (p, {"rpc.system": "grpc", "a": 1})
 """
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
