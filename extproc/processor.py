@@ -481,7 +481,7 @@ class _Exchange:
         except APIError as err:
             return error_reply(err), True
         if p.needs_gateway(prepared):
-            if self.span is not None:  # the HTTP door's span (under Envoy's upstream span) runs the loop
+            if self.span is not None:  # the HTTP door's span (under Envoy's span) runs the loop
                 self.span.set_attribute("gateway.rerouted", True)
             if self.admission is not None:
                 await self.admission.refund()  # the HTTP server admits it
@@ -505,7 +505,7 @@ class _Exchange:
             self.replica = self.named[0]
         if tracing.ON:  # the backend call's span; its traceparent rides the upstream request
             self.chat = run.chat_span(run.response["model"], under_run=True)  # under the run's `invoke_agent`
-            if not self.envoy_traces:  # (Envoy's own upstream span's traceparent replaces ours)
+            if not self.envoy_traces:  # (Envoy's router writes its own span's traceparent over ours)
                 if mutation is p.request_mutation:  # shared by every stream: add to a copy
                     mutation = ep.HeaderMutation()
                     mutation.CopyFrom(p.request_mutation)

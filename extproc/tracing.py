@@ -54,9 +54,10 @@ def server_span(context: Any, msg: Any) -> tuple[Any, bool]:
     `traceparent`); ``msg`` (the stream's first message) is read for a client's own `traceparent`
     only when Envoy's metadata names no parent (Envoy traces: the usual case).
 
-    When Envoy traces, its router writes its upstream span's `traceparent` on the backend request
-    after every filter (`spawn_upstream_span`), over whatever the ExtProc put there: the ExtProc
-    then adds none (a header mutation copied, built and applied per request for nothing, #31)."""
+    When Envoy traces, its router writes its own span's `traceparent` on the backend request after
+    every filter (the upstream attempt's with a fleet, `spawn_upstream_span`; else the ingress
+    span's), over whatever the ExtProc put there: the ExtProc then adds none (a header mutation
+    copied, built and applied per request for nothing, #31)."""
     parent: str | None = None
     state = ""
     try:

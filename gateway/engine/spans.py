@@ -104,7 +104,7 @@ def agent_span(*, response: dict[str, Any], provider: str, background: bool, con
 
 def end_agent(span: Span, response: dict[str, Any], error: Any = None) -> None:
     usage = response.get("usage") or {}
-    attributes: dict[str, Any] = {  # one `set_attributes`: the span's lock taken once, not per attribute
+    attributes: dict[str, Any] = {  # set with the end in one `end_with` call
         "gen_ai.usage.input_tokens": int(usage.get("input_tokens") or 0),
         "gen_ai.usage.output_tokens": int(usage.get("output_tokens") or 0),
         "gateway.response.status": str(response.get("status")),

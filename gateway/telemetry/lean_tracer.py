@@ -110,7 +110,8 @@ class Preset:
 
 class LeanSpan(trace.Span):
     """One span being recorded (sampled), then queued for export at `end`. Its attributes are a
-    plain dict; `set_attributes` is `dict.update` (no lock: a span lives on one event loop)."""
+    plain dict (no lock: a span lives on one event loop), over a `Preset`'s shared ones until it sets
+    one of the preset's keys (then it takes its own copy)."""
 
     __slots__ = (
         "_context",
@@ -415,7 +416,7 @@ class LeanTracer:
         caller's fresh dict, kept) follow ``preset``'s (a `Preset`, or None)."""
         span_id = _bits(64) or _bits(64) or 1
         if not self.sampler.sampled(trace_id, sampled):
-            return NonRecordingSpan(SpanContext(trace_id, span_id, False, _NOT_SAMPLED, TraceState()))
+            return UnsampledSpan(SpanContext(trace_id, span_id, False, _NOT_SAMPLED, TraceState()))
         return LeanSpan(name, kind, trace_id, span_id, parent_id, True, None, attrs, None, preset)
 
 

@@ -669,8 +669,8 @@ def shape(span):
     if isinstance(span, lean_tracer.LeanSpan):
         s = span
         return ("lean", s.trace_id, s.parent_id, s.parent_remote, s.kind, s.trace_state_header, s.attributes)
-    ctx = span.get_span_context()
-    return ("off", ctx.trace_id, ctx.trace_flags, ctx.trace_state.to_header(), span.is_recording())
+    ctx = span.get_span_context()  # (an unsampled span's type too: the call sites end it with `end_with`)
+    return ("off", type(span).__name__, ctx.trace_id, ctx.trace_flags, ctx.trace_state.to_header(), span.is_recording())
 for sampler, arg in (("always_on", None), ("parentbased_always_on", None), ("always_off", None),
                      ("parentbased_traceidratio", "0.5"), ("traceidratio", "0.0")):
     t._tracer.sampler = lean_tracer.Sampler(sampler, arg)
