@@ -297,29 +297,15 @@ class LeanSpan(trace.Span):
             elif len(events) < self.limit:
                 events.append((event[0], event[1], None))
         self.end_ns = _time_ns()  # `end()`, written out (a call less per span)
-        recorder = self.recorder
-        if recorder is not None:
-            queue = recorder.queue
-            if len(queue) >= recorder.max_queue:
-                recorder.dropped += 1
-                return
-            queue.append(self)
-            if len(queue) >= recorder.max_batch and not recorder.wake.is_set():
-                recorder.wake.set()
+        if self.recorder is not None:
+            self.recorder.add(self)
 
     def end(self, end_time: int | None = None) -> None:
         if self.end_ns:
             return
         self.end_ns = end_time or _time_ns()
-        recorder = self.recorder
-        if recorder is not None:  # `Recorder.add` written out: three spans end per request (#31)
-            queue = recorder.queue
-            if len(queue) >= recorder.max_queue:
-                recorder.dropped += 1
-                return
-            queue.append(self)
-            if len(queue) >= recorder.max_batch and not recorder.wake.is_set():
-                recorder.wake.set()
+        if self.recorder is not None:
+            self.recorder.add(self)
 
 
 class UnsampledSpan(NonRecordingSpan):

@@ -30,7 +30,7 @@ class Recorder:
         self.thread = threading.Thread(target=self._run, name="otel-export", daemon=True)
         self.thread.start()
 
-    def add(self, span: Any) -> None:  # (`LeanSpan.end` does the same inline)
+    def add(self, span: Any) -> None:  # (every ended span: `LeanSpan.end` and `end_with`)
         queue = self.queue
         if len(queue) >= self.max_queue:
             self.dropped += 1  # a dead or slow collector: drop rather than grow or wait
