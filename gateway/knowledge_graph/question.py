@@ -48,8 +48,12 @@ _WHOSE_NOUN = re.compile(r"^\W*whose\s+[a-z]", re.I)
 # run?": its possessor is that clause's subject, no relation of its own
 _WHOSE_OBJECT = re.compile(r"^\W*whose(?:\s+\w+){1,3}?\s+(?:do|does|did|is|are|was|were|has|have|had)\b", re.I)
 # a relative "where" after a noun opens that noun's own clause: "the yard where X was built" is a
-# relation of the yard's (not after an auxiliary or a function word: "Which town is where ...", a cleft)
-_RELATIVE_WHERE = re.compile(r"\b([a-z]\w*)\s+where\b")
+# relation of the yard's. Only after a determined noun phrase ("the yard", "its old yard"): not
+# after a verb ("check where X writes", "happens where"), an auxiliary or a cleft ("Which town is
+# where ..."); nor after "of", whose link already reaches the noun the clause only identifies ("the
+# name of the town where X was born")
+_DETERMINER = r"(?:the|a|an|this|that|these|those|its|their|his|her|our|your|my|each|every)"
+_RELATIVE_WHERE = re.compile(rf"(?<!\bof\s){_DETERMINER}\s+(?:[a-z]\w*\s+)?([a-z]\w*)\s+where\b", re.I)
 _AUXILIARY = frozenset(
     "is are was were be been being am get gets got has have had not never also first later once newly".split()
 )
@@ -81,7 +85,12 @@ def steps(query: str) -> int:
             for m in _PARTICIPLE.finditer(query, wh.end())
         )
         links += bool(_WHOSE_NOUN.match(query)) and not _WHOSE_OBJECT.match(query)
-        links += sum(m.group(1) not in _AUXILIARY | _STOP for m in _RELATIVE_WHERE.finditer(query, wh.end()))
+        # a "how" question asks for a manner: its "where" clauses are conditions of the action ("How do
+        # I set the timeout where the proxy is behind Nginx?"), no entity's relation
+        if wh.group(0).lower() != "how":
+            links += sum(
+                m.group(1).lower() not in _AUXILIARY | _STOP for m in _RELATIVE_WHERE.finditer(query, wh.end())
+            )
     ends_on_name = bool(words) and _name(words[-1])
     if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
         ends_on_name = _name(possessed.group(1))
@@ -98,9 +107,14 @@ def asks(query: str) -> bool:
 # nouns that name a kind of thing, not a relation: the answer's after "which"/"what" ("In which town
 # ...", "What river ...") or after an opening imperative ("Name the island ..."), and the head of a
 # relative clause ("the physician who established X", "the vault where X is stored")
+# (not a relation noun of what follows, "Which mentor of X ...", nor after an opening auxiliary,
+# "Was the mentor of X ...", nor a verb before "where"/"who", "check where": a determined noun only)
 _KIND_NOUNS = re.compile(
-    r"\b(?i:which|what)\s+([a-z]\w*)|^\W*[A-Z]\w*\s+(?:the|a|an)\s+([a-z]\w*)"
-    r"|\b([a-z]\w*)\s+(?:(?:by|to|for|with|from|under)\s+whom|who|whom|that|which|where)\b"
+    r"\b(?i:which|what)\s+([a-z]\w*)\b(?!\s+of\b)"
+    r"|^\W*(?!(?i:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)\b)"
+    r"[A-Z]\w*\s+(?:the|a|an)\s+([a-z]\w*)"
+    rf"|\b(?i:{_DETERMINER})\s+(?:[a-z]\w*\s+)?(?!(?:by|to|for|with|from|under)\b)([a-z]\w*)\s+"
+    r"(?:(?:by|to|for|with|from|under)\s+whom|who|whom|that|which|where)\b"
 )
 
 

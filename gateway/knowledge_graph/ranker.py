@@ -35,7 +35,7 @@ from typing import Any
 from gateway.knowledge_graph import spread as pagerank
 from gateway.knowledge_graph.extract import _CONNECTORS, _STOP, Extractor, Gazetteer, normalise
 from gateway.knowledge_graph.patterns import cues
-from gateway.knowledge_graph.question import _AUXILIARY, _TOKEN, _acronym, _name, asks, steps
+from gateway.knowledge_graph.question import _AUXILIARY, _TOKEN, _acronym, _name, steps
 from gateway.knowledge_graph.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
 from vectorstore import filters as flt
@@ -145,13 +145,12 @@ class Ranker:
         # "part of", are too common to steer by: on 80 manual pages letting the graph rank those cost
         # 0.035 nDCG@10) unless the walk finds a chain of phrase relations the question is like
         hops = min(MAX_HOPS, max(len(asked), steps(query) if relate is not None else 0))
-        # with no relation type asked for, a question whose grammar says it is a chain (two or more
-        # relations) is walked, and answered by the walk only if a path completes it; so is a question
-        # (a question word: it names a relation of its own) of one relation, "Under whom did X train?",
-        # one hop, fused with hybrid's ranking (below): its answer is a page naming X, which hybrid
-        # search alone buried under X's namesakes' pages. Text with no question word (a manual page's
-        # NAME line) is what hybrid search answers
-        if not q_entities or not (asked or (relate is not None and (hops >= 2 or asks(query)))):
+        # with no relation type asked for, only a question whose grammar says it is a chain (two or
+        # more relations) is walked, and answered by the walk only if a path completes it: a
+        # one-relation question, or a manual page's NAME line, is what hybrid search answers (walked
+        # one hop and fused with hybrid's ranking, every page about the entity or a neighbour tied
+        # with the answer page, and "Where does Nginx write its access log?" lost its logging page)
+        if not q_entities or not (asked or (relate is not None and hops >= 2)):
             return RankOutcome(await self._hybrid(backend, store_id, query, vector, k, filters), q_entities, {})
         # phase 2: retrieval and (phase 3) the relation-aware walk from the question's entities, concurrently
         vec_job = (
@@ -165,7 +164,7 @@ class Ranker:
             vec_job, kw_job, walk(self.graph, store_id, seeds, asked, hops=hops, relate=relate)
         )
         hits: dict[str, Hit] = {h.chunk_id: h for h in [*kw_hits, *vec_hits]}
-        if (not asked and hops >= 2 and not any(len(r.matched) >= hops for r in reached.values())) or (
+        if (not asked and not any(len(r.matched) >= hops for r in reached.values())) or (
             hops >= 2 and not chained(reached, hops)
         ):
             # a chain no path completes (asking for no relation type), or one the walk followed no
@@ -192,9 +191,7 @@ class Ranker:
         )
         paged = frozenset(m.entity for m in graph_rows if m.subject)
         graph_score = chunk_scores(chunk_rows, stated, reached, asked, one_step=hops == 1, paged=paged)
-        # one relation of no pattern type: the walk's step is a likeness of words only, so its
-        # ranking is fused with hybrid's by rank (`_fused`), as the PageRank fallback's is
-        weights = None if not asked and hops == 1 else self.chain_weights if chained(reached, hops) else self.weights
+        weights = self.chain_weights if chained(reached, hops) else self.weights
         rows_by_chunk = {m.chunk_id: m for m in chunk_rows}
         scored = await self._finish(
             backend, store_id, query, hits, vec_hits, kw_hits, graph_score, rows_by_chunk, times, weights, k, filters
@@ -217,10 +214,9 @@ class Ranker:
         k: int,
         filters: dict[str, Any] | None,
     ) -> list[RankedHit]:
-        """The top k of the candidates by their blended signals (`weights`; None: the graph's
-        ranking, PageRank's or a one-hop walk's, and hybrid's fused by rank). Chunks only the graph
-        found have no text yet: they are ranked with what is known (their graph, recency and title
-        signals) and read from the backend only if
+        """The top k of the candidates by their blended signals (`weights`; None: PageRank and
+        hybrid fused by rank). Chunks only the graph found have no text yet: they are ranked with
+        what is known (their graph, recency and title signals) and read from the backend only if
         they make the top k; one the filters drop, or no longer there (its file deleted since the
         graph was read), is never returned: the ranking is redone without it."""
         only_graph = sorted((c for c in graph_score if c not in hits), key=lambda c: graph_score[c], reverse=True)
@@ -313,9 +309,8 @@ def _words_of(text: str) -> frozenset[str]:
 
 
 def _fused(rows: list[tuple[float, str, tuple[float, ...]]]) -> list[tuple[float, str, tuple[float, ...]]]:
-    """Each candidate scored by reciprocal rank in the graph's ranking (PageRank's mass, or a
-    one-hop walk's score: the graph signal) and in hybrid's (vector and keyword signals as hybrid
-    blends them); a chunk absent from a ranking
+    """Each candidate scored by reciprocal rank in the PageRank ranking (graph signal) and in
+    hybrid's (vector and keyword signals as hybrid blends them); a chunk absent from a ranking
     (no mass, or neither vector nor keyword match) gets nothing from it."""
     by_graph = sorted((r for r in rows if r[2][1] > 0), key=lambda r: r[2][1], reverse=True)
     by_hybrid = sorted(

@@ -4,13 +4,15 @@ search endpoint and `file_search`:
 * a relative "where" after a noun opens that noun's own clause: "Who founded the vault where Orlan
   Red is stored?" is two relations (the vault holding the wheat, its founder), read as one before,
   so the walk stopped at the vault;
-* a question about an entity of the graph whose one relation is no pattern type ("Under whom did
-  Hugo Wessby train?") is walked one hop, its ranking fused with hybrid's: hybrid search alone
-  buried the mentor's page (it names Hugo Wessby once) under his namesakes' pages;
+  only after a determined noun, not after a verb ("How do I check where Nginx writes its access
+  log?") nor in a "how" question's condition;
+* a question about an entity of the graph whose one relation is no pattern type ("Where does Nginx
+  write its access log?") is hybrid search's: walked one hop and fused with hybrid's ranking, the
+  entity's own page and its neighbours' tied with the page that answers it and outranked it;
 * a phrase more like one of the question's relation words that no asked type stands for ("was
   apprenticed to" and "mentor") than like the asked type's words ("born in") is that word's step,
   not the type's: taken as the birthplace, the mentor's own birthplace could no longer be a step.
-Each answer page shares no word with its question.
+Each chain's answer page shares no word with its question.
 """
 
 from __future__ import annotations
@@ -36,24 +38,23 @@ VAULTS = {
     "ashe.md": "# Tobin Ashe\n\nTobin Ashe is a gardener.",
     "note.md": "# Vault notes\n\nWho founded which vault, and what is stored where, is told on each page.",
 }
-# the mentor's page names the pupil once; his namesakes' pages speak of training too
-NAMESAKES = {
-    "selwen.md": "# Maren Selwen\n\nMaren Selwen was an engineer of the coast. Maren Selwen trained Hugo Wessby.",
-    "wessby.md": "# Hugo Wessby\n\nHugo Wessby was a shipwright. He was born in Ulvik.",
-    **{
-        f"{first.lower()}_{last.lower()}.md": f"# {first} {last}\n\n{first} {last} was a shipwright who would "
-        f"train apprentices. {first} {last} did train under an old master in {town}."
-        for first, last, town in [
-            ("Hugo", "Dornric", "Corby"),
-            ("Hugo", "Calric", "Essly"),
-            ("Hugo", "Barmer", "Fenby"),
-            ("Hugo", "Istmoor", "Garth"),
-            ("Edda", "Wessby", "Holm"),
-            ("Fenna", "Wessby", "Irby"),
-            ("Hugo", "Selby", "Jarrow"),
-            ("Hugo", "Tarn", "Kelso"),
-        ]
-    },
+# single-hop questions about a graph entity: the page that answers names it in passing, next to its
+# own page and its neighbours' (a walk one hop from it reaches all of them)
+SERVERS = {
+    "nginx.md": "# Nginx\n\nNginx is a web server written by Igor Sysoev. Nginx is sold by F5 Networks.",
+    "logging.md": "# Logging\n\nNginx writes its access log to /var/log/nginx/access.log; "
+    "set access_log to change the file.",
+    "proxy.md": "# Reverse proxy\n\nWhen Nginx sits in front of the app, set proxy_read_timeout to raise the timeout.",
+    "sysoev.md": "# Igor Sysoev\n\nIgor Sysoev is a programmer born in Almaty. He wrote Nginx.",
+    "f5.md": "# F5 Networks\n\nF5 Networks is a company in Seattle. It bought Nginx in 2019.",
+}
+LANGUAGES = {
+    "python.md": "# Python\n\nPython is a programming language created by Guido van Rossum. "
+    "Python was released by the CWI.",
+    "release.md": "# Release history\n\nPython was first released in February 1991 in Amsterdam, on alt.sources.",
+    "guido.md": "# Guido van Rossum\n\nGuido van Rossum is a programmer born in Haarlem.",
+    "cwi.md": "# CWI\n\nThe CWI is a research centre in Amsterdam. It employed Guido van Rossum.",
+    "haarlem.md": "# Haarlem\n\nHaarlem is a city in North Holland.",
 }
 MENTORS = {
     "lorstead.md": "# Gunnar Lorstead\n\nGunnar Lorstead was a carpenter. He was apprenticed to Fenna Wesdal. "
@@ -74,7 +75,12 @@ MENTORS = {
         ("Who founded the vault where Orlan Red is stored?", 2),
         ("Under whom did whoever established the yard where the Lark was built train?", 3),
         ("Which town is where Ada Quell grew up?", 1),  # a cleft, after "is": no noun's clause
-        ("Where was Ada Quell born?", 1),  # the question word itself
+        # after a verb, "where" opens the verb's object, no noun's relation
+        ("How do I check where Nginx writes its access log?", 1),
+        ("How do I find where Postgres keeps its WAL files?", 1),
+        ("What happens where the cache is full?", 1),
+        ("How do I set the timeout where the proxy is behind Nginx?", 2),  # a "how": a condition
+        ("What is the name of the town where Ada Quell was born?", 2),  # "of" reaches the town already
     ],
 )
 def test_a_relative_where_after_a_noun_is_a_link(question: str, count: int) -> None:
@@ -109,16 +115,31 @@ def test_a_relative_where_leads_on_to_the_founder(backend: Backend, tmp_path: Pa
         )  # fmt: skip
 
 
-def test_a_one_relation_question_is_walked_past_namesakes(backend: Backend, tmp_path: Path, marker: str) -> None:
-    """No pattern type asked, so hybrid search answered before: the mentor's page not in its first three."""
-    question = "Under whom did Hugo Wessby train?"
+@pytest.mark.parametrize(
+    ("texts", "question", "answer"),
+    [
+        (SERVERS, "Where does Nginx write its access log?", "logging.md"),
+        (SERVERS, "How do I check where Nginx writes its access log?", "logging.md"),
+        (LANGUAGES, "Where was Python first released?", "release.md"),
+        (LANGUAGES, "When was Python first released?", "release.md"),
+    ],
+)
+def test_a_one_relation_question_keeps_hybrids_answer(
+    backend: Backend, tmp_path: Path, marker: str, texts: dict[str, str], question: str, answer: str
+) -> None:
+    """Walked one hop and fused with hybrid's ranking before, the entity's own page (or a
+    neighbour's) led: the page hybrid search ranks first must stay first, on both paths."""
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
-        store_id, ids = _store(own, "kg-namesakes", NAMESAKES)
+        store_id, ids = _store(own, "kg-one-hop", texts)
         names = {v: k for k, v in ids.items()}
-        assert "selwen.md" not in _ranked(own, store_id, names, question)[:3]
+        assert _ranked(own, store_id, names, question)[0] == answer
         ranked = _ranked(own, store_id, names, question, ranking_options=KG)
-        assert "selwen.md" in ranked[:3], ranked
+        assert ranked[0] == answer, ranked
+        assert_file_search_answers_first(
+            own, backend, marker, model=MODEL, store_id=store_id, kg=KG, question=question,
+            answer_id=ids[answer], names=names,
+        )  # fmt: skip
 
 
 def test_a_phrase_like_an_open_word_is_its_step(backend: Backend, tmp_path: Path) -> None:
@@ -139,6 +160,10 @@ def test_a_phrase_like_an_open_word_is_its_step(backend: Backend, tmp_path: Path
         ("Name the island where the architect of Dring Hall grew up.", {"island", "grew", "up"}),
         ("Who taught the physician who established the Neiskes Clinic?", {"physician", "established"}),
         ("In which town was the mentor of Ada Quell born?", {"town", "born"}),
+        # a relation noun of what follows, an opening auxiliary, a verb before "where": no kind
+        ("Which mentor of Ada Quell was born in Pelby?", {"born"}),
+        ("Was the mentor of Ada Quell born in Pelby?", {"born"}),
+        ("How do I check where Nginx writes its access log?", set()),
         (
             "What is the birthplace of the engineer by whom Halwen Bridge was designed?",
             {"engineer", "birthplace", "designed"},
