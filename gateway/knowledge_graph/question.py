@@ -98,12 +98,6 @@ def steps(query: str) -> int:
     return max(1, links + int(own))
 
 
-def asks(query: str) -> bool:
-    """Whether text is a question (has a question word): a question names a relation of its own
-    ("Under whom did X train?"), a manual page's NAME line or a phrase of keywords does not."""
-    return _WH.search(query) is not None
-
-
 # nouns that name a kind of thing, not a relation: the answer's after "which"/"what" ("In which town
 # ...", "What river ...") or after an opening imperative ("Name the island ..."), and the head of a
 # relative clause ("the physician who established X", "the vault where X is stored")
