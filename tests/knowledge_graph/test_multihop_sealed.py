@@ -9,20 +9,14 @@ import itertools
 import re
 
 from bench.multihop_sealed import build_sealed, sealed_chains
+from tests.support.corpus_pages import Pages, names
 
 DOCS, QUESTIONS = build_sealed()
 CHAINS = sealed_chains()
-BY_NAME = {d.name: d for d in DOCS}
+PAGES = Pages(DOCS)
+BY_NAME = PAGES.by_name
+title = PAGES.title
 STOP = {"which", "what", "where", "whom", "whose", "does", "that", "from", "with", "this", "there", "into"}
-
-
-def title(name: str) -> str:
-    return BY_NAME[name].text.splitlines()[0].removeprefix("# ")
-
-
-def names(text: str, name: str) -> bool:
-    """Whether `text` names `name` as a whole (not as part of a longer word)."""
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
 
 
 def words(text: str) -> set[str]:
