@@ -13,6 +13,7 @@ and at most four per answer page.
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from collections.abc import Callable
@@ -186,6 +187,10 @@ def names(text: str, name: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
 
 
+def _stated(w: World, text: dict[str, str], a: str, b: str) -> bool:
+    return names(text[a], w.ents[b].title) or names(text[b], w.ents[a].title)
+
+
 def _chains(w: World, pattern: tuple[str, ...]) -> list[list[str]]:
     out = []
     for start in w.link.get(pattern[0], {}):
@@ -223,9 +228,13 @@ def make_questions(
             pool = []
             for files in _chains(w, pattern):
                 answer = files[-1]
-                if len(pattern) == 1:
+                if not all(_stated(w, text, a, b) for a, b in itertools.pairwise(files)):
+                    continue  # a link left off a capped list is stated nowhere: not askable
+                if len(pattern) == 1:  # a control: the answer page names the start, and a word of it if it can
                     if answer in naming[files[0]]:
-                        pool.append((_phrase(w, files, pattern, rng), files))
+                        tries = [_phrase(w, files, pattern, rng) for _ in range(12)]
+                        own = words(w.ents[files[0]].title)
+                        pool.append((max(tries, key=lambda q: len((words(q) - own) & words(text[answer]))), files))
                     continue
                 if answer in naming[files[0]] or (naming[files[0]] & naming[answer]) - set(files):
                     continue

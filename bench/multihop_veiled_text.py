@@ -125,12 +125,11 @@ def ship(w: World, e: Ent, rng: random.Random) -> str:
             s.append(f"{master.title} commanded her from {y} until {y + rng.randint(4, 15)}.")
     elif form == 2:
         s.append(f"{t} was {_a(kind)} of the {f['route']} trade, launched in {y}.")
-        rows = [["Type", kind], ["Tonnage", f"{tons:,}"]]
-        rows += [["Builder", yard.title]] if yard else []
-        rows += [["Designer", arch.title]] if arch else []
-        rows += [["Operator", line.title]] if line else []
-        rows += [["Master", master.title]] if master else []
-        rows += [["Launched", str(y)]]
+        links = [["Builder", yard.title]] if yard else []
+        links += [["Designer", arch.title]] if arch else []
+        links += [["Operator", line.title]] if line else []
+        links += [["Master", master.title]] if master else []
+        rows = [["Type", kind], ["Tonnage", f"{tons:,}"], *rng.sample(links, len(links)), ["Launched", str(y)]]
         s.append("\n\n" + _table(["Particulars", ""], rows) + "\n\n")
     else:
         if line:
@@ -146,6 +145,8 @@ def ship(w: World, e: Ent, rng: random.Random) -> str:
         if master:
             sur = _sur(master)
             s.append(f"{master.title}, who took her out on her maiden voyage, stayed with her; {sur} kept her log.")
+    if form != 2:  # the writers do not agree on which fact comes first
+        s[1:] = rng.sample(s[1:], len(s) - 1)
     s.append(f"She {rng.choice(FATES).format(y=y + rng.randint(18, 45))}.")
     return " ".join(s).replace(" \n", "\n").replace("\n ", "\n")
 
@@ -154,9 +155,9 @@ def _built(ships: list[Ent], rng: random.Random, label: str) -> str:
     if not ships:
         return ""
     if rng.random() < 0.5:
-        rows = [[x.title, str(x.facts["year"]), x.facts["type"]] for x in ships[:6]]
+        rows = [[x.title, str(x.facts["year"]), x.facts["type"]] for x in ships[:3]]
         return f"\n\n### {label}\n\n" + _table(["Name", "Year", "Type"], rows)
-    return f"\n\n{label}:\n" + "\n".join(f"- {x.title} ({x.facts['year']})" for x in ships[:6])
+    return f"\n\n{label}:\n" + "\n".join(f"- {x.title} ({x.facts['year']})" for x in ships[:3])
 
 
 def yard(w: World, e: Ent, rng: random.Random) -> str:
@@ -204,7 +205,7 @@ def line(w: World, e: Ent, rng: random.Random) -> str:
     s.append(f"It carried {rng.choice(['mail', 'passengers and cargo', 'freight'])} for {rng.randint(20, 90)} years.")
     fleet = w.incoming("operated_by", e)
     if fleet:
-        s.append("\n\nFleet:\n" + "\n".join(f"- {x.title}, {x.facts['type']}" for x in fleet[:6]))
+        s.append("\n\nFleet:\n" + "\n".join(f"- {x.title}, {x.facts['type']}" for x in fleet[:3]))
     return " ".join(s).replace(" \n", "\n")
 
 
@@ -228,7 +229,7 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
                 [
                     f"{sur} studied at {school.title}.",
                     f"After two years at {school.title}, {she} passed {her} examinations in {by + 19}.",
-                    f"{school.title}, where {sur} took {her} certificate, later named a prize after {her}.",
+                    f"{school.title}, where {sur} took {her} certificate, later named a prize after {'her' if she == 'she' else 'him'}.",
                 ]
             )
         )
@@ -249,18 +250,18 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
                     [
                         f"{_cap(she)} was articled to {mentor.title}.",
                         f"{sur} learned to draw hulls in the office of {mentor.title}.",
-                        f"{mentor.title} took {her} on as an assistant in {by + 20}.",
+                        f"{mentor.title} took {'her' if she == 'she' else 'him'} on as an assistant in {by + 20}.",
                     ]
                 )
             )
     for o in w.incoming("founded_by", e):
         s.append(rng.choice([f"In {o.facts['year']} {sur} founded {o.title}.", f"{_cap(she)} set up {o.title}."]))
-    for p in w.incoming("mentor", e)[:2]:
+    for p in w.incoming("mentor", e)[:1]:
         s.append(f"{p.title} was among those {she} trained.")
     ships = w.incoming("master", e) + w.incoming("designed_by", e)
     if ships:
         label = "Commands" if f["role"] == "captain" else "Designs"
-        s.append(f"\n\n{label}:\n" + "\n".join(f"- {x.title}" for x in ships[:5]) + "\n\n")
+        s.append(f"\n\n{label}:\n" + "\n".join(f"- {x.title}" for x in ships[:3]) + "\n\n")
     if rest:
         s.append(
             rng.choice(
@@ -292,7 +293,7 @@ def academy(w: World, e: Ent, rng: random.Random) -> str:
     s.append(f"It takes some {rng.randint(3, 12) * 10} cadets a year.")
     alumni = w.incoming("trained_at", e)
     if alumni:
-        s.append(f"Among its graduates {'were' if len(alumni) > 1 else 'was'} {_and([a.title for a in alumni[:4]])}.")
+        s.append(f"Among its graduates {'were' if len(alumni) > 1 else 'was'} {_and([a.title for a in alumni[:3]])}.")
     return " ".join(s)
 
 
@@ -315,7 +316,7 @@ def port(w: World, e: Ent, rng: random.Random) -> str:
         s.append(f"{x.title} is in {e.title}.")
     natives = w.incoming("born_in", e)
     if natives:
-        s.append(f"Natives of {e.title} include {_and([p.title for p in natives[:3]])}.")
+        s.append(f"Natives of {e.title} include {_and([p.title for p in natives[:2]])}.")
     settlers = w.incoming("retired_to", e)
     if settlers:
         s.append(

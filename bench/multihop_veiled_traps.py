@@ -130,7 +130,7 @@ def _ships(w: World, nm: _Names, rng: random.Random) -> list[Doc]:
         docs.append(Doc(f"namedship_{i}.md", f"# {title}\n\n{text}"))
     for i, s in enumerate(rng.sample(ships, 14)):  # a later ship of the same name
         yd = rng.choice([y for y in yards if y.file != w.link["built_at"][s.file]])
-        ln = rng.choice([x for x in lines if x.file != w.link["operated_by"][s.file]])
+        ln = rng.choice([x for x in lines if x.file != w.link["operated_by"].get(s.file)])
         cap = rng.choice([c for c in captains if c.file != w.link["master"][s.file]])
         year = s.facts["year"] + rng.randint(25, 60)
         title = f"{s.title} ({year})"
@@ -156,7 +156,8 @@ def _registers(w: World, rng: random.Random) -> list[Doc]:
         part = ships[k * 32 : (k + 1) * 32]
         rows = [[s.title, str(s.facts["year"]), t(w.link["built_at"][s.file]).title] for s in part]
         if k % 2:
-            rows = [[*r, t(w.link["operated_by"][s.file]).title] for r, s in zip(rows, part, strict=True)]
+            ops = w.link["operated_by"]
+            rows = [[*r, t(ops[s.file]).title if s.file in ops else DASH] for r, s in zip(rows, part, strict=True)]
         head = ["Ship", "Year", "Builder"] + (["Operator"] if k % 2 else [])
         span = f"{part[0].facts['year']}{DASH}{part[-1].facts['year']}"
         docs.append(
@@ -184,7 +185,7 @@ def _registers(w: World, rng: random.Random) -> list[Doc]:
             )
         )
     for i, year in enumerate(sorted(rng.sample(range(1885, 1931), 6))):  # regattas: ships and their lines
-        entries = rng.sample(ships, 6)
+        entries = rng.sample([s for s in ships if s.file in w.link["operated_by"]], 6)
         host = rng.choice(ports).title
         rows = [[s.title, t(w.link["operated_by"][s.file]).title, str(p + 1)] for p, s in enumerate(entries)]
         docs.append(
