@@ -214,6 +214,7 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
     mentor, rest = w.out("mentor", e), w.out("retired_to", e)
     n, f = e.title, e.facts
     sur, (she, her) = _sur(e), _pron(e)
+    him = "her" if she == "she" else "him"
     by, dy, prof = f["born"], f["died"], f["prof"]
     form = rng.randrange(3)
     s: list[str] = []
@@ -229,7 +230,7 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
                 [
                     f"{sur} studied at {school.title}.",
                     f"After two years at {school.title}, {she} passed {her} examinations in {by + 19}.",
-                    f"{school.title}, where {sur} took {her} certificate, later named a prize after {'her' if she == 'she' else 'him'}.",
+                    f"{school.title}, where {sur} took {her} certificate, later named a prize after {him}.",
                 ]
             )
         )
@@ -250,7 +251,7 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
                     [
                         f"{_cap(she)} was articled to {mentor.title}.",
                         f"{sur} learned to draw hulls in the office of {mentor.title}.",
-                        f"{mentor.title} took {'her' if she == 'she' else 'him'} on as an assistant in {by + 20}.",
+                        f"{mentor.title} took {him} on as an assistant in {by + 20}.",
                     ]
                 )
             )
@@ -300,7 +301,10 @@ def academy(w: World, e: Ent, rng: random.Random) -> str:
 def port(w: World, e: Ent, rng: random.Random) -> str:
     prov, f = w.out("in_province", e), e.facts
     form = rng.randrange(3)
-    where = f" in {prov.title}" if prov else ""
+    word = prov.facts["word"] if prov else ""
+    where = (
+        rng.choice([f" in {prov.title}", f" in the {word} of {prov.title}", f" within {prov.title}"]) if prov else ""
+    )
     if form == 0:
         s = [f"{e.title} is a {f['sort']}{where}, with about {f['pop']:,} inhabitants."]
     elif form == 1:
