@@ -2,7 +2,7 @@
 functional links, phrased by relation, filtered so that the corpus keeps its promises.
 
 A chain is a start entity and one to three relations. Its question names the start and describes
-each further step by its relation: a role noun ("the builder of X"), a possessive ("X's skipper"),
+each further step by its relation: a role noun ("the builder of X"), a possessive ("X's builder"),
 a relative clause ("the harbour where X's master retired"), a passive ("by whom was X drawn?"),
 nested "of"s. A one-hop control is kept only when its answer page states the link and names the
 start (what plain search should find). A multi-hop question is kept only when its answer page does
@@ -96,7 +96,7 @@ def _np(rel: str, x: str, short: bool) -> list[str]:
         ),
         "master": (
             [f"the captain of {x}", f"the master of {x}", f"the person who commanded {x}"],
-            [f"{p} skipper", f"{p} captain"],
+            [f"{p} commander", f"{p} captain"],
         ),
         "designed_by": (
             [f"the designer of {x}", f"the naval architect who drew {x}", f"the person who drew up the plans of {x}"],
@@ -111,7 +111,11 @@ def _np(rel: str, x: str, short: bool) -> list[str]:
             [],
         ),
         "home_port": (
-            [f"the home port of {x}", f"the town where {x} is headquartered", f"the harbour from which {x} was run"],
+            [
+                f"the town where {x} was registered",
+                f"the town where {x} is headquartered",
+                f"the harbour from which {x} was run",
+            ],
             [f"{p} home port"],
         ),
         "born_in": (
@@ -147,7 +151,7 @@ def _final(rel: str, x: str, short: bool) -> list[str]:
         "founded_by": [f"Who founded {x}?", f"By whom was {x} established?", f"Who set up {x}?"],
         "yard_in": [f"Where does {x} stand?", f"In which town is {x}?", f"Which harbour houses {x}?"],
         "home_port": [
-            f"What is the home port of {x}?",
+            f"Where was {x} registered?",
             f"Where is {x} headquartered?",
             f"From which town was {x} run?",
         ],
@@ -165,7 +169,7 @@ def _final(rel: str, x: str, short: bool) -> list[str]:
     }[rel]
     extra = {
         "born_in": "What is {p} home town?",
-        "master": "Who was {p} skipper?",
+        "master": "Who was {p} commander?",
         "founded_by": "Who was {p} founder?",
     }
     if short and rel in extra:
