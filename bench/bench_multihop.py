@@ -46,6 +46,7 @@ from bench.multihop_hard import build_hard
 from bench.multihop_heldout import build_heldout
 from bench.multihop_sealed import build_sealed
 from bench.multihop_unseen import build_unseen
+from bench.multihop_veiled import build_veiled
 from gateway.bootstrap import build_stores
 from gateway.config import load_settings
 from gateway.knowledge_graph.extract import RuleExtractor, normalise
@@ -354,6 +355,7 @@ async def main(args: argparse.Namespace) -> None:
         "sealed": build_sealed(args.sealed_groups),
         "fresh": build_fresh(),
         "blind": build_blind(),
+        "veiled": build_veiled(),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for label in args.corpus:
@@ -377,7 +379,7 @@ if __name__ == "__main__":
     parser.add_argument(
         "--corpus",
         nargs="+",
-        choices=["easy", "hard", "unseen", "heldout", "sealed", "fresh", "blind", "real"],
+        choices=["easy", "hard", "unseen", "heldout", "sealed", "fresh", "blind", "veiled", "real"],
         default=["easy", "hard"],
     )
     parser.add_argument(
