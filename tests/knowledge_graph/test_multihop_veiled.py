@@ -11,19 +11,13 @@ import re
 from collections import Counter
 
 from bench.multihop_veiled import build_veiled, veiled_chains, words
+from tests.support.corpus_pages import Pages, names
 
 DOCS, QUESTIONS = build_veiled()
 CHAINS = veiled_chains()
-BY_NAME = {d.name: d for d in DOCS}
-
-
-def title(name: str) -> str:
-    return BY_NAME[name].text.splitlines()[0].removeprefix("# ")
-
-
-def names(text: str, name: str) -> bool:
-    """Whether `text` names `name` as a whole (not as part of a longer word)."""
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+PAGES = Pages(DOCS)
+BY_NAME = PAGES.by_name
+title = PAGES.title
 
 
 def test_deterministic_and_sized() -> None:
