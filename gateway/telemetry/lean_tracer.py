@@ -151,7 +151,9 @@ class LeanSpan(trace.Span):
         self.trace_state_header = trace_state.to_header() if trace_state else ""
         self.attributes = attributes
         self.dropped_attributes = 0
-        self.events: list[tuple[str, int, Any]] | None = None
+        # (a tuple when `end_with` adds the only one: untracked by the collector once it has seen it,
+        # so a span waiting for its batch holds no list that is promoted to the oldest generation)
+        self.events: list[tuple[str, int, Any]] | tuple[tuple[str, int, Any], ...] | None = None
         self.links = links
         self.status_code = 0
         self.status_message = ""
@@ -213,10 +215,12 @@ class LeanSpan(trace.Span):
     def add_event(self, name: str, attributes: Mapping[str, Any] | None = None, timestamp: int | None = None) -> None:
         if self.end_ns:
             return
-        if self.events is None:
-            self.events = []
-        if len(self.events) < self.limit:
-            self.events.append((name, timestamp or _time_ns(), attributes))
+        events = self.events
+        if events is None:
+            events = self.events = []
+        if len(events) < self.limit:
+            assert type(events) is list  # (a tuple only once ended)
+            events.append((name, timestamp or _time_ns(), attributes))
 
     def add_link(self, context: SpanContext, attributes: Mapping[str, Any] | None = None) -> None:
         if self.end_ns or not context.is_valid:
@@ -284,8 +288,8 @@ class LeanSpan(trace.Span):
         if event is not None:
             events = self.events
             if events is None:
-                self.events = [(event[0], event[1], None)]
-            elif len(events) < self.limit:
+                self.events = ((event[0], event[1], None),)
+            elif type(events) is list and len(events) < self.limit:
                 events.append((event[0], event[1], None))
         self.end_ns = _time_ns()  # `end()`, written out (a call less per span)
         if self.recorder is not None:
