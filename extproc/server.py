@@ -20,6 +20,7 @@ from extproc.processor import ExternalProcessor
 from gateway.config import Settings
 from gateway.engine.service import ResponsesService
 from gateway.process import loop
+from gateway.process.loop import settle_heap
 from gateway.process.workers import wait_for_siblings
 from gateway.runtime import Door, Runtime
 from gateway.telemetry import metrics
@@ -99,6 +100,7 @@ async def _serve(
         health = HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health, server)
         await server.start()
+        settle_heap()  # start-up's objects out of the collector's way (see there)
         for name in ("", SERVICE_NAME):
             await health.set(name, health_pb2.HealthCheckResponse.SERVING)
         announce(f"gateway ExtProc (gRPC) on {settings.host}:{bound}")

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from gateway.common.jsonutil import dumps
 from gateway.telemetry import tracing
+from gateway.telemetry.presets import PresetCache
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span
@@ -64,24 +65,14 @@ def backend_of(settings: Any) -> tuple[str, tuple[str, int]]:
     return provider, server
 
 
-_presets: dict[tuple[Any, ...], Any] = {}  # (kind of span, what its preset depends on) -> `tracing.preset`
-_PRESETS_MAX = 1024  # (models, replicas and tool names are few; cleared when full all the same)
-
-
-def _preset(key: tuple[Any, ...], name: str, attributes: dict[str, Any]) -> Any:
-    """The shared name and starting attributes of the spans of ``key`` (see `lean_tracer.Preset`):
-    a span starts with one look-up instead of a dict of 3-5 entries, and they are encoded once."""
-    if len(_presets) >= _PRESETS_MAX:
-        _presets.clear()
-    made = _presets[key] = tracing.preset(name, attributes)
-    return made
+_presets = PresetCache()  # (kind of span, what its preset depends on) -> its `Preset`
 
 
 def agent_span(*, response: dict[str, Any], provider: str, background: bool, conversation_id: str | None) -> Span:
     """`invoke_agent` for one run. A background run is a trace of its own, linked to the request
     that queued it (that request ends long before the run does)."""
     model = str(response.get("model") or "")
-    preset = _presets.get(("agent", provider, model)) or _preset(
+    preset = _presets.get(("agent", provider, model)) or _presets.make(
         ("agent", provider, model),
         "invoke_agent",
         {"gen_ai.operation.name": "invoke_agent", "gen_ai.provider.name": provider, "gen_ai.request.model": model},
@@ -131,7 +122,7 @@ class ChatSpan:
         parent: Span | None = None,
     ) -> None:
         key = ("chat", model, provider, server)
-        preset = _presets.get(key) or _preset(
+        preset = _presets.get(key) or _presets.make(
             key,
             f"chat {model}",
             {
@@ -196,7 +187,7 @@ class ChatSpan:
 
 def tool_span(name: str, call_id: str, tool_type: str) -> Span:
     key = ("tool", name, tool_type)
-    preset = _presets.get(key) or _preset(
+    preset = _presets.get(key) or _presets.make(
         key,
         f"execute_tool {name}",
         {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.type": tool_type},

@@ -22,6 +22,7 @@ from gateway.http.app import create_app
 from gateway.http.guard import GuardedAppRunner
 from gateway.http.state import DOOR
 from gateway.process import loop
+from gateway.process.loop import settle_heap
 from gateway.process.workers import wait_for_siblings
 from gateway.telemetry import metrics
 from gateway.telemetry.logs import announce
@@ -70,6 +71,7 @@ async def serve_http(settings: Settings, *, worker: int = 0, reuse_port: bool = 
     try:
         site = web.TCPSite(runner, settings.host, settings.http_port, reuse_port=reuse_port or None)
         await site.start()
+        settle_heap()  # start-up's objects out of the collector's way (see there)
         announce(f"gateway HTTP server on http://{settings.host}:{settings.http_port} (worker {worker})")
         if worker == 0 and (warning := open_to_network(settings, [settings.host])):
             log.warning(warning)

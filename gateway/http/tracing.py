@@ -15,10 +15,10 @@ from typing import Any
 from aiohttp import web
 
 from gateway.telemetry import tracing
+from gateway.telemetry.presets import Preset, PresetCache
 
 _VERSIONS: dict[Any, str] = {}  # "1.1" by aiohttp's HttpVersion: made once, not per request
-_presets: dict[tuple[Any, ...], Any] = {}  # what a server span's preset depends on -> `tracing.preset`
-_PRESETS_MAX = 1024  # (clients, host names and user agents: a few in practice; cleared when full)
+_presets = PresetCache()  # what a server span's preset depends on -> its `Preset` (clients, hosts, agents: few)
 
 
 def _route(request: web.Request) -> str:
@@ -31,10 +31,10 @@ def _version(version: Any) -> str:
     return text
 
 
-def _preset(key: tuple[Any, ...]) -> Any:
+def _preset(key: tuple[Any, ...]) -> Preset:
     """The server span's name and the attributes every request of ``key`` shares (method, route,
     scheme, Host, protocol version, client address, user agent): made once per key, encoded once
-    (`lean_tracer.Preset`); the path (ids in it) stays the span's own."""
+    (`presets.Preset`); the path (ids in it) stays the span's own."""
     method, route, scheme, host_header, version, remote, agent = key
     host, _, port = (host_header or "").partition(":")
     attributes: dict[str, Any] = {
@@ -51,10 +51,7 @@ def _preset(key: tuple[Any, ...]) -> Any:
         attributes["user_agent.original"] = agent[:256]
     if route:
         attributes["http.route"] = route
-    if len(_presets) >= _PRESETS_MAX:
-        _presets.clear()
-    made = _presets[key] = tracing.preset(f"{method} {route}" if route else method, attributes)
-    return made
+    return _presets.make(key, f"{method} {route}" if route else method, attributes)
 
 
 @web.middleware

@@ -37,14 +37,25 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, Status, StatusCode, TraceFlags, TraceState
 
+from gateway.telemetry.presets import Preset
+from gateway.telemetry.readable import api_kind, to_readable
 from gateway.telemetry.span_queue import Recorder
 
-__all__ = ["KINDS", "LeanSpan", "LeanTracer", "Preset", "Recorder", "Sampler", "UnsampledSpan"]
+__all__ = [
+    "KINDS",
+    "LeanSpan",
+    "LeanTracer",
+    "Preset",
+    "Recorder",
+    "Sampler",
+    "UnsampledSpan",
+    "api_kind",
+    "to_readable",
+]
 
 log = logging.getLogger(__name__)
 
 KINDS = {"internal": 1, "server": 2, "client": 3, "producer": 4, "consumer": 5}  # OTLP Span.SpanKind
-_API_KINDS = {v: trace.SpanKind[k.upper()] for k, v in KINDS.items()}
 _SAMPLED = TraceFlags(TraceFlags.SAMPLED)
 _NOT_SAMPLED = TraceFlags(TraceFlags.DEFAULT)
 _U64 = (1 << 64) - 1
@@ -86,26 +97,6 @@ class Sampler:
         if parent_sampled is not None and self.parent_based:
             return parent_sampled
         return trace_id & _U64 < self.bound
-
-
-class Preset:
-    """A span's name and the attributes it starts with, shared by every span a call site starts
-    alike (one model's `chat` spans on one replica, one route's server spans from one client), with
-    their OTLP encoding made once (by the export thread, the first time it meets them).
-
-    Why: a request's spans started with 3-9 attributes each that were the same request after request;
-    each was a dict entry built on the event loop, kept until the export, and looked up again in
-    the encoder's memo, attribute by attribute (#31). A span started from a preset holds only its own
-    attributes in ``attributes``; set one of the preset's keys on it and it takes a copy of the
-    preset's attributes as its own (`LeanSpan._own_preset`), so what is exported is the same."""
-
-    __slots__ = ("attributes", "encoded", "keys", "name")
-
-    def __init__(self, name: str, attributes: Mapping[str, Any]) -> None:
-        self.name = name
-        self.attributes = {k: v for k, v in attributes.items() if v is not None}  # never changed after
-        self.keys = frozenset(self.attributes)
-        self.encoded: bytes | None = None  # their `KeyValue` fields (`otlp_encode.span_bytes`)
 
 
 class LeanSpan(trace.Span):
@@ -160,7 +151,9 @@ class LeanSpan(trace.Span):
         self.trace_state_header = trace_state.to_header() if trace_state else ""
         self.attributes = attributes
         self.dropped_attributes = 0
-        self.events: list[tuple[str, int, Any]] | None = None
+        # (a tuple when `end_with` adds the only one: untracked by the collector once it has seen it,
+        # so a span waiting for its batch holds no list that is promoted to the oldest generation)
+        self.events: list[tuple[str, int, Any]] | tuple[tuple[str, int, Any], ...] | None = None
         self.links = links
         self.status_code = 0
         self.status_message = ""
@@ -222,10 +215,12 @@ class LeanSpan(trace.Span):
     def add_event(self, name: str, attributes: Mapping[str, Any] | None = None, timestamp: int | None = None) -> None:
         if self.end_ns:
             return
-        if self.events is None:
-            self.events = []
-        if len(self.events) < self.limit:
-            self.events.append((name, timestamp or _time_ns(), attributes))
+        events = self.events
+        if events is None:
+            events = self.events = []
+        if len(events) < self.limit:
+            assert type(events) is list  # (a tuple only once ended)
+            events.append((name, timestamp or _time_ns(), attributes))
 
     def add_link(self, context: SpanContext, attributes: Mapping[str, Any] | None = None) -> None:
         if self.end_ns or not context.is_valid:
@@ -293,8 +288,8 @@ class LeanSpan(trace.Span):
         if event is not None:
             events = self.events
             if events is None:
-                self.events = [(event[0], event[1], None)]
-            elif len(events) < self.limit:
+                self.events = ((event[0], event[1], None),)
+            elif type(events) is list and len(events) < self.limit:
                 events.append((event[0], event[1], None))
         self.end_ns = _time_ns()  # `end()`, written out (a call less per span)
         if self.recorder is not None:
@@ -316,6 +311,36 @@ class UnsampledSpan(NonRecordingSpan):
 
     def end_with(self, attributes: dict[str, Any] | None, event: tuple[str, int] | None = None) -> None:
         pass
+
+
+def new_span(
+    name: str,
+    kind: int,
+    trace_id: int,
+    parent_id: int,
+    remote: bool | None,
+    state: TraceState | None,
+    attributes: Mapping[str, Any] | None,
+    own: bool,
+    links: Sequence[Link] | None,
+    preset: Preset | None,
+    span_id: int = 0,
+) -> LeanSpan:
+    """The one place a `LeanSpan` is made (every start path of `LeanTracer` and `tracing.start_span`'s
+    one-step child): a fresh span id unless given, ``attributes`` kept when ``own`` (the caller's
+    fresh dict) else copied, only valid ``links``."""
+    return LeanSpan(
+        name,
+        kind,
+        trace_id,
+        span_id or _bits(64) or _bits(64) or 1,
+        parent_id,
+        remote,
+        state,
+        attributes if own and type(attributes) is dict else dict(attributes) if attributes else {},
+        [link for link in links if link.context.is_valid] if links else None,
+        preset,
+    )
 
 
 class LeanTracer:
@@ -346,21 +371,9 @@ class LeanTracer:
             attributes, preset, own = {**preset.attributes, **attributes}, None, True
         kind_of_parent = type(parent)
         if kind_of_parent is LeanSpan:
-            if self.follows_parent:  # the usual case (a child of a recorded span) in one step, #31
-                span_id = _bits(64) or _bits(64) or 1
-                return LeanSpan(
-                    name,
-                    kind,
-                    parent.trace_id,  # type: ignore[union-attr]
-                    span_id,
-                    parent.span_id,  # type: ignore[union-attr]
-                    False,
-                    parent.trace_state,  # type: ignore[union-attr]
-                    attributes if own and type(attributes) is dict else dict(attributes) if attributes else {},
-                    [link for link in links if link.context.is_valid] if links else None,
-                    preset,
-                )
             trace_id, parent_id, remote, state = parent.trace_id, parent.span_id, False, parent.trace_state  # type: ignore[union-attr]
+            if self.follows_parent:  # the usual case (a child of a recorded span) in one step, #31
+                return new_span(name, kind, trace_id, parent_id, False, state, attributes, own, links, preset)
             parent_sampled: bool | None = True
         else:
             # The usual parents tested by type first: None (a new trace) and a remote `SpanContext`
@@ -381,18 +394,7 @@ class LeanTracer:
             span_id = _bits(64)
         if not self.sampler.sampled(trace_id, parent_sampled):
             return UnsampledSpan(SpanContext(trace_id, span_id, False, _NOT_SAMPLED, state or TraceState()))
-        return LeanSpan(
-            name,
-            kind,
-            trace_id,
-            span_id,
-            parent_id,
-            remote,
-            state or None,
-            attributes if own and type(attributes) is dict else dict(attributes) if attributes else {},
-            [link for link in links if link.context.is_valid] if links else None,
-            preset,
-        )
+        return new_span(name, kind, trace_id, parent_id, remote, state or None, attributes, own, links, preset, span_id)
 
     def start_remote(
         self, name: str, kind: int, attrs: dict[str, Any], trace_id: int, parent_id: int, sampled: bool, preset: Any
@@ -403,38 +405,4 @@ class LeanTracer:
         span_id = _bits(64) or _bits(64) or 1
         if not self.sampler.sampled(trace_id, sampled):
             return UnsampledSpan(SpanContext(trace_id, span_id, False, _NOT_SAMPLED, TraceState()))
-        return LeanSpan(name, kind, trace_id, span_id, parent_id, True, None, attrs, None, preset)
-
-
-def api_kind(kind: int) -> trace.SpanKind:
-    """The API's `SpanKind` of an OTLP kind number (tests build SDK spans from lean ones)."""
-    return _API_KINDS[kind]
-
-
-def to_readable(span: LeanSpan, resource: Any, scope: Any) -> Any:
-    """The SDK `ReadableSpan` holding what ``span`` holds: the library's encoder run on it must give
-    `gateway.telemetry.otlp_encode`'s bytes (the compatibility test, and `bench.tracing_micro`'s comparison)."""
-    from opentelemetry.attributes import BoundedAttributes
-    from opentelemetry.sdk.trace import Event, ReadableSpan
-
-    attributes = BoundedAttributes(attributes={k: v for k, v in span.all_attributes().items() if v is not None})
-    attributes.dropped = span.dropped_attributes
-
-    state = span.trace_state if span.trace_state is not None else TraceState()
-    parent = None
-    if span.parent_remote is not None:
-        parent = SpanContext(span.trace_id, span.parent_id, span.parent_remote, _SAMPLED, state)
-    return ReadableSpan(
-        name=span.name,
-        context=span.get_span_context(),
-        parent=parent,
-        resource=resource,
-        attributes=attributes,
-        events=[Event(name, attrs, timestamp) for name, timestamp, attrs in span.events or ()],
-        links=list(span.links or ()),
-        kind=api_kind(span.kind),
-        status=Status(StatusCode(span.status_code), span.status_message or None),
-        start_time=span.start,
-        end_time=span.end_ns,
-        instrumentation_scope=scope,
-    )
+        return new_span(name, kind, trace_id, parent_id, True, None, attrs, True, None, preset, span_id)

@@ -25,16 +25,17 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import random
 import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from gateway.telemetry.presets import Preset
+
 if TYPE_CHECKING:
     from opentelemetry.trace import Link, Span, SpanContext
 
-    from gateway.telemetry.lean_tracer import LeanTracer, Preset, Recorder
+    from gateway.telemetry.lean_tracer import LeanTracer, Recorder
 
 ON = False  # read by every call site before it touches a span: the whole cost of tracing when off
 CAPTURE_CONTENT = False  # OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: prompts and completions
@@ -58,11 +59,10 @@ _Context: Any = None
 _SPAN_KEY: Any = None
 _BAGGAGE_KEY: Any = None
 _LeanSpan: Any = None
-_Preset: Any = None
+_new_span: Any = None  # `lean_tracer.new_span`
 _w3c: Any = None  # the traceparent pattern, when the propagators are the default W3C ones
 _KINDS: dict[str, int] = {}
 _follows_parent = False  # a recorded parent's children are recorded (`LeanTracer.follows_parent`)
-_bits = random.getrandbits
 _dict_set = dict.__setitem__
 CURRENT: Any = object()  # `start_span`'s default parent: the current span
 
@@ -94,7 +94,7 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     Called once per door process, after any fork (the export thread does not survive one).
     """
     global ON, CAPTURE_CONTENT, _tracer, _recorder, _exporter_obj
-    global _trace, _propagate, _runtime, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _Preset, _w3c
+    global _trace, _propagate, _runtime, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _w3c, _new_span
     global _get_context, _set_context, _reset_context, _follows_parent
     env = os.environ if environ is None else environ
     if endpoint_of(env) is None or ON:
@@ -142,7 +142,8 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     else:
         _get_context, _set_context = _RUNTIME_CONTEXT.get_current, _RUNTIME_CONTEXT.attach
         _reset_context = _RUNTIME_CONTEXT.detach
-    _LeanSpan, _Preset, _BAGGAGE_KEY = lean_tracer.LeanSpan, lean_tracer.Preset, baggage_key
+    _LeanSpan, _BAGGAGE_KEY = lean_tracer.LeanSpan, baggage_key
+    _new_span = lean_tracer.new_span
     propagators = env.get("OTEL_PROPAGATORS", "tracecontext,baggage").replace(" ", "").lower()
     if propagators in ("tracecontext,baggage", "tracecontext", "baggage,tracecontext"):
         _w3c = TraceContextTextMapPropagator._TRACEPARENT_HEADER_FORMAT_RE
@@ -208,26 +209,18 @@ def start_span(
         ):
             # the usual span (a child of the current recorded span, whose children the sampler
             # records) made here in one step: no tracer or sampler call in between (#31)
-            span_id = _bits(64) or _bits(64) or 1
-            return _LeanSpan(  # type: ignore[no-any-return]
-                name,
-                _KINDS[kind],
-                current.trace_id,
-                span_id,
-                current.span_id,
-                False,
-                current.trace_state,
-                attributes if own and type(attributes) is dict else dict(attributes) if attributes else {},
-                None,
-                preset,
+            c = current
+            made: Span = _new_span(
+                name, _KINDS[kind], c.trace_id, c.span_id, False, c.trace_state, attributes, own, None, preset
             )
+            return made
     return _tracer.start(name, _KINDS[kind], attributes, parent, links, own, preset)
 
 
 def preset(name: str, attributes: Mapping[str, Any]) -> Preset:
-    """A span name and starting attributes that many spans share (see `lean_tracer.Preset`): a call
-    site keeps them by what they depend on and hands them to `start_span` (call only when `ON`)."""
-    return _Preset(name, attributes)  # type: ignore[no-any-return]
+    """A span name and starting attributes that many spans share (see `presets.Preset`; call sites keep
+    theirs in a `presets.PresetCache`) and hand them to `start_span`."""
+    return Preset(name, attributes)
 
 
 _CANONICAL = re.compile(r"00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}")  # version 00: nothing may follow

@@ -1,0 +1,274 @@
+"""What tracing costs the doors, resolved to a point or two: a paired, interleaved design with an
+A/A control and bootstrap confidence intervals (#31).
+
+    .venv/bin/python -m bench.tracing_paired [--blocks B] [--seconds S] [--requests R] [--clients N]
+                                             [--streams M] [--deltas K] [--no-streams] [--seed X]
+
+Why not `bench.bench_tracing`: it loads a door's stacks side by side, so they compete for the two
+cores (and their caches) with each other and with the machine's other load, and two runs of the same
+code read the HTTP door's cost +2.7 and +12.2 %. Here the stacks take turns, never at once:
+
+    off      no OTEL_* variables
+    off2     the same again, started the same way: the A/A control, which must read ~0
+    on       every span exported (always_on) to a local collector (`bench/otlp_sink.py`), SDK batching
+
+A *block* is one short phase per stack (``--requests`` creates, or ``--streams`` streams of
+``--deltas`` tokens, on ``--clients`` kept-alive connections), in a random order drawn for every
+block, for one door; the doors' blocks alternate. Blocks are many and short (well under a second a
+phase) so that a stack's phase and its partners' see the same moment of the shared machine.
+
+CPU is process CPU time (`/proc/PID/task/*/schedstat`, ns) of the door's processes (the HTTP
+server; or Envoy + the ExtProc), not wall time, and it is counted *continuously*: a block charges
+each stack everything its door's processes used from the start of that block to the start of the
+door's next block (the last one: until the batch exporter's delay has passed). So a batch of spans
+exported seconds after the requests that made it (OTEL_BSP_SCHEDULE_DELAY, or 512 spans) is never
+lost, only charged to a later block.
+
+The figures, per door and unit, for on - off and for the control off2 - off:
+- ratio: all CPU / all units of one stack against the other, over the blocks (for a request in %,
+  for a token in us), with a 95 % bootstrap interval (blocks resampled with replacement, the same
+  blocks for both stacks: paired). This is the figure: exports are lumpy (one batch every few
+  blocks), and only a sum charges each its whole cost.
+- median: the median of the blocks' paired differences, with its bootstrap interval (a median drops
+  the lumpy exports: it reads the per-request cost on the event loop without them).
+Targets (PASS/MISS, never enforced): <= 5 % a request, <= 2 us a token; "resolved" when the control's
+interval is inside +-2 points (a request) or +-0.5 us (a token). Results: bench/results/tracing_paired.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import urllib.request
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from bench.bench_gateway import MODEL
+from bench.bench_stream import GapClient
+from bench.bench_tracing import door_pids, door_targets, group_cpu, loop_cpu, otel_env, otlp_sink
+from bench.measure import CpuWatch, add_run_args, phase, verdict, wait_quiet
+from tests.support.procs import scripted_backend
+from tests.support.stack import EnvoyStack, envoy_stack
+
+RESULTS = Path(__file__).resolve().parent / "results" / "tracing_paired.json"
+NAMES = ("off", "off2", "on")
+DOORS = ("http", "envoy")
+TARGET = {"request": 5.0, "token": 2.0}
+RESOLVED = {"request": 2.0, "token": 0.5}  # the control's interval must lie within +- this
+BOOT = 2000  # bootstrap resamples
+
+
+class Door:
+    """One door of one stack: its processes and kept-alive clients (new connections per phase cost the
+    server an accept and a protocol setup each, noise that tells nothing about tracing)."""
+
+    def __init__(self, stack: EnvoyStack, door: str, kind: str, clients: int, deltas: int) -> None:
+        self.pids = door_pids(stack)[door]
+        self.loops = self.pids if door == "http" else self.pids[1:]  # (Envoy's process is pids[0])
+        self.target = door_targets(stack, deltas)[f"{door}:{kind}"]
+        self.clients = [GapClient(self.target, []) for _ in range(clients)]
+
+    def cpu(self) -> tuple[float, float, float]:
+        """CPU seconds: the whole door, its first process (Envoy's at the Envoy door), the event loops."""
+        return group_cpu(self.pids), group_cpu(self.pids[0]), loop_cpu(self.loops)
+
+    async def load(self, each: int) -> int:
+        """``each`` requests on every client, back to back: the units served (requests or tokens)."""
+        before = sum(c.total() for c in self.clients)
+        failed: list[int] = []
+
+        async def worker(c: GapClient) -> None:
+            for _ in range(each):
+                sample, _ = await c.send()
+                if not sample.ok:
+                    failed.append(sample.status)
+
+        await asyncio.wait_for(asyncio.gather(*(worker(c) for c in self.clients)), 120)
+        if failed:
+            raise RuntimeError(f"{self.target.name}: {len(failed)} failed (statuses {sorted(set(failed))})")
+        return sum(c.total() for c in self.clients) - before if self.target.stream else len(self.clients) * each
+
+    async def close(self) -> None:
+        for c in self.clients:
+            await c.close()
+
+
+async def section(args: argparse.Namespace, stacks: dict[str, EnvoyStack], kind: str, rng: random.Random) -> dict:
+    """The blocks of one unit (requests or tokens) for both doors, interleaved; per door and stack the
+    CPU charged to each block (see the module's doc) and the units it served."""
+    doors = {d: {n: Door(stacks[n], d, kind, args.clients, args.deltas) for n in NAMES} for d in DOORS}
+    each = args.requests if kind == "request" else args.streams
+    for _ in range(args.warmup):  # connections, caches, SQLite's pages, each exporter's first batches
+        for by_name in doors.values():
+            for door in by_name.values():
+                await door.load(each)
+    await asyncio.sleep(args.bsp_delay_ms / 1000 + 0.5)
+    marks: dict[str, list[dict[str, tuple[float, float, float]]]] = {d: [] for d in DOORS}
+    units: dict[str, list[dict[str, int]]] = {d: [] for d in DOORS}
+    t0 = time.monotonic()
+    blocks = 0
+    while blocks < args.blocks and time.monotonic() - t0 < args.seconds:
+        for d in rng.sample(DOORS, len(DOORS)):
+            marks[d].append({n: door.cpu() for n, door in doors[d].items()})
+            served: dict[str, int] = {}
+            for n in rng.sample(NAMES, len(NAMES)):
+                served[n] = await doors[d][n].load(each)
+            units[d].append(served)
+        blocks += 1
+        if blocks % 20 == 0:
+            phase(f"{kind}s: {blocks} blocks ({time.monotonic() - t0:.0f} s)")
+    await asyncio.sleep(args.bsp_delay_ms / 1000 + 0.5)  # the last batches exported, then charged
+    out: dict[str, Any] = {}
+    for d in DOORS:
+        marks[d].append({n: door.cpu() for n, door in doors[d].items()})
+        rows = []
+        for k in range(blocks):
+            a, b = marks[d][k], marks[d][k + 1]
+            rows.append({n: [b[n][i] - a[n][i] for i in range(3)] + [units[d][k][n]] for n in NAMES})
+        out[d] = rows
+        for door in doors[d].values():
+            await door.close()
+    return out
+
+
+def _ratio(rows: list[dict[str, list[float]]], a: str, b: str, kind: str, col: int = 0) -> float:
+    """``a`` against ``b`` over ``rows``: CPU per unit, % more for a request, us more for a token."""
+    per_a = sum(r[a][col] for r in rows) / sum(r[a][3] for r in rows)
+    per_b = sum(r[b][col] for r in rows) / sum(r[b][3] for r in rows)
+    return (per_a / per_b - 1) * 100 if kind == "request" else (per_a - per_b) * 1e6
+
+
+def _block(r: dict[str, list[float]], a: str, b: str, kind: str) -> float:
+    per_a, per_b = r[a][0] / max(1, r[a][3]), r[b][0] / max(1, r[b][3])
+    return (per_a / per_b - 1) * 100 if kind == "request" else (per_a - per_b) * 1e6
+
+
+def compare(rows: list[dict[str, list[float]]], a: str, b: str, kind: str, rng: random.Random) -> dict[str, Any]:
+    """``a`` - ``b``: the ratio of sums and the median of paired block differences, each with a 95 %
+    bootstrap interval over blocks (resampled together, so the pairing is kept)."""
+    diffs = [_block(r, a, b, kind) for r in rows]
+    n = len(rows)
+    boot_ratio, boot_median = [], []
+    for _ in range(BOOT):
+        pick = [rng.randrange(n) for _ in range(n)]
+        boot_ratio.append(_ratio([rows[i] for i in pick], a, b, kind))
+        boot_median.append(statistics.median(diffs[i] for i in pick))
+    boot_ratio.sort()
+    boot_median.sort()
+    lo, hi = int(BOOT * 0.025), int(BOOT * 0.975) - 1
+    return {
+        "ratio": round(_ratio(rows, a, b, kind), 3),
+        "ratio_ci": [round(boot_ratio[lo], 3), round(boot_ratio[hi], 3)],
+        "median": round(statistics.median(diffs), 3),
+        "median_ci": [round(boot_median[lo], 3), round(boot_median[hi], 3)],
+        "loop": round(_ratio(rows, a, b, kind, 2), 3),  # the same ratio, event-loop threads only
+        "first": round(_ratio(rows, a, b, kind, 1), 3),  # ... the door's first process (Envoy's)
+    }
+
+
+def figures(data: dict[str, dict[str, list[dict[str, list[float]]]]], seed: int) -> dict[str, Any]:
+    rng = random.Random(seed)
+    out: dict[str, Any] = {}
+    for kind, by_door in data.items():
+        for d, rows in by_door.items():
+            per = {n: sum(r[n][0] for r in rows) * 1e6 / max(1, sum(r[n][3] for r in rows)) for n in NAMES}
+            out[f"{d}:{kind}"] = {
+                "blocks": len(rows),
+                "cpu_us_per_unit": {n: round(v, 3) for n, v in per.items()},
+                "on-off": compare(rows, "on", "off", kind, rng),
+                "off2-off": compare(rows, "off2", "off", kind, rng),
+            }
+    return out
+
+
+def report(res: dict[str, Any]) -> str:
+    lines = ["", "ratio = all CPU / all units, on against off; [95 % bootstrap interval over blocks]"]
+    verdicts = []
+    for key, f in res["figures"].items():
+        d, kind = key.split(":")
+        unit = "%" if kind == "request" else "us"
+        cpu = ", ".join(f"{n} {v:.2f}" for n, v in f["cpu_us_per_unit"].items())
+        lines.append(f"{d} door, CPU per {'non-streamed request' if kind == 'request' else 'streamed token'}"
+                     f" ({f['blocks']} blocks), us: {cpu}")  # fmt: skip
+        for label, name in (("tracing on - off", "on-off"), ("A/A control off2 - off", "off2-off")):
+            c = f[name]
+            lines.append(
+                f"  {label:23} ratio {c['ratio']:+7.2f} {unit} [{c['ratio_ci'][0]:+.2f} .. {c['ratio_ci'][1]:+.2f}]"
+                f"   median of blocks {c['median']:+7.2f} {unit} [{c['median_ci'][0]:+.2f} .. {c['median_ci'][1]:+.2f}]"
+                f"   (event loops {c['loop']:+.2f}, {'Envoy' if d == 'envoy' else 'process'} {c['first']:+.2f})"
+            )
+        on, aa = f["on-off"], f["off2-off"]
+        resolved = -RESOLVED[kind] <= aa["ratio_ci"][0] and aa["ratio_ci"][1] <= RESOLVED[kind]
+        verdicts.append(
+            f"{verdict(on['ratio'] <= TARGET[kind])} {d}: CPU per {kind} +{TARGET[kind]:g} {unit} at most: on - off "
+            f"{on['ratio']:+.2f} {unit} [{on['ratio_ci'][0]:+.2f} .. {on['ratio_ci'][1]:+.2f}]; A/A "
+            f"{aa['ratio']:+.2f} [{aa['ratio_ci'][0]:+.2f} .. {aa['ratio_ci'][1]:+.2f}]"
+            + ("" if resolved else f"  (A/A interval wider than +-{RESOLVED[kind]:g} {unit}: not resolved)")
+        )
+    lines += ["", *verdicts]
+    if machine := res.get("machine"):
+        lines.append(f"machine: {json.dumps(machine)}")
+    return "\n".join(lines)
+
+
+async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack]) -> dict[str, Any]:
+    rng = random.Random(args.seed)
+    pids = [p for s in stacks.values() for group in door_pids(s).values() for p in group]
+    watch = CpuWatch(pids)
+    watch.start()
+    data = {}
+    for kind in ("request",) if args.no_streams else ("request", "token"):
+        data[kind] = await section(args, stacks, kind, rng)
+    return {"figures": figures(data, args.seed), "machine": watch.stop(), "blocks": data}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--blocks", type=int, default=150, help="blocks per unit (each: one phase per stack, per door)")
+    ap.add_argument("--seconds", type=float, default=110, help="at most this long per unit's blocks")
+    ap.add_argument("--requests", type=int, default=8, help="non-streamed creates per client per phase")
+    ap.add_argument("--clients", type=int, default=4, help="kept-alive connections per phase")
+    ap.add_argument("--streams", type=int, default=1, help="streams per client per phase")
+    ap.add_argument("--deltas", type=int, default=500, help="text tokens per stream")
+    ap.add_argument("--warmup", type=int, default=4, help="blocks run first and not counted")
+    ap.add_argument("--no-streams", action="store_true", help="non-streamed requests only")
+    ap.add_argument("--seed", type=int, default=31, help="the phases' order and the bootstrap")
+    ap.add_argument("--bsp-delay-ms", type=int, default=5000, help="OTEL_BSP_SCHEDULE_DELAY of the `on` stack")
+    ap.add_argument("--sampler", default="always_on", help="OTEL_TRACES_SAMPLER of the `on` stack")
+    ap.add_argument("--sampler-arg", type=float, default=None, help="OTEL_TRACES_SAMPLER_ARG")
+    add_run_args(ap, RESULTS)
+    args = ap.parse_args(argv)
+    if args.wait_quiet:
+        print(f"other processes: {wait_quiet(args.wait_quiet):.2f} cores", file=sys.stderr)
+    print("starting the backend, a local OTLP collector and three stacks ...", file=sys.stderr)
+    with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="bench-tracing-") as tmp:
+        collector = stack.enter_context(otlp_sink())
+        backend = stack.enter_context(scripted_backend(MODEL))
+        same: dict[str, Any] = {"PYTHONHASHSEED": "0"}  # (see `bench.bench_tracing`)
+        traced: dict[str, Any] = {**collector, **otel_env(args), **same}
+        stacks = {
+            n: stack.enter_context(envoy_stack(backend.url, Path(tmp) / n, None, **(traced if n == "on" else same)))
+            for n in NAMES
+        }
+        res = asyncio.run(run(args, stacks))
+        with urllib.request.urlopen(collector["OTEL_EXPORTER_OTLP_ENDPOINT"] + "/count", timeout=10) as reply:
+            res["collector"] = json.loads(reply.read())
+    res["meta"] = {k: v for k, v in vars(args).items() if k not in ("out", "wait_quiet")}
+    res["meta"].update(cpus=os.cpu_count(), when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    print(report(res))
+    print(f"spans received by the collector: {res['collector']}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(res, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
