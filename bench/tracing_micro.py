@@ -232,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 
     from gateway.engine import spans
-    from gateway.telemetry import lean_tracer, otlp_encode, tracing
+    from gateway.telemetry import otlp_encode, tracing
+    from gateway.telemetry.readable import to_readable
 
     tracing.setup("bench")
     request = make_request()
@@ -261,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     recorder.queue.clear()
     resource = Resource.create({"gateway.door": "bench", "service.name": tracing.DEFAULT_SERVICE_NAME})
     parts = otlp_encode.resource_part(resource.attributes), otlp_encode.scope_part(tracing.SCOPE)
-    readable = [lean_tracer.to_readable(s, resource, InstrumentationScope(tracing.SCOPE)) for s in finished]
+    readable = [to_readable(s, resource, InstrumentationScope(tracing.SCOPE)) for s in finished]
     reps = max(5, args.n // 300)
     library = per_call_us(lambda: encode_spans(readable).SerializeToString(), reps) / len(finished)
     encode = per_call_us(lambda: otlp_encode.encode_batch(finished, *parts), reps) / len(finished)

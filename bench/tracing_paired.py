@@ -14,8 +14,9 @@ code read the HTTP door's cost +2.7 and +12.2 %. Here the stacks take turns, nev
 
 A *block* is one short phase per stack (``--requests`` creates, or ``--streams`` streams of
 ``--deltas`` tokens, on ``--clients`` kept-alive connections), in a random order drawn for every
-block, for one door; the doors' blocks alternate. Blocks are many and short (well under a second a
-phase) so that a stack's phase and its partners' see the same moment of the shared machine.
+block, for one door; each round runs a block of each door, the doors in a random order. Blocks are
+many and short (well under a second a phase) so that a stack's phase and its partners' see the same
+moment of the shared machine.
 
 CPU is process CPU time (`/proc/PID/task/*/schedstat`, ns) of the door's processes (the HTTP
 server; or Envoy + the ExtProc), not wall time, and it is counted *continuously*: a block charges

@@ -38,19 +38,15 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, Status, StatusCode, TraceFlags, TraceState
 
 from gateway.telemetry.presets import Preset
-from gateway.telemetry.readable import api_kind, to_readable
 from gateway.telemetry.span_queue import Recorder
 
 __all__ = [
     "KINDS",
     "LeanSpan",
     "LeanTracer",
-    "Preset",
     "Recorder",
     "Sampler",
     "UnsampledSpan",
-    "api_kind",
-    "to_readable",
 ]
 
 log = logging.getLogger(__name__)
@@ -151,8 +147,9 @@ class LeanSpan(trace.Span):
         self.trace_state_header = trace_state.to_header() if trace_state else ""
         self.attributes = attributes
         self.dropped_attributes = 0
-        # (a tuple when `end_with` adds the only one: untracked by the collector once it has seen it,
-        # so a span waiting for its batch holds no list that is promoted to the oldest generation)
+        # (a tuple when `end_with` adds the only one: the collector untracks it at the first gen-1
+        # collection that sees it, so a span waiting for its batch holds nothing that reaches the
+        # oldest generation)
         self.events: list[tuple[str, int, Any]] | tuple[tuple[str, int, Any], ...] | None = None
         self.links = links
         self.status_code = 0

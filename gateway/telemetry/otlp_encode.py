@@ -180,7 +180,7 @@ def span_bytes(span: Any) -> bytes:
             encoded = _names[name] = _field(b"\x2a", name.encode())
         parts.append(encoded)
     parts.append(_pack_times(0x30, span.kind, 0x39, span.start, 0x41, span.end_ns))  # kind < 128: one byte
-    if (preset := span.preset) is not None:  # attributes shared by spans alike: encoded once (`lean_tracer.Preset`)
+    if (preset := span.preset) is not None:  # attributes shared by spans alike: encoded once (`presets.Preset`)
         encoded = preset.encoded
         if encoded is None:
             encoded = preset.encoded = b"".join(attributes(b"\x4a", preset.attributes))

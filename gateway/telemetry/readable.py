@@ -1,6 +1,6 @@
-"""A `LeanSpan` as the SDK's `ReadableSpan` (split from `gateway.telemetry.lean_tracer`, which
-re-exports these): the library's OTLP encoder run on it must give `gateway.telemetry.otlp_encode`'s
-bytes. Used by the byte-compatibility test and `bench.tracing_micro`'s comparison, not by the doors."""
+"""A `LeanSpan` as the SDK's `ReadableSpan` (split from `gateway.telemetry.lean_tracer`): the
+library's OTLP encoder run on it must give `gateway.telemetry.otlp_encode`'s bytes. Used by the byte-compatibility
+test and `bench.tracing_micro`'s comparison, not by the doors."""
 
 from __future__ import annotations
 

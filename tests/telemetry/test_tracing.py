@@ -426,7 +426,8 @@ def lean_spans(limit: int = 4) -> list[Any]:
     from opentelemetry import trace
     from opentelemetry.trace import SpanContext, TraceFlags, TraceState
 
-    from gateway.telemetry.lean_tracer import KINDS, LeanSpan, LeanTracer, Preset, Sampler
+    from gateway.telemetry.lean_tracer import KINDS, LeanSpan, LeanTracer, Sampler
+    from gateway.telemetry.presets import Preset
 
     tracer = LeanTracer(Sampler("always_on"))
     state = TraceState.from_header(["k=v,x=y"])
@@ -480,7 +481,7 @@ def test_lean_encoding_matches_the_sdk_encoder() -> None:
     from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 
     from gateway.telemetry import otlp_encode
-    from gateway.telemetry.lean_tracer import to_readable
+    from gateway.telemetry.readable import to_readable
 
     spans = lean_spans()
     assert spans[0].dropped_attributes == 3 and len(spans[0].attributes) == 4
