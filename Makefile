@@ -71,12 +71,13 @@ check: setup
 	$(BIN)/python -m tests.support.no_cycles
 	$(BIN)/python -m pytest -m "not stack" -x -q -p no:cacheprovider
 
-# The suite on TEST_WORKERS processes (pytest-xdist): most tests wait on subprocesses (doors, Envoy,
-# PostgreSQL, clients), so 2 keep 2 cores busy. A test file's tests stay together on one worker
-# (--dist loadfile: its module fixtures start once, its tests keep their order); each worker starts
-# its own session stack (backend, doors, PostgreSQL) on free ports. Coverage follows the workers as it
-# follows every Python subprocess (pyproject: patch = ["subprocess"]). TEST_WORKERS=0: one process.
-TEST_WORKERS ?= 2
+# TEST_WORKERS=2 runs the suite on 2 processes (pytest-xdist): most tests wait on subprocesses (doors,
+# Envoy, PostgreSQL, clients). A test file's tests stay together on one worker (--dist loadfile: its
+# module fixtures start once, its tests keep their order); each worker starts its own session stack
+# (backend, doors, PostgreSQL) on free ports; coverage follows the workers as it follows every Python
+# subprocess (pyproject: patch = ["subprocess"]). Default 0 (one process) until a parallel run has been
+# measured twice alike on a quiet machine: on a loaded one its start-up waits (30 s) time out.
+TEST_WORKERS ?= 0
 
 test: lint clients browser
 	rm -rf .coverage-data && mkdir -p .coverage-data
