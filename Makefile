@@ -71,9 +71,17 @@ check: setup
 	$(BIN)/python -m tests.support.no_cycles
 	$(BIN)/python -m pytest -m "not stack" -x -q -p no:cacheprovider
 
+# TEST_WORKERS=2 runs the suite on 2 processes (pytest-xdist): most tests wait on subprocesses (doors,
+# Envoy, PostgreSQL, clients). A test file's tests stay together on one worker (--dist loadfile: its
+# module fixtures start once, its tests keep their order); each worker starts its own session stack
+# (backend, doors, PostgreSQL) on free ports; coverage follows the workers as it follows every Python
+# subprocess (pyproject: patch = ["subprocess"]). Default 0 (one process) until a parallel run has been
+# measured twice alike on a quiet machine: on a loaded one its start-up waits (30 s) time out.
+TEST_WORKERS ?= 0
+
 test: lint clients browser
 	rm -rf .coverage-data && mkdir -p .coverage-data
-	$(BIN)/coverage run -m pytest -q -p no:cacheprovider
+	$(BIN)/coverage run -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 	$(BIN)/coverage combine -q
 	$(BIN)/python -m tests.support.coverage_summary
 
