@@ -4,10 +4,11 @@
   between two relations: "In which town is Varrow School of Lettering?" asks for one relation, and
   was walked as a chain of two (the school's alumni's birthplaces outranked the town's page);
 * an entity entered as a relation's target goes on as the source of the next: at the town where a
-  firm is headquartered, "Dalby is a harbour town in the shire of Wensmoor" (the town's own
+  firm is headquartered, "Dalby is a mill town in the shire of Wensmoor" (the town's own
   statement) is the chain's next step, however much more like the question the statements other
   firms make about the town are ("Kestle Paper has its offices in the town": they lead to siblings).
-  Judged against those, the town's own relation was no step and the walk's chain stopped at Dalby.
+  Judged against those, the town's own relation was no step and the walk's chain stopped at Dalby;
+  "Gull Market belongs to Dalby", the likest to the question's "belong", led the chain to the market.
 Each chain's answer page shares no word with its question.
 """
 
@@ -34,6 +35,8 @@ TOWNS = {
     "vell.md": "# Vell Boats\n\nVell Boats is a boat builder in Dalby.",
     "harl.md": "# Harl\n\nHarl is a market town in the shire of Wensmoor.",
     "tolt.md": "# Tolt Press\n\nTolt Press is a printer headquartered in Harl.",
+    # another entity's statement about the town, more like the question ("belong") than the town's own
+    "gull.md": "# Gull Market\n\nGull Market is a fish market on the quay. It belongs to Dalby.",
 }
 
 
