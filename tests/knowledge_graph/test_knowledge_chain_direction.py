@@ -48,6 +48,8 @@ TOWNS = {
         ("Where was the founder of the Bank of Tarsk born?", 2),
         ("What is the birthplace of the founder of Quill Institute of Art?", 2),
         ("What is the hometown of the founder of the firm behind Vel Orbis?", 3),  # lower-case "of": links
+        ("Where was the CEO of Acme born?", 2),  # an abbreviated title before "of": a relation
+        ("Where was the CTO of the maker of Driork 90 born?", 3),
     ],
 )
 def test_of_inside_a_name_is_no_link(question: str, count: int) -> None:
