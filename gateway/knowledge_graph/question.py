@@ -14,6 +14,10 @@ _TOKEN = re.compile(r"[^\W_][\w\-\.']*[^\W_]|[^\W_]")
 
 _LINKS = re.compile(r"\b(?:of|behind|that|who|whom|whose|whoever|which)\b", re.I)
 _WH = re.compile(r"\b(?:what|who|whom|whose|which|where|when|how)\b", re.I)
+# "of" between two capitalised words is inside a name ("School of Lettering", "Bank of England"), as
+# the names of the text are found (`extract._CONNECTORS`): no link between two relations; but an
+# all-capitals word before a lower-case "of" is an abbreviated title ("the CEO of Acme"), a relation
+_NAME_OF = re.compile(r"\b([A-Z][\w\-\.'&]*)\s+of\s+(?=[A-Z0-9])")
 # a copular question whose head noun is the relation ("What is the birthplace of ..."), not a passive
 # one ("Which establishment was headed by ...", whose verb is its own relation)
 _COPULA_HEAD = re.compile(
@@ -59,6 +63,13 @@ _AUXILIARY = frozenset(
 )
 
 
+def _linked(word: str) -> bool:
+    """Whether a capitalised word before "of" and a name heads a relation, not a name: a question
+    word ("Which of Acme's founders") or an abbreviated title ("CEO", "CTO": all capitals, more
+    than one letter; a name's words before "of" are capitalised only in their first letter)."""
+    return bool(_WH.fullmatch(word)) or (len(word) > 1 and word.isupper())
+
+
 def steps(query: str) -> int:
     """How many relations a question's chain has, from its grammar alone (no relation words): one
     per link between two relations ("the founder OF the company THAT makes X"), and one for the
@@ -69,7 +80,9 @@ def steps(query: str) -> int:
     cluster", a manual page's NAME line: one)."""
     words = _TOKEN.findall(query)
     wh = _WH.search(query)  # the question word opens the question's own relation: no link
-    links = len(_LINKS.findall(query[wh.end() :] if wh else query))
+    unnamed = _NAME_OF.sub(lambda m: m.group(0) if _linked(m.group(1)) else m.group(1) + " ", query)
+    opens = _WH.search(unnamed)
+    links = len(_LINKS.findall(unnamed[opens.end() :] if opens else unnamed))
     if wh is not None:
         # in a question, possessives and reduced relative clauses link two relations too:
         # "the institution headed by X's supervisor" is three relations (the question's own, the

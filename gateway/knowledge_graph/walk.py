@@ -259,6 +259,7 @@ async def _likeness(
     on_path: dict[frozenset[str], np.ndarray] = {}  # every phrase's best cosine with the path's relations
     options: dict[str, set[str]] = {}
     into: dict[str, set[str]] = {}  # per entity entered as a target, phrases leading out as a target again
+    onward: dict[str, set[str]] = {}  # per entity entered as a target, phrases leading out as a source
     for e in edges:
         w = named.get(e.type)
         if w is None:
@@ -270,6 +271,8 @@ async def _likeness(
             options.setdefault(u, set()).add(w)
             if at.into and u == e.target:
                 into.setdefault(u, set()).add(w)
+            elif at.into:
+                onward.setdefault(u, set()).add(w)
     out: Likes = {}
     again: Likes = {}
     strength: Likes = {}
@@ -301,7 +304,12 @@ async def _likeness(
                 unasked[used] = beyond.max(axis=1) if beyond.shape[1] else np.zeros(len(known), np.float32)
             other[u] = {w: float(unasked[used][index[w]]) for w in mine}
         sims = by_path[used][[index[w] for w in mine]]
-        best = sims.max(axis=0)
+        # an entity entered as a relation's target goes on as the source of the next one ("the
+        # canton of the town where X is based": the town's own statement about itself): when it
+        # states any, how like the question a relation is, is judged among those, not against the
+        # ones other entities state about it (which lead to X's siblings, all in the town too)
+        ahead = [i for i, w in enumerate(mine) if w in onward.get(u, ())]
+        best = sims[ahead].max(axis=0) if ahead else sims.max(axis=0)
         # a relation is a step when it is (nearly) the entity's likest to the rest of the question or
         # to one of its open relation words (that word's best here being like it at all)
         valid = best >= WORD_MIN
@@ -310,7 +318,7 @@ async def _likeness(
         valid[0] = best[0] > 0
         if not valid.any():
             continue
-        ratio = sims / np.where(best > 0, best, 1.0)
+        ratio = np.minimum(sims / np.where(best > 0, best, 1.0), 1.0)
         ratio[:, 0] *= REST_SHARE  # the rest of the question as a whole is vaguer than one of its words
         shares = ratio[:, valid].max(axis=1)
         out[u] = {w: float(x) for w, x in zip(mine, shares, strict=True)}
