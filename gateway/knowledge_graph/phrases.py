@@ -27,6 +27,9 @@ class PhraseVectors:
     def __init__(self, embed: Embed) -> None:
         self._embed = embed
         self._vectors: dict[str, np.ndarray] = {}
+        # each phrase's cosines to the pattern types' words (`Likeness.kinds`): fixed by its vector,
+        # so computed once, not on every walk hop that meets the phrase; dropped with the vector
+        self._type_sims: dict[str, dict[str, float]] = {}
         self._lock = asyncio.Lock()
 
     async def warm(self, phrases: Sequence[str]) -> None:
@@ -43,7 +46,9 @@ class PhraseVectors:
             for phrase, row in zip(missing, rows, strict=True):
                 self._vectors[phrase] = row
             while len(self._vectors) > MAX_PHRASES:
-                self._vectors.pop(next(iter(self._vectors)))
+                dropped = next(iter(self._vectors))
+                self._vectors.pop(dropped)
+                self._type_sims.pop(dropped, None)
 
     def relate(self, question: list[float], words: Sequence[str] = (), kinds: Collection[str] = ()) -> Likeness:
         """The likeness of one question (its embedding and its relation words, `kinds` those of
@@ -84,6 +89,9 @@ class Likeness:
         self._kinds = np.asarray([w in kinds for w in self._words], dtype=bool)
         self._open: dict[tuple[str, ...], np.ndarray] = {}
         self._stemmed: dict[str, np.ndarray] = {}
+        self._word_rows: np.ndarray | None = None
+        self._stack_key: tuple[str, ...] = ()
+        self._stack = np.zeros((0, len(self._words)), dtype=bool)
 
     async def prepare(self) -> None:
         """Embed the question's relation words not known yet (one batch; words repeat from question
@@ -106,10 +114,19 @@ class Likeness:
             open_ = open_ & ~self._kinds
         if not open_.any():
             return np.zeros((len(phrases), 0), dtype=np.float32)
-        words = self._vectors.matrix([PHRASE_MARK + w for w in self._words])
-        sims = table @ words.T  # phrases x words
-        stems = np.stack([self._stem_row(p) for p in phrases]) if len(phrases) else np.zeros_like(sims, dtype=bool)
+        if self._word_rows is None:  # the question's words are embedded once (`prepare`): stacked once
+            self._word_rows = self._vectors.matrix([PHRASE_MARK + w for w in self._words])
+        sims = table @ self._word_rows.T  # phrases x words
+        stems = self._stem_rows(phrases) if len(phrases) else np.zeros_like(sims, dtype=bool)
         return np.asarray(np.where(stems, 1.0, sims)[:, open_], dtype=np.float32)
+
+    def _stem_rows(self, phrases: Sequence[str]) -> np.ndarray:
+        """`_stem_row` of every phrase, stacked: a walk hop asks for the same phrases once per path
+        it widens, so the last stack is kept."""
+        key = tuple(phrases)
+        if self._stack_key != key:
+            self._stack_key, self._stack = key, np.stack([self._stem_row(p) for p in phrases])
+        return self._stack
 
     def _stem_row(self, phrase: str) -> np.ndarray:
         """Which of the question's relation words share a stem with one of the phrase's words."""
@@ -180,13 +197,15 @@ class Likeness:
 
     async def kinds(self, phrases: list[str]) -> dict[str, dict[str, float]]:
         """Per phrase, its cosine to each pattern type's words ("~came into the world in" → born_in 0.58, ...)."""
-        await self._vectors.warm([*phrases, *KIND_WORDS])
-        types = self._vectors.matrix(list(KIND_WORDS))
-        names = list(KIND_WORDS.values())
-        return {
-            p: dict(zip(names, (float(x) for x in sims), strict=True))
-            for p, sims in self._vectors.cosines(phrases, types).items()
-        }
+        vectors = self._vectors
+        missing = [p for p in phrases if p not in vectors._type_sims]
+        if missing:
+            await vectors.warm([*missing, *KIND_WORDS])
+            types = vectors.matrix(list(KIND_WORDS))
+            names = list(KIND_WORDS.values())
+            for p, sims in vectors.cosines(missing, types).items():
+                vectors._type_sims[p] = dict(zip(names, (float(x) for x in sims), strict=True))
+        return {p: k for p in phrases if (k := vectors._type_sims.get(p)) is not None}
 
 
 PHRASE_MARK = "~"
