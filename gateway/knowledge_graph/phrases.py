@@ -45,10 +45,13 @@ class PhraseVectors:
             rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
             for phrase, row in zip(missing, rows, strict=True):
                 self._vectors[phrase] = row
-            while len(self._vectors) > MAX_PHRASES:
-                dropped = next(iter(self._vectors))
-                self._vectors.pop(dropped)
-                self._type_sims.pop(dropped, None)
+            # the oldest go first, never the pattern types' words (every walk hop compares with them)
+            excess = len(self._vectors) - MAX_PHRASES
+            if excess > 0:
+                dropped = [p for p in self._vectors if p not in KIND_WORDS][:excess]
+                for p in dropped:
+                    del self._vectors[p]
+                    self._type_sims.pop(p, None)
 
     def relate(self, question: list[float], words: Sequence[str] = (), kinds: Collection[str] = ()) -> Likeness:
         """The likeness of one question (its embedding and its relation words, `kinds` those of
