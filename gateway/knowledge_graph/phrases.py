@@ -27,9 +27,6 @@ class PhraseVectors:
     def __init__(self, embed: Embed) -> None:
         self._embed = embed
         self._vectors: dict[str, np.ndarray] = {}
-        # each phrase's cosines to the pattern types' words (`Likeness.kinds`): fixed by its vector,
-        # so computed once, not on every walk hop that meets the phrase; dropped with the vector
-        self._type_sims: dict[str, dict[str, float]] = {}
         self._lock = asyncio.Lock()
 
     async def warm(self, phrases: Sequence[str]) -> None:
@@ -51,7 +48,6 @@ class PhraseVectors:
                 dropped = [p for p in self._vectors if p not in KIND_WORDS][:excess]
                 for p in dropped:
                     del self._vectors[p]
-                    self._type_sims.pop(p, None)
 
     def relate(self, question: list[float], words: Sequence[str] = (), kinds: Collection[str] = ()) -> Likeness:
         """The likeness of one question (its embedding and its relation words, `kinds` those of
@@ -200,15 +196,13 @@ class Likeness:
 
     async def kinds(self, phrases: list[str]) -> dict[str, dict[str, float]]:
         """Per phrase, its cosine to each pattern type's words ("~came into the world in" → born_in 0.58, ...)."""
-        vectors = self._vectors
-        missing = [p for p in phrases if p not in vectors._type_sims]
-        if missing:
-            await vectors.warm([*missing, *KIND_WORDS])
-            types = vectors.matrix(list(KIND_WORDS))
-            names = list(KIND_WORDS.values())
-            for p, sims in vectors.cosines(missing, types).items():
-                vectors._type_sims[p] = dict(zip(names, (float(x) for x in sims), strict=True))
-        return {p: k for p in phrases if (k := vectors._type_sims.get(p)) is not None}
+        await self._vectors.warm([*phrases, *KIND_WORDS])
+        types = self._vectors.matrix(list(KIND_WORDS))
+        names = list(KIND_WORDS.values())
+        return {
+            p: dict(zip(names, (float(x) for x in sims), strict=True))
+            for p, sims in self._vectors.cosines(phrases, types).items()
+        }
 
 
 PHRASE_MARK = "~"
