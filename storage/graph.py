@@ -12,7 +12,7 @@ anywhere go too).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -100,9 +100,13 @@ class GraphStore(Protocol):
 
     async def mentions(self, store_id: str, keys: Sequence[str], limit: int = 200) -> list[MentionRow]: ...
 
-    async def chunk_mentions(self, store_id: str, chunk_ids: Sequence[str]) -> list[MentionRow]: ...
+    async def chunk_mentions(
+        self, store_id: str, chunk_ids: Sequence[str], entities: Collection[str] | None = None
+    ) -> list[MentionRow]: ...
 
-    async def chunk_relation_types(self, store_id: str, chunk_ids: Sequence[str]) -> dict[str, set[str]]: ...
+    async def chunk_relation_types(
+        self, store_id: str, chunk_ids: Sequence[str], types: Collection[str] | None = None
+    ) -> dict[str, set[str]]: ...
 
     async def file_times(self, store_id: str, file_ids: Sequence[str]) -> dict[str, tuple[str, int]]: ...
 

@@ -12,7 +12,7 @@ write transaction, like on SQLite.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from storage.graph import Edge, Entity, FileGraph, MentionRow
@@ -62,6 +62,7 @@ ORDER BY m.subject DESC, m.count DESC LIMIT $limit
 """
 _CHUNK_MENTIONS = """
 MATCH (f:KgFile {store_id: $store})-[m:MENTIONS]->(e:KgEntity) WHERE m.chunk_id IN $ids
+AND ($keys IS NULL OR e.key IN $keys)
 RETURN e.key AS entity, f.file_id AS file_id, m.chunk_id AS chunk_id, m.count AS n, m.subject AS subject
 ORDER BY m.subject DESC, m.count DESC
 """
@@ -222,16 +223,28 @@ class Neo4jGraphStore:
         )
         return [MentionRow(r["entity"], r["file_id"], r["chunk_id"], int(r["n"]), bool(r["subject"])) for r in rows]
 
-    async def chunk_mentions(self, store_id: str, chunk_ids: Sequence[str]) -> list[MentionRow]:
-        rows = await self._run(_CHUNK_MENTIONS, store=store_id, ids=list(chunk_ids))
+    async def chunk_mentions(
+        self, store_id: str, chunk_ids: Sequence[str], entities: Collection[str] | None = None
+    ) -> list[MentionRow]:
+        if entities is not None and not entities:
+            return []
+        keys = None if entities is None else list(entities)
+        rows = await self._run(_CHUNK_MENTIONS, store=store_id, ids=list(chunk_ids), keys=keys)
         return [MentionRow(r["entity"], r["file_id"], r["chunk_id"], int(r["n"]), bool(r["subject"])) for r in rows]
 
-    async def chunk_relation_types(self, store_id: str, chunk_ids: Sequence[str]) -> dict[str, set[str]]:
+    async def chunk_relation_types(
+        self, store_id: str, chunk_ids: Sequence[str], types: Collection[str] | None = None
+    ) -> dict[str, set[str]]:
+        wanted = None if types is None else sorted(set(types) - {"co_occurs"})
+        if wanted is not None and not wanted:
+            return {}
         rows = await self._run(
             "MATCH ()-[r:KG_REL]->() WHERE r.chunk_id IN $ids AND r.store_id = $store AND r.type <> 'co_occurs' "
+            "AND ($types IS NULL OR r.type IN $types) "
             "RETURN DISTINCT r.chunk_id AS chunk_id, r.type AS type",
             store=store_id,
             ids=list(chunk_ids),
+            types=wanted,
         )
         out: dict[str, set[str]] = {}
         for r in rows:

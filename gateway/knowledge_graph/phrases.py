@@ -42,8 +42,12 @@ class PhraseVectors:
             rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
             for phrase, row in zip(missing, rows, strict=True):
                 self._vectors[phrase] = row
-            while len(self._vectors) > MAX_PHRASES:
-                self._vectors.pop(next(iter(self._vectors)))
+            # the oldest go first, never the pattern types' words (every walk hop compares with them)
+            excess = len(self._vectors) - MAX_PHRASES
+            if excess > 0:
+                dropped = [p for p in self._vectors if p not in KIND_WORDS][:excess]
+                for p in dropped:
+                    del self._vectors[p]
 
     def relate(self, question: list[float], words: Sequence[str] = (), kinds: Collection[str] = ()) -> Likeness:
         """The likeness of one question (its embedding and its relation words, `kinds` those of
@@ -84,6 +88,9 @@ class Likeness:
         self._kinds = np.asarray([w in kinds for w in self._words], dtype=bool)
         self._open: dict[tuple[str, ...], np.ndarray] = {}
         self._stemmed: dict[str, np.ndarray] = {}
+        self._word_rows: np.ndarray | None = None
+        self._stack_key: tuple[str, ...] = ()
+        self._stack = np.zeros((0, len(self._words)), dtype=bool)
 
     async def prepare(self) -> None:
         """Embed the question's relation words not known yet (one batch; words repeat from question
@@ -106,10 +113,19 @@ class Likeness:
             open_ = open_ & ~self._kinds
         if not open_.any():
             return np.zeros((len(phrases), 0), dtype=np.float32)
-        words = self._vectors.matrix([PHRASE_MARK + w for w in self._words])
-        sims = table @ words.T  # phrases x words
-        stems = np.stack([self._stem_row(p) for p in phrases]) if len(phrases) else np.zeros_like(sims, dtype=bool)
+        if self._word_rows is None:  # the question's words are embedded once (`prepare`): stacked once
+            self._word_rows = self._vectors.matrix([PHRASE_MARK + w for w in self._words])
+        sims = table @ self._word_rows.T  # phrases x words
+        stems = self._stem_rows(phrases) if len(phrases) else np.zeros_like(sims, dtype=bool)
         return np.asarray(np.where(stems, 1.0, sims)[:, open_], dtype=np.float32)
+
+    def _stem_rows(self, phrases: Sequence[str]) -> np.ndarray:
+        """`_stem_row` of every phrase, stacked: a walk hop asks for the same phrases once per path
+        it widens, so the last stack is kept."""
+        key = tuple(phrases)
+        if self._stack_key != key:
+            self._stack_key, self._stack = key, np.stack([self._stem_row(p) for p in phrases])
+        return self._stack
 
     def _stem_row(self, phrase: str) -> np.ndarray:
         """Which of the question's relation words share a stem with one of the phrase's words."""

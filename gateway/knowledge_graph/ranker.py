@@ -184,9 +184,11 @@ class Ranker:
         graph_rows = await self.graph.mentions(store_id, ranked_entities[:MAX_ENTITIES], limit=MAX_MENTIONS)
         ids = list(dict.fromkeys([*hits, *(m.chunk_id for m in graph_rows)]))
         files = list({h.file_id for h in hits.values()} | {m.file_id for m in graph_rows})
+        # a chunk scores by the entities the walk reached and the asked relations it states: only
+        # those rows are read (a long page names hundreds of others, and states co-occurrences)
         chunk_rows, stated, times = await asyncio.gather(
-            self.graph.chunk_mentions(store_id, ids),
-            self.graph.chunk_relation_types(store_id, ids),
+            self.graph.chunk_mentions(store_id, ids, entities=list(reached)),
+            self.graph.chunk_relation_types(store_id, ids, types=asked) if asked else _no_types(),
             self.graph.file_times(store_id, files),
         )
         paged = frozenset(m.entity for m in graph_rows if m.subject)
@@ -328,6 +330,10 @@ def _fused(rows: list[tuple[float, str, tuple[float, ...]]]) -> list[tuple[float
 
 async def _nothing() -> list[Hit]:
     return []
+
+
+async def _no_types() -> dict[str, set[str]]:
+    return {}
 
 
 def _hybrid_hit(h: Hit) -> RankedHit:

@@ -9,7 +9,7 @@ replicas re-extracting one file never interleave.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import orjson
@@ -178,21 +178,32 @@ class PostgresGraphStore:
         )
         return _rows(rows)
 
-    async def chunk_mentions(self, store_id: str, chunk_ids: Sequence[str]) -> list[MentionRow]:
+    async def chunk_mentions(
+        self, store_id: str, chunk_ids: Sequence[str], entities: Collection[str] | None = None
+    ) -> list[MentionRow]:
+        if entities is not None and not entities:
+            return []
         rows = await self._db.pool.fetch(
             "SELECT entity, file_id, chunk_id, count, subject FROM kg_mentions WHERE store_id = $1 "
-            "AND chunk_id = ANY($2::text[])",
+            "AND chunk_id = ANY($2::text[]) AND ($3::text[] IS NULL OR entity = ANY($3::text[]))",
             store_id,
             list(chunk_ids),
+            None if entities is None else list(entities),
         )
         return _rows(rows)
 
-    async def chunk_relation_types(self, store_id: str, chunk_ids: Sequence[str]) -> dict[str, set[str]]:
+    async def chunk_relation_types(
+        self, store_id: str, chunk_ids: Sequence[str], types: Collection[str] | None = None
+    ) -> dict[str, set[str]]:
+        wanted = None if types is None else sorted(set(types) - {"co_occurs"})
+        if wanted is not None and not wanted:
+            return {}
         rows = await self._db.pool.fetch(
             "SELECT DISTINCT chunk_id, type FROM kg_relations WHERE store_id = $1 AND type <> 'co_occurs' "
-            "AND chunk_id = ANY($2::text[])",
+            "AND chunk_id = ANY($2::text[]) AND ($3::text[] IS NULL OR type = ANY($3::text[]))",
             store_id,
             list(chunk_ids),
+            wanted,
         )
         out: dict[str, set[str]] = {}
         for chunk_id, kind in rows:

@@ -5,7 +5,7 @@ file, so both doors and every worker share it with no extra service (the embedde
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import orjson
@@ -231,7 +231,20 @@ class SQLiteGraphStore:
 
         return await self._reader.run(read)
 
-    async def chunk_mentions(self, store_id: str, chunk_ids: Sequence[str]) -> list[MentionRow]:
+    async def chunk_mentions(
+        self, store_id: str, chunk_ids: Sequence[str], entities: Collection[str] | None = None
+    ) -> list[MentionRow]:
+        """The mention rows of `chunk_ids`; with `entities`, only theirs (the `kg` ranker scores a
+        chunk by the entities its walk reached: a long page names hundreds it never reached)."""
+        wanted = None if entities is None else list(dict.fromkeys(entities))
+        if wanted is not None and not wanted:
+            return []
+        # the entities go into the statement when they fit beside a part of the chunk ids, else
+        # the rows are filtered here
+        in_sql = wanted is not None and len(wanted) <= MAX_IN
+        keep = None if wanted is None or in_sql else set(wanted)
+        extra = f" AND entity IN ({_marks(len(wanted))})" if in_sql and wanted else ""
+
         def read(c: Any) -> list[MentionRow]:
             out: list[MentionRow] = []
             for part in _chunks(list(dict.fromkeys(chunk_ids))):
@@ -240,25 +253,32 @@ class SQLiteGraphStore:
                         MentionRow(r[0], r[1], r[2], int(r[3]), bool(r[4]))
                         for r in c.execute(
                             "SELECT entity, file_id, chunk_id, count, subject FROM kg_mentions WHERE store_id = ? "
-                            f"AND chunk_id IN ({_marks(len(part))})",
-                            (store_id, *part),
+                            f"AND chunk_id IN ({_marks(len(part))}){extra}",
+                            (store_id, *part, *(wanted if in_sql and wanted else ())),
                         )
+                        if keep is None or r[0] in keep
                     )
             return out
 
         return await self._reader.run(read)
 
-    async def chunk_relation_types(self, store_id: str, chunk_ids: Sequence[str]) -> dict[str, set[str]]:
-        """The typed relations (not co-occurrence) each chunk states."""
+    async def chunk_relation_types(
+        self, store_id: str, chunk_ids: Sequence[str], types: Collection[str] | None = None
+    ) -> dict[str, set[str]]:
+        """The typed relations (not co-occurrence) each chunk states; with `types`, only those."""
+        wanted = None if types is None else sorted(set(types) - {"co_occurs"})
+        if wanted is not None and not wanted:
+            return {}
+        only = "type != 'co_occurs'" if wanted is None else f"type IN ({_marks(len(wanted))})"
 
         def read(c: Any) -> dict[str, set[str]]:
             out: dict[str, set[str]] = {}
             for part in _chunks(list(dict.fromkeys(chunk_ids))):
                 if part:
                     for chunk_id, kind in c.execute(
-                        "SELECT DISTINCT chunk_id, type FROM kg_relations WHERE store_id = ? AND type != 'co_occurs' "
+                        f"SELECT DISTINCT chunk_id, type FROM kg_relations WHERE store_id = ? AND {only} "
                         f"AND chunk_id IN ({_marks(len(part))})",
-                        (store_id, *part),
+                        (store_id, *(wanted or ()), *part),
                     ):
                         out.setdefault(chunk_id, set()).add(kind)
             return out

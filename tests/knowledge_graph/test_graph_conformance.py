@@ -86,6 +86,13 @@ async def test_replace_read_and_delete(graph: GraphStore) -> None:
     chunk = f"{sid}:f1:c0"
     assert {m.entity for m in await graph.chunk_mentions(sid, [chunk])} == {"orro works", "ada vell"}
     assert await graph.chunk_relation_types(sid, [chunk]) == {chunk: {"founded_by"}}
+    # the ranker's narrowed reads: the rows of the entities it reached, the relation types it asks for
+    assert {m.entity for m in await graph.chunk_mentions(sid, [chunk], entities=["ada vell", "nobody"])} == {"ada vell"}
+    assert await graph.chunk_mentions(sid, [chunk], entities=[]) == []
+    many = ["orro works", *(f"nobody {i}" for i in range(700))]  # more than one statement's list
+    assert {m.entity for m in await graph.chunk_mentions(sid, [chunk], entities=many)} == {"orro works"}
+    assert await graph.chunk_relation_types(sid, [chunk], types={"founded_by", "born_in"}) == {chunk: {"founded_by"}}
+    assert await graph.chunk_relation_types(sid, [chunk], types={"born_in", "co_occurs"}) == {}
     assert (await graph.file_times(sid, ["f1"]))["f1"][0] == "Orro Works"
     assert await graph.mention_counts(sid, ["orro works"]) == {"orro works": 1}
     hits = await graph.search_entities(sid, "vell", 10)
