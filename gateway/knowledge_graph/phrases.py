@@ -11,6 +11,7 @@ indexes, so a search embeds only phrases this process has never seen (another pr
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Awaitable, Callable, Collection, Sequence
 
 import numpy as np
@@ -22,7 +23,8 @@ MAX_PHRASES = 50_000  # kept vectors (384 floats each: ~77 MB at the cap with Mi
 
 
 class PhraseVectors:
-    """Unit vectors of phrase relation types, embedded once and kept (oldest dropped past the cap)."""
+    """Unit vectors of phrase relation types, embedded once and kept (least recently asked dropped past
+    the cap)."""
 
     def __init__(self, embed: Embed) -> None:
         self._embed = embed
@@ -30,7 +32,13 @@ class PhraseVectors:
         self._lock = asyncio.Lock()
 
     async def warm(self, phrases: Sequence[str]) -> None:
-        """Embed the phrases not known yet (one batch)."""
+        """Embed the phrases not known yet (one batch); the known ones become the newest, so the
+        cap drops the least recently asked (a common question word is asked often, never dropped
+        for being learned first)."""
+        vectors = self._vectors
+        for p in phrases:
+            if (row := vectors.pop(p, None)) is not None:
+                vectors[p] = row
         missing = sorted({p for p in phrases if p not in self._vectors})
         if not missing:
             return
@@ -42,10 +50,11 @@ class PhraseVectors:
             rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
             for phrase, row in zip(missing, rows, strict=True):
                 self._vectors[phrase] = row
-            # the oldest go first, never the pattern types' words (every walk hop compares with them)
+            # the least recently asked go first, never the pattern types' words (every walk hop
+            # compares with them); only the first few keys are looked at, not all 50,000
             excess = len(self._vectors) - MAX_PHRASES
             if excess > 0:
-                dropped = [p for p in self._vectors if p not in KIND_WORDS][:excess]
+                dropped = list(itertools.islice((p for p in self._vectors if p not in KIND_WORDS), excess))
                 for p in dropped:
                     del self._vectors[p]
 

@@ -239,9 +239,9 @@ class SQLiteGraphStore:
         wanted = None if entities is None else list(dict.fromkeys(entities))
         if wanted is not None and not wanted:
             return []
-        # the entities go into the statement when they fit beside a part of the chunk ids, else
-        # the rows are filtered here
-        in_sql = wanted is not None and len(wanted) <= MAX_IN
+        # the entities go into the statement when they fit beside a part of the chunk ids (SQLite
+        # before 3.32 allows 999 variables a statement), else the rows are filtered here
+        in_sql = wanted is not None and len(wanted) <= MAX_IN // 2  # with a part's MAX_IN ids: < 999
         keep = None if wanted is None or in_sql else set(wanted)
         extra = f" AND entity IN ({_marks(len(wanted))})" if in_sql and wanted else ""
 

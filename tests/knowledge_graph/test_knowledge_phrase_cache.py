@@ -42,3 +42,19 @@ async def test_phrase_vectors_are_kept_and_bounded(tmp_path: Path, monkeypatch: 
     assert len(vectors._vectors) <= phrases.MAX_PHRASES
     assert "~came into the world in" not in vectors._vectors
     assert set(KIND_WORDS) <= set(vectors._vectors)
+
+
+async def test_a_phrase_asked_again_outlives_newer_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cap drops the least recently asked, not the first learned: a common question word learned
+    early and asked every query stays while phrases asked once go."""
+    embedder = build_embedder(load_settings({}, data_dir=tmp_path))
+    vectors = PhraseVectors(embedder.embed)
+    await vectors.warm(list(KIND_WORDS))
+    monkeypatch.setattr(phrases, "MAX_PHRASES", len(KIND_WORDS) + 3)
+    await vectors.warm(["~common", "~once a", "~once b"])
+    await vectors.warm(["~common"])  # asked again: now the newest
+    await vectors.warm(["~new c", "~new d"])
+    kept = set(vectors._vectors)
+    assert "~common" in kept
+    assert "~once a" not in kept and "~once b" not in kept
+    assert {"~new c", "~new d"} <= kept and set(KIND_WORDS) <= kept
