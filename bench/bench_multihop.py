@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sqlite3
 import statistics
 import sys
 import tempfile
@@ -55,6 +54,7 @@ from gateway.knowledge_graph.ranker import _longest, query_keys
 from gateway.retrieval.core import Retrieval
 from gateway.retrieval.ingest import IngestionWorker
 from gateway.retrieval.search import search_stores
+from storage.sqlite.conn import connect
 
 K = 10
 
@@ -160,7 +160,9 @@ def methods(r: Retrieval, store_id: str, docs: list[Doc], db_path: Path) -> dict
     names = {f"file_{store_id}_{i}": d.name for i, d in enumerate(docs)}
     texts = {d.name: d.text for d in docs}
     by_title = {normalise(title_of(d.name, d.text)): d.name for d in docs}
-    conn = sqlite3.connect(db_path)
+    # the gateway's own SQLite build (pysqlite3): a second copy of SQLite in one process closing its
+    # connection drops the other's POSIX locks on the file, and another process then corrupts it
+    conn = connect(db_path)
     ppr = PPR(conn, store_id)
     conn.close()
 
