@@ -26,8 +26,9 @@ from __future__ import annotations
 import random
 import re
 
+from bench.corpus_world import FUNCTION_WORDS, Ent, Names, Recipe, World
 from bench.multihop_blind_questions import make_questions
-from bench.multihop_blind_text import SIGHTS, STYLE, TRADES, Ent, World, render
+from bench.multihop_blind_text import SIGHTS, STYLE, TRADES, render
 from bench.multihop_blind_traps import add_traps
 from bench.multihop_corpus import Doc, Question
 
@@ -46,30 +47,14 @@ _SCENT_SUFFIX = ["Noir", "Absolu", "Rouge", "Blanc", "Intense", "d'Or"]
 _WATCH_SUFFIX = ["Regulator", "Chronograph", "Calendar", "Diver", "Pilot", "Tourbillon", "Moonphase"]
 
 
-class Names:
-    """Fictional words, each used once (except where a trap reuses one on purpose)."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng, self.used = rng, set[str]()
-
-    def word(self) -> str:
-        rng = self.rng
-        while True:
-            w = (rng.choice(_ON) + rng.choice(_NU) + rng.choice(_CO) + rng.choice(_TAIL)).capitalize()
-            if len(w) >= 4 and w.lower() not in self.used:
-                self.used.add(w.lower())
-                return w
+def _names(rng: random.Random) -> Names:
+    """Fictional words, each used once unless a trap reuses one on purpose."""
+    return Names(rng, (_ON, _NU, _CO, _TAIL), shortest=4)
 
 
 def words(text: str) -> set[str]:
     """The content words of four letters or more (lower-cased) a question and its answer must not share."""
-    return {t for t in re.findall(r"[a-zà-ÿ]{4,}", text.lower()) if t not in _FUNCTION}
-
-
-_FUNCTION = set(
-    "which what where whose when that this these those with from into have been were does whom their there they "
-    "them also than then after before under over about other some each only most more such very upon".split()
-)
+    return {t for t in re.findall(r"[a-zà-ÿ]{4,}", text.lower()) if t not in FUNCTION_WORDS}
 
 
 def _populate(rng: random.Random, nm: Names) -> World:
@@ -196,23 +181,25 @@ def _populate(rng: random.Random, nm: Names) -> World:
     return w
 
 
+_RECIPE = Recipe(
+    names=_names,
+    populate=_populate,
+    render=render,
+    traps=add_traps,
+    questions=lambda w, docs, rng: make_questions(w, docs, rng, words),
+)
+
+
 def blind_world(seed: int = 28) -> tuple[World, list[Doc]]:
-    """The world and its pages (core entities, then the traps)."""
-    rng = random.Random(seed)
-    nm = Names(rng)
-    w = _populate(rng, nm)
-    docs = [Doc(e.file, render(w, e, rng)) for e in list(w.ents.values())]
-    docs += add_traps(w, nm, rng)
-    return w, docs
+    """The world and its pages (the core entities, then the traps)."""
+    return _RECIPE.world(seed)
 
 
 def blind_chains(seed: int = 28) -> list[tuple[Question, list[str]]]:
     """Every question with the files of its chain, start to answer (for the contract test)."""
-    w, docs = blind_world(seed)
-    return make_questions(w, docs, random.Random(seed + 1), words)
+    return _RECIPE.chains(seed)
 
 
 def build_blind(seed: int = 28) -> tuple[list[Doc], list[Question]]:
     """The corpus: ~390 pages and 36 one-hop, 90 two-hop and 45 three-hop questions, same for a seed."""
-    _w, docs = blind_world(seed)
-    return docs, [q for q, _files in blind_chains(seed)]
+    return _RECIPE.build(seed)

@@ -12,10 +12,9 @@ page names both its ends. Then 36 / 90 / 45 are drawn round-robin over the chain
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable
 
-from bench.multihop_blind_text import World
+from bench.corpus_world import World, chains, names
 from bench.multihop_corpus import Doc, Question
 
 _ONE = [
@@ -190,25 +189,6 @@ def _refs(w: World, file: str) -> list[str]:
     return [e.title]
 
 
-def names(text: str, name: str) -> bool:
-    """Whether `text` names `name` as a whole (not as part of a longer word)."""
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
-
-
-def _chains(w: World, pattern: tuple[str, ...]) -> list[list[str]]:
-    out = []
-    for start in w.link.get(pattern[0], {}):
-        files = [start]
-        for rel in pattern:
-            nxt = w.link.get(rel, {}).get(files[-1])
-            if nxt is None:
-                break
-            files.append(nxt)
-        else:
-            out.append(files)
-    return out
-
-
 def _phrase(w: World, files: list[str], pattern: tuple[str, ...], rng: random.Random) -> str:
     x, short = rng.choice(_refs(w, files[0])), True
     for i, rel in enumerate(pattern[:-1]):
@@ -231,7 +211,7 @@ def make_questions(
         pools: list[list[tuple[str, list[str]]]] = []
         for pattern in patterns:
             pool = []
-            for files in _chains(w, pattern):
+            for files in chains(w, pattern):
                 answer = files[-1]
                 if len(pattern) == 1:
                     if answer not in naming[files[0]]:

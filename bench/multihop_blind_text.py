@@ -13,46 +13,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
-
-@dataclass
-class Ent:
-    file: str
-    title: str
-    kind: str  # canton, town, school, person, company, group, product (+ trap kinds, see multihop_blind)
-    domain: str = ""  # type, scent or watch
-    facts: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class World:
-    ents: dict[str, Ent] = field(default_factory=dict)
-    link: dict[str, dict[str, str]] = field(default_factory=dict)  # relation -> source file -> target file
-    side: dict[tuple[str, str], str] = field(default_factory=dict)  # (relation, source) -> fwd | back | both
-
-    def add(self, e: Ent) -> Ent:
-        self.ents[e.file] = e
-        return e
-
-    def tie(self, rel: str, src: Ent, dst: Ent, side: str = "fwd") -> None:
-        self.link.setdefault(rel, {})[src.file] = dst.file
-        self.side[(rel, src.file)] = side
-
-    def out(self, rel: str, src: Ent) -> Ent | None:
-        """The target of `src`'s link if `src`'s own page states it."""
-        dst = self.link.get(rel, {}).get(src.file)
-        return self.ents[dst] if dst and self.side[(rel, src.file)] in ("fwd", "both") else None
-
-    def incoming(self, rel: str, dst: Ent) -> list[Ent]:
-        """The sources linking to `dst` whose link `dst`'s page states."""
-        return [
-            self.ents[s]
-            for s, d in self.link.get(rel, {}).items()
-            if d == dst.file and self.side[(rel, s)] in ("back", "both")
-        ]
-
+from bench.corpus_world import Ent, World, article, cap, join_and
 
 DASH = "\u2013"  # the en dash between two years
 MAKER = {"type": "type foundry", "scent": "perfume house", "watch": "watchmaker"}
@@ -75,24 +37,12 @@ SIGHTS = [
 ]
 
 
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def _pron(e: Ent) -> tuple[str, str]:
     return ("she", "her") if e.facts["female"] else ("he", "his")
 
 
 def plural(word: str) -> str:
     return word + ("es" if word.endswith(("ch", "s")) else "s")
-
-
-def _a(word: str) -> str:
-    return ("an " if word[0] in "aeiou" else "a ") + word
-
-
-def _cap(s: str) -> str:
-    return s[0].upper() + s[1:]
 
 
 def _facts(rows: list[tuple[str, str]]) -> str:
@@ -108,34 +58,35 @@ def product(w: World, e: Ent, rng: random.Random) -> str:
     if e.domain == "type":
         if form == 0 and maker and designer:
             s.append(
-                f"{p} is {_a(style)} typeface designed by {designer.title} and released by {maker.title} in {year}."
+                f"{p} is {article(style)} typeface designed by {designer.title}"
+                f" and released by {maker.title} in {year}."
             )
         elif form == 1 and designer:
-            s.append(f"{p}, {_a(style)} face of {year}, was drawn by {designer.title}.")
+            s.append(f"{p}, {article(style)} face of {year}, was drawn by {designer.title}.")
             if maker:
                 s.append(f"It was cast and sold by {maker.title}.")
         elif maker:
-            s.append(f"{maker.title} issued {p} in {year}, {_a(style)} typeface for {rng.choice(_USE)}.")
+            s.append(f"{maker.title} issued {p} in {year}, {article(style)} typeface for {rng.choice(_USE)}.")
             if designer:
                 sur = designer.title.split()[-1]
                 s.append(f"The face was the work of {designer.title}; {sur} later added an italic.")
         else:
-            s.append(f"{p} is {_a(style)} typeface first shown in {year}.")
+            s.append(f"{p} is {article(style)} typeface first shown in {year}.")
             if designer:
                 s.append(f"Its designer, {designer.title}, based the capitals on inscriptions.")
         s.append(f"It was widely used for {rng.choice(_USE)} and was revised in {year + rng.randint(8, 30)}.")
     elif e.domain == "scent":
         notes = rng.sample(_NOTES, 3)
         if form == 0 and maker:
-            s.append(f"{p} is {_a(style)} perfume launched by {maker.title} in {year}.")
+            s.append(f"{p} is {article(style)} perfume launched by {maker.title} in {year}.")
             if designer:
                 s.append(f"Composed by {designer.title}, it opens with {notes[0]} over a heart of {notes[1]}.")
         elif form == 1 and designer:
-            s.append(f"{p} is {_a(style)} fragrance created in {year} by the perfumer {designer.title}.")
+            s.append(f"{p} is {article(style)} fragrance created in {year} by the perfumer {designer.title}.")
             if maker:
                 s.append(f"{maker.title} has sold it since its launch.")
         else:
-            s.append(f"Launched in {year}, {p} is {_a(style)} scent built around {notes[0]} and {notes[1]}.")
+            s.append(f"Launched in {year}, {p} is {article(style)} scent built around {notes[0]} and {notes[1]}.")
             if maker:
                 s.append(f"It is made by {maker.title}.")
             if designer:
@@ -143,15 +94,17 @@ def product(w: World, e: Ent, rng: random.Random) -> str:
         s.append(f"Its base of {notes[2]} was reformulated in {year + rng.randint(5, 25)}.")
     else:
         if form == 0 and maker:
-            s.append(f"The {p} is {_a(style)} watch made by {maker.title} from {year}.")
+            s.append(f"The {p} is {article(style)} watch made by {maker.title} from {year}.")
             if designer:
                 s.append(f"Its movement was designed by {designer.title}.")
         elif form == 1 and designer:
-            s.append(f"The {p}, {_a(style)} wristwatch introduced in {year}, was designed by {designer.title}.")
+            s.append(f"The {p}, {article(style)} wristwatch introduced in {year}, was designed by {designer.title}.")
             if maker:
                 s.append(f"{maker.title} built it in small series.")
         else:
-            s.append(f"Introduced in {year}, the {p} is {_a(style)} watch with a {rng.randint(15, 31)}-jewel movement.")
+            s.append(
+                f"Introduced in {year}, the {p} is {article(style)} watch with a {rng.randint(15, 31)}-jewel movement."
+            )
             if maker:
                 s.append(f"It is produced by {maker.title}.")
             if designer:
@@ -191,7 +144,7 @@ def company(w: World, e: Ent, rng: random.Random) -> str:
         s.append(f"Since {f['year'] + rng.randint(30, 70)} it has belonged to {parent.title}.")
     made = w.incoming("made_by", e)
     if made:
-        s.append(f"Its best-known {plural(KIND[e.domain])} include {_and([m.title for m in made[:4]])}.")
+        s.append(f"Its best-known {plural(KIND[e.domain])} include {join_and([m.title for m in made[:4]])}.")
     if form == 3:
         rows = [("Founded", str(f["year"])), ("Staff", str(f["staff"]))]
         rows += [("Founder", founder.title)] if founder else []
@@ -205,7 +158,7 @@ def group(w: World, e: Ent, rng: random.Random) -> str:
     s = [f"{e.title} is a holding company formed in {e.facts['year']}" + (f" and based in {hq.title}." if hq else ".")]
     subs = w.incoming("owned_by", e)
     if subs:
-        s.append(f"Its subsidiaries include {_and([x.title for x in subs])}.")
+        s.append(f"Its subsidiaries include {join_and([x.title for x in subs])}.")
     s.append(f"The group's shares have been listed since {e.facts['year'] + rng.randint(5, 40)}.")
     return " ".join(s)
 
@@ -218,19 +171,19 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
     form = rng.randrange(4)
     s: list[str] = []
     if form == 0 or not town:
-        s.append(f"{n} ({by}{DASH}{dy}) was {_a(prof)}" + (f" born in {town.title}." if town else "."))
+        s.append(f"{n} ({by}{DASH}{dy}) was {article(prof)}" + (f" born in {town.title}." if town else "."))
     elif form == 1:
-        s.append(f"{n}, born in {town.title} in {by}, was {_a(prof)}.")
+        s.append(f"{n}, born in {town.title} in {by}, was {article(prof)}.")
     elif form == 2:
         s.append(f"Born in {town.title} in {by}, {n} became one of the best-known {prof}s of {her} generation.")
     else:
-        s.append(f"{n} ({by}{DASH}{dy}) was {_a(prof)}. A native of {town.title}, {she} left home young.")
+        s.append(f"{n} ({by}{DASH}{dy}) was {article(prof)}. A native of {town.title}, {she} left home young.")
     if school:
         s.append(
             rng.choice(
                 [
                     f"{sur} trained at {school.title}.",
-                    f"{_cap(she)} studied at {school.title}, graduating in {by + rng.randint(18, 24)}.",
+                    f"{cap(she)} studied at {school.title}, graduating in {by + rng.randint(18, 24)}.",
                     f"A graduate of {school.title}, {sur} {rng.choice(['taught there briefly', 'won its medal'])}.",
                 ]
             )
@@ -239,7 +192,7 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
         s.append(
             rng.choice(
                 [
-                    f"{_cap(she)} served an apprenticeship under {master.title}.",
+                    f"{cap(she)} served an apprenticeship under {master.title}.",
                     f"{sur} learned the trade from {master.title}, whose workshop {she} joined as a youth.",
                     f"As a young {prof}, {sur} was apprenticed to {master.title}.",
                 ]
@@ -252,7 +205,7 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
     made = w.incoming("designed_by", e)
     if made:
         s.append(
-            f"{_cap(her)} best-known work{'s are' if len(made) > 1 else ' is'} {_and([m.title for m in made[:3]])}."
+            f"{cap(her)} best-known work{'s are' if len(made) > 1 else ' is'} {join_and([m.title for m in made[:3]])}."
         )
     if f.get("died_in"):
         s.append(f"{sur} died in {f['died_in']} in {dy}.")
@@ -278,7 +231,7 @@ def school(w: World, e: Ent, rng: random.Random) -> str:
     s.append(f"It admits about {rng.randint(2, 9) * 10} students a year.")
     alumni = w.incoming("trained_at", e)
     if alumni:
-        s.append(f"Former students include {_and([a.title for a in alumni[:4]])}.")
+        s.append(f"Former students include {join_and([a.title for a in alumni[:4]])}.")
     return " ".join(s)
 
 
@@ -302,7 +255,7 @@ def town(w: World, e: Ent, rng: random.Random) -> str:
         s.append(f"{x.title} is in {e.title}.")
     natives = w.incoming("born_in", e)
     if natives:
-        s.append(f"Natives of {e.title} include {_and([p.title for p in natives[:3]])}.")
+        s.append(f"Natives of {e.title} include {join_and([p.title for p in natives[:3]])}.")
     if f.get("twin"):
         s.append(f"It is twinned with {f['twin']}.")
     return " ".join(s)
@@ -315,7 +268,7 @@ def canton(w: World, e: Ent, rng: random.Random) -> str:
     s.append(
         f"Its seat is {seat}"
         + (
-            f", and its other towns include {_and([t.title for t in towns if t.title != seat])}."
+            f", and its other towns include {join_and([t.title for t in towns if t.title != seat])}."
             if len(towns) > 1
             else "."
         )

@@ -14,15 +14,10 @@ Every fact a trap states about a core entity is true of it; the traps only add c
 from __future__ import annotations
 
 import random
-from typing import Protocol
 
-from bench.multihop_blind_text import DASH, KIND, MAKER, World, _a, plural
+from bench.corpus_world import NameMaker, World, article
+from bench.multihop_blind_text import DASH, KIND, MAKER, plural
 from bench.multihop_corpus import Doc
-
-
-class _Names(Protocol):
-    def word(self) -> str: ...
-
 
 _OCC = [
     "racing cyclist",
@@ -116,7 +111,7 @@ _NOTES = [
 ]
 
 
-def add_traps(w: World, nm: _Names, rng: random.Random) -> list[Doc]:
+def add_traps(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
     people = [e for e in w.ents.values() if e.kind == "person"]
     towns = [e for e in w.ents.values() if e.kind == "town"]
     products = [e for e in w.ents.values() if e.kind == "product"]
@@ -132,9 +127,10 @@ def add_traps(w: World, nm: _Names, rng: random.Random) -> list[Doc]:
         club, died = rng.choice(_CLUB), born + rng.randint(50, 90)
         text = rng.choice(
             [
-                f"{name} (born {born} in {home}) is {_a(occ)}. {she} founded {club} in {born + rng.randint(20, 40)}.",
-                f"{name} ({born}{DASH}{died}) was {_a(occ)} from {home}. {sur} set up {club} there.",
-                f"Born in {home} in {born}, {name} trained as {_a(occ)} and founded {club}.",
+                f"{name} (born {born} in {home}) is {article(occ)}."
+                f" {she} founded {club} in {born + rng.randint(20, 40)}.",
+                f"{name} ({born}{DASH}{died}) was {article(occ)} from {home}. {sur} set up {club} there.",
+                f"Born in {home} in {born}, {name} trained as {article(occ)} and founded {club}.",
             ]
         )
         if i < 9:

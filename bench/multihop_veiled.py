@@ -25,9 +25,10 @@ from __future__ import annotations
 import random
 import re
 
+from bench.corpus_world import FUNCTION_WORDS, Ent, Names, Recipe, World
 from bench.multihop_corpus import Doc, Question
 from bench.multihop_veiled_questions import make_questions
-from bench.multihop_veiled_text import GOODS, ROUTES, Ent, World, render
+from bench.multihop_veiled_text import GOODS, ROUTES, render
 from bench.multihop_veiled_traps import add_traps
 
 _ON = ["c", "f", "g", "h", "j", "m", "p", "qu", "sh", "ch", "th", "wr", "pl", "fr", "gr", "y", "z", "b", "v", "d"]
@@ -42,30 +43,14 @@ _OWNER = ["shipowner", "merchant"]
 _CHILD = ["fishing village", "busy roadstead", "town of rope walks", "place of boatbuilders"]
 
 
-class Names:
+def _names(rng: random.Random) -> Names:
     """Fictional words, each used once unless a trap reuses one on purpose."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng, self.used = rng, set[str]()
-
-    def word(self) -> str:
-        rng = self.rng
-        while True:
-            w = (rng.choice(_ON) + rng.choice(_NU) + rng.choice(_CO) + rng.choice(_TAIL)).capitalize()
-            if len(w) >= 5 and w.lower() not in self.used:
-                self.used.add(w.lower())
-                return w
-
-
-_FUNCTION = set(
-    "which what where whose when that this these those with from into have been were does whom their there they "
-    "them also than then after before under over about other some each only most more such very upon".split()
-)
+    return Names(rng, (_ON, _NU, _CO, _TAIL), shortest=5)
 
 
 def words(text: str) -> set[str]:
     """Content words of four letters or more (lower-cased): a multi-hop question and its answer share none."""
-    return {t for t in re.findall(r"[a-z']{4,}", text.lower().replace("'s ", " ")) if t not in _FUNCTION}
+    return {t for t in re.findall(r"[a-z']{4,}", text.lower().replace("'s ", " ")) if t not in FUNCTION_WORDS}
 
 
 def _side(rng: random.Random, fwd: int, both: int, back: int) -> str:
@@ -110,7 +95,7 @@ def _populate(rng: random.Random, nm: Names) -> World:
     for i, d in enumerate(dirs):
         facts = {"dir": d, "area": rng.randint(900, 9000), "year": rng.randint(1790, 1880)}
         facts["word"] = rng.choice(["province", "county", "district"])
-        provinces.append(w.add(Ent(f"province_{i}.md", nm.word(), "province", facts)))
+        provinces.append(w.add(Ent(f"province_{i}.md", nm.word(), "province", facts=facts)))
     ports: list[Ent] = []
     for i in range(36):
         p = w.add(Ent(f"port_{i:02d}.md", nm.word(), "port"))
@@ -121,7 +106,7 @@ def _populate(rng: random.Random, nm: Names) -> World:
     for i in range(10):
         stem = ports[i * 3 + 1].title if i in (2, 5, 8) else nm.word()  # three named after a town they are not in
         title = f"{stem} {['Nautical College', 'Academy of Navigation', 'School of Seamanship'][i % 3]}"
-        a = w.add(Ent(f"academy_{i}.md", title, "academy", {"year": rng.randint(1800, 1870)}))
+        a = w.add(Ent(f"academy_{i}.md", title, "academy", facts={"year": rng.randint(1800, 1870)}))
         w.tie("located", a, rng.choice([p for p in ports if p.title != stem]), _side(rng, 75, 15, 10))
         academies.append(a)
     people = _people(rng, nm, w, ports, academies)
@@ -143,7 +128,7 @@ def _populate(rng: random.Random, nm: Names) -> World:
         founder = next(founders)
         facts = {"year": founder.facts["born"] + rng.randint(25, 45), "staff": rng.randint(40, 3000)}
         facts |= {"ways": rng.randint(2, 9), "route": rng.choice(ROUTES)}
-        o = w.add(Ent(f"{'yard' if is_yard else 'line'}_{i:02d}.md", title, "yard" if is_yard else "line", facts))
+        o = w.add(Ent(f"{'yard' if is_yard else 'line'}_{i:02d}.md", title, "yard" if is_yard else "line", facts=facts))
         w.tie("founded_by", o, founder, _side(rng, 75, 15, 10))
         home = rng.choice([p for p in ports if p.title != stem])
         w.tie("yard_in" if is_yard else "home_port", o, home, _side(rng, 80, 12, 8))
@@ -162,7 +147,7 @@ def _populate(rng: random.Random, nm: Names) -> World:
             "tons": rng.randint(3, 160) * 100,
             "route": rng.choice(ROUTES),
         }
-        s = w.add(Ent(f"ship_{i:03d}.md", f"{prefix} {nm.word()}", "ship", facts))
+        s = w.add(Ent(f"ship_{i:03d}.md", f"{prefix} {nm.word()}", "ship", facts=facts))
         w.tie("built_at", s, yd, _side(rng, 80, 12, 8))
         if rng.random() < 0.85:  # some ships' owners, and many designers, went unrecorded
             w.tie("operated_by", s, rng.choice(lines), _side(rng, 80, 12, 8))
@@ -174,23 +159,25 @@ def _populate(rng: random.Random, nm: Names) -> World:
     return w
 
 
+_RECIPE = Recipe(
+    names=_names,
+    populate=_populate,
+    render=render,
+    traps=add_traps,
+    questions=lambda w, docs, rng: make_questions(w, docs, rng, words),
+)
+
+
 def veiled_world(seed: int = 28) -> tuple[World, list[Doc]]:
     """The world and its pages (the core entities, then the traps)."""
-    rng = random.Random(seed)
-    nm = Names(rng)
-    w = _populate(rng, nm)
-    docs = [Doc(e.file, render(w, e, rng)) for e in list(w.ents.values())]
-    docs += add_traps(w, nm, rng)
-    return w, docs
+    return _RECIPE.world(seed)
 
 
 def veiled_chains(seed: int = 28) -> list[tuple[Question, list[str]]]:
     """Every question with the files of its chain, start to answer (for the contract test)."""
-    w, docs = veiled_world(seed)
-    return make_questions(w, docs, random.Random(seed + 1), words)
+    return _RECIPE.chains(seed)
 
 
 def build_veiled(seed: int = 28) -> tuple[list[Doc], list[Question]]:
     """The corpus: ~370 pages; 36 one-hop, 90 two-hop and 45 three-hop questions; the same for a seed."""
-    _w, docs = veiled_world(seed)
-    return docs, [q for q, _files in veiled_chains(seed)]
+    return _RECIPE.build(seed)

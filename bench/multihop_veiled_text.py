@@ -13,51 +13,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+
+from bench.corpus_world import Ent, World, article, cap, join_and
 
 DASH = "\u2013"
-
-
-@dataclass
-class Ent:
-    file: str
-    title: str
-    kind: str  # province, port, academy, person, yard, line, ship
-    facts: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class World:
-    ents: dict[str, Ent] = field(default_factory=dict)
-    link: dict[str, dict[str, str]] = field(default_factory=dict)  # relation -> source file -> target file
-    side: dict[tuple[str, str], str] = field(default_factory=dict)  # (relation, source) -> fwd | back | both
-
-    def add(self, e: Ent) -> Ent:
-        self.ents[e.file] = e
-        return e
-
-    def tie(self, rel: str, src: Ent, dst: Ent, side: str = "fwd") -> None:
-        self.link.setdefault(rel, {})[src.file] = dst.file
-        self.side[(rel, src.file)] = side
-
-    def out(self, rel: str, src: Ent) -> Ent | None:
-        """The target of `src`'s link when `src`'s own page states it."""
-        dst = self.link.get(rel, {}).get(src.file)
-        return self.ents[dst] if dst and self.side[(rel, src.file)] in ("fwd", "both") else None
-
-    def target(self, rel: str, src: Ent) -> Ent | None:
-        """The target of `src`'s link, wherever (if anywhere) it is stated."""
-        dst = self.link.get(rel, {}).get(src.file)
-        return self.ents[dst] if dst else None
-
-    def incoming(self, rel: str, dst: Ent) -> list[Ent]:
-        """The sources of links into `dst` that `dst`'s page states."""
-        return [
-            self.ents[s]
-            for s, d in self.link.get(rel, {}).items()
-            if d == dst.file and self.side[(rel, s)] in ("back", "both")
-        ]
 
 
 ROUTES = ["coastal mail", "emigrant", "grain", "timber", "island ferry", "cattle", "fruit", "coal", "pilgrim"]
@@ -70,18 +29,6 @@ FATES = [
     "was laid up in {y} and later scrapped",
 ]
 GOODS = ["salt fish", "rope", "oysters", "tar", "sailcloth", "herring", "flax", "barley", "peat", "whale oil"]
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _a(word: str) -> str:
-    return ("an " if word[0] in "aeiou" else "a ") + word
-
-
-def _cap(s: str) -> str:
-    return s[0].upper() + s[1:]
 
 
 def _pron(e: Ent) -> tuple[str, str]:
@@ -105,7 +52,7 @@ def ship(w: World, e: Ent, rng: random.Random) -> str:
     form = rng.randrange(4)
     s: list[str] = []
     if form == 0:
-        s.append(f"{t} was {_a(kind)}" + (f" built by {yard.title}" if yard else "") + f", launched in {y}.")
+        s.append(f"{t} was {article(kind)}" + (f" built by {yard.title}" if yard else "") + f", launched in {y}.")
         if arch:
             s.append(f"She was drawn up by the naval architect {arch.title}.")
         if line:
@@ -114,7 +61,7 @@ def ship(w: World, e: Ent, rng: random.Random) -> str:
             s.append(f"Her longest-serving master was {master.title}.")
     elif form == 1:
         s.append(
-            f"{t}, {_a(kind)} of {tons:,} tons, " + (f"was laid down at {yard.title}" if yard else "was completed")
+            f"{t}, {article(kind)} of {tons:,} tons, " + (f"was laid down at {yard.title}" if yard else "was completed")
         )
         s[-1] += f" in {y - 1}."
         if arch:
@@ -124,7 +71,7 @@ def ship(w: World, e: Ent, rng: random.Random) -> str:
         if master:
             s.append(f"{master.title} commanded her from {y} until {y + rng.randint(4, 15)}.")
     elif form == 2:
-        s.append(f"{t} was {_a(kind)} of the {f['route']} trade, launched in {y}.")
+        s.append(f"{t} was {article(kind)} of the {f['route']} trade, launched in {y}.")
         links = [["Builder", yard.title]] if yard else []
         links += [["Designer", arch.title]] if arch else []
         links += [["Operator", line.title]] if line else []
@@ -134,10 +81,11 @@ def ship(w: World, e: Ent, rng: random.Random) -> str:
     else:
         if line:
             s.append(
-                f"Ordered by {line.title}, which needed {_a(kind)} for the {f['route']} run, {t} was completed in {y}."
+                f"Ordered by {line.title}, which needed {article(kind)} for the {f['route']} run,"
+                f" {t} was completed in {y}."
             )
         else:
-            s.append(f"{t} was completed in {y} as {_a(kind)} of {tons:,} tons.")
+            s.append(f"{t} was completed in {y} as {article(kind)} of {tons:,} tons.")
         if yard:
             s.append(f"The hull was put together at {yard.title}, a yard then short of work.")
         if arch:
@@ -219,11 +167,11 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
     form = rng.randrange(3)
     s: list[str] = []
     if form == 0 or not town:
-        s.append(f"{n} ({by}{DASH}{dy}) was {_a(prof)}" + (f" from {town.title}." if town else "."))
+        s.append(f"{n} ({by}{DASH}{dy}) was {article(prof)}" + (f" from {town.title}." if town else "."))
     elif form == 1:
-        s.append(f"{n}, {_a(prof)}, was born at {town.title} in {by}.")
+        s.append(f"{n}, {article(prof)}, was born at {town.title} in {by}.")
     else:
-        s.append(f"{n} ({by}{DASH}{dy}) was {_a(prof)}. {_cap(she)} grew up in {town.title}, a {f['childhood']}.")
+        s.append(f"{n} ({by}{DASH}{dy}) was {article(prof)}. {cap(she)} grew up in {town.title}, a {f['childhood']}.")
     if school:
         s.append(
             rng.choice(
@@ -239,7 +187,7 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
             s.append(
                 rng.choice(
                     [
-                        f"{_cap(she)} served as mate under {mentor.title}.",
+                        f"{cap(she)} served as mate under {mentor.title}.",
                         f"{sur} learned the sea from {mentor.title}, in whose ships {she} sailed for six years.",
                         f"As a young officer {sur} was taken on by {mentor.title}.",
                     ]
@@ -249,14 +197,14 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
             s.append(
                 rng.choice(
                     [
-                        f"{_cap(she)} was articled to {mentor.title}.",
+                        f"{cap(she)} was articled to {mentor.title}.",
                         f"{sur} learned to draw hulls in the office of {mentor.title}.",
                         f"{mentor.title} took {him} on as an assistant in {by + 20}.",
                     ]
                 )
             )
     for o in w.incoming("founded_by", e):
-        s.append(rng.choice([f"In {o.facts['year']} {sur} founded {o.title}.", f"{_cap(she)} set up {o.title}."]))
+        s.append(rng.choice([f"In {o.facts['year']} {sur} founded {o.title}.", f"{cap(she)} set up {o.title}."]))
     for p in w.incoming("mentor", e)[:1]:
         s.append(f"{p.title} was among those {she} trained.")
     ships = w.incoming("master", e) + w.incoming("designed_by", e)
@@ -268,7 +216,7 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
             rng.choice(
                 [
                     f"{sur} retired to {rest.title} in {dy - rng.randint(3, 15)}.",
-                    f"{_cap(her)} last years were spent at {rest.title}.",
+                    f"{cap(her)} last years were spent at {rest.title}.",
                     f"On leaving the sea {she} settled in {rest.title}.",
                 ]
             )
@@ -294,7 +242,9 @@ def academy(w: World, e: Ent, rng: random.Random) -> str:
     s.append(f"It takes some {rng.randint(3, 12) * 10} cadets a year.")
     alumni = w.incoming("trained_at", e)
     if alumni:
-        s.append(f"Among its graduates {'were' if len(alumni) > 1 else 'was'} {_and([a.title for a in alumni[:3]])}.")
+        s.append(
+            f"Among its graduates {'were' if len(alumni) > 1 else 'was'} {join_and([a.title for a in alumni[:3]])}."
+        )
     return " ".join(s)
 
 
@@ -320,11 +270,12 @@ def port(w: World, e: Ent, rng: random.Random) -> str:
         s.append(f"{x.title} is in {e.title}.")
     natives = w.incoming("born_in", e)
     if natives:
-        s.append(f"Natives of {e.title} include {_and([p.title for p in natives[:2]])}.")
+        s.append(f"Natives of {e.title} include {join_and([p.title for p in natives[:2]])}.")
     settlers = w.incoming("retired_to", e)
     if settlers:
         s.append(
-            f"{_and([p.title for p in settlers[:2]])} spent {'their' if len(settlers) > 1 else 'a'} retirement here."
+            f"{join_and([p.title for p in settlers[:2]])}"
+            f" spent {'their' if len(settlers) > 1 else 'a'} retirement here."
         )
     return " ".join(s)
 

@@ -14,15 +14,10 @@ Every fact a trap states about a core entity is true of it; the traps only add c
 from __future__ import annotations
 
 import random
-from typing import Protocol
 
+from bench.corpus_world import NameMaker, World, article
 from bench.multihop_corpus import Doc
-from bench.multihop_veiled_text import DASH, World, _a, _table
-
-
-class _Names(Protocol):
-    def word(self) -> str: ...
-
+from bench.multihop_veiled_text import DASH, _table
 
 _OCC = ["organist", "botanist", "painter", "surveyor", "schoolteacher", "mayor", "astronomer", "printer"]
 _CLUB = ["a choir", "a lending library", "a rowing club", "a botanical society", "a brass band", "a museum"]
@@ -90,7 +85,7 @@ _NOTES = [
 ]
 
 
-def _namesakes(w: World, nm: _Names, rng: random.Random) -> list[Doc]:
+def _namesakes(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
     people = [e for e in w.ents.values() if e.kind == "person"]
     ports = [e for e in w.ents.values() if e.kind == "port"]
     docs = []
@@ -101,9 +96,9 @@ def _namesakes(w: World, nm: _Names, rng: random.Random) -> list[Doc]:
         born, home, club = rng.randint(1840, 1950), rng.choice(ports).title, rng.choice(_CLUB)
         text = rng.choice(
             [
-                f"{p.title} (born {born} in {home}) was {_a(occ)}. {she} founded {club} in {born + 30}.",
-                f"{p.title} ({born}{DASH}{born + 71}) was {_a(occ)} from {home}, who set up {club} there.",
-                f"Born at {home} in {born}, {p.title} worked as {_a(occ)} and established {club}.",
+                f"{p.title} (born {born} in {home}) was {article(occ)}. {she} founded {club} in {born + 30}.",
+                f"{p.title} ({born}{DASH}{born + 71}) was {article(occ)} from {home}, who set up {club} there.",
+                f"Born at {home} in {born}, {p.title} worked as {article(occ)} and established {club}.",
             ]
         )
         text += f" {she} is not to be confused with the {p.facts['prof']} of the same name."
@@ -112,7 +107,7 @@ def _namesakes(w: World, nm: _Names, rng: random.Random) -> list[Doc]:
     return docs
 
 
-def _ships(w: World, nm: _Names, rng: random.Random) -> list[Doc]:
+def _ships(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
     ships = [e for e in w.ents.values() if e.kind == "ship"]
     ports = [e for e in w.ents.values() if e.kind == "port"]
     yards = [e for e in w.ents.values() if e.kind == "yard"]
@@ -211,6 +206,6 @@ def _registers(w: World, rng: random.Random) -> list[Doc]:
     return docs
 
 
-def add_traps(w: World, nm: _Names, rng: random.Random) -> list[Doc]:
+def add_traps(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
     """The trap pages (and the `namesake` fact on the people they shadow)."""
     return _namesakes(w, nm, rng) + _ships(w, nm, rng) + _registers(w, rng)

@@ -5,12 +5,18 @@ and its traps present. Fast: it builds the corpus in memory and ingests nothing.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections import Counter
 
 from bench.multihop_blind import blind_chains, build_blind, words
-from tests.support.corpus_pages import Pages, names
+from tests.support.corpus_pages import (
+    Pages,
+    check_answers_hidden,
+    check_deterministic_and_sized,
+    check_links_stated,
+    link_sides,
+    names,
+)
 
 DOCS, QUESTIONS = build_blind()
 CHAINS = blind_chains()
@@ -20,44 +26,20 @@ title = PAGES.title
 
 
 def test_deterministic_and_sized() -> None:
-    again_docs, again_questions = build_blind()
-    assert again_docs == DOCS and again_questions == QUESTIONS
-    other_docs, _ = build_blind(seed=7)
-    assert other_docs != DOCS
-    assert 370 <= len(DOCS) <= 400
-    assert len({d.name for d in DOCS}) == len(DOCS)
-    assert len({title(d.name) for d in DOCS}) == len(DOCS)
-    assert [sum(q.hops == h for q in QUESTIONS) for h in (1, 2, 3)] == [36, 90, 45]
-    assert [q for q, _ in CHAINS] == QUESTIONS
-    assert len({q.text for q in QUESTIONS}) == len(QUESTIONS)
+    check_deterministic_and_sized(build_blind, CHAINS, range(370, 401), (36, 90, 45))
 
 
 def test_answers_exist_and_multihop_answers_share_no_word_with_the_question() -> None:
-    for q, files in CHAINS:
-        assert q.answer == files[-1] and q.answer in BY_NAME and len(files) == q.hops + 1
-        assert names(q.text, title(files[0])), q.text  # the question names where its chain starts
-        assert not names(q.text, title(q.answer)), q.text
-        if q.hops > 1:
-            assert not words(q.text) & words(BY_NAME[q.answer].text), q.text
+    check_answers_hidden(PAGES, CHAINS, words, start_off_answer=False)
 
 
-def test_each_link_is_stated_on_at_least_one_page_of_its_pair() -> None:
-    for q, files in CHAINS:
-        for a, b in itertools.pairwise(files):
-            assert names(BY_NAME[a].text, title(b)) or names(BY_NAME[b].text, title(a)), (q.text, a, b)
+def test_each_link_is_stated_on_at_least_one_page_of_its_pair_and_controls_on_the_answer() -> None:
+    check_links_stated(PAGES, CHAINS)
 
 
 def test_links_are_mostly_stated_on_the_subjects_page_and_sometimes_only_on_the_other() -> None:
-    pairs = {(a, b) for _q, files in CHAINS for a, b in itertools.pairwise(files)}
-    forward = sum(names(BY_NAME[a].text, title(b)) for a, b in pairs)
-    only_back = sum(not names(BY_NAME[a].text, title(b)) for a, b in pairs)
-    assert forward >= 0.7 * len(pairs) and only_back >= 10, (forward, only_back, len(pairs))
-
-
-def test_one_hop_controls_answer_with_the_page_naming_their_entity() -> None:
-    for q, files in CHAINS:
-        if q.hops == 1:
-            assert names(BY_NAME[q.answer].text, title(files[0])), q.text
+    fwd, only_back, both, pairs = link_sides(PAGES, CHAINS)
+    assert fwd + both >= 0.7 * pairs and only_back >= 10, (fwd, only_back, both, pairs)
 
 
 def test_no_page_names_both_ends_of_a_multihop_chain() -> None:

@@ -1,12 +1,14 @@
-"""What the multi-hop corpora's contract tests read from a page: its title and whether it names an entity.
-One copy, so each corpus's contract (blind, fresh, sealed, ...) checks its pages by the same rule."""
+"""What the multi-hop corpora's contract tests read from a page, and the checks every generated corpus
+must pass. One copy, so each corpus's contract (blind, veiled, fresh, sealed, ...) holds its pages and
+chains to the same rules; each test file adds the checks of its own styles and traps."""
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from bench.multihop_corpus import Doc
+from bench.multihop_corpus import Doc, Question
 
 
 class Pages:
@@ -23,3 +25,60 @@ class Pages:
 def names(text: str, name: str) -> bool:
     """Whether `text` names `name` as a whole (not as part of a longer word)."""
     return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+
+Build = Callable[..., tuple[list[Doc], list[Question]]]
+Chains = list[tuple[Question, list[str]]]
+
+
+def check_deterministic_and_sized(build: Build, chains: Chains, pages: range, hops: tuple[int, int, int]) -> None:
+    """The same seed gives the same corpus, another seed another; a size in `pages`; `hops` questions
+    of one, two and three hops, each asked once, in the order of their chains."""
+    docs, questions = build()
+    again_docs, again_questions = build()
+    assert again_docs == docs and again_questions == questions
+    assert build(seed=7)[0] != docs
+    assert len(docs) in pages, len(docs)
+    p = Pages(docs)
+    assert len(p.by_name) == len(docs) and len({p.title(d.name) for d in docs}) == len(docs)
+    assert tuple(sum(q.hops == h for q in questions) for h in (1, 2, 3)) == hops
+    assert [q for q, _ in chains] == questions
+    assert len({q.text for q in questions}) == len(questions)
+
+
+def check_answers_hidden(
+    pages: Pages, chains: Chains, words: Callable[[str], set[str]], start_off_answer: bool
+) -> None:
+    """A question names where its chain starts and not its answer; a multi-hop answer shares no content
+    word with the question (and, with `start_off_answer`, does not name the start either)."""
+    for q, files in chains:
+        assert q.answer == files[-1] and q.answer in pages.by_name and len(files) == q.hops + 1
+        assert names(q.text, pages.title(files[0])), q.text
+        assert not names(q.text, pages.title(q.answer)), q.text
+        if q.hops > 1:
+            assert not words(q.text) & words(pages.by_name[q.answer].text), q.text
+            if start_off_answer:
+                assert not names(pages.by_name[q.answer].text, pages.title(files[0])), q.text
+
+
+def check_links_stated(pages: Pages, chains: Chains) -> None:
+    """Each link of a chain is stated on one page of its pair at least; a one-hop control's answer page
+    names the question's entity."""
+    for q, files in chains:
+        for a, b in itertools.pairwise(files):
+            assert names(pages.by_name[a].text, pages.title(b)) or names(pages.by_name[b].text, pages.title(a)), (
+                q.text,
+                a,
+                b,
+            )
+        if q.hops == 1:
+            assert names(pages.by_name[q.answer].text, pages.title(files[0])), q.text
+
+
+def link_sides(pages: Pages, chains: Chains) -> tuple[int, int, int, int]:
+    """How the chains' distinct links are stated: on the subject's page only, on the other end's only,
+    on both, and in all."""
+    pairs = {(a, b) for _q, files in chains for a, b in itertools.pairwise(files)}
+    forward = {(a, b) for a, b in pairs if names(pages.by_name[a].text, pages.title(b))}
+    backward = {(a, b) for a, b in pairs if names(pages.by_name[b].text, pages.title(a))}
+    return len(forward - backward), len(pairs - forward), len(forward & backward), len(pairs)

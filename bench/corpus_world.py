@@ -1,0 +1,149 @@
+"""The parts every generated multi-hop corpus (#28) shares: a world of entities tied by directed
+relations, the fictional-name maker, and how a page and its questions are assembled from a seed.
+
+Each corpus (bench/multihop_blind*.py, bench/multihop_veiled*.py) keeps its own domain, wording,
+traps and question grammar; what is the same logic in all of them lives here once, so a fix to how
+a chain is followed or a link is stated holds in every corpus. Generating is deterministic: the same
+seed gives the same pages and questions, byte for byte.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from bench.multihop_corpus import Doc, Question
+
+# which page states a link: its source's ("fwd"), its target's ("back") or both
+SIDES = ("fwd", "back", "both")
+
+
+@dataclass
+class Ent:
+    file: str
+    title: str
+    kind: str  # the corpus's own entity kinds (town, person, ship, ...)
+    domain: str = ""  # a sub-domain where a corpus has several (blind: type, scent or watch)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class World:
+    ents: dict[str, Ent] = field(default_factory=dict)
+    link: dict[str, dict[str, str]] = field(default_factory=dict)  # relation -> source file -> target file
+    side: dict[tuple[str, str], str] = field(default_factory=dict)  # (relation, source) -> one of SIDES
+
+    def add(self, e: Ent) -> Ent:
+        self.ents[e.file] = e
+        return e
+
+    def tie(self, rel: str, src: Ent, dst: Ent, side: str = "fwd") -> None:
+        self.link.setdefault(rel, {})[src.file] = dst.file
+        self.side[(rel, src.file)] = side
+
+    def out(self, rel: str, src: Ent) -> Ent | None:
+        """The target of `src`'s link when `src`'s own page states it."""
+        dst = self.link.get(rel, {}).get(src.file)
+        return self.ents[dst] if dst and self.side[(rel, src.file)] in ("fwd", "both") else None
+
+    def target(self, rel: str, src: Ent) -> Ent | None:
+        """The target of `src`'s link, wherever (if anywhere) it is stated."""
+        dst = self.link.get(rel, {}).get(src.file)
+        return self.ents[dst] if dst else None
+
+    def incoming(self, rel: str, dst: Ent) -> list[Ent]:
+        """The sources of links into `dst` that `dst`'s page states."""
+        return [
+            self.ents[s]
+            for s, d in self.link.get(rel, {}).items()
+            if d == dst.file and self.side[(rel, s)] in ("back", "both")
+        ]
+
+
+class NameMaker(Protocol):
+    def word(self) -> str: ...
+
+
+class Names:
+    """Fictional words from a corpus's own syllables, each used once unless a trap reuses one on purpose."""
+
+    def __init__(self, rng: random.Random, syllables: Sequence[Sequence[str]], shortest: int) -> None:
+        self.rng, self.syllables, self.shortest, self.used = rng, syllables, shortest, set[str]()
+
+    def word(self) -> str:
+        while True:
+            w = "".join(self.rng.choice(part) for part in self.syllables).capitalize()
+            if len(w) >= self.shortest and w.lower() not in self.used:
+                self.used.add(w.lower())
+                return w
+
+
+# words a question and its answer may share without giving the answer away
+FUNCTION_WORDS = frozenset(
+    "which what where whose when that this these those with from into have been were does whom their there they "
+    "them also than then after before under over about other some each only most more such very upon".split()
+)
+
+
+def join_and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def article(word: str) -> str:
+    return ("an " if word[0] in "aeiou" else "a ") + word
+
+
+def cap(s: str) -> str:
+    return s[0].upper() + s[1:]
+
+
+def names(text: str, name: str) -> bool:
+    """Whether `text` names `name` as a whole (not as part of a longer word)."""
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+
+def chains(w: World, pattern: tuple[str, ...]) -> list[list[str]]:
+    """Every walk of `pattern`'s relations through the world: the files from start to answer."""
+    out = []
+    for start in w.link.get(pattern[0], {}):
+        files = [start]
+        for rel in pattern:
+            nxt = w.link.get(rel, {}).get(files[-1])
+            if nxt is None:
+                break
+            files.append(nxt)
+        else:
+            out.append(files)
+    return out
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How one corpus is made from a seed: its names, world, pages, traps and questions."""
+
+    names: Callable[[random.Random], Names]
+    populate: Callable[[random.Random, Names], World]
+    render: Callable[[World, Ent, random.Random], str]
+    traps: Callable[[World, Names, random.Random], list[Doc]]
+    questions: Callable[[World, list[Doc], random.Random], list[tuple[Question, list[str]]]]
+
+    def world(self, seed: int) -> tuple[World, list[Doc]]:
+        """The world and its pages (the core entities, then the traps)."""
+        rng = random.Random(seed)
+        nm = self.names(rng)
+        w = self.populate(rng, nm)
+        docs = [Doc(e.file, self.render(w, e, rng)) for e in list(w.ents.values())]
+        docs += self.traps(w, nm, rng)
+        return w, docs
+
+    def chains(self, seed: int) -> list[tuple[Question, list[str]]]:
+        """Every question with the files of its chain, start to answer (for the contract tests)."""
+        w, docs = self.world(seed)
+        return self.questions(w, docs, random.Random(seed + 1))
+
+    def build(self, seed: int) -> tuple[list[Doc], list[Question]]:
+        w, docs = self.world(seed)
+        return docs, [q for q, _files in self.questions(w, docs, random.Random(seed + 1))]
