@@ -130,7 +130,7 @@ class Recipe:
     traps: Callable[[World, Names, random.Random], list[Doc]]
     questions: Callable[[World, list[Doc], random.Random], list[tuple[Question, list[str]]]]
 
-    def world(self, seed: int) -> tuple[World, list[Doc]]:
+    def world(self, seed: int = 28) -> tuple[World, list[Doc]]:
         """The world and its pages (the core entities, then the traps)."""
         rng = random.Random(seed)
         nm = self.names(rng)
@@ -139,11 +139,12 @@ class Recipe:
         docs += self.traps(w, nm, rng)
         return w, docs
 
-    def chains(self, seed: int) -> list[tuple[Question, list[str]]]:
+    def chains(self, seed: int = 28) -> list[tuple[Question, list[str]]]:
         """Every question with the files of its chain, start to answer (for the contract tests)."""
         w, docs = self.world(seed)
         return self.questions(w, docs, random.Random(seed + 1))
 
-    def build(self, seed: int) -> tuple[list[Doc], list[Question]]:
+    def build(self, seed: int = 28) -> tuple[list[Doc], list[Question]]:
+        """The corpus: its pages and its questions, the same for a seed."""
         w, docs = self.world(seed)
         return docs, [q for q, _files in self.questions(w, docs, random.Random(seed + 1))]

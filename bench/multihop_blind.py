@@ -30,7 +30,6 @@ from bench.corpus_world import FUNCTION_WORDS, Ent, Names, Recipe, World
 from bench.multihop_blind_questions import make_questions
 from bench.multihop_blind_text import SIGHTS, STYLE, TRADES, render
 from bench.multihop_blind_traps import add_traps
-from bench.multihop_corpus import Doc, Question
 
 _ON = ["b", "d", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "sk", "st", "tr", "gl", "br", "dr", "kl"]
 _NU = ["a", "e", "i", "o", "u", "ai", "ei", "oa", "y", "au"]
@@ -189,17 +188,7 @@ _RECIPE = Recipe(
     questions=lambda w, docs, rng: make_questions(w, docs, rng, words),
 )
 
-
-def blind_world(seed: int = 28) -> tuple[World, list[Doc]]:
-    """The world and its pages (the core entities, then the traps)."""
-    return _RECIPE.world(seed)
-
-
-def blind_chains(seed: int = 28) -> list[tuple[Question, list[str]]]:
-    """Every question with the files of its chain, start to answer (for the contract test)."""
-    return _RECIPE.chains(seed)
-
-
-def build_blind(seed: int = 28) -> tuple[list[Doc], list[Question]]:
-    """The corpus: ~390 pages and 36 one-hop, 90 two-hop and 45 three-hop questions, same for a seed."""
-    return _RECIPE.build(seed)
+# The corpus: ~390 pages and 36 one-hop, 90 two-hop and 45 three-hop questions, same for a seed.
+build_blind = _RECIPE.build
+blind_world = _RECIPE.world
+blind_chains = _RECIPE.chains

@@ -26,7 +26,6 @@ import random
 import re
 
 from bench.corpus_world import FUNCTION_WORDS, Ent, Names, Recipe, World
-from bench.multihop_corpus import Doc, Question
 from bench.multihop_veiled_questions import make_questions
 from bench.multihop_veiled_text import GOODS, ROUTES, render
 from bench.multihop_veiled_traps import add_traps
@@ -167,17 +166,7 @@ _RECIPE = Recipe(
     questions=lambda w, docs, rng: make_questions(w, docs, rng, words),
 )
 
-
-def veiled_world(seed: int = 28) -> tuple[World, list[Doc]]:
-    """The world and its pages (the core entities, then the traps)."""
-    return _RECIPE.world(seed)
-
-
-def veiled_chains(seed: int = 28) -> list[tuple[Question, list[str]]]:
-    """Every question with the files of its chain, start to answer (for the contract test)."""
-    return _RECIPE.chains(seed)
-
-
-def build_veiled(seed: int = 28) -> tuple[list[Doc], list[Question]]:
-    """The corpus: ~370 pages; 36 one-hop, 90 two-hop and 45 three-hop questions; the same for a seed."""
-    return _RECIPE.build(seed)
+# The corpus: ~370 pages; 36 one-hop, 90 two-hop and 45 three-hop questions; the same for a seed.
+build_veiled = _RECIPE.build
+veiled_world = _RECIPE.world
+veiled_chains = _RECIPE.chains
