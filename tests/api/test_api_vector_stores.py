@@ -8,7 +8,6 @@ document it should find and the expected ranking is deterministic.
 from __future__ import annotations
 
 import io
-import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ import openai
 import pytest
 from openai import OpenAI
 
+from storage.sqlite.conn import sqlite3
 from tests.support.procs import Gateway
 from tests.support.retrieval_helpers import DOCUMENTS, UNSUPPORTED, wait_ingested
 

@@ -113,9 +113,8 @@ async def test_keys_resolve_across_projects(stores: Stores) -> None:
 async def test_a_database_from_before_projects_moves_to_the_default_project(tmp_path: Path) -> None:
     """Upgrade: rows written by a gateway without projects (schema version 7) belong to 'default',
     with nothing lost; versions are then applied by set, so one that lands late is applied too."""
-    import sqlite3
-
     from storage.schema import migrations, statements
+    from storage.sqlite.conn import sqlite3
 
     path = tmp_path / "old.db"
     db = sqlite3.connect(path)

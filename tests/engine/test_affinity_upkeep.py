@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 
 from gateway.engine.affinity_upkeep import AffinityPruner
 from gateway.engine.leases import LeaseKeeper
+from storage.sqlite.conn import sqlite3
 from tests.support.procs import Gateway, gateway, scripted_backend
 from tests.support.stores import built_store
 

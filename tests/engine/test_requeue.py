@@ -7,11 +7,11 @@ the two lives share, and a second process that picks the run up at start.
 from __future__ import annotations
 
 import signal
-import sqlite3
 from pathlib import Path
 
 from openai import OpenAI
 
+from storage.sqlite.conn import sqlite3
 from tests.support.procs import Backend, gateway
 from tests.support.waiting import until
 

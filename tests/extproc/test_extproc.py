@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import signal
 import socket
-import sqlite3
 import stat
 import subprocess
 import time
@@ -21,6 +20,7 @@ import pytest
 from openai import APIStatusError, BadRequestError, OpenAI
 
 from gateway.process.envoy_runner import admin_ready
+from storage.sqlite.conn import sqlite3
 from tests.support.procs import ROOT, VENV_BIN, Backend, free_port, gateway_env, scripted_backend, stop, wait_http
 from tests.support.stack import EnvoyStack, envoy_stack
 

@@ -5,7 +5,6 @@ directory with no network, inference, span offsets, labels, threshold; and a gat
 from __future__ import annotations
 
 import io
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 from openai import OpenAI
 
 from gateway.knowledge_graph.extract import Gazetteer, extract
+from storage.sqlite.conn import sqlite3
 from tests.support.procs import Backend, gateway
 from tests.support.retrieval_helpers import retrieval_env, wait_ingested
 from tests.support.tiny_gliner import build_tiny_gliner

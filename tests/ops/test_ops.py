@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sqlite3
 import subprocess
 import threading
 import time
@@ -23,6 +22,7 @@ import pytest
 from openai import OpenAI
 from prometheus_client.parser import text_string_to_metric_families
 
+from storage.sqlite.conn import sqlite3
 from tests.support.procs import (
     ROOT,
     VENV_BIN,

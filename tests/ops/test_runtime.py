@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import sqlite3
 import subprocess
 from contextlib import closing
 from pathlib import Path
@@ -26,6 +25,7 @@ from gateway import usage
 from gateway.config import Settings, load_settings
 from gateway.engine.service import ResponsesService
 from gateway.runtime import Door, Runtime
+from storage.sqlite.conn import sqlite3
 from tests.support.procs import ROOT, VENV_BIN, Backend, gateway_env
 from tests.support.stack import envoy_stack
 from tests.support.waiting import until

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -16,6 +15,7 @@ import openai
 import pytest
 from openai import OpenAI
 
+from storage.sqlite.conn import sqlite3
 from tests.support.procs import AUTH, Backend, gateway, start_gateway, stop
 from tests.support.stack import EnvoyStack, envoy_stack
 
