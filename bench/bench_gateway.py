@@ -30,7 +30,6 @@ import asyncio
 import json
 import os
 import platform
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -171,11 +170,18 @@ def _db_sizes(db: Path, ckpt: Any) -> tuple[int, int]:
     """(file bytes incl. -wal after a TRUNCATE checkpoint, bytes in use per dbstat)."""
     ckpt.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     size = _file_bytes(db)
-    # The stdlib sqlite3 is built with dbstat (pysqlite3-binary is not); read-only.
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as ro:
-        used = ro.execute("SELECT COALESCE(SUM(pgsize - unused), 0) FROM dbstat").fetchone()[0]
-    ro.close()
-    return size, int(used)
+    # The stdlib sqlite3 is built with dbstat (pysqlite3-binary is not). It reads in a process of its
+    # own: two SQLite copies in one process drop each other's POSIX locks when one closes the file.
+    used = subprocess.run([sys.executable, "-c", _DBSTAT, str(db)], capture_output=True, text=True, check=True)
+    return size, int(used.stdout)
+
+
+_DBSTAT = """
+import sqlite3, sys
+ro = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+print(ro.execute("SELECT COALESCE(SUM(pgsize - unused), 0) FROM dbstat").fetchone()[0])
+ro.close()
+"""
 
 
 async def storage_chain(gen: Generator, gateway_port: int, db: Path, backend: Backend, turns: int) -> dict[str, Any]:
