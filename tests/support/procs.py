@@ -193,6 +193,28 @@ def start_gateway(backend_url: str, data_dir: Path, **extra: str) -> Gateway:
 
 
 @contextmanager
+def gateways(backend_url: str, data_dirs: list[Path], **extra: str) -> Iterator[list[Gateway]]:
+    """Several HTTP servers (one per data dir, the same dir twice for two processes on one database),
+    started together and handed out when all answer: their start-ups overlap instead of queueing."""
+    started: list[Gateway] = []
+    try:
+        for data_dir in data_dirs:
+            port = free_port()
+            env = gateway_env(backend_url, data_dir, GATEWAY_HTTP_PORT=str(port), **extra)
+            proc = subprocess.Popen([str(VENV_BIN / "responses-gateway"), "serve"], cwd=ROOT, env=env)
+            started.append(Gateway(proc, port, data_dir, env))
+        for gw in started:
+            wait_http(f"{gw.base}/health", proc=gw.proc)
+        yield started
+    finally:
+        for gw in started:  # SIGTERM to all first: their drains overlap too
+            if gw.proc.poll() is None:
+                gw.proc.send_signal(signal.SIGTERM)
+        for gw in started:
+            stop(gw.proc)
+
+
+@contextmanager
 def gateway(backend_url: str, data_dir: Path, **extra: str) -> Iterator[Gateway]:
     gw = start_gateway(backend_url, data_dir, **extra)
     try:
