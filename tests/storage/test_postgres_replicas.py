@@ -101,7 +101,7 @@ def test_two_replicas_share_state(backend: Backend, tmp_path: Path, postgres_url
         started = time.monotonic()
         cancelled = cb.responses.cancel(running.id)
         took = time.monotonic() - started
-        assert cancelled.status == "cancelled" and took < 1.0, took
+        assert cancelled.status == "cancelled" and took < 3.0, took  # not the run's 5 s (slow under load)
         assert ca.responses.retrieve(running.id).status == "cancelled"
 
         # prompts and connectors live in PostgreSQL too: made on a, used on b
