@@ -40,7 +40,7 @@ def _port_slice() -> tuple[int, int]:
     low = 32768
     with contextlib.suppress(OSError, ValueError, IndexError):
         low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    base, top = 10000, max(min(low, 32768), 12000)
+    base, top = 20000, max(min(low, 32768), 22000)  # above the gateway's own defaults (8000-10000)
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
     index = int(worker) % count if worker.isdigit() else 0
