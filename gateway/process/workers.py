@@ -142,6 +142,9 @@ async def wait_for_siblings(deadline: float) -> None:
         pass  # the parent is gone: nothing to wait for
     finally:
         loop.remove_signal_handler(signal.SIGUSR1)
+        # a release sent after the wait ended (past the deadline) must not kill the worker mid-cleanup
+        # with SIGUSR1's default action
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
 
 
 def run_pool(command: str, settings: Settings, extra_wait_s: float = 15.0) -> int:

@@ -155,6 +155,7 @@ async def test_a_revocation_found_while_a_chunk_arrives_is_kept_and_acted_on() -
         # the first check is done, the chunk still being handled (polled: a fixed sleep was a guess
         # about the loaded machine's speed): recorded, the processor ends the exchange at its next message
         await until_async(_value(lambda: ex.revoked), lambda r: r is not None, within=10, what="revocation kept")
+        await asyncio.sleep(0.3)  # periods pass with the chunk still being handled
         assert not handler.cancelled()  # never cancelled in the middle of handling a message
         ex.reading = True  # handled: waiting on Envoy again
         await until_async(_value(handler.done), within=10, what="the wait ended")

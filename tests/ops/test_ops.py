@@ -220,7 +220,9 @@ def test_json_logs_parse_carry_ids_and_hold_no_secret(vllm: Backend, logged: tup
 
 
 def test_drain_lets_streams_finish_and_refuses_new_requests(vllm: Backend, tmp_path: Path) -> None:
-    with envoy_stack(vllm.url, tmp_path / "data", GATEWAY_DRAIN_SECONDS="20") as stack:
+    with envoy_stack(vllm.url, tmp_path / "data", GATEWAY_DRAIN_SECONDS="150") as stack:
+        # a drain far longer than the exit is waited for: a door that waited out its drain after its
+        # streams finished (instead of exiting with them) fails the wait below
         for door, proc, url in (
             ("http", stack.http.proc, stack.http_url),
             ("extproc", stack.extproc, stack.url),
@@ -249,7 +251,7 @@ def test_drain_lets_streams_finish_and_refuses_new_requests(vllm: Backend, tmp_p
             reader.join(20)
             assert events[-1].type == "response.completed", door
             assert events[-1].response.output_text == "slow words keep coming for a while now"
-            assert proc.wait(60) == 0, door  # a clean exit; slow under load, never hangs
+            assert proc.wait(60) == 0, door  # a clean exit once the stream ends, not at the drain's end
         # the streamed responses were stored completed: nothing left in progress
         with sqlite3.connect(stack.data_dir / "gateway.db") as db:
             statuses = {s for (s,) in db.execute("SELECT status FROM responses")}
@@ -324,6 +326,9 @@ def test_up_with_workers_drains_in_order_and_logs_only_json(vllm: Backend, tmp_p
         vllm.url,
         tmp_path / "data",
         GATEWAY_WORKERS="2",
+        # far longer than the exit is waited for: a pool that kept its workers draining after their
+        # streams finished fails the wait, instead of exiting 0 at the drain's end
+        GATEWAY_DRAIN_SECONDS="150",
         GATEWAY_LOG_FORMAT="json",
         GATEWAY_LOG_LEVEL="INFO",
         GATEWAY_BACKEND_API_KEY=BACKEND_KEY,

@@ -82,9 +82,10 @@ def test_up_fails_loudly_when_an_extproc_port_is_taken(tmp_path: Path) -> None:
             "GATEWAY_HTTP_PORT": str(free_port()),
             "GATEWAY_ENVOY_PORT": str(envoy),
             "GATEWAY_ENVOY_ADMIN_PORT": str(free_port()),
-            # a drain longer than `up`'s start-up limit: a pool that kept its survivor draining after a
-            # worker died would have `up` time out ("did not become ready") instead of naming the death
-            "GATEWAY_DRAIN_SECONDS": "600",
+            # a drain longer than `up`'s start-up limit (60 s): a pool that kept its survivor draining
+            # after a worker died would have `up` time out ("did not become ready") instead of naming
+            # the death; short enough that such a survivor, orphaned when `up` is killed, ends soon
+            "GATEWAY_DRAIN_SECONDS": "90",
         }
         env.pop("GATEWAY_CONFIG", None)
         proc = subprocess.Popen(
@@ -92,7 +93,7 @@ def test_up_fails_loudly_when_an_extproc_port_is_taken(tmp_path: Path) -> None:
         )
         answered = False
         try:
-            deadline = time.monotonic() + 120
+            deadline = time.monotonic() + 75
             while proc.poll() is None and time.monotonic() < deadline:
                 with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", envoy), timeout=0.2):
                     answered = True

@@ -95,7 +95,8 @@ def test_two_replicas_share_state(backend: Backend, tmp_path: Path, postgres_url
         assert watched[0].sequence_number == 2 and watched[-1].type == "response.completed"
         assert "".join(e.delta for e in watched if e.type == "response.output_text.delta") == "made in a"
 
-        # a cancel asked on b reaches a's run at once (NOTIFY, not a poll)
+        # a cancel asked on b reaches the run on a long before the run would end (by NOTIFY, or the
+        # 0.5 s poll that backs it up)
         backend.script("slow-elsewhere", {"content": "never finished", "delay": 5})
         running = ca.responses.create(model=MODEL, input="slow-elsewhere", background=True)
         started = time.monotonic()

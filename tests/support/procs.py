@@ -36,15 +36,17 @@ START_TIMEOUT_S = 120.0
 def _port_slice() -> tuple[int, int]:
     """The ports this process hands out: below the kernel's ephemeral range (so a client socket's
     local port, drawn from that range, cannot take a port between its choice and the server's bind;
-    a port from bind(0) could be), split between xdist's workers so two never pick the same one."""
+    a port from bind(0) could be), split between xdist's workers (and a spare) so two never pick the same one."""
     low = 32768
     with contextlib.suppress(OSError, ValueError, IndexError):
         low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
     base, top = 20000, max(min(low, 32768), 22000)  # above the gateway's own defaults (8000-10000)
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
-    index = int(worker) % count if worker.isdigit() else 0
-    width = (top - base) // count
+    # xdist names a worker it restarts after a crash past the count (gw2 of two): a spare slice, not
+    # the live gw0's
+    index = min(int(worker), count) if worker.isdigit() else 0
+    width = (top - base) // (count + 1)
     return base + index * width, base + (index + 1) * width
 
 
