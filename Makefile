@@ -75,8 +75,9 @@ check: setup
 # Envoy, PostgreSQL, clients). A test file's tests stay together on one worker (--dist loadfile: its
 # module fixtures start once, its tests keep their order); each worker starts its own session stack
 # (backend, doors, PostgreSQL) on free ports; coverage follows the workers as it follows every Python
-# subprocess (pyproject: patch = ["subprocess"]). Default 0 (one process) until a parallel run has been
-# measured twice alike on a quiet machine: on a loaded one its start-up waits (30 s) time out.
+# subprocess (pyproject: patch = ["subprocess"]). Ports come from a slice per worker below the ephemeral
+# range; start-up waits are 120 s but end at once when the awaited process exits (tests/support/procs.py).
+# Default 0 (one process) until a parallel run has been measured twice alike on a quiet machine.
 TEST_WORKERS ?= 0
 
 test: lint clients browser

@@ -27,6 +27,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import json
+import logging
 import os
 import select
 import signal
@@ -38,10 +39,12 @@ from typing import Any
 
 from gateway.config import Settings
 
+log = logging.getLogger(__name__)
+
 _PR_SET_PDEATHSIG = 1
 WORKER_ENV = "GATEWAY_WORKER_INDEX"
 EXTPROC_SERVICE = "envoy.service.ext_proc.v3.ExternalProcessor"  # what the ExtProc's health check names
-DONE_FD_ENV = "GATEWAY_WORKER_DONE_FD"  # a pipe to the parent: one byte when this worker is idle
+DONE_FD_ENV = "GATEWAY_WORKER_DONE_FD"  # a pipe to the parent: a worker writes its index (one byte) when idle
 POLL_S = 0.1
 
 
@@ -99,18 +102,24 @@ def extproc_serving(host: str, port: int) -> bool:
 
 def _release_when_idle(procs: list[subprocess.Popen[Any]], done_r: int, deadline: float) -> None:
     """Wait until every live worker has reported that it is idle (or the deadline), then let them
-    all exit together (SIGUSR1)."""
-    idle = 0
-    while idle < len(procs) and time.monotonic() < deadline:
-        if all(p.poll() is not None for p in procs):
+    all exit together (SIGUSR1).
+
+    A report names its worker (one byte, the index), so a worker that died (one that failed to start,
+    whose death stopped the pool) is simply not waited for: counting anonymous reports against dead
+    workers had the survivors wait out the whole drain time, and `up` with them."""
+    reported: set[int] = set()
+    while time.monotonic() < deadline:
+        live = [i for i, p in enumerate(procs) if p.poll() is None]
+        if not live:
             return
+        if reported.issuperset(live):
+            break
         ready, _, _ = select.select([done_r], [], [], POLL_S)
         if ready:
             chunk = os.read(done_r, 64)
             if not chunk:
                 break
-            idle += len(chunk)
-        idle = max(idle, sum(1 for p in procs if p.poll() is not None))
+            reported.update(chunk)
     for p in procs:
         if p.poll() is None:
             p.send_signal(signal.SIGUSR1)
@@ -126,13 +135,16 @@ async def wait_for_siblings(deadline: float) -> None:
     released = asyncio.Event()
     loop.add_signal_handler(signal.SIGUSR1, released.set)
     try:
-        os.write(int(fd), b".")
+        os.write(int(fd), bytes([worker_index() or 0]))  # which worker is idle
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(released.wait(), max(0.0, deadline - loop.time()))
     except OSError:
         pass  # the parent is gone: nothing to wait for
     finally:
         loop.remove_signal_handler(signal.SIGUSR1)
+        # a release sent after the wait ended (past the deadline) must not kill the worker mid-cleanup
+        # with SIGUSR1's default action
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
 
 
 def run_pool(command: str, settings: Settings, extra_wait_s: float = 15.0) -> int:
@@ -161,7 +173,12 @@ def run_pool(command: str, settings: Settings, extra_wait_s: float = 15.0) -> in
         os.close(done_w)
         done_w = -1
         while not stopping:
-            if any(p.poll() is not None for p in procs):
+            dead = [(i, p.returncode) for i, p in enumerate(procs) if p.poll() is not None]
+            if dead:
+                # said at once, before the others drain: the reason a door (and `up`) stops
+                log.error(
+                    "%s worker %d exited with code %s; stopping the other worker(s)", command, dead[0][0], dead[0][1]
+                )
                 code = 1
                 break
             time.sleep(POLL_S)

@@ -20,7 +20,7 @@ import pytest
 from openai import OpenAI
 
 from tests.support.pg import truncate
-from tests.support.procs import ADMIN_KEY, KEYS_ENV, Backend, Gateway, create_key, gateway
+from tests.support.procs import ADMIN_KEY, KEYS_ENV, Backend, Gateway, create_key, gateways
 from tests.support.retrieval_helpers import retrieval_env
 from tests.support.waiting import until
 
@@ -326,7 +326,7 @@ def test_isolation_on_postgresql_across_replicas(backend: Backend, tmp_path: Pat
     what one project stored through one replica is invisible to another project on the other."""
     asyncio.run(truncate(postgres_url))
     env = {"GATEWAY_DATABASE_URL": postgres_url, **retrieval_env(backend.url), **KEYS_ENV}
-    with gateway(backend.url, tmp_path / "a", **env) as a, gateway(backend.url, tmp_path / "b", **env) as b:
+    with gateways(backend.url, [tmp_path / "a", tmp_path / "b"], **env) as (a, b):  # started together
         keys = {}
         for project in ("alpha", "beta"):
             r = _admin(a.url, "POST", f"/{project}/api_keys", json={})

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import subprocess
 import time
 from collections.abc import AsyncIterator
@@ -36,14 +35,9 @@ from gateway.process.envoy_runner import (
     wait_envoy_ready,
     write_envoy_config,
 )
+from tests.support.procs import free_port
 
 PM = mode_pb2.ProcessingMode
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # --------------------------------------------------------------------------- static validation

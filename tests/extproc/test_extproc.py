@@ -21,7 +21,17 @@ from openai import APIStatusError, BadRequestError, OpenAI
 
 from gateway.process.envoy_runner import admin_ready
 from storage.sqlite.conn import sqlite3
-from tests.support.procs import ROOT, VENV_BIN, Backend, free_port, gateway_env, scripted_backend, stop, wait_http
+from tests.support.procs import (
+    ROOT,
+    START_TIMEOUT_S,
+    VENV_BIN,
+    Backend,
+    free_port,
+    gateway_env,
+    scripted_backend,
+    stop,
+    wait_http,
+)
 from tests.support.stack import EnvoyStack, envoy_stack
 
 pytestmark = pytest.mark.slow
@@ -290,7 +300,7 @@ def test_up_serves_through_envoy_and_stops_on_sigterm(vllm: Backend, tmp_path: P
             [str(VENV_BIN / "responses-gateway"), "up"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
         )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + START_TIMEOUT_S  # start-up under load; `up`'s exit fails at once
         while "ready on" not in log.read_text():
             assert proc.poll() is None, log.read_text()
             assert time.monotonic() < deadline, log.read_text()

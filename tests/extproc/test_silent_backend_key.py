@@ -15,6 +15,7 @@ import asyncio
 import json
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx2 as httpx  # the HTTP client the openai SDK ships with
@@ -24,6 +25,7 @@ from gateway.auth.authenticator import revoked_mid_stream
 from gateway.common.errors import APIError
 from tests.support.procs import ADMIN_KEY, Backend, Gateway
 from tests.support.stack import EnvoyStack
+from tests.support.waiting import until_async
 
 MODEL = "scripted-model"
 PROJECT = "silent-backend"
@@ -136,6 +138,13 @@ class _Racing:
         return revoked_mid_stream()
 
 
+def _value(read: Callable[[], Any]) -> Callable[[], Awaitable[Any]]:
+    async def probe() -> Any:
+        return read()
+
+    return probe
+
+
 async def test_a_revocation_found_while_a_chunk_arrives_is_kept_and_acted_on() -> None:
     """Before: the watcher dropped the revocation it found when the exchange was busy at that
     moment, and the key was only found revoked again a period or two later."""
@@ -143,11 +152,13 @@ async def test_a_revocation_found_while_a_chunk_arrives_is_kept_and_acted_on() -
     handler = asyncio.get_running_loop().create_task(asyncio.sleep(30))
     watch = asyncio.get_running_loop().create_task(watch_silence(ex, 0.1, handler))
     try:
-        await asyncio.sleep(0.15)  # the first check is done, the chunk still being handled
-        assert ex.revoked is not None  # recorded: the processor ends the exchange at its next message
+        # the first check is done, the chunk still being handled (polled: a fixed sleep was a guess
+        # about the loaded machine's speed): recorded, the processor ends the exchange at its next message
+        await until_async(_value(lambda: ex.revoked), lambda r: r is not None, within=10, what="revocation kept")
+        await asyncio.sleep(0.3)  # periods pass with the chunk still being handled
         assert not handler.cancelled()  # never cancelled in the middle of handling a message
         ex.reading = True  # handled: waiting on Envoy again
-        await asyncio.sleep(0.15)
+        await until_async(_value(handler.done), within=10, what="the wait ended")
         assert handler.cancelled()  # the wait ends on the next period: nothing checked again
         assert ex.checks == 1
     finally:

@@ -25,6 +25,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from storage.sqlite.conn import sqlite3
 from tests.support.procs import (
     ROOT,
+    START_TIMEOUT_S,
     VENV_BIN,
     Backend,
     free_port,
@@ -219,7 +220,9 @@ def test_json_logs_parse_carry_ids_and_hold_no_secret(vllm: Backend, logged: tup
 
 
 def test_drain_lets_streams_finish_and_refuses_new_requests(vllm: Backend, tmp_path: Path) -> None:
-    with envoy_stack(vllm.url, tmp_path / "data", GATEWAY_DRAIN_SECONDS="20") as stack:
+    with envoy_stack(vllm.url, tmp_path / "data", GATEWAY_DRAIN_SECONDS="150") as stack:
+        # a drain far longer than the exit is waited for: a door that waited out its drain after its
+        # streams finished (instead of exiting with them) fails the wait below
         for door, proc, url in (
             ("http", stack.http.proc, stack.http_url),
             ("extproc", stack.extproc, stack.url),
@@ -248,7 +251,7 @@ def test_drain_lets_streams_finish_and_refuses_new_requests(vllm: Backend, tmp_p
             reader.join(20)
             assert events[-1].type == "response.completed", door
             assert events[-1].response.output_text == "slow words keep coming for a while now"
-            assert proc.wait(10) == 0, door
+            assert proc.wait(60) == 0, door  # a clean exit once the stream ends, not at the drain's end
         # the streamed responses were stored completed: nothing left in progress
         with sqlite3.connect(stack.data_dir / "gateway.db") as db:
             statuses = {s for (s,) in db.execute("SELECT status FROM responses")}
@@ -260,7 +263,7 @@ def test_two_workers_share_the_port_and_the_database(vllm: Backend, tmp_path: Pa
         seen: dict[str, str] = {}
         m = mk()
         vllm.script(m, {"content": "made by one worker"})
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60  # until the kernel has spread connections to both workers
         created: dict[str, Any] | None = None
         while time.monotonic() < deadline and (created is None or len(seen) < 2):
             if created is None:
@@ -323,6 +326,9 @@ def test_up_with_workers_drains_in_order_and_logs_only_json(vllm: Backend, tmp_p
         vllm.url,
         tmp_path / "data",
         GATEWAY_WORKERS="2",
+        # far longer than the exit is waited for: a pool that kept its workers draining after their
+        # streams finished fails the wait, instead of exiting 0 at the drain's end
+        GATEWAY_DRAIN_SECONDS="150",
         GATEWAY_LOG_FORMAT="json",
         GATEWAY_LOG_LEVEL="INFO",
         GATEWAY_BACKEND_API_KEY=BACKEND_KEY,
@@ -334,7 +340,7 @@ def test_up_with_workers_drains_in_order_and_logs_only_json(vllm: Backend, tmp_p
             [str(VENV_BIN / "responses-gateway"), "up"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
         )
     try:
-        deadline = time.monotonic() + 40
+        deadline = time.monotonic() + START_TIMEOUT_S  # start-up under load; a child's exit fails at once
         while "ready on" not in log.read_text():
             assert proc.poll() is None, log.read_text()
             assert time.monotonic() < deadline, log.read_text()
@@ -358,7 +364,7 @@ def test_up_with_workers_drains_in_order_and_logs_only_json(vllm: Backend, tmp_p
         assert (status, body["error"]["code"]) == (503, "shutting_down")
         reader.join(20)
         assert events[-1].type == "response.completed"
-        assert proc.wait(30) == 0
+        assert proc.wait(60) == 0
     finally:
         stop(proc, timeout=5)
     text = log.read_text()

@@ -82,6 +82,10 @@ def test_up_fails_loudly_when_an_extproc_port_is_taken(tmp_path: Path) -> None:
             "GATEWAY_HTTP_PORT": str(free_port()),
             "GATEWAY_ENVOY_PORT": str(envoy),
             "GATEWAY_ENVOY_ADMIN_PORT": str(free_port()),
+            # a drain longer than `up`'s start-up limit (60 s): a pool that kept its survivor draining
+            # after a worker died would have `up` time out ("did not become ready") instead of naming
+            # the death; short enough that such a survivor, orphaned when `up` is killed, ends soon
+            "GATEWAY_DRAIN_SECONDS": "90",
         }
         env.pop("GATEWAY_CONFIG", None)
         proc = subprocess.Popen(
@@ -89,7 +93,7 @@ def test_up_fails_loudly_when_an_extproc_port_is_taken(tmp_path: Path) -> None:
         )
         answered = False
         try:
-            deadline = time.monotonic() + 120
+            deadline = time.monotonic() + 75
             while proc.poll() is None and time.monotonic() < deadline:
                 with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", envoy), timeout=0.2):
                     answered = True
@@ -97,7 +101,16 @@ def test_up_fails_loudly_when_an_extproc_port_is_taken(tmp_path: Path) -> None:
         finally:
             if proc.poll() is None:
                 proc.terminate()
-            _, err = proc.communicate(timeout=60)
+            try:
+                _, err = proc.communicate(timeout=60)
+            except subprocess.TimeoutExpired:  # a stop stuck draining: fail, leaving nothing behind
+                proc.kill()
+                _, err = proc.communicate()
     assert proc.returncode == 1, err[-2000:]
-    assert "ExtProc" in err
+    # the reason, said by the worker, its pool and `up`: the pool stops at once (the surviving worker
+    # is not kept draining for the dead one's report), so `up` fails without waiting out its limit
+    assert f"could not bind the ExtProc to 127.0.0.1:{extproc + 1}" in err, err[-2000:]
+    assert "extproc worker 1 exited with code 1" in err, err[-2000:]
+    assert "responses-gateway up: ExtProc exited with code 1" in err, err[-2000:]
+    assert "did not become ready" not in err, err[-2000:]
     assert not answered, "Envoy listened although a door was not serving"

@@ -16,7 +16,7 @@ import pytest
 from openai import OpenAI
 
 from storage.sqlite.conn import sqlite3
-from tests.support.procs import AUTH, Backend, gateway, start_gateway, stop
+from tests.support.procs import AUTH, Backend, gateway, gateways, start_gateway, stop
 from tests.support.stack import EnvoyStack, envoy_stack
 
 MODEL = "scripted-model"
@@ -31,7 +31,7 @@ def integrity(db: Path) -> str:
 
 
 def test_two_processes_share_one_database(backend: Backend, tmp_path: Path) -> None:
-    with gateway(backend.url, tmp_path) as a, gateway(backend.url, tmp_path) as b:
+    with gateways(backend.url, [tmp_path, tmp_path]) as (a, b):  # started together
         ca = OpenAI(base_url=a.url, api_key="x", max_retries=0)
         cb = OpenAI(base_url=b.url, api_key="x", max_retries=0)
         # a chain whose turns alternate between the processes
@@ -158,7 +158,7 @@ def test_sigkill_owner_ten_times_sibling_ends_its_runs(backend: Backend, tmp_pat
 
 
 def test_background_cancel_and_delete_reach_the_producing_process(backend: Backend, tmp_path: Path) -> None:
-    with gateway(backend.url, tmp_path) as a, gateway(backend.url, tmp_path) as b:
+    with gateways(backend.url, [tmp_path, tmp_path]) as (a, b):  # started together
         ca = OpenAI(base_url=a.url, api_key="x", max_retries=0)
         cb = OpenAI(base_url=b.url, api_key="x", max_retries=0)
         backend.script("slow-elsewhere", {"content": "never finished", "delay": 5}, {"content": "gone", "delay": 1.5})
@@ -234,7 +234,7 @@ def test_delete_while_streaming(backend: Backend, tmp_path: Path, marker: str) -
     response back."""
     words = " ".join(f"w{i}" for i in range(80))
     backend.script(marker, *[{"content": words, "chunk_delay": 0.05}] * 2)
-    with gateway(backend.url, tmp_path) as a, gateway(backend.url, tmp_path) as b:
+    with gateways(backend.url, [tmp_path, tmp_path]) as (a, b):  # started together
         ca, cb = (OpenAI(base_url=g.url, api_key="x", max_retries=0) for g in (a, b))
         for deleter in (ca, cb):  # the producing process itself, then the other one
             body = {"model": MODEL, "input": f"del {marker}", "stream": True}

@@ -6,8 +6,10 @@ API tests exercise the same code path a user gets.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -24,20 +26,47 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 VENV_BIN = Path(sys.executable).parent
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+# Start-up waits are generous (a process that needs 5 s on a quiet machine needs 30+ under load, with
+# xdist's second worker and other jobs on the cores) but failures are found fast: every wait also
+# watches the process it waits on and fails the moment it exits (a pool parent exits as soon as one
+# of its workers dies, gateway/process/workers.py).
+START_TIMEOUT_S = 120.0
+
+
+def _port_slice() -> tuple[int, int]:
+    """The ports this process hands out: below the kernel's ephemeral range (so a client socket's
+    local port, drawn from that range, cannot take a port between its choice and the server's bind;
+    a port from bind(0) could be), split between xdist's workers (and a spare) so two never pick the same one."""
+    low = 32768
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    base, top = 20000, max(min(low, 32768), 22000)  # above the gateway's own defaults (8000-10000)
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    # xdist names a worker it restarts after a crash past the count (gw2 of two): a spare slice, not
+    # the live gw0's
+    index = min(int(worker), count) if worker.isdigit() else 0
+    width = (top - base) // (count + 1)
+    return base + index * width, base + (index + 1) * width
+
+
+_next_port: list[int] = []  # this process's cursor in its slice: a port is never handed out twice in a row
 
 
 def free_port_run(n: int) -> int:
     """A port p such that p … p+n-1 are all free now (the ExtProc's workers listen on consecutive ports)."""
-    for _ in range(200):
-        base = free_port()
+    lo, hi = _port_slice()
+    if not _next_port:
+        _next_port.append(random.randrange(lo, hi - n))  # another session on the machine starts elsewhere
+    for _ in range((hi - lo) // max(n, 1)):
+        base = _next_port[0]
+        if base + n > hi:
+            base = lo
+        _next_port[0] = base + n
         socks = []
         try:
             for i in range(n):
-                s = socket.socket()
+                s = socket.socket()  # no SO_REUSEADDR: a port still in TIME_WAIT is skipped too
                 socks.append(s)
                 s.bind(("127.0.0.1", base + i))
             return base
@@ -46,10 +75,14 @@ def free_port_run(n: int) -> int:
         finally:
             for s in socks:
                 s.close()
-    raise RuntimeError(f"no run of {n} free ports")
+    raise RuntimeError(f"no run of {n} free ports in {lo}-{hi}")
 
 
-def wait_http(url: str, timeout: float = 30.0, proc: subprocess.Popen[Any] | None = None) -> None:
+def free_port() -> int:
+    return free_port_run(1)
+
+
+def wait_http(url: str, timeout: float = START_TIMEOUT_S, proc: subprocess.Popen[Any] | None = None) -> None:
     deadline = time.monotonic() + timeout
     last: Exception | None = None
     while time.monotonic() < deadline:
@@ -159,6 +192,28 @@ def start_gateway(backend_url: str, data_dir: Path, **extra: str) -> Gateway:
     proc = subprocess.Popen([str(VENV_BIN / "responses-gateway"), "serve"], cwd=ROOT, env=env)
     wait_http(f"http://127.0.0.1:{port}/health", proc=proc)
     return Gateway(proc, port, data_dir, env)
+
+
+@contextmanager
+def gateways(backend_url: str, data_dirs: list[Path], **extra: str) -> Iterator[list[Gateway]]:
+    """Several HTTP servers (one per data dir, the same dir twice for two processes on one database),
+    started together and handed out when all answer: their start-ups overlap instead of queueing."""
+    started: list[Gateway] = []
+    try:
+        for data_dir in data_dirs:
+            port = free_port()
+            env = gateway_env(backend_url, data_dir, GATEWAY_HTTP_PORT=str(port), **extra)
+            proc = subprocess.Popen([str(VENV_BIN / "responses-gateway"), "serve"], cwd=ROOT, env=env)
+            started.append(Gateway(proc, port, data_dir, env))
+        for gw in started:
+            wait_http(f"{gw.base}/health", proc=gw.proc)
+        yield started
+    finally:
+        for gw in started:  # SIGTERM to all first: their drains overlap too
+            if gw.proc.poll() is None:
+                gw.proc.send_signal(signal.SIGTERM)
+        for gw in started:
+            stop(gw.proc)
 
 
 @contextmanager

@@ -23,10 +23,20 @@ from typing import Any
 
 from gateway.config import load_settings
 from gateway.process.envoy_runner import fleet_endpoints, start_envoy, write_envoy_config
-from tests.support.procs import ROOT, VENV_BIN, Gateway, free_port, free_port_run, gateway_env, stop, wait_http
+from tests.support.procs import (
+    ROOT,
+    START_TIMEOUT_S,
+    VENV_BIN,
+    Gateway,
+    free_port,
+    free_port_run,
+    gateway_env,
+    stop,
+    wait_http,
+)
 
 
-def wait_port(port: int, timeout: float = 30.0, proc: subprocess.Popen[Any] | None = None) -> None:
+def wait_port(port: int, timeout: float = START_TIMEOUT_S, proc: subprocess.Popen[Any] | None = None) -> None:
     """Until something accepts TCP connections on 127.0.0.1:port (the ExtProc binds when ready)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

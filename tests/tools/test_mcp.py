@@ -242,7 +242,7 @@ def test_invalid_mcp_tool_is_400(client: OpenAI, tool: dict[str, Any], param: st
 
 async def test_session_cache_reuse_ttl_and_timeout(servers: McpServers) -> None:
     """In-process: sessions are shared per (url, credentials), dropped when idle, and calls time out."""
-    pool = SessionPool(timeout=5.0, idle_ttl=0.2)
+    pool = SessionPool(timeout=5.0, idle_ttl=1.0)  # longer than opening a session takes under load
     impatient = SessionPool(timeout=0.05)
     anonymous = ServerSpec.make(servers.url("plain"), None, None)
     with_token = ServerSpec.make(servers.url("plain"), None, "token-b")

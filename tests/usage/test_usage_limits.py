@@ -14,14 +14,13 @@ import json
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
 from pathlib import Path
 
 import httpx2 as httpx  # the HTTP client the openai SDK ships with
 import pytest
 
 from tests.support.pg import truncate
-from tests.support.procs import ADMIN_KEY, KEYS_ENV, Backend, gateway
+from tests.support.procs import ADMIN_KEY, KEYS_ENV, Backend, gateways
 from tests.support.stack import envoy_stack
 
 pytestmark = pytest.mark.slow
@@ -53,18 +52,22 @@ def _burst(bases: list[str], headers: dict[str, str], n: int) -> list[httpx.Resp
         )
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def two_processes(request: pytest.FixtureRequest, backend: Backend, tmp_path: Path) -> Iterator[list[str]]:
-    """Two gateway processes sharing one database: one SQLite file, or one PostgreSQL (own data dirs)."""
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def two_processes(
+    request: pytest.FixtureRequest, backend: Backend, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[list[str]]:
+    """Two gateway processes sharing one database: one SQLite file, or one PostgreSQL (own data dirs).
+    Per module (the tests use projects of their own: `shared`, `other`, `budget`), started together."""
     env = {**KEYS_ENV, "GATEWAY_PROJECT_LIMITS": json.dumps(LIMITS), "GATEWAY_MODEL_PRICES": json.dumps(PRICES)}
+    tmp_path = tmp_path_factory.mktemp(f"limits-{request.param}")
     dirs = [tmp_path, tmp_path]
     if request.param == "postgres":
         url = request.getfixturevalue("postgres_url")
         asyncio.run(truncate(url))
         env["GATEWAY_DATABASE_URL"] = url
         dirs = [tmp_path / "a", tmp_path / "b"]
-    with ExitStack() as stack:
-        yield [stack.enter_context(gateway(backend.url, d, **env)).url for d in dirs]
+    with gateways(backend.url, dirs, **env) as started:
+        yield [gw.url for gw in started]
 
 
 def _key(base: str, project: str, **body: int) -> str:
