@@ -9,8 +9,8 @@ allocated to"), a nominalisation ("the place of X's death"). The sentence is a q
 ...", "Find the ..."). A one-hop control is kept only when its answer page states the link and
 names the start. A multi-hop question is kept only when its answer page does not name the start
 and shares no content word with the question, and no page off the chain names both its ends.
-Then 36 / 84 / 54 are drawn round-robin over the chain patterns, one per start, at most three
-per answer page.
+Then 36 / 84 / 54 are drawn round-robin over the start's kind (engine, person, works, company,
+...) and within a kind over its chain patterns, one per start, at most four per answer page.
 """
 
 from __future__ import annotations
@@ -254,18 +254,30 @@ def make_questions(
                         break
             rng.shuffle(pool)
             pools.append(pool)
+        kinds: dict[str, list[list[tuple[str, list[str]]]]] = {}  # start kind -> its patterns' pools
+        for pool in pools:
+            if pool:
+                kinds.setdefault(pool[0][1][0].split("_")[0], []).append(pool)
+        turn = dict.fromkeys(kinds, 0)
         taken: list[tuple[Question, list[str]]] = []
         starts: set[str] = set()
-        while len(taken) < want and any(pools):
-            for pool in pools:
-                while pool and len(taken) < want:
-                    q, files = pool.pop()
-                    if q in seen or files[0] in starts or (len(files) > 2 and ends.get(files[-1], 0) >= 3):
-                        continue
-                    seen.add(q)
-                    starts.add(files[0])
-                    ends[files[-1]] = ends.get(files[-1], 0) + 1
-                    taken.append((Question(q, files[-1], len(files) - 1), files))
-                    break
+        while len(taken) < want and any(any(ps) for ps in kinds.values()):
+            for kind, ps in kinds.items():  # round-robin over start kinds, then over each kind's patterns
+                for _ in range(len(ps)):
+                    pool = ps[turn[kind] % len(ps)]
+                    turn[kind] += 1
+                    got = False
+                    while pool and len(taken) < want:
+                        q, files = pool.pop()
+                        if q in seen or files[0] in starts or (len(files) > 2 and ends.get(files[-1], 0) >= 4):
+                            continue
+                        seen.add(q)
+                        starts.add(files[0])
+                        ends[files[-1]] = ends.get(files[-1], 0) + 1
+                        taken.append((Question(q, files[-1], len(files) - 1), files))
+                        got = True
+                        break
+                    if got:
+                        break
         out += taken
     return out
