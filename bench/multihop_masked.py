@@ -23,8 +23,19 @@ surnames, engines, works and companies named after towns they have nothing to do
 engines carrying an old name, hub pages (stock registers, timetables, membership rolls, works
 lists) naming many entities in passing, and notes sharing the questions' relation words.
 
-Calibration (`flock /work/wt/bench.lock .venv/bin/python -m bench.bench_multihop --corpus masked
---per-hops 0 --methods hybrid two-hop ppr`): see bench/README.md and the test's module docstring.
+Shape: 373 pages (122 engines, 68 people, 34 towns, 16 depots, 13 works, 12 companies, 10
+districts, 6 museums; traps: 10 namesakes, 12 rebuilt engines, 30 hub pages, 24 handbills, 16
+notes); 743 links, 494 stated only on the subject's page, 140 only on the other end's, 109 on
+both (of the 234 links the questions walk: 135 / 51 / 48). Fourteen engines bear a town's name,
+eight companies are named after two towns they are not run from, five works after a town or a
+founder; seven surnames are shared by two people. Three-hop chains start on engines (33), people
+(18) and companies (3).
+
+Calibrated without `kg` (`flock /work/wt/bench.lock .venv/bin/python -m bench.bench_multihop
+--corpus masked --per-hops 0 --methods hybrid two-hop ppr`), top-10 hit rate / MRR@10 on the 138
+multi-hop questions (hybrid / two-hop expansion / PPR): 0.7 % / 34.8 % / 3.6 % (MRR 0.001 /
+0.074 / 0.004); two-hop expansion 53.6 % on two-hop and 5.6 % on three-hop questions; one-hop
+controls 77.8 % / 69.4 % / 75.0 %.
 """
 
 from __future__ import annotations

@@ -23,14 +23,14 @@ from collections.abc import Callable
 from bench.multihop_corpus import Doc, Question
 from bench.multihop_masked_text import World
 
-_ONE = [
+_ONE: list[tuple[str, ...]] = [
     (r,)
     for r in (
         "built_at designed_by shedded_at owned_by preserved_at founded_by works_in depot_in museum_in hq_in "
         "chief_engineer absorbed_into born_in apprenticed_at pupil_of died_in in_district"
     ).split()
 ]
-_TWO = [
+_TWO: list[tuple[str, ...]] = [
     tuple(p.split(">"))
     for p in (
         "built_at>works_in built_at>founded_by designed_by>born_in designed_by>apprenticed_at designed_by>pupil_of "
@@ -42,7 +42,7 @@ _TWO = [
         "museum_in>in_district"
     ).split()
 ]
-_THREE = [
+_THREE: list[tuple[str, ...]] = [
     tuple(p.split(">"))
     for p in (
         "built_at>works_in>in_district built_at>founded_by>born_in built_at>founded_by>died_in "
