@@ -43,6 +43,7 @@ from bench.multihop_corpus import Doc, Question, build
 from bench.multihop_fresh import build_fresh
 from bench.multihop_hard import build_hard
 from bench.multihop_heldout import build_heldout
+from bench.multihop_masked import build_masked
 from bench.multihop_sealed import build_sealed
 from bench.multihop_unseen import build_unseen
 from bench.multihop_veiled import build_veiled
@@ -358,6 +359,7 @@ async def main(args: argparse.Namespace) -> None:
         "fresh": build_fresh(),
         "blind": build_blind(),
         "veiled": build_veiled(),
+        "masked": build_masked(),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for label in args.corpus:
@@ -381,7 +383,7 @@ if __name__ == "__main__":
     parser.add_argument(
         "--corpus",
         nargs="+",
-        choices=["easy", "hard", "unseen", "heldout", "sealed", "fresh", "blind", "veiled", "real"],
+        choices=["easy", "hard", "unseen", "heldout", "sealed", "fresh", "blind", "veiled", "masked", "real"],
         default=["easy", "hard"],
     )
     parser.add_argument(
