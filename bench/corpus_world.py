@@ -1,7 +1,7 @@
 """The parts every generated multi-hop corpus (#28) shares: a world of entities tied by directed
 relations, the fictional-name maker, and how a page and its questions are assembled from a seed.
 
-Each corpus (bench/multihop_blind*.py, bench/multihop_veiled*.py) keeps its own domain, wording,
+Each corpus (bench/multihop_blind*.py, _veiled*.py, _masked*.py) keeps its own domain, wording,
 traps and question grammar; what is the same logic in all of them lives here once, so a fix to how
 a chain is followed or a link is stated holds in every corpus. Generating is deterministic: the same
 seed gives the same pages and questions, byte for byte.
@@ -68,15 +68,22 @@ class NameMaker(Protocol):
 
 
 class Names:
-    """Fictional words from a corpus's own syllables, each used once unless a trap reuses one on purpose."""
+    """Fictional words from a corpus's own syllables, each used once unless a trap reuses one on purpose.
+    A word shorter than `shortest` or matching `reject` (a regex on its lower case) is drawn again."""
 
-    def __init__(self, rng: random.Random, syllables: Sequence[Sequence[str]], shortest: int) -> None:
+    def __init__(
+        self, rng: random.Random, syllables: Sequence[Sequence[str]], shortest: int, reject: str | None = None
+    ) -> None:
         self.rng, self.syllables, self.shortest, self.used = rng, syllables, shortest, set[str]()
+        self.reject = re.compile(reject) if reject else None
 
-    def word(self) -> str:
+    def word(self, last: Sequence[str] | None = None) -> str:
+        """A fresh word; `last` replaces the final syllables (a place's or a surname's ending, say)."""
+        parts = self.syllables if last is None else [*self.syllables[:-1], last]
         while True:
-            w = "".join(self.rng.choice(part) for part in self.syllables).capitalize()
-            if len(w) >= self.shortest and w.lower() not in self.used:
+            w = "".join(self.rng.choice(part) for part in parts).capitalize()
+            bad = self.reject is not None and self.reject.search(w.lower()) is not None
+            if len(w) >= self.shortest and w.lower() not in self.used and not bad:
                 self.used.add(w.lower())
                 return w
 
@@ -129,22 +136,25 @@ class Recipe:
     render: Callable[[World, Ent, random.Random], str]
     traps: Callable[[World, Names, random.Random], list[Doc]]
     questions: Callable[[World, list[Doc], random.Random], list[tuple[Question, list[str]]]]
+    seed: int = 28  # the corpus's own seed, what build, world and chains use when given none
 
-    def world(self, seed: int = 28) -> tuple[World, list[Doc]]:
+    def world(self, seed: int | None = None) -> tuple[World, list[Doc]]:
         """The world and its pages (the core entities, then the traps)."""
-        rng = random.Random(seed)
+        rng = random.Random(self.seed if seed is None else seed)
         nm = self.names(rng)
         w = self.populate(rng, nm)
         docs = [Doc(e.file, self.render(w, e, rng)) for e in list(w.ents.values())]
         docs += self.traps(w, nm, rng)
         return w, docs
 
-    def chains(self, seed: int = 28) -> list[tuple[Question, list[str]]]:
+    def chains(self, seed: int | None = None) -> list[tuple[Question, list[str]]]:
         """Every question with the files of its chain, start to answer (for the contract tests)."""
+        seed = self.seed if seed is None else seed
         w, docs = self.world(seed)
         return self.questions(w, docs, random.Random(seed + 1))
 
-    def build(self, seed: int = 28) -> tuple[list[Doc], list[Question]]:
+    def build(self, seed: int | None = None) -> tuple[list[Doc], list[Question]]:
         """The corpus: its pages and its questions, the same for a seed."""
+        seed = self.seed if seed is None else seed
         w, docs = self.world(seed)
         return docs, [q for q, _files in self.questions(w, docs, random.Random(seed + 1))]

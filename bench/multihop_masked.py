@@ -43,9 +43,9 @@ from __future__ import annotations
 import random
 import re
 
-from bench.multihop_corpus import Doc, Question
+from bench.corpus_world import FUNCTION_WORDS, Ent, Names, Recipe, World
 from bench.multihop_masked_questions import make_questions
-from bench.multihop_masked_text import DUTIES, TRADES, WHEELS, Ent, World, render
+from bench.multihop_masked_text import DUTIES, TRADES, WHEELS, render
 from bench.multihop_masked_traps import add_traps
 
 _ON = ["b", "d", "k", "l", "m", "n", "r", "s", "t", "w", "st", "br", "cr", "gl", "sk", "tw", "wh", "h", "p", "sp"]
@@ -62,35 +62,13 @@ _MAKER = ["ironmaster", "engine builder", "industrialist"]
 _PARENT = ["blacksmith", "miller", "schoolmaster", "platelayer", "clockmaker", "draper", "curate"]
 
 
-class Names:
-    """Fictional words, each used once unless a trap reuses one on purpose."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng, self.used = rng, set[str]()
-
-    def _fresh(self, tails: list[str]) -> str:
-        rng = self.rng
-        while True:
-            w = (rng.choice(_ON) + rng.choice(_NU) + rng.choice(_CO) + rng.choice(tails)).capitalize()
-            if w.lower() not in self.used and not re.search(r"(.)\1\1", w.lower()):
-                self.used.add(w.lower())
-                return w
-
-    def place(self) -> str:
-        return self._fresh(_PLACE)
-
-    def surname(self) -> str:
-        return self._fresh(_SURN)
-
-    def word(self) -> str:
-        return self._fresh(["a", "o", "ia", "ine", "us", "el"])
+def _names(rng: random.Random) -> Names:
+    """Fictional words, each used once unless a trap reuses one on purpose; none with a letter thrice over."""
+    return Names(rng, (_ON, _NU, _CO, ["a", "o", "ia", "ine", "us", "el"]), shortest=0, reject=r"(.)\1\1")
 
 
-_FUNCTION = set(
-    "which what where whose when that this these those with from into have been were does whom their there they "
-    "them also than then after before under over about other some each only most more such very upon need tell "
-    "name give find please".split()
-)
+# what an instruction's lead ("Name ...", "I need ...") adds to the words a question and its answer may share
+_FUNCTION = FUNCTION_WORDS | {"need", "tell", "name", "give", "find", "please"}
 
 
 def words(text: str) -> set[str]:
@@ -104,10 +82,10 @@ def side(rng: random.Random, fwd: int = 68, both: int = 14, back: int = 18) -> s
 
 def _people(rng: random.Random, nm: Names, w: World, towns: list[Ent]) -> list[Ent]:
     people: list[Ent] = []
-    shared = [nm.surname() for _ in range(7)]  # seven surnames borne by two people each
+    shared = [nm.word(_SURN) for _ in range(7)]  # seven surnames borne by two people each
     for i in range(68):
         role = "maker" if i % 5 == 4 else "engineer"
-        sn = shared[i // 9] if i % 9 in (2, 7) and i // 9 < 7 else nm.surname()
+        sn = shared[i // 9] if i % 9 in (2, 7) and i // 9 < 7 else nm.word(_SURN)
         given = _GIVEN[(i * 11) % len(_GIVEN)]
         p = w.add(Ent(f"person_{i:02d}.md", f"{given} {sn}", "person"))
         born = 1800 + (i * 7) % 60 + rng.randint(0, 8)
@@ -133,12 +111,12 @@ def _populate(rng: random.Random, nm: Names) -> World:
     w = World()
     dirs = ["northern", "southern", "eastern", "western", "central", "border", "coastal", "forest", "fen", "moorland"]
     districts = [
-        w.add(Ent(f"district_{i}.md", nm.word(), "district", {"dir": d, "area": rng.randint(20, 400) * 1000}))
+        w.add(Ent(f"district_{i}.md", nm.word(), "district", facts={"dir": d, "area": rng.randint(20, 400) * 1000}))
         for i, d in enumerate(dirs)
     ]
     towns: list[Ent] = []
     for i in range(34):
-        t = w.add(Ent(f"town_{i:02d}.md", nm.place(), "town"))
+        t = w.add(Ent(f"town_{i:02d}.md", nm.word(_PLACE), "town"))
         t.facts = {"pop": rng.randint(8, 400) * 100, "trade": rng.choice(TRADES)}
         w.tie("in_district", t, districts[i % len(districts)], side(rng, 60, 15, 25))
         towns.append(t)
@@ -156,7 +134,7 @@ def _populate(rng: random.Random, nm: Names) -> World:
             stem = nm.word()
         title = f"{stem} {['Engine Works', 'Foundry', 'Locomotive Company', 'Ironworks'][i % 4]}"
         facts = {"year": founder.facts["born"] + rng.randint(24, 40), "staff": rng.randint(80, 4000)}
-        wk = w.add(Ent(f"works_{i:02d}.md", title, "works", facts))
+        wk = w.add(Ent(f"works_{i:02d}.md", title, "works", facts=facts))
         w.tie("founded_by", wk, founder, side(rng))
         w.tie("works_in", wk, rng.choice([t for t in towns if t.title != stem]), side(rng))
         works_list.append(wk)
@@ -170,7 +148,7 @@ def _populate(rng: random.Random, nm: Names) -> World:
             a, b = rng.sample(towns, 2)
         title = f"{a.title} and {b.title} Railway" if i % 3 != 2 else f"{nm.word()} Valley Railway"
         facts = {"year": rng.randint(1830, 1880), "miles": rng.randint(8, 240), "trade": rng.choice(TRADES)}
-        r = w.add(Ent(f"railway_{i:02d}.md", title, "railway", facts))
+        r = w.add(Ent(f"railway_{i:02d}.md", title, "railway", facts=facts))
         w.tie("hq_in", r, rng.choice([t for t in towns if t not in (a, b)]), side(rng))
         w.tie("chief_engineer", r, rng.choice(engineers), side(rng))
         if i >= 3 and rng.random() < 0.85:  # the later, smaller companies went to the first three
@@ -184,14 +162,19 @@ def _populate(rng: random.Random, nm: Names) -> World:
             "code": f"{rng.randint(1, 89)}{'ABCDE'[i % 5]}",
         }
         d = w.add(
-            Ent(f"depot_{i:02d}.md", f"{nm.word()} {['Shed', 'Depot', 'Motive Power Depot'][i % 3]}", "depot", facts)
+            Ent(
+                f"depot_{i:02d}.md",
+                f"{nm.word()} {['Shed', 'Depot', 'Motive Power Depot'][i % 3]}",
+                "depot",
+                facts=facts,
+            )
         )
         w.tie("depot_in", d, rng.choice(towns), side(rng))
         depots.append(d)
     museums: list[Ent] = []
     for i in range(6):
         title = f"{nm.word()} {['Railway Museum', 'Steam Centre', 'Transport Collection'][i % 3]}"
-        m = w.add(Ent(f"museum_{i}.md", title, "museum", {"year": rng.randint(1950, 1995)}))
+        m = w.add(Ent(f"museum_{i}.md", title, "museum", facts={"year": rng.randint(1950, 1995)}))
         w.tie("museum_in", m, rng.choice(towns), side(rng))
         museums.append(m)
     for i in range(122):
@@ -205,7 +188,7 @@ def _populate(rng: random.Random, nm: Names) -> World:
             "withdrawn": year + rng.randint(20, 60),
             "miles": rng.randint(300, 2400) * 1000,
         }
-        e = w.add(Ent(f"loco_{i:03d}.md", f"No. {100 + i * 7} {name}", "loco", facts))
+        e = w.add(Ent(f"loco_{i:03d}.md", f"No. {100 + i * 7} {name}", "loco", facts=facts))
         w.tie("built_at", e, wk, side(rng))
         alive = [p for p in engineers if p.facts["born"] + 24 <= year <= p.facts["died"]]
         if rng.random() < 0.8:
@@ -218,23 +201,16 @@ def _populate(rng: random.Random, nm: Names) -> World:
     return w
 
 
-def masked_world(seed: int = 31) -> tuple[World, list[Doc]]:
-    """The world and its pages (the core entities, then the traps)."""
-    rng = random.Random(seed)
-    nm = Names(rng)
-    w = _populate(rng, nm)
-    docs = [Doc(e.file, render(w, e, rng)) for e in list(w.ents.values())]
-    docs += add_traps(w, nm, rng)
-    return w, docs
+_RECIPE = Recipe(
+    names=_names,
+    populate=_populate,
+    render=render,
+    traps=add_traps,
+    questions=lambda w, docs, rng: make_questions(w, docs, rng, words),
+    seed=31,
+)
 
-
-def masked_chains(seed: int = 31) -> list[tuple[Question, list[str]]]:
-    """Every question with the files of its chain, start to answer (for the contract test)."""
-    w, docs = masked_world(seed)
-    return make_questions(w, docs, random.Random(seed + 1), words)
-
-
-def build_masked(seed: int = 31) -> tuple[list[Doc], list[Question]]:
-    """The corpus: ~390 pages; 36 one-hop, 84 two-hop and 54 three-hop questions; the same for a seed."""
-    _w, docs = masked_world(seed)
-    return docs, [q for q, _files in masked_chains(seed)]
+# The corpus: ~370 pages; 36 one-hop, 84 two-hop and 54 three-hop questions; the same for a seed.
+build_masked = _RECIPE.build
+masked_world = _RECIPE.world
+masked_chains = _RECIPE.chains

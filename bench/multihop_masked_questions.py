@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import itertools
 import random
-import re
 from collections.abc import Callable
 
+from bench.corpus_world import World, chains, names
 from bench.multihop_corpus import Doc, Question
-from bench.multihop_masked_text import World
 
 _ONE: list[tuple[str, ...]] = [
     (r,)
@@ -188,27 +187,8 @@ def _refs(w: World, file: str) -> list[str]:
     return [e.title]
 
 
-def names(text: str, name: str) -> bool:
-    """Whether `text` names `name` as a whole (not as part of a longer word)."""
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
-
-
 def _stated(w: World, text: dict[str, str], a: str, b: str) -> bool:
     return names(text[a], w.ents[b].title) or names(text[b], w.ents[a].title)
-
-
-def _chains(w: World, pattern: tuple[str, ...]) -> list[list[str]]:
-    out = []
-    for start in sorted(w.link.get(pattern[0], {})):
-        files = [start]
-        for rel in pattern:
-            nxt = w.link.get(rel, {}).get(files[-1])
-            if nxt is None:
-                break
-            files.append(nxt)
-        else:
-            out.append(files)
-    return out
 
 
 def _phrase(w: World, files: list[str], pattern: tuple[str, ...], rng: random.Random) -> str:
@@ -235,7 +215,7 @@ def make_questions(
         pools: list[list[tuple[str, list[str]]]] = []
         for pattern in patterns:
             pool = []
-            for files in _chains(w, pattern):
+            for files in chains(w, pattern):
                 answer = files[-1]
                 if len(set(files)) < len(files):
                     continue

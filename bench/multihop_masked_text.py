@@ -14,58 +14,14 @@ or "the engine", a company "the company".
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-from typing import Any
+
+from bench.corpus_world import Ent, World, cap, join_and
 
 DASH = "\u2013"
 WHEELS = ["4-4-0", "0-6-0", "2-6-2T", "4-6-0", "0-4-2ST", "2-8-0", "2-4-0", "0-6-2T"]
 DUTIES = ["express passenger engine", "goods engine", "tank engine", "shunting engine", "mixed-traffic engine"]
 TRADES = ["lace", "hosiery", "brewing", "tanning", "ironstone", "glove making", "malting", "wool stapling"]
 MONTHS = ["January", "March", "April", "June", "July", "September", "October", "December"]
-
-
-@dataclass
-class Ent:
-    file: str
-    title: str
-    kind: str  # district, town, person, works, railway, depot, museum, loco
-    facts: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class World:
-    ents: dict[str, Ent] = field(default_factory=dict)
-    link: dict[str, dict[str, str]] = field(default_factory=dict)  # relation -> source file -> target file
-    side: dict[tuple[str, str], str] = field(default_factory=dict)  # (relation, source) -> fwd | back | both
-
-    def add(self, e: Ent) -> Ent:
-        self.ents[e.file] = e
-        return e
-
-    def tie(self, rel: str, src: Ent, dst: Ent, side: str) -> None:
-        self.link.setdefault(rel, {})[src.file] = dst.file
-        self.side[(rel, src.file)] = side
-
-    def out(self, rel: str, src: Ent) -> Ent | None:
-        """The target of `src`'s link when `src`'s own page states it."""
-        dst = self.link.get(rel, {}).get(src.file)
-        return self.ents[dst] if dst and self.side[(rel, src.file)] in ("fwd", "both") else None
-
-    def inc(self, rel: str, dst: Ent) -> list[Ent]:
-        """The sources of links into `dst` that `dst`'s page states (in file order)."""
-        return [
-            self.ents[s]
-            for s, d in sorted(self.link.get(rel, {}).items())
-            if d == dst.file and self.side[(rel, s)] in ("back", "both")
-        ]
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _cap(s: str) -> str:
-    return s[0].upper() + s[1:]
 
 
 def _pron(e: Ent) -> tuple[str, str]:
@@ -123,7 +79,7 @@ def loco(w: World, e: Ent, rng: random.Random) -> str:
         prov = [f"worked by the {rly.title}"] if rly else []
         prov += [f"stabled at {shed.title}"] if shed else []
         if prov:
-            s.append(f"\nProvenance: {_and(prov)}; withdrawn {gone}.")
+            s.append(f"\nProvenance: {join_and(prov)}; withdrawn {gone}.")
         if mus:
             s.append(f"\nCurrent location: {mus.title}.")
     elif form == 3:  # nominalisations and relative clauses
@@ -156,7 +112,7 @@ def loco(w: World, e: Ent, rng: random.Random) -> str:
 
 def works(w: World, e: Ent, rng: random.Random) -> str:
     founder, town = w.out("founded_by", e), w.out("works_in", e)
-    built, pupils = w.inc("built_at", e), w.inc("apprenticed_at", e)
+    built, pupils = w.incoming("built_at", e), w.incoming("apprenticed_at", e)
     f, t = e.facts, e.title
     form = rng.randrange(3)
     s: list[str] = []
@@ -166,14 +122,14 @@ def works(w: World, e: Ent, rng: random.Random) -> str:
             s.append(f"It was founded by {founder.title}.")
         s.append(f"At its height the works employed {f['staff']:,} hands.")
         if pupils:
-            s.append(f"Apprentices trained in its shops included {_and([p.title for p in pupils])}.")
+            s.append(f"Apprentices trained in its shops included {join_and([p.title for p in pupils])}.")
         if built:
-            s.append(f"Engines erected there include {_and([b.title for b in built])}.")
+            s.append(f"Engines erected there include {join_and([b.title for b in built])}.")
     elif form == 1:
         s.append(f"The foundation of {t}" + (f" by {founder.title}" if founder else "") + f" in {f['year']} ")
         s[-1] += f"brought heavy engineering to {town.title}." if town else "was followed by rapid growth."
         if pupils:
-            s.append(f"Among those who served an apprenticeship there were {_and([p.title for p in pupils])}.")
+            s.append(f"Among those who served an apprenticeship there were {join_and([p.title for p in pupils])}.")
         if built:
             rows = [[b.title, b.facts["wheels"], str(b.facts["year"])] for b in built]
             s.append("\n\nWorks list (surviving records):\n\n" + table(["Engine", "Wheels", "Year"], rows))
@@ -193,8 +149,8 @@ def works(w: World, e: Ent, rng: random.Random) -> str:
 def person(w: World, e: Ent, rng: random.Random) -> str:
     born, died = w.out("born_in", e), w.out("died_in", e)
     shop, master = w.out("apprenticed_at", e), w.out("pupil_of", e)
-    designs, founded = w.inc("designed_by", e), w.inc("founded_by", e)
-    posts, pupils = w.inc("chief_engineer", e), w.inc("pupil_of", e)
+    designs, founded = w.incoming("designed_by", e), w.incoming("founded_by", e)
+    posts, pupils = w.incoming("chief_engineer", e), w.incoming("pupil_of", e)
     f, t, sn = e.facts, e.title.split(" (")[0], sur(e)
     he, his = _pron(e)
     form = rng.randrange(4)
@@ -203,40 +159,42 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
         s.append(f"OBITUARY. {t}, {f['prof']}, died" + (f" at {died.title}" if died else ""))
         s[-1] += f" on {_date(rng, f['died'])}, aged {f['died'] - f['born']}."
         if born:
-            s.append(f"{_cap(he)} was a native of {born.title}.")
+            s.append(f"{cap(he)} was a native of {born.title}.")
         if shop:
             s.append(f"{sn} served {his} time at {shop.title}.")
         if master and rng.random() < 0.5:
-            s.append(f"{_cap(he)} learned {his} trade under {master.title}.")
+            s.append(f"{cap(he)} learned {his} trade under {master.title}.")
         elif master:
-            s.append(f"{_cap(he)} was taken on as a pupil by {master.title}.")
+            s.append(f"{cap(he)} was taken on as a pupil by {master.title}.")
         if posts:
-            s.append(f"{sn} was later locomotive superintendent of the {_and([r.title for r in posts])}.")
+            s.append(f"{sn} was later locomotive superintendent of the {join_and([r.title for r in posts])}.")
         if founded:
-            s.append(f"{_cap(he)} established {_and([x.title for x in founded])}.")
+            s.append(f"{cap(he)} established {join_and([x.title for x in founded])}.")
         if designs:
             verb = "is" if len(designs) == 1 else "are"
-            s.append(f"Of {his} engines, {_and([d.title for d in designs])} {verb} best remembered.")
+            s.append(f"Of {his} engines, {join_and([d.title for d in designs])} {verb} best remembered.")
         if pupils:
-            s.append(f"{sn}'s pupils included {_and([p.title for p in pupils])}.")
+            s.append(f"{sn}'s pupils included {join_and([p.title for p in pupils])}.")
     elif form == 1:  # biographical sketch, surname after the first line
         s.append(f"{t} ({f['born']}{DASH}{f['died']}) was a {f['prof']}.")
         if born:
             s.append(f"Born at {born.title}, {sn} was the child of a {f['parent']}.")
         else:
-            s.append(f"{_cap(he)} was the child of a {f['parent']}.")
+            s.append(f"{cap(he)} was the child of a {f['parent']}.")
         if shop:
             s.append(f"The apprenticeship of {sn} at {shop.title} lasted seven years.")
         if master:
             s.append(f"{sn} was then taken on as a pupil by {master.title}.")
         if posts:
-            s.append(f"The appointment of {sn} as chief engineer of the {_and([r.title for r in posts])} came later.")
+            s.append(
+                f"The appointment of {sn} as chief engineer of the {join_and([r.title for r in posts])} came later."
+            )
         if designs:
-            s.append(f"Designs by {sn} include {_and([d.title for d in designs])}.")
+            s.append(f"Designs by {sn} include {join_and([d.title for d in designs])}.")
         if founded:
-            s.append(f"{sn} founded {_and([x.title for x in founded])}.")
+            s.append(f"{sn} founded {join_and([x.title for x in founded])}.")
         if pupils:
-            s.append(f"{_cap(he)} in turn trained {_and([p.title for p in pupils])}.")
+            s.append(f"{cap(he)} in turn trained {join_and([p.title for p in pupils])}.")
         if died:
             s.append(f"{sn} died at {died.title} in {f['died']}.")
     elif form == 2:  # a letter, then an editor's note
@@ -245,21 +203,20 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
         s[-1] += f" served an apprenticeship at {shop.title}" if shop else " learned the trade young"
         s[-1] += f" and owed everything to my old master, {master.title}." if master else "."
         if designs:
-            s.append(
-                f"Your correspondent is wrong to credit others with {_and([d.title for d in designs])}: I drew them."
-            )
+            drawn = join_and([d.title for d in designs])
+            s.append(f"Your correspondent is wrong to credit others with {drawn}: I drew them.")
         s.append(f"Yours faithfully, {t}.")
         note = []
         if posts:
-            note.append(f"{sn} had charge of the locomotive department of the {_and([r.title for r in posts])}")
+            note.append(f"{sn} had charge of the locomotive department of the {join_and([r.title for r in posts])}")
         if founded:
-            note.append(f"{he} set up {_and([x.title for x in founded])}")
+            note.append(f"{he} set up {join_and([x.title for x in founded])}")
         if pupils:
-            note.append(f"{he} took {_and([p.title for p in pupils])} as pupils")
+            note.append(f"{he} took {join_and([p.title for p in pupils])} as pupils")
         if died:
             note.append(f"{he} died at {died.title} in {f['died']}")
         if note:
-            s.append(f"\n\nEditor's note: {_cap('; '.join(note))}.")
+            s.append(f"\n\nEditor's note: {cap('; '.join(note))}.")
     else:  # timeline
         s.append(f"{t}, {f['prof']}. Timeline:\n")
         s.append(f"\n- {f['born']}: born" + (f" at {born.title}" if born else "") + ".")
@@ -282,7 +239,7 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
 
 def railway(w: World, e: Ent, rng: random.Random) -> str:
     hq, chief, into = w.out("hq_in", e), w.out("chief_engineer", e), w.out("absorbed_into", e)
-    stock, took = w.inc("owned_by", e), w.inc("absorbed_into", e)
+    stock, took = w.incoming("owned_by", e), w.incoming("absorbed_into", e)
     f, t = e.facts, e.title
     n = int(e.file.split("_")[1].split(".")[0])
     form, alt = n % 3, n // 3 % 2 == 0  # each genre and wording on a share of the companies
@@ -294,10 +251,10 @@ def railway(w: World, e: Ent, rng: random.Random) -> str:
         if chief:
             s.append(f"Resolved, that {chief.title} be appointed locomotive superintendent of the company.")
         if stock:
-            s.append(f"Resolved, that the engines {_and([x.title for x in stock])} be taken into stock.")
+            s.append(f"Resolved, that the engines {join_and([x.title for x in stock])} be taken into stock.")
         if took:
             s.append(
-                f"Reported, the terms of the amalgamation of the {_and([x.title for x in took])} into this company."
+                f"Reported, the terms of the amalgamation of the {join_and([x.title for x in took])} into this company."
             )
         if into:
             later = f["year"] + rng.randint(30, 60)
@@ -316,7 +273,7 @@ def railway(w: World, e: Ent, rng: random.Random) -> str:
         if stock:
             s.append("\n\nStock list:\n\n" + "\n".join(f"- {x.title} ({x.facts['wheels']})" for x in stock))
         if took:
-            s.append(f"\n\nThe {_and([x.title for x in took])} was absorbed by the company.")
+            s.append(f"\n\nThe {join_and([x.title for x in took])} was absorbed by the company.")
     else:
         s.append(f"The {t} was a railway company incorporated in {f['year']} to serve the {f['trade']} trade.")
         if hq:
@@ -326,11 +283,11 @@ def railway(w: World, e: Ent, rng: random.Random) -> str:
         elif chief:
             s.append(f"The appointment of {chief.title} as chief engineer in {f['year'] + 5} shaped its engine policy.")
         if stock:
-            s.append(f"The company's engines included {_and([x.title for x in stock])}.")
+            s.append(f"The company's engines included {join_and([x.title for x in stock])}.")
         if took and alt:
-            s.append(f"It took over the {_and([x.title for x in took])}.")
+            s.append(f"It took over the {join_and([x.title for x in took])}.")
         elif took:
-            s.append(f"The amalgamation of the {_and([x.title for x in took])} into the company followed.")
+            s.append(f"The amalgamation of the {join_and([x.title for x in took])} into the company followed.")
         if into and not alt:
             s.append(f"The amalgamation of the company into the {into.title} ended its independence.")
         elif into:
@@ -339,7 +296,7 @@ def railway(w: World, e: Ent, rng: random.Random) -> str:
 
 
 def depot(w: World, e: Ent, rng: random.Random) -> str:
-    town, kept = w.out("depot_in", e), w.inc("shedded_at", e)
+    town, kept = w.out("depot_in", e), w.incoming("shedded_at", e)
     f, t = e.facts, e.title
     if rng.random() < 0.5:
         s = f"{t} was an engine shed of {f['roads']} roads" + (f" on the edge of {town.title}" if town else "") + "."
@@ -357,11 +314,11 @@ def depot(w: World, e: Ent, rng: random.Random) -> str:
 
 
 def museum(w: World, e: Ent, rng: random.Random) -> str:
-    town, held = w.out("museum_in", e), w.inc("preserved_at", e)
+    town, held = w.out("museum_in", e), w.incoming("preserved_at", e)
     t = e.title
     s = f"{t} opened in {e.facts['year']}" + (f" in the old goods shed at {town.title}" if town else "") + "."
     if held and int(e.file[7]) % 2:
-        s += f" Engines whose preservation at {t} was paid for by subscription: {_and([h.title for h in held])}."
+        s += f" Engines whose preservation at {t} was paid for by subscription: {join_and([h.title for h in held])}."
     elif held:
         s += " Catalogue of locomotives on display:\n\n" + "\n".join(
             f"- {h.title}, {h.facts['wheels']}, {h.facts['year']}" for h in held
@@ -375,22 +332,22 @@ def town(w: World, e: Ent, rng: random.Random) -> str:
     s += f"; pop. {f['pop']:,} (1901). Chief trade: {f['trade']}."
     bits = []
     for rel, label in (("works_in", "Works"), ("depot_in", "Engine shed"), ("museum_in", "Museum")):
-        here = w.inc(rel, e)
+        here = w.incoming(rel, e)
         if here:
-            bits.append(f"{label}: {_and([x.title for x in here])}.")
-    hq = w.inc("hq_in", e)
+            bits.append(f"{label}: {join_and([x.title for x in here])}.")
+    hq = w.incoming("hq_in", e)
     if hq:
-        bits.append(f"Offices of the {_and([x.title for x in hq])}.")
-    natives, deaths = w.inc("born_in", e), w.inc("died_in", e)
+        bits.append(f"Offices of the {join_and([x.title for x in hq])}.")
+    natives, deaths = w.incoming("born_in", e), w.incoming("died_in", e)
     if natives:
-        bits.append(f"Natives: {_and([x.title for x in natives])}.")
+        bits.append(f"Natives: {join_and([x.title for x in natives])}.")
     if deaths:
-        bits.append(f"{_and([x.title for x in deaths])} spent {rng.choice(['their', 'the'])} last years here.")
+        bits.append(f"{join_and([x.title for x in deaths])} spent {rng.choice(['their', 'the'])} last years here.")
     return f"# {t}\n\n{s} " + " ".join(bits)
 
 
 def district(w: World, e: Ent, rng: random.Random) -> str:
-    towns = w.inc("in_district", e)
+    towns = w.incoming("in_district", e)
     s = f"The {e.title} district covers {e.facts['area']:,} acres of the {e.facts['dir']} uplands."
     if towns:
         s += "\n\n" + table(["Town", "Population (1901)"], [[x.title, f"{x.facts['pop']:,}"] for x in towns])

@@ -14,15 +14,10 @@ Every fact a trap states about a core entity is true of it; the traps only add c
 from __future__ import annotations
 
 import random
-from typing import Protocol
 
+from bench.corpus_world import NameMaker, World, join_and
 from bench.multihop_corpus import Doc
-from bench.multihop_masked_text import DUTIES, WHEELS, World, _and, table
-
-
-class _Names(Protocol):
-    def word(self) -> str: ...
-
+from bench.multihop_masked_text import DUTIES, WHEELS, table
 
 _TRADE = ["banker", "organist", "botanist", "painter", "surveyor", "schoolmaster", "brewer", "alderman", "printer"]
 _GOOD = ["a cottage hospital", "a lending library", "a brass band", "a chapel", "a savings bank", "a choir"]
@@ -182,9 +177,8 @@ def _hubs(w: World, rng: random.Random) -> list[Doc]:
     for i in range(3):  # heritage trail leaflets
         held = [e for e in by["loco"] if e.file in w.link.get("preserved_at", {})]
         pick = rng.sample(held, min(6, len(held)))
-        text = (
-            f"# Heritage steam trail, leaflet {i + 1}\n\nEngines to see on the trail: {_and([e.title for e in pick])}."
-        )
+        seen = join_and([e.title for e in pick])
+        text = f"# Heritage steam trail, leaflet {i + 1}\n\nEngines to see on the trail: {seen}."
         docs.append(Doc(f"trail_{i}.md", text))
     return docs
 
@@ -204,7 +198,7 @@ def _handbills(w: World, rng: random.Random) -> list[Doc]:
     return docs
 
 
-def add_traps(w: World, nm: _Names, rng: random.Random) -> list[Doc]:
+def add_traps(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
     docs = _namesakes(w, rng) + _rebuilt(w, rng) + _hubs(w, rng) + _handbills(w, rng)
     docs += [Doc(f"note_{i:02d}.md", f"# {title}\n\n{body}") for i, (title, body) in enumerate(_NOTES)]
     return docs

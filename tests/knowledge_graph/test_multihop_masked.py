@@ -7,12 +7,18 @@ memory and ingests nothing; it runs no ranker."""
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections import Counter
 
 from bench.multihop_masked import build_masked, masked_chains, words
-from tests.support.corpus_pages import Pages, names
+from tests.support.corpus_pages import (
+    Pages,
+    check_answers_hidden,
+    check_deterministic_and_sized,
+    check_links_stated,
+    link_sides,
+    names,
+)
 
 DOCS, QUESTIONS = build_masked()
 CHAINS = masked_chains()
@@ -26,47 +32,21 @@ def _kind(file: str) -> str:
 
 
 def test_deterministic_and_sized() -> None:
-    again_docs, again_questions = build_masked()
-    assert again_docs == DOCS and again_questions == QUESTIONS
-    other_docs, _ = build_masked(seed=7)
-    assert other_docs != DOCS
-    assert 350 <= len(DOCS) <= 420
-    assert len({d.name for d in DOCS}) == len(DOCS)
-    assert len({title(d.name) for d in DOCS}) == len(DOCS)
-    assert [sum(q.hops == h for q in QUESTIONS) for h in (1, 2, 3)] == [36, 84, 54]
-    assert [q for q, _ in CHAINS] == QUESTIONS
-    assert len({q.text for q in QUESTIONS}) == len(QUESTIONS)
+    check_deterministic_and_sized(build_masked, CHAINS, range(350, 421), (36, 84, 54))
 
 
 def test_answers_exist_and_multihop_answers_share_no_word_with_the_question() -> None:
-    for q, files in CHAINS:
-        assert q.answer == files[-1] and q.answer in BY_NAME and len(files) == q.hops + 1
-        assert len(set(files)) == len(files), q.text
-        assert names(q.text, title(files[0])), q.text  # the question names where its chain starts
-        assert not names(q.text, title(q.answer)), q.text
-        if q.hops > 1:
-            assert not words(q.text) & words(BY_NAME[q.answer].text), q.text
-            assert not names(BY_NAME[q.answer].text, title(files[0])), q.text
+    check_answers_hidden(PAGES, CHAINS, words, start_off_answer=True)
+    assert all(len(set(files)) == len(files) for _q, files in CHAINS)  # no chain visits a page twice
 
 
-def test_each_link_is_stated_on_at_least_one_page_of_its_pair() -> None:
-    for q, files in CHAINS:
-        for a, b in itertools.pairwise(files):
-            assert names(BY_NAME[a].text, title(b)) or names(BY_NAME[b].text, title(a)), (q.text, a, b)
+def test_each_link_is_stated_on_at_least_one_page_of_its_pair_and_controls_on_the_answer() -> None:
+    check_links_stated(PAGES, CHAINS)
 
 
 def test_links_are_stated_forward_backward_and_both() -> None:
-    pairs = {(a, b) for _q, files in CHAINS for a, b in itertools.pairwise(files)}
-    fwd = sum(names(BY_NAME[a].text, title(b)) and not names(BY_NAME[b].text, title(a)) for a, b in pairs)
-    back = sum(not names(BY_NAME[a].text, title(b)) for a, b in pairs)
-    both = len(pairs) - fwd - back
-    assert fwd >= 0.4 * len(pairs) and back >= 30 and both >= 30, (fwd, back, both, len(pairs))
-
-
-def test_one_hop_controls_answer_with_the_page_naming_their_entity() -> None:
-    for q, files in CHAINS:
-        if q.hops == 1:
-            assert names(BY_NAME[q.answer].text, title(files[0])), q.text
+    fwd, back, both, pairs = link_sides(PAGES, CHAINS)
+    assert fwd >= 0.4 * pairs and back >= 30 and both >= 30, (fwd, back, both, pairs)
 
 
 def test_no_page_off_the_chain_names_both_ends() -> None:
