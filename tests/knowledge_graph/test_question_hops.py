@@ -56,3 +56,52 @@ def test_one_group_per_step(question: str) -> None:
 def test_no_chain_no_hops() -> None:
     assert hop_words("") == []
     assert hop_words("?!") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        # a contact relative clause (no relative word): a noun, a noun phrase, a verb, a stranded
+        # preposition; one relation of its own
+        ("Who chaired the guild the weaver Oska Brell belonged to?", 2),
+        ("In which valley is the mill the brewer of Tamsin Ale grinds for?", 3),
+        ("Which county holds the hamlet Dorrit Vane wandered to?", 2),
+        ("Where was the cooper the tutor of Ilse Marrow studied under raised?", 3),
+        # ... not an apposition ("the trawler X") nor a passive's subject
+        ("In which town was the captain of the brig Salt Wren born?", 2),
+        ("Where was the keeper who rowed the skiff Dell Moth raised?", 2),
+        # a copular "is <noun> to": its own relation
+        ("Which county is kin to the guild that hired Pell Osk?", 2),
+        ("Which valley is cradle to the mill that grinds for Orrin Fell?", 2),
+        # ... unless "of" carries the question's relation ("What is the birthplace of X?")
+        ("Which county is cradle to the wharves of Pell Osk?", 1),
+        # a phrasal verb's plural object before "of" is one relation with the verb
+        ("Who mentored the joiner who drew up the drafts of the Brannock Arch?", 2),
+        ("Under whom did the carver who laid out the gardens of Wem Court train?", 2),
+        # a singular one is a relation noun
+        ("Who set up the maker of the Brannock Arch?", 2),
+        # a copular question whose "of" carries its relation, ending on a verb
+        ("What was the birthplace of the tutor under whom the carver who gilded Wem Court first worked?", 3),
+        # a "where" after "of" is a clause of its own
+        ("Where was the founder of the mill where the Orrin Loaf was baked born?", 3),
+    ],
+)
+def test_steps_counted_by_clause_shape(question: str, count: int) -> None:
+    assert steps(question) == count
+    assert len(hop_words(question)) == count
+
+
+def test_contact_relative_hops_innermost_first() -> None:
+    assert hop_words("Who chaired the guild the weaver Oska Brell belonged to?") == [
+        ["guild", "weaver", "belonged"],
+        ["chaired"],
+    ]
+    assert hop_words("Where was the cooper the tutor of Ilse Marrow studied under raised?") == [
+        ["tutor"],
+        ["cooper", "studied"],
+        ["raised"],
+    ]
+    assert hop_words("Which county is kin to the guild that hired Pell Osk?") == [
+        ["guild", "hired"],
+        ["county", "kin"],
+    ]
