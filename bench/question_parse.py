@@ -44,9 +44,11 @@ def report(label: str, questions: list[Question], show: bool) -> None:
     counted: Counter[tuple[int, int]] = Counter()
     agree = 0
     hop_words = getattr(question, "hop_words", None)
-    parse = None
+    parse: Callable[[str], tuple[list[list[str]], int]] | None = None
     if hop_words is not None:
-        from gateway.knowledge_graph.question_parse import parse  # absent on older trees
+        from gateway.knowledge_graph.question_parse import parse as read  # absent on older trees
+
+        parse = read
     for q in questions:
         n = question.steps(q.text)
         total[q.hops] += 1
