@@ -60,8 +60,8 @@ _WHOSE_OBJECT = re.compile(r"^\W*whose(?:\s+\w+){1,3}?\s+(?:do|does|did|is|are|w
 # a relative "where" after a noun opens that noun's own clause: "the yard where X was built" is a
 # relation of the yard's. Only after a determined noun phrase ("the yard", "its old yard"): not
 # after a verb ("check where X writes", "happens where"), an auxiliary or a cleft ("Which town is
-# where ..."); nor after "of", whose link already reaches the noun the clause only identifies ("the
-# name of the town where X was born")
+# where ..."). After "of" too: "the founder of the yard where X was launched" is three relations;
+# "What is the name of the town where X was born?" two, its "of" then carrying the copula's relation
 _RELATIVE_WHERE = re.compile(rf"{_DETERMINER}\s+(?:[a-z]\w*\s+)?([a-z]\w*)\s+where\b", re.I)
 
 

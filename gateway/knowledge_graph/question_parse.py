@@ -220,7 +220,9 @@ class _Reader:
             self.step(i, start)
         while self.stack:
             self.out.append(self.stack.pop().words)
-        return [g for g in self.out if g], self.contacts
+        # contact clauses are counted in a question only (text opening with no question word, a
+        # manual page's line or a statement, reads capitalised keywords as names)
+        return [g for g in self.out if g], self.contacts if self.wh is not None else 0
 
     def step(self, i: int, start: int) -> None:
         tok, w = self.tokens[i], _bare(self.tokens[i])
