@@ -230,6 +230,8 @@ class _Reader:
         if self.is_name(i):
             if self.prev == "noun" and self.contact(i, strict=True):
                 self.open_contact()
+            elif self.prev == "noun" and _bare(self.tokens[i - 1 - (len(cur.words) - cur.mark)]) in _DETS:
+                cur.take_np()  # an apposition, "the trawler X": the name's kind, no relation
             if _possessive(tok):  # "X's founder": the noun after it is X's relation
                 self.possess()
                 self.prev, self.verbal = "poss", False
@@ -242,21 +244,21 @@ class _Reader:
                 self.stack.append(_Frame(cur.take_np() + ([w] if w != "of" else [])))
             self.prev, self.verbal = "rel", False
         elif w == "whoever" or (w in _RELATIVES and self.prev in ("noun", "prep", "name")):
-            head = cur.take_np() if self.prev == "noun" else []
+            head = cur.take_np() if self.prev in ("noun", "prep") else []
             self.stack.append(_Frame(head, pending=self.starts_np(i + 1) or w == "where"))
             self.prev, self.verbal = "rel", False
         elif w in _DETS:
             if self.prev == "noun" and self.contact(i, strict=False):
                 self.open_contact()
             # a second object after a name, "who taught X THE trade": after its noun, a verb
-            self.second = self.prev == "name"
+            self.second = self.prev in ("name", "have")
             self.stack[-1].mark = len(self.stack[-1].words)
             self.prev, self.verbal = "det", False
         elif w in _ADVERBS:
             return
         elif w in ("have", "has", "had") and self.verbal and self.starts_np(i + 1):
             self.close(w)  # "have" as a verb after its subject: "Where does X HAVE its office?"
-            self.prev, self.verbal = "verb", False
+            self.prev, self.verbal = "have", False
         elif w in _VERB_AUX:
             pronoun = self.prev == "open" and self.tokens[start - 1].lower() in ("what", "who")
             if self.prev in ("open", "whnoun") and self.starts_np(i + 1) and not (pronoun and w in _BE):
@@ -274,7 +276,8 @@ class _Reader:
         elif w in _PARTICLES:
             return
         elif _function(w):
-            cur.mark = len(cur.words)
+            if not (w in _PREPS and i + 1 < len(self.tokens) and _bare(self.tokens[i + 1]) in _RELATIVES):
+                cur.mark = len(cur.words)  # (the harbour from which ...: the noun heads the clause)
             self.after_prep = self.verbal and w in _PREPS
             self.verbal = self.after_prep
             self.prev = "prep"
@@ -337,8 +340,8 @@ class _Reader:
             self.prev, self.verbal = "rel", False
             return
         cur.words.append(w)
-        if self.second:
-            self.prev, self.verbal, self.second = "noun", True, False
+        if self.second:  # a verb may follow a clause's object when a clause waits for one
+            self.prev, self.verbal, self.second = "noun", any(f.waits() for f in self.stack), False
         elif self.prev == "poss":  # the noun a possessive names is whole: "X's designer RAISED"
             self.prev, self.verbal = "noun", True
         else:
