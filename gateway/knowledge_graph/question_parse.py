@@ -182,6 +182,14 @@ class _Reader:
             n += 1
         return n
 
+    def nominal(self, i: int) -> bool:
+        """Whether a content word after a name or a possessive's noun is a noun, not a verb: an
+        auxiliary follows it, or more content words follow than open clauses wait for verbs."""
+        nxt = _bare(self.tokens[i + 1]) if i + 1 < len(self.tokens) else ""
+        if nxt in _VERB_AUX and nxt not in _ADVERBS:
+            return True
+        return self.run(i) > sum(f.waits() for f in self.stack)
+
     def contact(self, i: int, strict: bool) -> bool:
         """Whether the noun before `i` heads a contact relative clause whose subject starts at `i`
         ("the yard the founder of X worked for", "the place X retired to"): more verbs close
@@ -304,8 +312,11 @@ class _Reader:
             self.stack.append(_Frame([w], verb=True))
             self.prev, self.verbal = "verb", False
             return
-        if self.prev == "noun" and self.verbal and self.run(i) > sum(f.waits() for f in self.stack):
-            cur.words.append(w)  # a possessive's noun phrase goes on: "X's thesis SUPERVISOR stand"
+        if self.prev in ("noun", "name") and self.verbal and self.nominal(i):
+            # a noun phrase goes on after a possessive or a name: "X's thesis SUPERVISOR stand",
+            # "the X TYPEFACE was set up"
+            cur.words.append(w)
+            self.prev = "noun"
             return
         if self.verbal and (not self.after_prep or _stranded(self.tokens, i)):
             self.close(w)
