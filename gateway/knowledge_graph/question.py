@@ -6,9 +6,10 @@ names them by (#28). No relation word, template or domain is named here: only fu
 from __future__ import annotations
 
 import re
+from typing import TypeVar
 
 from gateway.knowledge_graph.extract import _STOP
-from gateway.knowledge_graph.patterns import CUES
+from gateway.knowledge_graph.patterns import CUES, cues
 from gateway.knowledge_graph.question_parse import (
     _AUXILIARY,
     _DETERMINER,
@@ -20,7 +21,10 @@ from gateway.knowledge_graph.question_parse import (
     _name,
     _possessive,
     parse,
+    phrases,
 )
+
+T = TypeVar("T")
 
 _TOKEN = re.compile(r"[^\W_][\w\-\.']*[^\W_]|[^\W_]")
 
@@ -223,13 +227,28 @@ def hop_words(query: str) -> list[list[str]]:
     `question_parse`. One group per step (`steps`: when the two reads differ, the outer groups are
     merged or empty ones added), [] for text with no word; a group may be empty when its relation
     is named only by words `relation_words` leaves out ("born", "founded": `extract._STOP`)."""
-    if _WH.search(query) is None and not _TOKEN.search(query):
+    if not _TOKEN.search(query):
         return []
-    n = steps(query)
-    allowed = set(relation_words(query)) if n else set()
+    allowed = set(relation_words(query))
     groups = [list(dict.fromkeys(w for w in g if w in allowed)) for g in parse(query)[0]]
-    if len(groups) > n:  # the grammar read more clauses than `steps` counts: the outer ones are one
-        groups = [*groups[: n - 1], list(dict.fromkeys(w for g in groups[n - 1 :] for w in g))]
-    while len(groups) < n:
-        groups.append([])
-    return groups
+    return [list(dict.fromkeys(w for g in step for w in g)) for step in _per_step(groups, steps(query))]
+
+
+def hop_cues(query: str) -> list[set[str]]:
+    """The pattern types (`patterns.CUES`) each hop of `hop_words` asks for, from its own words with
+    the particles and prepositions after them ("Where was the founder of Acme born?" ->
+    {founded_by}, {born_in}): the words `relation_words` leaves out ("born", "set up") name their
+    hop's type here. One set per step, aligned with `hop_words`."""
+    if not _TOKEN.search(query):
+        return []
+    groups = [cues(text) for text in phrases(query)]
+    return [set().union(*step) for step in _per_step(groups, steps(query))]
+
+
+def _per_step(groups: list[T], n: int) -> list[list[T]]:
+    """The read's groups as `n` steps: when the nesting read finds more relations than `steps`
+    counts, the outer ones are one step; when fewer, the missing outer steps have none."""
+    out = [[g] for g in groups[: n - 1]] + ([groups[n - 1 :]] if len(groups) >= n else [])
+    while len(out) < n:
+        out.append([])
+    return out

@@ -71,21 +71,21 @@ class _Frame:
 
     def __init__(
         self,
-        words: list[str] | None = None,
+        words: list[tuple[str, int]] | None = None,
         *,
         pending: bool = False,
         optional: bool = False,
         possessed: bool = False,
         verb: bool = False,
     ) -> None:
-        self.words: list[str] = words or []
+        self.words: list[tuple[str, int]] = words or []  # (word, its token's index)
         self.mark = len(self.words)  # where the noun phrase being read began
         self.pending = pending  # the clause has its own subject: its verb comes after it
         self.optional = optional  # a copula's ("In which town is X?"): it may close with no verb
         self.possessed = possessed  # a possessive's relation: "X's FOUNDER"
         self.verb = verb
 
-    def take_np(self) -> list[str]:
+    def take_np(self) -> list[tuple[str, int]]:
         np, self.words = self.words[self.mark :], self.words[: self.mark]
         self.mark = len(self.words)
         return np
@@ -135,7 +135,7 @@ class _Reader:
         lead = next((i for i, t in enumerate(self.tokens) if t.lower() not in _PREPS), None)
         self.wh = lead if lead is not None and _WH.fullmatch(self.tokens[lead]) else None
         self.stack = [_Frame()]
-        self.out: list[list[str]] = []
+        self.out: list[list[tuple[str, int]]] = []
         self.contacts = 0
         # the class of the token before: open (the question word), whnoun, det, noun, name, poss,
         # verb, aux, prep, rel; `verbal`: a content word now is a verb closing a clause (after a
@@ -209,7 +209,7 @@ class _Reader:
             self.out.append(self.stack.pop().words)
         self.stack.append(_Frame(possessed=True))
 
-    def close(self, word: str) -> None:
+    def close(self, word: tuple[str, int]) -> None:
         """A verb after its clause's subject closes the innermost clause that waits for one; the
         clauses opened inside that one are whole."""
         stack = self.stack
@@ -222,7 +222,7 @@ class _Reader:
                 return
         stack[-1].words.append(word)
 
-    def read(self) -> tuple[list[list[str]], int]:
+    def read(self) -> tuple[list[list[tuple[str, int]]], int]:
         start = 0 if self.wh is None else self.wh + 1
         for i in range(start, len(self.tokens)):
             self.step(i, start)
@@ -249,7 +249,7 @@ class _Reader:
         elif w in _OF_LINKS:
             if not _PHRASAL_OBJECT.search(" ".join(self.tokens[max(0, i - 5) : i]) + " "):
                 # "behind" is its own relation word ("the firm behind X"); "of" names none
-                self.stack.append(_Frame(cur.take_np() + ([w] if w != "of" else [])))
+                self.stack.append(_Frame(cur.take_np() + ([(w, i)] if w != "of" else [])))
             self.prev, self.verbal = "rel", False
         elif w == "whoever" or (w in _RELATIVES and self.prev in ("noun", "prep", "name")):
             head = cur.take_np() if self.prev in ("noun", "prep") else []
@@ -265,7 +265,7 @@ class _Reader:
         elif w in _ADVERBS:
             return
         elif w in ("have", "has", "had") and self.verbal and self.starts_np(i + 1):
-            self.close(w)  # "have" as a verb after its subject: "Where does X HAVE its office?"
+            self.close((w, i))  # "have" as a verb after its subject: "Where does X HAVE its office?"
             self.prev, self.verbal = "have", False
         elif w in _VERB_AUX:
             pronoun = self.prev == "open" and self.tokens[start - 1].lower() in ("what", "who")
@@ -297,40 +297,40 @@ class _Reader:
         if i == 0:  # an imperative's verb, "Name the town where ...", or a title's first word
             self.prev = "verb" if _name(tok) else "noun"
             if not _name(tok):
-                cur.words.append(w)
+                cur.words.append((w, i))
             return
         if _possessive(tok) and w not in _NO_OWNER:  # a possessor is a noun: "Cothbrurk station's route"
-            cur.words.append(w)
+            cur.words.append((w, i))
             self.possess()
             self.prev, self.verbal, self.after_prep = "poss", False, False
             return
         if self.prev == "open" and self.tokens[start - 1].lower() == "whose":
-            cur.words.append(w)  # "Whose PROPERTY produces X?": the owner's relation, outer
+            cur.words.append((w, i))  # "Whose PROPERTY produces X?": the owner's relation, outer
             self.prev = "whose"
             return
         if self.prev == "whose":  # ... and the verb the owned thing's relation to X, inner
-            self.stack.append(_Frame([w], verb=True))
+            self.stack.append(_Frame([(w, i)], verb=True))
             self.prev, self.verbal = "verb", False
             return
         if self.prev in ("noun", "name") and self.verbal and self.nominal(i):
             # a noun phrase goes on after a possessive or a name: "X's thesis SUPERVISOR stand",
             # "the X TYPEFACE was set up"
-            cur.words.append(w)
+            cur.words.append((w, i))
             self.prev = "noun"
             return
         if self.verbal and (not self.after_prep or _stranded(self.tokens, i)):
-            self.close(w)
+            self.close((w, i))
             self.prev, self.after_prep = "verb", False
             return
         self.after_prep = False
         if self.prev == "open" and self.tokens[start - 1].lower() in ("which", "what"):
-            cur.words.append(w)  # "Which TOWN ...": the answer's kind
+            cur.words.append((w, i))  # "Which TOWN ...": the answer's kind
             self.prev = "whnoun"
             return
         if self.prev in ("open", "whnoun") or (self.prev == "rel" and not cur.pending and not cur.verb):
             # the question's own verb ("Who FOUNDED X", "Which yard BUILT X"), a subject relative's
             # ("the company that MAKES X")
-            cur.words.append(w)
+            cur.words.append((w, i))
             cur.verb = True
             cur.mark = len(cur.words)
             self.prev, self.verbal = "verb", False
@@ -342,15 +342,15 @@ class _Reader:
             and len(w) >= 6
             and w not in _ING_PREPOSITIONS
             and len(np) == 1
-            and np[0] not in _AUXILIARY | _STOP
-            and not np[0].endswith("ing")
+            and np[0][0] not in _AUXILIARY | _STOP
+            and not np[0][0].endswith("ing")
             and _bare(self.tokens[i - 2]) in _PARTICIPLE_DETS
         ):
             # a present participle after a determined noun, "the ship CARRYING X": its relation
-            self.stack.append(_Frame([*cur.take_np(), w], verb=True))
+            self.stack.append(_Frame([*cur.take_np(), (w, i)], verb=True))
             self.prev, self.verbal = "rel", False
             return
-        cur.words.append(w)
+        cur.words.append((w, i))
         if self.second:  # a verb may follow a clause's object when a clause waits for one
             self.prev, self.verbal, self.second = "noun", any(f.waits() for f in self.stack), False
         elif self.prev == "poss":  # the noun a possessive names is whole: "X's designer RAISED"
@@ -362,4 +362,23 @@ class _Reader:
 def parse(query: str) -> tuple[list[list[str]], int]:
     """The question's relations as groups of its (lower-case, content) words, innermost first, and
     how many of them are contact relative clauses (no relative word marks them)."""
-    return _Reader(query).read()
+    groups, contacts = _Reader(query).read()
+    return [[w for w, _ in g] for g in groups], contacts
+
+
+def phrases(query: str) -> list[str]:
+    """Each relation of `parse` as the question's own words, with the particle or preposition after
+    each ("set up", "part of", "belongs to"): what a relation's cue phrase is matched against,
+    per hop (`patterns.CUES`)."""
+    reader = _Reader(query)
+    tokens = reader.tokens
+    out = []
+    for group in reader.read()[0]:
+        parts = []
+        for _, j in sorted(group, key=lambda wi: wi[1]):
+            parts.append(tokens[j])
+            nxt = tokens[j + 1].lower() if j + 1 < len(tokens) else ""
+            if nxt in _PARTICLES or nxt in _PREPS or nxt in _OF_LINKS:
+                parts.append(tokens[j + 1])
+        out.append(" ".join(parts))
+    return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.knowledge_graph.question import hop_words, steps
+from gateway.knowledge_graph.question import hop_cues, hop_words, steps
 
 
 @pytest.mark.parametrize(
@@ -105,3 +105,18 @@ def test_contact_relative_hops_innermost_first() -> None:
         ["guild", "hired"],
         ["county", "kin"],
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "types"),
+    [
+        # the words relation_words leaves out ("born", "set up") still name their hop's type
+        ("Where was the founder of Dask Mill born?", [{"founded_by"}, {"born_in"}]),
+        ("Who set up the guild the weaver Oska Brell belongs to?", [{"part_of"}, {"founded_by"}]),
+        ("What is Acme's founder's birthplace?", [{"founded_by"}, {"born_in"}]),
+        ("In which town was the captain of the brig Salt Wren born?", [set(), {"born_in"}]),
+    ],
+)
+def test_hop_cues_name_each_hops_type(question: str, types: list[set[str]]) -> None:
+    assert hop_cues(question) == types
+    assert len(hop_cues(question)) == len(hop_words(question)) == steps(question)
