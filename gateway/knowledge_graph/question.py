@@ -11,20 +11,23 @@ from typing import TypeVar
 from gateway.knowledge_graph.extract import _STOP
 from gateway.knowledge_graph.patterns import CUES, cues
 from gateway.knowledge_graph.question_parse import (
-    _AUXILIARY,
-    _DETERMINER,
-    _ING_PREPOSITIONS,
-    _NO_OWNER,
-    _OF_LINKS,
-    _PHRASAL_OBJECT,
-    _WH,
-    _name,
-    _possessive,
+    AUXILIARY,
+    DETERMINER,
+    ING_PREPOSITIONS,
+    NO_OWNER,
+    OF_LINKS,
+    WH,
+    is_possessive,
+    looks_like_name,
     parse,
     phrases,
 )
 
 T = TypeVar("T")
+
+# the names ranker.py imports from here (its own module's names before question_parse held them)
+_AUXILIARY = AUXILIARY
+_name = looks_like_name
 
 _TOKEN = re.compile(r"[^\W_][\w\-\.']*[^\W_]|[^\W_]")
 
@@ -39,7 +42,7 @@ _COPULA_HEAD = re.compile(
     r"^\s*(?:what|who|which\s+\w+)(?:\s+(?:is|are|was|were)|['\u2019]s)\b(?!\s+\w+(?:\s+(?:up|out))?\s+by\b)", re.I
 )
 # a copula's complement that is a bare noun with "to": "Which harbour is home to ..."
-_BARE_TO = re.compile(r"\s+(?!(?:the|a|an|this|that|these|those|its|their|his|her)\b)[a-z]\w*\s+to\b")
+_BARE_TO = re.compile(rf"\s+(?!{DETERMINER}\b)[a-z]\w*\s+to\b", re.I)
 # a possessive naming a relation of what it follows: "X's founder", "the Skiers' captain" (not "it's")
 _POSSESSIVE = re.compile(r"\b(\w+)(?:['\u2019]s|s['\u2019])\s+(?=[a-z])")
 # a question ending on a name's possession ("What is Ada Kettle's birthplace?"): the possessed noun
@@ -66,14 +69,14 @@ _WHOSE_OBJECT = re.compile(r"^\W*whose(?:\s+\w+){1,3}?\s+(?:do|does|did|is|are|w
 # after a verb ("check where X writes", "happens where"), an auxiliary or a cleft ("Which town is
 # where ..."). After "of" too: "the founder of the yard where X was launched" is three relations;
 # "What is the name of the town where X was born?" two, its "of" then carrying the copula's relation
-_RELATIVE_WHERE = re.compile(rf"{_DETERMINER}\s+(?:[a-z]\w*\s+)?([a-z]\w*)\s+where\b", re.I)
+_RELATIVE_WHERE = re.compile(rf"{DETERMINER}\s+(?:[a-z]\w*\s+)?([a-z]\w*)\s+where\b", re.I)
 
 
 def _linked(word: str) -> bool:
     """Whether a capitalised word before "of" and a name heads a relation, not a name: a question
     word ("Which of Acme's founders") or an abbreviated title ("CEO", "CTO": all capitals, more
     than one letter; a name's words before "of" are capitalised only in their first letter)."""
-    return bool(_WH.fullmatch(word)) or (len(word) > 1 and word.isupper())
+    return bool(WH.fullmatch(word)) or (len(word) > 1 and word.isupper())
 
 
 def steps(query: str) -> int:
@@ -85,43 +88,40 @@ def steps(query: str) -> int:
     join ("hometown of the founder of X": two; "control information of a PostgreSQL database
     cluster", a manual page's NAME line: one). A question's clauses with no word to mark them count
     too: a contact relative clause ("the yard the founder of X worked for", `question_parse`), a
-    copula's bare noun with "to" ("Which town is home to the yard that ..."); a phrasal verb's plural
-    object does not ("who drew up the plans of X": one relation)."""
+    copula's bare noun with "to" ("Which town is home to the yard that ...")."""
     words = _TOKEN.findall(query)
-    wh = _WH.search(query)  # the question word opens the question's own relation: no link
+    wh = WH.search(query)  # the question word opens the question's own relation: no link
     unnamed = _NAME_OF.sub(lambda m: m.group(0) if _linked(m.group(1)) else m.group(1) + " ", query)
-    opens = _WH.search(unnamed)
+    opens = WH.search(unnamed)
     links = len(_LINKS.findall(unnamed[opens.end() :] if opens else unnamed))
     if wh is not None:
         # in a question, possessives and reduced relative clauses link two relations too:
         # "the institution headed by X's supervisor" is three relations (the question's own, the
         # heading, the supervision); text with no question word (a manual page's NAME line,
         # "files sorted by size") keeps its count
-        links += sum(m.group(1).lower() not in _NO_OWNER for m in _POSSESSIVE.finditer(query))
+        links += sum(m.group(1).lower() not in NO_OWNER for m in _POSSESSIVE.finditer(query))
         links += sum(
-            m.group(1).lower() not in _AUXILIARY | _STOP and not _WH.fullmatch(m.group(1)) and m.start() >= wh.start()
+            m.group(1).lower() not in AUXILIARY | _STOP and not WH.fullmatch(m.group(1)) and m.start() >= wh.start()
             for m in _PARTICIPLE_BY.finditer(query)
         )
         links += sum(
-            m.group(1) not in _AUXILIARY | _STOP and m.group(2).lower() not in _ING_PREPOSITIONS
+            m.group(1) not in AUXILIARY | _STOP and m.group(2).lower() not in ING_PREPOSITIONS
             for m in _PARTICIPLE.finditer(query, wh.end())
         )
         links += bool(_WHOSE_NOUN.match(query)) and not _WHOSE_OBJECT.match(query)
         # a "how" question asks for a manner: its "where" clauses are conditions of the action ("How do
         # I set the timeout where the proxy is behind Nginx?"), no entity's relation
         if wh.group(0).lower() != "how":
-            links += sum(
-                m.group(1).lower() not in _AUXILIARY | _STOP for m in _RELATIVE_WHERE.finditer(query, wh.end())
-            )
-    ends_on_name = bool(words) and _name(words[-1])
+            links += sum(m.group(1).lower() not in AUXILIARY | _STOP for m in _RELATIVE_WHERE.finditer(query, wh.end()))
+    ends_on_name = bool(words) and looks_like_name(words[-1])
     if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
         # a chain of possessives ends on the name it starts from: "What is Acme's founder's birthplace?"
         root = possessed.group(1)
         for token in reversed(_TOKEN.findall(query[: possessed.start()])):
-            if not _possessive(token):
+            if not is_possessive(token):
                 break
             root = token
-        ends_on_name = _name(root)
+        ends_on_name = looks_like_name(root)
     # a copular question's head noun is its relation when "of" links it to the rest ("What is the
     # birthplace OF ..."), or it ends on the name ("What is Ada Kettle's birthplace?"); a bare noun
     # with "to" is a relation of its own ("Which harbour is home TO the academy that ...")
@@ -129,38 +129,21 @@ def steps(query: str) -> int:
     if (copula := _COPULA_HEAD.match(unnamed)) is not None:
         head = ends_on_name or _first_link_of(unnamed, copula.end())
         own = own and not (head and not _copular_relation(unnamed, copula.end()))
-    if wh is not None:
-        links -= _phrasal_objects(unnamed)
-        if wh.group(0).lower() != "how":
-            links += parse(query)[1]
+    if wh is not None and wh.group(0).lower() != "how":
+        links += parse(query)[1]
     return max(1, links + int(own))
 
 
 def _first_link_of(text: str, at: int) -> bool:
     first = _LINKS.search(text, at)
-    return first is not None and first.group(0).lower() in _OF_LINKS
+    return first is not None and first.group(0).lower() in OF_LINKS
 
 
 def _copular_relation(text: str, at: int) -> bool:
     """Whether a copular question's complement is a bare noun with "to", "Which harbour is home to
-    the academy that trained X?": that noun and its preposition are the question's own relation, a
-    step of their own; unless the first link after it is "of", whose noun carries the question's
-    relation as in "What is the birthplace of X?" ("Which city is home to the offices of X?")."""
-    m = _BARE_TO.match(text, at)
-    if m is None:
-        return False
-    first = _LINKS.search(text, m.end())
-    return first is None or first.group(0).lower() not in _OF_LINKS
-
-
-def _phrasal_objects(text: str) -> int:
-    """The "of" links after a phrasal verb's object, "who drew up the plans of X": the verb and its
-    object are one relation, the "of" names no relation noun of its own."""
-    return sum(
-        bool(_PHRASAL_OBJECT.search(text[max(0, m.start() - 80) : m.start()]))
-        for m in _LINKS.finditer(text)
-        if m.group(0).lower() in _OF_LINKS
-    )
+    the academy that trained X?", "Who is heir to the founder of X?": that noun and its
+    preposition are the question's own relation, a step of their own."""
+    return _BARE_TO.match(text, at) is not None
 
 
 # nouns that name a kind of thing, not a relation: the answer's after "which"/"what" ("In which town
@@ -172,7 +155,7 @@ _KIND_NOUNS = re.compile(
     r"\b(?i:which|what)\s+([a-z]\w*)\b(?!\s+of\b)"
     r"|^\W*(?!(?i:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)\b)"
     r"[A-Z]\w*\s+(?:the|a|an)\s+([a-z]\w*)"
-    rf"|\b(?i:{_DETERMINER})\s+(?:[a-z]\w*\s+)?(?!(?:by|to|for|with|from|under)\b)([a-z]\w*)\s+"
+    rf"|\b(?i:{DETERMINER})\s+(?:[a-z]\w*\s+)?(?!(?:by|to|for|with|from|under)\b)([a-z]\w*)\s+"
     r"(?:(?:by|to|for|with|from|under)\s+whom|who|whom|that|which|where)\b"
 )
 
@@ -184,7 +167,7 @@ def kind_nouns(query: str) -> set[str]:
     out = set()
     for m in _KIND_NOUNS.finditer(query):
         word = next(g for g in m.groups() if g is not None).lower()
-        if word not in _STOP and word not in _AUXILIARY and not _WH.fullmatch(word):
+        if word not in _STOP and word not in AUXILIARY and not WH.fullmatch(word):
             out.add(word)
     return out
 
@@ -208,7 +191,7 @@ def relation_words(query: str) -> list[str]:
     out: list[str] = []
     for i, t in enumerate(tokens):
         w = t.lower().removesuffix("'s").removesuffix("\u2019s").strip("'\u2019")
-        if i == 0 or _name(t) or len(w) < 3 or w in _STOP or w in _AUXILIARY or _WH.fullmatch(w):
+        if i == 0 or looks_like_name(t) or len(w) < 3 or w in _STOP or w in AUXILIARY or WH.fullmatch(w):
             continue
         out.append(w)
     return list(dict.fromkeys(out))[:MAX_RELATION_WORDS]
@@ -225,10 +208,9 @@ def hop_words(query: str) -> list[list[str]]:
     [founder], [town], [province]: the founding is read inside the clause whose verb, "born",
     closes it; a clause's head noun, "town", names its target's kind). The nesting is read by
     `question_parse`. One group per step (`steps`: when the two reads differ, the outer groups are
-    merged or empty ones added), [] for text with no word; a group may be empty when its relation
-    is named only by words `relation_words` leaves out ("born", "founded": `extract._STOP`)."""
-    if not _TOKEN.search(query):
-        return []
+    merged or empty ones added), so always as many groups as `steps` counts (one empty group for
+    text with no word); a group may be empty when its relation is named only by words
+    `relation_words` leaves out ("born", "founded": `extract._STOP`)."""
     allowed = set(relation_words(query))
     groups = [list(dict.fromkeys(w for w in g if w in allowed)) for g in parse(query)[0]]
     return [list(dict.fromkeys(w for g in step for w in g)) for step in _per_step(groups, steps(query))]
@@ -239,8 +221,6 @@ def hop_cues(query: str) -> list[set[str]]:
     the particles and prepositions after them ("Where was the founder of Acme born?" ->
     {founded_by}, {born_in}): the words `relation_words` leaves out ("born", "set up") name their
     hop's type here. One set per step, aligned with `hop_words`."""
-    if not _TOKEN.search(query):
-        return []
     groups = [cues(text) for text in phrases(query)]
     return [set().union(*step) for step in _per_step(groups, steps(query))]
 

@@ -18,18 +18,18 @@ import re
 
 from gateway.knowledge_graph.extract import _STOP
 
-_WH = re.compile(r"\b(?:what|who|whom|whose|which|where|when|how)\b", re.I)
-_AUXILIARY = frozenset(
+WH = re.compile(r"\b(?:what|who|whom|whose|which|where|when|how)\b", re.I)
+AUXILIARY = frozenset(
     "is are was were be been being am get gets got has have had not never also first later once newly".split()
 )
-_NO_OWNER = frozenset(
+NO_OWNER = frozenset(
     {"it", "that", "what", "who", "there", "here", "he", "she", "let", "where", "how", "when", "why", "which"}
 )
-_ING_PREPOSITIONS = frozenset(
+ING_PREPOSITIONS = frozenset(
     "during including excluding regarding concerning considering following according pending barring "
     "respecting excepting notwithstanding touching".split()
 )
-_DETERMINER = r"(?:the|a|an|this|that|these|those|its|their|his|her|our|your|my|each|every)"
+DETERMINER = r"(?:the|a|an|this|that|these|those|its|their|his|her|our|your|my|each|every)"
 _DETS = frozenset("the a an this these those its their his her our your my each every".split())
 _PREPS = frozenset(
     "in at on to for from by with under into onto about after before through near across along upon within "
@@ -37,29 +37,22 @@ _PREPS = frozenset(
 )
 _PARTICLES = frozenset("up out off down over away back".split())
 _RELATIVES = frozenset("that who whom whose whoever which where".split())
-_OF_LINKS = frozenset({"of", "behind"})
+OF_LINKS = frozenset({"of", "behind"})
 _PRONOUNS = frozenset("he she it they we you i".split())
 # adverbs read as auxiliaries: between a subject and its verb ("X first served") they change nothing
 _ADVERBS = frozenset("not never also first later once newly".split())
-_VERB_AUX = _AUXILIARY | frozenset("do does did can could will would should may might must".split())
+_VERB_AUX = AUXILIARY | frozenset("do does did can could will would should may might must".split())
 _PARTICIPLE_DETS = frozenset("the a an its their his her".split())
 _BE = frozenset("is are was were".split())
 # a question's words as the parser reads them: a possessive's final apostrophe stays ("the Skiers'")
 _PTOKEN = re.compile(r"[^\W_][\w\-\.'\u2019]*[^\W_](?:['\u2019](?!\w))?|[^\W_]")
-# a phrasal verb, its particle and a plural object before "of" ("who drew up the plans of X"): the
-# verb with its object names one relation, whose "of" opens no relation noun of its own; a plural
-# object is what the action made or handled, not one entity the chain passes through (a singular
-# one is a relation noun: "who set up the builder of X" is two relations)
-_PHRASAL_OBJECT = re.compile(
-    rf"\b[a-z]\w*\s+(?:{'|'.join(sorted(_PARTICLES))})\s+{_DETERMINER}\s+(?:[a-z]\w*\s+)?[a-z]\w*[^\W\dsui_]s\s+$",
-    re.I,
-)
 
 
 MAX_TOKENS = 80
 
 
-def _name(token: str) -> bool:
+def looks_like_name(token: str) -> bool:
+    """Whether a token reads as a name: capitalised, or with a digit in it."""
     return token[:1].isupper() or any(ch.isdigit() for ch in token)
 
 
@@ -98,7 +91,8 @@ def _bare(token: str) -> str:
     return token.lower().removesuffix("'s").removesuffix("\u2019s").strip("'\u2019")
 
 
-def _possessive(token: str) -> bool:
+def is_possessive(token: str) -> bool:
+    """Whether a token ends in a possessive's "'s" or (after a plural) "s'"."""
     return token.endswith(("'s", "\u2019s", "s'", "s\u2019"))
 
 
@@ -109,9 +103,9 @@ def _function(w: str) -> bool:
         or w in _PARTICLES
         or w in _PRONOUNS
         or w in _RELATIVES
-        or w in _OF_LINKS
+        or w in OF_LINKS
         or w in _VERB_AUX
-        or bool(_WH.fullmatch(w))
+        or bool(WH.fullmatch(w))
     )
 
 
@@ -120,7 +114,7 @@ def _stranded(tokens: list[str], i: int) -> bool:
     stranded ("the place X retired TO lie") when one word follows it before the end or a function
     word; a longer run is the preposition's object ("settle in old age")."""
     nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-    return not nxt or _function(_bare(nxt)) or _name(nxt)
+    return not nxt or _function(_bare(nxt)) or looks_like_name(nxt)
 
 
 class _Reader:
@@ -133,7 +127,7 @@ class _Reader:
         # the question word opens the question, after prepositions only ("Under WHOM did ..."); a
         # later one is a relative ("Name the town WHERE ...")
         lead = next((i for i, t in enumerate(self.tokens) if t.lower() not in _PREPS), None)
-        self.wh = lead if lead is not None and _WH.fullmatch(self.tokens[lead]) else None
+        self.wh = lead if lead is not None and WH.fullmatch(self.tokens[lead]) else None
         self.stack = [_Frame()]
         self.out: list[list[tuple[str, int]]] = []
         self.contacts = 0
@@ -146,7 +140,7 @@ class _Reader:
         self.second = False
 
     def is_name(self, i: int) -> bool:
-        return i > 0 and _name(self.tokens[i])
+        return i > 0 and looks_like_name(self.tokens[i])
 
     def starts_np(self, i: int) -> bool:
         if i >= len(self.tokens):
@@ -154,13 +148,22 @@ class _Reader:
         w = _bare(self.tokens[i])
         return w in _DETS or w in _PRONOUNS or w == "whoever" or self.is_name(i)
 
+    def possessive_name(self, i: int) -> bool:
+        """Whether the name starting at `i` ends in a possessive ("the singer Ada Vell's real
+        name"): after a noun it is an apposition that owns what follows, no contact clause's
+        subject (the owned noun phrase's words would be read as that clause's verbs)."""
+        j = i
+        while j + 1 < len(self.tokens) and not is_possessive(self.tokens[j]) and self.is_name(j + 1):
+            j += 1
+        return is_possessive(self.tokens[j])
+
     def verbs_after(self, start: int) -> int:
         """How many verbs close clauses from `start` on: content words read as `verbal`."""
         n, verbal, poss, after_prep = 0, False, False, False
         for j in range(start, len(self.tokens)):
             tok, w = self.tokens[j], _bare(self.tokens[j])
             if self.is_name(j):
-                verbal, poss, after_prep = not _possessive(tok), _possessive(tok), False
+                verbal, poss, after_prep = not is_possessive(tok), is_possessive(tok), False
             elif w in _ADVERBS or w in _VERB_AUX or w in _PARTICLES:
                 continue
             elif w in _PREPS:
@@ -177,7 +180,7 @@ class _Reader:
         """How many content words follow from `i` on, without a function word or a name between."""
         n = 0
         for tok in self.tokens[i:]:
-            if _name(tok) or _function(_bare(tok)):
+            if looks_like_name(tok) or _function(_bare(tok)):
                 break
             n += 1
         return n
@@ -236,20 +239,19 @@ class _Reader:
         tok, w = self.tokens[i], _bare(self.tokens[i])
         cur = self.stack[-1]
         if self.is_name(i):
-            if self.prev == "noun" and self.contact(i, strict=True):
+            if self.prev == "noun" and not self.possessive_name(i) and self.contact(i, strict=True):
                 self.open_contact()
             elif self.prev == "noun" and _bare(self.tokens[i - 1 - (len(cur.words) - cur.mark)]) in _DETS:
                 cur.take_np()  # an apposition, "the trawler X": the name's kind, no relation
-            if _possessive(tok):  # "X's founder": the noun after it is X's relation
+            if is_possessive(tok):  # "X's founder": the noun after it is X's relation
                 self.possess()
                 self.prev, self.verbal = "poss", False
             else:
                 self.prev, self.verbal = "name", True
             self.after_prep = False
-        elif w in _OF_LINKS:
-            if not _PHRASAL_OBJECT.search(" ".join(self.tokens[max(0, i - 5) : i]) + " "):
-                # "behind" is its own relation word ("the firm behind X"); "of" names none
-                self.stack.append(_Frame(cur.take_np() + ([(w, i)] if w != "of" else [])))
+        elif w in OF_LINKS:
+            # "behind" is its own relation word ("the firm behind X"); "of" names none
+            self.stack.append(_Frame(cur.take_np() + ([(w, i)] if w != "of" else [])))
             self.prev, self.verbal = "rel", False
         elif w == "whoever" or (w in _RELATIVES and self.prev in ("noun", "prep", "name")):
             head = cur.take_np() if self.prev in ("noun", "prep") else []
@@ -295,11 +297,11 @@ class _Reader:
     def content(self, i: int, start: int, tok: str, w: str) -> None:
         cur = self.stack[-1]
         if i == 0:  # an imperative's verb, "Name the town where ...", or a title's first word
-            self.prev = "verb" if _name(tok) else "noun"
-            if not _name(tok):
+            self.prev = "verb" if looks_like_name(tok) else "noun"
+            if not looks_like_name(tok):
                 cur.words.append((w, i))
             return
-        if _possessive(tok) and w not in _NO_OWNER:  # a possessor is a noun: "Cothbrurk station's route"
+        if is_possessive(tok) and w not in NO_OWNER:  # a possessor is a noun: "Cothbrurk station's route"
             cur.words.append((w, i))
             self.possess()
             self.prev, self.verbal, self.after_prep = "poss", False, False
@@ -340,9 +342,9 @@ class _Reader:
             self.prev == "noun"
             and w.endswith("ing")
             and len(w) >= 6
-            and w not in _ING_PREPOSITIONS
+            and w not in ING_PREPOSITIONS
             and len(np) == 1
-            and np[0][0] not in _AUXILIARY | _STOP
+            and np[0][0] not in AUXILIARY | _STOP
             and not np[0][0].endswith("ing")
             and _bare(self.tokens[i - 2]) in _PARTICIPLE_DETS
         ):
@@ -378,7 +380,7 @@ def phrases(query: str) -> list[str]:
         for _, j in sorted(group, key=lambda wi: wi[1]):
             parts.append(tokens[j])
             nxt = tokens[j + 1].lower() if j + 1 < len(tokens) else ""
-            if nxt in _PARTICLES or nxt in _PREPS or nxt in _OF_LINKS:
+            if nxt in _PARTICLES or nxt in _PREPS or nxt in OF_LINKS:
                 parts.append(tokens[j + 1])
         out.append(" ".join(parts))
     return out
