@@ -6,14 +6,32 @@ names them by (#28). No relation word, template or domain is named here: only fu
 from __future__ import annotations
 
 import re
+from typing import TypeVar
 
 from gateway.knowledge_graph.extract import _STOP
-from gateway.knowledge_graph.patterns import CUES
+from gateway.knowledge_graph.patterns import CUES, cues
+from gateway.knowledge_graph.question_parse import (
+    AUXILIARY,
+    DETERMINER,
+    ING_PREPOSITIONS,
+    NO_OWNER,
+    OF_LINKS,
+    WH,
+    is_possessive,
+    looks_like_name,
+    parse,
+    phrases,
+)
+
+T = TypeVar("T")
+
+# the names ranker.py imports from here (its own module's names before question_parse held them)
+_AUXILIARY = AUXILIARY
+_name = looks_like_name
 
 _TOKEN = re.compile(r"[^\W_][\w\-\.']*[^\W_]|[^\W_]")
 
 _LINKS = re.compile(r"\b(?:of|behind|that|who|whom|whose|whoever|which)\b", re.I)
-_WH = re.compile(r"\b(?:what|who|whom|whose|which|where|when|how)\b", re.I)
 # "of" between two capitalised words is inside a name ("School of Lettering", "Bank of England"), as
 # the names of the text are found (`extract._CONNECTORS`): no link between two relations; but an
 # all-capitals word before a lower-case "of" is an abbreviated title ("the CEO of Acme"), a relation
@@ -23,11 +41,10 @@ _NAME_OF = re.compile(r"\b([A-Z][\w\-\.'&]*)\s+of\s+(?=[A-Z0-9])")
 _COPULA_HEAD = re.compile(
     r"^\s*(?:what|who|which\s+\w+)(?:\s+(?:is|are|was|were)|['\u2019]s)\b(?!\s+\w+(?:\s+(?:up|out))?\s+by\b)", re.I
 )
+# a copula's complement that is a bare noun with "to": "Which harbour is home to ..."
+_BARE_TO = re.compile(rf"\s+(?!{DETERMINER}\b)[a-z]\w*\s+to\b", re.I)
 # a possessive naming a relation of what it follows: "X's founder", "the Skiers' captain" (not "it's")
 _POSSESSIVE = re.compile(r"\b(\w+)(?:['\u2019]s|s['\u2019])\s+(?=[a-z])")
-_NO_OWNER = frozenset(
-    {"it", "that", "what", "who", "there", "here", "he", "she", "let", "where", "how", "when", "why", "which"}
-)
 # a question ending on a name's possession ("What is Ada Kettle's birthplace?"): the possessed noun
 # is the copular question's head, as in "What is the birthplace of Ada Kettle?"
 _POSSESSED_END = re.compile(r"\b(\w+)(?:['\u2019]s|s['\u2019])\s+\w+(?:\s+\w+)?\W*$")
@@ -41,10 +58,6 @@ _PARTICIPLE_BY = re.compile(r"\b(\w+)\s+(\w+)(?:\s+(?:up|out|off|down|over))?\s+
 # preposition after the noun ("the timeout for X", "the race at Y": the noun's modifier, one
 # relation), nor a preposition spelt like a participle ("the war during the reign of X")
 _PARTICIPLE = re.compile(r"\b(?:the|a|an|its|their|his|her)\s+(?!\w+ing\b)([a-z]\w+)\s+(\w{3,}ing)\b")
-_ING_PREPOSITIONS = frozenset(
-    "during including excluding regarding concerning considering following according pending barring "
-    "respecting excepting notwithstanding touching".split()
-)
 # "whose" as the question's determiner, "Whose property produces X?": the possessor's relation to
 # the noun is one, the noun's to X another
 _WHOSE_NOUN = re.compile(r"^\W*whose\s+[a-z]", re.I)
@@ -54,20 +67,16 @@ _WHOSE_OBJECT = re.compile(r"^\W*whose(?:\s+\w+){1,3}?\s+(?:do|does|did|is|are|w
 # a relative "where" after a noun opens that noun's own clause: "the yard where X was built" is a
 # relation of the yard's. Only after a determined noun phrase ("the yard", "its old yard"): not
 # after a verb ("check where X writes", "happens where"), an auxiliary or a cleft ("Which town is
-# where ..."); nor after "of", whose link already reaches the noun the clause only identifies ("the
-# name of the town where X was born")
-_DETERMINER = r"(?:the|a|an|this|that|these|those|its|their|his|her|our|your|my|each|every)"
-_RELATIVE_WHERE = re.compile(rf"(?<!\bof\s){_DETERMINER}\s+(?:[a-z]\w*\s+)?([a-z]\w*)\s+where\b", re.I)
-_AUXILIARY = frozenset(
-    "is are was were be been being am get gets got has have had not never also first later once newly".split()
-)
+# where ..."). After "of" too: "the founder of the yard where X was launched" is three relations;
+# "What is the name of the town where X was born?" two, its "of" then carrying the copula's relation
+_RELATIVE_WHERE = re.compile(rf"{DETERMINER}\s+(?:[a-z]\w*\s+)?([a-z]\w*)\s+where\b", re.I)
 
 
 def _linked(word: str) -> bool:
     """Whether a capitalised word before "of" and a name heads a relation, not a name: a question
     word ("Which of Acme's founders") or an abbreviated title ("CEO", "CTO": all capitals, more
     than one letter; a name's words before "of" are capitalised only in their first letter)."""
-    return bool(_WH.fullmatch(word)) or (len(word) > 1 and word.isupper())
+    return bool(WH.fullmatch(word)) or (len(word) > 1 and word.isupper())
 
 
 def steps(query: str) -> int:
@@ -77,38 +86,64 @@ def steps(query: str) -> int:
     ("What is the birthplace OF the person behind X?": the birthplace is that link's relation). Text
     with no question word asks for no relation of its own: its relations are the nouns its links
     join ("hometown of the founder of X": two; "control information of a PostgreSQL database
-    cluster", a manual page's NAME line: one)."""
+    cluster", a manual page's NAME line: one). A question's clauses with no word to mark them count
+    too: a contact relative clause ("the yard the founder of X worked for", `question_parse`), a
+    copula's bare noun with "to" ("Which town is home to the yard that ...")."""
     words = _TOKEN.findall(query)
-    wh = _WH.search(query)  # the question word opens the question's own relation: no link
+    wh = WH.search(query)  # the question word opens the question's own relation: no link
     unnamed = _NAME_OF.sub(lambda m: m.group(0) if _linked(m.group(1)) else m.group(1) + " ", query)
-    opens = _WH.search(unnamed)
+    opens = WH.search(unnamed)
     links = len(_LINKS.findall(unnamed[opens.end() :] if opens else unnamed))
     if wh is not None:
         # in a question, possessives and reduced relative clauses link two relations too:
         # "the institution headed by X's supervisor" is three relations (the question's own, the
         # heading, the supervision); text with no question word (a manual page's NAME line,
         # "files sorted by size") keeps its count
-        links += sum(m.group(1).lower() not in _NO_OWNER for m in _POSSESSIVE.finditer(query))
+        links += sum(m.group(1).lower() not in NO_OWNER for m in _POSSESSIVE.finditer(query))
         links += sum(
-            m.group(1).lower() not in _AUXILIARY | _STOP and not _WH.fullmatch(m.group(1)) and m.start() >= wh.start()
+            m.group(1).lower() not in AUXILIARY | _STOP and not WH.fullmatch(m.group(1)) and m.start() >= wh.start()
             for m in _PARTICIPLE_BY.finditer(query)
         )
         links += sum(
-            m.group(1) not in _AUXILIARY | _STOP and m.group(2).lower() not in _ING_PREPOSITIONS
+            m.group(1) not in AUXILIARY | _STOP and m.group(2).lower() not in ING_PREPOSITIONS
             for m in _PARTICIPLE.finditer(query, wh.end())
         )
         links += bool(_WHOSE_NOUN.match(query)) and not _WHOSE_OBJECT.match(query)
         # a "how" question asks for a manner: its "where" clauses are conditions of the action ("How do
         # I set the timeout where the proxy is behind Nginx?"), no entity's relation
         if wh.group(0).lower() != "how":
-            links += sum(
-                m.group(1).lower() not in _AUXILIARY | _STOP for m in _RELATIVE_WHERE.finditer(query, wh.end())
-            )
-    ends_on_name = bool(words) and _name(words[-1])
+            links += sum(m.group(1).lower() not in AUXILIARY | _STOP for m in _RELATIVE_WHERE.finditer(query, wh.end()))
+    ends_on_name = bool(words) and looks_like_name(words[-1])
     if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
-        ends_on_name = _name(possessed.group(1))
-    own = wh is not None and not (_COPULA_HEAD.match(query) and ends_on_name)
+        # a chain of possessives ends on the name it starts from: "What is Acme's founder's birthplace?"
+        root = possessed.group(1)
+        for token in reversed(_TOKEN.findall(query[: possessed.start()])):
+            if not is_possessive(token):
+                break
+            root = token
+        ends_on_name = looks_like_name(root)
+    # a copular question's head noun is its relation when "of" links it to the rest ("What is the
+    # birthplace OF ..."), or it ends on the name ("What is Ada Kettle's birthplace?"); a bare noun
+    # with "to" is a relation of its own ("Which harbour is home TO the academy that ...")
+    own = wh is not None
+    if (copula := _COPULA_HEAD.match(unnamed)) is not None:
+        head = ends_on_name or _first_link_of(unnamed, copula.end())
+        own = own and not (head and not _copular_relation(unnamed, copula.end()))
+    if wh is not None and wh.group(0).lower() != "how":
+        links += parse(query)[1]
     return max(1, links + int(own))
+
+
+def _first_link_of(text: str, at: int) -> bool:
+    first = _LINKS.search(text, at)
+    return first is not None and first.group(0).lower() in OF_LINKS
+
+
+def _copular_relation(text: str, at: int) -> bool:
+    """Whether a copular question's complement is a bare noun with "to", "Which harbour is home to
+    the academy that trained X?", "Who is heir to the founder of X?": that noun and its
+    preposition are the question's own relation, a step of their own."""
+    return _BARE_TO.match(text, at) is not None
 
 
 # nouns that name a kind of thing, not a relation: the answer's after "which"/"what" ("In which town
@@ -120,7 +155,7 @@ _KIND_NOUNS = re.compile(
     r"\b(?i:which|what)\s+([a-z]\w*)\b(?!\s+of\b)"
     r"|^\W*(?!(?i:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|may|might|must)\b)"
     r"[A-Z]\w*\s+(?:the|a|an)\s+([a-z]\w*)"
-    rf"|\b(?i:{_DETERMINER})\s+(?:[a-z]\w*\s+)?(?!(?:by|to|for|with|from|under)\b)([a-z]\w*)\s+"
+    rf"|\b(?i:{DETERMINER})\s+(?:[a-z]\w*\s+)?(?!(?:by|to|for|with|from|under)\b)([a-z]\w*)\s+"
     r"(?:(?:by|to|for|with|from|under)\s+whom|who|whom|that|which|where)\b"
 )
 
@@ -132,7 +167,7 @@ def kind_nouns(query: str) -> set[str]:
     out = set()
     for m in _KIND_NOUNS.finditer(query):
         word = next(g for g in m.groups() if g is not None).lower()
-        if word not in _STOP and word not in _AUXILIARY and not _WH.fullmatch(word):
+        if word not in _STOP and word not in AUXILIARY and not WH.fullmatch(word):
             out.add(word)
     return out
 
@@ -156,15 +191,44 @@ def relation_words(query: str) -> list[str]:
     out: list[str] = []
     for i, t in enumerate(tokens):
         w = t.lower().removesuffix("'s").removesuffix("\u2019s").strip("'\u2019")
-        if i == 0 or _name(t) or len(w) < 3 or w in _STOP or w in _AUXILIARY or _WH.fullmatch(w):
+        if i == 0 or looks_like_name(t) or len(w) < 3 or w in _STOP or w in AUXILIARY or WH.fullmatch(w):
             continue
         out.append(w)
     return list(dict.fromkeys(out))[:MAX_RELATION_WORDS]
 
 
-def _name(token: str) -> bool:
-    return token[:1].isupper() or any(ch.isdigit() for ch in token)
-
-
 def _acronym(token: str) -> bool:
     return (len(token) >= 2 and token.isupper()) or any(ch.isdigit() for ch in token)
+
+
+def hop_words(query: str) -> list[list[str]]:
+    """The question's relation words (`relation_words`) grouped by hop of its chain, in the order a
+    walk takes them: the relation of the entity the question names first, the one whose target is
+    the answer last ("In which province is the town where the founder of Acme Yard was born?" ->
+    [founder], [town], [province]: the founding is read inside the clause whose verb, "born",
+    closes it; a clause's head noun, "town", names its target's kind). The nesting is read by
+    `question_parse`. One group per step (`steps`: when the two reads differ, the outer groups are
+    merged or empty ones added), so always as many groups as `steps` counts (one empty group for
+    text with no word); a group may be empty when its relation is named only by words
+    `relation_words` leaves out ("born", "founded": `extract._STOP`)."""
+    allowed = set(relation_words(query))
+    groups = [list(dict.fromkeys(w for w in g if w in allowed)) for g in parse(query)[0]]
+    return [list(dict.fromkeys(w for g in step for w in g)) for step in _per_step(groups, steps(query))]
+
+
+def hop_cues(query: str) -> list[set[str]]:
+    """The pattern types (`patterns.CUES`) each hop of `hop_words` asks for, from its own words with
+    the particles and prepositions after them ("Where was the founder of Acme born?" ->
+    {founded_by}, {born_in}): the words `relation_words` leaves out ("born", "set up") name their
+    hop's type here. One set per step, aligned with `hop_words`."""
+    groups = [cues(text) for text in phrases(query)]
+    return [set().union(*step) for step in _per_step(groups, steps(query))]
+
+
+def _per_step(groups: list[T], n: int) -> list[list[T]]:
+    """The read's groups as `n` steps: when the nesting read finds more relations than `steps`
+    counts, the outer ones are one step; when fewer, the missing outer steps have none."""
+    out = [[g] for g in groups[: n - 1]] + ([groups[n - 1 :]] if len(groups) >= n else [])
+    while len(out) < n:
+        out.append([])
+    return out

@@ -80,7 +80,7 @@ MENTORS = {
         ("How do I find where Postgres keeps its WAL files?", 1),
         ("What happens where the cache is full?", 1),
         ("How do I set the timeout where the proxy is behind Nginx?", 2),  # a "how": a condition
-        ("What is the name of the town where Ada Quell was born?", 2),  # "of" reaches the town already
+        ("What is the name of the town where Ada Quell was born?", 2),  # "of" carries the copula's relation
     ],
 )
 def test_a_relative_where_after_a_noun_is_a_link(question: str, count: int) -> None:

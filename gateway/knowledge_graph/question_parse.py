@@ -1,0 +1,386 @@
+"""The nesting of a question's relations for the `kg` walk (#28): which words name which hop, and in
+which order the walk takes them.
+
+English nests a chain two ways. Nouns linked by "of" read from the outside in ("the birthplace OF
+the founder OF X": the founder is the inner relation); possessives from the inside out ("X's
+founder's birthplace"); and a clause whose subject comes before its verb closes only after that
+subject ("the town where [the founder of X] was BORN": the founding is inner, the birth outer). So
+the question is read left to right with a stack of open clauses, and each relation is emitted when
+its clause closes: the innermost comes first, the one whose target is the answer last.
+
+No relation word, template or domain is named here: only function words (determiners,
+prepositions, auxiliaries, relative and question words) and the shapes of the clauses they open.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gateway.knowledge_graph.extract import _STOP
+
+WH = re.compile(r"\b(?:what|who|whom|whose|which|where|when|how)\b", re.I)
+AUXILIARY = frozenset(
+    "is are was were be been being am get gets got has have had not never also first later once newly".split()
+)
+NO_OWNER = frozenset(
+    {"it", "that", "what", "who", "there", "here", "he", "she", "let", "where", "how", "when", "why", "which"}
+)
+ING_PREPOSITIONS = frozenset(
+    "during including excluding regarding concerning considering following according pending barring "
+    "respecting excepting notwithstanding touching".split()
+)
+DETERMINER = r"(?:the|a|an|this|that|these|those|its|their|his|her|our|your|my|each|every)"
+_DETS = frozenset("the a an this these those its their his her our your my each every".split())
+_PREPS = frozenset(
+    "in at on to for from by with under into onto about after before through near across along upon within "
+    "without toward towards against among between beside beneath".split()
+)
+_PARTICLES = frozenset("up out off down over away back".split())
+_RELATIVES = frozenset("that who whom whose whoever which where".split())
+OF_LINKS = frozenset({"of", "behind"})
+_PRONOUNS = frozenset("he she it they we you i".split())
+# adverbs read as auxiliaries: between a subject and its verb ("X first served") they change nothing
+_ADVERBS = frozenset("not never also first later once newly".split())
+_VERB_AUX = AUXILIARY | frozenset("do does did can could will would should may might must".split())
+_PARTICIPLE_DETS = frozenset("the a an its their his her".split())
+_BE = frozenset("is are was were".split())
+# a question's words as the parser reads them: a possessive's final apostrophe stays ("the Skiers'")
+_PTOKEN = re.compile(r"[^\W_][\w\-\.'\u2019]*[^\W_](?:['\u2019](?!\w))?|[^\W_]")
+
+
+MAX_TOKENS = 80
+
+
+def looks_like_name(token: str) -> bool:
+    """Whether a token reads as a name: capitalised, or with a digit in it."""
+    return token[:1].isupper() or any(ch.isdigit() for ch in token)
+
+
+class _Frame:
+    """One relation of the chain while the question is read: its words, and whether its clause
+    still waits for the verb that closes it ("where the founder of X was BORN")."""
+
+    __slots__ = ("mark", "optional", "pending", "possessed", "verb", "words")
+
+    def __init__(
+        self,
+        words: list[tuple[str, int]] | None = None,
+        *,
+        pending: bool = False,
+        optional: bool = False,
+        possessed: bool = False,
+        verb: bool = False,
+    ) -> None:
+        self.words: list[tuple[str, int]] = words or []  # (word, its token's index)
+        self.mark = len(self.words)  # where the noun phrase being read began
+        self.pending = pending  # the clause has its own subject: its verb comes after it
+        self.optional = optional  # a copula's ("In which town is X?"): it may close with no verb
+        self.possessed = possessed  # a possessive's relation: "X's FOUNDER"
+        self.verb = verb
+
+    def take_np(self) -> list[tuple[str, int]]:
+        np, self.words = self.words[self.mark :], self.words[: self.mark]
+        self.mark = len(self.words)
+        return np
+
+    def waits(self, strict: bool = True) -> bool:
+        return (self.pending or (strict and self.optional)) and not self.verb
+
+
+def _bare(token: str) -> str:
+    return token.lower().removesuffix("'s").removesuffix("\u2019s").strip("'\u2019")
+
+
+def is_possessive(token: str) -> bool:
+    """Whether a token ends in a possessive's "'s" or (after a plural) "s'"."""
+    return token.endswith(("'s", "\u2019s", "s'", "s\u2019"))
+
+
+def _function(w: str) -> bool:
+    return (
+        w in _DETS
+        or w in _PREPS
+        or w in _PARTICLES
+        or w in _PRONOUNS
+        or w in _RELATIVES
+        or w in OF_LINKS
+        or w in _VERB_AUX
+        or bool(WH.fullmatch(w))
+    )
+
+
+def _stranded(tokens: list[str], i: int) -> bool:
+    """Whether the word at `i`, after a verb and a preposition, is a verb: the preposition is
+    stranded ("the place X retired TO lie") when one word follows it before the end or a function
+    word; a longer run is the preposition's object ("settle in old age")."""
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+    return not nxt or _function(_bare(nxt)) or looks_like_name(nxt)
+
+
+class _Reader:
+    """A left-to-right read of one question (see the module's docstring)."""
+
+    def __init__(self, query: str) -> None:
+        # a chain of three hops is a short sentence: a longer text is read no further (the read looks
+        # ahead from some words, so its cost would grow with the square of the length)
+        self.tokens = [m.group(0) for m, _ in zip(_PTOKEN.finditer(query), range(MAX_TOKENS), strict=False)]
+        # the question word opens the question, after prepositions only ("Under WHOM did ..."); a
+        # later one is a relative ("Name the town WHERE ...")
+        lead = next((i for i, t in enumerate(self.tokens) if t.lower() not in _PREPS), None)
+        self.wh = lead if lead is not None and WH.fullmatch(self.tokens[lead]) else None
+        self.stack = [_Frame()]
+        self.out: list[list[tuple[str, int]]] = []
+        self.contacts = 0
+        # the class of the token before: open (the question word), whnoun, det, noun, name, poss,
+        # verb, aux, prep, rel; `verbal`: a content word now is a verb closing a clause (after a
+        # name, a verb or a possessive's noun, auxiliaries and a stranded preposition between)
+        self.prev = "open" if self.wh is not None else "det"
+        self.verbal = False
+        self.after_prep = False
+        self.second = False
+
+    def is_name(self, i: int) -> bool:
+        return i > 0 and looks_like_name(self.tokens[i])
+
+    def starts_np(self, i: int) -> bool:
+        if i >= len(self.tokens):
+            return False
+        w = _bare(self.tokens[i])
+        return w in _DETS or w in _PRONOUNS or w == "whoever" or self.is_name(i)
+
+    def possessive_name(self, i: int) -> bool:
+        """Whether the name starting at `i` ends in a possessive ("the singer Ada Vell's real
+        name"): after a noun it is an apposition that owns what follows, no contact clause's
+        subject (the owned noun phrase's words would be read as that clause's verbs)."""
+        j = i
+        while j + 1 < len(self.tokens) and not is_possessive(self.tokens[j]) and self.is_name(j + 1):
+            j += 1
+        return is_possessive(self.tokens[j])
+
+    def verbs_after(self, start: int) -> int:
+        """How many verbs close clauses from `start` on: content words read as `verbal`."""
+        n, verbal, poss, after_prep = 0, False, False, False
+        for j in range(start, len(self.tokens)):
+            tok, w = self.tokens[j], _bare(self.tokens[j])
+            if self.is_name(j):
+                verbal, poss, after_prep = not is_possessive(tok), is_possessive(tok), False
+            elif w in _ADVERBS or w in _VERB_AUX or w in _PARTICLES:
+                continue
+            elif w in _PREPS:
+                after_prep = verbal
+            elif _function(w):
+                verbal = poss = after_prep = False
+            elif verbal and (not after_prep or _stranded(self.tokens, j)):
+                n, after_prep = n + 1, False
+            else:
+                verbal, poss, after_prep = poss, False, False
+        return n
+
+    def run(self, i: int) -> int:
+        """How many content words follow from `i` on, without a function word or a name between."""
+        n = 0
+        for tok in self.tokens[i:]:
+            if looks_like_name(tok) or _function(_bare(tok)):
+                break
+            n += 1
+        return n
+
+    def nominal(self, i: int) -> bool:
+        """Whether a content word after a name or a possessive's noun is a noun, not a verb: an
+        auxiliary follows it, or more content words follow than open clauses wait for verbs."""
+        nxt = _bare(self.tokens[i + 1]) if i + 1 < len(self.tokens) else ""
+        if nxt in _VERB_AUX and nxt not in _ADVERBS:
+            return True
+        return self.run(i) > sum(f.waits() for f in self.stack)
+
+    def contact(self, i: int, strict: bool) -> bool:
+        """Whether the noun before `i` heads a contact relative clause whose subject starts at `i`
+        ("the yard the founder of X worked for", "the place X retired to"): more verbs close
+        clauses after it than the open clauses wait for. Else `i` starts an apposition ("the
+        trawler X") or a verb's second object. After a name (`strict`) a copula's clause waits
+        too ("In which town was the captain of the barque X born?")."""
+        return self.verbs_after(i) > sum(f.waits(strict) for f in self.stack)
+
+    def open_contact(self) -> None:
+        self.stack.append(_Frame(self.stack[-1].take_np(), pending=True))
+        self.contacts += 1
+
+    def possess(self) -> None:
+        """A possessive: the relation it opens is the noun after it; a possessive's relation just
+        before ("X's founder's birthplace": the founder) is whole, and inner."""
+        if len(self.stack) > 1 and self.stack[-1].possessed:
+            self.out.append(self.stack.pop().words)
+        self.stack.append(_Frame(possessed=True))
+
+    def close(self, word: tuple[str, int]) -> None:
+        """A verb after its clause's subject closes the innermost clause that waits for one; the
+        clauses opened inside that one are whole."""
+        stack = self.stack
+        for k in range(len(stack) - 1, -1, -1):
+            if stack[k].waits():
+                while len(stack) > k + 1:
+                    self.out.append(stack.pop().words)
+                stack[k].words.append(word)
+                stack[k].verb = True
+                return
+        stack[-1].words.append(word)
+
+    def read(self) -> tuple[list[list[tuple[str, int]]], int]:
+        start = 0 if self.wh is None else self.wh + 1
+        for i in range(start, len(self.tokens)):
+            self.step(i, start)
+        while self.stack:
+            self.out.append(self.stack.pop().words)
+        # contact clauses are counted in a question only (text opening with no question word, a
+        # manual page's line or a statement, reads capitalised keywords as names)
+        return [g for g in self.out if g], self.contacts if self.wh is not None else 0
+
+    def step(self, i: int, start: int) -> None:
+        tok, w = self.tokens[i], _bare(self.tokens[i])
+        cur = self.stack[-1]
+        if self.is_name(i):
+            if self.prev == "noun" and not self.possessive_name(i) and self.contact(i, strict=True):
+                self.open_contact()
+            elif self.prev == "noun" and _bare(self.tokens[i - 1 - (len(cur.words) - cur.mark)]) in _DETS:
+                cur.take_np()  # an apposition, "the trawler X": the name's kind, no relation
+            if is_possessive(tok):  # "X's founder": the noun after it is X's relation
+                self.possess()
+                self.prev, self.verbal = "poss", False
+            else:
+                self.prev, self.verbal = "name", True
+            self.after_prep = False
+        elif w in OF_LINKS:
+            # "behind" is its own relation word ("the firm behind X"); "of" names none
+            self.stack.append(_Frame(cur.take_np() + ([(w, i)] if w != "of" else [])))
+            self.prev, self.verbal = "rel", False
+        elif w == "whoever" or (w in _RELATIVES and self.prev in ("noun", "prep", "name")):
+            head = cur.take_np() if self.prev in ("noun", "prep") else []
+            self.stack.append(_Frame(head, pending=self.starts_np(i + 1) or w == "where"))
+            self.prev, self.verbal = "rel", False
+        elif w in _DETS:
+            if self.prev == "noun" and self.contact(i, strict=False):
+                self.open_contact()
+            # a second object after a name, "who taught X THE trade": after its noun, a verb
+            self.second = self.prev in ("name", "have")
+            self.stack[-1].mark = len(self.stack[-1].words)
+            self.prev, self.verbal = "det", False
+        elif w in _ADVERBS:
+            return
+        elif w in ("have", "has", "had") and self.verbal and self.starts_np(i + 1):
+            self.close((w, i))  # "have" as a verb after its subject: "Where does X HAVE its office?"
+            self.prev, self.verbal = "have", False
+        elif w in _VERB_AUX:
+            pronoun = self.prev == "open" and self.tokens[start - 1].lower() in ("what", "who")
+            if self.prev in ("open", "whnoun") and self.starts_np(i + 1) and not (pronoun and w in _BE):
+                # "Where WAS the founder of X born", "In which town DID ... grow up": the subject
+                # follows, the verb closes the question; a copula's may close with none. (In "What
+                # IS the birthplace of X", the question word is the copula's complement: no verb)
+                self.stack[0].pending = w not in _BE
+                self.stack[0].optional = True
+            cur.mark = len(cur.words)
+            self.prev = "aux"
+        elif w == "by" and self.prev == "noun" and len(cur.words) - cur.mark >= 2:
+            # a reduced relative clause, "the hospital set up BY X": the participle is its verb
+            self.stack.append(_Frame(cur.take_np(), verb=True))
+            self.prev, self.verbal = "rel", False
+        elif w in _PARTICLES:
+            return
+        elif _function(w):
+            if not (w in _PREPS and i + 1 < len(self.tokens) and _bare(self.tokens[i + 1]) in _RELATIVES):
+                cur.mark = len(cur.words)  # (the harbour from which ...: the noun heads the clause)
+            self.after_prep = self.verbal and w in _PREPS
+            self.verbal = self.after_prep
+            self.prev = "prep"
+        else:
+            self.content(i, start, tok, w)
+
+    def content(self, i: int, start: int, tok: str, w: str) -> None:
+        cur = self.stack[-1]
+        if i == 0:  # an imperative's verb, "Name the town where ...", or a title's first word
+            self.prev = "verb" if looks_like_name(tok) else "noun"
+            if not looks_like_name(tok):
+                cur.words.append((w, i))
+            return
+        if is_possessive(tok) and w not in NO_OWNER:  # a possessor is a noun: "Cothbrurk station's route"
+            cur.words.append((w, i))
+            self.possess()
+            self.prev, self.verbal, self.after_prep = "poss", False, False
+            return
+        if self.prev == "open" and self.tokens[start - 1].lower() == "whose":
+            cur.words.append((w, i))  # "Whose PROPERTY produces X?": the owner's relation, outer
+            self.prev = "whose"
+            return
+        if self.prev == "whose":  # ... and the verb the owned thing's relation to X, inner
+            self.stack.append(_Frame([(w, i)], verb=True))
+            self.prev, self.verbal = "verb", False
+            return
+        if self.prev in ("noun", "name") and self.verbal and self.nominal(i):
+            # a noun phrase goes on after a possessive or a name: "X's thesis SUPERVISOR stand",
+            # "the X TYPEFACE was set up"
+            cur.words.append((w, i))
+            self.prev = "noun"
+            return
+        if self.verbal and (not self.after_prep or _stranded(self.tokens, i)):
+            self.close((w, i))
+            self.prev, self.after_prep = "verb", False
+            return
+        self.after_prep = False
+        if self.prev == "open" and self.tokens[start - 1].lower() in ("which", "what"):
+            cur.words.append((w, i))  # "Which TOWN ...": the answer's kind
+            self.prev = "whnoun"
+            return
+        if self.prev in ("open", "whnoun") or (self.prev == "rel" and not cur.pending and not cur.verb):
+            # the question's own verb ("Who FOUNDED X", "Which yard BUILT X"), a subject relative's
+            # ("the company that MAKES X")
+            cur.words.append((w, i))
+            cur.verb = True
+            cur.mark = len(cur.words)
+            self.prev, self.verbal = "verb", False
+            return
+        np = cur.words[cur.mark :]
+        if (
+            self.prev == "noun"
+            and w.endswith("ing")
+            and len(w) >= 6
+            and w not in ING_PREPOSITIONS
+            and len(np) == 1
+            and np[0][0] not in AUXILIARY | _STOP
+            and not np[0][0].endswith("ing")
+            and _bare(self.tokens[i - 2]) in _PARTICIPLE_DETS
+        ):
+            # a present participle after a determined noun, "the ship CARRYING X": its relation
+            self.stack.append(_Frame([*cur.take_np(), (w, i)], verb=True))
+            self.prev, self.verbal = "rel", False
+            return
+        cur.words.append((w, i))
+        if self.second:  # a verb may follow a clause's object when a clause waits for one
+            self.prev, self.verbal, self.second = "noun", any(f.waits() for f in self.stack), False
+        elif self.prev == "poss":  # the noun a possessive names is whole: "X's designer RAISED"
+            self.prev, self.verbal = "noun", True
+        else:
+            self.prev = "noun"
+
+
+def parse(query: str) -> tuple[list[list[str]], int]:
+    """The question's relations as groups of its (lower-case, content) words, innermost first, and
+    how many of them are contact relative clauses (no relative word marks them)."""
+    groups, contacts = _Reader(query).read()
+    return [[w for w, _ in g] for g in groups], contacts
+
+
+def phrases(query: str) -> list[str]:
+    """Each relation of `parse` as the question's own words, with the particle or preposition after
+    each ("set up", "part of", "belongs to"): what a relation's cue phrase is matched against,
+    per hop (`patterns.CUES`)."""
+    reader = _Reader(query)
+    tokens = reader.tokens
+    out = []
+    for group in reader.read()[0]:
+        parts = []
+        for _, j in sorted(group, key=lambda wi: wi[1]):
+            parts.append(tokens[j])
+            nxt = tokens[j + 1].lower() if j + 1 < len(tokens) else ""
+            if nxt in _PARTICLES or nxt in _PREPS or nxt in OF_LINKS:
+                parts.append(tokens[j + 1])
+        out.append(" ".join(parts))
+    return out

@@ -1,0 +1,129 @@
+"""The question's grammar for the `kg` walk (#28): which relation words name which hop of the chain,
+innermost first (the relation applied to the entity the question names first, the one whose target
+is the answer last), one group per step. Fictional names; no corpus's wording."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway.knowledge_graph.question import hop_cues, hop_words, steps
+
+
+@pytest.mark.parametrize(
+    ("question", "hops"),
+    [
+        # "of" chains read outer-first: the walk takes them from the end
+        ("What is the birthplace of the founder of Tarvel Mills?", [["founder"], ["birthplace"]]),
+        # a relative clause's verb comes after its subject: the subject's relation is inner
+        (
+            "In which province is the town where the founder of Acme Yard was born?",
+            [["founder"], ["town"], ["province"]],
+        ),
+        # possessives read inner-first
+        ("What is Acme's founder's birthplace?", [["founder"], ["birthplace"]]),
+        ("Where was the Orrin Garden's designer raised?", [["designer"], ["raised"]]),
+        # a subject relative clause: its verb is its relation, its head noun the kind of its target
+        ("Which mentor trained the potter who glazed the Ulm Vase?", [["potter", "glazed"], ["mentor", "trained"]]),
+        # the question's own verb after a clause's subject closes the outermost clause
+        (
+            "In which town did the physician who cured Dorn Vell grow up?",
+            [["physician", "cured"], ["town", "grow"]],
+        ),
+    ],
+)
+def test_hop_words_are_grouped_innermost_first(question: str, hops: list[list[str]]) -> None:
+    assert hop_words(question) == hops
+    assert len(hop_words(question)) == steps(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who founded Kestle Paper?",
+        "Where was the mentor of the Kvostbird Infirmary's founder raised?",
+        "What was the birthplace of the teacher under whom the painter who decorated the Grell Hall first studied?",
+        "How do I set the timeout for Nginx?",
+        "control information of a PostgreSQL database cluster",
+        "What is " + "Ab's " * 50 + "birthplace?",
+    ],
+)
+def test_one_group_per_step(question: str) -> None:
+    groups = hop_words(question)
+    assert len(groups) == steps(question) >= 1
+    assert all(w.islower() for g in groups for w in g)
+
+
+@pytest.mark.parametrize("text", ["", "?!"])
+def test_text_with_no_word_has_one_empty_hop_per_step(text: str) -> None:
+    assert hop_words(text) == [[]] * steps(text)
+    assert hop_cues(text) == [set()] * steps(text)
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        # a contact relative clause (no relative word): a noun, a noun phrase, a verb, a stranded
+        # preposition; one relation of its own
+        ("Who chaired the guild the weaver Oska Brell belonged to?", 2),
+        ("In which valley is the mill the brewer of Tamsin Ale grinds for?", 3),
+        ("Which county holds the hamlet Dorrit Vane wandered to?", 2),
+        ("Where was the cooper the tutor of Ilse Marrow studied under raised?", 3),
+        # ... not an apposition ("the trawler X") nor a passive's subject
+        ("In which town was the captain of the brig Salt Wren born?", 2),
+        ("Where was the keeper who rowed the skiff Dell Moth raised?", 2),
+        # a copular "is <noun> to": its own relation
+        ("Which county is kin to the guild that hired Pell Osk?", 2),
+        ("Which valley is cradle to the mill that grinds for Orrin Fell?", 2),
+        # ... whatever link follows it, and in any case
+        ("Who is heir to the founder of Acme?", 2),
+        ("Who is heir to the man who founded Acme?", 2),
+        ("Who is heir TO the founder of Acme?", 2),
+        # a phrasal verb's object before "of" is a relation noun, plural or singular
+        ("Who bought out the owners of Acme Corp?", 2),
+        ("Who took over the subsidiaries of Enron?", 2),
+        ("Who set up the maker of the Brannock Arch?", 2),
+        # a name ending in a possessive after a noun is an apposition owning what follows ("the singer
+        # Adele's real name"), no contact clause's subject: one relation
+        ("What is the singer Adele's real name?", 1),
+        ("Who is the novelist Stephen King's eldest son?", 1),
+        ("What is the painter Frida Kahlo's birth name?", 1),
+        # a copular question whose "of" carries its relation, ending on a verb
+        ("What was the birthplace of the tutor under whom the carver who gilded Wem Court first worked?", 3),
+        # a "where" after "of" is a clause of its own
+        ("Where was the founder of the mill where the Orrin Loaf was baked born?", 3),
+    ],
+)
+def test_steps_counted_by_clause_shape(question: str, count: int) -> None:
+    assert steps(question) == count
+    assert len(hop_words(question)) == count
+
+
+def test_contact_relative_hops_innermost_first() -> None:
+    assert hop_words("Who chaired the guild the weaver Oska Brell belonged to?") == [
+        ["guild", "belonged"],  # "the weaver Oska Brell": an apposition, the name's kind
+        ["chaired"],
+    ]
+    assert hop_words("Where was the cooper the tutor of Ilse Marrow studied under raised?") == [
+        ["tutor"],
+        ["cooper", "studied"],
+        ["raised"],
+    ]
+    assert hop_words("Which county is kin to the guild that hired Pell Osk?") == [
+        ["guild", "hired"],
+        ["county", "kin"],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "types"),
+    [
+        # the words relation_words leaves out ("born", "set up") still name their hop's type
+        ("Where was the founder of Dask Mill born?", [{"founded_by"}, {"born_in"}]),
+        ("Who set up the guild the weaver Oska Brell belongs to?", [{"part_of"}, {"founded_by"}]),
+        ("What is Acme's founder's birthplace?", [{"founded_by"}, {"born_in"}]),
+        ("In which town was the captain of the brig Salt Wren born?", [set(), {"born_in"}]),
+    ],
+)
+def test_hop_cues_name_each_hops_type(question: str, types: list[set[str]]) -> None:
+    assert hop_cues(question) == types
+    assert len(hop_cues(question)) == len(hop_words(question)) == steps(question)
