@@ -1,7 +1,8 @@
 """The queue of ended spans and its export thread (split from `gateway.telemetry.lean_tracer`,
 which re-exports `Recorder`): the SDK's `BatchSpanProcessor` semantics and `OTEL_BSP_*` settings,
-a deque instead of its locks. A span's end only appends to the deque (`LeanSpan.end`); a full queue
-drops the span, so a slow or dead collector never holds the event loop (#31)."""
+a deque instead of its locks. A span's end only appends its encoded bytes to the deque
+(`LeanSpan._queue`); a full queue drops the span, so a slow or dead collector never holds the event
+loop (#31)."""
 
 from __future__ import annotations
 
