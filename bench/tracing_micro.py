@@ -1,7 +1,8 @@
 """Where tracing's CPU goes, in-process and single-threaded (`time.thread_time`): the spans one
 non-streamed request makes (HTTP server span, `invoke_agent`, `chat`), propagation, the OTLP
-encoding the batch thread does per span (the exporters' own encoder, and `gateway.telemetry.otlp_encode`,
-which the doors use), and what a streamed token pays (one test per read).
+encoding of each span (on the loop, at its end: `span_bytes`) and the export thread's batch join
+(the exporters' own encoder, and `gateway.telemetry.otlp_encode`, which the doors use), and what a
+streamed token pays (one test per read).
 
     .venv/bin/python -m bench.tracing_micro [--n N]
     .venv/bin/python -m bench.tracing_micro --export [--n N] [--rounds R]
@@ -196,8 +197,8 @@ def export_accounting(n: int, rounds: int, args_heap: int = 300_000) -> int:
         rows = [
             ("loop: the work stand-in alone", loop["work"] * per),
             ("loop: + spans made, never queued", (loop["spans"] - loop["work"]) * per),
-            ("loop: + queueing and a live export thread", (loop["export"] - loop["spans"]) * per),
-            ("export thread: encoding (otlp_encode.encode_batch)", stages["encode"] * per),
+            ("loop: + encoding (span_bytes), queueing, a live export thread", (loop["export"] - loop["spans"]) * per),
+            ("export thread: joining a batch (otlp_encode.encode_batch)", stages["encode"] * per),
             ("export thread: the exporter's POST (export - encode)", (stages["export"] - stages["encode"]) * per),
             ("export thread: all its CPU (thread clock)", worker_cpu * per),
         ]

@@ -310,12 +310,7 @@ class LeanSpan(trace.Span):
         counting as soon as the request lets go of them, and the queue holds nothing the collector
         walks. The encoding is the same work the export thread did, done while the span is still in
         the cache; the export thread only joins a batch's bodies."""
-        try:
-            body = span_bytes(self)
-        except Exception:  # never fail a request over its span
-            log.exception("encoding span %r failed", self.name)
-            return
-        self.recorder.add(body)  # type: ignore[union-attr]  # (tested by the callers)
+        self.recorder.add(self, span_bytes)  # type: ignore[union-attr]  # (tested by the callers)
 
 
 class UnsampledSpan(NonRecordingSpan):

@@ -577,16 +577,45 @@ def test_recorder_batches_bounds_and_drains() -> None:
 
     recorder = Recorder(export, delay_s=3600, max_queue=10, max_batch=4)
     for i in range(3):
-        recorder.add(i)
+        recorder.add(i, _as_is)
     assert not exported.wait(0.2)  # under a batch, before the delay: nothing sent
-    recorder.add(3)  # a full batch wakes the thread
+    recorder.add(3, _as_is)  # a full batch wakes the thread
     assert exported.wait(5)
     for i in range(4, 20):
-        recorder.add(i)
+        recorder.add(i, _as_is)
     recorder.stop()
     sent = [i for batch in batches for i in batch]
     assert all(len(b) <= 4 for b in batches)
     assert sent == sorted(sent) and len(sent) + recorder.dropped == 20 and recorder.dropped > 0
+
+
+def _as_is(span: Any) -> Any:
+    """The recorder's encoder in tests of the queue alone: the "span" is what gets queued."""
+    return span
+
+
+def test_a_full_queue_drops_a_span_before_encoding_it_and_a_bad_span_alone() -> None:
+    """A dead collector fills the queue: each further span is dropped before the encoding work
+    (the event loop's cost of a span then is nothing), and a span that fails to encode is dropped
+    alone, the next one still queued (#31)."""
+    from gateway.telemetry.lean_tracer import Recorder
+
+    encoded: list[Any] = []
+
+    def encode(span: Any) -> bytes:
+        encoded.append(span)
+        if span == "bad":
+            raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
+        return str(span).encode()
+
+    recorder = Recorder(lambda batch: None, delay_s=3600, max_queue=2, max_batch=100)
+    try:
+        for span in ("a", "bad", "b", "c", "d"):
+            recorder.add(span, encode)
+        assert list(recorder.queue) == [b"a", b"b"]
+        assert encoded == ["a", "bad", "b"] and recorder.dropped == 2
+    finally:
+        recorder.stop()
 
 
 def test_an_ended_span_leaves_nothing_the_collector_tracks() -> None:
@@ -638,15 +667,15 @@ def test_recorder_sends_full_batches_while_spans_keep_coming() -> None:
     def export(batch: list[Any]) -> None:  # traffic goes on during the first two exports: a span each
         sizes.append(len(batch))
         if len(sizes) <= 2:
-            recorder.add(len(sizes))
+            recorder.add(len(sizes), _as_is)
 
     recorder = Recorder(export, delay_s=3600, max_queue=1000, max_batch=4)
     for i in range(4):
-        recorder.add(i)  # a full batch wakes the thread
+        recorder.add(i, _as_is)  # a full batch wakes the thread
     assert not done.wait(0.5)
     assert sizes == [4]  # the one span that came during the export waits for a batch of its own
     for i in range(3):
-        recorder.add(i)
+        recorder.add(i, _as_is)
     assert not done.wait(0.5)
     assert sizes == [4, 4]
     recorder.stop()  # the final flush sends the rest, whatever its size
