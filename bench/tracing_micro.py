@@ -1,7 +1,8 @@
 """Where tracing's CPU goes, in-process and single-threaded (`time.thread_time`): the spans one
 non-streamed request makes (HTTP server span, `invoke_agent`, `chat`), propagation, the OTLP
-encoding the batch thread does per span (the exporters' own encoder, and `gateway.telemetry.otlp_encode`,
-which the doors use), and what a streamed token pays (one test per read).
+encoding of each span (on the loop, at its end: `span_bytes`) and the export thread's batch join
+(the exporters' own encoder, and `gateway.telemetry.otlp_encode`, which the doors use), and what a
+streamed token pays (one test per read).
 
     .venv/bin/python -m bench.tracing_micro [--n N]
     .venv/bin/python -m bench.tracing_micro --export [--n N] [--rounds R]
@@ -50,8 +51,9 @@ def per_call_us(fn: Callable[[], Any], n: int) -> float:
 HEADERS = {"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
 
 
-def make_request() -> Callable[[], None]:
-    """What one non-streamed request does to spans, as the doors do it (call after `tracing.setup`)."""
+def make_request(keep: list[Any] | None = None) -> Callable[[], None]:
+    """What one non-streamed request does to spans, as the doors do it (call after `tracing.setup`);
+    ``keep`` collects the ended spans (the export queue holds their bytes, not them)."""
     from gateway.engine import spans
     from gateway.telemetry import tracing
 
@@ -75,6 +77,8 @@ def make_request() -> Callable[[], None]:
         spans.end_agent(agent, response)
         tracing.detach(t1)
         server.end_with({"http.response.status_code": 200, "gen_ai.response.id": "resp_1"})  # type: ignore[attr-defined]
+        if keep is not None:
+            keep.extend((chat.span, agent, server))
 
     return request
 
@@ -193,8 +197,8 @@ def export_accounting(n: int, rounds: int, args_heap: int = 300_000) -> int:
         rows = [
             ("loop: the work stand-in alone", loop["work"] * per),
             ("loop: + spans made, never queued", (loop["spans"] - loop["work"]) * per),
-            ("loop: + queueing and a live export thread", (loop["export"] - loop["spans"]) * per),
-            ("export thread: encoding (otlp_encode.encode_batch)", stages["encode"] * per),
+            ("loop: + encoding (span_bytes), queueing, a live export thread", (loop["export"] - loop["spans"]) * per),
+            ("export thread: joining a batch (otlp_encode.encode_batch)", stages["encode"] * per),
             ("export thread: the exporter's POST (export - encode)", (stages["export"] - stages["encode"]) * per),
             ("export thread: all its CPU (thread clock)", worker_cpu * per),
         ]
@@ -255,20 +259,22 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(("a streamed read, tracing on (chat.chunk())", per_call_us(token_off, args.n * 100)))
     recorder = tracing._recorder
     assert recorder is not None
-    recorder.queue.clear()
+    finished: list[Any] = []
+    keep = make_request(finished)
     for _ in range(100):
-        request()
-    finished = list(recorder.queue)
+        keep()
     recorder.queue.clear()
     resource = Resource.create({"gateway.door": "bench", "service.name": tracing.DEFAULT_SERVICE_NAME})
     parts = otlp_encode.resource_part(resource.attributes), otlp_encode.scope_part(tracing.SCOPE)
     readable = [to_readable(s, resource, InstrumentationScope(tracing.SCOPE)) for s in finished]
     reps = max(5, args.n // 300)
     library = per_call_us(lambda: encode_spans(readable).SerializeToString(), reps) / len(finished)
-    encode = per_call_us(lambda: otlp_encode.encode_batch(finished, *parts), reps) / len(finished)
+    encode = per_call_us(
+        lambda: otlp_encode.encode_batch([otlp_encode.span_bytes(s) for s in finished], *parts), reps
+    ) / len(finished)
     rows.append(("OTLP protobuf encoding per span, the exporters' own encoder", library))
     rows.append(
-        ("OTLP protobuf encoding per span, gateway.telemetry.otlp_encode (what the export thread runs)", encode)
+        ("OTLP encoding per span, gateway.telemetry.otlp_encode (at the span's end, then joined in a batch)", encode)
     )
     for label, us in rows:
         print(f"{us:9.2f} us  {label}")

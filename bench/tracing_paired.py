@@ -3,6 +3,7 @@ A/A control and bootstrap confidence intervals (#31).
 
     .venv/bin/python -m bench.tracing_paired [--blocks B] [--seconds S] [--requests R] [--clients N]
                                              [--streams M] [--deltas K] [--no-streams] [--seed X]
+                                             [--gc-probe]
 
 Why not `bench.bench_tracing`: it loads a door's stacks side by side, so they compete for the two
 cores (and their caches) with each other and with the machine's other load, and two runs of the same
@@ -32,6 +33,10 @@ The figures, per door and unit, for on - off and for the control off2 - off:
   blocks), and only a sum charges each its whole cost.
 - median: the median of the blocks' paired differences, with its bootstrap interval (a median drops
   the lumpy exports: it reads the per-request cost on the event loop without them).
+``--gc-probe``: every door process counts its garbage collections (`bench/gc_probe/sitecustomize.py`,
+through `gc.callbacks`), reported per 1,000 requests (1,000,000 tokens) with the collector's CPU a unit.
+``--requests`` sets a phase's length (its creates per client): longer phases test whether tracing's
+cost reads higher when each stack's phase starts on caches its partners filled (#31).
 Targets (PASS/MISS, never enforced): <= 5 % a request, <= 2 us a token; "resolved" when the control's
 interval is inside +-2 points (a request) or +-0.5 us (a token). Results: bench/results/tracing_paired.json.
 """
@@ -102,6 +107,24 @@ class Door:
             await c.close()
 
 
+def gc_counts(probe_dir: Path, doors: dict[str, dict[str, Door]]) -> dict[str, dict[str, list[float]]]:
+    """Per door and stack: collections of generation 0, 1, 2 and seconds in the collector so far,
+    summed over the door's processes (written by `bench/gc_probe/sitecustomize.py`)."""
+    out: dict[str, dict[str, list[float]]] = {}
+    for d, by_name in doors.items():
+        out[d] = {}
+        for n, door in by_name.items():
+            total = [0.0, 0.0, 0.0, 0.0]
+            for pid in door.pids:
+                try:
+                    got = json.loads((probe_dir / f"{pid}.json").read_text())
+                except (OSError, ValueError):
+                    continue  # (Envoy's process: no Python)
+                total = [a + b for a, b in zip(total, [*got["collections"], got["seconds"]], strict=True)]
+            out[d][n] = total
+    return out
+
+
 async def section(args: argparse.Namespace, stacks: dict[str, EnvoyStack], kind: str, rng: random.Random) -> dict:
     """The blocks of one unit (requests or tokens) for both doors, interleaved; per door and stack the
     CPU charged to each block (see the module's doc) and the units it served."""
@@ -112,6 +135,7 @@ async def section(args: argparse.Namespace, stacks: dict[str, EnvoyStack], kind:
             for door in by_name.values():
                 await door.load(each)
     await asyncio.sleep(args.bsp_delay_ms / 1000 + 0.5)
+    probe_before = gc_counts(args.gc_probe, doors) if args.gc_probe else None
     marks: dict[str, list[dict[str, tuple[float, float, float]]]] = {d: [] for d in DOORS}
     units: dict[str, list[dict[str, int]]] = {d: [] for d in DOORS}
     t0 = time.monotonic()
@@ -128,6 +152,17 @@ async def section(args: argparse.Namespace, stacks: dict[str, EnvoyStack], kind:
             phase(f"{kind}s: {blocks} blocks ({time.monotonic() - t0:.0f} s)")
     await asyncio.sleep(args.bsp_delay_ms / 1000 + 0.5)  # the last batches exported, then charged
     out: dict[str, Any] = {}
+    if probe_before is not None:
+        await asyncio.sleep(0.6)  # the probes' last writes
+        after = gc_counts(args.gc_probe, doors)
+        out["gc"] = {
+            d: {
+                n: [a - b for a, b in zip(after[d][n], probe_before[d][n], strict=True)]
+                + [sum(units[d][k][n] for k in range(blocks))]
+                for n in NAMES
+            }
+            for d in DOORS
+        }
     for d in DOORS:
         marks[d].append({n: door.cpu() for n, door in doors[d].items()})
         rows = []
@@ -214,6 +249,15 @@ def report(res: dict[str, Any]) -> str:
             f"{aa['ratio']:+.2f} [{aa['ratio_ci'][0]:+.2f} .. {aa['ratio_ci'][1]:+.2f}]"
             + ("" if resolved else f"  (A/A interval wider than +-{RESOLVED[kind]:g} {unit}: not resolved)")
         )
+    for kind, by_door in res.get("gc", {}).items():
+        per = "1,000 requests" if kind == "request" else "1,000,000 tokens"
+        scale = 1e3 if kind == "request" else 1e6
+        for d, by_name in by_door.items():
+            lines.append(f"gc, {d} door, {kind}s: collections of generations 0/1/2 per {per}; us a unit in gc")
+            for n, (g0, g1, g2, seconds, served) in by_name.items():
+                u = max(1, served)
+                lines.append(f"  {n:5} {g0 * scale / u:8.2f} {g1 * scale / u:7.2f} {g2 * scale / u:7.3f}"
+                             f"   {seconds * 1e6 / u:7.3f} us")  # fmt: skip
     lines += ["", *verdicts]
     if machine := res.get("machine"):
         lines.append(f"machine: {json.dumps(machine)}")
@@ -225,10 +269,15 @@ async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack]) -> dict[s
     pids = [p for s in stacks.values() for group in door_pids(s).values() for p in group]
     watch = CpuWatch(pids)
     watch.start()
-    data = {}
+    data, collected = {}, {}
     for kind in ("request",) if args.no_streams else ("request", "token"):
         data[kind] = await section(args, stacks, kind, rng)
-    return {"figures": figures(data, args.seed), "machine": watch.stop(), "blocks": data}
+        if "gc" in data[kind]:
+            collected[kind] = data[kind].pop("gc")
+    res = {"figures": figures(data, args.seed), "machine": watch.stop(), "blocks": data}
+    if collected:
+        res["gc"] = collected
+    return res
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -245,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bsp-delay-ms", type=int, default=5000, help="OTEL_BSP_SCHEDULE_DELAY of the `on` stack")
     ap.add_argument("--sampler", default="always_on", help="OTEL_TRACES_SAMPLER of the `on` stack")
     ap.add_argument("--sampler-arg", type=float, default=None, help="OTEL_TRACES_SAMPLER_ARG")
+    ap.add_argument("--gc-probe", action="store_true",
+                    help="count the doors' garbage collections (bench/gc_probe) and report them per unit")  # fmt: skip
     add_run_args(ap, RESULTS)
     args = ap.parse_args(argv)
     if args.wait_quiet:
@@ -254,6 +305,12 @@ def main(argv: list[str] | None = None) -> int:
         collector = stack.enter_context(otlp_sink())
         backend = stack.enter_context(scripted_backend(MODEL))
         same: dict[str, Any] = {"PYTHONHASHSEED": "0"}  # (see `bench.bench_tracing`)
+        args.gc_probe = Path(tmp) / "gc" if args.gc_probe else None
+        if args.gc_probe is not None:  # every door process imports the probe at start-up
+            args.gc_probe.mkdir()
+            site = str(Path(__file__).resolve().parent / "gc_probe")
+            same["PYTHONPATH"] = os.pathsep.join(p for p in (site, os.environ.get("PYTHONPATH", "")) if p)
+            same["BENCH_GC_PROBE"] = str(args.gc_probe)
         traced: dict[str, Any] = {**collector, **otel_env(args), **same}
         stacks = {
             n: stack.enter_context(envoy_stack(backend.url, Path(tmp) / n, None, **(traced if n == "on" else same)))
@@ -262,7 +319,8 @@ def main(argv: list[str] | None = None) -> int:
         res = asyncio.run(run(args, stacks))
         with urllib.request.urlopen(collector["OTEL_EXPORTER_OTLP_ENDPOINT"] + "/count", timeout=10) as reply:
             res["collector"] = json.loads(reply.read())
-    res["meta"] = {k: v for k, v in vars(args).items() if k not in ("out", "wait_quiet")}
+    res["meta"] = {k: v for k, v in vars(args).items() if k not in ("out", "wait_quiet", "gc_probe")}
+    res["meta"]["gc_probe"] = args.gc_probe is not None
     res["meta"].update(cpus=os.cpu_count(), when=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     print(report(res))
     print(f"spans received by the collector: {res['collector']}")

@@ -11,6 +11,7 @@ the ExtProc 114 -> 88 us per token, the HTTP door 64.5 -> 52.9, the Envoy door's
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -28,8 +29,9 @@ def run(main: Coroutine[Any, Any, T], settings: Settings) -> T:
 
 
 def settle_heap() -> None:
-    """Call once a door serves: what start-up made (modules, the app, the settings, ~125k objects)
-    moves to the collector's permanent generation (`gc.freeze`), which collections no longer walk.
+    """Call once a door is built, just before it listens: what start-up made (modules, the app,
+    the settings, ~125k objects) moves to the collector's permanent generation (`gc.freeze`),
+    which collections no longer walk.
 
     Why (#31): a full collection walked that whole heap, ~80 ms of the event loop each time. They
     come when enough objects outlive two younger collections; with tracing on, every span waits in
@@ -37,8 +39,7 @@ def settle_heap() -> None:
     a full collection came every few thousand requests: ~30 us a request, measured with
     `gc.callbacks` in the HTTP door (none in the same window with tracing off). Frozen, a full
     collection walks only what was made since. What start-up made and later drops is reclaimed by
-    reference counting as before; only start-up's own cycles are kept (made once)."""
-    import gc
-
+    reference counting as before; only start-up's own cycles are kept (made once). Before
+    listening, not after: the ~80 ms collection delays no first connection."""
     gc.collect()  # start-up's garbage cycles go first, rather than frozen
     gc.freeze()

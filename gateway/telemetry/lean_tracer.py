@@ -5,10 +5,11 @@ non-streamed request against the issue's 5 % (#31). Most of it was the SDK's own
 OTLP: a bare span (start + end) took ~34 us (a sampler call through three layers, `BoundedAttributes`
 with a lock and a per-value type check, two `SpanContext`s, the processor chain, a `ReadableSpan`
 copy at the end), and encoding took ~35 us more a span. A `LeanSpan` is a slotted record: ids,
-times, the attribute dict as given, events and links as lists; `end` appends it to a deque. A
+times, the attribute dict as given, events and links as lists; `end` encodes it straight to OTLP
+bytes (`gateway.telemetry.otlp_encode`, byte-identical to the library's encoder for the same spans)
+and appends those to a deque (bytes, which the garbage collector never tracks: `LeanSpan._queue`). A
 daemon thread takes batches off it every `OTEL_BSP_SCHEDULE_DELAY` (or when
-`OTEL_BSP_MAX_EXPORT_BATCH_SIZE` wait), encodes them straight to OTLP bytes (`gateway.telemetry.otlp_encode`,
-byte-identical to the library's encoder for the same spans) and hands them to the library's
+`OTEL_BSP_MAX_EXPORT_BATCH_SIZE` wait), joins them into one export request and hands it to the library's
 `OTLPSpanExporter` of the configured protocol, which keeps its headers, timeout, compression and
 retries (and its transport, but to a plain-http collector: `gateway.telemetry.otlp_http`). A full
 queue (`OTEL_BSP_MAX_QUEUE_SIZE`) drops the span, so a dead collector never holds the event loop.
@@ -37,6 +38,7 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, Status, StatusCode, TraceFlags, TraceState
 
+from gateway.telemetry.otlp_encode import span_bytes
 from gateway.telemetry.presets import Preset
 from gateway.telemetry.span_queue import Recorder
 
@@ -147,9 +149,7 @@ class LeanSpan(trace.Span):
         self.trace_state_header = trace_state.to_header() if trace_state else ""
         self.attributes = attributes
         self.dropped_attributes = 0
-        # (a tuple when `end_with` adds the only one: the collector untracks it at the first gen-1
-        # collection that sees it, so a span waiting for its batch holds nothing that reaches the
-        # oldest generation)
+        # (a tuple when `end_with` adds the only one: a list less per span)
         self.events: list[tuple[str, int, Any]] | tuple[tuple[str, int, Any], ...] | None = None
         self.links = links
         self.status_code = 0
@@ -290,14 +290,27 @@ class LeanSpan(trace.Span):
                 events.append((event[0], event[1], None))
         self.end_ns = _time_ns()  # `end()`, written out (a call less per span)
         if self.recorder is not None:
-            self.recorder.add(self)
+            self._queue()
 
     def end(self, end_time: int | None = None) -> None:
         if self.end_ns:
             return
         self.end_ns = end_time or _time_ns()
         if self.recorder is not None:
-            self.recorder.add(self)
+            self._queue()
+
+    def _queue(self) -> None:
+        """Queue the ended span for export as its OTLP bytes (`otlp_encode.span_bytes`), not itself.
+
+        Why (#31): a span waits in the queue for its batch up to `OTEL_BSP_SCHEDULE_DELAY`. Queued
+        as itself (a slotted object holding dicts, a `Preset`, a `TraceState`, lists), it and its
+        containers outlived the young collections and were promoted to the oldest generation, so
+        tracing on fed the full collections that walk it (~31 us a request in the HTTP door). Bytes
+        are an atom the collector never tracks: the span and its containers are freed by reference
+        counting as soon as the request lets go of them, and the queue holds nothing the collector
+        walks. The encoding is the same work the export thread did, done while the span is still in
+        the cache; the export thread only joins a batch's bodies."""
+        self.recorder.add(self, span_bytes)  # type: ignore[union-attr]  # (tested by the callers)
 
 
 class UnsampledSpan(NonRecordingSpan):

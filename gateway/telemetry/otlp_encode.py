@@ -8,7 +8,8 @@ own and copies each into its parent, level by level (~50 us of CPU per span here
 same message in place was still ~35 us a span, the largest share of tracing's cost per request
 (#31). Here a span is a handful of `bytes` joined: ids and timestamps packed, and each attribute's
 encoded `KeyValue` memoised (a span's attributes repeat: method, route, model, provider, replica),
-so a batch costs a few microseconds a span, all in the export thread. The resource and the
+so a span costs a few microseconds, encoded when it ends (the export queue holds bytes, which the
+garbage collector never tracks) and joined into a batch by the export thread. The resource and the
 instrumentation scope are the process's, encoded once.
 
 Field numbers and wire types are the OTLP protos' (`opentelemetry/proto/trace/v1/trace.proto`);
@@ -98,12 +99,11 @@ def attributes(tag: bytes, attrs: Mapping[str, Any] | None) -> list[bytes]:
     """Each attribute as a repeated `KeyValue` field ``tag``. A value of a type OTLP cannot carry is
     left out (the library logs and drops it too).
 
-    Why the shape: this runs for every attribute of every span in the export thread, which shares
-    the GIL with the event loop (#31). A short string (most values) is looked up by ``(tag, key,
-    value)``: a string never equals a number, so no type is needed in its key; numbers and booleans
-    carry their type (1, 1.0 and True are equal and hash alike but encode apart; a float is keyed
-    by its bytes, since 0.0 == -0.0); a tuple or list
-    of short strings (finish reasons) is memoised as a tuple, and is tested by its exact type first:
+    Why the shape: this runs for every attribute of every span, at its end on the event loop (#31).
+    A short string (most values) is looked up by ``(tag, key, value)``: a string never equals a
+    number, so no type is needed in its key; numbers and booleans carry their type (1, 1.0 and True
+    are equal and hash alike but encode apart; a float is keyed by its bytes, since 0.0 == -0.0); a
+    tuple or list of short strings (finish reasons) is memoised as a tuple, and is tested by its exact type first:
     `isinstance` against `Sequence`, an ABC, costs a few microseconds a value."""
     if not attrs:
         return []
@@ -222,13 +222,13 @@ def span_bytes(span: Any) -> bytes:
     return b"".join(parts)
 
 
-def encode_batch(spans: Sequence[Any], resource: tuple[bytes, bytes], scope: tuple[bytes, bytes]) -> bytes:
-    """The serialised `ExportTraceServiceRequest` of ``spans``: one resource, one scope (a gateway
-    process has one of each), every span of the batch under them."""
+def encode_batch(bodies: Sequence[bytes], resource: tuple[bytes, bytes], scope: tuple[bytes, bytes]) -> bytes:
+    """The serialised `ExportTraceServiceRequest` of a batch: one resource, one scope (a gateway
+    process has one of each), every span under them. ``bodies`` are the spans' `span_bytes`, made
+    when each ended (`LeanSpan._queue`: the export queue holds bytes, never spans, #31)."""
     fields = [scope[0]]
     append = fields.append
-    for s in spans:
-        body = span_bytes(s)
+    for body in bodies:
         append(b"\x12" + varint(len(body)) + body)
     append(scope[1])
     scope_spans = b"".join(fields)

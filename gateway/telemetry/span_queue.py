@@ -1,7 +1,8 @@
 """The queue of ended spans and its export thread (split from `gateway.telemetry.lean_tracer`,
 which re-exports `Recorder`): the SDK's `BatchSpanProcessor` semantics and `OTEL_BSP_*` settings,
-a deque instead of its locks. A span's end only appends to the deque (`LeanSpan.end`); a full queue
-drops the span, so a slow or dead collector never holds the event loop (#31)."""
+a deque instead of its locks. A span's end only appends its encoded bytes to the deque
+(`LeanSpan._queue`); a full queue drops the span, so a slow or dead collector never holds the event
+loop (#31)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ class Recorder:
     `BatchSpanProcessor` semantics and `OTEL_BSP_*` settings, a deque instead of its locks)."""
 
     def __init__(self, export: Callable[[list[Any]], Any], *, delay_s: float, max_queue: int, max_batch: int) -> None:
-        self.queue: collections.deque[Any] = collections.deque()
+        self.queue: collections.deque[bytes] = collections.deque()
         self.export = export
         self.delay_s = delay_s
         self.max_queue = max_queue
@@ -30,12 +31,19 @@ class Recorder:
         self.thread = threading.Thread(target=self._run, name="otel-export", daemon=True)
         self.thread.start()
 
-    def add(self, span: Any) -> None:  # (every ended span: `LeanSpan.end` and `end_with`)
+    def add(self, span: Any, encode: Callable[[Any], bytes]) -> None:
+        """Queue an ended span as its bytes (`LeanSpan._queue`): room is checked first, so a full
+        queue (a dead or slow collector) drops the span before any encoding work."""
         queue = self.queue
         if len(queue) >= self.max_queue:
-            self.dropped += 1  # a dead or slow collector: drop rather than grow or wait
+            self.dropped += 1  # drop rather than grow or wait
             return
-        queue.append(span)
+        try:
+            body = encode(span)
+        except Exception:  # never fail a request over its span
+            log.exception("encoding span %r failed", getattr(span, "name", "?"))
+            return
+        queue.append(body)
         if len(queue) >= self.max_batch and not self.wake.is_set():
             self.wake.set()
 

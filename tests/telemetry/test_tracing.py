@@ -489,8 +489,8 @@ def test_lean_encoding_matches_the_sdk_encoder() -> None:
     scope = InstrumentationScope("gateway")
     parts = otlp_encode.resource_part(resource.attributes, resource.schema_url), otlp_encode.scope_part("gateway")
     library = encode_spans([to_readable(s, resource, scope) for s in spans]).SerializeToString()
-    assert otlp_encode.encode_batch(spans, *parts) == library
-    assert otlp_encode.encode_batch(spans, *parts) == library
+    assert otlp_encode.encode_batch([otlp_encode.span_bytes(s) for s in spans], *parts) == library
+    assert otlp_encode.encode_batch([otlp_encode.span_bytes(s) for s in spans], *parts) == library
     decoded = ExportTraceServiceRequest.FromString(library).resource_spans[0].scope_spans[0].spans
     assert [s.name for s in decoded] == ["child", "server", "renamed", "", *["chat m"] * 4]
     assert [kv.key for kv in decoded[4].attributes] == ["p", "q", "own", "later"] and decoded[4].events
@@ -577,16 +577,79 @@ def test_recorder_batches_bounds_and_drains() -> None:
 
     recorder = Recorder(export, delay_s=3600, max_queue=10, max_batch=4)
     for i in range(3):
-        recorder.add(i)
+        recorder.add(i, _as_is)
     assert not exported.wait(0.2)  # under a batch, before the delay: nothing sent
-    recorder.add(3)  # a full batch wakes the thread
+    recorder.add(3, _as_is)  # a full batch wakes the thread
     assert exported.wait(5)
     for i in range(4, 20):
-        recorder.add(i)
+        recorder.add(i, _as_is)
     recorder.stop()
     sent = [i for batch in batches for i in batch]
     assert all(len(b) <= 4 for b in batches)
     assert sent == sorted(sent) and len(sent) + recorder.dropped == 20 and recorder.dropped > 0
+
+
+def _as_is(span: Any) -> Any:
+    """The recorder's encoder in tests of the queue alone: the "span" is what gets queued."""
+    return span
+
+
+def test_a_full_queue_drops_a_span_before_encoding_it_and_a_bad_span_alone() -> None:
+    """A dead collector fills the queue: each further span is dropped before the encoding work
+    (the event loop's cost of a span then is nothing), and a span that fails to encode is dropped
+    alone, the next one still queued (#31)."""
+    from gateway.telemetry.lean_tracer import Recorder
+
+    encoded: list[Any] = []
+
+    def encode(span: Any) -> bytes:
+        encoded.append(span)
+        if span == "bad":
+            raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
+        return str(span).encode()
+
+    recorder = Recorder(lambda batch: None, delay_s=3600, max_queue=2, max_batch=100)
+    try:
+        for span in ("a", "bad", "b", "c", "d"):
+            recorder.add(span, encode)
+        assert list(recorder.queue) == [b"a", b"b"]
+        assert encoded == ["a", "bad", "b"] and recorder.dropped == 2
+    finally:
+        recorder.stop()
+
+
+def test_an_ended_span_leaves_nothing_the_collector_tracks() -> None:
+    """A span waits in the export queue for its batch (up to `OTEL_BSP_SCHEDULE_DELAY`): what waits
+    is its OTLP bytes, which the garbage collector never tracks, not the span with its dicts and
+    lists, which outlived the young collections and fed the full ones (#31). The span itself is
+    freed as soon as its caller lets go of it."""
+    import gc
+    import weakref
+
+    from gateway.telemetry import otlp_encode
+    from gateway.telemetry.lean_tracer import KINDS, LeanSpan, LeanTracer, Recorder, Sampler
+    from gateway.telemetry.presets import Preset
+
+    recorder = Recorder(lambda batch: None, delay_s=3600, max_queue=100, max_batch=100)
+    previous = LeanSpan.recorder
+    LeanSpan.recorder = recorder
+    try:
+        tracer = LeanTracer(Sampler("always_on"))
+        server = tracer.start("server", KINDS["server"], {"url.path": "/v1/responses", "list": ["a"]}, None)
+        chat = tracer.start("chat m", KINDS["client"], {"own": 1}, server, preset=Preset("chat m", {"p": "x"}))
+        chat.end_with({"gen_ai.response.finish_reasons": ["stop"], "n": 3}, ("gen_ai.first_chunk", 1))
+        server.add_event("with", {"k": [1, 2]})
+        server.end()
+        expected = [otlp_encode.span_bytes(chat), otlp_encode.span_bytes(server)]
+        gone = weakref.ref(chat), weakref.ref(server)
+        del chat, server
+        assert [ref() for ref in gone] == [None, None]
+        queued = list(recorder.queue)
+        assert queued == expected
+        assert not any(gc.is_tracked(item) for item in queued)
+    finally:
+        LeanSpan.recorder = previous
+        recorder.stop()
 
 
 def test_recorder_sends_full_batches_while_spans_keep_coming() -> None:
@@ -604,15 +667,15 @@ def test_recorder_sends_full_batches_while_spans_keep_coming() -> None:
     def export(batch: list[Any]) -> None:  # traffic goes on during the first two exports: a span each
         sizes.append(len(batch))
         if len(sizes) <= 2:
-            recorder.add(len(sizes))
+            recorder.add(len(sizes), _as_is)
 
     recorder = Recorder(export, delay_s=3600, max_queue=1000, max_batch=4)
     for i in range(4):
-        recorder.add(i)  # a full batch wakes the thread
+        recorder.add(i, _as_is)  # a full batch wakes the thread
     assert not done.wait(0.5)
     assert sizes == [4]  # the one span that came during the export waits for a batch of its own
     for i in range(3):
-        recorder.add(i)
+        recorder.add(i, _as_is)
     assert not done.wait(0.5)
     assert sizes == [4, 4]
     recorder.stop()  # the final flush sends the rest, whatever its size
