@@ -8,6 +8,7 @@ inside the backend query so a filtered search still returns up to k hits. One co
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -72,6 +73,12 @@ class VectorBackend(Protocol):
     async def update_attributes(self, store_id: str, file_id: str, attributes: dict[str, Any]) -> None: ...
 
     async def file_chunks(self, store_id: str, file_id: str) -> list[Hit]: ...
+
+    async def chunks(self, store_id: str, refs: Sequence[tuple[str, str]]) -> list[Hit]:
+        """The chunks `refs` names, as (file id, chunk id), in one read: grouped by file in the
+        order `refs` first names each file, a file's in its own order (`file_chunks`'); ids not
+        there (deleted since) are left out."""
+        ...
 
     async def search(
         self,

@@ -18,6 +18,7 @@ key (Milvus's multi-tenancy design: a store-scoped search prunes to the store's 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -215,6 +216,15 @@ class MilvusBackend:
 
         rows = sorted(await self._call(read), key=lambda r: r["idx"])
         return [_hit(r, 0.0) for r in rows]
+
+    async def chunks(self, store_id: str, refs: Sequence[tuple[str, str]]) -> list[Hit]:
+        """Read per file (the collection is filtered by file), kept to the chunks asked for."""
+        wanted = {cid for _, cid in refs}
+        files = list(dict.fromkeys(f for f, _ in refs))
+        out: list[Hit] = []
+        for found in await asyncio.gather(*(self.file_chunks(store_id, f) for f in files)):
+            out.extend(h for h in found if h.chunk_id in wanted)
+        return out
 
     async def search(
         self,

@@ -20,6 +20,7 @@ migrations because their shape depends on the embedder's dimension, as Milvus's 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import asyncpg
@@ -195,6 +196,20 @@ class PgvectorBackend:
         rows = await self.pool.fetch(
             f"SELECT {_COLUMNS} FROM {table} WHERE store_id = $1 AND file_id = $2 ORDER BY idx", store_id, file_id
         )
+        return [_hit(r, 0.0) for r in rows]
+
+    async def chunks(self, store_id: str, refs: Sequence[tuple[str, str]]) -> list[Hit]:
+        """One read by the (store_id, chunk_id) key, in `refs`' file order and each file's own."""
+        table = await self._table_of(store_id)
+        if table is None or not refs:
+            return []
+        order = {f: i for i, f in enumerate(dict.fromkeys(f for f, _ in refs))}
+        rows = await self.pool.fetch(
+            f"SELECT {_COLUMNS}, idx FROM {table} WHERE store_id = $1 AND chunk_id = ANY($2::text[])",
+            store_id,
+            [cid for _, cid in refs],
+        )
+        rows = sorted((r for r in rows if r["file_id"] in order), key=lambda r: (order[r["file_id"]], r["idx"]))
         return [_hit(r, 0.0) for r in rows]
 
     async def search(

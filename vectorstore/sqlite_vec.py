@@ -23,6 +23,7 @@ ranking, so a filtered search still returns up to k hits.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -254,6 +255,10 @@ class SqliteVecBackend:
 
     async def file_chunks(self, store_id: str, file_id: str) -> list[Hit]:
         result: list[Hit] = await self._read(q.file_chunks, store_id, file_id)
+        return result
+
+    async def chunks(self, store_id: str, refs: Sequence[tuple[str, str]]) -> list[Hit]:
+        result: list[Hit] = await self._read(q.chunks, store_id, list(refs)) if refs else []
         return result
 
     async def search(

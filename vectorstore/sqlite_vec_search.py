@@ -177,6 +177,21 @@ def fuse_hits(
     return hits(c, fuse(vec, kw, k, fusion))
 
 
+def chunks(c: Any, store_id: str, refs: list[tuple[str, str]]) -> list[Hit]:
+    """The chunks `refs` names (file id, chunk id) in one statement, by the (sid, chunk_id) index:
+    grouped by file in the order `refs` first names each file, a file's by their position in it."""
+    found = store_of(c, store_id)
+    if found is None or not refs:
+        return []
+    order = {f: i for i, f in enumerate(dict.fromkeys(f for f, _ in refs))}
+    rows = c.execute(
+        "SELECT id, file_id, idx FROM vs_chunks WHERE sid = ? AND chunk_id IN (SELECT value FROM json_each(?))",
+        (found[0], orjson.dumps([cid for _, cid in refs]).decode()),
+    ).fetchall()
+    rows = sorted((r for r in rows if r[1] in order), key=lambda r: (order[r[1]], r[2]))
+    return hits(c, [(r[0], 0.0) for r in rows])
+
+
 def file_chunks(c: Any, store_id: str, file_id: str) -> list[Hit]:
     found = store_of(c, store_id)
     if found is None:

@@ -253,13 +253,11 @@ class Ranker:
         hits: dict[str, Hit],
         filters: dict[str, Any] | None,
     ) -> None:
-        """The text of chunks only the graph found (read per file, attribute filters applied)."""
-        wanted = {m.chunk_id for m in rows}
-        files = list(dict.fromkeys(m.file_id for m in rows))[:MAX_GRAPH_FILES]
-        for chunks in await asyncio.gather(*(backend.file_chunks(store_id, f) for f in files)):
-            for h in chunks:
-                if h.chunk_id in wanted and (filters is None or flt.matches(filters, h.attributes)):
-                    hits[h.chunk_id] = h
+        """The text of chunks only the graph found (one read by chunk id, attribute filters applied)."""
+        files = set(list(dict.fromkeys(m.file_id for m in rows))[:MAX_GRAPH_FILES])
+        for h in await backend.chunks(store_id, [(m.file_id, m.chunk_id) for m in rows if m.file_id in files]):
+            if filters is None or flt.matches(filters, h.attributes):
+                hits[h.chunk_id] = h
 
     def _blend(
         self,

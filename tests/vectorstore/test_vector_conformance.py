@@ -120,6 +120,26 @@ async def test_delete_file_and_file_chunks_order(backend: VectorBackend, store: 
     assert await ids(backend, store, mode="vector") == ["f2-0"]
 
 
+async def test_chunks_by_id_in_file_order(backend: VectorBackend, store: str) -> None:
+    """`chunks` (the kg ranker's one read of the chunks only its graph found): the chunks named and no
+    others, grouped by file in the order the refs first name each file, a file's in its own order;
+    an id no longer there (its file deleted) is left out, another store's never read."""
+    parts = [chunk(store, f, i, f"{f} part {i}", axis(i % DIM)) for f in ("f1", "f2", "f3") for i in range(4)]
+    random.Random(2).shuffle(parts)
+    await backend.upsert(parts)
+    other = f"vs_o{uuid.uuid4().hex[:8]}"
+    await backend.create_store(other, DIM)
+    await backend.upsert([chunk(other, "f9", 0, "elsewhere", axis(0))])
+    refs = [("f2", "f2-3"), ("f1", "f1-2"), ("f2", "f2-0"), ("f1", "f1-0"), ("f9", "f9-0"), ("f3", "gone")]
+    got = await backend.chunks(store, refs)
+    assert [h.chunk_id for h in got] == ["f2-0", "f2-3", "f1-0", "f1-2"]
+    assert [(h.file_id, h.filename, h.text) for h in got[:1]] == [("f2", "f2.txt", "f2 part 0")]
+    await backend.delete_file(store, "f2")
+    assert [h.chunk_id for h in await backend.chunks(store, refs)] == ["f1-0", "f1-2"]
+    assert await backend.chunks(store, []) == []
+    assert await backend.chunks(f"vs_none{uuid.uuid4().hex[:6]}", refs) == []
+
+
 async def test_update_attributes(backend: VectorBackend, store: str) -> None:
     await backend.upsert([chunk(store, "f1", i, f"text {i}", axis(i), team="red") for i in range(3)])
     red: Filter = {"type": "eq", "key": "team", "value": "red"}
