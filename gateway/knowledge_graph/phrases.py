@@ -58,11 +58,19 @@ class PhraseVectors:
                 for p in dropped:
                     del self._vectors[p]
 
-    def relate(self, question: list[float], words: Sequence[str] = (), kinds: Collection[str] = ()) -> Likeness:
+    def relate(
+        self,
+        question: list[float],
+        words: Sequence[str] = (),
+        kinds: Collection[str] = (),
+        hops: Sequence[Sequence[str]] = (),
+        hop_types: dict[str, int] | None = None,
+    ) -> Likeness:
         """The likeness of one question (its embedding and its relation words, `kinds` those of
         them that name no relation beyond the types it asks for: a kind of entity, "town", or a word
-        of a type's cue, "grew" of "grew up") to relation words."""
-        return Likeness(self, question, words, kinds)
+        of a type's cue, "grew" of "grew up") to relation words; `hops`, its words by hop of its
+        chain (innermost first), and `hop_types`, the hop of each asked type (`hops.hop_plan`)."""
+        return Likeness(self, question, words, kinds, hops, hop_types)
 
     def cosines(self, phrases: Sequence[str], to: np.ndarray) -> dict[str, np.ndarray]:
         found = [p for p in phrases if p in self._vectors]
@@ -80,7 +88,13 @@ class Likeness:
     likeness to the pattern types (`kinds`: "~came into the world in" is most like "born in")."""
 
     def __init__(
-        self, vectors: PhraseVectors, question: list[float], words: Sequence[str] = (), kinds: Collection[str] = ()
+        self,
+        vectors: PhraseVectors,
+        question: list[float],
+        words: Sequence[str] = (),
+        kinds: Collection[str] = (),
+        hops: Sequence[Sequence[str]] = (),
+        hop_types: dict[str, int] | None = None,
     ) -> None:
         self._vectors = vectors
         q = np.asarray(question, dtype=np.float32)
@@ -100,6 +114,11 @@ class Likeness:
         self._word_rows: np.ndarray | None = None
         self._stack_key: tuple[str, ...] = ()
         self._stack = np.zeros((0, len(self._words)), dtype=bool)
+        # the chain's hops (innermost first): which of the words name each one, and the hop of each
+        # asked type its cue placed (`hops.hop_plan`); a relation is credited only for its own hop
+        self.hop_types = dict(hop_types or {})
+        self.hop_count = len(hops)
+        self._hop_columns = [[self._words.index(w) for w in hop if w in self._words] for hop in hops]
 
     async def prepare(self) -> None:
         """Embed the question's relation words not known yet (one batch; words repeat from question
@@ -127,6 +146,28 @@ class Likeness:
         sims = table @ self._word_rows.T  # phrases x words
         stems = self._stem_rows(phrases) if len(phrases) else np.zeros_like(sims, dtype=bool)
         return np.asarray(np.where(stems, 1.0, sims)[:, open_], dtype=np.float32)
+
+    def _rows(self) -> np.ndarray | None:
+        """The question's words' vectors, stacked once (None until `prepare` embedded them all)."""
+        if self._word_rows is None:
+            if not all(PHRASE_MARK + w in self._vectors._vectors for w in self._words):
+                return None
+            self._word_rows = self._vectors.matrix([PHRASE_MARK + w for w in self._words])
+        return self._word_rows
+
+    def fits(self, phrases: Sequence[str], table: np.ndarray) -> dict[str, np.ndarray]:
+        """Per phrase (`table`'s rows), its likeness to each hop of the chain: the highest of its
+        cosines with that hop's words (1 for a shared stem), 0 for a hop with none. The vectors are
+        the ones the walk's hop stacked already; no embedding."""
+        rows = self._rows() if self.hop_count and len(phrases) and self._words else None
+        if rows is None:
+            return {}
+        sims = np.where(self._stem_rows(phrases), 1.0, table @ rows.T)
+        out = np.zeros((len(phrases), self.hop_count), dtype=np.float32)
+        for j, cols in enumerate(self._hop_columns):
+            if cols:
+                out[:, j] = sims[:, cols].max(axis=1)
+        return dict(zip(phrases, out, strict=True))
 
     def _stem_rows(self, phrases: Sequence[str]) -> np.ndarray:
         """`_stem_row` of every phrase, stacked: a walk hop asks for the same phrases once per path
