@@ -126,9 +126,8 @@ class Knowledge:
         ranker = Ranker(self.graph, await self.extractor(), self.weights, self.chain_weights)
         relate = None
         if self.phrases is not None and vector is not None:
-            plan = hop_plan(query)
             relate = self.phrases.relate(
-                vector, relation_words(query), kind_nouns(query) | cue_words(query), plan.words, plan.types
+                vector, relation_words(query), kind_nouns(query) | cue_words(query), lambda: _plan(query)
             )
         return await ranker.rank(backend, store_id, query, vector, k=k, filters=filters, relate=relate)
 
@@ -179,3 +178,10 @@ class Knowledge:
                 }
             )
         return out
+
+
+def _plan(query: str) -> tuple[list[list[str]], dict[str, int]]:
+    """The question's hops (`hops.hop_plan`), read when the walk starts: a question answered by
+    hybrid search is never parsed for them."""
+    plan = hop_plan(query)
+    return plan.words, plan.types

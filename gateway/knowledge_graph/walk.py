@@ -119,7 +119,7 @@ async def walk(
             graph.mentions(store_id, parents, limit=PARENT_MENTIONS) if parents else _no_rows(),
         )
         inside = set(frontier)
-        like, kinds, again, strength, other, fit = await _likeness(edges, inside, reached, asked, relate, hops)
+        like, kinds, again, strength, other, fit = await _likeness(edges, inside, reached, asked, relate, hops, hop)
         files_of: dict[str, set[str]] = {}
         for m in rows:
             files_of.setdefault(m.entity, set()).add(m.file_id)
@@ -278,6 +278,7 @@ async def _likeness(
     asked: set[str],
     relate: Relate | None,
     hops: int,
+    hop: int = 0,
 ) -> tuple[Likes, dict[str, dict[str, float]], Likes, Likes, Likes, dict[str, np.ndarray]]:
     """Per frontier entity, the likeness of the words of each relation it could step along to what
     the question still asks after the entity's path (`Likeness.rest`: the question with the path's
@@ -294,10 +295,8 @@ async def _likeness(
     phrases = sorted(set(named.values()))
     kinds = await relate.kinds(phrases)  # embeds the phrases not known yet
     known, table = relate.table(phrases)
-    fit = relate.fits(known, table)  # each phrase's likeness to each hop's words
-    for w, row in fit.items():  # and to the asked types placed in each hop ("born" is no word: its type)
-        for kind, j in relate.hop_types.items():
-            row[j] = max(row[j], kinds.get(w, {}).get(kind, 0.0))
+    # each phrase's likeness to each hop's words; at the chain's last hop none is later (`_own`)
+    fit = relate.fits(known, table) if hop < relate.hop_count - 1 else {}
     index = {p: i for i, p in enumerate(known)}
     by_path: dict[frozenset[str], np.ndarray] = {}  # the rest's cosines with every phrase, per path's relations
     on_path: dict[frozenset[str], np.ndarray] = {}  # every phrase's best cosine with the path's relations
