@@ -19,6 +19,8 @@ import numpy as np
 from gateway.knowledge_graph.patterns import CUES
 
 Embed = Callable[[list[str]], Awaitable[list[list[float]]]]
+# a question's words by hop of its chain and the hop of each asked type (`hops.hop_plan`)
+Plan = Callable[[], tuple[list[list[str]], dict[str, int]]]
 MAX_PHRASES = 50_000  # kept vectors (384 floats each: ~77 MB at the cap with MiniLM)
 
 
@@ -58,11 +60,19 @@ class PhraseVectors:
                 for p in dropped:
                     del self._vectors[p]
 
-    def relate(self, question: list[float], words: Sequence[str] = (), kinds: Collection[str] = ()) -> Likeness:
+    def relate(
+        self,
+        question: list[float],
+        words: Sequence[str] = (),
+        kinds: Collection[str] = (),
+        plan: Plan | None = None,
+    ) -> Likeness:
         """The likeness of one question (its embedding and its relation words, `kinds` those of
         them that name no relation beyond the types it asks for: a kind of entity, "town", or a word
-        of a type's cue, "grew" of "grew up") to relation words."""
-        return Likeness(self, question, words, kinds)
+        of a type's cue, "grew" of "grew up") to relation words; `plan`, its words by hop of its
+        chain (innermost first) and the hop of each asked type (`hops.hop_plan`), read only when
+        the question is walked."""
+        return Likeness(self, question, words, kinds, plan)
 
     def cosines(self, phrases: Sequence[str], to: np.ndarray) -> dict[str, np.ndarray]:
         found = [p for p in phrases if p in self._vectors]
@@ -80,7 +90,12 @@ class Likeness:
     likeness to the pattern types (`kinds`: "~came into the world in" is most like "born in")."""
 
     def __init__(
-        self, vectors: PhraseVectors, question: list[float], words: Sequence[str] = (), kinds: Collection[str] = ()
+        self,
+        vectors: PhraseVectors,
+        question: list[float],
+        words: Sequence[str] = (),
+        kinds: Collection[str] = (),
+        plan: Plan | None = None,
     ) -> None:
         self._vectors = vectors
         q = np.asarray(question, dtype=np.float32)
@@ -100,10 +115,21 @@ class Likeness:
         self._word_rows: np.ndarray | None = None
         self._stack_key: tuple[str, ...] = ()
         self._stack = np.zeros((0, len(self._words)), dtype=bool)
+        # the chain's hops (innermost first): which of the words name each one, and the hop of each
+        # asked type its cue placed (`hops.hop_plan`); a relation is credited only for its own hop
+        self._plan = plan
+        self.hop_types: dict[str, int] = {}
+        self.hop_count = 0
+        self._hop_columns: list[list[int]] = []
 
     async def prepare(self) -> None:
-        """Embed the question's relation words not known yet (one batch; words repeat from question
-        to question, so mostly none)."""
+        """Read the chain's hops (`plan`) and embed the question's relation words not known yet (one
+        batch; words repeat from question to question, so mostly none)."""
+        if self._plan is not None:
+            hops, self.hop_types = self._plan()
+            self._plan = None
+            self.hop_count = len(hops)
+            self._hop_columns = [[self._words.index(w) for w in hop if w in self._words] for hop in hops]
         if self._words:
             await self._vectors.warm([PHRASE_MARK + w for w in self._words])
 
@@ -127,6 +153,35 @@ class Likeness:
         sims = table @ self._word_rows.T  # phrases x words
         stems = self._stem_rows(phrases) if len(phrases) else np.zeros_like(sims, dtype=bool)
         return np.asarray(np.where(stems, 1.0, sims)[:, open_], dtype=np.float32)
+
+    def _rows(self) -> np.ndarray | None:
+        """The question's words' vectors, stacked once (None until `prepare` embedded them all)."""
+        if self._word_rows is None:
+            if not all(PHRASE_MARK + w in self._vectors._vectors for w in self._words):
+                return None
+            self._word_rows = self._vectors.matrix([PHRASE_MARK + w for w in self._words])
+        return self._word_rows
+
+    def fits(self, phrases: Sequence[str], table: np.ndarray) -> dict[str, np.ndarray]:
+        """Per phrase (`table`'s rows), its likeness to each hop of the chain: the highest of its
+        cosines with that hop's words (1 for a shared stem) and with the words of the asked types
+        placed in it ("born in" for a hop named by "born", which is no relation word), 0 for a hop
+        with none. The vectors are the ones the walk's hop stacked already; no embedding."""
+        rows = self._rows() if self.hop_count and len(phrases) and self._words else None
+        if rows is None:
+            return {}
+        sims = np.where(self._stem_rows(phrases), 1.0, table @ rows.T)
+        out = np.zeros((len(phrases), self.hop_count), dtype=np.float32)
+        for j, cols in enumerate(self._hop_columns):
+            if cols:
+                out[:, j] = sims[:, cols].max(axis=1)
+        types = [(PHRASE_MARK + kind.replace("_", " "), j) for kind, j in self.hop_types.items()]
+        types = [(t, j) for t, j in types if t in self._vectors._vectors]
+        if types:
+            like = table @ self._vectors.matrix([t for t, _ in types]).T
+            for i, (_t, j) in enumerate(types):
+                out[:, j] = np.maximum(out[:, j], like[:, i])
+        return dict(zip(phrases, out, strict=True))
 
     def _stem_rows(self, phrases: Sequence[str]) -> np.ndarray:
         """`_stem_row` of every phrase, stacked: a walk hop asks for the same phrases once per path

@@ -15,6 +15,7 @@ from typing import Any
 
 from gateway.config import Settings
 from gateway.knowledge_graph.extract import PHRASE, Extractor, RuleExtractor, normalise
+from gateway.knowledge_graph.hops import hop_plan
 from gateway.knowledge_graph.index import build_file_graph
 from gateway.knowledge_graph.phrases import Embed, PhraseVectors
 from gateway.knowledge_graph.question import cue_words, kind_nouns, relation_words
@@ -123,11 +124,11 @@ class Knowledge:
         filters: dict[str, Any] | None,
     ) -> RankOutcome:
         ranker = Ranker(self.graph, await self.extractor(), self.weights, self.chain_weights)
-        relate = (
-            self.phrases.relate(vector, relation_words(query), kind_nouns(query) | cue_words(query))
-            if self.phrases is not None and vector is not None
-            else None
-        )
+        relate = None
+        if self.phrases is not None and vector is not None:
+            relate = self.phrases.relate(
+                vector, relation_words(query), kind_nouns(query) | cue_words(query), lambda: _plan(query)
+            )
         return await ranker.rank(backend, store_id, query, vector, k=k, filters=filters, relate=relate)
 
     async def names(self, store_id: str, keys: Sequence[str]) -> dict[str, dict[str, str]]:
@@ -177,3 +178,10 @@ class Knowledge:
                 }
             )
         return out
+
+
+def _plan(query: str) -> tuple[list[list[str]], dict[str, int]]:
+    """The question's hops (`hops.hop_plan`), read when the walk starts: a question answered by
+    hybrid search is never parsed for them."""
+    plan = hop_plan(query)
+    return plan.words, plan.types

@@ -19,6 +19,11 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
 * an entity keeps its best path, ranked by `potential`: weight x 3^(relations matched), so a path
   that completes one more step of the chain beats a shorter one that does not; paths that matched
   a step are widened first, then a few along stated relations that matched none (`UNSURE_FRONTIER`);
+* a relation counts only for its own hop of the chain (`hops.py`: the question's relation words
+  and asked types by hop, innermost first): at the k-th hop from the question's entity, an asked
+  type the question's grammar places in a later hop, or a phrase plainly like a later hop's words
+  or type, is no step ("In which town was the mentor of X born?": X's own birthplace is no step
+  from X; taking it there, a wrong path then "matched" the mentoring too, as many steps as the chain);
 * a path never comes back to the question's own entities (a note on X repeating the question's
   relations about X would lead X back to itself with steps matched);
 * a step is worth a little less (`UNSUPPORTED`) when no file stating it also names the entity
@@ -60,6 +65,8 @@ KIND_STEP = 0.8  # per hop along a phrase standing for a relation type the quest
 KIND_NEAR = 0.7  # an asked type this like a phrase, relative to the phrase's likest type, is what it stands for
 SAME = 0.8  # a phrase this like one already on the path is that relation again
 PHRASE_NEAR = 0.75  # a phrase much less like the question than the entity's best one is no step of its chain
+HOP_OWN = 0.9  # a relation this like its hop, relative to its likest later hop, may be its hop's step
+HOP_MIN = 0.5  # a relation less like every later hop than this is no later hop's
 PARENT_MENTIONS = 500
 MAX_HOPS = 3
 STEP_GAIN = 3  # a path is worth this much more for each step of the chain it completes
@@ -112,7 +119,7 @@ async def walk(
             graph.mentions(store_id, parents, limit=PARENT_MENTIONS) if parents else _no_rows(),
         )
         inside = set(frontier)
-        like, kinds, again, strength, other = await _likeness(edges, inside, reached, asked, relate, hops)
+        like, kinds, again, strength, other, fit = await _likeness(edges, inside, reached, asked, relate, hops, hop)
         files_of: dict[str, set[str]] = {}
         for m in rows:
             files_of.setdefault(m.entity, set()).add(m.file_id)
@@ -135,7 +142,7 @@ async def walk(
                     if hop > 0:
                         continue
                     factor, matched = CO_OCCURS * min(1.0, e.weight), at.matched
-                elif e.type in asked and e.type not in at.matched:
+                elif e.type in asked and e.type not in at.matched and _own_type(relate, e.type, at.hops):
                     factor, matched = DECAY, at.matched | {e.type}
                     # the step continues the path when a file stating it also names the entity
                     # before: of two people called the same, the one the company's founder is
@@ -147,6 +154,7 @@ async def walk(
                     and e.type.startswith(PHRASE)
                     and (sure := _kind(kinds, words, asked - at.matched))[0] in asked - at.matched
                     and other.get(u, {}).get(words, 0.0) <= kinds[words][str(sure[0])]
+                    and _own_type(relate, str(sure[0]), at.hops, fit.get(words))
                 ):
                     # a phrase standing for a relation type the question asks for ("came into the world
                     # in" for "born"): that type's step, once per path like the type itself
@@ -154,7 +162,13 @@ async def walk(
                     factor, matched = KIND_STEP * certainty, at.matched | {str(kind)}
                     if at.via is not None and not files_of.get(at.via, set()) & set(e.files):
                         factor *= UNSUPPORTED
-                elif relate is not None and words is not None and e.type not in at.matched and _near(like, words, u):
+                elif (
+                    relate is not None
+                    and words is not None
+                    and e.type not in at.matched
+                    and _near(like, words, u)
+                    and _own(relate, fit.get(words), at.hops)
+                ):
                     kind = _kind(kinds, words)[0]
                     # standing for a type on the path only when more like that type's words than like
                     # a word of the question no relation on the path accounts for ("taught", a little
@@ -227,6 +241,32 @@ def _kind(kinds: dict[str, dict[str, float]], words: str, wanted: set[str] | Non
     return max(sims, key=lambda t: sims[t]), 1.0
 
 
+def _own(relate: Relate | None, fit: np.ndarray | None, k: int) -> bool:
+    """Whether a relation's words may be the step of the chain's hop `k` (innermost first): not when
+    they are plainly a later hop's (`fit`: their likeness to each hop's words and the asked types
+    placed in it; a later hop's at least `HOP_MIN`, hop `k`'s less than `HOP_OWN` of it). The hops
+    before `k` are the path's already; a hop beyond those the grammar read is not judged. Only
+    plain cases are judged: one word's cosine says little, and a relation's true hop is often no
+    likelier than another ("served as mate under" for "mentor")."""
+    if relate is None or k >= relate.hop_count:
+        return True
+    if fit is None:
+        return True
+    ahead = float(fit[k + 1 :].max(initial=0.0))  # the hops still to come; those before are the path's
+    return ahead < HOP_MIN or float(fit[k]) >= HOP_OWN * ahead
+
+
+def _own_type(relate: Relate | None, kind: str, k: int, fit: np.ndarray | None = None) -> bool:
+    """Whether an asked pattern type (or a phrase standing for it, `fit` its words' likeness to the
+    hops) may be the step of hop `k`: the hop its cue stands in, when the question placed it."""
+    if relate is None or k >= relate.hop_count:
+        return True
+    placed = relate.hop_types.get(kind)
+    if placed is not None:
+        return placed <= k  # a later hop's type is no step yet
+    return _own(relate, fit, k)
+
+
 def _near(like: Likes, words: str, u: str) -> bool:
     return like.get(u, {}).get(words, 0.0) >= PHRASE_NEAR
 
@@ -238,7 +278,8 @@ async def _likeness(
     asked: set[str],
     relate: Relate | None,
     hops: int,
-) -> tuple[Likes, dict[str, dict[str, float]], Likes, Likes, Likes]:
+    hop: int = 0,
+) -> tuple[Likes, dict[str, dict[str, float]], Likes, Likes, Likes, dict[str, np.ndarray]]:
     """Per frontier entity, the likeness of the words of each relation it could step along to what
     the question still asks after the entity's path (`Likeness.rest`: the question with the path's
     relations projected out), with the best of them under the key "" ; each phrase's nearest
@@ -247,13 +288,15 @@ async def _likeness(
     phrase's likeness to the relations on the entity's path (a sibling's or the same relation again
     is no step); edges back to the path's previous entity are no option."""
     if relate is None:
-        return {}, {}, {}, {}, {}
+        return {}, {}, {}, {}, {}, {}
     named = {e.type: w for e in edges if (w := _words(e.type, asked, hops)) is not None}
     if not named:
-        return {}, {}, {}, {}, {}
+        return {}, {}, {}, {}, {}, {}
     phrases = sorted(set(named.values()))
     kinds = await relate.kinds(phrases)  # embeds the phrases not known yet
     known, table = relate.table(phrases)
+    # each phrase's likeness to each hop's words; at the chain's last hop none is later (`_own`)
+    fit = relate.fits(known, table) if hop < relate.hop_count - 1 else {}
     index = {p: i for i, p in enumerate(known)}
     by_path: dict[frozenset[str], np.ndarray] = {}  # the rest's cosines with every phrase, per path's relations
     on_path: dict[frozenset[str], np.ndarray] = {}  # every phrase's best cosine with the path's relations
@@ -323,7 +366,7 @@ async def _likeness(
         shares = ratio[:, valid].max(axis=1)
         out[u] = {w: float(x) for w, x in zip(mine, shares, strict=True)}
         strength[u] = {w: float(x) for w, x in zip(mine, sims.max(axis=1), strict=True)}
-    return out, kinds, again, strength, other
+    return out, kinds, again, strength, other, fit
 
 
 def chunk_scores(

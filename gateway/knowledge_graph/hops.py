@@ -1,0 +1,54 @@
+"""Which hop of the question's chain each of its relation words and asked types belongs to (#28).
+
+The walk credits a relation only for its own hop: at the k-th hop from the question's entity an
+edge is judged against the k-th relation of the chain (innermost first, `question.hop_words`), not
+against any word of the question. Without that, a wrong path "matched" as many relations as the
+chain: the first hop took the type the question asks for at the second ("born" in "In which town
+was the founder of X born?" credited to a biography reached in one hop from X). The nesting is the
+question's grammar (`question.hop_words`, `question_parse`); this module only places the pattern
+types the wording asks for (`patterns.cues`) in those hops, by the hop whose clause holds the cue's
+first word. Nothing here names a relation word.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gateway.knowledge_graph.patterns import CUES
+from gateway.knowledge_graph.question import _TOKEN, hop_words
+from gateway.knowledge_graph.question_parse import parse
+
+
+@dataclass(frozen=True, slots=True)
+class HopPlan:
+    """Per hop (innermost first), the question's relation words naming it; per asked pattern type
+    whose cue stands in exactly one hop's clause, that hop."""
+
+    words: list[list[str]] = field(default_factory=list)
+    types: dict[str, int] = field(default_factory=dict)
+
+
+def hop_plan(query: str) -> HopPlan:
+    """The question's relation words by hop and the hop of each asked type it can place (a type cued
+    in two clauses, or by a word no clause holds, "behind", is placed in none: any hop may take it)."""
+    words = hop_words(query)
+    if not words:
+        return HopPlan()
+    groups = parse(query)[0]
+    n = len(words)
+    if len(groups) > n:  # as `hop_words` merges them: the outer clauses are one
+        groups = [*groups[: n - 1], [w for g in groups[n - 1 :] for w in g]]
+    types: dict[str, int] = {}
+    for kind, regex in CUES.items():
+        where: set[int] = set()
+        for m in regex.finditer(query):
+            first = _TOKEN.findall(m.group(0))
+            if not first:
+                continue
+            token = first[0].lower()
+            where |= {i for i, g in enumerate(groups) if token in g}
+            if not any(token in g for g in groups):
+                where.add(-1)
+        if len(where) == 1 and -1 not in where:
+            types[kind] = where.pop()
+    return HopPlan(words, types)
