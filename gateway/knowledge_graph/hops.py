@@ -30,7 +30,7 @@ class HopPlan:
 
 def hop_plan(query: str) -> HopPlan:
     """The question's relation words by hop and the hop of each asked type it can place (a type cued
-    in two clauses, or by a word no clause holds, "behind", is placed in none: any hop may take it)."""
+    in two clauses, or by a word no clause holds, is placed in none: any hop may take it)."""
     words = hop_words(query)
     if not words:
         return HopPlan()

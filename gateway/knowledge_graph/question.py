@@ -5,6 +5,7 @@ names them by (#28). No relation word, template or domain is named here: only fu
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TypeVar
 
@@ -79,6 +80,7 @@ def _linked(word: str) -> bool:
     return bool(WH.fullmatch(word)) or (len(word) > 1 and word.isupper())
 
 
+@functools.lru_cache(maxsize=256)  # asked by the ranker, hop_words, hop_cues and the hop plan
 def steps(query: str) -> int:
     """How many relations a question's chain has, from its grammar alone (no relation words): one
     per link between two relations ("the founder OF the company THAT makes X"), and one for the

@@ -14,6 +14,7 @@ prepositions, auxiliaries, relative and question words) and the shapes of the cl
 
 from __future__ import annotations
 
+import functools
 import re
 
 from gateway.knowledge_graph.extract import _STOP
@@ -364,8 +365,16 @@ class _Reader:
 def parse(query: str) -> tuple[list[list[str]], int]:
     """The question's relations as groups of its (lower-case, content) words, innermost first, and
     how many of them are contact relative clauses (no relative word marks them)."""
+    groups, contacts = _parsed(query)
+    return [list(g) for g in groups], contacts
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(query: str) -> tuple[tuple[tuple[str, ...], ...], int]:
+    """One read of a question however many of its views (`steps`, `hop_words`, `hop_cues`, the hop
+    plan) a kg query asks for: four per query before (#28 speed); immutable, so callers share it."""
     groups, contacts = _Reader(query).read()
-    return [[w for w, _ in g] for g in groups], contacts
+    return tuple(tuple(w for w, _ in g) for g in groups), contacts
 
 
 def phrases(query: str) -> list[str]:
