@@ -40,16 +40,22 @@ from gateway.knowledge_graph.clauses import (
 from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.coref import Coreference as Coreference  # read here by the index
 from gateway.knowledge_graph.here import here_relations
-from gateway.knowledge_graph.lists import coordinated, enumerated, spread, unpaired
+from gateway.knowledge_graph.lists import PLURAL, coordinated, enumerated, included, spread, unpaired
 from gateway.knowledge_graph.patterns import PATTERNS
+from gateway.knowledge_graph.tables import structured
 
 _WORD = re.compile(r"[^\W_][\w'\u2019\-\.&]*[^\W_]|[^\W_]", re.UNICODE)
-_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
+_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+|\|[ \t]*")  # a table's cells are read one by one
 _CODE = re.compile(r"^(?=[^\d]*\d)(?=.*[^\W\d_])[\w\-\.]+$")  # letters and digits: X7, ZX-81, A320neo
 _CLAUSE = re.compile(r"\s(?:and|but|then|while)\s", re.IGNORECASE)  # a new clause: its subject is the sentence's
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
 _NO_OBJECT = re.compile(r"\s+(?:in|at|on|during|near|from)\s", re.IGNORECASE)  # after an active verb
-_BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone opening participle
+# after a lone opening participle: "Composed by X", "Set up by X" (a particle between); "Housed in
+# the hall of X, Y ..." (a regular participle, a preposition, and a comma closing the phrase)
+_BY_NEXT = re.compile(r"(?: [a-z]+)? by ", re.IGNORECASE)
+_FRONTED_NEXT = re.compile(r" (?:in|at|on|from|near|under|inside|beside|behind|within)\s[^,.;:!?]{1,80},\s")
+_REGULAR = re.compile(r"[a-z]ed$")
+_INCLUDE_NEXT = re.compile(r"\s+include[sd]?\b")  # "Natives of P include A": the noun's own, not a name
 # a lower-case word ends names ("the Mivdrark line") once it ends this many titles of the store: one
 # title ("Meeting notes") is no naming habit, and a verb-looking word ("notes", "failed") is none
 MIN_HEAD_TITLES = 3
@@ -95,6 +101,7 @@ class Gazetteer:
     def __init__(self, titles: Sequence[str]) -> None:
         names = sorted({t.strip() for t in titles if 2 <= len(t.strip()) <= 80}, key=len, reverse=True)
         self.names = names
+        self.lower = frozenset(n.lower() for n in names)  # titles as a set: is this word one?
         self._by_start: dict[str, list[str]] = {}
         for name in names:  # longest first under each key
             self._by_start.setdefault(name.lower()[:2], []).append(name.lower())
@@ -217,8 +224,18 @@ class RuleExtractor:
                 if (a == 0 and len(words) == 1) and (
                     words[0].lower() in lower_words
                     or (PARTICIPLE.search(words[0]) and _BY_NEXT.match(body, tokens[a].end()))
+                    or (_REGULAR.search(words[0]) and _FRONTED_NEXT.match(body, tokens[a].end()))
                 ):
                     words = []
+                if (  # "Natives of P include A and B": a plural noun of P is no part of P's name
+                    a == 0
+                    and len(words) > 2
+                    and words[1] == "of"
+                    and PLURAL.fullmatch(words[0])
+                    and _INCLUDE_NEXT.match(body, tokens[j].end())
+                ):
+                    words = words[2:]
+                    a += 2
                 if words:
                     s, e = start0 + tokens[a].start(), start0 + tokens[j].end()
                     # a known title inside a longer name is part of it ("Skaurdboen" in "Skaurdboen
@@ -368,6 +385,10 @@ def extract(
                     src, dst = (left, right) if forward else (right, left)
                     found.append((src, dst, pattern.type, 1.0))
         lists = coordinated(text, start, end, inside)  # "A, B and C"
+        members, stretch = included(text, start, inside, span_keys, lists)  # "Natives of P include A and B"
+        if stretch:
+            found += members
+            used.append(stretch)
         found += _phrases(text, start, sentence, inside, span_keys, subject_key, used, lists)
         found += here_relations(text, start, end, inside, span_keys, subject)  # "N grew up here" on P's page
         found = unpaired(text, start, end, inside, span_keys, found)  # "..., respectively": no pairs
@@ -377,6 +398,7 @@ def extract(
             text, label, start=start, end=end, inside=inside, lists=lists, keys=span_keys, subject=subject_key
         )
         label = (start, inside)
+    graph.relations += structured(text, spans, span_keys, subject_key, known.lower)  # tables and lists of names
     keys = list(graph.counts)[:25]
     if subject_key and subject_key not in keys:
         keys.append(subject_key)

@@ -29,7 +29,10 @@ _RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
 # a label that heads an enumeration: a plural noun, perhaps after lower-case words ("Founders:",
 # "Notable residents:"); not a name ("Anna Jones:"), a clause or a word naming no role ("Note:", "See also:")
 _PLURAL_HEADING = re.compile(r"\s*[A-Za-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,3}?[a-z](?<![su]s)(?<!is)s\s*")
-_PLURAL = re.compile(r"[A-Za-z][a-z\-]*[a-z](?<![su]s)(?<!is)s")
+PLURAL = re.compile(r"[A-Za-z][a-z\-]*[a-z](?<![su]s)(?<!is)s")
+# "Natives of P include A and B", "The works of N included A": a plural noun of a name, then "include"
+_INCLUDED_LEAD = re.compile(r"\s*(?:the\s+)?(?P<noun>[A-Za-z][a-z\-]*)\s+of\s+(?:the\s+)?", re.IGNORECASE)
+_INCLUDE = re.compile(r"\s+include[sd]?\s+(?:the\s+)?", re.IGNORECASE)
 _PRONOUNS = frozenset("i you he she it we they".split())
 Relation = tuple[str, str, str, float]
 
@@ -145,7 +148,7 @@ def _postmodifier(lead: str) -> list[str]:
     noun, participle, preposition = tokens[-3:]
     if not (participle.islower() and PARTICIPLE.search(participle) and preposition.islower()):
         return []
-    if not (noun.islower() or len(tokens) == 3) or not _PLURAL.fullmatch(noun):
+    if not (noun.islower() or len(tokens) == 3) or not PLURAL.fullmatch(noun):
         return []
     return [participle, preposition]
 
@@ -197,3 +200,19 @@ def enumerated(
         if rel:
             out.append(rel)
     return out
+
+
+def included(
+    text: str, start: int, inside: list[Span], keys: dict[int, str], lists: list[tuple[int, int]]
+) -> tuple[list[Relation], tuple[int, int] | None]:
+    """A subject "<plural noun> of A include B and C" opening the sentence: A -[the noun]-> B, C
+    ("Natives of P include A and B" -> P ~natives A, B; "The founders of X included N" -> X founded_by N
+    when the noun is a pattern's); with the stretch of "include" the phrase relations must leave alone
+    (B is no "~include" of A), or ([], None)."""
+    lead = _INCLUDED_LEAD.fullmatch(text, start, inside[0].start) if len(inside) > 1 else None
+    if not lead or not PLURAL.fullmatch(lead["noun"]) or not _INCLUDE.fullmatch(text, inside[0].end, inside[1].start):
+        return [], None
+    last = next((j for i, j in lists if i == 1), 1)
+    owner, words = keys[inside[0].start], [lead["noun"].lower()]
+    out = [rel for k in range(1, last + 1) if (rel := typed(owner, keys[inside[k].start], words))]
+    return out, (inside[0].end, inside[1].start)

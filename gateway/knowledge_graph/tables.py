@@ -1,0 +1,192 @@
+"""Links stated by a page's markdown structure rather than by a sentence: tables and lists (#28).
+
+A page states facts about its subject in tables and lists as often as in prose, and no sentence
+grammar reads them:
+
+- a key-value row, a table of two columns whose first column is labels ("| Role | Name |"): the
+  page's subject -[the label]-> the name in the second cell;
+- a row of a table whose first column is names, and an item of a list of names ("- Name",
+  "- Name, words", "- Name (1901)"), under a caption (the heading or a label line ending on ":" right
+  above it; for a table, its first column's header when nothing is): the page's subject -[the
+  caption's words]-> the row's or item's name.
+
+Guarded so that the tables of real documents (option and flag tables of manual pages, settings,
+exit codes) add nothing: a cell counts only when it is wholly one name the extractor already found
+(a single word only when it is a title of the store: "None", "Auto" are values, not names); a
+key-value table only when every label of its first column is plain words (no code, flag, number or
+upper-case identifier) and its header is none, empty beside the label, or a pair itself (a header
+naming both columns, "| Command | Effect |", heads records, not labels); a table or list of names
+only when every row or item is one; a caption only when it is a few plain words naming no one.
+Also, `extract` reads a table row's cells as sentences of their own, so that no prose rule links
+two cells ("| -n | Dry Run |" was the page's subject `~n` Dry Run). Plain CPU work, linear in the
+chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from gateway.knowledge_graph.clauses import MAX_PHRASE_WORDS, STOP, Span, normalise, typed
+
+Relation = tuple[str, str, str, float]
+
+_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
+_RULE = re.compile(r"\s*:?-{2,}:?\s*")  # "|---|:--:|": the line under a table's header
+# greedy, then back to the last non-space: a lazy group before "[ \t]*$" is quadratic on a run of spaces
+_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+(\S(?:.*\S)?)[ \t]*$")
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(\S(?:.*\S)?)[ \t]*$")  # its closing "#"s are stripped after
+_LABEL_LINE = re.compile(r"^[ \t]*([^|#\-*+\s][^:|]{0,60}):[ \t]*$")
+# a label: plain words, the first perhaps capitalised ("Designer", "Place of birth", "Hulls built")
+_PLAIN = re.compile(r"[A-Za-z][a-z\-]*(?: [a-z][a-z\-]*){0,5}")
+# what may follow an item's name: a description after a comma, a year or note in brackets
+_ITEM_REST = re.compile(r"\s*(?:[,;\u2013\u2014:]\s*[^|]*|\([^()]*\)\s*)?\.?")
+_PRONOUNS = frozenset("i you he she it we they his her its their my our your".split())
+_MAX_CAPTION_WORDS = 6
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    pos = 0
+    for line in text.split("\n"):
+        yield pos, line
+        pos += len(line) + 1
+
+
+def _cells(start: int, line: str) -> list[tuple[int, int]] | None:
+    """The cells of a table row as (start, end) offsets in the text, stripped; None if no row."""
+    m = _ROW.match(line)
+    if not m:
+        return None
+    out: list[tuple[int, int]] = []
+    pos = m.start(1)
+    for cell in m.group(1).split("|"):
+        lead = len(cell) - len(cell.lstrip())
+        out.append((start + pos + lead, start + pos + len(cell.rstrip())))
+        pos += len(cell) + 1
+    return out
+
+
+def _label(text: str) -> list[str]:
+    """The words of a label or caption when it is plain words naming no one, else none."""
+    words = text.strip()
+    if not _PLAIN.fullmatch(words) or len(words.split()) > _MAX_CAPTION_WORDS:
+        return []
+    out = normalise(words).split()[:MAX_PHRASE_WORDS]
+    if _PRONOUNS & set(out) or all(w in STOP for w in out):
+        return []
+    return out
+
+
+class _Names:
+    """The names of a chunk by their span, so a cell or item is a name when one span is it exactly.
+    A lone word only when it is a title of the store: capitalised single words in tables are as often
+    values ("None", "Auto", "Always") as names, and nothing else in a cell tells them apart."""
+
+    def __init__(self, text: str, spans: list[Span], keys: dict[int, str], titles: frozenset[str]) -> None:
+        self.text = text
+        self.at = {(s.start, s.end): keys[s.start] for s in spans if s.start in keys}
+        self.starting = {s.start: s for s in spans if s.start in keys}
+        self.keys = keys
+        self.titles = titles
+
+    def _named(self, name: str) -> bool:
+        return " " in name.strip() or name.strip().lower() in self.titles
+
+    def cell(self, a: int, b: int) -> str | None:
+        """The key of the name that is the whole of text[a:b] (a trailing "." aside), else None."""
+        if self.text[a:b].endswith("."):
+            b -= 1
+        key = self.at.get((a, b))
+        return key if key is not None and self._named(self.text[a:b]) else None
+
+    def item(self, a: int, b: int) -> str | None:
+        """The key of the name an item opens with, when only a description or a note follows it."""
+        span = self.starting.get(a)
+        if span is None or not _ITEM_REST.fullmatch(self.text, span.end, b) or not self._named(span.text):
+            return None
+        return self.keys[a]
+
+
+def _caption(lines: list[tuple[int, str]], i: int, subject: str | None) -> list[str]:
+    """The words of the heading or label line right above line i (blank lines between allowed); not
+    the page's own title."""
+    k = i - 1
+    while k >= 0 and not lines[k][1].strip():
+        k -= 1
+    if k < 0:
+        return []
+    line = lines[k][1]
+    m = _HEADING.match(line) or _LABEL_LINE.match(line)
+    caption = m.group(1).rstrip("#").strip() if m else ""
+    if not caption or (subject and normalise(caption) == subject):
+        return []
+    return _label(caption)
+
+
+def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: _Names, subject: str) -> list[Relation]:
+    """One table's relations (module doc). `rows` are its rows of cells, the header first ([]
+    when the table has none)."""
+    text = names.text
+    header, body = rows[0], rows[1:]
+    if not body:
+        return []
+    out: list[Relation] = []
+    # key-value rows: two columns, every first cell a plain label, a name beside some; the header is
+    # none ("| Particulars |  |") or a pair itself ("| Maintainer | N |"): a header naming both
+    # columns ("| Command | Effect |") heads records, whose first cells are no labels of the subject
+    pair = bool(header) and len(header) == 2 and names.cell(*header[1]) is not None
+    if all(len(row) == 2 for row in body) and (not header or pair or header[-1][0] >= header[-1][1]):
+        rows = [header, *body] if pair else body
+        plain = all(_PLAIN.fullmatch(text[a:b]) for a, b in (row[0] for row in rows))
+        values = [names.cell(*row[1]) for row in rows]
+        if plain and any(values):
+            for row, key in zip(rows, values, strict=True):
+                if key and (words := _label(text[row[0][0] : row[0][1]])) and (rel := typed(subject, key, words)):
+                    out.append(rel)
+            return out
+    firsts = [names.cell(*row[0]) for row in body]
+    if all(firsts):  # a column of names: each row is one of what the caption says
+        words = caption or (_label(text[header[0][0] : header[0][1]]) if header else [])
+        for key in firsts:
+            if key and words and (rel := typed(subject, key, words)):
+                out.append(rel)
+    return out
+
+
+def structured(
+    text: str, spans: list[Span], keys: dict[int, str], subject: str | None, titles: frozenset[str]
+) -> list[Relation]:
+    """The relations one chunk's tables and lists state about the page's subject (module doc);
+    `titles` are the store's titles in lower case."""
+    if not subject or "\n" not in text:
+        return []
+    names = _Names(text, spans, keys, titles)
+    lines = list(_lines(text))
+    out: list[Relation] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i][1]
+        if _ROW.match(line):
+            j, rows, ruled = i, [], False
+            while j < len(lines) and (cells := _cells(*lines[j])) is not None:
+                if all(_RULE.fullmatch(text[a:b]) for a, b in cells):
+                    ruled = ruled or len(rows) == 1  # the line under the first row: a header
+                else:
+                    rows.append(cells)
+                j += 1
+            if not ruled:
+                rows = [[], *rows]  # no header: every row is one of the body
+            out += _table(rows, _caption(lines, i, subject), names, subject)
+            i = j
+        elif _ITEM.match(line):
+            j, items = i, []
+            while j < len(lines) and (m := _ITEM.match(lines[j][1])):
+                items.append(names.item(lines[j][0] + m.start(1), lines[j][0] + m.end(1)))
+                j += 1
+            caption = _caption(lines, i, subject)
+            if caption and all(items):
+                out += [rel for key in items if key and (rel := typed(subject, key, caption))]
+            i = j
+        else:
+            i += 1
+    return out

@@ -1,0 +1,114 @@
+"""Links stated by a page's markdown structure (#28): a key-value table row ("| Conductor | N |" on
+the ensemble's page) and an item of a list under a label ("Pupils:" then "- N") are relations of the
+page's subject, and the `kg` ranker follows them through the search endpoint and `file_search`; the
+tables of a manual page (options, values, environment, exit codes) state none. The texts are this
+test's own; before `tables.py`, no table row or list item gave a relation (the chains below ended
+at the table's or list's page, the manual page's maintainer row was no relation), and a table row
+was read as one sentence across its cells, so the option table's flags became phrase relations
+("| -n | Dry Run |" -> the page's subject `~n` Dry Run)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+
+import pytest
+from openai import OpenAI
+
+from tests.knowledge_graph.chain_checks import assert_file_search_answers_first, assert_kg_answers_first
+from tests.knowledge_graph.test_knowledge_graph import KG, MODEL, _entities
+from tests.support.procs import Backend, Gateway, gateway
+from tests.support.retrieval_helpers import wait_ingested
+
+PAGES = {
+    # the conductor only in a key-value table; the founder, a distractor, in prose
+    "velm.md": "# Velm Ensemble\n\nThe Velm Ensemble is a chamber orchestra of twelve players. Runa Falk founded "
+    "it in 1960.\n\n| Particulars |  |\n|---|---|\n| Conductor | Ivar Lode |\n| Players | 12 |\n| Season | "
+    "October to May |\n\nIt tours the islands each summer.",
+    "lode.md": "# Ivar Lode\n\nIvar Lode is a violinist and teacher. Lode was raised in Tessby.",
+    "falk.md": "# Runa Falk\n\nRuna Falk is a cellist. Falk was raised in Orsby.",
+    "tessby.md": "# Tessby\n\nTessby is a fishing village with a stone pier.",
+    "orsby.md": "# Orsby\n\nOrsby is a market town on a slow river.",
+    # the pupil only in a list under a label; her own teacher, a distractor, in prose
+    "moor.md": "# Hedda Moor\n\nHedda Moor is a printmaker of the north coast. Moor studied under Aksel Brun.\n\n"
+    "Pupils:\n- Sigrun Ness (1931)\n- Tor Blom, a painter\n\nShe kept a press in an old boathouse.",
+    "ness.md": "# Sigrun Ness\n\nSigrun Ness is an engraver. Ness was raised in Kalvby.",
+    "blom.md": "# Tor Blom\n\nTor Blom is a painter of harbours and boats.",
+    "brun.md": "# Aksel Brun\n\nAksel Brun is a lithographer. Brun was raised in Vigby.",
+    "kalvby.md": "# Kalvby\n\nKalvby is a hamlet of turf houses under a fell.",
+    "vigby.md": "# Vigby\n\nVigby is a ferry landing with a chapel.",
+    "notes.md": "# Music and print notes\n\nA conductor is often raised among musicians; a pupil of a printmaker "
+    "learns to cut and ink the block.",
+}
+
+QUESTIONS = {
+    "Where was the conductor of the Velm Ensemble raised?": "tessby.md",
+    "Where was the pupil of Hedda Moor raised?": "kalvby.md",
+}
+
+# a manual page as markdown: tables of options, values, environment and exit codes, whose capitalised
+# cells ("Auto", "Never", "Dry Run", "None") are no names of anyone the page is about, and one row
+# that does name someone
+MANUAL = (
+    "# Syncit\n\nSyncit copies directories between hosts over a secure channel.\n\n## Options\n\n"
+    "| Option | Description |\n|---|---|\n| `-v`, `--verbose` | Print Debug Output |\n| `-q` | Quiet |\n"
+    "| `--color WHEN` | Never, Always or Auto |\n| -n | Dry Run |\n\n"
+    "| Value | Meaning |\n|---|---|\n| Auto | Colour on a terminal |\n| Always | Colour |\n| Never | Plain |\n\n"
+    "## Environment\n\n| Variable | Default |\n|---|---|\n| SYNCIT_HOME | None |\n| TMPDIR | Temp Dir |\n\n"
+    "## Exit status\n\n- 0 Success\n- 1 Syntax Error\n- 2 Protocol Error\n\n"
+    "## Commands\n\n| Command | Effect |\n|---|---|\n| push | Send Files |\n| pull | Fetch Files |\n\n"
+    "## Maintainers\n\n| Maintainer | Karin Holm |\n|---|---|\n| Since | 2019 |\n"
+)
+
+
+@pytest.fixture(scope="module")
+def door(backend: Backend, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
+    """A gateway with the local embedder (no keys), as the chain-question tests run one."""
+    with gateway(backend.url, tmp_path_factory.mktemp("kg-tables"), GATEWAY_AUTH="none") as gw:
+        yield gw
+
+
+def test_a_table_row_and_a_list_item_are_links_the_kg_ranker_follows(
+    door: Gateway, backend: Backend, marker: str
+) -> None:
+    """Each question's second hop starts from a name stated only in a table row or a list item;
+    the answer page shares no word with the question, and the page's prose names a distractor
+    (the founder, the printmaker's own teacher) whose birthplace is the wrong answer."""
+    own = OpenAI(base_url=door.url, api_key="unused", max_retries=0)
+    ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in PAGES.items()}
+    store = own.vector_stores.create(name="kg-tables", file_ids=list(ids.values()))
+    names = {v: k for k, v in ids.items()}
+    wait_ingested(own, store.id, timeout=120)
+    assert_kg_answers_first(own, store.id, names, QUESTIONS, KG)
+    assert_file_search_answers_first(
+        own,
+        backend,
+        marker,
+        model=MODEL,
+        store_id=store.id,
+        kg=KG,
+        question="Where was the pupil of Hedda Moor raised?",
+        answer_id=ids["kalvby.md"],
+        names=names,
+    )
+
+
+def test_the_option_tables_of_a_manual_page_state_no_relations(door: Gateway) -> None:
+    """Of the manual page's tables only the maintainer row names someone the page relates to: the
+    options, values, environment, exit codes and commands give no relation, co-occurrence aside."""
+    own = OpenAI(base_url=door.url, api_key="unused", max_retries=0)
+    manual = own.files.create(file=("syncit.md", io.BytesIO(MANUAL.encode())), purpose="assistants").id
+    store = own.vector_stores.create(name="kg-manual", file_ids=[manual])
+    wait_ingested(own, store.id, timeout=60)
+    status, body = _entities(door.url, store.id, "", None, file_id=manual, limit="100")
+    assert status == 200, body
+    relations = {
+        (e["name"], n["relation"], n["name"], n["direction"])
+        for e in body["data"]
+        for n in e["neighbours"]
+        if n["relation"] != "co_occurs"
+    }
+    assert relations == {
+        ("Syncit", "~maintainer", "Karin Holm", "out"),
+        ("Karin Holm", "~maintainer", "Syncit", "in"),
+    }, relations
