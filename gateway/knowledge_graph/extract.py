@@ -40,7 +40,7 @@ from gateway.knowledge_graph.clauses import (
 from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.coref import Coreference as Coreference  # read here by the index
 from gateway.knowledge_graph.here import here_relations
-from gateway.knowledge_graph.lists import PLURAL, coordinated, enumerated, included, spread, unpaired
+from gateway.knowledge_graph.lists import coordinated, enumerated, included, plural_subject, spread, unpaired
 from gateway.knowledge_graph.patterns import PATTERNS
 from gateway.knowledge_graph.tables import structured
 
@@ -55,7 +55,6 @@ _NO_OBJECT = re.compile(r"\s+(?:in|at|on|during|near|from)\s", re.IGNORECASE)  #
 _BY_NEXT = re.compile(r"(?: [a-z]+)? by ", re.IGNORECASE)
 _FRONTED_NEXT = re.compile(r" (?:in|at|on|from|near|under|inside|beside|behind|within)\s[^,.;:!?]{1,80},\s")
 _REGULAR = re.compile(r"[a-z]ed$")
-_INCLUDE_NEXT = re.compile(r"\s+include[sd]?\b")  # "Natives of P include A": the noun's own, not a name
 # a lower-case word ends names ("the Mivdrark line") once it ends this many titles of the store: one
 # title ("Meeting notes") is no naming habit, and a verb-looking word ("notes", "failed") is none
 MIN_HEAD_TITLES = 3
@@ -227,15 +226,8 @@ class RuleExtractor:
                     or (_REGULAR.search(words[0]) and _FRONTED_NEXT.match(body, tokens[a].end()))
                 ):
                     words = []
-                if (  # "Natives of P include A and B": a plural noun of P is no part of P's name
-                    a == 0
-                    and len(words) > 2
-                    and words[1] == "of"
-                    and PLURAL.fullmatch(words[0])
-                    and _INCLUDE_NEXT.match(body, tokens[j].end())
-                ):
-                    words = words[2:]
-                    a += 2
+                if a == 0 and (drop := plural_subject(words, body, tokens[j].end())):  # "Natives of P include"
+                    words, a = words[drop:], a + drop
                 if words:
                     s, e = start0 + tokens[a].start(), start0 + tokens[j].end()
                     # a known title inside a longer name is part of it ("Skaurdboen" in "Skaurdboen
@@ -385,7 +377,7 @@ def extract(
                     src, dst = (left, right) if forward else (right, left)
                     found.append((src, dst, pattern.type, 1.0))
         lists = coordinated(text, start, end, inside)  # "A, B and C"
-        members, stretch = included(text, start, inside, span_keys, lists)  # "Natives of P include A and B"
+        members, stretch = included(text, start, inside, span_keys, lists, subject_key)  # "Natives include A"
         if stretch:
             found += members
             used.append(stretch)

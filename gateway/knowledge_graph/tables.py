@@ -16,7 +16,8 @@ exit codes) add nothing: a cell counts only when it is wholly one name the extra
 key-value table only when every label of its first column is plain words (no code, flag, number or
 upper-case identifier) and its header is none, empty beside the label, or a pair itself (a header
 naming both columns, "| Command | Effect |", heads records, not labels); a table or list of names
-only when every row or item is one; a caption only when it is a few plain words naming no one.
+only when every row or item is one; a caption only when it is a few plain words naming no one and
+ending on no function word ("See also:" names no relation).
 Also, `extract` reads a table row's cells as sentences of their own, so that no prose rule links
 two cells ("| -n | Dry Run |" was the page's subject `~n` Dry Run). Plain CPU work, linear in the
 chunk.
@@ -27,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gateway.knowledge_graph.clauses import MAX_PHRASE_WORDS, STOP, Span, normalise, typed
+from gateway.knowledge_graph.clauses import FUNCTION, MAX_PHRASE_WORDS, STOP, Span, normalise, typed
 
 Relation = tuple[str, str, str, float]
 
@@ -120,7 +121,8 @@ def _caption(lines: list[tuple[int, str]], i: int, subject: str | None) -> list[
     caption = m.group(1).rstrip("#").strip() if m else ""
     if not caption or (subject and normalise(caption) == subject):
         return []
-    return _label(caption)
+    words = _label(caption)
+    return words if words and words[-1] not in FUNCTION else []  # "See also": ends on no noun
 
 
 def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: _Names, subject: str) -> list[Relation]:

@@ -89,6 +89,15 @@ PAGES = {
     "Moe met Siv Dal.",
     "guild.md": "# Tarn Guild\n\nTarn Guild is a club. Founders: Lars Fjell and Mia Fjell. Warning: Ulf Rask "
     "and Kim Rask.",
+    # fourth round (#28): fronted participle phrases, "<plural noun> (of A) include B", a cleft with an
+    # object, "is in", numbers out of phrases
+    "weavers.md": "# Tarn Weaving School\n\nHoused in the old granary of Pellory, Tarn Weaving School has taught "
+    "weaving since 1901.",
+    "wick.md": "# Wick Yard\n\nSet up by Olle Strand in 1857, Wick Yard has 4 slipways at Dunholt.",
+    "kvarn.md": "# Kvarn\n\nKvarn is a hamlet. Natives of Kvarn include Ebba Lind and Jon Falk. Former pupils "
+    "include Siri Dal.",
+    "ostby.md": "# Ostby\n\nOstby is a village. It is where Ada Rask and Ola Rask spent a childhood. Brant Mill is in "
+    "Ostby.",
 }
 
 
@@ -287,3 +296,27 @@ def test_an_enumeration_after_a_colon(shapes: dict[str, Any]) -> None:
     # a label that names no role ("Warning:") heads nothing
     said = _said(shapes, "guild.md", "Ulf Rask")
     assert not _linked(said, "Tarn Guild"), said
+
+
+def test_a_fronted_participle_phrase_with_a_particle_or_a_place(shapes: dict[str, Any]) -> None:
+    said = _said(shapes, "wick.md", "Wick Yard")
+    assert ("founded_by", "Olle Strand", "out") in said, said  # "Set up by": no name "Set"
+    assert ("~has slipways at", "Dunholt", "out") in said, said  # the number names no relation
+    said = _said(shapes, "weavers.md", "Tarn Weaving School")
+    assert ("~housed in the old granary of", "Pellory", "out") in said, said
+
+
+def test_a_plural_noun_that_includes_names(shapes: dict[str, Any]) -> None:
+    said = _said(shapes, "kvarn.md", "Kvarn")
+    for name in ("Ebba Lind", "Jon Falk"):
+        assert ("~natives", name, "out") in said, said
+    assert ("~former pupils", "Siri Dal", "out") in said, said
+    status, body = _entities(shapes["url"], shapes["store"], "natives", file_id=shapes["files"]["kvarn.md"])
+    assert status == 200 and body["data"] == [], body  # no entity "Natives of Kvarn"
+
+
+def test_a_cleft_with_an_object_and_a_copula_before_a_place(shapes: dict[str, Any]) -> None:
+    said = _said(shapes, "ostby.md", "Ostby")
+    for name in ("Ada Rask", "Ola Rask"):
+        assert ("~spent a childhood in", name, "in") in said, said
+    assert ("located_in", "Brant Mill", "in") in said, said
