@@ -7,8 +7,9 @@ grammar reads them:
   page's subject -[the label]-> the name in the second cell;
 - a row of a table whose first column is names, and an item of a list of names ("- Name",
   "- Name, words", "- Name (1901)"), under a caption (the heading or a label line ending on ":" right
-  above it; for a table, its first column's header when nothing is): the page's subject -[the
-  caption's words]-> the row's or item's name.
+  above it): the page's subject -[the caption's words]-> the row's or item's name. A column's
+  header is no caption: it names what its cells are ("Name", "Entry", "Town"), not how they relate
+  to the page's subject, and a table of names under no caption is a register or a directory.
 
 Guarded so that the tables of real documents (option and flag tables of manual pages, settings,
 exit codes) add nothing: a cell counts only when it is wholly one name the extractor already found
@@ -147,10 +148,9 @@ def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: _Names,
                     out.append(rel)
             return out
     firsts = [names.cell(*row[0]) for row in body]
-    if all(firsts):  # a column of names: each row is one of what the caption says
-        words = caption or (_label(text[header[0][0] : header[0][1]]) if header else [])
+    if caption and all(firsts):  # a column of names: each row is one of what the caption says
         for key in firsts:
-            if key and words and (rel := typed(subject, key, words)):
+            if key and (rel := typed(subject, key, caption)):
                 out.append(rel)
     return out
 
@@ -169,7 +169,8 @@ def structured(
     while i < len(lines):
         line = lines[i][1]
         if _ROW.match(line):
-            j, rows, ruled = i, [], False
+            j, ruled = i, False
+            rows: list[list[tuple[int, int]]] = []
             while j < len(lines) and (cells := _cells(*lines[j])) is not None:
                 if all(_RULE.fullmatch(text[a:b]) for a, b in cells):
                     ruled = ruled or len(rows) == 1  # the line under the first row: a header
