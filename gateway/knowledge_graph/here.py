@@ -37,21 +37,13 @@ _MAX_VERB_WORDS = 6
 _NO_PLACE = frozenset({"product", "concept", "work"})  # page kinds "here" and "where" cannot be
 
 
-# a verb's object after a fronted "here" or "where" ("It is where N spent a childhood"): no later
-# "here" it could own, so a determiner is the object's and the place is still the page's
-_OBJECT_WORDS = frozenset("a an the his her their".split())
-
-
-def _verb_group(text: str, fronted: bool = False) -> list[str] | None:
+def _verb_group(text: str) -> list[str] | None:
     """The verb group of a clause's words (auxiliaries dropped), or None when the clause does not
-    plainly state it (above), breaks ("," "and" "but") or is only "be" ("N is here"). `fronted`:
-    the "here"/"where" came first, so a determiner opens the verb's object, not a noun "here"
-    belongs to."""
+    plainly state it (above), breaks ("," "and" "but") or is only "be" ("N is here")."""
     if not text.strip() or BREAK.search(text) or text.lstrip().startswith(("'s", "\u2019s")):
         return None
     words = normalise(text.replace("n't", " not").replace("n\u2019t", " not")).split()
-    barred = _NOT_PLAIN - _OBJECT_WORDS if fronted else _NOT_PLAIN
-    if not words or len(words) > _MAX_VERB_WORDS or any(w in barred or w.isdigit() for w in words):
+    if not words or len(words) > _MAX_VERB_WORDS or any(w in _NOT_PLAIN or w.isdigit() for w in words):
         return None
     while words and words[0] in AUX:
         words.pop(0)
@@ -87,7 +79,7 @@ def here_relations(
         stop = cut.start() if cut else end
         clause = text[inside[k].end : stop].rstrip(" .!?;:")
         named = k + 1 < len(inside) and inside[k + 1].start < stop  # "Here, N met B": B's, not the place's
-        if not named and (words := _verb_group(clause, fronted=True)) and not _HERE.search(clause):
+        if not named and (words := _verb_group(clause)) and not _HERE.search(clause):
             for span in inside[: k + 1]:
                 if rel := _relation(keys[span.start], place, words, cleft is not None):
                     out.append(rel)

@@ -41,12 +41,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("born_in", r"born in|born at|a native of|hails from|grew up in", True),
     _p("part_of", r"part of|a division of|a subsidiary of|a unit of|belongs to|a member of|owned by", True),
     _p("part_of", r"owns|acquired|the parent (?:company )?of", False),
-    _p(
-        "located_in",
-        # "X is in Y": a copula and "in" right before a name ("is in decline since ..." is none)
-        r"based in|headquartered in|located in|situated in|lives in|settled in|(?:is|are) in(?= (?:the )?(?-i:[A-Z]))",
-        True,
-    ),
+    _p("located_in", r"based in|headquartered in|located in|situated in|lives in|settled in", True),
     _p(
         "led_by",
         r"led by|run by|headed by|managed by|directed by|chaired by|(?:chief executive|ceo)(?: is| was)?(?! of)",

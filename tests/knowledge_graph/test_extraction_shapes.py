@@ -91,13 +91,13 @@ PAGES = {
     "and Kim Rask.",
     # fourth round (#28): fronted participle phrases, "<plural noun> (of A) include B", a cleft with an
     # object, "is in", numbers out of phrases
-    "weavers.md": "# Tarn Weaving School\n\nHoused in the old granary of Pellory, Tarn Weaving School has taught "
-    "weaving since 1901.",
-    "wick.md": "# Wick Yard\n\nSet up by Olle Strand in 1857, Wick Yard has 4 slipways at Dunholt.",
-    "kvarn.md": "# Kvarn\n\nKvarn is a hamlet. Natives of Kvarn include Ebba Lind and Jon Falk. Former pupils "
-    "include Siri Dal.",
-    "ostby.md": "# Ostby\n\nOstby is a village. It is where Ada Rask and Ola Rask spent a childhood. Brant Mill is in "
-    "Ostby.",
+    "lab.md": "# Quill Data Lab\n\nHoused in the east wing of Marrowfield, Quill Data Lab has trained analysts "
+    "since 1998.",
+    "forge.md": "# Brisk Forge\n\nSet up by Nadia Voss in 2004, Brisk Forge keeps 6 servers at Kelton.",
+    "orbit.md": "# Orbit Chess Club\n\nOrbit Chess Club is a society. Rivals of Orbit Chess Club include Petra Holm "
+    "and Ivo Sand. Past champions include Rune Berg.",
+    "falcon.md": "# Project Falcon\n\nProject Falcon is a release. Project Falcon is in Beta. Support is in "
+    "Windows Server.",
 }
 
 
@@ -299,24 +299,24 @@ def test_an_enumeration_after_a_colon(shapes: dict[str, Any]) -> None:
 
 
 def test_a_fronted_participle_phrase_with_a_particle_or_a_place(shapes: dict[str, Any]) -> None:
-    said = _said(shapes, "wick.md", "Wick Yard")
-    assert ("founded_by", "Olle Strand", "out") in said, said  # "Set up by": no name "Set"
-    assert ("~has slipways at", "Dunholt", "out") in said, said  # the number names no relation
-    said = _said(shapes, "weavers.md", "Tarn Weaving School")
-    assert ("~housed in the old granary of", "Pellory", "out") in said, said
+    said = _said(shapes, "forge.md", "Brisk Forge")
+    assert ("founded_by", "Nadia Voss", "out") in said, said  # "Set up by": no name "Set"
+    assert ("~keeps servers at", "Kelton", "out") in said, said  # the number names no relation
+    said = _said(shapes, "lab.md", "Quill Data Lab")
+    assert ("~housed in the east wing of", "Marrowfield", "out") in said, said
 
 
 def test_a_plural_noun_that_includes_names(shapes: dict[str, Any]) -> None:
-    said = _said(shapes, "kvarn.md", "Kvarn")
-    for name in ("Ebba Lind", "Jon Falk"):
-        assert ("~natives", name, "out") in said, said
-    assert ("~former pupils", "Siri Dal", "out") in said, said
-    status, body = _entities(shapes["url"], shapes["store"], "natives", file_id=shapes["files"]["kvarn.md"])
-    assert status == 200 and body["data"] == [], body  # no entity "Natives of Kvarn"
+    said = _said(shapes, "orbit.md", "Orbit Chess Club")
+    for name in ("Petra Holm", "Ivo Sand"):
+        assert ("~rivals", name, "out") in said, said
+    assert ("~past champions", "Rune Berg", "out") in said, said
+    status, body = _entities(shapes["url"], shapes["store"], "rivals", file_id=shapes["files"]["orbit.md"])
+    assert status == 200 and body["data"] == [], body  # no entity "Rivals of Orbit Chess Club"
 
 
-def test_a_cleft_with_an_object_and_a_copula_before_a_place(shapes: dict[str, Any]) -> None:
-    said = _said(shapes, "ostby.md", "Ostby")
-    for name in ("Ada Rask", "Ola Rask"):
-        assert ("~spent a childhood in", name, "in") in said, said
-    assert ("located_in", "Brant Mill", "in") in said, said
+def test_a_copula_and_in_before_a_capitalised_word_locates_nothing(shapes: dict[str, Any]) -> None:
+    # "is in Beta", "is in Windows Server": a state or a platform, no place; nothing says which
+    for name in ("Project Falcon", "Windows Server"):
+        said = _said(shapes, "falcon.md", name)
+        assert not any(relation == "located_in" for relation, _, _ in said), said
