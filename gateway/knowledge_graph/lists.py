@@ -28,7 +28,7 @@ _OPENS_CLAUSE = re.compile(
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
 # a label that heads an enumeration: a plural noun, perhaps after lower-case words ("Founders:",
 # "Notable residents:"); not a name ("Anna Jones:"), a clause or a word naming no role ("Note:", "See also:")
-_PLURAL_HEADING = re.compile(r"\s*[A-Za-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,3}?[a-z](?<![su]s)(?<!is)s\s*")
+PLURAL_HEADING = re.compile(r"\s*[A-Za-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,3}?[a-z](?<![su]s)(?<!is)s\s*")
 PLURAL = re.compile(r"[A-Za-z][a-z\-]*[a-z](?<![su]s)(?<!is)s")
 # "Natives of P include A and B", "The works of N included A": a plural noun of a name, then "include"
 _INCLUDED_LEAD = re.compile(r"\s*(?:the\s+)?(?P<noun>[A-Za-z][a-z\-]*)\s+of\s+(?:the\s+)?", re.IGNORECASE)
@@ -194,7 +194,7 @@ def enumerated(
             return []
         owner, forward = keys[last.start], False
     elif (
-        _PLURAL_HEADING.fullmatch(text, label_start, colon)
+        PLURAL_HEADING.fullmatch(text, label_start, colon)
         and subject
         and not _PRONOUNS & set(normalise(text[label_start:colon]).split())
     ):  # "Founders:": of the page's subject

@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gateway.knowledge_graph.clauses import FUNCTION, MAX_PHRASE_WORDS, STOP, Span, normalise, typed
+from gateway.knowledge_graph.clauses import FUNCTION, MAX_PHRASE_WORDS, PARTICIPLE, STOP, Span, normalise, typed
+from gateway.knowledge_graph.lists import PLURAL, PLURAL_HEADING
 
 Relation = tuple[str, str, str, float]
 
@@ -91,6 +92,12 @@ class _Names:
         self.keys = keys
         self.titles = titles
 
+    def is_name(self, a: int, b: int) -> bool:
+        """Whether text[a:b] is itself a name: a title of the store, or a name of two or more words the
+        extractor found ("## Oslo", "| Anna Jones | ... |"); a lone capitalised word it found is as
+        often a label's noun ("Founders", "Mayor")."""
+        return self.text[a:b].strip().lower() in self.titles or self.cell(a, b) is not None
+
     def _named(self, name: str) -> bool:
         return " " in name.strip() or name.strip().lower() in self.titles
 
@@ -109,9 +116,22 @@ class _Names:
         return self.keys[a]
 
 
-def _caption(lines: list[tuple[int, str]], i: int, subject: str | None) -> list[str]:
-    """The words of the heading or label line right above line i (blank lines between allowed); not
-    the page's own title."""
+def _plural_head(caption: str) -> bool:
+    """A caption headed by a plural noun: last ("Founders", "Notable pupils") or before a participle
+    that modifies it ("Ships launched", "Works sold")."""
+    words = caption.split()
+    if PLURAL_HEADING.fullmatch(caption):
+        return True
+    return len(words) >= 2 and bool(
+        PLURAL.fullmatch(words[-2]) and words[-1].islower() and PARTICIPLE.search(words[-1])
+    )
+
+
+def _caption(lines: list[tuple[int, str]], i: int, subject: str | None, names: _Names) -> list[str]:
+    """The words of the heading or label line right above line i (blank lines between allowed) when
+    it names what the items are: a plural noun at its head ("Founders", "Notable pupils"), no name
+    ("## Oslo"), no section heading of a document ("## Contact", "### Fixed", "## Related") and no
+    phrase whose head is another noun ("Table of contents"); not the page's own title."""
     k = i - 1
     while k >= 0 and not lines[k][1].strip():
         k -= 1
@@ -121,6 +141,11 @@ def _caption(lines: list[tuple[int, str]], i: int, subject: str | None) -> list[
     m = _HEADING.match(line) or _LABEL_LINE.match(line)
     caption = m.group(1).rstrip("#").strip() if m else ""
     if not caption or (subject and normalise(caption) == subject):
+        return []
+    a = lines[k][0] + line.index(caption)
+    if names.is_name(a, a + len(caption)) or not _plural_head(caption):
+        return []
+    if any(w in FUNCTION for w in normalise(caption).split()):  # "Table of contents": its head is "table"
         return []
     words = _label(caption)
     return words if words and words[-1] not in FUNCTION else []  # "See also": ends on no noun
@@ -144,7 +169,8 @@ def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: _Names,
         values = [names.cell(*row[1]) for row in rows]
         if plain and any(values):
             for row, key in zip(rows, values, strict=True):
-                if key and (words := _label(text[row[0][0] : row[0][1]])) and (rel := typed(subject, key, words)):
+                label = _label(text[row[0][0] : row[0][1]]) if not names.is_name(*row[0]) else []
+                if key and label and (rel := typed(subject, key, label)):
                     out.append(rel)
             return out
     firsts = [names.cell(*row[0]) for row in body]
@@ -177,16 +203,21 @@ def structured(
                 else:
                     rows.append(cells)
                 j += 1
+            # a table opening the chunk with no rule under its first row is the rest of a table a
+            # chunk boundary cut: its first row is a body row and its header is in an earlier chunk
+            if not ruled and not any(line.strip() for _, line in lines[:i]):
+                i = j
+                continue
             if not ruled:
                 rows = [[], *rows]  # no header: every row is one of the body
-            out += _table(rows, _caption(lines, i, subject), names, subject)
+            out += _table(rows, _caption(lines, i, subject, names), names, subject)
             i = j
         elif _ITEM.match(line):
             j, items = i, []
             while j < len(lines) and (m := _ITEM.match(lines[j][1])):
                 items.append(names.item(lines[j][0] + m.start(1), lines[j][0] + m.end(1)))
                 j += 1
-            caption = _caption(lines, i, subject)
+            caption = _caption(lines, i, subject, names)
             if caption and all(items):
                 out += [rel for key in items if key and (rel := typed(subject, key, caption))]
             i = j

@@ -112,3 +112,68 @@ def test_the_option_tables_of_a_manual_page_state_no_relations(door: Gateway) ->
         ("Syncit", "~maintainer", "Karin Holm", "out"),
         ("Karin Holm", "~maintainer", "Syncit", "in"),
     }, relations
+
+
+def _typed_relations(
+    door: Gateway, name: str, text: str, others: dict[str, str] | None = None
+) -> set[tuple[str, str, str, str]]:
+    """The relations other than co-occurrence extracted from one file, added to a store once
+    `others` are in it (their titles are then the store's)."""
+    own = OpenAI(base_url=door.url, api_key="unused", max_retries=0)
+    more = [
+        own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in (others or {}).items()
+    ]
+    store = own.vector_stores.create(name=name, file_ids=more)
+    wait_ingested(own, store.id, timeout=120)
+    file_id = own.files.create(file=(name, io.BytesIO(text.encode())), purpose="assistants").id
+    own.vector_stores.files.create(vector_store_id=store.id, file_id=file_id)
+    wait_ingested(own, store.id, timeout=120)
+    status, body = _entities(door.url, store.id, "", None, file_id=file_id, limit="100")
+    assert status == 200, body
+    return {
+        (e["name"], n["relation"], n["name"], n["direction"])
+        for e in body["data"]
+        for n in e["neighbours"]
+        if n["relation"] != "co_occurs"
+    }
+
+
+# a rowing club's page: lists under section headings that say nothing of how their names relate to
+# the club, a heading that is itself a name, and a key-value row whose label is a name
+CLUB = (
+    "# Harbour Guild\n\nHarbour Guild is a rowing club.\n\n## Contact\n\n- Petra Holm\n- Ivo Sand\n\n"
+    "## Tarnvik\n\n- Rune Berg\n- Nadia Voss\n\n## Kelton Bay\n\n- Mira Lund\n- Eva Moss\n\n"
+    "### Fixed\n\n- Olle Dahl\n- Sven Ek\n\n"
+    "## Table of contents\n\n- Rowing Season\n- Boat House\n\n## Boats bought\n\n- Sea Lark\n- Grey Gull\n\n"
+    "| | |\n|---|---|\n| Tarnvik | Lina Borg |\n| Coach | Aron Falk |\n"
+)
+
+
+def test_a_caption_or_label_that_is_a_name_or_a_section_heading_states_nothing(door: Gateway) -> None:
+    """Only a plural noun heads a list of the subject's names ("Boats bought"); a
+    heading that is a name ("## Kelton Bay", "## Tarnvik": a page of the store), a document's section
+    heading ("## Contact", "### Fixed", "## Table of contents") and a key-value label that is a name
+    ("| Tarnvik | Lina Borg |") give no relation."""
+    relations = _typed_relations(door, "guild.md", CLUB, {"tarnvik.md": "# Tarnvik\n\nTarnvik is a town."})
+    assert relations == {
+        ("Harbour Guild", "~coach", "Aron Falk", "out"),
+        ("Aron Falk", "~coach", "Harbour Guild", "in"),
+        # a plural noun before a participle that modifies it heads its list
+        ("Harbour Guild", "~boats bought", "Sea Lark", "out"),
+        ("Sea Lark", "~boats bought", "Harbour Guild", "in"),
+        ("Harbour Guild", "~boats bought", "Grey Gull", "out"),
+        ("Grey Gull", "~boats bought", "Harbour Guild", "in"),
+    }, relations
+
+
+_GIVEN = ("Anna", "Bruno", "Clara", "Dmitri", "Elena", "Felix", "Greta", "Hugo", "Irene", "Jonas")
+_FAMILY = ("Adler", "Brandt", "Costa", "Dorn", "Ebert", "Fuchs", "Graf", "Hahn", "Iversen", "Jung")
+
+
+def test_a_long_table_cut_into_chunks_gives_no_rows_as_key_value_pairs(door: Gateway) -> None:
+    """A catalogue table of products and their makers long enough to be cut into several chunks: the
+    chunks after the first open with bare rows, no header and no rule; read as header-less key-value
+    tables, every row was the page's subject `~widget ...` its maker. They are the rest of a table."""
+    rows = "".join(f"| widget {chr(97 + i % 26)} | {_GIVEN[i % 10]} {_FAMILY[(i // 10) % 10]} |\n" for i in range(400))
+    relations = _typed_relations(door, "catalogue.md", "# Catalogue\n\n| Product | Maker |\n|---|---|\n" + rows)
+    assert relations == set(), sorted(relations)[:5]
