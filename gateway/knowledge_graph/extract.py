@@ -50,11 +50,7 @@ _CODE = re.compile(r"^(?=[^\d]*\d)(?=.*[^\W\d_])[\w\-\.]+$")  # letters and digi
 _CLAUSE = re.compile(r"\s(?:and|but|then|while)\s", re.IGNORECASE)  # a new clause: its subject is the sentence's
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
 _NO_OBJECT = re.compile(r"\s+(?:in|at|on|during|near|from)\s", re.IGNORECASE)  # after an active verb
-# after a lone opening participle: "Composed by X", "Set up by X" (a particle between); "Housed in
-# the hall of X, Y ..." (a regular participle, a preposition, and a comma closing the phrase)
-_BY_NEXT = re.compile(r"(?: [a-z]+)? by ", re.IGNORECASE)
-_FRONTED_NEXT = re.compile(r" (?:in|at|on|from|near|under|inside|beside|behind|within)\s[^,.;:!?]{1,80},\s")
-_REGULAR = re.compile(r"[a-z]ed$")
+_BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone opening participle
 # a lower-case word ends names ("the Mivdrark line") once it ends this many titles of the store: one
 # title ("Meeting notes") is no naming habit, and a verb-looking word ("notes", "failed") is none
 MIN_HEAD_TITLES = 3
@@ -223,7 +219,6 @@ class RuleExtractor:
                 if (a == 0 and len(words) == 1) and (
                     words[0].lower() in lower_words
                     or (PARTICIPLE.search(words[0]) and _BY_NEXT.match(body, tokens[a].end()))
-                    or (_REGULAR.search(words[0]) and _FRONTED_NEXT.match(body, tokens[a].end()))
                 ):
                     words = []
                 if a == 0 and (drop := plural_subject(words, body, tokens[j].end())):  # "Natives of P include"
