@@ -3,7 +3,7 @@
 A page states facts about its subject in tables and lists as often as in prose, and no sentence
 grammar reads them:
 
-- a key-value row, a table of two columns whose first column is labels ("| Role | Name |"): the
+- a key-value row, a table of two columns whose first column is labels ("| Role | N |"): the
   page's subject -[the label]-> the name in the second cell;
 - a row of a table whose first column is names, and an item of a list of names ("- Name",
   "- Name, words", "- Name (1901)"), under a caption (the heading or a label line ending on ":" right
@@ -14,9 +14,9 @@ grammar reads them:
 Guarded so that the tables of real documents (option and flag tables of manual pages, settings,
 exit codes) add nothing: a cell counts only when it is wholly one name the extractor already found
 (a single word only when it is a title of the store: "None", "Auto" are values, not names); a
-key-value table only when every label of its first column is plain words (no code, flag, number or
-upper-case identifier) and its header is none, empty beside the label, or a pair itself (a header
-naming both columns, "| Command | Effect |", heads records, not labels); a table or list of names
+key-value table only when every label of its first column is plain words in sentence case (no code,
+flag, number, upper-case identifier or lower-case value: "| push | Send Files |"), whatever its
+header ("| Field | Value |"); a table or list of names
 only when every row or item is one; a caption only when it is a few plain words naming no one and
 ending on no function word ("See also:" names no relation).
 Also, `extract` reads a table row's cells as sentences of their own, so that no prose rule links
@@ -159,13 +159,13 @@ def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: _Names,
     if not body:
         return []
     out: list[Relation] = []
-    # key-value rows: two columns, every first cell a plain label, a name beside some; the header is
-    # none ("| Particulars |  |") or a pair itself ("| Maintainer | N |"): a header naming both
-    # columns ("| Command | Effect |") heads records, whose first cells are no labels of the subject
+    # key-value rows, whatever the header: two columns, every first cell a plain label in sentence case
+    # ("Conductor", "Place of birth"; a lower-case first cell is a value: "| push | Send Files |"), a
+    # name beside some; a header that is a pair itself ("| Maintainer | N |") is a row too
     pair = bool(header) and len(header) == 2 and names.cell(*header[1]) is not None
-    if all(len(row) == 2 for row in body) and (not header or pair or header[-1][0] >= header[-1][1]):
+    if all(len(row) == 2 for row in body) and (not header or len(header) == 2):
         rows = [header, *body] if pair else body
-        plain = all(_PLAIN.fullmatch(text[a:b]) for a, b in (row[0] for row in rows))
+        plain = all(_PLAIN.fullmatch(text[a:b]) and text[a].isupper() for a, b in (row[0] for row in rows))
         values = [names.cell(*row[1]) for row in rows]
         if plain and any(values):
             for row, key in zip(rows, values, strict=True):

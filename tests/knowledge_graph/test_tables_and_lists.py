@@ -1,11 +1,12 @@
-"""Links stated by a page's markdown structure (#28): a key-value table row ("| Conductor | N |" on
-the ensemble's page) and an item of a list under a label ("Pupils:" then "- N") are relations of the
-page's subject, and the `kg` ranker follows them through the search endpoint and `file_search`; the
-tables of a manual page (options, values, environment, exit codes) state none. The texts are this
-test's own; before `tables.py`, no table row or list item gave a relation (the chains below ended
-at the table's or list's page, the manual page's maintainer row was no relation), and a table row
-was read as one sentence across its cells, so the option table's flags became phrase relations
-("| -n | Dry Run |" -> the page's subject `~n` Dry Run)."""
+"""Links stated by a page's markdown structure (#28): a key-value table row ("| Auditor | N |" in a
+firm's "| Field | Value |" infobox, which read nothing before the review's mend) and an item of a
+list under a label ("Pupils:" then "- N") are relations of the page's subject, and the `kg` ranker
+follows them through the search endpoint and `file_search`; the tables of a manual page (options,
+values, environment, exit codes) state none. The texts are this test's own; before `tables.py`, no
+table row or list item gave a relation (the chains below ended at the table's or list's page, the
+manual page's maintainer row was no relation), and a table row was read as one sentence across its
+cells, so the option table's flags became phrase relations ("| -n | Dry Run |" -> the page's subject
+`~n` Dry Run)."""
 
 from __future__ import annotations
 
@@ -21,14 +22,14 @@ from tests.support.procs import Backend, Gateway, gateway
 from tests.support.retrieval_helpers import wait_ingested
 
 PAGES = {
-    # the conductor only in a key-value table; the founder, a distractor, in prose
-    "velm.md": "# Velm Ensemble\n\nThe Velm Ensemble is a chamber orchestra of twelve players. Runa Falk founded "
-    "it in 1960.\n\n| Particulars |  |\n|---|---|\n| Conductor | Ivar Lode |\n| Players | 12 |\n| Season | "
-    "October to May |\n\nIt tours the islands each summer.",
-    "lode.md": "# Ivar Lode\n\nIvar Lode is a violinist and teacher. Lode was raised in Tessby.",
-    "falk.md": "# Runa Falk\n\nRuna Falk is a cellist. Falk was raised in Orsby.",
-    "tessby.md": "# Tessby\n\nTessby is a fishing village with a stone pier.",
-    "orsby.md": "# Orsby\n\nOrsby is a market town on a slow river.",
+    # the auditor only in an infobox ("| Field | Value |"); the founder, a distractor, in prose
+    "kestrel.md": "# Kestrel Analytics\n\nKestrel Analytics is a data consultancy with forty staff. Mona Reyes "
+    "started it in 2011.\n\n| Field | Value |\n|---|---|\n| Auditor | Tomas Quill |\n| Staff | 40 |\n"
+    "| Office hours | Nine to Five |\n\nIt publishes a survey every spring.",
+    "quill.md": "# Tomas Quill\n\nTomas Quill is an accountant. As a boy, Tomas Quill grew up in Varnholt.",
+    "reyes.md": "# Mona Reyes\n\nMona Reyes is a statistician. Mona Reyes grew up in Orrigan.",
+    "varnholt.md": "# Varnholt\n\nVarnholt has trams, a canal and a covered market.",
+    "orrigan.md": "# Orrigan\n\nOrrigan sits on a plateau above a reservoir.",
     # the pupil only in a list under a label; her own teacher, a distractor, in prose
     "moor.md": "# Hedda Moor\n\nHedda Moor is a printmaker of the north coast. Moor studied under Aksel Brun.\n\n"
     "Pupils:\n- Sigrun Ness (1931)\n- Tor Blom, a painter\n\nShe kept a press in an old boathouse.",
@@ -37,12 +38,12 @@ PAGES = {
     "brun.md": "# Aksel Brun\n\nAksel Brun is a lithographer. Brun was raised in Vigby.",
     "kalvby.md": "# Kalvby\n\nKalvby is a hamlet of turf houses under a fell.",
     "vigby.md": "# Vigby\n\nVigby is a ferry landing with a chapel.",
-    "notes.md": "# Music and print notes\n\nA conductor is often raised among musicians; a pupil of a printmaker "
+    "notes.md": "# Audit and print notes\n\nAn auditor checks the accounts once a year; a pupil of a printmaker "
     "learns to cut and ink the block.",
 }
 
 QUESTIONS = {
-    "Where was the conductor of the Velm Ensemble raised?": "tessby.md",
+    "Where did the auditor of Kestrel Analytics grow up?": "varnholt.md",
     "Where was the pupil of Hedda Moor raised?": "kalvby.md",
 }
 
