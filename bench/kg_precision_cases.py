@@ -229,4 +229,9 @@ CASES: tuple[Case, ...] = (
         frozenset({("anna jones", "bob lee", "~critics")}),
     ),
     Case("It is where Anna Jones never spent a summer.", ("Oslo", "place")),
+    # a "|" in prose is no table cell's edge: the sentence is read whole
+    Case(
+        "Anna Jones founded Acme Corp | Bob Lee joined in 1990.",
+        expected=frozenset({("acme corp", "anna jones", "founded_by")}),
+    ),
 )

@@ -35,6 +35,7 @@ from gateway.knowledge_graph.lists import PLURAL, PLURAL_HEADING
 Relation = tuple[str, str, str, float]
 
 _ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
+_BAR = re.compile(r"(?<!\\)\|")
 _RULE = re.compile(r"\s*:?-{2,}:?\s*")  # "|---|:--:|": the line under a table's header
 # greedy, then back to the last non-space: a lazy group before "[ \t]*$" is quadratic on a run of spaces
 _ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+(\S(?:.*\S)?)[ \t]*$")
@@ -62,7 +63,7 @@ def _cells(start: int, line: str) -> list[tuple[int, int]] | None:
         return None
     out: list[tuple[int, int]] = []
     pos = m.start(1)
-    for cell in m.group(1).split("|"):
+    for cell in _BAR.split(m.group(1)):  # an escaped "\\|" is inside its cell
         lead = len(cell) - len(cell.lstrip())
         out.append((start + pos + lead, start + pos + len(cell.rstrip())))
         pos += len(cell) + 1
