@@ -38,7 +38,7 @@ _ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
 _BAR = re.compile(r"(?<!\\)\|")
 _RULE = re.compile(r"\s*:?-{2,}:?\s*")  # "|---|:--:|": the line under a table's header
 # greedy, then back to the last non-space: a lazy group before "[ \t]*$" is quadratic on a run of spaces
-_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+(\S(?:.*\S)?)[ \t]*$")
+_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?P<mark>[-*+]|\d{1,3}[.)])[ \t]+(\S(?:.*\S)?)[ \t]*$")
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(\S(?:.*\S)?)[ \t]*$")  # its closing "#"s are stripped after
 _LABEL_LINE = re.compile(r"^[ \t]*([^|#\-*+\s][^:|]{0,60}):[ \t]*$")
 # a label: plain words, the first perhaps capitalised ("Designer", "Place of birth", "Hulls built")
@@ -214,9 +214,20 @@ def structured(
             out += _table(rows, _caption(lines, i, subject, names), names, subject)
             i = j
         elif _ITEM.match(line):
+            # one list (CommonMark): items of one indentation and one kind of marker (a bulleted list
+            # followed by a numbered one is two lists); a more indented item is a sub-item of the one
+            # above, not one of the list's
+            first = _ITEM.match(line)
+            assert first is not None
+            kind = (first["indent"], first["mark"].isdigit() or first["mark"][:-1].isdigit())
             j, items = i, []
             while j < len(lines) and (m := _ITEM.match(lines[j][1])):
-                items.append(names.item(lines[j][0] + m.start(1), lines[j][0] + m.end(1)))
+                if len(m["indent"]) > len(kind[0]):
+                    j += 1
+                    continue
+                if (m["indent"], m["mark"][:-1].isdigit()) != kind:
+                    break
+                items.append(names.item(lines[j][0] + m.start(3), lines[j][0] + m.end(3)))
                 j += 1
             caption = _caption(lines, i, subject, names)
             if caption and all(items):

@@ -146,6 +146,8 @@ CLUB = (
     "## Tarnvik\n\n- Rune Berg\n- Nadia Voss\n\n## Kelton Bay\n\n- Mira Lund\n- Eva Moss\n\n"
     "### Fixed\n\n- Olle Dahl\n- Sven Ek\n\n"
     "## Table of contents\n\n- Rowing Season\n- Boat House\n\n## Boats bought\n\n- Sea Lark\n- Grey Gull\n\n"
+    # a sub-item is its parent item's; a numbered list after a bulleted one is a list of its own
+    "## Sponsors\n\n- Tilde Marsh\n  - Hugo Brandt\n- Oskar Lind\n1. Vera Nyman\n\n"
     "| | |\n|---|---|\n| Tarnvik | Lina Borg |\n| Coach | Aron Falk |\n"
 )
 
@@ -164,6 +166,10 @@ def test_a_caption_or_label_that_is_a_name_or_a_section_heading_states_nothing(d
         ("Sea Lark", "~boats bought", "Harbour Guild", "in"),
         ("Harbour Guild", "~boats bought", "Grey Gull", "out"),
         ("Grey Gull", "~boats bought", "Harbour Guild", "in"),
+        ("Harbour Guild", "~sponsors", "Tilde Marsh", "out"),
+        ("Tilde Marsh", "~sponsors", "Harbour Guild", "in"),
+        ("Harbour Guild", "~sponsors", "Oskar Lind", "out"),
+        ("Oskar Lind", "~sponsors", "Harbour Guild", "in"),
     }, relations
 
 
