@@ -42,15 +42,10 @@ from gateway.knowledge_graph.coref import Coreference as Coreference  # read her
 from gateway.knowledge_graph.here import here_relations
 from gateway.knowledge_graph.lists import coordinated, enumerated, included, plural_subject, spread, unpaired
 from gateway.knowledge_graph.patterns import PATTERNS
+from gateway.knowledge_graph.tables import sentences as _sentences  # read here by gliner
 from gateway.knowledge_graph.tables import structured
 
 _WORD = re.compile(r"[^\W_][\w'\u2019\-\.&]*[^\W_]|[^\W_]", re.UNICODE)
-_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
-# a table row (a line opening and closing on "|"): its cells are read one by one, split at each "|"
-# not escaped ("\|"); a "|" in prose splits nothing ("A founded B | C joined")
-_ROW = re.compile(r"[ \t]*\|[^\n]*\|[ \t]*")
-_CELL_BAR = re.compile(r"(?<!\\)\|")
-_LINE = re.compile(r"[^\n]+")
 _CODE = re.compile(r"^(?=[^\d]*\d)(?=.*[^\W\d_])[\w\-\.]+$")  # letters and digits: X7, ZX-81, A320neo
 _CLAUSE = re.compile(r"\s(?:and|but|then|while)\s", re.IGNORECASE)  # a new clause: its subject is the sentence's
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
@@ -273,18 +268,6 @@ class _Taken:
 
 def _namelike(word: str) -> bool:
     return bool(word[:1].isupper() or _CODE.match(word)) and word.lower() not in {"i"}
-
-
-def _sentences(text: str) -> list[tuple[int, str]]:
-    out: list[tuple[int, str]] = []
-    for line in _LINE.finditer(text):
-        p, cut = line.start(), _CELL_BAR if _ROW.fullmatch(line.group()) else _SENTENCE
-        pos = 0
-        for m in cut.finditer(line.group()):
-            out.append((p + pos, line.group()[pos : m.start()]))
-            pos = m.end()
-        out.append((p + pos, line.group()[pos:]))
-    return [(p, s) for p, s in out if s.strip()]
 
 
 MAX_SENTENCE = 1000  # characters read for relations at once: a longer "sentence" is a list or hostile text

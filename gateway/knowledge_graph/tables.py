@@ -36,6 +36,8 @@ Relation = tuple[str, str, str, float]
 
 _ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
 _BAR = re.compile(r"(?<!\\)\|")
+_SENTENCE = re.compile(r"(?<=[.!?;:])\s+")  # within a line; a line break always ends a sentence
+_LINE = re.compile(r"[^\n]+")
 _RULE = re.compile(r"\s*:?-{2,}:?\s*")  # "|---|:--:|": the line under a table's header
 # greedy, then back to the last non-space: a lazy group before "[ \t]*$" is quadratic on a run of spaces
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)(?P<mark>[-*+]|\d{1,3}[.)])[ \t]+(\S(?:.*\S)?)[ \t]*$")
@@ -47,6 +49,21 @@ _PLAIN = re.compile(r"[A-Za-z][a-z\-]*(?: [a-z][a-z\-]*){0,5}")
 _ITEM_REST = re.compile(r"\s*(?:[,;\u2013\u2014:]\s*[^|]*|\([^()]*\)\s*)?\.?")
 _PRONOUNS = frozenset("i you he she it we they his her its their my our your".split())
 _MAX_CAPTION_WORDS = 6
+
+
+def sentences(text: str) -> list[tuple[int, str]]:
+    """The sentences of a text with their offsets, as `extract` reads them: a table row (a line opening
+    and closing on "|") is cut into its cells, split at each "|" not escaped as "\\|", so no prose rule
+    links two cells; any other line at ". ", "; " and the like ("A founded B | C joined": one sentence)."""
+    out: list[tuple[int, str]] = []
+    for line in _LINE.finditer(text):
+        p, cut = line.start(), _BAR if _ROW.fullmatch(line.group()) else _SENTENCE
+        pos = 0
+        for m in cut.finditer(line.group()):
+            out.append((p + pos, line.group()[pos : m.start()]))
+            pos = m.end()
+        out.append((p + pos, line.group()[pos:]))
+    return [(p, s) for p, s in out if s.strip()]
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
