@@ -210,4 +210,28 @@ CASES: tuple[Case, ...] = (
         "Anna Jones and Bob Lee were born in Oslo and Bergen in 1950.",
         expected=frozenset({("bob lee", "oslo", "born_in")}),
     ),
+    # tables, lists and "include" (#28, fourth round): a flag table is no statement, a caption ending
+    # on a function word names no relation, "is in" before no name locates nothing, a plural noun of a
+    # name is no part of it, a negated cleft states nothing
+    Case(
+        "| Option | Description |\n|---|---|\n| -n | Dry Run |\n| --color | Never Ever |\n| Value | Meaning |",
+        ("Syncit", "entity"),
+    ),
+    Case("See also:\n- Anna Jones\n- Bob Lee", ("Syncit", "entity")),
+    Case("Contributors:\n- Anna Jones\n- Bob Lee\n- fixed a typo", ("Syncit", "entity")),
+    Case(
+        "Acme Corp is in decline since Bob Lee left.",
+        expected=frozenset({("acme corp", "bob lee", "~is in decline since")}),
+    ),
+    Case(
+        "Critics of Anna Jones include Bob Lee.",
+        ("Carl Berg", "person"),
+        frozenset({("anna jones", "bob lee", "~critics")}),
+    ),
+    Case("It is where Anna Jones never spent a summer.", ("Oslo", "place")),
+    # a "|" in prose is no table cell's edge: the sentence is read whole
+    Case(
+        "Anna Jones founded Acme Corp | Bob Lee joined in 1990.",
+        expected=frozenset({("acme corp", "anna jones", "founded_by")}),
+    ),
 )

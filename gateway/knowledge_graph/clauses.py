@@ -300,7 +300,8 @@ def _phrases(
                 between, src = between[cut[-1].end() :], opener
                 if cut[-1].group() == "," and (rel_subject := _WHICH.match(between)):  # "B, which opened in T"
                     between, src = between[rel_subject.end() :], head or left
-            words = _opening(normalise(between).split()[-MAX_PHRASE_WORDS:])  # the verb and preposition end it
+            # the verb and preposition end it; a number names no relation ("has 5 slipways at", "in 1857 by")
+            words = _opening([w for w in normalise(between).split() if not w.isdigit()][-MAX_PHRASE_WORDS:])
             if src and src != right and any(w not in FUNCTION and not w.isdigit() for w in words):
                 out.append((src, right, PHRASE + " ".join(words), 1.0))
         who = _WHO_IT.match(text, span.end, end)

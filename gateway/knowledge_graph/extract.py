@@ -40,11 +40,12 @@ from gateway.knowledge_graph.clauses import (
 from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.coref import Coreference as Coreference  # read here by the index
 from gateway.knowledge_graph.here import here_relations
-from gateway.knowledge_graph.lists import coordinated, enumerated, spread, unpaired
+from gateway.knowledge_graph.lists import coordinated, enumerated, included, plural_subject, spread, unpaired
 from gateway.knowledge_graph.patterns import PATTERNS
+from gateway.knowledge_graph.tables import sentences as _sentences  # read here by gliner
+from gateway.knowledge_graph.tables import structured
 
 _WORD = re.compile(r"[^\W_][\w'\u2019\-\.&]*[^\W_]|[^\W_]", re.UNICODE)
-_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
 _CODE = re.compile(r"^(?=[^\d]*\d)(?=.*[^\W\d_])[\w\-\.]+$")  # letters and digits: X7, ZX-81, A320neo
 _CLAUSE = re.compile(r"\s(?:and|but|then|while)\s", re.IGNORECASE)  # a new clause: its subject is the sentence's
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
@@ -95,6 +96,7 @@ class Gazetteer:
     def __init__(self, titles: Sequence[str]) -> None:
         names = sorted({t.strip() for t in titles if 2 <= len(t.strip()) <= 80}, key=len, reverse=True)
         self.names = names
+        self.lower = frozenset(n.lower() for n in names)  # titles as a set: is this word one?
         self._by_start: dict[str, list[str]] = {}
         for name in names:  # longest first under each key
             self._by_start.setdefault(name.lower()[:2], []).append(name.lower())
@@ -219,6 +221,8 @@ class RuleExtractor:
                     or (PARTICIPLE.search(words[0]) and _BY_NEXT.match(body, tokens[a].end()))
                 ):
                     words = []
+                if a == 0 and (drop := plural_subject(words, body, tokens[j].end())):  # "Natives of P include"
+                    words, a = words[drop:], a + drop
                 if words:
                     s, e = start0 + tokens[a].start(), start0 + tokens[j].end()
                     # a known title inside a longer name is part of it ("Skaurdboen" in "Skaurdboen
@@ -264,16 +268,6 @@ class _Taken:
 
 def _namelike(word: str) -> bool:
     return bool(word[:1].isupper() or _CODE.match(word)) and word.lower() not in {"i"}
-
-
-def _sentences(text: str) -> list[tuple[int, str]]:
-    out: list[tuple[int, str]] = []
-    pos = 0
-    for m in _SENTENCE.finditer(text):
-        out.append((pos, text[pos : m.start()]))
-        pos = m.end()
-    out.append((pos, text[pos:]))
-    return [(p, s) for p, s in out if s.strip()]
 
 
 MAX_SENTENCE = 1000  # characters read for relations at once: a longer "sentence" is a list or hostile text
@@ -368,6 +362,10 @@ def extract(
                     src, dst = (left, right) if forward else (right, left)
                     found.append((src, dst, pattern.type, 1.0))
         lists = coordinated(text, start, end, inside)  # "A, B and C"
+        members, stretch = included(text, start, inside, span_keys, lists, subject_key)  # "Natives include A"
+        if stretch:
+            found += members
+            used.append(stretch)
         found += _phrases(text, start, sentence, inside, span_keys, subject_key, used, lists)
         found += here_relations(text, start, end, inside, span_keys, subject)  # "N grew up here" on P's page
         found = unpaired(text, start, end, inside, span_keys, found)  # "..., respectively": no pairs
@@ -377,6 +375,7 @@ def extract(
             text, label, start=start, end=end, inside=inside, lists=lists, keys=span_keys, subject=subject_key
         )
         label = (start, inside)
+    graph.relations += structured(text, spans, span_keys, subject_key, known.lower)  # tables and lists of names
     keys = list(graph.counts)[:25]
     if subject_key and subject_key not in keys:
         keys.append(subject_key)

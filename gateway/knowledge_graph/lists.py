@@ -28,8 +28,19 @@ _OPENS_CLAUSE = re.compile(
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
 # a label that heads an enumeration: a plural noun, perhaps after lower-case words ("Founders:",
 # "Notable residents:"); not a name ("Anna Jones:"), a clause or a word naming no role ("Note:", "See also:")
-_PLURAL_HEADING = re.compile(r"\s*[A-Za-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,3}?[a-z](?<![su]s)(?<!is)s\s*")
-_PLURAL = re.compile(r"[A-Za-z][a-z\-]*[a-z](?<![su]s)(?<!is)s")
+PLURAL_HEADING = re.compile(r"\s*[A-Za-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,3}?[a-z](?<![su]s)(?<!is)s\s*")
+PLURAL = re.compile(r"[A-Za-z][a-z\-]*[a-z](?<![su]s)(?<!is)s")
+# "Natives of P include A and B", "The works of N included A": a plural noun of a name, then "include"
+_INCLUDED_LEAD = re.compile(r"\s*(?:the\s+)?(?P<noun>[A-Za-z][a-z\-]*)\s+of\s+(?:the\s+)?", re.IGNORECASE)
+# "Former students include A", "His plays include A": the plural noun of the page's subject
+_INCLUDED_OWN = re.compile(
+    r"\s*(?:(?:its|his|her|their|the)\s+)?(?P<noun>[A-Za-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,2}?)"
+    r"\s+include[sd]?\s+(?:the\s+)?",
+    re.IGNORECASE,
+)
+_INCLUDE = re.compile(r"\s+include[sd]?\s+(?:the\s+)?", re.IGNORECASE)
+# what follows a name opening a sentence when the name is a plural noun's ("Natives of P include")
+_INCLUDE_NEXT = re.compile(r"(?P<rest>(?:\s+[a-z][a-z\-]*){0,2})\s+include[sd]?\b")
 _PRONOUNS = frozenset("i you he she it we they".split())
 Relation = tuple[str, str, str, float]
 
@@ -145,7 +156,7 @@ def _postmodifier(lead: str) -> list[str]:
     noun, participle, preposition = tokens[-3:]
     if not (participle.islower() and PARTICIPLE.search(participle) and preposition.islower()):
         return []
-    if not (noun.islower() or len(tokens) == 3) or not _PLURAL.fullmatch(noun):
+    if not (noun.islower() or len(tokens) == 3) or not PLURAL.fullmatch(noun):
         return []
     return [participle, preposition]
 
@@ -183,7 +194,7 @@ def enumerated(
             return []
         owner, forward = keys[last.start], False
     elif (
-        _PLURAL_HEADING.fullmatch(text, label_start, colon)
+        PLURAL_HEADING.fullmatch(text, label_start, colon)
         and subject
         and not _PRONOUNS & set(normalise(text[label_start:colon]).split())
     ):  # "Founders:": of the page's subject
@@ -197,3 +208,49 @@ def enumerated(
         if rel:
             out.append(rel)
     return out
+
+
+def included(
+    text: str,
+    start: int,
+    inside: list[Span],
+    keys: dict[int, str],
+    lists: list[tuple[int, int]],
+    subject: str | None,
+) -> tuple[list[Relation], tuple[int, int] | None]:
+    """A subject "<plural noun> of A include B and C" opening the sentence: A -[the noun]-> B, C
+    ("Natives of P include A and B" -> P ~natives A, B); with no "of A", the page's subject's
+    ("Former students include A", "His plays include A" -> subject ~former students A); a noun
+    that is a pattern's is typed so. Returns the relations and the stretch of the subject and
+    "include" the phrase relations must leave alone (B is no "~include" of A), or ([], None)."""
+    if not inside:
+        return [], None
+    own = _INCLUDED_OWN.fullmatch(text, start, inside[0].start)
+    if own and subject and PLURAL.fullmatch(own["noun"].split()[-1]):
+        owner, first, words = subject, 0, normalise(own["noun"]).split()
+        stretch = (start, inside[0].start)
+    else:
+        lead = _INCLUDED_LEAD.fullmatch(text, start, inside[0].start) if len(inside) > 1 else None
+        if not lead or not PLURAL.fullmatch(lead["noun"]):
+            return [], None
+        if not _INCLUDE.fullmatch(text, inside[0].end, inside[1].start):
+            return [], None
+        owner, first, words = keys[inside[0].start], 1, [lead["noun"].lower()]
+        stretch = (start, inside[1].start)  # nor is A a "~critics of" of the page's subject
+    last = next((j for i, j in lists if i == first), first)
+    out = [rel for k in range(first, last + 1) if (rel := typed(owner, keys[inside[k].start], words))]
+    return out, stretch
+
+
+def plural_subject(words: list[str], body: str, end: int) -> int:
+    """How many of the words of a name opening a sentence (ending at `end` of `body`) are a plural
+    noun's before "include": 2 for "Natives of P include" (P is the name), all for "Natives include"
+    or "Former students include" (a noun, no name), else 0."""
+    inc = _INCLUDE_NEXT.match(body, end)
+    if not inc or not words:
+        return 0
+    if len(words) > 2 and words[1] == "of" and PLURAL.fullmatch(words[0]):
+        return 2
+    if len(words) == 1 and PLURAL.fullmatch([*words, *inc["rest"].split()][-1]):
+        return 1
+    return 0

@@ -89,6 +89,20 @@ PAGES = {
     "Moe met Siv Dal.",
     "guild.md": "# Tarn Guild\n\nTarn Guild is a club. Founders: Lars Fjell and Mia Fjell. Warning: Ulf Rask "
     "and Kim Rask.",
+    # fourth round (#28): fronted participle phrases, "<plural noun> (of A) include B", a cleft with an
+    # object, "is in", numbers out of phrases
+    # an opening word is no name when the text also writes it in lower case ("housed", "set")
+    "lab.md": "# Quill Data Lab\n\nHoused in the east wing of Marrowfield, Quill Data Lab has trained analysts "
+    "since 1998. Its servers are housed in a basement.",
+    "forge.md": "# Brisk Forge\n\nSet up by Nadia Voss in 2004, Brisk Forge keeps 6 servers at Kelton. They are "
+    "set on a stone floor.",
+    # a given name opening a sentence, shaped like a participle, the text never writes in lower case
+    "tarrow.md": "# Tarrow Cove\n\nMargot lived by the cove with Petra Holm. Kent stood by Ivo Sand. Alfred in "
+    "Kelton, Rune Berg met Sven Ek.",
+    "orbit.md": "# Orbit Chess Club\n\nOrbit Chess Club is a society. Rivals of Orbit Chess Club include Petra Holm "
+    "and Ivo Sand. Past champions include Rune Berg.",
+    "falcon.md": "# Project Falcon\n\nProject Falcon is a release. Project Falcon is in Beta. Support is in "
+    "Windows Server.",
 }
 
 
@@ -287,3 +301,33 @@ def test_an_enumeration_after_a_colon(shapes: dict[str, Any]) -> None:
     # a label that names no role ("Warning:") heads nothing
     said = _said(shapes, "guild.md", "Ulf Rask")
     assert not _linked(said, "Tarn Guild"), said
+
+
+def test_a_fronted_participle_phrase_with_a_particle_or_a_place(shapes: dict[str, Any]) -> None:
+    said = _said(shapes, "forge.md", "Brisk Forge")
+    assert ("founded_by", "Nadia Voss", "out") in said, said  # "Set up by": no name "Set"
+    assert ("~keeps servers at", "Kelton", "out") in said, said  # the number names no relation
+    said = _said(shapes, "lab.md", "Quill Data Lab")
+    assert ("~housed in the east wing of", "Marrowfield", "out") in said, said
+
+
+def test_a_lone_opening_word_stays_a_name_unless_written_in_lower_case(shapes: dict[str, Any]) -> None:
+    for name in ("Margot", "Kent", "Alfred"):
+        status, body = _entities(shapes["url"], shapes["store"], name, file_id=shapes["files"]["tarrow.md"])
+        assert status == 200 and name in {e["name"] for e in body["data"]}, body
+
+
+def test_a_plural_noun_that_includes_names(shapes: dict[str, Any]) -> None:
+    said = _said(shapes, "orbit.md", "Orbit Chess Club")
+    for name in ("Petra Holm", "Ivo Sand"):
+        assert ("~rivals", name, "out") in said, said
+    assert ("~past champions", "Rune Berg", "out") in said, said
+    status, body = _entities(shapes["url"], shapes["store"], "rivals", file_id=shapes["files"]["orbit.md"])
+    assert status == 200 and body["data"] == [], body  # no entity "Rivals of Orbit Chess Club"
+
+
+def test_a_copula_and_in_before_a_capitalised_word_locates_nothing(shapes: dict[str, Any]) -> None:
+    # "is in Beta", "is in Windows Server": a state or a platform, no place; nothing says which
+    for name in ("Project Falcon", "Windows Server"):
+        said = _said(shapes, "falcon.md", name)
+        assert not any(relation == "located_in" for relation, _, _ in said), said

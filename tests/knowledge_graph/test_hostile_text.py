@@ -35,6 +35,13 @@ _SHAPES = {
     "title's lower-case head": "the Alpha canal " * 12_000,
     "given names": " ".join(f"Ann{i} Holt{i} met Ann{i}." for i in range(12_000)),
     "a list of names": "The mill, " + ", ".join(f"Name{i} Town" for i in range(12_000)) + ", is run by Gamma Hall.",
+    # tables and lists (#28): thousands of rows and items, runs of spaces inside an item, a heading, a row
+    "a table of names": "## Halls\n\n| Name | Year |\n|---|---|\n"
+    + "".join(f"| Name{i} Town | 1900 |\n" for i in range(12_000)),
+    "a list of items": "Halls:\n" + "".join(f"- Name{i} Town, a hall\n" for i in range(12_000)),
+    "a list item, spaces": "Halls:\n- Alpha Bridge" + _SPACES + "x\n- Beta Town\n",
+    "a heading, spaces": "## Alpha" + _SPACES + "x #\n- Beta Town\n",
+    "a table row, pipes": "| Alpha Bridge |" + " |" * 50_000 + "\n|---|---|\n| Beta Town |" + _SPACES + "|\n",
 }
 
 

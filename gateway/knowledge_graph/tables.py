@@ -1,0 +1,255 @@
+"""Links stated by a page's markdown structure rather than by a sentence: tables and lists (#28).
+
+A page states facts about its subject in tables and lists as often as in prose, and no sentence
+grammar reads them:
+
+- a key-value row, a table of two columns whose first column is labels ("| Role | N |"): the
+  page's subject -[the label]-> the name in the second cell;
+- a row of a table whose first column is names, and an item of a list of names ("- Name",
+  "- Name, words", "- Name (1901)"), under a caption (the heading or a label line ending on ":" right
+  above it): the page's subject -[the caption's words]-> the row's or item's name. A column's
+  header is no caption: it names what its cells are ("Name", "Entry", "Town"), not how they relate
+  to the page's subject, and a table of names under no caption is a register or a directory.
+
+Guarded so that the tables of real documents (option and flag tables of manual pages, settings,
+exit codes) add nothing: a cell counts only when it is wholly one name the extractor already found
+(a single word only when it is a title of the store: "None", "Auto" are values, not names); a
+key-value table only when every label of its first column is plain words in sentence case (no code,
+flag, number, upper-case identifier or lower-case value: "| push | Send Files |"), whatever its
+header ("| Field | Value |"); a table or list of names
+only when every row or item is one; a caption only when it is a few plain words naming no one and
+ending on no function word ("See also:" names no relation).
+Also, `extract` reads a table row's cells as sentences of their own, so that no prose rule links
+two cells ("| -n | Dry Run |" was the page's subject `~n` Dry Run). Plain CPU work, linear in the
+chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from gateway.knowledge_graph.clauses import FUNCTION, MAX_PHRASE_WORDS, PARTICIPLE, STOP, Span, normalise, typed
+from gateway.knowledge_graph.lists import PLURAL, PLURAL_HEADING
+
+Relation = tuple[str, str, str, float]
+
+_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
+_BAR = re.compile(r"(?<!\\)\|")
+_SENTENCE = re.compile(r"(?<=[.!?;:])\s+")  # within a line; a line break always ends a sentence
+_LINE = re.compile(r"[^\n]+")
+_RULE = re.compile(r"\s*:?-{2,}:?\s*")  # "|---|:--:|": the line under a table's header
+# greedy, then back to the last non-space: a lazy group before "[ \t]*$" is quadratic on a run of spaces
+_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?P<mark>[-*+]|\d{1,3}[.)])[ \t]+(\S(?:.*\S)?)[ \t]*$")
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(\S(?:.*\S)?)[ \t]*$")  # its closing "#"s are stripped after
+_LABEL_LINE = re.compile(r"^[ \t]*([^|#\-*+\s][^:|]{0,60}):[ \t]*$")
+# a label: plain words, the first perhaps capitalised ("Designer", "Place of birth", "Hulls built")
+_PLAIN = re.compile(r"[A-Za-z][a-z\-]*(?: [a-z][a-z\-]*){0,5}")
+# what may follow an item's name: a description after a comma, a year or note in brackets
+_ITEM_REST = re.compile(r"\s*(?:[,;\u2013\u2014:]\s*[^|]*|\([^()]*\)\s*)?\.?")
+_PRONOUNS = frozenset("i you he she it we they his her its their my our your".split())
+_MAX_CAPTION_WORDS = 6
+
+
+def sentences(text: str) -> list[tuple[int, str]]:
+    """The sentences of a text with their offsets, as `extract` reads them: a table row (a line opening
+    and closing on "|") is cut into its cells, split at each "|" not escaped as "\\|", so no prose rule
+    links two cells; any other line at ". ", "; " and the like ("A founded B | C joined": one sentence)."""
+    out: list[tuple[int, str]] = []
+    for line in _LINE.finditer(text):
+        p, cut = line.start(), _BAR if _ROW.fullmatch(line.group()) else _SENTENCE
+        pos = 0
+        for m in cut.finditer(line.group()):
+            out.append((p + pos, line.group()[pos : m.start()]))
+            pos = m.end()
+        out.append((p + pos, line.group()[pos:]))
+    return [(p, s) for p, s in out if s.strip()]
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    pos = 0
+    for line in text.split("\n"):
+        yield pos, line
+        pos += len(line) + 1
+
+
+def _cells(start: int, line: str) -> list[tuple[int, int]] | None:
+    """The cells of a table row as (start, end) offsets in the text, stripped; None if no row."""
+    m = _ROW.match(line)
+    if not m:
+        return None
+    out: list[tuple[int, int]] = []
+    pos = m.start(1)
+    for cell in _BAR.split(m.group(1)):  # an escaped "\\|" is inside its cell
+        lead = len(cell) - len(cell.lstrip())
+        out.append((start + pos + lead, start + pos + len(cell.rstrip())))
+        pos += len(cell) + 1
+    return out
+
+
+def _label(text: str) -> list[str]:
+    """The words of a label or caption when it is plain words naming no one, else none."""
+    words = text.strip()
+    if not _PLAIN.fullmatch(words) or len(words.split()) > _MAX_CAPTION_WORDS:
+        return []
+    out = normalise(words).split()[:MAX_PHRASE_WORDS]
+    if _PRONOUNS & set(out) or all(w in STOP for w in out):
+        return []
+    return out
+
+
+class _Names:
+    """The names of a chunk by their span, so a cell or item is a name when one span is it exactly.
+    A lone word only when it is a title of the store: capitalised single words in tables are as often
+    values ("None", "Auto", "Always") as names, and nothing else in a cell tells them apart."""
+
+    def __init__(self, text: str, spans: list[Span], keys: dict[int, str], titles: frozenset[str]) -> None:
+        self.text = text
+        self.at = {(s.start, s.end): keys[s.start] for s in spans if s.start in keys}
+        self.starting = {s.start: s for s in spans if s.start in keys}
+        self.keys = keys
+        self.titles = titles
+
+    def is_name(self, a: int, b: int) -> bool:
+        """Whether text[a:b] is itself a name: a title of the store, or a name of two or more words the
+        extractor found ("## Oslo", "| Anna Jones | ... |"); a lone capitalised word it found is as
+        often a label's noun ("Founders", "Mayor")."""
+        return self.text[a:b].strip().lower() in self.titles or self.cell(a, b) is not None
+
+    def _named(self, name: str) -> bool:
+        return " " in name.strip() or name.strip().lower() in self.titles
+
+    def cell(self, a: int, b: int) -> str | None:
+        """The key of the name that is the whole of text[a:b] (a trailing "." aside), else None."""
+        if self.text[a:b].endswith("."):
+            b -= 1
+        key = self.at.get((a, b))
+        return key if key is not None and self._named(self.text[a:b]) else None
+
+    def item(self, a: int, b: int) -> str | None:
+        """The key of the name an item opens with, when only a description or a note follows it."""
+        span = self.starting.get(a)
+        if span is None or not _ITEM_REST.fullmatch(self.text, span.end, b) or not self._named(span.text):
+            return None
+        return self.keys[a]
+
+
+def _plural_head(caption: str) -> bool:
+    """A caption headed by a plural noun: last ("Founders", "Notable pupils") or before a participle
+    that modifies it ("Ships launched", "Works sold")."""
+    words = caption.split()
+    if PLURAL_HEADING.fullmatch(caption):
+        return True
+    return len(words) >= 2 and bool(
+        PLURAL.fullmatch(words[-2]) and words[-1].islower() and PARTICIPLE.search(words[-1])
+    )
+
+
+def _caption(lines: list[tuple[int, str]], i: int, subject: str | None, names: _Names) -> list[str]:
+    """The words of the heading or label line right above line i (blank lines between allowed) when
+    it names what the items are: a plural noun at its head ("Founders", "Notable pupils"), no name
+    ("## Oslo"), no section heading of a document ("## Contact", "### Fixed", "## Related") and no
+    phrase whose head is another noun ("Table of contents"); not the page's own title."""
+    k = i - 1
+    while k >= 0 and not lines[k][1].strip():
+        k -= 1
+    if k < 0:
+        return []
+    line = lines[k][1]
+    m = _HEADING.match(line) or _LABEL_LINE.match(line)
+    caption = m.group(1).rstrip("#").strip() if m else ""
+    if not caption or (subject and normalise(caption) == subject):
+        return []
+    a = lines[k][0] + line.index(caption)
+    if names.is_name(a, a + len(caption)) or not _plural_head(caption):
+        return []
+    if any(w in FUNCTION for w in normalise(caption).split()):  # "Table of contents": its head is "table"
+        return []
+    words = _label(caption)
+    return words if words and words[-1] not in FUNCTION else []  # "See also": ends on no noun
+
+
+def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: _Names, subject: str) -> list[Relation]:
+    """One table's relations (module doc). `rows` are its rows of cells, the header first ([]
+    when the table has none)."""
+    text = names.text
+    header, body = rows[0], rows[1:]
+    if not body:
+        return []
+    out: list[Relation] = []
+    # key-value rows, whatever the header: two columns, every first cell a plain label in sentence case
+    # ("Conductor", "Place of birth"; a lower-case first cell is a value: "| push | Send Files |"), a
+    # name beside some; a header that is a pair itself ("| Maintainer | N |") is a row too
+    pair = bool(header) and len(header) == 2 and names.cell(*header[1]) is not None
+    if all(len(row) == 2 for row in body) and (not header or len(header) == 2):
+        rows = [header, *body] if pair else body
+        plain = all(_PLAIN.fullmatch(text[a:b]) and text[a].isupper() for a, b in (row[0] for row in rows))
+        values = [names.cell(*row[1]) for row in rows]
+        if plain and any(values):
+            for row, key in zip(rows, values, strict=True):
+                label = _label(text[row[0][0] : row[0][1]]) if not names.is_name(*row[0]) else []
+                if key and label and (rel := typed(subject, key, label)):
+                    out.append(rel)
+            return out
+    firsts = [names.cell(*row[0]) for row in body]
+    if caption and all(firsts):  # a column of names: each row is one of what the caption says
+        for key in firsts:
+            if key and (rel := typed(subject, key, caption)):
+                out.append(rel)
+    return out
+
+
+def structured(
+    text: str, spans: list[Span], keys: dict[int, str], subject: str | None, titles: frozenset[str]
+) -> list[Relation]:
+    """The relations one chunk's tables and lists state about the page's subject (module doc);
+    `titles` are the store's titles in lower case."""
+    if not subject or "\n" not in text:
+        return []
+    names = _Names(text, spans, keys, titles)
+    lines = list(_lines(text))
+    out: list[Relation] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i][1]
+        if _ROW.match(line):
+            j, ruled = i, False
+            rows: list[list[tuple[int, int]]] = []
+            while j < len(lines) and (cells := _cells(*lines[j])) is not None:
+                if all(_RULE.fullmatch(text[a:b]) for a, b in cells):
+                    ruled = ruled or len(rows) == 1  # the line under the first row: a header
+                else:
+                    rows.append(cells)
+                j += 1
+            # a table opening the chunk with no rule under its first row is the rest of a table a
+            # chunk boundary cut: its first row is a body row and its header is in an earlier chunk
+            if not ruled and not any(line.strip() for _, line in lines[:i]):
+                i = j
+                continue
+            if not ruled:
+                rows = [[], *rows]  # no header: every row is one of the body
+            out += _table(rows, _caption(lines, i, subject, names), names, subject)
+            i = j
+        elif _ITEM.match(line):
+            # one list (CommonMark): items of one indentation and one kind of marker (a bulleted list
+            # followed by a numbered one is two lists); a more indented item is a sub-item of the one
+            # above, not one of the list's
+            first = _ITEM.match(line)
+            assert first is not None
+            kind = (first["indent"], first["mark"].isdigit() or first["mark"][:-1].isdigit())
+            j, items = i, []
+            while j < len(lines) and (m := _ITEM.match(lines[j][1])):
+                if len(m["indent"]) > len(kind[0]):
+                    j += 1
+                    continue
+                if (m["indent"], m["mark"][:-1].isdigit()) != kind:
+                    break
+                items.append(names.item(lines[j][0] + m.start(3), lines[j][0] + m.end(3)))
+                j += 1
+            caption = _caption(lines, i, subject, names)
+            if caption and all(items):
+                out += [rel for key in items if key and (rel := typed(subject, key, caption))]
+            i = j
+        else:
+            i += 1
+    return out
