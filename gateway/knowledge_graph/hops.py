@@ -13,10 +13,19 @@ first word. Nothing here names a relation word.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from gateway.knowledge_graph.patterns import CUES
 from gateway.knowledge_graph.question import _TOKEN, hop_words
 from gateway.knowledge_graph.question_parse import parse
+
+if TYPE_CHECKING:
+    from gateway.knowledge_graph.phrases import Likeness
+
+HOP_OWN = 0.9  # a relation this like its hop, relative to its likest later hop, may be its hop's step
+HOP_MIN = 0.5  # a relation less like every later hop than this is no later hop's
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,3 +61,29 @@ def hop_plan(query: str) -> HopPlan:
         if len(where) == 1 and -1 not in where:
             types[kind] = where.pop()
     return HopPlan(words, types)
+
+
+def own(relate: Likeness | None, fit: np.ndarray | None, k: int) -> bool:
+    """Whether a relation's words may be the step of the chain's hop `k` (innermost first): not when
+    they are plainly a later hop's (`fit`: their likeness to each hop's words and the asked types
+    placed in it; a later hop's at least `HOP_MIN`, hop `k`'s less than `HOP_OWN` of it). The hops
+    before `k` are the path's already; a hop beyond those the grammar read is not judged. Only
+    plain cases are judged: one word's cosine says little, and a relation's true hop is often no
+    likelier than another ("served as mate under" for "mentor")."""
+    if relate is None or k >= relate.hop_count:
+        return True
+    if fit is None:
+        return True
+    ahead = float(fit[k + 1 :].max(initial=0.0))  # the hops still to come; those before are the path's
+    return ahead < HOP_MIN or float(fit[k]) >= HOP_OWN * ahead
+
+
+def own_type(relate: Likeness | None, kind: str, k: int, fit: np.ndarray | None = None) -> bool:
+    """Whether an asked pattern type (or a phrase standing for it, `fit` its words' likeness to the
+    hops) may be the step of hop `k`: the hop its cue stands in, when the question placed it."""
+    if relate is None or k >= relate.hop_count:
+        return True
+    placed = relate.hop_types.get(kind)
+    if placed is not None:
+        return placed <= k  # a later hop's type is no step yet
+    return own(relate, fit, k)

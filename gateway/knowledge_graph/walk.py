@@ -47,6 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gateway.knowledge_graph.extract import PHRASE
+from gateway.knowledge_graph.hops import own, own_type
 from gateway.knowledge_graph.phrases import Likeness as Relate
 from storage.graph import Edge, GraphStore, MentionRow
 
@@ -65,8 +66,6 @@ KIND_STEP = 0.8  # per hop along a phrase standing for a relation type the quest
 KIND_NEAR = 0.7  # an asked type this like a phrase, relative to the phrase's likest type, is what it stands for
 SAME = 0.8  # a phrase this like one already on the path is that relation again
 PHRASE_NEAR = 0.75  # a phrase much less like the question than the entity's best one is no step of its chain
-HOP_OWN = 0.9  # a relation this like its hop, relative to its likest later hop, may be its hop's step
-HOP_MIN = 0.5  # a relation less like every later hop than this is no later hop's
 PARENT_MENTIONS = 500
 MAX_HOPS = 3
 STEP_GAIN = 3  # a path is worth this much more for each step of the chain it completes
@@ -142,7 +141,7 @@ async def walk(
                     if hop > 0:
                         continue
                     factor, matched = CO_OCCURS * min(1.0, e.weight), at.matched
-                elif e.type in asked and e.type not in at.matched and _own_type(relate, e.type, at.hops):
+                elif e.type in asked and e.type not in at.matched and own_type(relate, e.type, at.hops):
                     factor, matched = DECAY, at.matched | {e.type}
                     # the step continues the path when a file stating it also names the entity
                     # before: of two people called the same, the one the company's founder is
@@ -154,7 +153,7 @@ async def walk(
                     and e.type.startswith(PHRASE)
                     and (sure := _kind(kinds, words, asked - at.matched))[0] in asked - at.matched
                     and other.get(u, {}).get(words, 0.0) <= kinds[words][str(sure[0])]
-                    and _own_type(relate, str(sure[0]), at.hops, fit.get(words))
+                    and own_type(relate, str(sure[0]), at.hops, fit.get(words))
                 ):
                     # a phrase standing for a relation type the question asks for ("came into the world
                     # in" for "born"): that type's step, once per path like the type itself
@@ -167,7 +166,7 @@ async def walk(
                     and words is not None
                     and e.type not in at.matched
                     and _near(like, words, u)
-                    and _own(relate, fit.get(words), at.hops)
+                    and own(relate, fit.get(words), at.hops)
                 ):
                     kind = _kind(kinds, words)[0]
                     # standing for a type on the path only when more like that type's words than like
@@ -241,32 +240,6 @@ def _kind(kinds: dict[str, dict[str, float]], words: str, wanted: set[str] | Non
     return max(sims, key=lambda t: sims[t]), 1.0
 
 
-def _own(relate: Relate | None, fit: np.ndarray | None, k: int) -> bool:
-    """Whether a relation's words may be the step of the chain's hop `k` (innermost first): not when
-    they are plainly a later hop's (`fit`: their likeness to each hop's words and the asked types
-    placed in it; a later hop's at least `HOP_MIN`, hop `k`'s less than `HOP_OWN` of it). The hops
-    before `k` are the path's already; a hop beyond those the grammar read is not judged. Only
-    plain cases are judged: one word's cosine says little, and a relation's true hop is often no
-    likelier than another ("served as mate under" for "mentor")."""
-    if relate is None or k >= relate.hop_count:
-        return True
-    if fit is None:
-        return True
-    ahead = float(fit[k + 1 :].max(initial=0.0))  # the hops still to come; those before are the path's
-    return ahead < HOP_MIN or float(fit[k]) >= HOP_OWN * ahead
-
-
-def _own_type(relate: Relate | None, kind: str, k: int, fit: np.ndarray | None = None) -> bool:
-    """Whether an asked pattern type (or a phrase standing for it, `fit` its words' likeness to the
-    hops) may be the step of hop `k`: the hop its cue stands in, when the question placed it."""
-    if relate is None or k >= relate.hop_count:
-        return True
-    placed = relate.hop_types.get(kind)
-    if placed is not None:
-        return placed <= k  # a later hop's type is no step yet
-    return _own(relate, fit, k)
-
-
 def _near(like: Likes, words: str, u: str) -> bool:
     return like.get(u, {}).get(words, 0.0) >= PHRASE_NEAR
 
@@ -295,7 +268,7 @@ async def _likeness(
     phrases = sorted(set(named.values()))
     kinds = await relate.kinds(phrases)  # embeds the phrases not known yet
     known, table = relate.table(phrases)
-    # each phrase's likeness to each hop's words; at the chain's last hop none is later (`_own`)
+    # each phrase's likeness to each hop's words; at the chain's last hop none is later (`hops.own`)
     fit = relate.fits(known, table) if hop < relate.hop_count - 1 else {}
     index = {p: i for i, p in enumerate(known)}
     by_path: dict[frozenset[str], np.ndarray] = {}  # the rest's cosines with every phrase, per path's relations
