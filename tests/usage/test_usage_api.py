@@ -90,10 +90,18 @@ def test_usage_api_totals_match_the_backend(stack: EnvoyStack, backend: Backend,
 
     page = _settle(completions, lambda p: sum(r.num_model_requests for b in p.data for r in b.results) >= 4)
     assert page.object == "page" and page.data[0].object == "bucket"
-    results = {(r.project_id, r.api_key_id): r for b in page.data for r in b.results}
-    a, b = results[(alpha["project_id"], alpha["id"])], results[(beta["project_id"], beta["id"])]
-    assert (a.input_tokens, a.input_cached_tokens, a.output_tokens, a.num_model_requests) == (11 + 17, 3, 7 + 9, 2)
-    assert (b.input_tokens, b.output_tokens, b.num_model_requests) == (13 + 19, 5 + 2, 2)
+    # the calls may fall in two hourly buckets (an hour turned between them): each key's rows are summed
+    results: dict[tuple[str, str], list[Any]] = {}
+    for bucket in page.data:
+        for r in bucket.results:
+            results.setdefault((r.project_id, r.api_key_id), []).append(r)
+
+    def total(key: dict[str, Any], *fields: str) -> tuple[int, ...]:
+        return tuple(sum(getattr(r, f) for r in results[(key["project_id"], key["id"])]) for f in fields)
+
+    assert total(alpha, "input_tokens", "input_cached_tokens", "output_tokens", "num_model_requests") == (28, 3, 16, 2)
+    assert total(beta, "input_tokens", "output_tokens", "num_model_requests") == (13 + 19, 5 + 2, 2)
+    a = results[(alpha["project_id"], alpha["id"])][0]
     assert a.object == "organization.usage.completions.result" and a.model == MODEL
 
     embeddings = _settle(
@@ -106,10 +114,11 @@ def test_usage_api_totals_match_the_backend(stack: EnvoyStack, backend: Backend,
     costs = admin.admin.organization.usage.costs(
         start_time=start, group_by=["project_id"], project_ids=[alpha["project_id"]]
     )
-    (cost,) = [r for b in costs.data for r in b.results]
+    spent = [r for b in costs.data for r in b.results]  # one daily bucket, or two across midnight (UTC)
     expected = ((28 - 3) * 2.0 + 3 * 1.0 + 16 * 8.0) / 1e6
-    assert cost.amount is not None and cost.amount.currency == "usd"
-    assert cost.amount.value == pytest.approx(expected) and cost.project_id == alpha["project_id"]
+    assert spent and all(c.amount is not None and c.amount.currency == "usd" for c in spent)
+    assert sum(c.amount.value for c in spent) == pytest.approx(expected)
+    assert {c.project_id for c in spent} == {alpha["project_id"]}
 
     # a project key reads its own project's usage only, whatever it asks for
     own = httpx.get(
@@ -157,7 +166,10 @@ def test_the_door_each_call_came_in_by(stack: EnvoyStack, backend: Backend, mark
         )
 
     def doors(page: dict[str, Any]) -> dict[tuple[str, str], int]:
-        return {(r["door"], r["api_key_id"]): r["num_model_requests"] for b in page["data"] for r in b["results"]}
+        counts: dict[tuple[str, str], int] = {}  # summed over the hourly buckets (an hour may turn mid-test)
+        for r in (r for b in page["data"] for r in b["results"]):
+            counts[(r["door"], r["api_key_id"])] = counts.get((r["door"], r["api_key_id"]), 0) + r["num_model_requests"]
+        return counts
 
     got = doors(_settle(lambda: read("completions"), lambda p: sum(doors(p).values()) >= 3))
     assert got == {("envoy", via_envoy["id"]): 2, ("http", direct["id"]): 1}, got
@@ -169,12 +181,17 @@ def test_buckets_pages_and_bad_parameters(stack: EnvoyStack) -> None:
     admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
     now = int(time.time())
     url = f"{stack.http_url}/organization/usage/completions"
-    first = httpx.get(url, params={"start_time": now - 5 * 86400, "limit": 2}, headers=admin).json()
+    # an explicit end: the pages are read against one `now` even if a day turns between the two reads
+    first = httpx.get(
+        url, params={"start_time": now - 5 * 86400, "end_time": now + 1, "limit": 2}, headers=admin
+    ).json()
     assert len(first["data"]) == 2 and first["has_more"] and first["next_page"]
     assert first["data"][0]["start_time"] % 86400 == 0
     assert first["data"][1]["start_time"] == first["data"][0]["end_time"]
     rest = httpx.get(
-        url, params={"start_time": now - 5 * 86400, "limit": 7, "page": first["next_page"]}, headers=admin
+        url,
+        params={"start_time": now - 5 * 86400, "end_time": now + 1, "limit": 7, "page": first["next_page"]},
+        headers=admin,
     ).json()
     assert rest["data"][0]["start_time"] == first["data"][1]["end_time"] and not rest["has_more"]
     assert rest["next_page"] is None and len(first["data"]) + len(rest["data"]) == 6

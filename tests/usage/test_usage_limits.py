@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx2 as httpx  # the HTTP client the openai SDK ships with
 import pytest
 
+from tests.support.minutes import within_one_minute
 from tests.support.pg import truncate
 from tests.support.procs import ADMIN_KEY, KEYS_ENV, Backend, gateways
 from tests.support.stack import envoy_stack
@@ -33,12 +34,6 @@ LIMITS = {
     "rerouted": {"requests_per_minute": 3},
 }
 PRICES = {MODEL: {"input": 1.0, "output": 2.0}}  # USD per million tokens
-
-
-def _clear_of_minute_turn(seconds: float = 20.0) -> None:
-    """The windows are fixed minutes: start a burst where it ends inside one."""
-    if time.time() % 60 > 60 - seconds:
-        time.sleep(60 - time.time() % 60 + 0.5)
 
 
 def _burst(bases: list[str], headers: dict[str, str], n: int) -> list[httpx.Response]:
@@ -80,13 +75,14 @@ def _key(base: str, project: str, **body: int) -> str:
 
 def test_two_processes_admit_the_limit(two_processes: list[str]) -> None:
     auth = {"Authorization": f"Bearer {_key(two_processes[0], 'shared')}"}
-    _clear_of_minute_turn()
-    replies = _burst(two_processes, auth, LIMIT + 14)
-    ok = [r for r in replies if r.status_code == 200]
-    refused = [r for r in replies if r.status_code == 429]
-    assert LIMIT - 1 <= len(ok) <= LIMIT + 1 and len(ok) + len(refused) == len(replies), [
-        r.status_code for r in replies
-    ]
+    for attempt in within_one_minute():
+        with attempt:
+            replies = _burst(two_processes, auth, LIMIT + 14)
+            ok = [r for r in replies if r.status_code == 200]
+            refused = [r for r in replies if r.status_code == 429]
+            assert LIMIT - 1 <= len(ok) <= LIMIT + 1 and len(ok) + len(refused) == len(replies), [
+                r.status_code for r in replies
+            ]
     assert all(r.headers["x-ratelimit-limit-requests"] == str(LIMIT) for r in ok)
     assert min(int(r.headers["x-ratelimit-remaining-requests"]) for r in ok) <= 1
     assert all(r.headers["x-ratelimit-reset-requests"].endswith("s") for r in ok)
@@ -104,10 +100,11 @@ def test_a_keys_own_limit_and_a_budget(two_processes: list[str], backend: Backen
         headers={"Authorization": f"Bearer {ADMIN_KEY}"},
     )
     assert bad.status_code == 400 and bad.json()["error"]["param"] == "requests_per_minute"
-    _clear_of_minute_turn(10)
-    capped = {"Authorization": f"Bearer {_key(a, 'other', requests_per_minute=3)}"}
-    codes = [r.status_code for r in _burst([a, b], capped, 5)]
-    assert sorted(codes) == [200, 200, 200, 429, 429]
+    for attempt in within_one_minute():
+        with attempt:
+            capped = {"Authorization": f"Bearer {_key(a, 'other', requests_per_minute=3)}"}
+            codes = [r.status_code for r in _burst([a, b], capped, 5)]
+            assert sorted(codes) == [200, 200, 200, 429, 429]
     # budgets: 30 tokens a call against 50 a month; the second call spends past it, the third is refused
     spender = {"Authorization": f"Bearer {_key(a, 'budget')}"}
     backend.script(marker, *[{"text": "ok", "usage": {"prompt_tokens": 20, "completion_tokens": 10}}] * 3)
@@ -137,21 +134,25 @@ def test_a_cost_budget_and_the_envoy_door(backend: Backend, tmp_path: Path, mark
         "GATEWAY_MODEL_PRICES": json.dumps(PRICES),
     }
     with envoy_stack(backend.url, tmp_path, **env) as stack:
-        _clear_of_minute_turn()
-        replies = _burst([stack.url], {"x-gateway-project": "shared"}, LIMIT + 10)
-        ok = [r for r in replies if r.status_code == 200]
-        assert LIMIT - 1 <= len(ok) <= LIMIT + 1, [r.status_code for r in replies]
+        for attempt in within_one_minute():
+            with attempt:
+                replies = _burst([stack.url], {"x-gateway-project": "shared"}, LIMIT + 10)
+                ok = [r for r in replies if r.status_code == 200]
+                assert LIMIT - 1 <= len(ok) <= LIMIT + 1, [r.status_code for r in replies]
         assert ok[0].headers["x-ratelimit-limit-requests"] == str(LIMIT)
         refused = next(r for r in replies if r.status_code == 429)
         assert refused.headers["x-ratelimit-remaining-requests"] == "0" and refused.headers["retry-after"]
         # a request the ExtProc hands to the HTTP server (truncation "auto") counts once, not at both
         rerouted = {"model": MODEL, "input": "hi", "truncation": "auto"}
-        _clear_of_minute_turn(10)
-        codes = [
-            httpx.post(f"{stack.url}/responses", json=rerouted, headers={"x-gateway-project": "rerouted"}, timeout=30)
-            for _ in range(4)
-        ]
-        assert [r.status_code for r in codes] == [200, 200, 200, 429], [r.text for r in codes]
+        for attempt in within_one_minute():
+            with attempt:
+                codes = [
+                    httpx.post(
+                        f"{stack.url}/responses", json=rerouted, headers={"x-gateway-project": "rerouted"}, timeout=30
+                    )
+                    for _ in range(4)
+                ]
+                assert [r.status_code for r in codes] == [200, 200, 200, 429], [r.text for r in codes]
         # 80 tokens at $1/$2 per million: $0.00010 (input 60, output 20) spends the $0.0001 budget
         backend.script(marker, *[{"text": "ok", "usage": {"prompt_tokens": 60, "completion_tokens": 20}}] * 3)
         body = {"model": MODEL, "input": f"cost {marker}"}
