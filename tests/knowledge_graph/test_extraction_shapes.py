@@ -22,7 +22,6 @@ and B."). The texts are this test's own; every test fails on the extraction befo
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,7 +30,7 @@ from openai import OpenAI
 
 from tests.knowledge_graph.test_knowledge_graph import _entities
 from tests.support.procs import Gateway
-from tests.support.retrieval_helpers import wait_ingested
+from tests.support.retrieval_helpers import upload_pages
 
 # ingested first, so their titles are the store's known names when the pages below are read
 TOWNS = ("Marrick", "Dunholt", "Pellory", "Vinter")
@@ -109,13 +108,8 @@ PAGES = {
 @pytest.fixture(scope="module")
 def shapes(http_gateway: Gateway, session_key: str) -> Iterator[dict[str, Any]]:
     client = OpenAI(base_url=http_gateway.url, api_key=session_key, max_retries=0)
-    ids = {n: client.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in PLACES.items()}
-    store = client.vector_stores.create(name="kg-shapes", file_ids=list(ids.values()))
-    wait_ingested(client, store.id, timeout=60)
-    for n, t in PAGES.items():
-        ids[n] = client.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id
-        client.vector_stores.files.create(store.id, file_id=ids[n])
-    wait_ingested(client, store.id, timeout=60)
+    store = upload_pages(client, "kg-shapes", PLACES)  # the places first: the pages' names resolve to them
+    ids = {**store.ids, **upload_pages(client, "kg-shapes", PAGES, store_id=store.id).ids}
     yield {"url": http_gateway.url, "store": store.id, "files": ids}
     client.vector_stores.delete(store.id)
     for fid in ids.values():

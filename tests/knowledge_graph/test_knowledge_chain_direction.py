@@ -14,7 +14,6 @@ Each chain's answer page shares no word with its question.
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,7 @@ from openai import OpenAI
 from gateway.knowledge_graph.question import steps
 from tests.knowledge_graph.test_knowledge_graph import KG
 from tests.support.procs import Backend, gateway
-from tests.support.retrieval_helpers import wait_ingested
+from tests.support.retrieval_helpers import upload_pages
 
 TOWNS = {
     "orrin.md": "# Orrin Mills\n\nOrrin Mills is a paper maker headquartered in Dalby. It employs 300 people.",
@@ -65,10 +64,8 @@ def test_the_chain_goes_on_from_a_target_as_a_source(backend: Backend, tmp_path:
     question = "To which province does the place where Orrin Mills is headquartered belong?"
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
-        ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in TOWNS.items()}
-        store = own.vector_stores.create(name="kg-direction", file_ids=list(ids.values()))
-        wait_ingested(own, store.id, timeout=120)
-        names = {v: k for k, v in ids.items()}
+        store = upload_pages(own, "kg-direction", TOWNS)
+        names = store.names
         ranked = _ranked(own, store.id, names, question, ranking_options=KG)
         assert ranked[0] == "wensmoor.md", ranked
         assert _ranked(own, store.id, names, question)[0] != "wensmoor.md"

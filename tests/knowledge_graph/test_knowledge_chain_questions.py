@@ -10,7 +10,6 @@ its question, so hybrid search does not find it.
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 from openai import OpenAI
@@ -18,7 +17,7 @@ from openai import OpenAI
 from tests.knowledge_graph.chain_checks import assert_file_search_answers_first, assert_kg_answers_first
 from tests.knowledge_graph.test_knowledge_graph import KG, MODEL
 from tests.support.procs import Backend, gateway
-from tests.support.retrieval_helpers import wait_ingested
+from tests.support.retrieval_helpers import upload_pages
 
 GARDENS = {
     "orrin.md": "# Orrin Physic Garden\n\nThe Orrin Physic Garden is a walled herb garden of four acres. "
@@ -54,12 +53,8 @@ def test_possessive_and_three_step_questions_are_walked_as_chains(
     where hybrid search ranks neither first."""
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
-        ids = {
-            n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in GARDENS.items()
-        }
-        store = own.vector_stores.create(name="kg-possessives", file_ids=list(ids.values()))
-        names = {v: k for k, v in ids.items()}
-        wait_ingested(own, store.id, timeout=120)
+        store = upload_pages(own, "kg-possessives", GARDENS)
+        ids, names = store.ids, store.names
         assert_kg_answers_first(own, store.id, names, QUESTIONS, KG)
         assert_file_search_answers_first(
             own,

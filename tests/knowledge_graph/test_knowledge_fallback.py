@@ -20,7 +20,6 @@ Each answer page shares no word with its question.
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 from openai import OpenAI
@@ -28,7 +27,7 @@ from openai import OpenAI
 from tests.knowledge_graph.chain_checks import assert_file_search_answers_first, assert_kg_answers_first
 from tests.knowledge_graph.test_knowledge_graph import KG, MODEL
 from tests.support.procs import Backend, gateway
-from tests.support.retrieval_helpers import wait_ingested
+from tests.support.retrieval_helpers import upload_pages
 
 PUPILS = {
     "ventiv.md": "# Ventiv Lemdri\n\nVentiv Lemdri was a theorist and organist who wrote a treatise on fugue.",
@@ -67,10 +66,8 @@ OWNERS = {
 
 
 def _store(own: OpenAI, name: str, texts: dict[str, str]) -> tuple[str, dict[str, str]]:
-    ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in texts.items()}
-    store = own.vector_stores.create(name=name, file_ids=list(ids.values()))
-    wait_ingested(own, store.id, timeout=120)
-    return store.id, ids
+    store = upload_pages(own, name, texts)
+    return store.id, store.ids
 
 
 def test_a_chain_the_walk_cannot_complete_is_ranked_by_pagerank(backend: Backend, tmp_path: Path, marker: str) -> None:

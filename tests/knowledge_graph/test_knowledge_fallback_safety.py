@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from gateway.knowledge_graph.question import steps
 from tests.knowledge_graph.test_knowledge_fallback import PUPILS
 from tests.knowledge_graph.test_knowledge_graph import KG
 from tests.support.procs import Backend, gateway
-from tests.support.retrieval_helpers import wait_ingested
+from tests.support.retrieval_helpers import upload_pages
 
 # a small wiki: each single-hop question's answer is one page, and each page links on to others
 # (the server's author and his city, the race's winner and his team) for PageRank to wander to
@@ -79,12 +78,8 @@ def test_a_prepositional_modifier_is_no_link(question: str, count: int) -> None:
 
 
 def _store(own: OpenAI, texts: dict[str, str], attributes: dict[str, dict[str, str]]) -> tuple[str, dict[str, str]]:
-    ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in texts.items()}
-    store = own.vector_stores.create(name="kg-safety")
-    for name, file_id in ids.items():
-        own.vector_stores.files.create(store.id, file_id=file_id, attributes=attributes.get(name, {}))  # type: ignore[arg-type]
-    wait_ingested(own, store.id, timeout=120)
-    return store.id, ids
+    store = upload_pages(own, "kg-safety", texts, attributes=attributes)
+    return store.id, store.ids
 
 
 def test_single_hop_questions_keep_their_answer_first(backend: Backend, tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from openai import OpenAI
 from bench.multihop_corpus import Question, build
 from tests.support.pg import truncate
 from tests.support.procs import AUTH, Backend, Gateway, create_key, gateway, start_gateway, stop
-from tests.support.retrieval_helpers import retrieval_env, threaded_backend, wait_ingested
+from tests.support.retrieval_helpers import retrieval_env, threaded_backend, upload_pages, wait_ingested
 
 MODEL = "scripted-model"
 KG: Any = {"ranker": "kg"}
@@ -36,12 +36,8 @@ KG: Any = {"ranker": "kg"}
 def kg_corpus(http_gateway: Gateway, session_key: str) -> Iterator[dict[str, Any]]:
     client = OpenAI(base_url=http_gateway.url, api_key=session_key, max_retries=0)
     docs, questions = build(n_companies=6, n_fillers=3)
-    ids = {
-        d.name: client.files.create(file=(d.name, io.BytesIO(d.text.encode())), purpose="assistants").id for d in docs
-    }
-    store = client.vector_stores.create(name="kg", file_ids=list(ids.values()))
-    wait_ingested(client, store.id, timeout=60)
-    yield {"store": store.id, "files": ids, "names": {v: k for k, v in ids.items()}, "questions": questions}
+    store = upload_pages(client, "kg", {d.name: d.text for d in docs})
+    yield {"store": store.id, "files": store.ids, "names": store.names, "questions": questions}
     client.vector_stores.delete(store.id)
 
 
@@ -166,10 +162,9 @@ def test_graph_follows_file_deletion_and_projects(
     client: OpenAI, door: str, backend: Backend, data_dir: Path, http_gateway: Gateway
 ) -> None:
     text = b"# Brindle Optics\n\nBrindle Optics makes lenses. It was founded by Tamsin Quorrow in 1961."
-    fid = client.files.create(file=("brindle.md", io.BytesIO(text)), purpose="assistants").id
-    store = client.vector_stores.create(name="kg-delete", file_ids=[fid])
+    store = upload_pages(client, "kg-delete", {"brindle.md": text})
+    fid = store.ids["brindle.md"]
     try:
-        wait_ingested(client, store.id)
         status, body = _entities(door, store.id, "quorrow")
         assert status == 200 and [e["name"] for e in body["data"]] == ["Tamsin Quorrow"]
         assert body["data"][0]["neighbours"][0] == {
@@ -234,9 +229,7 @@ def test_graph_backfill_of_files_ingested_without_it(backend: Backend, tmp_path:
     text = b"# Pell Harbour Works\n\nPell Harbour Works builds cranes. It was founded by Idra Wenlock."
     with gateway(backend.url, tmp_path, **env, GATEWAY_KG_ENABLED="false") as gw:
         client = OpenAI(base_url=gw.url, api_key="k", max_retries=0)
-        fid = client.files.create(file=("pell.md", io.BytesIO(text)), purpose="assistants").id
-        store = client.vector_stores.create(name="kg-backfill", file_ids=[fid])
-        wait_ingested(client, store.id)
+        store = upload_pages(client, "kg-backfill", {"pell.md": text})
         assert _entities(gw.url, store.id, "wenlock", key="k") == (200, _empty())
     with gateway(backend.url, tmp_path, **env) as gw:
         deadline = time.monotonic() + 20
@@ -263,11 +256,8 @@ def test_replicas_on_postgresql_share_the_graph(backend: Backend, tmp_path: Path
     with gateway(backend.url, tmp_path / "a", **env) as a, gateway(backend.url, tmp_path / "b", **env) as b:
         ca = OpenAI(base_url=a.url, api_key="k", max_retries=0)
         cb = OpenAI(base_url=b.url, api_key="k", max_retries=0)
-        ids = {
-            d.name: ca.files.create(file=(d.name, io.BytesIO(d.text.encode())), purpose="assistants").id for d in docs
-        }
-        store = ca.vector_stores.create(name="kg-pg", file_ids=list(ids.values()))
-        wait_ingested(ca, store.id, timeout=60)
+        store = upload_pages(ca, "kg-pg", {d.name: d.text for d in docs})
+        ids = store.ids
         three = next(q for q in questions if q.hops == 3 and "hometown" in q.text)
         page = cb.vector_stores.search(store.id, query=three.text, ranking_options=KG)
         assert ids[three.answer] in [h.file_id for h in page.data]

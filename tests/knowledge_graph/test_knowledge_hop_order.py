@@ -13,7 +13,6 @@ The answer page shares no word with the question.
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 from openai import OpenAI
@@ -21,7 +20,7 @@ from openai import OpenAI
 from gateway.knowledge_graph.hops import hop_plan
 from tests.knowledge_graph.test_knowledge_graph import KG
 from tests.support.procs import Backend, gateway
-from tests.support.retrieval_helpers import wait_ingested
+from tests.support.retrieval_helpers import upload_pages
 
 SAILORS = {
     "ada.md": "# Ada Moss\n\nAda Moss is a sailor. Ada Moss was born in Lorn. She sailed as an apprentice to "
@@ -56,12 +55,8 @@ def _ranked(own: OpenAI, store_id: str, names: dict[str, str], question: str, **
 def test_a_relation_counts_only_for_its_own_hop(backend: Backend, tmp_path: Path) -> None:
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
-        ids = {
-            n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in SAILORS.items()
-        }
-        store = own.vector_stores.create(name="kg-hop-order", file_ids=list(ids.values()))
-        wait_ingested(own, store.id, timeout=120)
-        names = {v: k for k, v in ids.items()}
+        store = upload_pages(own, "kg-hop-order", SAILORS)
+        names = store.names
         ranked = _ranked(own, store.id, names, QUESTION, ranking_options=KG)
         assert ranked[0] == "wick.md", ranked
         assert _ranked(own, store.id, names, QUESTION)[0] != "wick.md"  # hybrid search does not find it

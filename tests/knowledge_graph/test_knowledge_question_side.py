@@ -17,7 +17,6 @@ Each chain's answer page shares no word with its question.
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
@@ -27,7 +26,7 @@ from gateway.knowledge_graph.question import cue_words, kind_nouns, relation_wor
 from tests.knowledge_graph.chain_checks import assert_file_search_answers_first
 from tests.knowledge_graph.test_knowledge_graph import KG, MODEL
 from tests.support.procs import Backend, gateway
-from tests.support.retrieval_helpers import wait_ingested
+from tests.support.retrieval_helpers import upload_pages
 
 VAULTS = {
     "orlan.md": "# Orlan Red\n\nOrlan Red is a wheat variety with a short stem. Orlan Red is stored at Tarsk Vault.",
@@ -88,10 +87,8 @@ def test_a_relative_where_after_a_noun_is_a_link(question: str, count: int) -> N
 
 
 def _store(own: OpenAI, name: str, texts: dict[str, str]) -> tuple[str, dict[str, str]]:
-    ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in texts.items()}
-    store = own.vector_stores.create(name=name, file_ids=list(ids.values()))
-    wait_ingested(own, store.id, timeout=120)
-    return store.id, ids
+    store = upload_pages(own, name, texts)
+    return store.id, store.ids
 
 
 def _ranked(own: OpenAI, store_id: str, names: dict[str, str], question: str, **extra: object) -> list[str]:

@@ -6,7 +6,6 @@ from one file (the entities route's `file_id`), and deletion.
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +18,7 @@ from bench.multihop_hard import build_hard
 from tests.knowledge_graph.chain_checks import assert_file_search_answers_first, assert_kg_answers_first
 from tests.knowledge_graph.test_knowledge_graph import KG, MODEL, _entities, _rank
 from tests.support.procs import Backend, Gateway, gateway
-from tests.support.retrieval_helpers import wait_ingested
+from tests.support.retrieval_helpers import upload_pages
 
 TOWNS = {
     "keldholm.md": "# Keldholm\n\nKeldholm is a settlement on the Esk estuary. Its economy rests on salt.",
@@ -47,27 +46,18 @@ PEOPLE = {
 def hard(http_gateway: Gateway, session_key: str) -> Iterator[dict[str, Any]]:
     client = OpenAI(base_url=http_gateway.url, api_key=session_key, max_retries=0)
     docs, questions = build_hard(n_companies=5)
-    ids = {
-        d.name: client.files.create(file=(d.name, io.BytesIO(d.text.encode())), purpose="assistants").id for d in docs
-    }
-    store = client.vector_stores.create(name="kg-hard", file_ids=list(ids.values()))
-    wait_ingested(client, store.id, timeout=120)
-    yield {"store": store.id, "files": ids, "names": {v: k for k, v in ids.items()}, "questions": questions}
+    store = upload_pages(client, "kg-hard", {d.name: d.text for d in docs})
+    yield {"store": store.id, "files": store.ids, "names": store.names, "questions": questions}
     client.vector_stores.delete(store.id)
-    for fid in ids.values():
+    for fid in store.ids.values():
         client.files.delete(fid)
 
 
 @pytest.fixture(scope="module")
 def people(http_gateway: Gateway, session_key: str) -> Iterator[dict[str, Any]]:
     client = OpenAI(base_url=http_gateway.url, api_key=session_key, max_retries=0)
-    ids = {
-        n: client.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id
-        for n, t in {**TOWNS, **PEOPLE}.items()
-    }
-    store = client.vector_stores.create(name="kg-people", file_ids=list(ids.values()))
-    wait_ingested(client, store.id, timeout=60)
-    yield {"store": store.id, "files": ids, "names": {v: k for k, v in ids.items()}}
+    store = upload_pages(client, "kg-people", {**TOWNS, **PEOPLE})
+    yield {"store": store.id, "files": store.ids, "names": store.names}
     client.vector_stores.delete(store.id)
 
 
@@ -139,10 +129,8 @@ def test_a_chain_in_words_no_pattern_knows(backend: Backend, tmp_path: Path) -> 
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
         docs = {**PHRASED, "keldholm.md": TOWNS["keldholm.md"], "sundby.md": TOWNS["sundby.md"]}
-        ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in docs.items()}
-        store = own.vector_stores.create(name="kg-phrased", file_ids=list(ids.values()))
-        names = {v: k for k, v in ids.items()}
-        wait_ingested(own, store.id, timeout=120)
+        store = upload_pages(own, "kg-phrased", docs)
+        names = store.names
         question = "In which town was the founder of Pell Records born?"
         page = own.vector_stores.search(store.id, query=question, ranking_options=KG)
         ranked = list(dict.fromkeys(names[h.file_id] for h in page.data))
@@ -185,10 +173,9 @@ def test_entities_extracted_from_one_file(door: str, people: dict[str, Any]) -> 
 def test_deleting_a_file_cuts_the_chain(client: OpenAI, door: str, session_key: str, http_gateway: Gateway) -> None:
     own = OpenAI(base_url=http_gateway.url, api_key=session_key, max_retries=0)
     docs = {"keldholm.md": TOWNS["keldholm.md"], **{k: PEOPLE[k] for k in ("moravec_engineer.md", "tarrow.md")}}
-    ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in docs.items()}
-    store = own.vector_stores.create(name="kg-cut", file_ids=list(ids.values()))
+    store = upload_pages(own, "kg-cut", docs)
+    ids = store.ids
     try:
-        wait_ingested(own, store.id)
         question = "In which town was the founder of Tarrow Optics born?"
         page = client.vector_stores.search(store.id, query=question, ranking_options=KG)
         assert page.data[0].file_id == ids["keldholm.md"]
@@ -255,10 +242,8 @@ def test_chains_the_question_names_in_other_words(backend: Backend, tmp_path: Pa
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
         docs = {**CHAINS, "keldholm.md": TOWNS["keldholm.md"], "sundby.md": TOWNS["sundby.md"]}
-        ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in docs.items()}
-        store = own.vector_stores.create(name="kg-other-words", file_ids=list(ids.values()))
-        names = {v: k for k, v in ids.items()}
-        wait_ingested(own, store.id, timeout=120)
+        store = upload_pages(own, "kg-other-words", docs)
+        ids, names = store.ids, store.names
         questions = {
             # "behind" asks for made_by; the text's "owes its existence to" is likest founded_by
             "What is the birthplace of the person behind Marrow Sound?": "sundby.md",

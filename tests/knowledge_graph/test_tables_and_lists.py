@@ -10,7 +10,6 @@ cells, so the option table's flags became phrase relations ("| -n | Dry Run |" -
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 
 import pytest
@@ -19,7 +18,7 @@ from openai import OpenAI
 from tests.knowledge_graph.chain_checks import assert_file_search_answers_first, assert_kg_answers_first
 from tests.knowledge_graph.test_knowledge_graph import KG, MODEL, _entities
 from tests.support.procs import Backend, Gateway, gateway
-from tests.support.retrieval_helpers import wait_ingested
+from tests.support.retrieval_helpers import upload_pages
 
 PAGES = {
     # the auditor only in an infobox ("| Field | Value |"); the founder, a distractor, in prose
@@ -76,10 +75,8 @@ def test_a_table_row_and_a_list_item_are_links_the_kg_ranker_follows(
     the answer page shares no word with the question, and the page's prose names a distractor
     (the founder, the printmaker's own teacher) whose birthplace is the wrong answer."""
     own = OpenAI(base_url=door.url, api_key="unused", max_retries=0)
-    ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in PAGES.items()}
-    store = own.vector_stores.create(name="kg-tables", file_ids=list(ids.values()))
-    names = {v: k for k, v in ids.items()}
-    wait_ingested(own, store.id, timeout=120)
+    store = upload_pages(own, "kg-tables", PAGES)
+    ids, names = store.ids, store.names
     assert_kg_answers_first(own, store.id, names, QUESTIONS, KG)
     assert_file_search_answers_first(
         own,
@@ -98,9 +95,8 @@ def test_the_option_tables_of_a_manual_page_state_no_relations(door: Gateway) ->
     """Of the manual page's tables only the maintainer row names someone the page relates to: the
     options, values, environment, exit codes and commands give no relation, co-occurrence aside."""
     own = OpenAI(base_url=door.url, api_key="unused", max_retries=0)
-    manual = own.files.create(file=("syncit.md", io.BytesIO(MANUAL.encode())), purpose="assistants").id
-    store = own.vector_stores.create(name="kg-manual", file_ids=[manual])
-    wait_ingested(own, store.id, timeout=60)
+    store = upload_pages(own, "kg-manual", {"syncit.md": MANUAL})
+    manual = store.ids["syncit.md"]
     status, body = _entities(door.url, store.id, "", None, file_id=manual, limit="100")
     assert status == 200, body
     relations = {
@@ -121,14 +117,8 @@ def _typed_relations(
     """The relations other than co-occurrence extracted from one file, added to a store once
     `others` are in it (their titles are then the store's)."""
     own = OpenAI(base_url=door.url, api_key="unused", max_retries=0)
-    more = [
-        own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in (others or {}).items()
-    ]
-    store = own.vector_stores.create(name=name, file_ids=more)
-    wait_ingested(own, store.id, timeout=120)
-    file_id = own.files.create(file=(name, io.BytesIO(text.encode())), purpose="assistants").id
-    own.vector_stores.files.create(vector_store_id=store.id, file_id=file_id)
-    wait_ingested(own, store.id, timeout=120)
+    store = upload_pages(own, name, others or {})
+    file_id = upload_pages(own, name, {name: text}, store_id=store.id).ids[name]
     status, body = _entities(door.url, store.id, "", None, file_id=file_id, limit="100")
     assert status == 200, body
     return {

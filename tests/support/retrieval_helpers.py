@@ -4,10 +4,12 @@ polling, and an embeddings server that can be made slow (to catch ingestion mid-
 from __future__ import annotations
 
 import asyncio
+import io
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
@@ -78,6 +80,47 @@ def wait_ingested(client: OpenAI, store_id: str, timeout: float = 20.0) -> Any:
         if time.monotonic() > deadline:
             raise TimeoutError(f"vector store {store_id} still ingesting: {store.file_counts}")
         time.sleep(0.05)
+
+
+@dataclass(frozen=True)
+class Uploaded:
+    """Pages put in a vector store: the store's id and each page's file id by file name."""
+
+    id: str
+    ids: dict[str, str]
+
+    @property
+    def names(self) -> dict[str, str]:
+        """File name by file id (search hits carry the id)."""
+        return {v: k for k, v in self.ids.items()}
+
+
+def upload_pages(
+    client: OpenAI,
+    name: str,
+    pages: Mapping[str, str | bytes],
+    *,
+    store_id: str | None = None,
+    attributes: Mapping[str, dict[str, Any]] | None = None,
+    timeout: float = 120.0,
+) -> Uploaded:
+    """Upload `pages` (file name -> text), put them in a new vector store called `name` (created with
+    all of them at once) or in the store `store_id`, and wait until the store has ingested them. With
+    `attributes` (by file name) the files are added one by one, each with its own."""
+    ids = {
+        n: client.files.create(file=(n, io.BytesIO(t.encode() if isinstance(t, str) else t)), purpose="assistants").id
+        for n, t in pages.items()
+    }
+    if store_id is None and attributes is None:
+        store_id = client.vector_stores.create(name=name, file_ids=list(ids.values())).id
+    else:
+        if store_id is None:
+            store_id = client.vector_stores.create(name=name).id
+        for n, file_id in ids.items():
+            extra = {"attributes": attributes[n]} if attributes and n in attributes else {}
+            client.vector_stores.files.create(store_id, file_id=file_id, **extra)  # type: ignore[arg-type]
+    wait_ingested(client, store_id, timeout=timeout)
+    return Uploaded(store_id, ids)
 
 
 class SlowEmbeddings(ScriptedBackend):
