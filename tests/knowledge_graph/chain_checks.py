@@ -9,6 +9,7 @@ from typing import Any
 from openai import OpenAI
 
 from tests.support.procs import Backend
+from tests.support.retrieval_helpers import Uploaded
 
 
 def assert_kg_answers_first(
@@ -36,6 +37,15 @@ def assert_file_search_answers_first(
     names: dict[str, str],
 ) -> None:
     """The model calls `file_search` with `question`; its first result is the file `answer_id`."""
+    _, fs = file_search_call(client, backend, marker, model=model, store_id=store_id, kg=kg, question=question)
+    assert fs.results[0].file_id == answer_id, [names[r.file_id] for r in fs.results]
+
+
+def file_search_call(
+    client: OpenAI, backend: Backend, marker: str, *, model: str, store_id: str, kg: dict[str, Any], question: str
+) -> tuple[Any, Any]:
+    """The model calls `file_search` with `question` (ranked by `kg`): the completed response and
+    its `file_search_call` item, which found something."""
     call = {"name": "file_search", "arguments": json.dumps({"queries": [question]})}
     backend.script(marker, {"tool_calls": [call]}, {"content": "Found it [1].", "chunk_size": 4})
     tool = {"type": "file_search", "vector_store_ids": [store_id], "ranking_options": kg}
@@ -46,5 +56,33 @@ def assert_file_search_answers_first(
         include=["file_search_call.results"],
     )
     fs = resp.output[0]
-    assert resp.status == "completed" and fs.type == "file_search_call" and fs.results
-    assert fs.results[0].file_id == answer_id, [names[r.file_id] for r in fs.results]
+    assert resp.status == "completed" and fs.type == "file_search_call" and fs.status == "completed", resp
+    assert fs.results
+    return resp, fs
+
+
+def assert_chain_answers_first(
+    client: OpenAI,
+    backend: Backend,
+    marker: str,
+    store: Uploaded,
+    questions: dict[str, str],
+    *,
+    via_file_search: str,
+    model: str,
+    kg: dict[str, Any],
+) -> None:
+    """Every question's answer first under kg and not under hybrid search (`assert_kg_answers_first`),
+    and the question `via_file_search` answered first through a `file_search` call too."""
+    assert_kg_answers_first(client, store.id, store.names, questions, kg)
+    assert_file_search_answers_first(
+        client,
+        backend,
+        marker,
+        model=model,
+        store_id=store.id,
+        kg=kg,
+        question=via_file_search,
+        answer_id=store.ids[questions[via_file_search]],
+        names=store.names,
+    )

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from openai import OpenAI
 
-from tests.knowledge_graph.chain_checks import assert_file_search_answers_first, assert_kg_answers_first
+from tests.knowledge_graph.chain_checks import assert_chain_answers_first
 from tests.knowledge_graph.test_knowledge_graph import KG, MODEL
 from tests.support.procs import Backend, gateway
 from tests.support.retrieval_helpers import upload_pages
@@ -54,16 +54,5 @@ def test_possessive_and_three_step_questions_are_walked_as_chains(
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
         store = upload_pages(own, "kg-possessives", GARDENS)
-        ids, names = store.ids, store.names
-        assert_kg_answers_first(own, store.id, names, QUESTIONS, KG)
-        assert_file_search_answers_first(
-            own,
-            backend,
-            marker,
-            model=MODEL,
-            store_id=store.id,
-            kg=KG,
-            question="Where did the mentor of the Orrin Physic Garden's designer grow up?",
-            answer_id=ids["dunmere.md"],
-            names=names,
-        )
+        via = "Where did the mentor of the Orrin Physic Garden's designer grow up?"
+        assert_chain_answers_first(own, backend, marker, store, QUESTIONS, via_file_search=via, model=MODEL, kg=KG)

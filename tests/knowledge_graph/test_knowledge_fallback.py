@@ -24,7 +24,7 @@ from pathlib import Path
 
 from openai import OpenAI
 
-from tests.knowledge_graph.chain_checks import assert_file_search_answers_first, assert_kg_answers_first
+from tests.knowledge_graph.chain_checks import assert_chain_answers_first, assert_kg_answers_first
 from tests.knowledge_graph.test_knowledge_graph import KG, MODEL
 from tests.support.procs import Backend, gateway
 from tests.support.retrieval_helpers import upload_pages
@@ -65,11 +65,6 @@ OWNERS = {
 }
 
 
-def _store(own: OpenAI, name: str, texts: dict[str, str]) -> tuple[str, dict[str, str]]:
-    store = upload_pages(own, name, texts)
-    return store.id, store.ids
-
-
 def test_a_chain_the_walk_cannot_complete_is_ranked_by_pagerank(backend: Backend, tmp_path: Path, marker: str) -> None:
     """Before #28's fallback the first question was answered by hybrid search (the theorist's page
     first, the work not in sight); now the work comes first, through the search endpoint and
@@ -77,22 +72,11 @@ def test_a_chain_the_walk_cannot_complete_is_ranked_by_pagerank(backend: Backend
     question = "What work did Ventiv Lemdri's student compose?"
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
-        store_id, ids = _store(own, "kg-fallback", PUPILS)
-        names = {v: k for k, v in ids.items()}
-        assert_kg_answers_first(own, store_id, names, {question: "nahan.md"}, KG)
-        page = own.vector_stores.search(store_id, query=question, ranking_options=KG)  # type: ignore[arg-type]
+        store = upload_pages(own, "kg-fallback", PUPILS)
+        answers = {question: "nahan.md"}
+        assert_chain_answers_first(own, backend, marker, store, answers, via_file_search=question, model=MODEL, kg=KG)
+        page = own.vector_stores.search(store.id, query=question, ranking_options=KG)  # type: ignore[arg-type]
         assert page.data[0].model_extra and page.data[0].model_extra["score_breakdown"]["graph"] == 1.0
-        assert_file_search_answers_first(
-            own,
-            backend,
-            marker,
-            model=MODEL,
-            store_id=store_id,
-            kg=KG,
-            question=question,
-            answer_id=ids["nahan.md"],
-            names=names,
-        )
 
 
 def test_a_noun_modified_by_a_participle_or_whose_is_a_chain(backend: Backend, tmp_path: Path, marker: str) -> None:
@@ -100,25 +84,14 @@ def test_a_noun_modified_by_a_participle_or_whose_is_a_chain(backend: Backend, t
     first); each is two, and its answer, two hops from the bell, comes first."""
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
-        store_id, ids = _store(own, "kg-modifiers", SHIPS)
-        names = {v: k for k, v in ids.items()}
+        ships = upload_pages(own, "kg-modifiers", SHIPS)
         harbour = "Which harbour does the ship carrying the Tessel Bell sail from?"
-        assert_kg_answers_first(own, store_id, names, {harbour: "kelby.md"}, KG)
-        owners_id, owner_ids = _store(own, "kg-whose", OWNERS)
-        owner_names = {v: k for k, v in owner_ids.items()}
-        whose = "Whose schooner carries the Tessel Bell?"
-        assert_kg_answers_first(own, owners_id, owner_names, {whose: "varn.md"}, KG)
-        assert_file_search_answers_first(
-            own,
-            backend,
-            marker,
-            model=MODEL,
-            store_id=store_id,
-            kg=KG,
-            question=harbour,
-            answer_id=ids["kelby.md"],
-            names=names,
+        owners = upload_pages(own, "kg-whose", OWNERS)
+        assert_kg_answers_first(
+            own, owners.id, owners.names, {"Whose schooner carries the Tessel Bell?": "varn.md"}, KG
         )
+        answers = {harbour: "kelby.md"}
+        assert_chain_answers_first(own, backend, marker, ships, answers, via_file_search=harbour, model=MODEL, kg=KG)
 
 
 CUVEES = {
@@ -141,9 +114,9 @@ def test_a_path_never_returns_to_the_question_entity(backend: Backend, tmp_path:
     above the owner's; a path no longer comes back to a question entity: the owner outranks it."""
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
-        store_id, ids = _store(own, "kg-no-return", CUVEES)
-        names = {v: k for k, v in ids.items()}
+        store = upload_pages(own, "kg-no-return", CUVEES)
+        names = store.names
         question = "Who owns the estate that makes Cuvée Nuth?"
-        page = own.vector_stores.search(store_id, query=question, ranking_options=KG)  # type: ignore[arg-type]
+        page = own.vector_stores.search(store.id, query=question, ranking_options=KG)  # type: ignore[arg-type]
         ranked = list(dict.fromkeys(names[h.file_id] for h in page.data))
         assert "venn.md" in ranked[:2] and ranked.index("venn.md") < ranked.index("nuth.md"), ranked

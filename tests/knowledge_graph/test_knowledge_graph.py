@@ -24,6 +24,7 @@ import pytest
 from openai import OpenAI
 
 from bench.multihop_corpus import Question, build
+from tests.knowledge_graph.chain_checks import file_search_call
 from tests.support.pg import truncate
 from tests.support.procs import AUTH, Backend, Gateway, create_key, gateway, start_gateway, stop
 from tests.support.retrieval_helpers import retrieval_env, threaded_backend, upload_pages, wait_ingested
@@ -109,18 +110,9 @@ def test_file_search_with_the_kg_ranker(
     client: OpenAI, backend: Backend, kg_corpus: dict[str, Any], marker: str
 ) -> None:
     three = next(q for q in kg_corpus["questions"] if q.hops == 3 and "hometown" in q.text)
-    call = {"name": "file_search", "arguments": json.dumps({"queries": [three.text]})}
-    backend.script(marker, {"tool_calls": [call]}, {"content": "Found it [1].", "chunk_size": 4})
-    tool = {"type": "file_search", "vector_store_ids": [kg_corpus["store"]], "ranking_options": KG}
-    resp = client.responses.create(
-        model=MODEL,
-        input=f"{three.text} {marker}",
-        tools=[tool],  # type: ignore[list-item]
-        include=["file_search_call.results"],
+    resp, fs = file_search_call(
+        client, backend, marker, model=MODEL, store_id=kg_corpus["store"], kg=KG, question=three.text
     )
-    assert resp.status == "completed"
-    fs = resp.output[0]
-    assert fs.type == "file_search_call" and fs.status == "completed" and fs.results
     assert resp.tools[0].ranking_options.ranker == "kg"  # type: ignore[union-attr,comparison-overlap]
     answer_file = kg_corpus["files"][three.answer]
     assert answer_file in [r.file_id for r in fs.results]

@@ -6,7 +6,6 @@ from one file (the entities route's `file_id`), and deletion.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ import pytest
 from openai import OpenAI
 
 from bench.multihop_hard import build_hard
-from tests.knowledge_graph.chain_checks import assert_file_search_answers_first, assert_kg_answers_first
+from tests.knowledge_graph.chain_checks import assert_chain_answers_first, file_search_call
 from tests.knowledge_graph.test_knowledge_graph import KG, MODEL, _entities, _rank
 from tests.support.procs import Backend, Gateway, gateway
 from tests.support.retrieval_helpers import upload_pages
@@ -197,18 +196,7 @@ def test_file_search_follows_a_three_hop_chain(
     client: OpenAI, backend: Backend, hard: dict[str, Any], marker: str
 ) -> None:
     three = next(q for q in hard["questions"] if q.hops == 3)
-    call = {"name": "file_search", "arguments": json.dumps({"queries": [three.text]})}
-    backend.script(marker, {"tool_calls": [call]}, {"content": "Found it [1].", "chunk_size": 4})
-    tool = {"type": "file_search", "vector_store_ids": [hard["store"]], "ranking_options": KG}
-    resp = client.responses.create(
-        model=MODEL,
-        input=f"{three.text} {marker}",
-        tools=[tool],  # type: ignore[list-item]
-        include=["file_search_call.results"],
-    )
-    assert resp.status == "completed"
-    fs = resp.output[0]
-    assert fs.type == "file_search_call" and fs.results
+    _, fs = file_search_call(client, backend, marker, model=MODEL, store_id=hard["store"], kg=KG, question=three.text)
     assert hard["files"][three.answer] in [r.file_id for r in fs.results[:3]]
     seen = backend.requests_matching(marker)[1]["body"]["messages"]
     assert three.answer in next(m for m in seen if m["role"] == "tool")["content"]
@@ -243,7 +231,6 @@ def test_chains_the_question_names_in_other_words(backend: Backend, tmp_path: Pa
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
         docs = {**CHAINS, "keldholm.md": TOWNS["keldholm.md"], "sundby.md": TOWNS["sundby.md"]}
         store = upload_pages(own, "kg-other-words", docs)
-        ids, names = store.ids, store.names
         questions = {
             # "behind" asks for made_by; the text's "owes its existence to" is likest founded_by
             "What is the birthplace of the person behind Marrow Sound?": "sundby.md",
@@ -254,15 +241,5 @@ def test_chains_the_question_names_in_other_words(backend: Backend, tmp_path: Pa
             # a step named by its type: the school, not the birthplace beside it
             "At which school was the creator of Brenn Sound educated?": "academy.md",
         }
-        assert_kg_answers_first(own, store.id, names, questions, KG)
-        assert_file_search_answers_first(
-            own,
-            backend,
-            marker,
-            model=MODEL,
-            store_id=store.id,
-            kg=KG,
-            question="What is the birthplace of the person behind Marrow Sound?",
-            answer_id=ids["sundby.md"],
-            names=names,
-        )
+        via = "What is the birthplace of the person behind Marrow Sound?"
+        assert_chain_answers_first(own, backend, marker, store, questions, via_file_search=via, model=MODEL, kg=KG)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 from openai import OpenAI
 
-from tests.knowledge_graph.chain_checks import assert_file_search_answers_first, assert_kg_answers_first
+from tests.knowledge_graph.chain_checks import assert_chain_answers_first
 from tests.knowledge_graph.test_knowledge_graph import KG, MODEL, _entities
 from tests.support.procs import Backend, Gateway, gateway
 from tests.support.retrieval_helpers import upload_pages
@@ -76,19 +76,8 @@ def test_a_table_row_and_a_list_item_are_links_the_kg_ranker_follows(
     (the founder, the printmaker's own teacher) whose birthplace is the wrong answer."""
     own = OpenAI(base_url=door.url, api_key="unused", max_retries=0)
     store = upload_pages(own, "kg-tables", PAGES)
-    ids, names = store.ids, store.names
-    assert_kg_answers_first(own, store.id, names, QUESTIONS, KG)
-    assert_file_search_answers_first(
-        own,
-        backend,
-        marker,
-        model=MODEL,
-        store_id=store.id,
-        kg=KG,
-        question="Where was the pupil of Hedda Moor raised?",
-        answer_id=ids["kalvby.md"],
-        names=names,
-    )
+    via = "Where was the pupil of Hedda Moor raised?"
+    assert_chain_answers_first(own, backend, marker, store, QUESTIONS, via_file_search=via, model=MODEL, kg=KG)
 
 
 def test_the_option_tables_of_a_manual_page_state_no_relations(door: Gateway) -> None:
