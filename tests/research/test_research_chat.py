@@ -20,6 +20,7 @@ from tests.support.mcp_servers import mcp_servers
 from tests.support.procs import Backend, gateway
 from tests.support.retrieval_helpers import retrieval_env, wait_ingested
 from tests.support.stack import EnvoyStack, envoy_stack
+from tests.support.waiting import until
 from tests.support.web_standins import Web
 
 pytestmark = pytest.mark.slow
@@ -154,7 +155,9 @@ def test_queue_order_and_disconnect_free_the_slot(stack: EnvoyStack, backend: Ba
 
     t = threading.Thread(target=run_first)
     t.start()
-    time.sleep(0.8)  # the first run holds the slot (its answer is slow)
+    # the first run holds the slot once it reads its pages (its answer is slow: 1.5 s from then on);
+    # a fixed wait here lost the race on a loaded machine, the second run then taking the slot first
+    until(lambda: web.fetched(f"/{marker}/keeper"), what="the first run reading its pages")
     second = f"{marker}-b"
     _site(web, second)
     _script(backend, second, "second answer")
