@@ -28,6 +28,7 @@ from tests.knowledge_graph.chain_checks import file_search_call
 from tests.support.pg import truncate
 from tests.support.procs import AUTH, Backend, Gateway, create_key, gateway, start_gateway, stop
 from tests.support.retrieval_helpers import retrieval_env, threaded_backend, upload_pages, wait_ingested
+from tests.support.waiting import until
 
 MODEL = "scripted-model"
 KG: Any = {"ranker": "kg"}
@@ -194,7 +195,9 @@ def test_graph_extraction_resumes_after_a_crash(backend: Backend, tmp_path: Path
             client = OpenAI(base_url=gw.url, api_key="k", max_retries=0)
             fids = [client.files.create(file=(n, io.BytesIO(t)), purpose="assistants").id for n, t in docs]
             store = client.vector_stores.create(name="kg-resume", file_ids=fids)
-            time.sleep(0.4)
+            # killed once ingestion is under way (one embedding answered, 0.25 s each), not after a fixed
+            # wait that a loaded machine could spend before ingestion even began
+            until(lambda: any(r["path"].endswith("/embeddings") for r in list(slow.requests)), what="an embedding")
             assert client.vector_stores.retrieve(store.id).file_counts.in_progress > 0
         finally:
             stop(gw.proc, signal.SIGKILL)
