@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import io
 import signal
-import time
 from pathlib import Path
 
 from openai import OpenAI
 
 from tests.support.procs import Backend, start_gateway, stop
 from tests.support.retrieval_helpers import retrieval_env, threaded_backend, wait_ingested
+from tests.support.waiting import until
 
 
 def test_ingestion_resumes_after_a_crash(backend: Backend, tmp_path: Path) -> None:
@@ -32,7 +32,8 @@ def test_ingestion_resumes_after_a_crash(backend: Backend, tmp_path: Path) -> No
                 for i in range(8)
             ]
             store = client.vector_stores.create(name="resume", file_ids=fids)
-            time.sleep(0.4)
+            # killed once ingestion is under way (one embedding answered), not after a fixed wait
+            until(lambda: any(r["path"].endswith("/embeddings") for r in list(slow.requests)), what="an embedding")
             before = client.vector_stores.retrieve(store.id).file_counts
             assert before.in_progress > 0, before
         finally:
