@@ -9,7 +9,7 @@ EXTRAS ?= all,test
 BUNDLE_MODEL    ?= 1
 BUNDLE_EMBEDDER ?= 1
 
-.PHONY: setup clients browser run test lint lint-fast check bench clean
+.PHONY: setup clients browser run test lint check bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -54,17 +54,12 @@ browser:
 run: setup
 	$(BIN)/responses-gateway up
 
-# mypy is the one slow lint (about a minute cold, as in CI, which keeps no cache); the rest take a second
-MYPY := $(BIN)/mypy gateway storage extproc vectorstore tests bench
-
-lint-fast: setup
+lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy gateway storage extproc vectorstore tests bench
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m tests.support.no_cycles
-
-lint: lint-fast
-	$(MYPY)
 
 # The fast loop: lint plus the in-process tests (no backend, door, Envoy, PostgreSQL, npm client or
 # browser: tests/conftest.py marks those `stack` from what they use), stopping at the first failure.
@@ -81,13 +76,11 @@ check: lint
 # cores take it from ~22 to ~15 minutes; TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= 2
 
-# mypy runs beside the tests (on the CPU they leave idle while they wait on subprocesses) rather than
-# before them; `make test` fails if either fails, and prints mypy's verdict after the tests'.
-test: lint-fast clients browser
+# The whole lint (mypy included: ~25 s cold, torch being skipped, see pyproject.toml) runs first, so a
+# lint failure stops the command before the suite's quarter of an hour.
+test: lint clients browser
 	rm -rf .coverage-data && mkdir -p .coverage-data
-	$(MYPY) > .coverage-data/mypy.log 2>&1 & types=$$!; \
-	$(BIN)/coverage run -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile; tests=$$?; \
-	wait $$types; typed=$$?; cat .coverage-data/mypy.log; [ $$tests -eq 0 ] && [ $$typed -eq 0 ]
+	$(BIN)/coverage run -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 	$(BIN)/coverage combine -q
 	$(BIN)/python -m tests.support.coverage_summary
 
