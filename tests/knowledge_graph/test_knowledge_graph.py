@@ -188,17 +188,23 @@ def test_graph_extraction_resumes_after_a_crash(backend: Backend, tmp_path: Path
         (f"maker{i}.md", f"# Kestrel Unit {i}\n\nThe Kestrel Unit {i} is a pump made by Harrow Foundry.".encode())
         for i in range(6)
     ]
-    with threaded_backend(delay=0.25) as slow:
+    with threaded_backend(delay=0.4) as slow:
         env = retrieval_env(slow.url)
         gw = start_gateway(backend.url, tmp_path, **env)
         try:
             client = OpenAI(base_url=gw.url, api_key="k", max_retries=0)
             fids = [client.files.create(file=(n, io.BytesIO(t)), purpose="assistants").id for n, t in docs]
             store = client.vector_stores.create(name="kg-resume", file_ids=fids)
-            # killed once ingestion is under way (one embedding answered, 0.25 s each), not after a fixed
-            # wait that a loaded machine could spend before ingestion even began
-            until(lambda: any(r["path"].endswith("/embeddings") for r in list(slow.requests)), what="an embedding")
-            assert client.vector_stores.retrieve(store.id).file_counts.in_progress > 0
+            # killed once the store shows a file completed (its chunks and graph written by this process)
+            # with others still in progress (two at a time, 0.4 s an embedding): the restart must neither
+            # extract a completed file again nor keep two graphs of a file it re-runs
+            counts = until(
+                lambda: client.vector_stores.retrieve(store.id).file_counts,
+                lambda c: c.completed >= 1,
+                timeout=30,
+                what="a completed file",
+            )
+            assert counts.in_progress > 0, counts
         finally:
             stop(gw.proc, signal.SIGKILL)
         gw = start_gateway(backend.url, tmp_path, **env)

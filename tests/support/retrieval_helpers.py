@@ -106,11 +106,14 @@ def upload_pages(
 ) -> Uploaded:
     """Upload `pages` (file name -> text), put them in a new vector store called `name` (created with
     all of them at once) or in the store `store_id`, and wait until the store has ingested them. With
-    `attributes` (by file name) the files are added one by one, each with its own."""
+    `attributes` (by file name) the files are added one by one, each with its own. Every file must be
+    ingested (none failed) within `timeout`; if not, what was made here (the files, a store created here)
+    is deleted before the error is raised: the caller, not given their ids, could not clean them up."""
     ids = {
         n: client.files.create(file=(n, io.BytesIO(t.encode() if isinstance(t, str) else t)), purpose="assistants").id
         for n, t in pages.items()
     }
+    created = store_id is None
     if store_id is None and attributes is None:
         store_id = client.vector_stores.create(name=name, file_ids=list(ids.values())).id
     else:
@@ -119,7 +122,18 @@ def upload_pages(
         for n, file_id in ids.items():
             extra = {"attributes": attributes[n]} if attributes and n in attributes else {}
             client.vector_stores.files.create(store_id, file_id=file_id, **extra)  # type: ignore[arg-type]
-    wait_ingested(client, store_id, timeout=timeout)
+    try:
+        counts = wait_ingested(client, store_id, timeout=timeout).file_counts
+        if counts.failed:
+            failed = [f for f in client.vector_stores.files.list(store_id, filter="failed")]
+            errors = {f.id: f.last_error.message if f.last_error else None for f in failed}
+            raise AssertionError(f"{counts.failed} of the pages put in {store_id} failed to ingest: {errors}")
+    except BaseException:
+        if created:
+            client.vector_stores.delete(store_id)
+        for file_id in ids.values():
+            client.files.delete(file_id)
+        raise
     return Uploaded(store_id, ids)
 
 
