@@ -61,7 +61,7 @@ def test_ingestion_resumes_after_a_crash(backend: Backend, tmp_path: Path) -> No
             embedded = [t for batch in _long_batches(list(slow.requests)) for t in batch]  # the re-run's
             assert len(embedded) == 120, len(embedded)
             chunks = client.vector_stores.files.content(long_id, vector_store_id=store.id).data
-            assert sorted(c.text for c in chunks) == sorted(embedded)  # each chunk once, none left from the kill
+            assert sorted(str(c.text) for c in chunks) == sorted(embedded)  # each chunk once, none left from the kill
             for i, fid in enumerate(fids):
                 small = client.vector_stores.files.content(fid, vector_store_id=store.id).data
                 assert [c.text for c in small] == [f"topic{i} resume"]  # once, not twice
