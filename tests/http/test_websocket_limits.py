@@ -17,7 +17,7 @@ import httpx2 as httpx  # the HTTP client the openai SDK ships with
 import pytest
 import websockets
 
-from tests.support.minutes import within_one_minute
+from tests.support.minutes import within_one_minute_async
 from tests.support.procs import ADMIN_KEY, Backend, Gateway
 
 MODEL = "scripted-model"
@@ -53,7 +53,7 @@ async def test_websocket_turns_count_against_the_keys_requests_per_minute(
     door: str, http_gateway: Gateway, backend: Backend, marker: str
 ) -> None:
     key = _key(http_gateway, requests_per_minute=3)
-    for attempt in within_one_minute():
+    async for attempt in within_one_minute_async():
         with attempt:
             mk = f"{marker}.{attempt.n}"  # each try's own requests
             async with _connect(door, key["value"]) as ws:  # the upgrade is a request: one of the three
@@ -70,7 +70,7 @@ async def test_websocket_turns_reserve_the_keys_tokens_per_minute(
     door: str, http_gateway: Gateway, backend: Backend, marker: str
 ) -> None:
     key = _key(http_gateway, tokens_per_minute=1000)
-    for attempt in within_one_minute():
+    async for attempt in within_one_minute_async():
         with attempt:
             mk = f"{marker}.{attempt.n}"  # each try's own requests
             spent = {"prompt_tokens": 10, "completion_tokens": 10}
