@@ -60,6 +60,11 @@ def _settle(read: Callable[[], Any], want: Callable[[Any], bool], seconds: float
         time.sleep(0.2)
 
 
+def _one_row_per_group(groups: list[Any]) -> None:
+    """A bucket holds one row per group: summing a group's rows over buckets must not hide a split."""
+    assert len(groups) == len(set(groups)), f"a group has several rows in one bucket: {groups}"
+
+
 def test_usage_api_totals_match_the_backend(stack: EnvoyStack, backend: Backend, marker: str) -> None:
     start = int(time.time()) - 60
     alpha, beta = _key(stack, f"alpha-{marker}"), _key(stack, f"beta-{marker}")
@@ -93,6 +98,7 @@ def test_usage_api_totals_match_the_backend(stack: EnvoyStack, backend: Backend,
     # the calls may fall in two hourly buckets (an hour turned between them): each key's rows are summed
     results: dict[tuple[str, str], list[Any]] = {}
     for bucket in page.data:
+        _one_row_per_group([(r.project_id, r.api_key_id, r.model) for r in bucket.results])
         for r in bucket.results:
             results.setdefault((r.project_id, r.api_key_id), []).append(r)
 
@@ -115,6 +121,8 @@ def test_usage_api_totals_match_the_backend(stack: EnvoyStack, backend: Backend,
         start_time=start, group_by=["project_id"], project_ids=[alpha["project_id"]]
     )
     spent = [r for b in costs.data for r in b.results]  # one daily bucket, or two across midnight (UTC)
+    for bucket in costs.data:
+        _one_row_per_group([r.project_id for r in bucket.results])
     expected = ((28 - 3) * 2.0 + 3 * 1.0 + 16 * 8.0) / 1e6
     assert spent and all(c.amount is not None and c.amount.currency == "usd" for c in spent)
     assert sum(c.amount.value for c in spent) == pytest.approx(expected)
@@ -167,6 +175,8 @@ def test_the_door_each_call_came_in_by(stack: EnvoyStack, backend: Backend, mark
 
     def doors(page: dict[str, Any]) -> dict[tuple[str, str], int]:
         counts: dict[tuple[str, str], int] = {}  # summed over the hourly buckets (an hour may turn mid-test)
+        for bucket in page["data"]:
+            _one_row_per_group([(r["door"], r["api_key_id"]) for r in bucket["results"]])
         for r in (r for b in page["data"] for r in b["results"]):
             counts[(r["door"], r["api_key_id"])] = counts.get((r["door"], r["api_key_id"]), 0) + r["num_model_requests"]
         return counts

@@ -1,7 +1,8 @@
 """The kg ranker's one read of the chunks only its graph found (`VectorBackend.chunks`, #28 speed)
-searches sqlite-vec's (sid, chunk_id) index for each id asked: it runs on every kg search, so a
-plan that scanned a store's chunks would grow with the store, not with the few ids the walk found.
-Built as the gateway builds the backend (`build_vector_backend`)."""
+searches the backend's index on (store, chunk id) for each id asked, on sqlite-vec ((sid, chunk_id)
+index) and on pgvector ((store_id, chunk_id) primary key, by EXPLAIN on the session's PostgreSQL): it
+runs on every kg search, so a plan that scanned a store's chunks would grow with the store, not with
+the few ids the walk found. Built as the gateway builds the backend (`build_vector_backend`)."""
 
 from __future__ import annotations
 
