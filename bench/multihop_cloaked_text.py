@@ -1,0 +1,303 @@
+"""Pages of the cloaked multi-hop corpus (bench/multihop_cloaked.py): the paperwork of a film world.
+
+Films, the people who made them, the studios that produced them, the festivals and broadcasters
+that showed them, the film schools people studied at, the towns everything is in and the provinces
+the towns lie in. Each kind of page comes in several genres: a credit block, a review, a programme
+note, a news-wire item with a dateline, a forum thread, a CV, an interview transcript (Q:/A:), an
+FAQ page, a press release, a location guide. A relation is worded in several ways (active, passive,
+a nominalisation, a relative clause, a credit or key-value line) and stated on the subject's page,
+on the other end's page or on both (`World.tie`'s side). After the full name a person is the
+surname, a pronoun, or "I" in an interview's answers.
+"""
+
+from __future__ import annotations
+
+import random
+
+from bench.corpus_world import Ent, World, cap, join_and
+
+DASH = "\u2014"
+GENRES = ["thriller", "comedy", "documentary", "melodrama", "road movie", "period drama", "western", "musical"]
+MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Sep", "Oct", "Nov"]
+WIRE = ["Screenwire", "Reelnews", "Cinepress"]
+ROLE = {"director": "director", "cinematographer": "cinematographer", "editor": "film editor", "producer": "producer"}
+
+
+def _pron(e: Ent) -> tuple[str, str]:
+    return ("she", "her") if e.facts.get("female") else ("he", "his")
+
+
+def sur(e: Ent) -> str:
+    return e.title.split(" (")[0].split()[-1]
+
+
+def _date(rng: random.Random, year: int) -> str:
+    return f"{rng.randint(1, 28)} {rng.choice(MONTHS)} {year}"
+
+
+def _line(rng: random.Random, year: int, dateline: str) -> str:
+    return f"{dateline.upper()}, {_date(rng, year)} ({rng.choice(WIRE)}) {DASH} "
+
+
+def _titles(items: list[Ent]) -> str:
+    return join_and([x.title for x in items])
+
+
+def film(w: World, e: Ent, rng: random.Random) -> str:
+    d, dop, ed = w.out("directed_by", e), w.out("shot_by", e), w.out("edited_by", e)
+    st, fest, tv = w.out("made_at", e), w.out("premiered_at", e), w.out("aired_by", e)
+    f, t = e.facts, e.title
+    form = rng.randrange(5)
+    s: list[str] = []
+    if form == 0:  # credit block
+        s.append(f"{t} ({f['year']}), {f['genre']}, {f['minutes']} min.\n\nCREDITS")
+        s += [f"Director {DASH} {d.title}"] if d else []
+        s += [f"Director of photography {DASH} {dop.title}"] if dop else []
+        s += [f"Editor {DASH} {ed.title}"] if ed else []
+        s += [f"Production company {DASH} {st.title}"] if st else []
+        s += [f"World premiere {DASH} {fest.title}"] if fest else []
+        s += [f"Television rights {DASH} {tv.title}"] if tv else []
+        return f"# {t}\n\n" + "\n".join(s)
+    if form == 1:  # review, surnames after the first mention
+        s.append(f"REVIEW. {t} runs {f['minutes']} minutes and never drags.")
+        if d:
+            s.append(f"Directed by {d.title}, this {f['genre']} is {sur(d)}'s most assured work.")
+        if dop:
+            s.append(f"The images, shot by {dop.title}, are cold and exact; {sur(dop)} lights faces like landscapes.")
+        if ed:
+            s.append(f"{ed.title}, who cut the picture, keeps scenes short.")
+        if st:
+            s.append(f"{st.title}, which produced it, has rarely backed anything so strange.")
+        if fest:
+            s.append(f"The film was first shown at {fest.title}.")
+        s.append(f"Rating: {rng.randint(2, 5)}/5.")
+    elif form == 2:  # programme note, nominalisations
+        s.append(f"Programme note. {t} ({f['year']}) is a {f['genre']}.")
+        if st:
+            s.append(f"The production of {t} at {st.title} took two winters.")
+        if d:
+            s.append(f"The direction by {d.title} favours long takes.")
+        if dop:
+            s.append(f"The photography of {dop.title} was praised on release.")
+        if ed:
+            s.append(f"The editing by {ed.title} gives the last reel its pace.")
+        if fest:
+            s.append(f"Its premiere at {fest.title} divided the critics.")
+        if tv:
+            s.append(f"The broadcast of the picture by {tv.title} followed.")
+    elif form == 3:  # news-wire item
+        s.append(_line(rng, f["year"], f["dateline"]))
+        who = f"{st.title} has completed {t}" if st else f"Shooting has ended on {t}"
+        s[-1] += f"{who}, a {f['genre']}" + (f" directed by {d.title}." if d else ".")
+        if d:
+            s.append(f"It is the {rng.choice(['third', 'fourth', 'fifth'])} feature for {sur(d)}.")
+        if dop:
+            s.append(f"{dop.title} was behind the camera.")
+        if ed:
+            s.append(f"The cut was made by {ed.title}.")
+        if fest:
+            s.append(f"Organisers of {fest.title} said the picture will open there.")
+        if tv:
+            s.append(f"{tv.title} has bought it for television.")
+    else:  # forum thread
+        s.append(f"Thread: anyone seen {t}?\n\nPosted by reelhound_{rng.randint(10, 99)}: caught {t} last night.")
+        if d:
+            s.append(f"{d.title} made it and you can tell it's a {sur(d)} film.")
+        if dop:
+            s.append(f"Camera work by {dop.title}, gorgeous.")
+        if ed:
+            s.append(f"{ed.title} edited it.")
+        if st:
+            s.append(f"\n\nReply from cutaway_{rng.randint(10, 99)}: it was a {st.title} production.")
+        if fest:
+            s.append(f"It premiered at {fest.title} if I remember right.")
+        if tv:
+            s.append(f"{tv.title} showed it a while back.")
+    return f"# {t}\n\n" + " ".join(s)
+
+
+def person(w: World, e: Ent, rng: random.Random) -> str:
+    born, school, boss = w.out("born_in", e), w.out("studied_at", e), w.out("assisted", e)
+    directed, shot, cut = w.incoming("directed_by", e), w.incoming("shot_by", e), w.incoming("edited_by", e)
+    founded, assistants = w.incoming("founded_by", e), w.incoming("assisted", e)
+    f, t, sn = e.facts, e.title.split(" (")[0], sur(e)
+    role = ROLE[f["role"]]
+    he, his = _pron(e)
+    form = rng.randrange(4)
+    s: list[str] = []
+    if form == 0:  # CV
+        s.append(f"CURRICULUM VITAE: {t}, {role}\n")
+        s.append(f"Year of birth: {f['born']}" + (f" ({born.title})" if born else ""))
+        s += [f"Education: {school.title}"] if school else []
+        s.append("Experience:")
+        if boss:
+            s.append(f"- {f['born'] + 22}{DASH}{f['born'] + 25}: assistant to {boss.title}")
+        for x in directed:
+            s.append(f"- {x.facts['year']}: {x.title} (director)")
+        for x in shot:
+            s.append(f"- {x.facts['year']}: {x.title} (cinematography)")
+        for x in cut:
+            s.append(f"- {x.facts['year']}: {x.title} (editing)")
+        for x in founded:
+            s.append(f"- {x.facts['year']}: founder, {x.title}")
+        if assistants:
+            s.append(f"Former assistants: {_titles(assistants)}")
+        return f"# {t}\n\n" + "\n".join(s)
+    if form == 1:  # interview transcript
+        s.append(f"{t}, {role}, in conversation. {cap(he)} spoke to us between shoots.\n")
+        if born:
+            s.append(f"Q: Where did it all start?\nA: In {born.title}. My parents ran a cinema there.")
+        if school:
+            s.append(f"Q: Did you train formally?\nA: Yes, at {school.title}; I was a terrible student.")
+        if boss:
+            s.append(f"Q: Who gave you your first job?\nA: {boss.title}. I carried {sur(boss)}'s bags for three years.")
+        made = directed + shot + cut
+        if made:
+            s.append(f"Q: Which of your pictures matters most to you?\nA: {_titles(made)}, all of them.")
+        if founded:
+            s.append(f"Q: And the company?\nA: I set up {_titles(founded)} with borrowed money.")
+        if assistants:
+            s.append(f"Q: Who worked under you?\nA: {_titles(assistants)} started as my assistants.")
+        return f"# {t}\n\n" + "\n".join(s)
+    if form == 2:  # news-wire profile
+        s.append(_line(rng, f["born"] + 40, rng.choice(f["datelines"])))
+        s[-1] += f"{t}, the {role}" + (f" who was born in {born.title}," if born else ",")
+        s[-1] += " is to receive a lifetime award."
+        if school:
+            s.append(f"{sn} graduated from {school.title}.")
+        if boss:
+            s.append(f"{cap(he)} was taken on as an assistant by {boss.title}.")
+        if directed:
+            s.append(f"{sn} directed {_titles(directed)}.")
+        if shot:
+            s.append(f"{cap(his)} credits as cinematographer include {_titles(shot)}.")
+        if cut:
+            s.append(f"{cap(he)} edited {_titles(cut)}.")
+        if founded:
+            s.append(f"{sn} founded {_titles(founded)}.")
+        if assistants:
+            s.append(f"{_titles(assistants)} began as {his} assistants.")
+    else:  # FAQ page
+        s.append(f"Frequently asked questions about {t}, {role}.")
+        if born:
+            s.append(f"\n\nWhere does {sn} come from? {born.title}, where {he} grew up.")
+        if school:
+            s.append(f"\n\nWhere did {sn} study? {cap(he)} is an alumnus of {school.title}.")
+        if boss:
+            s.append(f"\n\nWho was {his} mentor? {sn} learned the trade as assistant to {boss.title}.")
+        made = directed + shot + cut
+        if made:
+            s.append(f"\n\nWhat has {sn} worked on? {_titles(made)}.")
+        if founded:
+            s.append(f"\n\nDoes {he} run a company? {sn} established {_titles(founded)}.")
+        if assistants:
+            s.append(f"\n\nWho assisted {sn}? {_titles(assistants)}.")
+        return f"# {t}\n\n" + "".join(s)
+    return f"# {t}\n\n" + " ".join(s)
+
+
+def _org(w: World, e: Ent, rng: random.Random, here: Ent | None, what: str, lists: list[tuple[str, list[Ent]]]) -> str:
+    """A press release, FAQ or news item for a studio, school, festival or broadcaster."""
+    f, t = e.facts, e.title
+    form = rng.randrange(3)
+    s: list[str] = []
+    if form == 0:
+        s.append(f"PRESS RELEASE. {t}, the {what}" + (f" based in {here.title}," if here else ",") + " announces")
+        s[-1] += f" its {rng.choice(['spring', 'autumn'])} season."
+        for lead, items in lists:
+            if items:
+                s.append(f"{lead} {_titles(items)}.")
+        s.append(f"{t} was established in {f['year']}.")
+    elif form == 1:
+        s.append(f"About us {DASH} FAQ.\n\nWhat is {t}? A {what} founded in {f['year']}.")
+        if here:
+            s.append(f"\n\nWhere are you? Our offices are in {here.title}.")
+        for lead, items in lists:
+            if items:
+                s.append(f"\n\n{lead} {_titles(items)}.")
+        return f"# {t}\n\n" + "".join(s)
+    else:
+        s.append(_line(rng, f["year"] + rng.randint(10, 40), f["dateline"]) + f"{t}")
+        s[-1] += f", the {what} located in {here.title}, marked an anniversary." if here else " marked an anniversary."
+        for lead, items in lists:
+            if items:
+                s.append(f"{lead} {_titles(items)}.")
+    return f"# {t}\n\n" + " ".join(s)
+
+
+def studio(w: World, e: Ent, rng: random.Random) -> str:
+    founder = w.out("founded_by", e)
+    lists = [("Its founder is", [founder] if founder else []), ("Films it has produced:", w.incoming("made_at", e))]
+    return _org(w, e, rng, w.out("studio_in", e), "production company", lists)
+
+
+def school(w: World, e: Ent, rng: random.Random) -> str:
+    return _org(w, e, rng, w.out("school_in", e), "film school", [("Alumni:", w.incoming("studied_at", e))])
+
+
+def festival(w: World, e: Ent, rng: random.Random) -> str:
+    lists = [("World premieres held there include", w.incoming("premiered_at", e))]
+    return _org(w, e, rng, w.out("festival_in", e), "festival", lists)
+
+
+def caster(w: World, e: Ent, rng: random.Random) -> str:
+    lists = [("Feature films in its archive:", w.incoming("aired_by", e))]
+    return _org(w, e, rng, w.out("based_in", e), "broadcaster", lists)
+
+
+def town(w: World, e: Ent, rng: random.Random) -> str:
+    reg = w.out("in_region", e)
+    natives = w.incoming("born_in", e)
+    hosts = [x for rel in ("studio_in", "school_in", "festival_in", "based_in") for x in w.incoming(rel, e)]
+    t, pop = e.title, e.facts["pop"]
+    form = rng.randrange(3)
+    if form == 0:  # location guide, key-value lines
+        s = [f"LOCATION GUIDE: {t}", f"Population: {pop:,}"]
+        s += [f"Province: {reg.title}"] if reg else []
+        s += [f"Local film bodies: {_titles(hosts)}"] if hosts else []
+        s += [f"Natives of note: {_titles(natives)}"] if natives else []
+        s.append(f"Permits: apply to the municipal office {rng.randint(4, 12)} weeks ahead.")
+        return f"# {t}\n\n" + "\n".join(s)
+    s = []
+    if form == 1:  # forum thread about shooting there
+        s.append(f"Thread: shooting in {t}?\n\nPosted by locscout_{rng.randint(10, 99)}: any tips for {t}?")
+        if reg:
+            s.append(f"\n\nReply: {t} is in {reg.title}, permits are cheap there.")
+        if hosts:
+            s.append(f"\n\nReply: {_titles(hosts)} can lend crew.")
+        if natives:
+            s.append(f"\n\nReply: {_titles(natives)} grew up there.")
+    else:  # short entry, relative clause
+        s.append(f"{t}, a municipality of {pop:,} people" + (f" in {reg.title}," if reg else ",") + " has a harbour.")
+        if hosts:
+            s.append(f"\n\nIt is where {_titles(hosts)} can be found.")
+        if natives:
+            s.append(f"\n\n{_titles(natives)} spent their childhood in {t}.")
+    return f"# {t}\n\n" + "".join(s)
+
+
+def region(w: World, e: Ent, rng: random.Random) -> str:
+    towns = w.incoming("in_region", e)
+    t, f = e.title, e.facts
+    s = [f"{t} is a {f['land']} province of some {f['seat_pop']:,} inhabitants."]
+    if towns:
+        s.append(rng.choice(["Its municipalities include", "It comprises", "Within its borders lie"]))
+        s[-1] += f" {_titles(towns)}."
+    s.append(f"Film crews value {rng.choice(['its light', 'its empty roads', 'its old harbours'])}.")
+    return f"# {t}\n\n" + " ".join(s)
+
+
+_RENDER = {
+    "film": film,
+    "person": person,
+    "studio": studio,
+    "school": school,
+    "festival": festival,
+    "caster": caster,
+    "town": town,
+    "region": region,
+}
+
+
+def render(w: World, e: Ent, rng: random.Random) -> str:
+    return _RENDER[e.kind](w, e, rng)
