@@ -63,7 +63,7 @@ def words(text: str) -> set[str]:
     return {t for t in re.findall(r"[a-z']{4,}", text.lower().replace("'s ", " ")) if t not in _FUNCTION}
 
 
-def side(rng: random.Random, fwd: int = 62, both: int = 18, back: int = 20) -> str:
+def side(rng: random.Random, fwd: int = 74, both: int = 14, back: int = 12) -> str:
     return rng.choices(["fwd", "both", "back"], [fwd, both, back])[0]
 
 
@@ -114,7 +114,7 @@ def _populate(rng: random.Random, nm: Names) -> World:
     schools = []
     for i in range(6):
         stem = nm.word() if i != 2 else towns[11].title  # one school is named after a town it is not in
-        kind = ["Film School", "Academy of Film", "Institute of Cinema"][i % 3]
+        kind = ["Film School", "Film Academy", "Cinema Institute"][i % 3]
         where = rng.choice([t for t in towns if t.title != stem])
         schools.append(
             _org(w, f"school_{i}.md", f"{stem} {kind}", "school", where, "school_in", rng, year=1930 + i * 6)
@@ -160,12 +160,12 @@ def _populate(rng: random.Random, nm: Names) -> World:
         w.tie("directed_by", f, rng.choice(dirs), side(rng))
         if rng.random() < 0.8:
             w.tie("shot_by", f, rng.choice(dops), side(rng))
-        if rng.random() < 0.6:
+        if rng.random() < 0.5:
             w.tie("edited_by", f, rng.choice(eds), side(rng))
         w.tie("made_at", f, rng.choice(studios), side(rng, 70, 12, 18))
-        if rng.random() < 0.55:
+        if rng.random() < 0.45:
             w.tie("premiered_at", f, rng.choice(festivals), side(rng))
-        if rng.random() < 0.35:
+        if rng.random() < 0.3:
             w.tie("aired_by", f, rng.choice(casters), side(rng))
     for e in [*schools, *studios, *festivals, *casters]:
         e.facts["dateline"] = rng.choice(datelines)

@@ -39,6 +39,12 @@ def _line(rng: random.Random, year: int, dateline: str) -> str:
     return f"{dateline.upper()}, {_date(rng, year)} ({rng.choice(WIRE)}) {DASH} "
 
 
+def some(w: World, rel: str, e: Ent, most: int) -> list[Ent]:
+    """The first `most` sources of `rel` into `e` that its page states: a page lists selected credits,
+    notable alumni, a few natives, not every one."""
+    return w.incoming(rel, e)[:most]
+
+
 def _titles(items: list[Ent]) -> str:
     return join_and([x.title for x in items])
 
@@ -51,12 +57,12 @@ def film(w: World, e: Ent, rng: random.Random) -> str:
     s: list[str] = []
     if form == 0:  # credit block
         s.append(f"{t} ({f['year']}), {f['genre']}, {f['minutes']} min.\n\nCREDITS")
-        s += [f"Director {DASH} {d.title}"] if d else []
-        s += [f"Director of photography {DASH} {dop.title}"] if dop else []
-        s += [f"Editor {DASH} {ed.title}"] if ed else []
-        s += [f"Production company {DASH} {st.title}"] if st else []
-        s += [f"World premiere {DASH} {fest.title}"] if fest else []
-        s += [f"Television rights {DASH} {tv.title}"] if tv else []
+        s += [f"- Director {DASH} {d.title}"] if d else []
+        s += [f"- Director of photography {DASH} {dop.title}"] if dop else []
+        s += [f"- Editor {DASH} {ed.title}"] if ed else []
+        s += [f"- Production company {DASH} {st.title}"] if st else []
+        s += [f"- World premiere {DASH} {fest.title}"] if fest else []
+        s += [f"- Television rights {DASH} {tv.title}"] if tv else []
         return f"# {t}\n\n" + "\n".join(s)
     if form == 1:  # review, surnames after the first mention
         s.append(f"REVIEW. {t} runs {f['minutes']} minutes and never drags.")
@@ -118,8 +124,8 @@ def film(w: World, e: Ent, rng: random.Random) -> str:
 
 def person(w: World, e: Ent, rng: random.Random) -> str:
     born, school, boss = w.out("born_in", e), w.out("studied_at", e), w.out("assisted", e)
-    directed, shot, cut = w.incoming("directed_by", e), w.incoming("shot_by", e), w.incoming("edited_by", e)
-    founded, assistants = w.incoming("founded_by", e), w.incoming("assisted", e)
+    directed, shot, cut = some(w, "directed_by", e, 3), some(w, "shot_by", e, 3), some(w, "edited_by", e, 3)
+    founded, assistants = w.incoming("founded_by", e), some(w, "assisted", e, 2)
     f, t, sn = e.facts, e.title.split(" (")[0], sur(e)
     role = ROLE[f["role"]]
     he, his = _pron(e)
@@ -127,26 +133,26 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
     s: list[str] = []
     if form == 0:  # CV
         s.append(f"CURRICULUM VITAE: {t}, {role}\n")
-        s.append(f"Year of birth: {f['born']}" + (f" ({born.title})" if born else ""))
-        s += [f"Education: {school.title}"] if school else []
-        s.append("Experience:")
+        s.append(f"- Year of birth: {f['born']}" + (f" ({born.title})" if born else ""))
+        s += [f"- Education: {school.title}"] if school else []
+        s.append("- Experience:")
         if boss:
-            s.append(f"- {f['born'] + 22}{DASH}{f['born'] + 25}: assistant to {boss.title}")
+            s.append(f"  - {f['born'] + 22}{DASH}{f['born'] + 25}: assistant to {boss.title}")
         for x in directed:
-            s.append(f"- {x.facts['year']}: {x.title} (director)")
+            s.append(f"  - {x.facts['year']}: {x.title} (director)")
         for x in shot:
-            s.append(f"- {x.facts['year']}: {x.title} (cinematography)")
+            s.append(f"  - {x.facts['year']}: {x.title} (cinematography)")
         for x in cut:
-            s.append(f"- {x.facts['year']}: {x.title} (editing)")
+            s.append(f"  - {x.facts['year']}: {x.title} (editing)")
         for x in founded:
-            s.append(f"- {x.facts['year']}: founder, {x.title}")
+            s.append(f"  - {x.facts['year']}: founder, {x.title}")
         if assistants:
-            s.append(f"Former assistants: {_titles(assistants)}")
+            s.append(f"- Former assistants: {_titles(assistants)}")
         return f"# {t}\n\n" + "\n".join(s)
     if form == 1:  # interview transcript
         s.append(f"{t}, {role}, in conversation. {cap(he)} spoke to us between shoots.\n")
         if born:
-            s.append(f"Q: Where did it all start?\nA: In {born.title}. My parents ran a cinema there.")
+            s.append(f"Q: Where did it all start?\nA: {born.title}, a long time ago. My parents ran a cinema there.")
         if school:
             s.append(f"Q: Did you train formally?\nA: Yes, at {school.title}; I was a terrible student.")
         if boss:
@@ -166,7 +172,7 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
         if school:
             s.append(f"{sn} graduated from {school.title}.")
         if boss:
-            s.append(f"{cap(he)} was taken on as an assistant by {boss.title}.")
+            s.append(f"{cap(he)} began as assistant to {boss.title}.")
         if directed:
             s.append(f"{sn} directed {_titles(directed)}.")
         if shot:
@@ -184,7 +190,7 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
         if school:
             s.append(f"\n\nWhere did {sn} study? {cap(he)} is an alumnus of {school.title}.")
         if boss:
-            s.append(f"\n\nWho was {his} mentor? {sn} learned the trade as assistant to {boss.title}.")
+            s.append(f"\n\nWho was {his} mentor? {sn} was taken on as an assistant by {boss.title}.")
         made = directed + shot + cut
         if made:
             s.append(f"\n\nWhat has {sn} worked on? {_titles(made)}.")
@@ -227,36 +233,36 @@ def _org(w: World, e: Ent, rng: random.Random, here: Ent | None, what: str, list
 
 def studio(w: World, e: Ent, rng: random.Random) -> str:
     founder = w.out("founded_by", e)
-    lists = [("Its founder is", [founder] if founder else []), ("Films it has produced:", w.incoming("made_at", e))]
+    lists = [("Its founder is", [founder] if founder else []), ("Films it has produced:", some(w, "made_at", e, 4))]
     return _org(w, e, rng, w.out("studio_in", e), "production company", lists)
 
 
 def school(w: World, e: Ent, rng: random.Random) -> str:
-    return _org(w, e, rng, w.out("school_in", e), "film school", [("Alumni:", w.incoming("studied_at", e))])
+    return _org(w, e, rng, w.out("school_in", e), "film school", [("Alumni:", some(w, "studied_at", e, 4))])
 
 
 def festival(w: World, e: Ent, rng: random.Random) -> str:
-    lists = [("World premieres held there include", w.incoming("premiered_at", e))]
+    lists = [("World premieres held there include", some(w, "premiered_at", e, 4))]
     return _org(w, e, rng, w.out("festival_in", e), "festival", lists)
 
 
 def caster(w: World, e: Ent, rng: random.Random) -> str:
-    lists = [("Feature films in its archive:", w.incoming("aired_by", e))]
+    lists = [("Feature films in its archive:", some(w, "aired_by", e, 4))]
     return _org(w, e, rng, w.out("based_in", e), "broadcaster", lists)
 
 
 def town(w: World, e: Ent, rng: random.Random) -> str:
     reg = w.out("in_region", e)
-    natives = w.incoming("born_in", e)
+    natives = some(w, "born_in", e, 3)
     hosts = [x for rel in ("studio_in", "school_in", "festival_in", "based_in") for x in w.incoming(rel, e)]
     t, pop = e.title, e.facts["pop"]
     form = rng.randrange(3)
     if form == 0:  # location guide, key-value lines
-        s = [f"LOCATION GUIDE: {t}", f"Population: {pop:,}"]
-        s += [f"Province: {reg.title}"] if reg else []
-        s += [f"Local film bodies: {_titles(hosts)}"] if hosts else []
-        s += [f"Natives of note: {_titles(natives)}"] if natives else []
-        s.append(f"Permits: apply to the municipal office {rng.randint(4, 12)} weeks ahead.")
+        s = [f"LOCATION GUIDE: {t}", f"- Population: {pop:,}"]
+        s += [f"- Province: {reg.title}"] if reg else []
+        s += [f"- Local film bodies: {_titles(hosts)}"] if hosts else []
+        s += [f"- Natives of note: {_titles(natives)}"] if natives else []
+        s.append(f"- Permits: apply to the municipal office {rng.randint(4, 12)} weeks ahead.")
         return f"# {t}\n\n" + "\n".join(s)
     s = []
     if form == 1:  # forum thread about shooting there
