@@ -224,6 +224,6 @@ def make_questions(
         out += taken
     # a quarter typed all in lower case, names included
     for i in rng.sample(range(len(out)), len(out) // 4):
-        q, files = out[i]
-        out[i] = (Question(q.text.lower(), q.answer, q.hops), files)
+        asked, files = out[i]
+        out[i] = (Question(asked.text.lower(), asked.answer, asked.hops), files)
     return out

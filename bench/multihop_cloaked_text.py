@@ -157,9 +157,12 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
             s.append(f"Q: Did you train formally?\nA: Yes, at {school.title}; I was a terrible student.")
         if boss:
             s.append(f"Q: Who gave you your first job?\nA: {boss.title}. I carried {sur(boss)}'s bags for three years.")
-        made = directed + shot + cut
-        if made:
-            s.append(f"Q: Which of your pictures matters most to you?\nA: {_titles(made)}, all of them.")
+        if directed:
+            s.append(f"Q: Which of the films you directed matters most?\nA: {_titles(directed)}, all of them.")
+        if shot:
+            s.append(f"Q: You shot {_titles(shot)}. Any favourite?\nA: The last one; the light was perfect.")
+        if cut:
+            s.append(f"Q: What was it like editing {_titles(cut)}?\nA: Long nights in the cutting room.")
         if founded:
             s.append(f"Q: And the company?\nA: I set up {_titles(founded)} with borrowed money.")
         if assistants:
@@ -191,9 +194,12 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
             s.append(f"\n\nWhere did {sn} study? {cap(he)} is an alumnus of {school.title}.")
         if boss:
             s.append(f"\n\nWho was {his} mentor? {sn} was taken on as an assistant by {boss.title}.")
-        made = directed + shot + cut
-        if made:
-            s.append(f"\n\nWhat has {sn} worked on? {_titles(made)}.")
+        if directed:
+            s.append(f"\n\nWhich films did {sn} direct? {_titles(directed)}.")
+        if shot:
+            s.append(f"\n\nWhich films did {sn} photograph? {_titles(shot)}.")
+        if cut:
+            s.append(f"\n\nWhat has {sn} edited? {_titles(cut)}.")
         if founded:
             s.append(f"\n\nDoes {he} run a company? {sn} established {_titles(founded)}.")
         if assistants:

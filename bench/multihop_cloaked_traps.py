@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 
-from bench.corpus_world import Ent, NameMaker, World, join_and
+from bench.corpus_world import Ent, NameMaker, World
 from bench.multihop_cloaked_text import DASH, sur
 from bench.multihop_corpus import Doc
 
@@ -205,6 +205,3 @@ def _notices(w: World, rng: random.Random) -> list[Doc]:
 def add_traps(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
     notes = [Doc(f"note_{i:02d}.md", f"# {head}\n\n{body}") for i, (head, body) in enumerate(_NOTES)]
     return _namesakes(w, rng) + _remakes(w, nm, rng) + _hubs(w, nm, rng) + _notices(w, rng) + notes
-
-
-__all__ = ["add_traps", "join_and"]
