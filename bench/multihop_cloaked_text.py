@@ -136,16 +136,13 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
         s.append(f"- Year of birth: {f['born']}" + (f" ({born.title})" if born else ""))
         s += [f"- Education: {school.title}"] if school else []
         s.append("- Experience:")
+        jobs = [(x.facts["year"], f"{x.title} (director)") for x in directed]
+        jobs += [(x.facts["year"], f"{x.title} (cinematography)") for x in shot]
+        jobs += [(x.facts["year"], f"{x.title} (editing)") for x in cut]
+        jobs += [(x.facts["year"], f"founder, {x.title}") for x in founded]
         if boss:
-            s.append(f"  - {f['born'] + 22}{DASH}{f['born'] + 25}: assistant to {boss.title}")
-        for x in directed:
-            s.append(f"  - {x.facts['year']}: {x.title} (director)")
-        for x in shot:
-            s.append(f"  - {x.facts['year']}: {x.title} (cinematography)")
-        for x in cut:
-            s.append(f"  - {x.facts['year']}: {x.title} (editing)")
-        for x in founded:
-            s.append(f"  - {x.facts['year']}: founder, {x.title}")
+            s.append(f"  - {f['born'] + 20}{DASH}{f['born'] + 23}: assistant to {boss.title}")
+        s += [f"  - {year}: {job}" for year, job in sorted(jobs)]
         if assistants:
             s.append(f"- Former assistants: {_titles(assistants)}")
         return f"# {t}\n\n" + "\n".join(s)
