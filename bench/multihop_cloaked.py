@@ -27,7 +27,7 @@ location-shoot notices, and notes sharing the questions' relation words.
 
 Shape: 358 pages (120 films, 70 people, 34 towns, 12 studios, 9 provinces, 8 festivals, 6 film
 schools, 6 broadcasters; traps: 10 namesakes, 12 remakes and sequels, 31 hub pages, 24 filming
-notices, 16 notes); 718 links, 518 stated only on the subject's page, 102 on both and 105 only on
+notices, 16 notes); 725 links, 518 stated only on the subject's page, 102 on both and 105 only on
 the other end's (where a page lists a few credits, alumni or natives, the rest go unstated); of the
 243 links the questions walk, 154 / 44 / 45. Twelve films bear a town's name; six studios, schools
 and broadcasters are named after a town they are not in, three stems are each borne by two
