@@ -47,6 +47,7 @@ import random
 import re
 
 from bench.corpus_world import FUNCTION_WORDS, Ent, Names, Recipe, World
+from bench.corpus_world import side as world_side
 from bench.multihop_cloaked_questions import make_questions
 from bench.multihop_cloaked_text import GENRES, render
 from bench.multihop_cloaked_traps import add_traps
@@ -73,13 +74,24 @@ def _names(rng: random.Random) -> Names:
 _FUNCTION = FUNCTION_WORDS | {"need", "tell", "find", "show", "please", "looking", "know", "want", "anyone"}
 
 
+def stem(word: str) -> str:
+    """A crude stem: a plural's -s dropped, then the first six letters, so "studio" meets "Studios",
+    "producer" meets "production" and "assistant" meets "assisted" ("road" meets "roads")."""
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 4:
+        word = word[:-1]
+    return word[:6]
+
+
 def words(text: str) -> set[str]:
-    """Content words of four letters or more (lower-cased): a multi-hop question and its answer share none."""
-    return {t for t in re.findall(r"[a-z']{4,}", text.lower().replace("'s ", " ")) if t not in _FUNCTION}
+    """Stems of the content words of four letters or more (lower-cased): a multi-hop question and its
+    answer share none, not even as singular and plural or as a verb and its noun."""
+    found = re.findall(r"[a-z']{4,}", text.lower().replace("'s ", " ").replace("' ", " "))
+    return {stem(t) for t in found if t not in _FUNCTION}
 
 
 def side(rng: random.Random, fwd: int = 74, both: int = 14, back: int = 12) -> str:
-    return rng.choices(["fwd", "both", "back"], [fwd, both, back])[0]
+    """Which page states a link, with this corpus's default weights (bench/corpus_world.py's side)."""
+    return world_side(rng, fwd, both, back)
 
 
 def _person(w: World, nm: Names, i: int, role: str, surname: str | None, rng: random.Random) -> Ent:
@@ -98,8 +110,9 @@ def _people(rng: random.Random, nm: Names, w: World, towns: list[Ent], schools: 
         sn = shared[i // 10] if i % 10 in (3, 8) and i // 10 < 7 else None
         p = _person(w, nm, i, role, sn, rng)
         w.tie("born_in", p, rng.choice(towns), side(rng))
-        if rng.random() < 0.8:
-            w.tie("studied_at", p, rng.choice(schools), side(rng))
+        open_then = [s for s in schools if s.facts["year"] <= p.facts["born"] + 18]  # open when they were 18
+        if open_then and rng.random() < 0.8:
+            w.tie("studied_at", p, rng.choice(open_then), side(rng))
         elders = [q for q in people if q.facts["role"] == "director" and q.facts["born"] + 12 < p.facts["born"]]
         if role != "producer" and elders and rng.random() < 0.65:
             w.tie("assisted", p, rng.choice(elders), side(rng))
@@ -148,8 +161,10 @@ def _populate(rng: random.Random, nm: Names) -> World:
             stem = nm.word()
         title = f"{stem} {['Pictures', 'Film Studios', 'Productions', 'Filmworks'][i % 4]}"
         where = rng.choice([t for t in towns if t.title != stem])
-        s = _org(w, f"studio_{i:02d}.md", title, "studio", where, "studio_in", rng, year=rng.randint(1948, 1985))
-        w.tie("founded_by", s, producers[i % len(producers)], side(rng))
+        founder = producers[i % len(producers)]
+        year = rng.randint(founder.facts["born"] + 26, founder.facts["born"] + 40)  # founded by a grown producer
+        s = _org(w, f"studio_{i:02d}.md", title, "studio", where, "studio_in", rng, year=year)
+        w.tie("founded_by", s, founder, side(rng))
         studios.append(s)
     festivals = []
     for i in range(8):
@@ -181,8 +196,9 @@ def _populate(rng: random.Random, nm: Names) -> World:
         w.tie(
             "made_at", f, rng.choice([s for s in studios if s.facts["year"] <= year] or studios), side(rng, 70, 12, 18)
         )
-        if rng.random() < 0.45:
-            w.tie("premiered_at", f, rng.choice(festivals), side(rng))
+        running = [x for x in festivals if x.facts["year"] <= year]  # a festival premieres films once it exists
+        if running and rng.random() < 0.45:
+            w.tie("premiered_at", f, rng.choice(running), side(rng))
         if rng.random() < 0.3:
             w.tie("aired_by", f, rng.choice(casters), side(rng))
     for e in [*schools, *studios, *festivals, *casters]:
@@ -199,7 +215,7 @@ _RECIPE = Recipe(
     seed=41,
 )
 
-# The corpus: ~380 pages; 36 one-hop, 90 two-hop and 48 three-hop questions; the same for a seed.
+# The corpus: 358 pages; 36 one-hop, 90 two-hop and 48 three-hop questions; the same for a seed.
 build_cloaked = _RECIPE.build
 cloaked_world = _RECIPE.world
 cloaked_chains = _RECIPE.chains

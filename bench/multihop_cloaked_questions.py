@@ -17,7 +17,7 @@ import itertools
 import random
 from collections.abc import Callable
 
-from bench.corpus_world import World, chains, names
+from bench.corpus_world import World, chains, names, stated
 from bench.multihop_corpus import Doc, Question
 
 _RELS = (
@@ -67,7 +67,7 @@ _NP: dict[str, tuple[list[str], list[str]]] = {
     "edited_by": (["the editor of {x}", "the person who cut {x}", "whoever edited {x}"], ["editor", "cutter"]),
     "made_at": (
         ["the studio that produced {x}", "the production company behind {x}", "the outfit {x} was made at"],
-        ["studio", "producers"],
+        ["studio", "production company"],
     ),
     "premiered_at": (
         ["the festival where {x} premiered", "the festival that first screened {x}", "the event {x} debuted at"],
@@ -81,14 +81,25 @@ _NP: dict[str, tuple[list[str], list[str]]] = {
         ["the founder of {x}", "the person who started {x}", "the producer who set up {x}"],
         ["founder", "creator"],
     ),
-    "studio_in": (["the town {x} is based in", "the city {x} operates from", "the place {x} works out of"], ["base"]),
-    "school_in": (["the town {x} is in", "the city where {x} teaches", "the place {x} has its campus"], ["campus"]),
+    "studio_in": (
+        ["the town {x} is based in", "the city {x} operates from", "the place {x} works out of", "the location of {x}"],
+        ["base"],
+    ),
+    "school_in": (
+        ["the town {x} is in", "the city where {x} teaches", "the place {x} has its campus", "the campus town of {x}"],
+        ["campus"],
+    ),
     "festival_in": (
         ["the town that hosts {x}", "the city {x} takes place in", "the place where {x} is held"],
         ["host city"],
     ),
     "based_in": (
-        ["the city {x} broadcasts from", "the town where {x} has its headquarters", "the place {x} is run from"],
+        [
+            "the city {x} broadcasts from",
+            "the town where {x} has its headquarters",
+            "the place {x} is run from",
+            "the seat of {x}",
+        ],
         ["headquarters", "home city"],
     ),
     "born_in": (
@@ -96,13 +107,18 @@ _NP: dict[str, tuple[list[str], list[str]]] = {
         ["birthplace", "hometown"],
     ),
     "studied_at": (
-        ["the school {x} attended", "the academy {x} graduated from", "the alma mater of {x}", "where {x} trained"],
+        [
+            "the school {x} attended",
+            "the academy {x} graduated from",
+            "the alma mater of {x}",
+            "the place {x} trained at",
+        ],
         ["alma mater", "film school"],
     ),
     "assisted": (
         [
             "the mentor of {x}",
-            "the director {x} assisted",
+            "the director that {x} assisted",
             "the person who gave {x} a first job",
             "the old boss of {x}",
         ],
@@ -131,17 +147,23 @@ _DIRECT: dict[str, list[str]] = {
     "assisted": ["who did {x} assist?", "who was {x} an assistant to?"],
     "in_region": ["which region is {x} in?", "what part of the country is {x} in?"],
 }
-_LEADS = ["find {}", "tell me {}", "show me {}", "looking for {}", "{}?", "{}", "i'd like to know {}", "what's {}?"]
+_LEADS = ["find {}", "tell me {}", "show me {}", "looking for {}", "{}?", "{}", "i'd like to know {}", "{what} {}?"]
+_PERSON = {"directed_by", "shot_by", "edited_by", "founded_by", "assisted"}  # relations whose target is a person
 
 
-def _np(rel: str, x: str, short: bool) -> list[str]:
-    """Noun phrases for the target of `rel` from the thing `x` describes (possessives only on a short x)."""
+def _np(rel: str, x: str, short: bool, clause: bool) -> list[str]:
+    """Noun phrases for the target of `rel` from the thing `x` describes (possessives only on a short x).
+    When `x` ends in a clause ("the town Y is based in"), only phrases that end in it: no "... is in is in"."""
     plain, heads = _NP[rel]
-    return [p.format(x=x) for p in plain] + ([f"{_poss(x)} {h}" for h in heads] if short else [])
+    return [p.format(x=x) for p in plain if not clause or p.endswith("{x}")] + (
+        [f"{_poss(x)} {h}" for h in heads] if short else []
+    )
 
 
 def _refs(w: World, file: str) -> list[str]:
     e = w.ents[file]
+    if e.kind == "film" and e.facts.get("remade"):  # a remake bears the title too: say which year's film
+        return [f"the {e.facts['year']} {e.facts['genre']} {e.title}", f"{e.title} ({e.facts['year']})"]
     if e.kind == "film":
         return [e.title, f"the film {e.title}", f"the {e.facts['year']} {e.facts['genre']} {e.title}"]
     if e.facts.get("namesake"):  # two people of this name: say which ("the cinematographer X")
@@ -153,19 +175,17 @@ def _refs(w: World, file: str) -> list[str]:
 
 def _phrase(w: World, files: list[str], pattern: tuple[str, ...], rng: random.Random) -> str:
     x = start = rng.choice(_refs(w, files[0]))
-    short = True
+    short, clause = True, False
     for rel in pattern[:-1]:
-        x = rng.choice(_np(rel, x, short))
+        x = rng.choice(_np(rel, x, short, clause))
         short = x.startswith(start)  # a possessive goes on: "X's cinematographer's alma mater"
+        clause = not short and not x.endswith(start)  # "the town X is based in": nothing may follow it
     last = pattern[-1]
-    forms = [d.format(x=x) for d in _DIRECT[last]]
-    forms += [rng.choice(_LEADS).format(np) for np in _np(last, x, short)]
+    forms = [d.format(x=x) for d in _DIRECT[last] if not clause or d.endswith("{x}?")]
+    what = "who's" if last in _PERSON else "what's"
+    forms += [rng.choice(_LEADS).format(np, what=what) for np in _np(last, x, short, clause)]
     q = rng.choice(forms)
     return q[0].upper() + q[1:]
-
-
-def _stated(w: World, text: dict[str, str], a: str, b: str) -> bool:
-    return names(text[a], w.ents[b].title) or names(text[b], w.ents[a].title)
 
 
 def _pools(
@@ -181,7 +201,7 @@ def _pools(
         pool = []
         for files in chains(w, pattern):
             answer = files[-1]
-            if len(set(files)) < len(files) or not all(_stated(w, text, a, b) for a, b in itertools.pairwise(files)):
+            if len(set(files)) < len(files) or not all(stated(w, text, a, b) for a, b in itertools.pairwise(files)):
                 continue
             if len(pattern) == 1:  # a control: its answer page names the start
                 if answer in naming[files[0]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 
-from bench.corpus_world import Ent, World, cap, join_and
+from bench.corpus_world import Ent, World, article, cap, join_and
 
 DASH = "\u2014"
 GENRES = ["thriller", "comedy", "documentary", "melodrama", "road movie", "period drama", "western", "musical"]
@@ -47,6 +47,15 @@ def some(w: World, rel: str, e: Ent, most: int) -> list[Ent]:
 
 def _titles(items: list[Ent]) -> str:
     return join_and([x.title for x in items])
+
+
+def _are(items: list[Ent]) -> str:
+    """The titles and the verb that agrees with them: "X is", "X and Y are"."""
+    return f"{_titles(items)} {'is' if len(items) == 1 else 'are'}"
+
+
+def _was(items: list[Ent]) -> str:
+    return f"{_titles(items)} {'was' if len(items) == 1 else 'were'}"
 
 
 def film(w: World, e: Ent, rng: random.Random) -> str:
@@ -133,13 +142,13 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
     s: list[str] = []
     if form == 0:  # CV
         s.append(f"CURRICULUM VITAE: {t}, {role}\n")
-        s.append(f"- Year of birth: {f['born']}" + (f" ({born.title})" if born else ""))
+        s.append(f"- Born: {f['born']}" + (f" in {born.title}" if born else ""))
         s += [f"- Education: {school.title}"] if school else []
-        s.append("- Experience:")
         jobs = [(x.facts["year"], f"{x.title} (director)") for x in directed]
         jobs += [(x.facts["year"], f"{x.title} (cinematography)") for x in shot]
         jobs += [(x.facts["year"], f"{x.title} (editing)") for x in cut]
         jobs += [(x.facts["year"], f"founder, {x.title}") for x in founded]
+        s += ["- Experience:"] if boss or jobs else []
         if boss:
             s.append(f"  - {f['born'] + 20}{DASH}{f['born'] + 23}: assistant to {boss.title}")
         s += [f"  - {year}: {job}" for year, job in sorted(jobs)]
@@ -149,21 +158,26 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
     if form == 1:  # interview transcript
         s.append(f"{t}, {role}, in conversation. {cap(he)} spoke to us between shoots.\n")
         if born:
-            s.append(f"Q: Where did it all start?\nA: {born.title}, a long time ago. My parents ran a cinema there.")
+            s.append(f"Q: Where were you born?\nA: In {born.title}, a long time ago. My parents ran a cinema there.")
         if school:
             s.append(f"Q: Did you train formally?\nA: Yes, at {school.title}; I was a terrible student.")
         if boss:
             s.append(f"Q: Who gave you your first job?\nA: {boss.title}. I carried {sur(boss)}'s bags for three years.")
-        if directed:
+        if len(directed) > 1:
             s.append(f"Q: Which of the films you directed matters most?\nA: {_titles(directed)}, all of them.")
-        if shot:
+        elif directed:
+            s.append(f"Q: You directed {directed[0].title}. Proud of it?\nA: Very; it took everything I had.")
+        if len(shot) > 1:
             s.append(f"Q: You shot {_titles(shot)}. Any favourite?\nA: The last one; the light was perfect.")
+        elif shot:
+            s.append(f"Q: You shot {shot[0].title}. How was it?\nA: Cold, but the light was perfect.")
         if cut:
             s.append(f"Q: What was it like editing {_titles(cut)}?\nA: Long nights in the cutting room.")
         if founded:
             s.append(f"Q: And the company?\nA: I set up {_titles(founded)} with borrowed money.")
         if assistants:
-            s.append(f"Q: Who worked under you?\nA: {_titles(assistants)} started as my assistants.")
+            mine = "my assistant" if len(assistants) == 1 else "my assistants"
+            s.append(f"Q: Who worked under you?\nA: {_titles(assistants)} started as {mine}.")
         return f"# {t}\n\n" + "\n".join(s)
     if form == 2:  # news-wire profile
         s.append(_line(rng, f["born"] + 40, rng.choice(f["datelines"])))
@@ -182,11 +196,11 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
         if founded:
             s.append(f"{sn} founded {_titles(founded)}.")
         if assistants:
-            s.append(f"{_titles(assistants)} began as {his} assistants.")
+            s.append(f"{_titles(assistants)} began as {his} assistant{'' if len(assistants) == 1 else 's'}.")
     else:  # FAQ page
         s.append(f"Frequently asked questions about {t}, {role}.")
         if born:
-            s.append(f"\n\nWhere does {sn} come from? {born.title}, where {he} grew up.")
+            s.append(f"\n\nWhere was {sn} born? In {born.title}, where {he} also grew up.")
         if school:
             s.append(f"\n\nWhere did {sn} study? {cap(he)} is an alumnus of {school.title}.")
         if boss:
@@ -205,52 +219,73 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
     return f"# {t}\n\n" + " ".join(s)
 
 
-def _org(w: World, e: Ent, rng: random.Random, here: Ent | None, what: str, lists: list[tuple[str, list[Ent]]]) -> str:
+Lists = list[tuple[list[str], list[Ent]]]  # (ways to introduce a list, its items)
+
+
+def _org(w: World, e: Ent, rng: random.Random, here: Ent | None, what: str, lists: Lists) -> str:
     """A press release, FAQ or news item for a studio, school, festival or broadcaster."""
     f, t = e.facts, e.title
+    held = what == "festival"  # a festival is held in its town; the others are based or located there
     form = rng.randrange(3)
     s: list[str] = []
     if form == 0:
-        s.append(f"PRESS RELEASE. {t}, the {what}" + (f" based in {here.title}," if here else ",") + " announces")
+        at = "held in" if held else "based in"
+        s.append(f"PRESS RELEASE. {t}, the {what}" + (f" {at} {here.title}," if here else ",") + " announces")
         s[-1] += f" its {rng.choice(['spring', 'autumn'])} season."
-        for lead, items in lists:
+        for leads, items in lists:
             if items:
-                s.append(f"{lead} {_titles(items)}.")
+                s.append(f"{rng.choice(leads)} {_titles(items)}.")
         s.append(f"{t} was established in {f['year']}.")
     elif form == 1:
         s.append(f"About us {DASH} FAQ.\n\nWhat is {t}? A {what} founded in {f['year']}.")
         if here:
-            s.append(f"\n\nWhere are you? Our offices are in {here.title}.")
-        for lead, items in lists:
+            where = (
+                f"Where is it held? In {here.title}, every year."
+                if held
+                else f"Where are you? Our offices are in {here.title}."
+            )
+            s.append(f"\n\n{where}")
+        for leads, items in lists:
             if items:
-                s.append(f"\n\n{lead} {_titles(items)}.")
+                s.append(f"\n\n{rng.choice(leads)} {_titles(items)}.")
         return f"# {t}\n\n" + "".join(s)
     else:
-        s.append(_line(rng, f["year"] + rng.randint(10, 40), f["dateline"]) + f"{t}")
-        s[-1] += f", the {what} located in {here.title}, marked an anniversary." if here else " marked an anniversary."
-        for lead, items in lists:
+        s.append(_line(rng, min(2025, f["year"] + rng.randint(10, 40)), f["dateline"]) + f"{t}")
+        at = "held in" if held else "located in"
+        s[-1] += f", the {what} {at} {here.title}, marked an anniversary." if here else " marked an anniversary."
+        for leads, items in lists:
             if items:
-                s.append(f"{lead} {_titles(items)}.")
+                s.append(f"{rng.choice(leads)} {_titles(items)}.")
     return f"# {t}\n\n" + " ".join(s)
 
 
 def studio(w: World, e: Ent, rng: random.Random) -> str:
     founder = w.out("founded_by", e)
-    lists = [("Its founder is", [founder] if founder else []), ("Films it has produced:", some(w, "made_at", e, 4))]
+    made = [
+        "Films it has produced:",
+        "Its productions include",
+        "Among the pictures made there:",
+        "Its slate has included",
+    ]
+    lists = [(["Its founder is", "It was set up by", "The company was founded by"], [founder] if founder else [])]
+    lists.append((made, some(w, "made_at", e, 4)))
     return _org(w, e, rng, w.out("studio_in", e), "production company", lists)
 
 
 def school(w: World, e: Ent, rng: random.Random) -> str:
-    return _org(w, e, rng, w.out("school_in", e), "film school", [("Alumni:", some(w, "studied_at", e, 4))])
+    leads = ["Alumni:", "Its graduates include", "Former students:", "Among those who trained there:"]
+    return _org(w, e, rng, w.out("school_in", e), "film school", [(leads, some(w, "studied_at", e, 4))])
 
 
 def festival(w: World, e: Ent, rng: random.Random) -> str:
-    lists = [("World premieres held there include", some(w, "premiered_at", e, 4))]
+    leads = ["World premieres held there include", "Films first shown there:", "It launched"]
+    lists = [(leads, some(w, "premiered_at", e, 4))]
     return _org(w, e, rng, w.out("festival_in", e), "festival", lists)
 
 
 def caster(w: World, e: Ent, rng: random.Random) -> str:
-    lists = [("Feature films in its archive:", some(w, "aired_by", e, 4))]
+    leads = ["Feature films in its archive:", "It has aired", "Films it has broadcast:", "Its viewers have seen"]
+    lists = [(leads, some(w, "aired_by", e, 4))]
     return _org(w, e, rng, w.out("based_in", e), "broadcaster", lists)
 
 
@@ -263,7 +298,7 @@ def town(w: World, e: Ent, rng: random.Random) -> str:
     if form == 0:  # location guide, key-value lines
         s = [f"LOCATION GUIDE: {t}", f"- Population: {pop:,}"]
         s += [f"- Province: {reg.title}"] if reg else []
-        s += [f"- Local film bodies: {_titles(hosts)}"] if hosts else []
+        s += [f"- Film bodies based here: {_titles(hosts)}"] if hosts else []
         s += [f"- Natives of note: {_titles(natives)}"] if natives else []
         s.append(f"- Permits: apply to the municipal office {rng.randint(4, 12)} weeks ahead.")
         return f"# {t}\n\n" + "\n".join(s)
@@ -273,22 +308,22 @@ def town(w: World, e: Ent, rng: random.Random) -> str:
         if reg:
             s.append(f"\n\nReply: {t} is in {reg.title}, permits are cheap there.")
         if hosts:
-            s.append(f"\n\nReply: {_titles(hosts)} can lend crew.")
+            s.append(f"\n\nReply: {_are(hosts)} based in {t} and can lend crew.")
         if natives:
-            s.append(f"\n\nReply: {_titles(natives)} grew up there.")
+            s.append(f"\n\nReply: {_was(natives)} born there.")
     else:  # short entry, relative clause
         s.append(f"{t}, a municipality of {pop:,} people" + (f" in {reg.title}," if reg else ",") + " has a harbour.")
         if hosts:
-            s.append(f"\n\nIt is where {_titles(hosts)} can be found.")
+            s.append(f"\n\nIt is home to {_titles(hosts)}.")
         if natives:
-            s.append(f"\n\n{_titles(natives)} spent their childhood in {t}.")
+            s.append(f"\n\n{_was(natives)} born in {t}.")
     return f"# {t}\n\n" + "".join(s)
 
 
 def region(w: World, e: Ent, rng: random.Random) -> str:
     towns = w.incoming("in_region", e)
     t, f = e.title, e.facts
-    s = [f"{t} is a {f['land']} province of some {f['seat_pop']:,} inhabitants."]
+    s = [f"{t} is {article(f['land'])} province of some {f['seat_pop']:,} inhabitants."]
     if towns:
         s.append(rng.choice(["Its municipalities include", "It comprises", "Within its borders lie"]))
         s[-1] += f" {_titles(towns)}."

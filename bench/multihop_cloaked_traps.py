@@ -3,7 +3,7 @@
 * namesakes: people sharing a film-maker's full name (their page titled with their own trade), from
   somewhere else, who worked on a picture of their own;
 * remakes and sequels carrying a film's title, from another studio and another director;
-* hub pages naming many entities in passing: festival line-ups (films and their directors), cinema
+* hub pages naming many entities in passing: retrospective line-ups (films and their directors), cinema
   programmes (films and show times), crew rosters of a studio's units, broadcast schedules, a
   directory of film schools and their towns;
 * location-shoot notices naming a film and a town it has nothing else to do with;
@@ -125,8 +125,8 @@ def _namesakes(w: World, rng: random.Random) -> list[Doc]:
         p.facts["namesake"] = True
         trade = _TRADE[i % len(_TRADE)]
         home = rng.choice([t for t in towns if w.link["born_in"].get(p.file) != t.file])
-        film = rng.choice(films)
         year = p.facts["born"] + rng.randint(-25, 25)
+        film = rng.choice([f for f in films if f.facts["year"] >= year + 22] or films)  # worked on it as an adult
         text = (
             f"# {p.title} ({trade})\n\n{p.title} (b. {year}) is a {trade} from {home.title}. Not to be confused "
             f"with the {p.facts['role']} of the same name. {sur(p)} worked on {film.title} and teaches evening "
@@ -141,8 +141,9 @@ def _remakes(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
     docs = []
     for i, f in enumerate(rng.sample(films, 12)):
         st = rng.choice([s for s in studios if w.link["made_at"][f.file] != s.file])
-        year = f.facts["year"] + rng.randint(8, 30)
+        year = f.facts["year"] + rng.randint(8, max(8, min(30, 2025 - f.facts["year"])))  # none in the future
         if i % 2:
+            f.facts["remade"] = True  # a question names this film with its year (bench/multihop_cloaked_questions.py)
             title, what = f"{f.title} ({year})", f"a remake of the {f.facts['year']} picture {f.title}"
         else:
             title, what = f"{f.title} II", f"a sequel to {f.title}"
@@ -156,15 +157,20 @@ def _remakes(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
 
 def _hubs(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
     films, studios, casters = _ents(w, "film"), _ents(w, "studio"), _ents(w, "caster")
-    docs = []
-    for i in range(8):  # festival line-ups: films and their directors, in competition that year
+    docs, years = [], set()
+    for i in range(8):  # retrospective line-ups: films and their directors, shown after they were made
         picks = rng.sample(films, 7)
+        year = max(x.facts["year"] for x in picks) + rng.randint(1, 8)
+        while year in years:  # one page a year
+            year += 1
+        years.add(year)
         lines = [f"- {x.title}, dir. {w.target('directed_by', x).title}" for x in picks]  # type: ignore[union-attr]
-        text = f"# Competition line-up {1980 + i * 4}\n\nIn competition this year:\n" + "\n".join(lines)
+        text = f"# Retrospective line-up {year}\n\nShown this year:\n" + "\n".join(lines)
         docs.append(Doc(f"lineup_{i}.md", text))
     for i in range(8):  # cinema programmes: films and show times
         cinema = f"{nm.word()} {['Kino', 'Picture House', 'Cinematheque', 'Arthouse'][i % 4]}"
-        lines = [f"- {rng.randint(14, 22)}:{rng.choice(['00', '15', '30'])} {x.title}" for x in rng.sample(films, 8)]
+        times = sorted((rng.randint(14, 22), rng.choice(["00", "15", "30"])) for _ in range(8))
+        lines = [f"- {h}:{m} {x.title}" for (h, m), x in zip(times, rng.sample(films, 8), strict=True)]
         docs.append(Doc(f"programme_{i}.md", f"# {cinema}: this week\n\n" + "\n".join(lines)))
     for i, st in enumerate(rng.sample(studios, 8)):  # crew rosters of a studio's units
         made = [f for f in films if w.link["made_at"][f.file] == st.file]

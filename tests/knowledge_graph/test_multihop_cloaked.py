@@ -3,12 +3,12 @@ every answer reachable only through its chain (each link stated on a page of its
 page not naming the start and sharing no content word with the question, no page off the chain
 naming both ends), pages in many genres with each relation worded several ways and stated in
 several places, questions as people type them (a quarter in lower case), and its traps present.
-Fast: it builds the corpus in memory and ingests nothing; it runs no ranker."""
+It builds the corpus in memory and ingests nothing; it runs no ranker."""
 
 from __future__ import annotations
 
+import itertools
 import re
-import time
 from collections import Counter
 
 from bench.multihop_cloaked import build_cloaked, cloaked_chains, cloaked_world, words
@@ -34,11 +34,8 @@ def _kind(file: str) -> str:
     return file.split("_")[0]
 
 
-def test_deterministic_sized_and_fast() -> None:
+def test_deterministic_and_sized() -> None:
     check_deterministic_and_sized(build_cloaked, CHAINS, range(350, 401), (36, 90, 48))
-    began = time.perf_counter()
-    build_cloaked(seed=3)
-    assert time.perf_counter() - began < 2.0
 
 
 def test_answers_exist_and_multihop_answers_share_no_word_with_the_question() -> None:
@@ -81,6 +78,8 @@ def test_questions_are_typed_in_varied_ways() -> None:
     assert sum("'s " in t or "' " in t for t in texts) >= 15
     assert sum(" who " in t or " that " in t or " where " in t for t in texts) >= 30
     assert len({t.split()[0].lower() for t in texts}) >= 8
+    for t in [q.text for q in QUESTIONS]:  # no slip of grammar: "is in in", "where is where", "what's the person"
+        assert not re.search(r"\b(\w+) \1\b|\bwhere is where\b|\bwhat's the (person|director|mentor)", t.lower()), t
     assert len({q.answer for q in QUESTIONS if q.hops > 1}) >= 50  # the chains end on many different pages
     assert len(Counter((q.hops, _kind(fs[0]), _kind(fs[1])) for q, fs in CHAINS)) >= 25
     assert len({_kind(fs[0]) for q, fs in CHAINS if q.hops == 3}) >= 3  # three-hop chains start on several kinds
@@ -169,3 +168,69 @@ def test_a_question_naming_a_shared_name_says_which_person_it_means() -> None:
                 asked += 1
                 assert re.search(rf"the (director|cinematographer|editor) {re.escape(name.lower())}", q.text.lower())
     assert asked >= 1
+
+
+def test_a_remade_film_is_asked_by_its_year() -> None:
+    """A remake bears its original's title, with its own studio and crew: a question naming the title
+    says which year's film it means, or it would have two right answers."""
+    remade = {}
+    for d in DOCS:
+        if d.name.startswith("remake_"):
+            found = re.search(r"a remake of the (\d{4}) picture (.+?), produced", d.text)
+            if found:
+                remade[found.group(2)] = found.group(1)
+    assert len(remade) >= 5
+    asked = 0
+    for q in QUESTIONS:
+        for t, year in remade.items():
+            if names(q.text.lower(), t.lower()):
+                asked += 1
+                assert year in q.text, q.text
+    assert asked >= 1
+
+
+# how each relation a question may ask about is put where a link of it is stated
+_CUES = {
+    "born_in": r"\bborn\b|\bbirth\b|\bnatives?\b",
+    "studio_in": r"\bbased\b|\blocated\b|\boffices\b|\bhome to\b",
+    "school_in": r"\bbased\b|\blocated\b|\boffices\b|\bhome to\b",
+    "festival_in": r"\bheld\b|\bbased\b|\bhome to\b",
+    "based_in": r"\bbased\b|\blocated\b|\boffices\b|\bhome to\b",
+}
+
+
+def _units(text: str) -> list[str]:
+    """A page cut into what a reader takes in at once: paragraphs, list lines, Q-and-A pairs, sentences."""
+    return re.split(r"\n\n|\n(?=Q: |- |  - )|(?<=[.!]) (?=[A-Z])", text)
+
+
+def test_each_birthplace_and_location_a_question_walks_is_stated_as_such() -> None:
+    """A link asked as "born in" is stated as a birth (not "grew up"), and a link asked as where an
+    organisation is, as where it is based (not that it "can lend crew")."""
+    w, _docs = cloaked_world()
+    checked = 0
+    for q, files in CHAINS:
+        for a, b in itertools.pairwise(files):
+            rel = next(r for r, links in w.link.items() if links.get(a) == b)
+            if rel not in _CUES:
+                continue
+            units = [u for u in _units(BY_NAME[a].text) if names(u, title(b))]
+            units += [u for u in _units(BY_NAME[b].text) if names(u, title(a))]
+            assert any(re.search(_CUES[rel], u, re.I) for u in units), (q.text, rel, a, b, units)
+            checked += 1
+    assert checked >= 60
+
+
+def test_dates_agree() -> None:
+    """No page is dated in the future; studios are founded by grown-ups, films made at studios and
+    premiered at festivals that already exist, by crews of age, remakes after their originals."""
+    w, docs = cloaked_world()
+    years = [int(y) for d in docs for y in re.findall(r"\b(?:19|20)\d\d\b", d.text)]
+    assert max(years) <= 2026
+    born = {f: e.facts["born"] for f, e in w.ents.items() if e.kind == "person"}
+    year = {f: e.facts["year"] for f, e in w.ents.items() if "year" in e.facts}
+    assert all(year[s] >= born[p] + 21 for s, p in w.link["founded_by"].items())
+    assert all(year[f] >= year[x] for f, x in w.link["made_at"].items())
+    assert all(year[f] >= year[x] for f, x in w.link["premiered_at"].items())
+    for rel in ("directed_by", "shot_by", "edited_by"):
+        assert all(year[f] >= born[p] + 20 for f, p in w.link[rel].items()), rel
