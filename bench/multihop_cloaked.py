@@ -15,24 +15,27 @@ transcripts, credit blocks, reviews, press releases, CV entries, FAQ pages, foru
 programme notes, with each relation worded several ways (bench/multihop_cloaked_text.py); a link
 is stated on the subject's page, the other end's page or both.
 
-Questions (bench/multihop_cloaked_questions.py): 36 one-hop controls, 90 two-hop and 48
-three-hop, a quarter of them typed all in lower case, as questions, instructions ("find the
-...", "tell me ..."), possessive chains and bare noun phrases; a multi-hop answer page shares no
-content word with its question and does not name the chain's start, and no page off the chain
-names both its ends. Traps (bench/multihop_cloaked_traps.py): namesakes (same full name, another
-trade), shared surnames, studios and broadcasters named after towns they are not in, two
-organisations on one stem, remakes and sequels reusing a film's title, hub pages (festival
-line-ups, broadcast schedules, crew rosters, guild directories) naming many entities in passing,
-location-shoot notices, and notes sharing the questions' relation words.
+Questions (bench/multihop_cloaked_questions.py): 36 one-hop controls, 90 two-hop and 48 three-hop,
+a quarter of them typed all in lower case, as questions, instructions ("find the ...", "tell me
+..."), possessive chains and bare noun phrases; a multi-hop answer page shares no content word with
+its question (compared by a crude stem, so "studio" meets "Studios") and does not name the chain's
+start, and no page off the chain names both its ends. Traps (bench/multihop_cloaked_traps.py):
+namesakes (same full name, another trade), shared surnames, studios and broadcasters named after
+towns they are not in, two organisations on one stem, remakes and sequels reusing a film's title (a
+question names a remade film with its year), hub pages (retrospective line-ups, cinema programmes,
+broadcast schedules, crew rosters, a school directory) naming many entities in passing,
+location-shoot notices, and notes sharing the questions' relation words. Dates agree: studios are
+founded by grown producers, films made at studios and premiered at festivals that already exist, by
+crews of age.
 
 Shape: 358 pages (120 films, 70 people, 34 towns, 12 studios, 9 provinces, 8 festivals, 6 film
 schools, 6 broadcasters; traps: 10 namesakes, 12 remakes and sequels, 31 hub pages, 24 filming
-notices, 16 notes); 725 links, 518 stated only on the subject's page, 102 on both and 105 only on
-the other end's (where a page lists a few credits, alumni or natives, the rest go unstated); of the
-243 links the questions walk, 154 / 44 / 45. Twelve films bear a town's name; six studios, schools
-and broadcasters are named after a town they are not in, three stems are each borne by two
-organisations; seven surnames are shared by two people. Three-hop chains start on films (38),
-people (6) and studios (4).
+notices, 16 notes); 721 links, 514 meant for the subject's page only, 108 for both and 99 for the
+other end's only (where a page lists a few credits, alumni or natives, the rest go unstated); of
+the 245 links the questions walk, 156 are named on the subject's page only, 48 on both and 41 on
+the other end's only. Twelve films bear a town's name; six studios, schools and broadcasters are
+named after a town they are not in, three stems are each borne by two organisations; seven surnames
+are shared by two people. Three-hop chains start on films (38), people (6) and studios (4).
 
 Calibrated without `kg` (`flock /work/wt/bench.lock .venv/bin/python -m bench.bench_multihop
 --corpus cloaked --per-hops 0 --speed-repeat 1 --no-single --methods hybrid two-hop ppr`), top-10

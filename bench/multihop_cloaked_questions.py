@@ -4,7 +4,8 @@ A chain is a start entity and one to three relations. Its question names the sta
 each further step by a noun phrase ("the studio behind X", "X's cinematographer's alma mater", "the
 channel that showed X"); the whole is a question ("who ...?", "where ...?"), an instruction ("find
 ...", "tell me ...", "show me ...", "looking for ..."), or a bare noun phrase with or without a
-question mark. About a quarter are typed all in lower case, names included. A one-hop control is
+question mark. About a quarter are typed all in lower case, names included. A film a remake bears the title
+of is always named with its year ("the 1987 thriller X", "X (1987)"), or it would have two answers. A one-hop control is
 kept only when its answer page states the link and names the start. A multi-hop question is kept
 only when its answer page does not name the start and shares no content word with the question,
 and no page off the chain names both its ends. Then 36 / 90 / 48 are drawn round-robin over the
