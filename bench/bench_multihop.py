@@ -39,6 +39,7 @@ from typing import Any
 
 from bench.graph_baselines import PPR, two_hop
 from bench.multihop_blind import build_blind
+from bench.multihop_cloaked import build_cloaked
 from bench.multihop_corpus import Doc, Question, build
 from bench.multihop_fresh import build_fresh
 from bench.multihop_hard import build_hard
@@ -360,6 +361,7 @@ async def main(args: argparse.Namespace) -> None:
         "blind": build_blind(),
         "veiled": build_veiled(),
         "masked": build_masked(),
+        "cloaked": build_cloaked(),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for label in args.corpus:
@@ -383,7 +385,19 @@ if __name__ == "__main__":
     parser.add_argument(
         "--corpus",
         nargs="+",
-        choices=["easy", "hard", "unseen", "heldout", "sealed", "fresh", "blind", "veiled", "masked", "real"],
+        choices=[
+            "easy",
+            "hard",
+            "unseen",
+            "heldout",
+            "sealed",
+            "fresh",
+            "blind",
+            "veiled",
+            "masked",
+            "cloaked",
+            "real",
+        ],
         default=["easy", "hard"],
     )
     parser.add_argument(

@@ -1,7 +1,7 @@
 """The parts every generated multi-hop corpus (#28) shares: a world of entities tied by directed
 relations, the fictional-name maker, and how a page and its questions are assembled from a seed.
 
-Each corpus (bench/multihop_blind*.py, _veiled*.py, _masked*.py) keeps its own domain, wording,
+Each corpus (bench/multihop_blind*.py, _veiled*.py, _masked*.py, _cloaked*.py) keeps its own domain, wording,
 traps and question grammar; what is the same logic in all of them lives here once, so a fix to how
 a chain is followed or a link is stated holds in every corpus. Generating is deterministic: the same
 seed gives the same pages and questions, byte for byte.
@@ -110,6 +110,16 @@ def cap(s: str) -> str:
 def names(text: str, name: str) -> bool:
     """Whether `text` names `name` as a whole (not as part of a longer word)."""
     return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+
+def side(rng: random.Random, fwd: int, both: int, back: int) -> str:
+    """Which page states a new link, drawn with the corpus's weights (one of SIDES)."""
+    return rng.choices(["fwd", "both", "back"], [fwd, both, back])[0]
+
+
+def stated(w: World, text: dict[str, str], a: str, b: str) -> bool:
+    """Whether the link between `a` and `b` is stated: either's page names the other."""
+    return names(text[a], w.ents[b].title) or names(text[b], w.ents[a].title)
 
 
 def chains(w: World, pattern: tuple[str, ...]) -> list[list[str]]:

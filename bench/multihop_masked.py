@@ -44,6 +44,7 @@ import random
 import re
 
 from bench.corpus_world import FUNCTION_WORDS, Ent, Names, Recipe, World
+from bench.corpus_world import side as world_side
 from bench.multihop_masked_questions import make_questions
 from bench.multihop_masked_text import DUTIES, TRADES, WHEELS, render
 from bench.multihop_masked_traps import add_traps
@@ -77,7 +78,8 @@ def words(text: str) -> set[str]:
 
 
 def side(rng: random.Random, fwd: int = 68, both: int = 14, back: int = 18) -> str:
-    return rng.choices(["fwd", "both", "back"], [fwd, both, back])[0]
+    """Which page states a link, with this corpus's default weights (bench/corpus_world.py's side)."""
+    return world_side(rng, fwd, both, back)
 
 
 def _people(rng: random.Random, nm: Names, w: World, towns: list[Ent]) -> list[Ent]:

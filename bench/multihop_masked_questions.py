@@ -19,7 +19,7 @@ import itertools
 import random
 from collections.abc import Callable
 
-from bench.corpus_world import World, chains, names
+from bench.corpus_world import World, chains, names, stated
 from bench.multihop_corpus import Doc, Question
 
 _ONE: list[tuple[str, ...]] = [
@@ -187,10 +187,6 @@ def _refs(w: World, file: str) -> list[str]:
     return [e.title]
 
 
-def _stated(w: World, text: dict[str, str], a: str, b: str) -> bool:
-    return names(text[a], w.ents[b].title) or names(text[b], w.ents[a].title)
-
-
 def _phrase(w: World, files: list[str], pattern: tuple[str, ...], rng: random.Random) -> str:
     x, short = rng.choice(_refs(w, files[0])), True
     start_ref = x
@@ -219,7 +215,7 @@ def make_questions(
                 answer = files[-1]
                 if len(set(files)) < len(files):
                     continue
-                if not all(_stated(w, text, a, b) for a, b in itertools.pairwise(files)):
+                if not all(stated(w, text, a, b) for a, b in itertools.pairwise(files)):
                     continue
                 if len(pattern) == 1:  # a control: its answer page names the start
                     if answer in naming[files[0]]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 import re
 
-from bench.corpus_world import FUNCTION_WORDS, Ent, Names, Recipe, World
+from bench.corpus_world import FUNCTION_WORDS, Ent, Names, Recipe, World, side
 from bench.multihop_veiled_questions import make_questions
 from bench.multihop_veiled_text import GOODS, ROUTES, render
 from bench.multihop_veiled_traps import add_traps
@@ -52,10 +52,6 @@ def words(text: str) -> set[str]:
     return {t for t in re.findall(r"[a-z']{4,}", text.lower().replace("'s ", " ")) if t not in FUNCTION_WORDS}
 
 
-def _side(rng: random.Random, fwd: int, both: int, back: int) -> str:
-    return rng.choices(["fwd", "both", "back"], [fwd, both, back])[0]
-
-
 def _people(rng: random.Random, nm: Names, w: World, ports: list[Ent], academies: list[Ent]) -> list[Ent]:
     people: list[Ent] = []
     roles = ["captain"] * 46 + ["architect"] * 24 + ["owner"] * 10
@@ -75,14 +71,14 @@ def _people(rng: random.Random, nm: Names, w: World, ports: list[Ent], academies
             "role": role,
             "childhood": rng.choice(_CHILD),
         }
-        w.tie("born_in", p, rng.choice(ports), _side(rng, 80, 12, 8))
+        w.tie("born_in", p, rng.choice(ports), side(rng, 80, 12, 8))
         if role != "owner" and rng.random() < 0.88:
-            w.tie("trained_at", p, rng.choice(academies), _side(rng, 75, 15, 10))
+            w.tie("trained_at", p, rng.choice(academies), side(rng, 75, 15, 10))
         elders = [q for q in people if q.facts["role"] == role != "owner" and q.facts["born"] + 15 < born]
         if elders and rng.random() < 0.65:
-            w.tie("mentor", p, rng.choice(elders), _side(rng, 80, 12, 8))
+            w.tie("mentor", p, rng.choice(elders), side(rng, 80, 12, 8))
         if role == "captain" and rng.random() < 0.55:
-            w.tie("retired_to", p, rng.choice(ports), _side(rng, 80, 10, 10))
+            w.tie("retired_to", p, rng.choice(ports), side(rng, 80, 10, 10))
         people.append(p)
     return people
 
@@ -99,14 +95,14 @@ def _populate(rng: random.Random, nm: Names) -> World:
     for i in range(36):
         p = w.add(Ent(f"port_{i:02d}.md", nm.word(), "port"))
         p.facts = {"sort": rng.choice(_SORT), "pop": rng.randint(6, 600) * 100, "goods": rng.choice(GOODS)}
-        w.tie("in_province", p, provinces[i % len(provinces)], _side(rng, 70, 20, 10))
+        w.tie("in_province", p, provinces[i % len(provinces)], side(rng, 70, 20, 10))
         ports.append(p)
     academies: list[Ent] = []
     for i in range(10):
         stem = ports[i * 3 + 1].title if i in (2, 5, 8) else nm.word()  # three named after a town they are not in
         title = f"{stem} {['Nautical College', 'Academy of Navigation', 'School of Seamanship'][i % 3]}"
         a = w.add(Ent(f"academy_{i}.md", title, "academy", facts={"year": rng.randint(1800, 1870)}))
-        w.tie("located", a, rng.choice([p for p in ports if p.title != stem]), _side(rng, 75, 15, 10))
+        w.tie("located", a, rng.choice([p for p in ports if p.title != stem]), side(rng, 75, 15, 10))
         academies.append(a)
     people = _people(rng, nm, w, ports, academies)
     founders = iter(rng.sample([p for p in people if p.facts["role"] != "captain"], 26) + people[:2])
@@ -128,9 +124,9 @@ def _populate(rng: random.Random, nm: Names) -> World:
         facts = {"year": founder.facts["born"] + rng.randint(25, 45), "staff": rng.randint(40, 3000)}
         facts |= {"ways": rng.randint(2, 9), "route": rng.choice(ROUTES)}
         o = w.add(Ent(f"{'yard' if is_yard else 'line'}_{i:02d}.md", title, "yard" if is_yard else "line", facts=facts))
-        w.tie("founded_by", o, founder, _side(rng, 75, 15, 10))
+        w.tie("founded_by", o, founder, side(rng, 75, 15, 10))
         home = rng.choice([p for p in ports if p.title != stem])
-        w.tie("yard_in" if is_yard else "home_port", o, home, _side(rng, 80, 12, 8))
+        w.tie("yard_in" if is_yard else "home_port", o, home, side(rng, 80, 12, 8))
         firms.append(o)
     yards = [o for o in firms if o.kind == "yard"]
     lines = [o for o in firms if o.kind == "line"]
@@ -147,14 +143,14 @@ def _populate(rng: random.Random, nm: Names) -> World:
             "route": rng.choice(ROUTES),
         }
         s = w.add(Ent(f"ship_{i:03d}.md", f"{prefix} {nm.word()}", "ship", facts=facts))
-        w.tie("built_at", s, yd, _side(rng, 80, 12, 8))
+        w.tie("built_at", s, yd, side(rng, 80, 12, 8))
         if rng.random() < 0.85:  # some ships' owners, and many designers, went unrecorded
-            w.tie("operated_by", s, rng.choice(lines), _side(rng, 80, 12, 8))
+            w.tie("operated_by", s, rng.choice(lines), side(rng, 80, 12, 8))
         alive = [c for c in captains if c.facts["born"] + 25 <= year <= c.facts["born"] + 65]
-        w.tie("master", s, rng.choice(alive or captains), _side(rng, 78, 12, 10))
+        w.tie("master", s, rng.choice(alive or captains), side(rng, 78, 12, 10))
         alive = [a for a in architects if a.facts["born"] + 22 <= year <= a.facts["died"]]
         if rng.random() < 0.55:
-            w.tie("designed_by", s, rng.choice(alive or architects), _side(rng, 78, 12, 10))
+            w.tie("designed_by", s, rng.choice(alive or architects), side(rng, 78, 12, 10))
     return w
 
 

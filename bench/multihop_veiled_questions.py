@@ -17,7 +17,7 @@ import itertools
 import random
 from collections.abc import Callable
 
-from bench.corpus_world import World, chains, names
+from bench.corpus_world import World, chains, names, stated
 from bench.multihop_corpus import Doc, Question
 
 _ONE = [
@@ -185,10 +185,6 @@ def _refs(w: World, file: str) -> list[str]:
     return [e.title]
 
 
-def _stated(w: World, text: dict[str, str], a: str, b: str) -> bool:
-    return names(text[a], w.ents[b].title) or names(text[b], w.ents[a].title)
-
-
 def _phrase(w: World, files: list[str], pattern: tuple[str, ...], rng: random.Random) -> str:
     x, short = rng.choice(_refs(w, files[0])), True
     for rel in pattern[:-1]:
@@ -212,7 +208,7 @@ def make_questions(
             pool = []
             for files in chains(w, pattern):
                 answer = files[-1]
-                if not all(_stated(w, text, a, b) for a, b in itertools.pairwise(files)):
+                if not all(stated(w, text, a, b) for a, b in itertools.pairwise(files)):
                     continue  # a link left off a capped list is stated nowhere: not askable
                 if len(pattern) == 1:  # a control: the answer page names the start, and a word of it if it can
                     if answer in naming[files[0]]:
