@@ -35,6 +35,9 @@ The figures, per door and unit, for on - off and for the control off2 - off:
   the lumpy exports: it reads the per-request cost on the event loop without them).
 ``--gc-probe``: every door process counts its garbage collections (`bench/gc_probe/sitecustomize.py`,
 through `gc.callbacks`), reported per 1,000 requests (1,000,000 tokens) with the collector's CPU a unit.
+``--off2-env KEY=VALUE ...``: `off2` is traced too, with these variables over `on`'s, so off2 - off
+reads what a variant costs (e.g. ``OTEL_TRACES_SAMPLER=always_off``: every call site runs, nothing is
+recorded or exported), in the same blocks as on - off; there is then no A/A control in the run.
 ``--requests`` sets a phase's length (its creates per client): longer phases test whether tracing's
 cost reads higher when each stack's phase starts on caches its partners filled (#31).
 Targets (PASS/MISS, never enforced): <= 5 % a request, <= 2 us a token; "resolved" when the control's
@@ -234,7 +237,9 @@ def report(res: dict[str, Any]) -> str:
         cpu = ", ".join(f"{n} {v:.2f}" for n, v in f["cpu_us_per_unit"].items())
         lines.append(f"{d} door, CPU per {'non-streamed request' if kind == 'request' else 'streamed token'}"
                      f" ({f['blocks']} blocks), us: {cpu}")  # fmt: skip
-        for label, name in (("tracing on - off", "on-off"), ("A/A control off2 - off", "off2-off")):
+        variant = bool(res.get("meta", {}).get("off2_env"))
+        second = "variant off2 - off" if variant else "A/A control off2 - off"
+        for label, name in (("tracing on - off", "on-off"), (second, "off2-off")):
             c = f[name]
             lines.append(
                 f"  {label:23} ratio {c['ratio']:+7.2f} {unit} [{c['ratio_ci'][0]:+.2f} .. {c['ratio_ci'][1]:+.2f}]"
@@ -245,9 +250,10 @@ def report(res: dict[str, Any]) -> str:
         resolved = -RESOLVED[kind] <= aa["ratio_ci"][0] and aa["ratio_ci"][1] <= RESOLVED[kind]
         verdicts.append(
             f"{verdict(on['ratio'] <= TARGET[kind])} {d}: CPU per {kind} +{TARGET[kind]:g} {unit} at most: on - off "
-            f"{on['ratio']:+.2f} {unit} [{on['ratio_ci'][0]:+.2f} .. {on['ratio_ci'][1]:+.2f}]; A/A "
-            f"{aa['ratio']:+.2f} [{aa['ratio_ci'][0]:+.2f} .. {aa['ratio_ci'][1]:+.2f}]"
-            + ("" if resolved else f"  (A/A interval wider than +-{RESOLVED[kind]:g} {unit}: not resolved)")
+            f"{on['ratio']:+.2f} {unit} [{on['ratio_ci'][0]:+.2f} .. {on['ratio_ci'][1]:+.2f}]; "
+            f"{'variant' if variant else 'A/A'} {aa['ratio']:+.2f} "
+            f"[{aa['ratio_ci'][0]:+.2f} .. {aa['ratio_ci'][1]:+.2f}]"
+            + ("" if resolved or variant else f"  (A/A interval wider than +-{RESOLVED[kind]:g} {unit}: not resolved)")
         )
     for kind, by_door in res.get("gc", {}).items():
         per = "1,000 requests" if kind == "request" else "1,000,000 tokens"
@@ -294,6 +300,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bsp-delay-ms", type=int, default=5000, help="OTEL_BSP_SCHEDULE_DELAY of the `on` stack")
     ap.add_argument("--sampler", default="always_on", help="OTEL_TRACES_SAMPLER of the `on` stack")
     ap.add_argument("--sampler-arg", type=float, default=None, help="OTEL_TRACES_SAMPLER_ARG")
+    variant = "trace `off2` too, with these variables over the `on` stack's (e.g. OTEL_TRACES_SAMPLER=always_off)"
+    ap.add_argument("--off2-env", nargs="+", default=None, metavar="KEY=VALUE",
+                    help=variant + ": off2 - off is then that variant's cost, not the A/A control")  # fmt: skip
     ap.add_argument("--gc-probe", action="store_true",
                     help="count the doors' garbage collections (bench/gc_probe) and report them per unit")  # fmt: skip
     add_run_args(ap, RESULTS)
@@ -312,10 +321,10 @@ def main(argv: list[str] | None = None) -> int:
             same["PYTHONPATH"] = os.pathsep.join(p for p in (site, os.environ.get("PYTHONPATH", "")) if p)
             same["BENCH_GC_PROBE"] = str(args.gc_probe)
         traced: dict[str, Any] = {**collector, **otel_env(args), **same}
-        stacks = {
-            n: stack.enter_context(envoy_stack(backend.url, Path(tmp) / n, None, **(traced if n == "on" else same)))
-            for n in NAMES
-        }
+        envs = {"off": same, "off2": same, "on": traced}
+        if args.off2_env is not None:  # a variant of `on` in the control's place
+            envs["off2"] = {**traced, **dict(kv.split("=", 1) for kv in args.off2_env)}
+        stacks = {n: stack.enter_context(envoy_stack(backend.url, Path(tmp) / n, None, **envs[n])) for n in NAMES}
         res = asyncio.run(run(args, stacks))
         with urllib.request.urlopen(collector["OTEL_EXPORTER_OTLP_ENDPOINT"] + "/count", timeout=10) as reply:
             res["collector"] = json.loads(reply.read())
