@@ -46,7 +46,7 @@ _VERB_AUX = AUXILIARY | frozenset("do does did can could will would should may m
 _PARTICIPLE_DETS = frozenset("the a an its their his her".split())
 _BE = frozenset("is are was were".split())
 # a question's words as the parser reads them: a possessive's final apostrophe stays ("the Skiers'")
-_PTOKEN = re.compile(r"[^\W_][\w\-\.'\u2019]*[^\W_](?:['\u2019](?!\w))?|[^\W_]")
+PTOKEN = re.compile(r"[^\W_][\w\-\.'\u2019]*[^\W_](?:['\u2019](?!\w))?|[^\W_]")
 
 
 MAX_TOKENS = 80
@@ -110,6 +110,30 @@ def _function(w: str) -> bool:
     )
 
 
+def plain_of(tokens: list[str], i: int) -> bool:
+    """Whether the "of" at `i` joins no two relations: before a possessive pronoun, whose owner the
+    question named already ("put in charge OF ITS engines": no new entity to step to), or inside a
+    compound noun, before a bare lower-case noun ("the place OF DEATH of X", "the date of birth"):
+    a relation's entity after "of" is a name or has a determiner."""
+    nxt = _bare(tokens[i + 1]) if i + 1 < len(tokens) else ""
+    if nxt in ("its", "their", "his", "her"):
+        return True
+    return bool(nxt) and not looks_like_name(tokens[i + 1]) and not _function(nxt) and not is_possessive(tokens[i + 1])
+
+
+def be_stranded(tokens: list[str], i: int) -> bool:
+    """Whether the be-form at `i` with a stranded preposition is a clause's verb: "the place X WAS
+    IN belongs to", "the shed X was stabled WAS IN." (a contact clause's "be in", as "stood in"):
+    the preposition ends the text or a verb follows it (a word before the end or a function word),
+    not its object ("was in the army", "was in Rome")."""
+    if _bare(tokens[i]) not in _BE or i + 1 >= len(tokens) or _bare(tokens[i + 1]) not in _PREPS:
+        return False
+    if i + 2 >= len(tokens):
+        return True
+    nxt = tokens[i + 2]
+    return not looks_like_name(nxt) and not _function(_bare(nxt)) and _stranded(tokens, i + 2)
+
+
 def _stranded(tokens: list[str], i: int) -> bool:
     """Whether the word at `i`, after a verb and a preposition, is a verb: the preposition is
     stranded ("the place X retired TO lie") when one word follows it before the end or a function
@@ -124,7 +148,7 @@ class _Reader:
     def __init__(self, query: str) -> None:
         # a chain of three hops is a short sentence: a longer text is read no further (the read looks
         # ahead from some words, so its cost would grow with the square of the length)
-        self.tokens = [m.group(0) for m, _ in zip(_PTOKEN.finditer(query), range(MAX_TOKENS), strict=False)]
+        self.tokens = [m.group(0) for m, _ in zip(PTOKEN.finditer(query), range(MAX_TOKENS), strict=False)]
         # the question word opens the question, after prepositions only ("Under WHOM did ..."); a
         # later one is a relative ("Name the town WHERE ...")
         lead = next((i for i, t in enumerate(self.tokens) if t.lower() not in _PREPS), None)
@@ -165,6 +189,8 @@ class _Reader:
             tok, w = self.tokens[j], _bare(self.tokens[j])
             if self.is_name(j):
                 verbal, poss, after_prep = not is_possessive(tok), is_possessive(tok), False
+            elif verbal and not after_prep and be_stranded(self.tokens, j):
+                n += 1
             elif w in _ADVERBS or w in _VERB_AUX or w in _PARTICLES:
                 continue
             elif w in _PREPS:
@@ -250,6 +276,8 @@ class _Reader:
             else:
                 self.prev, self.verbal = "name", True
             self.after_prep = False
+        elif w == "of" and plain_of(self.tokens, i):
+            return  # "in charge of its engines", "the place of death": one noun phrase goes on
         elif w in OF_LINKS:
             # "behind" is its own relation word ("the firm behind X"); "of" names none
             self.stack.append(_Frame(cur.take_np() + ([(w, i)] if w != "of" else [])))
@@ -270,6 +298,9 @@ class _Reader:
         elif w in ("have", "has", "had") and self.verbal and self.starts_np(i + 1):
             self.close((w, i))  # "have" as a verb after its subject: "Where does X HAVE its office?"
             self.prev, self.verbal = "have", False
+        elif self.verbal and not self.after_prep and be_stranded(self.tokens, i):
+            self.close((w, i))  # "the place X WAS IN belongs to": the contact clause's verb
+            self.prev, self.after_prep = "verb", False
         elif w in _VERB_AUX:
             pronoun = self.prev == "open" and self.tokens[start - 1].lower() in ("what", "who")
             if self.prev in ("open", "whnoun") and self.starts_np(i + 1) and not (pronoun and w in _BE):

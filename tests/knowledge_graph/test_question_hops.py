@@ -127,3 +127,49 @@ def test_contact_relative_hops_innermost_first() -> None:
 def test_hop_cues_name_each_hops_type(question: str, types: list[set[str]]) -> None:
     assert hop_cues(question) == types
     assert len(hop_cues(question)) == len(hop_words(question)) == steps(question)
+
+
+@pytest.mark.parametrize(
+    ("text", "count", "hops"),
+    [
+        # a request for a definite thing asks what the question asks (#28, masked diagnosis): its
+        # possessives and relative clauses are links, its object's relation its own
+        ("Find Acme's founder's birthplace.", 2, [["founder"], ["birthplace"]]),
+        (
+            "Give the county the mill that grinds for Orrin Fell stands in.",
+            2,
+            [["mill", "grinds"], ["county", "stands"]],
+        ),
+        ("I need the birthplace of the potter who glazed the Ulm Vase.", 2, [["potter", "glazed"], ["birthplace"]]),
+        ("Tell me the guild the weaver Oska Brell belonged to.", 1, [["guild", "belonged"]]),
+        # an indefinite object asks for an action, and lower-case text is no request: NAME lines
+        ("Create an archive of files from a named tree", 1, [["archive", "files", "named", "tree"]]),
+        ("copy files and directories", 1, [["files", "directories"]]),
+    ],
+)
+def test_a_request_is_read_as_the_question_it_asks(text: str, count: int, hops: list[list[str]]) -> None:
+    assert steps(text) == count
+    assert hop_words(text) == hops
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        # a copular question's head noun followed by a relative clause: the clause names its relation
+        ("What is the town where Ada Kettle grew up?", 1),
+        ("What is the mill Orrin Fell grinds for?", 1),
+        ("What is the county the mill Orrin Fell grinds for stands in?", 2),
+        # "of" before a possessive pronoun or inside a compound noun joins no two relations
+        ("Who is the clerk the Tarn Guild made keeper of its ledgers?", 1),
+        ("What is the date of birth of Ada Kettle?", 1),
+        ("What is the place of burial of the founder of Acme?", 2),
+        # "be" with a stranded preposition is a contact clause's verb ("was in", as "stood in")
+        ("Who ruled the kingdom the castle of Edda Rane was in?", 3),
+        ("Which county does the hamlet Dorrit Vane was in belong to?", 2),
+        # ... not with its object after it
+        ("Where was Ada Kettle in 1990?", 1),
+    ],
+)
+def test_relative_heads_compound_of_and_be_in(question: str, count: int) -> None:
+    assert steps(question) == count
+    assert len(hop_words(question)) == count

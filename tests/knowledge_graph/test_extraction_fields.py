@@ -1,0 +1,52 @@
+"""Two layouts that state a link away from a sentence's "X <words> Y" (#28, the masked corpus's
+diagnosis), through the extractor's API (`extract`, as ingestion runs it per chunk):
+
+- a field line, "Label: Name" opening a line or a sentence (a record's or a card's "Keeper: N.",
+  "Built by: W, 1901."): the page's subject -[~label]-> the name, as a key-value table row says it;
+  not a value with other names after it ("Entries: A; B."), a label that is a name, or one ending on
+  a function word other than a participle's preposition ("See also: N");
+- a nominalised clause, "The <noun> of A <preposition> B" ("The rebuilding of A by N", "the
+  schooling of N at S"): A -[~<noun> <preposition>]-> B; not a locative preposition ("The church of
+  A in B": B places the church).
+
+Fictional names, the test's own wording. Each test fails on the extraction before the rule."""
+
+from __future__ import annotations
+
+from gateway.knowledge_graph.extract import Gazetteer, RuleExtractor, extract
+
+
+def _typed(text: str, subject: tuple[str, str], *titles: str) -> set[tuple[str, str, str]]:
+    graph = extract(RuleExtractor(), text, known=Gazetteer([subject[0], *titles]), subject=subject)
+    return {(s, d, kind) for s, d, kind, _ in graph.relations if kind != "co_occurs"}
+
+
+def test_a_field_line_names_the_pages_subjects_relation() -> None:
+    card = "Record card. Kind: rowing boat, clinker built.\nBuilt by: Orrin Boatyard, 1901.\nKeeper: Ada Vell."
+    got = _typed(card, ("Sela Skiff", "product"), "Orrin Boatyard", "Ada Vell")
+    assert ("sela skiff", "orrin boatyard", "~built by") in got or ("sela skiff", "orrin boatyard", "made_by") in got
+    assert ("sela skiff", "ada vell", "~keeper") in got
+    # a field after another sentence on the same line, as a gazetteer writes it
+    entry = "DUNHOLT, a fishing town; pop. 4,100. Chief catch: herring. Harbour master: Ivo Sand."
+    assert ("dunholt", "ivo sand", "~harbour master") in _typed(entry, ("Dunholt", "place"), "Ivo Sand")
+
+
+def test_a_field_line_with_many_names_a_name_or_a_see_also_states_nothing() -> None:
+    subject = ("Tarn Guild", "organization")
+    assert not _typed("Entries: Anna Jones; Bob Lee; Carl Berg.", subject, "Anna Jones", "Bob Lee", "Carl Berg")
+    assert not _typed("See also: Ada Vell.", subject, "Ada Vell")
+    assert not _typed("Anna Jones: Bob Lee.", subject, "Anna Jones", "Bob Lee")
+    assert not _typed("Kind: a club for rowers.", subject)
+
+
+def test_a_nominalised_clause_links_its_two_names() -> None:
+    text = "The rebuilding of Orrin Mill by Tove Lind in 1920 doubled its output."
+    got = _typed(text, ("Orrin Mill", "place"), "Tove Lind")
+    assert ("orrin mill", "tove lind", "~rebuilding by") in got
+    text = "The schooling of Ada Vell at Kelton Academy lasted four years."
+    assert ("ada vell", "kelton academy", "~schooling at") in _typed(text, ("Ada Vell", "person"), "Kelton Academy")
+
+
+def test_a_locative_after_a_nominal_links_nothing_by_it() -> None:
+    got = _typed("The church of Saint Anna in Dunholt is old.", ("Saint Anna", "place"), "Dunholt")
+    assert not any(kind.startswith("~church") for _, _, kind in got)
