@@ -176,11 +176,26 @@ class _Reader:
     def possessive_name(self, i: int) -> bool:
         """Whether the name starting at `i` ends in a possessive ("the singer Ada Vell's real
         name"): after a noun it is an apposition that owns what follows, no contact clause's
-        subject (the owned noun phrase's words would be read as that clause's verbs)."""
+        subject (the owned noun phrase's words would be read as that clause's verbs). Unless a verb
+        group follows what it owns, an auxiliary or a verb before a stranded preposition: "the
+        yard Ada Vell's tutor was apprenticed to", "the firm Ada Vell's tutor trained at" (the
+        possessive's noun phrase is that clause's subject)."""
         j = i
         while j + 1 < len(self.tokens) and not is_possessive(self.tokens[j]) and self.is_name(j + 1):
             j += 1
-        return is_possessive(self.tokens[j])
+        return is_possessive(self.tokens[j]) and not self._verb_group_after(j + 1)
+
+    def _verb_group_after(self, start: int) -> bool:
+        for k in range(start, len(self.tokens)):
+            w = _bare(self.tokens[k])
+            if w in _RELATIVES or WH.fullmatch(w) or self.is_name(k):
+                return False
+            if w in _VERB_AUX and w not in _ADVERBS:
+                return True
+            nxt = _bare(self.tokens[k + 1]) if k + 1 < len(self.tokens) else ""
+            if k > start and w in _PREPS and (not nxt or nxt in _PREPS or nxt in _RELATIVES):
+                return True  # "... trained AT" (the end), "... worked at IN 1900" is no such
+        return False
 
     def verbs_after(self, start: int) -> int:
         """How many verbs close clauses from `start` on: content words read as `verbal`."""

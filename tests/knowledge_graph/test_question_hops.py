@@ -173,3 +173,25 @@ def test_a_request_is_read_as_the_question_it_asks(text: str, count: int, hops: 
 def test_relative_heads_compound_of_and_be_in(question: str, count: int) -> None:
     assert steps(question) == count
     assert len(hop_words(question)) == count
+
+
+@pytest.mark.parametrize(
+    ("question", "hops"),
+    [
+        # a name's possessive after a noun is a contact clause's subject when a verb group follows what
+        # it owns (an auxiliary, a verb before a stranded preposition) ...
+        (
+            "Which county holds the yard Ada Vell's tutor was apprenticed to?",
+            [["tutor"], ["yard", "apprenticed"], ["county", "holds"]],
+        ),
+        (
+            "What is the town the firm Ada Vell's tutor trained at stands in?",
+            [["tutor"], ["firm", "trained"], ["town", "stands"]],
+        ),
+        # ... else an apposition owning what follows ("the singer Adele's real name")
+        ("What is the singer Adele's real name?", [["real", "name"]]),
+    ],
+)
+def test_a_possessive_name_opens_a_contact_clause_before_a_verb(question: str, hops: list[list[str]]) -> None:
+    assert hop_words(question) == hops
+    assert steps(question) == len(hops)
