@@ -50,3 +50,17 @@ def test_a_nominalised_clause_links_its_two_names() -> None:
 def test_a_locative_after_a_nominal_links_nothing_by_it() -> None:
     got = _typed("The church of Saint Anna in Dunholt is old.", ("Saint Anna", "place"), "Dunholt")
     assert not any(kind.startswith("~church") for _, _, kind in got)
+
+
+def test_a_word_of_address_is_no_name() -> None:
+    """A lone opening word set off by a comma from a clause whose subject is "I", "we" or "you" is a
+    word of address ("Madam, — I ...", a letter's salutation): the clause is the speaker's, so on the
+    speaker's page the page's subject stands in, as for a clause with no name before its words."""
+    letter = "To the harbour board, 1871. Madam, — I was born at Dunholt and trained at Kelton Academy."
+    got = _typed(letter, ("Ada Vell", "person"), "Dunholt", "Kelton Academy")
+    assert ("ada vell", "dunholt", "born_in") in got
+    assert not any(src == "madam" for src, _, _ in got)
+    # a name followed by a comma and another clause's subject stays a name
+    assert ("ivo sand", "dunholt", "born_in") in _typed(
+        "Ivo Sand, who was born in Dunholt, sails.", ("Tarn Guild", "organization"), "Ivo Sand", "Dunholt"
+    )
