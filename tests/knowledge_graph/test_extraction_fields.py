@@ -1,4 +1,4 @@
-"""Two layouts that state a link away from a sentence's "X <words> Y" (#28, the masked corpus's
+"""Layouts that state a link away from a sentence's "X <words> Y" (#28, the masked corpus's
 diagnosis), through the extractor's API (`extract`, as ingestion runs it per chunk):
 
 - a field line, "Label: Name" opening a line or a sentence (a record's or a card's "Keeper: N.",
@@ -8,6 +8,9 @@ diagnosis), through the extractor's API (`extract`, as ingestion runs it per chu
 - a nominalised clause, "The <noun> of A <preposition> B" ("The rebuilding of A by N", "the
   schooling of N at S"): A -[~<noun> <preposition>]-> B; not a locative preposition ("The church of
   A in B": B places the church).
+
+And a word of address ("Madam, — I was born at P": a lone opening word set off by a comma from an
+I/we/you clause) is no name, so the speaker's clause is the page subject's.
 
 Fictional names, the test's own wording. Each test fails on the extraction before the rule."""
 
