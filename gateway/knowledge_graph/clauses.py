@@ -123,11 +123,17 @@ _KIND = re.compile(r"\b(?:is|was)\s+(?:a|an)\s+((?:[a-z][a-z\-]*\s*){1,3})", re.
 # B and C": a list, no subject)
 _VERB_NEXT = re.compile(r" (?!(?:and|or|nor)\b)[a-z]")
 # a nominalised clause: "the <noun> of A <preposition> B" states A's <noun> with B ("The foundation of
-# W by N", "the apprenticeship of N at W", "The sale of B to C"): the noun is the verb, the
-# preposition its object's or agent's. Not the locative ones ("The church of A in B": B places the
-# church) nor "of" itself (a name's own "of")
-_NOMINAL_OF = re.compile(r"\b(?:the|a|an|his|her|its|their)\s+([a-z][a-z\-]*)\s+of\s+(?:the\s+)?$", re.IGNORECASE)
-_NOMINAL_PREP = re.compile(r"\s+(by|at|to|under|with|from)\s+(?:the\s+)?", re.IGNORECASE)
+# W by N", "the apprenticeship of N under W", "The sale of B to C"): the noun is a verb's (a deverbal
+# suffix: -tion, -sion, -ment, -ship, -ance, -ence, -al, -age, -ure, -ing), the preposition its
+# object's or agent's. Not any noun ("The statue of N at P", "The wife of H at C": B places the
+# thing, not an act), not a locative preposition ("at", "in", "on": "The church of A in B" places
+# the church) nor "of" itself (a name's own "of")
+_NOMINAL_OF = re.compile(
+    r"\b(?:the|a|an|his|her|its|their)\s+([a-z][a-z\-]*(?:tion|sion|ment|ship|ance|ence|al|age|ure|ing))\s+of\s+"
+    r"(?:the\s+)?$",
+    re.IGNORECASE,
+)
+_NOMINAL_PREP = re.compile(r"\s+(by|to|under|with|from)\s+(?:the\s+)?", re.IGNORECASE)
 _FRONTED_GAP = re.compile(r"[^,.;:!?]{0,40},\s*(?:the\s+)?", re.IGNORECASE)
 
 

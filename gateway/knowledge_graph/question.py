@@ -11,18 +11,19 @@ from typing import TypeVar
 
 from gateway.knowledge_graph.extract import _STOP
 from gateway.knowledge_graph.patterns import CUES, cues
-from gateway.knowledge_graph.question_parse import (
+from gateway.knowledge_graph.question_parse import opens_clause, parse, phrases
+from gateway.knowledge_graph.question_words import (
     AUXILIARY,
     DETERMINER,
     ING_PREPOSITIONS,
     NO_OWNER,
     OF_LINKS,
+    PREPS,
     PTOKEN,
+    VERB_AUX,
     WH,
     is_possessive,
     looks_like_name,
-    parse,
-    phrases,
     plain_of,
 )
 
@@ -33,7 +34,6 @@ _AUXILIARY = AUXILIARY
 _name = looks_like_name
 
 TOKEN = re.compile(r"[^\W_][\w\-\.']*[^\W_]|[^\W_]")  # a word of the question
-_TOKEN = TOKEN  # the name ranker.py imports it by
 
 _LINKS = re.compile(r"\b(?:of|behind|that|who|whom|whose|whoever|which)\b", re.I)
 # "of" between two capitalised words is inside a name ("School of Lettering", "Bank of England"), as
@@ -88,12 +88,25 @@ _REQUEST = re.compile(
 # a copular question's head noun followed by a relative clause: the clause names the head's relation
 # ("What is the town WHERE X stood?", "What is the place THAT housed Y?", and a contact clause,
 # "What is the town X was born in?", "What is the person THE board put in charge"): no relation of
-# its own, as with "of" ("What is the birthplace OF X?"). Not a name ending in a possessive after the
-# noun ("What is the river Ord's source?": an apposition owning the next noun)
+# its own, as with "of" ("What is the birthplace OF X?"). A name after the noun (group 1) opens a
+# contact clause when the parser reads it so (`question_parse.opens_clause`): not a possessive
+# apposition owning the next noun ("What is the river Ord's source?"), but a possessive whose noun
+# phrase a verb group follows ("What is the company Ada Vell's brother works for?")
 _HEAD_CLAUSE = re.compile(
     r"\s+(?:the|a|an)\s+(?:[a-z]\w*\s+)?[a-z]\w*\s+(?:"
-    r"(?:that|who|whom|which|where)\b|(?:the|a|an|its|their|his|her)\s"
-    r"|(?![\w\-\.]+(?:\s+[A-Z0-9][\w\-\.]*)*['\u2019]s\b)[A-Z0-9])"
+    r"(?:that|who|whom|which|where)\b|(?:the|a|an|its|their|his|her)\s|([A-Z0-9]))"
+)
+
+
+# closed classes that open no request: function words (determiners, prepositions, subordinators,
+# pronouns), auxiliaries and modals ("Does the gateway cache ...", "After the fall of ...", "If the
+# founder of ...")
+_NOT_A_REQUEST = (
+    (_STOP - {"i"})
+    | VERB_AUX
+    | PREPS
+    | ING_PREPOSITIONS
+    | frozenset("unless whether whereas lest whenever wherever".split())
 )
 
 
@@ -105,12 +118,34 @@ def as_question(query: str) -> str:
     is, and its possessives, reduced and contact relative clauses link relations as a question's do
     (read as text with no question word, "Tell me the area the place X was in belongs to" counted
     one relation of two)."""
-    if WH.match(query.lstrip()):
-        return query
+    if WH.match(query.lstrip()) or query.rstrip().endswith("?"):
+        return query  # a question already, or one put without its question word ("Does X ...?")
     m = _REQUEST.match(query)
     if m is None:
         return query
+    opener = TOKEN.findall(m.group(0))
+    # a closed-class word opens no request ("After the fall of Rome, ...", "If the founder ...")
+    if opener[0].lower() in _NOT_A_REQUEST or (opener[0] == "I" and _content_clause(query[m.end() :])):
+        return query
     return "What is " + query[m.end() :].rstrip().rstrip(".!").rstrip() + "?"
+
+
+def _content_clause(rest: str) -> bool:
+    """Whether the object after "I <verb>" is a content clause's subject, not a thing asked for: its
+    noun phrase (nouns and their "of" phrases) runs straight into an auxiliary or a modal ("I think
+    the founder of Acme WAS born in Leeds"), where a request's object ends the text or takes a
+    relative clause with its own subject ("I need the town Ada Vell was born in", "... who ...")."""
+    tokens = [t.lower() for t in PTOKEN.findall(rest)]
+    i = 1  # past "the"
+    while i < len(tokens):
+        if tokens[i] == "of":
+            i += 2 if i + 1 < len(tokens) and tokens[i + 1] == "the" else 1
+        elif tokens[i] in VERB_AUX:
+            return True
+        elif tokens[i] in _STOP or tokens[i].endswith(("'s", "\u2019s")):
+            return False  # a relative word, a new subject's determiner, a possessive: a clause of its own
+        i += 1
+    return False
 
 
 def _linked(word: str) -> bool:
@@ -133,7 +168,7 @@ def steps(query: str) -> int:
     copula's bare noun with "to" ("Which town is home to the yard that ..."). A request is read as
     the question it asks (`as_question`)."""
     query = as_question(query)
-    words = _TOKEN.findall(query)
+    words = TOKEN.findall(query)
     wh = WH.search(query)  # the question word opens the question's own relation: no link
     unnamed = _NAME_OF.sub(lambda m: m.group(0) if _linked(m.group(1)) else m.group(1) + " ", query)
     opens = WH.search(unnamed)
@@ -164,7 +199,7 @@ def steps(query: str) -> int:
     if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
         # a chain of possessives ends on the name it starts from: "What is Acme's founder's birthplace?"
         root = possessed.group(1)
-        for token in reversed(_TOKEN.findall(query[: possessed.start()])):
+        for token in reversed(TOKEN.findall(query[: possessed.start()])):
             if not is_possessive(token):
                 break
             root = token
@@ -189,7 +224,8 @@ def _first_link_of(text: str, at: int) -> bool:
 def _clause_after(text: str, at: int) -> bool:
     """Whether a copular question's head noun (after "is", at `at`) is followed by a relative clause
     (`_HEAD_CLAUSE`), which names its relation."""
-    return _HEAD_CLAUSE.match(text, at) is not None
+    m = _HEAD_CLAUSE.match(text, at)
+    return m is not None and (m.start(1) < 0 or opens_clause(text[m.start(1) :]))
 
 
 def _copular_relation(text: str, at: int) -> bool:
@@ -231,7 +267,7 @@ def cue_words(query: str) -> set[str]:
     out: set[str] = set()
     for regex in CUES.values():
         for m in regex.finditer(query):
-            out.update(t.lower() for t in _TOKEN.findall(m.group(0)))
+            out.update(t.lower() for t in TOKEN.findall(m.group(0)))
     return out
 
 
@@ -241,7 +277,7 @@ def relation_words(query: str) -> list[str]:
     function word, auxiliary, question word or link, and not its opening word (an imperative,
     "Name the ..."; a request's opening words, "I need the ...", `as_question`). Names are entities,
     not relations."""
-    tokens = _TOKEN.findall(as_question(query))
+    tokens = TOKEN.findall(as_question(query))
     out: list[str] = []
     for i, t in enumerate(tokens):
         w = t.lower().removesuffix("'s").removesuffix("\u2019s").strip("'\u2019")
