@@ -123,17 +123,18 @@ _KIND = re.compile(r"\b(?:is|was)\s+(?:a|an)\s+((?:[a-z][a-z\-]*\s*){1,3})", re.
 # B and C": a list, no subject)
 _VERB_NEXT = re.compile(r" (?!(?:and|or|nor)\b)[a-z]")
 # a nominalised clause: "the <noun> of A <preposition> B" states A's <noun> with B ("The foundation of
-# W by N", "the apprenticeship of N under W", "The sale of B to C"): the noun is a verb's (a deverbal
-# suffix: -tion, -sion, -ment, -ship, -ance, -ence, -al, -age, -ure, -ing), the preposition its
-# object's or agent's. Not any noun ("The statue of N at P", "The wife of H at C": B places the
-# thing, not an act), not a locative preposition ("at", "in", "on": "The church of A in B" places
-# the church) nor "of" itself (a name's own "of")
+# W by N", "the apprenticeship of N under W", "The sale of B to C", "the schooling of N at S"): the
+# noun names an act, a verb's noun by its suffix (-tion, -sion, -ment, -ship, -ance, -ence, -al,
+# -age, -ure, -ing after a stem of four letters or more), the preposition its agent's, object's or
+# place's: a locative ("at", "in", "on") places the act, so A's act there is a relation of A's.
+# Not a noun naming a thing ("The statue of N at P", "The wife of H at C", "The church of A in B":
+# B places the thing, which is no relation of A's), nor "of" itself (a name's own "of")
 _NOMINAL_OF = re.compile(
-    r"\b(?:the|a|an|his|her|its|their)\s+([a-z][a-z\-]*(?:tion|sion|ment|ship|ance|ence|al|age|ure|ing))\s+of\s+"
+    r"\b(?:the|a|an|his|her|its|their)\s+([a-z][a-z\-]{3,}(?:tion|sion|ment|ship|ance|ence|al|age|ure|ing))\s+of\s+"
     r"(?:the\s+)?$",
     re.IGNORECASE,
 )
-_NOMINAL_PREP = re.compile(r"\s+(by|to|under|with|from)\s+(?:the\s+)?", re.IGNORECASE)
+_NOMINAL_PREP = re.compile(r"\s+(by|to|under|with|from|at|in|on)\s+(?:the\s+)?", re.IGNORECASE)
 _FRONTED_GAP = re.compile(r"[^,.;:!?]{0,40},\s*(?:the\s+)?", re.IGNORECASE)
 
 
