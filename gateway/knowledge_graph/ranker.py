@@ -15,8 +15,8 @@ Five phases, per (store, query):
    is ranked by personalised PageRank around the question's entities (`spread.py`) fused with
    hybrid's ranking by reciprocal rank. Beside either ranking, two-hop expansion from hybrid's
    best hit (`expand.py`: the pages about the names its page mentions, then once more) reads no
-   relation word at all; its pages are interleaved with the graph's ranking (a completed chain
-   keeps the walk's first half of the top k), so that a question the walk misreads still gets the
+   relation word at all; its pages are interleaved with the graph's ranking (the graph's first
+   hit first), so that a question the walk misreads still gets the
    pages its names lead to (#28: on the masked corpus the walk alone put 17 % of multi-hop answers
    in the top 10, plain two-hop expansion 35 %);
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
@@ -59,7 +59,6 @@ MAX_GRAPH_CHUNKS = 60  # chunks only the graph found that are ranked (their text
 # first hits near the top (hybrid's first is behind at most the pages PageRank ranks far higher)
 RRF_K = 5
 GRAPH_VOTE = 2.0
-CHAIN_LEAD = 5  # tenths of the top k a completed chain's walk keeps before the expansion's pages join
 HYBRID_VECTOR = 0.75  # hybrid's own order: vectorstore.fusion's default blend
 _WORDS = re.compile(r"\w+")
 
@@ -187,7 +186,7 @@ class Ranker:
             # (`expand.py`), which reads none either, and the two interleaved
             scored, expansion = await asyncio.gather(
                 self._spread(backend, store_id, query, hits, vec_hits, kw_hits, seeds, hops, k, filters),
-                self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters),
+                self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities),
             )
             scored = _interleave(scored, expansion, k)
             return RankOutcome(scored, q_entities, {}, path="fallback")
@@ -198,10 +197,13 @@ class Ranker:
         # walked chains 23 % against the expansion's 31 %, one-relation walks 6.5 % against 52 %)
         (scored, ranked_entities), expansion = await asyncio.gather(
             self._walked(backend, store_id, query, hits, vec_hits, kw_hits, reached, asked, hops, k, filters),
-            self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters),
+            self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities),
         )
-        # a completed chain keeps the walk's first half of the top k (CHAIN_LEAD)
-        scored = _interleave(scored, expansion, k, lead=k * CHAIN_LEAD // 10 if hops >= 2 else 1)
+        # the walk's first hit leads; then one of each (keeping more of the walk's first hits before
+        # the expansion's pages lost more multi-hop answers from the top 10 than it kept: masked
+        # 30.4 % with one, 28.3 % with two, 26.1 % with five; veiled 40.7 % with one, 36.3 % with two;
+        # bench_multihop, before hybrid's best led the expansion's list)
+        scored = _interleave(scored, expansion, k)
         expanded = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
         path = "chain" if hops >= 2 else "one-step"  # a completed chain, or a one-relation question
         return RankOutcome(scored, q_entities, expanded, path=path)
@@ -304,24 +306,36 @@ class Ranker:
         kw_hits: list[Hit],
         k: int,
         filters: dict[str, Any] | None,
+        q_entities: list[str],
     ) -> list[RankedHit]:
-        """The pages two-hop expansion reaches from hybrid's best hit (`expand.py`), hop by hop;
-        not the best hit itself, which the graph's own ranking holds wherever its signals put it.
-        Pages hybrid did not find are read from the backend (filters applied), at most k."""
+        """Hybrid's best hit, then the pages two-hop expansion reaches from it (`expand.py`), hop by
+        hop, but not the pages about the question's own entities (where a chain starts, never its
+        answer: a path never returns to them either). The best hit leads so that a single-hop
+        question the graph misread keeps hybrid's first among the first two (the graph's first,
+        then it). Pages hybrid did not find are read from the backend (filters applied), at most k."""
         vec = {h.chunk_id: h.score for h in vec_hits}
         kw = {h.chunk_id: h.score for h in kw_hits}
         if not hits:
             return []
         best = hits[max(hits, key=lambda c: HYBRID_VECTOR * vec.get(c, 0.0) + (1 - HYBRID_VECTOR) * kw.get(c, 0.0))]
         rounds = await expand(self.graph, store_id, MentionRow("", best.file_id, best.chunk_id, 0, True))
-        pages = [(hop, m) for hop, found in enumerate(rounds, 1) for m in found][:k]
+        own = set(q_entities)
+        pages = [(hop, m) for hop, found in enumerate(rounds, 1) for m in found if m.entity not in own][:k]
+        pages.insert(0, (0, MentionRow("", best.file_id, best.chunk_id, 0, True)))
         unread = [_pending(m) for _hop, m in pages if m.chunk_id not in hits]
         if unread:
             await self._load_chunks(backend, store_id, unread, hits, filters)
         out: list[RankedHit] = []
         for hop, m in pages:
             if (h := hits.get(m.chunk_id)) is not None:  # not dropped by the filters, still there
-                breakdown = {"vector": round(max(0.0, vec.get(h.chunk_id, 0.0)), 4), "hops": float(hop)}
+                # the signals as every kg hit carries them (no walk or PageRank relevance: `hops` says
+                # how it was found, 0 for hybrid's best)
+                breakdown = {
+                    "vector": round(max(0.0, vec.get(h.chunk_id, 0.0)), 4),
+                    "graph": 0.0,
+                    "keyword": round(max(0.0, kw.get(h.chunk_id, 0.0)), 4),
+                    "hops": float(hop),
+                }
                 out.append(RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, breakdown))
         return out
 
@@ -401,11 +415,11 @@ def _words_of(text: str) -> frozenset[str]:
     return frozenset(normalise(text).split()) - _STOP
 
 
-def _interleave(first: list[RankedHit], second: list[RankedHit], k: int, lead: int = 1) -> list[RankedHit]:
-    """`first`'s first `lead` hits, then the two rankings taken in turn (second's next, first's
-    next, ...), each chunk once: neither ranking's first hits are lost from the top k."""
-    out: dict[str, RankedHit] = {h.chunk_id: h for h in first[:lead]}
-    rest = first[lead:]
+def _interleave(first: list[RankedHit], second: list[RankedHit], k: int) -> list[RankedHit]:
+    """`first`'s first hit, then the two rankings taken in turn (second's next, first's next, ...),
+    each chunk once: the top k holds the first k // 2 of each (less what they share)."""
+    out: dict[str, RankedHit] = {h.chunk_id: h for h in first[:1]}
+    rest = first[1:]
     for i in range(max(len(rest), len(second))):
         for ranking in (second, rest):
             if i < len(ranking) and ranking[i].chunk_id not in out:
