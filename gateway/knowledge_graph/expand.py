@@ -27,17 +27,20 @@ PAGES = 12  # pages a round adds (the next round starts from them)
 ROWS = 400  # mention rows read per round (subject rows come first, one per chunk of each page)
 
 
-async def expand(graph: GraphStore, store_id: str, start: MentionRow) -> list[list[MentionRow]]:
+async def expand(graph: GraphStore, store_id: str, start: MentionRow) -> tuple[list[list[MentionRow]], frozenset[str]]:
     """The pages two-hop expansion reaches from `start` (a chunk's row: its chunk and file), one
     list per hop in the order found, each page once (its chunk naming its subject most), never
-    `start`'s own file."""
+    `start`'s own file; second, what `start`'s page is about (its subjects)."""
     seen_files = {start.file_id}
     frontier = [start.chunk_id]
     rounds: list[list[MentionRow]] = []
-    for _round in range(ROUNDS):
+    about: frozenset[str] = frozenset()
+    for round_ in range(ROUNDS):
         named = await graph.chunk_mentions(store_id, frontier)
         # a page's own subject is where the hop starts, not where it goes
         own = {m.entity for m in named if m.subject}
+        if round_ == 0:
+            about = frozenset(own)
         names = _most_named([m for m in named if m.entity not in own], NAMES)
         if not names:
             break
@@ -48,7 +51,7 @@ async def expand(graph: GraphStore, store_id: str, start: MentionRow) -> list[li
         rounds.append(pages)
         seen_files.update(m.file_id for m in pages)
         frontier = [m.chunk_id for m in pages]
-    return rounds
+    return rounds, about
 
 
 def _most_named(rows: list[MentionRow], limit: int) -> list[str]:

@@ -303,14 +303,15 @@ async def test_two_hop_expansion_follows_the_names_of_pages(graph: GraphStore) -
         await graph.replace_file(
             build_file_graph(RuleExtractor(), sid, key, f"{key}.md", [(f"{sid}:{key}:0", text)], titles)
         )
-    rounds = await expand(graph, sid, MentionRow("", "v", f"{sid}:v:0", 0, True))
+    rounds, about = await expand(graph, sid, MentionRow("", "v", f"{sid}:v:0", 0, True))
     assert [[m.file_id for m in pages] for pages in rounds] == [["h"], ["w"]], rounds
+    assert about == {"ventiv lemdri"}
     assert rounds[0][0].chunk_id == f"{sid}:h:0" and rounds[0][0].subject
     long = [Mention("manual", f"{sid}:long:{i}", 1 + (i == 7), True) for i in range(300)]
     await graph.replace_file(FileGraph(sid, "long", "Manual", "t", [Entity("manual", "Manual", "x")], long, []))
     start = [Mention("tool", f"{sid}:tool:0", 1, True), Mention("manual", f"{sid}:tool:0", 3)]
     tool = [Entity("tool", "Tool", "x"), Entity("manual", "Manual", "x")]
     await graph.replace_file(FileGraph(sid, "tool", "Tool", "t", tool, start, []))
-    rounds = await expand(graph, sid, MentionRow("", "tool", f"{sid}:tool:0", 0, True))
+    rounds, _about = await expand(graph, sid, MentionRow("", "tool", f"{sid}:tool:0", 0, True))
     # one page, by its chunk naming the manual most
     assert [[(m.file_id, m.chunk_id) for m in pages] for pages in rounds] == [[("long", f"{sid}:long:7")]], rounds
