@@ -12,15 +12,16 @@ no such path: the easy corpus's answer page states the last relation itself), a 
 when one names the other's title, no page naming more than 8 titles (registers, directories) inside
 a path; every link of every such path counts (a near-namesake can add a path, the same before and
 after a change). The `fresh`, `blind` and `veiled` corpora were blind checks and are spent (their
-misses were read in #28's later rounds); blind and veiled give their chains too, and state links in
-tables and lists as well as in sentences.
+misses were read in #28's later rounds); blind, veiled and masked (the third blind check, spent and
+diagnosed in #28's fifth round) give their chains too, and state links in tables, lists and field
+lines as well as in sentences.
 
 Recall alone rewards a rule that reads too much into a sentence, so the bench also checks PRECISION:
 the ordinary English sentences of `bench/kg_precision_cases.py`, each with exactly the typed
 relations it states, printed as "false relations: N" (relations stored beyond those; `--show-misses`
 lists them) and the expected ones missed.
 
-    .venv/bin/python -m bench.kg_link_recall [--corpus veiled blind fresh heldout sealed unseen hard easy]
+    .venv/bin/python -m bench.kg_link_recall [--corpus masked veiled blind heldout sealed unseen hard easy]
         [--show-misses]
 """
 
@@ -38,6 +39,7 @@ from bench.multihop_corpus import Doc, Question, build
 from bench.multihop_fresh import build_fresh, fresh_chains
 from bench.multihop_hard import build_hard
 from bench.multihop_heldout import heldout_paths
+from bench.multihop_masked import masked_chains, masked_world
 from bench.multihop_sealed import build_sealed, sealed_chains
 from bench.multihop_unseen import build_unseen
 from bench.multihop_veiled import veiled_chains, veiled_world
@@ -112,6 +114,7 @@ def _with_derived(built: tuple[list[Doc], list[Question]]) -> tuple[list[Doc], C
 CORPORA: dict[str, Callable[[], tuple[list[Doc], Chains]]] = {
     "veiled": lambda: (veiled_world()[1], [(q, [path]) for q, path in veiled_chains()]),
     "blind": lambda: (blind_world()[1], [(q, [path]) for q, path in blind_chains()]),
+    "masked": lambda: (masked_world()[1], [(q, [path]) for q, path in masked_chains()]),
     "fresh": _fresh,
     "heldout": _heldout,
     "sealed": _sealed,

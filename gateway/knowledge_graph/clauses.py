@@ -122,6 +122,19 @@ _KIND = re.compile(r"\b(?:is|was)\s+(?:a|an)\s+((?:[a-z][a-z\-]*\s*){1,3})", re.
 # comma when the subject's verb follows it (case-sensitive: no name), not a coordinator ("Written by A,
 # B and C": a list, no subject)
 _VERB_NEXT = re.compile(r" (?!(?:and|or|nor)\b)[a-z]")
+# a nominalised clause: "the <noun> of A <preposition> B" states A's <noun> with B ("The foundation of
+# W by N", "the apprenticeship of N under W", "The sale of B to C", "the schooling of N at S"): the
+# noun names an act, a verb's noun by its suffix (-tion, -sion, -ment, -ship, -ance, -ence, -al,
+# -age, -ure, -ing after a stem of four letters or more), the preposition its agent's, object's or
+# place's: a locative ("at", "in", "on") places the act, so A's act there is a relation of A's.
+# Not a noun naming a thing ("The statue of N at P", "The wife of H at C", "The church of A in B":
+# B places the thing, which is no relation of A's), nor "of" itself (a name's own "of")
+_NOMINAL_OF = re.compile(
+    r"\b(?:the|a|an|his|her|its|their)\s+([a-z][a-z\-]{3,}(?:tion|sion|ment|ship|ance|ence|al|age|ure|ing))\s+of\s+"
+    r"(?:the\s+)?$",
+    re.IGNORECASE,
+)
+_NOMINAL_PREP = re.compile(r"\s+(by|to|under|with|from|at|in|on)\s+(?:the\s+)?", re.IGNORECASE)
 _FRONTED_GAP = re.compile(r"[^,.;:!?]{0,40},\s*(?:the\s+)?", re.IGNORECASE)
 
 
@@ -304,6 +317,13 @@ def _phrases(
             words = _opening([w for w in normalise(between).split() if not w.isdigit()][-MAX_PHRASE_WORDS:])
             if src and src != right and any(w not in FUNCTION and not w.isdigit() for w in words):
                 out.append((src, right, PHRASE + " ".join(words), 1.0))
+        if k and free(a, b) and (prep := _NOMINAL_PREP.fullmatch(between)):
+            nominal = _NOMINAL_OF.search(text, start, inside[k - 1].start)
+            if nominal and nominal.group(1).lower() not in FUNCTION:  # "The foundation of W by N"
+                if rel := typed(
+                    span_keys[inside[k - 1].start], right, [nominal.group(1).lower(), prep.group(1).lower()]
+                ):
+                    out.append(rel)
         who = _WHO_IT.match(text, span.end, end)
         # no noun before N either ("The house was sold by N, who rebuilt it"): N opens the sentence
         alone = not k and not _DETERMINER.search(text, start, span.start)

@@ -51,6 +51,13 @@ _CLAUSE = re.compile(r"\s(?:and|but|then|while)\s", re.IGNORECASE)  # a new clau
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
 _NO_OBJECT = re.compile(r"\s+(?:in|at|on|during|near|from)\s", re.IGNORECASE)  # after an active verb
 _BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone opening participle
+# a word of address: an opening word or two ("Sir", "Dear Sir") set off by a comma (a dash may follow)
+# from a clause whose subject is "I", "we" or "you" ("Sir, — I write ...", "Friends, we ...",
+# "Yesterday, I went"): the clause's subject is the speaker, not the word, which names no one the
+# sentence relates. Not a parenthetical, an I/we/you clause a comma closes within three words
+# ("Einstein, you may recall, was born ...", "Rome, I think, was founded ..."): the name is the subject
+_ADDRESSED = re.compile(r"\s*,\s*(?:[\u2014\u2013]\s*|-{1,2}\s*)?(?:I|[Ww]e|[Yy]ou)\b(?!(?:\s+[\w'\u2019]+){0,3}\s*,)")
+MAX_ADDRESS_WORDS = 2  # "Sir", "Dear Sir", "Dear Madam"
 # a lower-case word ends names ("the Mivdrark line") once it ends this many titles of the store: one
 # title ("Meeting notes") is no naming habit, and a verb-looking word ("notes", "failed") is none
 MIN_HEAD_TITLES = 3
@@ -221,6 +228,8 @@ class RuleExtractor:
                     or (PARTICIPLE.search(words[0]) and _BY_NEXT.match(body, tokens[a].end()))
                 ):
                     words = []
+                if a == 0 and len(words) <= MAX_ADDRESS_WORDS and _ADDRESSED.match(body, tokens[j].end()):
+                    words = []  # a word of address ("Dear Sir, I was born at P")
                 if a == 0 and (drop := plural_subject(words, body, tokens[j].end())):  # "Natives of P include"
                     words, a = words[drop:], a + drop
                 if words:

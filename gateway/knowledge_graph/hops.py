@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gateway.knowledge_graph.patterns import CUES
-from gateway.knowledge_graph.question import _TOKEN, hop_words
-from gateway.knowledge_graph.question_parse import parse
+from gateway.knowledge_graph.question import TOKEN, as_question, hop_groups, relation_words
 
 if TYPE_CHECKING:
     from gateway.knowledge_graph.phrases import Likeness
@@ -40,18 +39,17 @@ class HopPlan:
 def hop_plan(query: str) -> HopPlan:
     """The question's relation words by hop and the hop of each asked type it can place (a type cued
     in two clauses, or by a word no clause holds, is placed in none: any hop may take it)."""
-    words = hop_words(query)
-    if not words:
+    query = as_question(query)
+    groups = hop_groups(query)  # one per step, the outer clauses merged as `hop_words` has them
+    if not groups:
         return HopPlan()
-    groups = parse(query)[0]
-    n = len(words)
-    if len(groups) > n:  # as `hop_words` merges them: the outer clauses are one
-        groups = [*groups[: n - 1], [w for g in groups[n - 1 :] for w in g]]
+    allowed = set(relation_words(query))
+    words = [[w for w in group if w in allowed] for group in groups]  # `hop_words`, from the same read
     types: dict[str, int] = {}
     for kind, regex in CUES.items():
         where: set[int] = set()
         for m in regex.finditer(query):
-            first = _TOKEN.findall(m.group(0))
+            first = TOKEN.findall(m.group(0))
             if not first:
                 continue
             token = first[0].lower()
@@ -81,9 +79,7 @@ def own(relate: Likeness | None, fit: np.ndarray | None, k: int) -> bool:
 def own_type(relate: Likeness | None, kind: str, k: int, fit: np.ndarray | None = None) -> bool:
     """Whether an asked pattern type (or a phrase standing for it, `fit` its words' likeness to the
     hops) may be the step of hop `k`: the hop its cue stands in, when the question placed it."""
-    if relate is None or k >= relate.hop_count:
-        return True
-    placed = relate.hop_types.get(kind)
+    placed = relate.hop_types.get(kind) if relate is not None and k < relate.hop_count else None
     if placed is not None:
         return placed <= k  # a later hop's type is no step yet
-    return own(relate, fit, k)
+    return own(relate, fit, k)  # (which judges no hop beyond those the grammar read)

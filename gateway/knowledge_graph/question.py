@@ -11,17 +11,20 @@ from typing import TypeVar
 
 from gateway.knowledge_graph.extract import _STOP
 from gateway.knowledge_graph.patterns import CUES, cues
-from gateway.knowledge_graph.question_parse import (
+from gateway.knowledge_graph.question_parse import opens_clause, parse, phrases
+from gateway.knowledge_graph.question_words import (
     AUXILIARY,
     DETERMINER,
     ING_PREPOSITIONS,
     NO_OWNER,
     OF_LINKS,
+    PREPS,
+    PTOKEN,
+    VERB_AUX,
     WH,
     is_possessive,
     looks_like_name,
-    parse,
-    phrases,
+    plain_of,
 )
 
 T = TypeVar("T")
@@ -30,7 +33,7 @@ T = TypeVar("T")
 _AUXILIARY = AUXILIARY
 _name = looks_like_name
 
-_TOKEN = re.compile(r"[^\W_][\w\-\.']*[^\W_]|[^\W_]")
+TOKEN = re.compile(r"[^\W_][\w\-\.']*[^\W_]|[^\W_]")  # a word of the question
 
 _LINKS = re.compile(r"\b(?:of|behind|that|who|whom|whose|whoever|which)\b", re.I)
 # "of" between two capitalised words is inside a name ("School of Lettering", "Bank of England"), as
@@ -71,6 +74,78 @@ _WHOSE_OBJECT = re.compile(r"^\W*whose(?:\s+\w+){1,3}?\s+(?:do|does|did|is|are|w
 # where ..."). After "of" too: "the founder of the yard where X was launched" is three relations;
 # "What is the name of the town where X was born?" two, its "of" then carrying the copula's relation
 _RELATIVE_WHERE = re.compile(rf"{DETERMINER}\s+(?:[a-z]\w*\s+)?([a-z]\w*)\s+where\b", re.I)
+# a request for a definite thing is a question: "Name the town where X was born.", "Tell me the
+# founder of Y.", "I need the place that housed Z.", "Give X's founder's birthplace." ask what
+# "What is the town where X was born?" asks. The request's verb opens the text (capitalised, not a
+# name's word: a lower-case word follows it), or a first person asks ("I need", "I want"); an
+# object pronoun may follow ("Tell me"); its object is definite ("the", or a name's possessive). An
+# indefinite object asks for an action, not a thing ("Create an archive of files", "Send a message
+# to a bus": manual pages' NAME lines), and text opening on a lower-case word is no request
+_REQUEST = re.compile(
+    r"^\W*(?:[A-Z][a-z]+|I\s+[a-z]+)(?:\s+(?:me|us))?\s+"
+    r"(?=the\s+\w|(?:[A-Z0-9][\w\-\.]*\s+){0,4}[A-Z0-9][\w\-\.]*['\u2019]s\s+[a-z])"
+)
+# a copular question's head noun followed by a relative clause: the clause names the head's relation
+# ("What is the town WHERE X stood?", "What is the place THAT housed Y?", and a contact clause,
+# "What is the town X was born in?", "What is the person THE board put in charge"): no relation of
+# its own, as with "of" ("What is the birthplace OF X?"). A name after the noun (group 1) opens a
+# contact clause when the parser reads it so (`question_parse.opens_clause`): not a possessive
+# apposition owning the next noun ("What is the river Ord's source?"), but a possessive whose noun
+# phrase a verb group follows ("What is the company Ada Vell's brother works for?")
+_HEAD_CLAUSE = re.compile(
+    r"\s+(?:the|a|an)\s+(?:[a-z]\w*\s+)?[a-z]\w*\s+(?:"
+    r"(?:that|who|whom|which|where)\b|(?:the|a|an|its|their|his|her)\s|([A-Z0-9]))"
+)
+
+
+# closed classes that open no request: function words (determiners, prepositions, subordinators,
+# pronouns), auxiliaries and modals ("Does the gateway cache ...", "After the fall of ...", "If the
+# founder of ...")
+_NOT_A_REQUEST = (
+    (_STOP - {"i"})
+    | VERB_AUX
+    | PREPS
+    | ING_PREPOSITIONS
+    | frozenset("unless whether whereas lest whenever wherever".split())
+)
+
+
+@functools.lru_cache(maxsize=256)
+def as_question(query: str) -> str:
+    """A request for a definite thing as the question it asks (`_REQUEST`): "Name the town where X
+    was born." -> "What is the town where X was born?"; any other text as it is. Every count of the
+    question's relations reads it so: a request's own relation is its object's, as a question's
+    is, and its possessives, reduced and contact relative clauses link relations as a question's do
+    (read as text with no question word, "Tell me the area the place X was in belongs to" counted
+    one relation of two)."""
+    if WH.match(query.lstrip()) or query.rstrip().endswith("?"):
+        return query  # a question already, or one put without its question word ("Does X ...?")
+    m = _REQUEST.match(query)
+    if m is None:
+        return query
+    opener = TOKEN.findall(m.group(0))
+    # a closed-class word opens no request ("After the fall of Rome, ...", "If the founder ...")
+    if opener[0].lower() in _NOT_A_REQUEST or (opener[0] == "I" and _content_clause(query[m.end() :])):
+        return query
+    return "What is " + query[m.end() :].rstrip().rstrip(".!").rstrip() + "?"
+
+
+def _content_clause(rest: str) -> bool:
+    """Whether the object after "I <verb>" is a content clause's subject, not a thing asked for: its
+    noun phrase (nouns and their "of" phrases) runs straight into an auxiliary or a modal ("I think
+    the founder of Acme WAS born in Leeds"), where a request's object ends the text or takes a
+    relative clause with its own subject ("I need the town Ada Vell was born in", "... who ...")."""
+    tokens = [t.lower() for t in PTOKEN.findall(rest)]
+    i = 1  # past "the"
+    while i < len(tokens):
+        if tokens[i] == "of":
+            i += 2 if i + 1 < len(tokens) and tokens[i + 1] == "the" else 1
+        elif tokens[i] in VERB_AUX:
+            return True
+        elif tokens[i] in _STOP or tokens[i].endswith(("'s", "\u2019s")):
+            return False  # a relative word, a new subject's determiner, a possessive: a clause of its own
+        i += 1
+    return False
 
 
 def _linked(word: str) -> bool:
@@ -90,12 +165,17 @@ def steps(query: str) -> int:
     join ("hometown of the founder of X": two; "control information of a PostgreSQL database
     cluster", a manual page's NAME line: one). A question's clauses with no word to mark them count
     too: a contact relative clause ("the yard the founder of X worked for", `question_parse`), a
-    copula's bare noun with "to" ("Which town is home to the yard that ...")."""
-    words = _TOKEN.findall(query)
+    copula's bare noun with "to" ("Which town is home to the yard that ..."). A request is read as
+    the question it asks (`as_question`)."""
+    query = as_question(query)
+    words = TOKEN.findall(query)
     wh = WH.search(query)  # the question word opens the question's own relation: no link
     unnamed = _NAME_OF.sub(lambda m: m.group(0) if _linked(m.group(1)) else m.group(1) + " ", query)
     opens = WH.search(unnamed)
-    links = len(_LINKS.findall(unnamed[opens.end() :] if opens else unnamed))
+    counted = unnamed[opens.end() :] if opens else unnamed
+    tokens = PTOKEN.findall(counted)
+    # "of" before a possessive pronoun or a bare noun joins no two relations (`plain_of`)
+    links = sum(not (t.lower() == "of" and plain_of(tokens, i)) for i, t in enumerate(tokens) if _LINKS.fullmatch(t))
     if wh is not None:
         # in a question, possessives and reduced relative clauses link two relations too:
         # "the institution headed by X's supervisor" is three relations (the question's own, the
@@ -119,7 +199,7 @@ def steps(query: str) -> int:
     if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
         # a chain of possessives ends on the name it starts from: "What is Acme's founder's birthplace?"
         root = possessed.group(1)
-        for token in reversed(_TOKEN.findall(query[: possessed.start()])):
+        for token in reversed(TOKEN.findall(query[: possessed.start()])):
             if not is_possessive(token):
                 break
             root = token
@@ -129,7 +209,7 @@ def steps(query: str) -> int:
     # with "to" is a relation of its own ("Which harbour is home TO the academy that ...")
     own = wh is not None
     if (copula := _COPULA_HEAD.match(unnamed)) is not None:
-        head = ends_on_name or _first_link_of(unnamed, copula.end())
+        head = ends_on_name or _first_link_of(unnamed, copula.end()) or _clause_after(unnamed, copula.end())
         own = own and not (head and not _copular_relation(unnamed, copula.end()))
     if wh is not None and wh.group(0).lower() != "how":
         links += parse(query)[1]
@@ -139,6 +219,13 @@ def steps(query: str) -> int:
 def _first_link_of(text: str, at: int) -> bool:
     first = _LINKS.search(text, at)
     return first is not None and first.group(0).lower() in OF_LINKS
+
+
+def _clause_after(text: str, at: int) -> bool:
+    """Whether a copular question's head noun (after "is", at `at`) is followed by a relative clause
+    (`_HEAD_CLAUSE`), which names its relation."""
+    m = _HEAD_CLAUSE.match(text, at)
+    return m is not None and (m.start(1) < 0 or opens_clause(text[m.start(1) :]))
 
 
 def _copular_relation(text: str, at: int) -> bool:
@@ -180,7 +267,7 @@ def cue_words(query: str) -> set[str]:
     out: set[str] = set()
     for regex in CUES.values():
         for m in regex.finditer(query):
-            out.update(t.lower() for t in _TOKEN.findall(m.group(0)))
+            out.update(t.lower() for t in TOKEN.findall(m.group(0)))
     return out
 
 
@@ -188,8 +275,9 @@ def relation_words(query: str) -> list[str]:
     """The words a question names its relations by ("Where was the mentor of the Kvostbird
     Infirmary's founder raised?" -> mentor, founder, raised): its lower-case words that are no
     function word, auxiliary, question word or link, and not its opening word (an imperative,
-    "Name the ..."). Names are entities, not relations."""
-    tokens = _TOKEN.findall(query)
+    "Name the ..."; a request's opening words, "I need the ...", `as_question`). Names are entities,
+    not relations."""
+    tokens = TOKEN.findall(as_question(query))
     out: list[str] = []
     for i, t in enumerate(tokens):
         w = t.lower().removesuffix("'s").removesuffix("\u2019s").strip("'\u2019")
@@ -214,8 +302,16 @@ def hop_words(query: str) -> list[list[str]]:
     text with no word); a group may be empty when its relation is named only by words
     `relation_words` leaves out ("born", "founded": `extract._STOP`)."""
     allowed = set(relation_words(query))
-    groups = [list(dict.fromkeys(w for w in g if w in allowed)) for g in parse(query)[0]]
-    return [list(dict.fromkeys(w for g in step for w in g)) for step in _per_step(groups, steps(query))]
+    return [[w for w in group if w in allowed] for group in hop_groups(query)]
+
+
+def hop_groups(query: str) -> list[list[str]]:
+    """The nesting read's (`question_parse`) content words as `steps` groups, innermost first (the
+    outer clauses merged when the read finds more relations than `steps` counts, empty groups added
+    when fewer): what `hop_words` filters to relation words, and what the hop plan places the asked
+    types' cues in (`hops.hop_plan`)."""
+    query = as_question(query)
+    return [list(dict.fromkeys(w for g in step for w in g)) for step in _per_step(parse(query)[0], steps(query))]
 
 
 def hop_cues(query: str) -> list[set[str]]:
@@ -223,6 +319,7 @@ def hop_cues(query: str) -> list[set[str]]:
     the particles and prepositions after them ("Where was the founder of Acme born?" ->
     {founded_by}, {born_in}): the words `relation_words` leaves out ("born", "set up") name their
     hop's type here. One set per step, aligned with `hop_words`."""
+    query = as_question(query)
     groups = [cues(text) for text in phrases(query)]
     return [set().union(*step) for step in _per_step(groups, steps(query))]
 

@@ -15,46 +15,34 @@ prepositions, auxiliaries, relative and question words) and the shapes of the cl
 from __future__ import annotations
 
 import functools
-import re
 
 from gateway.knowledge_graph.extract import _STOP
-
-WH = re.compile(r"\b(?:what|who|whom|whose|which|where|when|how)\b", re.I)
-AUXILIARY = frozenset(
-    "is are was were be been being am get gets got has have had not never also first later once newly".split()
+from gateway.knowledge_graph.question_words import (
+    ADVERBS,
+    AUXILIARY,
+    BE,
+    DETS,
+    ING_PREPOSITIONS,
+    NO_OWNER,
+    OF_LINKS,
+    PARTICIPLE_DETS,
+    PARTICLES,
+    PREPS,
+    PRONOUNS,
+    PTOKEN,
+    RELATIVES,
+    VERB_AUX,
+    WH,
+    bare,
+    be_stranded,
+    function_word,
+    is_possessive,
+    looks_like_name,
+    plain_of,
+    stranded,
 )
-NO_OWNER = frozenset(
-    {"it", "that", "what", "who", "there", "here", "he", "she", "let", "where", "how", "when", "why", "which"}
-)
-ING_PREPOSITIONS = frozenset(
-    "during including excluding regarding concerning considering following according pending barring "
-    "respecting excepting notwithstanding touching".split()
-)
-DETERMINER = r"(?:the|a|an|this|that|these|those|its|their|his|her|our|your|my|each|every)"
-_DETS = frozenset("the a an this these those its their his her our your my each every".split())
-_PREPS = frozenset(
-    "in at on to for from by with under into onto about after before through near across along upon within "
-    "without toward towards against among between beside beneath".split()
-)
-_PARTICLES = frozenset("up out off down over away back".split())
-_RELATIVES = frozenset("that who whom whose whoever which where".split())
-OF_LINKS = frozenset({"of", "behind"})
-_PRONOUNS = frozenset("he she it they we you i".split())
-# adverbs read as auxiliaries: between a subject and its verb ("X first served") they change nothing
-_ADVERBS = frozenset("not never also first later once newly".split())
-_VERB_AUX = AUXILIARY | frozenset("do does did can could will would should may might must".split())
-_PARTICIPLE_DETS = frozenset("the a an its their his her".split())
-_BE = frozenset("is are was were".split())
-# a question's words as the parser reads them: a possessive's final apostrophe stays ("the Skiers'")
-_PTOKEN = re.compile(r"[^\W_][\w\-\.'\u2019]*[^\W_](?:['\u2019](?!\w))?|[^\W_]")
-
 
 MAX_TOKENS = 80
-
-
-def looks_like_name(token: str) -> bool:
-    """Whether a token reads as a name: capitalised, or with a digit in it."""
-    return token[:1].isupper() or any(ch.isdigit() for ch in token)
 
 
 class _Frame:
@@ -88,46 +76,16 @@ class _Frame:
         return (self.pending or (strict and self.optional)) and not self.verb
 
 
-def _bare(token: str) -> str:
-    return token.lower().removesuffix("'s").removesuffix("\u2019s").strip("'\u2019")
-
-
-def is_possessive(token: str) -> bool:
-    """Whether a token ends in a possessive's "'s" or (after a plural) "s'"."""
-    return token.endswith(("'s", "\u2019s", "s'", "s\u2019"))
-
-
-def _function(w: str) -> bool:
-    return (
-        w in _DETS
-        or w in _PREPS
-        or w in _PARTICLES
-        or w in _PRONOUNS
-        or w in _RELATIVES
-        or w in OF_LINKS
-        or w in _VERB_AUX
-        or bool(WH.fullmatch(w))
-    )
-
-
-def _stranded(tokens: list[str], i: int) -> bool:
-    """Whether the word at `i`, after a verb and a preposition, is a verb: the preposition is
-    stranded ("the place X retired TO lie") when one word follows it before the end or a function
-    word; a longer run is the preposition's object ("settle in old age")."""
-    nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-    return not nxt or _function(_bare(nxt)) or looks_like_name(nxt)
-
-
 class _Reader:
     """A left-to-right read of one question (see the module's docstring)."""
 
     def __init__(self, query: str) -> None:
         # a chain of three hops is a short sentence: a longer text is read no further (the read looks
         # ahead from some words, so its cost would grow with the square of the length)
-        self.tokens = [m.group(0) for m, _ in zip(_PTOKEN.finditer(query), range(MAX_TOKENS), strict=False)]
+        self.tokens = [m.group(0) for m, _ in zip(PTOKEN.finditer(query), range(MAX_TOKENS), strict=False)]
         # the question word opens the question, after prepositions only ("Under WHOM did ..."); a
         # later one is a relative ("Name the town WHERE ...")
-        lead = next((i for i, t in enumerate(self.tokens) if t.lower() not in _PREPS), None)
+        lead = next((i for i, t in enumerate(self.tokens) if t.lower() not in PREPS), None)
         self.wh = lead if lead is not None and WH.fullmatch(self.tokens[lead]) else None
         self.stack = [_Frame()]
         self.out: list[list[tuple[str, int]]] = []
@@ -146,32 +104,49 @@ class _Reader:
     def starts_np(self, i: int) -> bool:
         if i >= len(self.tokens):
             return False
-        w = _bare(self.tokens[i])
-        return w in _DETS or w in _PRONOUNS or w == "whoever" or self.is_name(i)
+        w = bare(self.tokens[i])
+        return w in DETS or w in PRONOUNS or w == "whoever" or self.is_name(i)
 
     def possessive_name(self, i: int) -> bool:
         """Whether the name starting at `i` ends in a possessive ("the singer Ada Vell's real
         name"): after a noun it is an apposition that owns what follows, no contact clause's
-        subject (the owned noun phrase's words would be read as that clause's verbs)."""
+        subject (the owned noun phrase's words would be read as that clause's verbs). Unless a verb
+        group follows what it owns, an auxiliary or a verb before a stranded preposition: "the
+        yard Ada Vell's tutor was apprenticed to", "the firm Ada Vell's tutor trained at" (the
+        possessive's noun phrase is that clause's subject)."""
         j = i
         while j + 1 < len(self.tokens) and not is_possessive(self.tokens[j]) and self.is_name(j + 1):
             j += 1
-        return is_possessive(self.tokens[j])
+        return is_possessive(self.tokens[j]) and not self._verb_group_after(j + 1)
+
+    def _verb_group_after(self, start: int) -> bool:
+        for k in range(start, len(self.tokens)):
+            w = bare(self.tokens[k])
+            if w in RELATIVES or WH.fullmatch(w) or self.is_name(k):
+                return False
+            if w in VERB_AUX and w not in ADVERBS:
+                return True
+            nxt = bare(self.tokens[k + 1]) if k + 1 < len(self.tokens) else ""
+            if k > start and w in PREPS and (not nxt or nxt in PREPS or nxt in RELATIVES):
+                return True  # "... trained AT" (the end), "... worked at IN 1900" is no such
+        return False
 
     def verbs_after(self, start: int) -> int:
         """How many verbs close clauses from `start` on: content words read as `verbal`."""
         n, verbal, poss, after_prep = 0, False, False, False
         for j in range(start, len(self.tokens)):
-            tok, w = self.tokens[j], _bare(self.tokens[j])
+            tok, w = self.tokens[j], bare(self.tokens[j])
             if self.is_name(j):
                 verbal, poss, after_prep = not is_possessive(tok), is_possessive(tok), False
-            elif w in _ADVERBS or w in _VERB_AUX or w in _PARTICLES:
+            elif verbal and not after_prep and be_stranded(self.tokens, j):
+                n += 1
+            elif w in ADVERBS or w in VERB_AUX or w in PARTICLES:
                 continue
-            elif w in _PREPS:
+            elif w in PREPS:
                 after_prep = verbal
-            elif _function(w):
+            elif function_word(w):
                 verbal = poss = after_prep = False
-            elif verbal and (not after_prep or _stranded(self.tokens, j)):
+            elif verbal and (not after_prep or stranded(self.tokens, j)):
                 n, after_prep = n + 1, False
             else:
                 verbal, poss, after_prep = poss, False, False
@@ -181,7 +156,7 @@ class _Reader:
         """How many content words follow from `i` on, without a function word or a name between."""
         n = 0
         for tok in self.tokens[i:]:
-            if looks_like_name(tok) or _function(_bare(tok)):
+            if looks_like_name(tok) or function_word(bare(tok)):
                 break
             n += 1
         return n
@@ -189,8 +164,8 @@ class _Reader:
     def nominal(self, i: int) -> bool:
         """Whether a content word after a name or a possessive's noun is a noun, not a verb: an
         auxiliary follows it, or more content words follow than open clauses wait for verbs."""
-        nxt = _bare(self.tokens[i + 1]) if i + 1 < len(self.tokens) else ""
-        if nxt in _VERB_AUX and nxt not in _ADVERBS:
+        nxt = bare(self.tokens[i + 1]) if i + 1 < len(self.tokens) else ""
+        if nxt in VERB_AUX and nxt not in ADVERBS:
             return True
         return self.run(i) > sum(f.waits() for f in self.stack)
 
@@ -237,12 +212,12 @@ class _Reader:
         return [g for g in self.out if g], self.contacts if self.wh is not None else 0
 
     def step(self, i: int, start: int) -> None:
-        tok, w = self.tokens[i], _bare(self.tokens[i])
+        tok, w = self.tokens[i], bare(self.tokens[i])
         cur = self.stack[-1]
         if self.is_name(i):
             if self.prev == "noun" and not self.possessive_name(i) and self.contact(i, strict=True):
                 self.open_contact()
-            elif self.prev == "noun" and _bare(self.tokens[i - 1 - (len(cur.words) - cur.mark)]) in _DETS:
+            elif self.prev == "noun" and bare(self.tokens[i - 1 - (len(cur.words) - cur.mark)]) in DETS:
                 cur.take_np()  # an apposition, "the trawler X": the name's kind, no relation
             if is_possessive(tok):  # "X's founder": the noun after it is X's relation
                 self.possess()
@@ -250,33 +225,38 @@ class _Reader:
             else:
                 self.prev, self.verbal = "name", True
             self.after_prep = False
+        elif w == "of" and plain_of(self.tokens, i):
+            return  # "in charge of its engines", "the place of death": one noun phrase goes on
         elif w in OF_LINKS:
             # "behind" is its own relation word ("the firm behind X"); "of" names none
             self.stack.append(_Frame(cur.take_np() + ([(w, i)] if w != "of" else [])))
             self.prev, self.verbal = "rel", False
-        elif w == "whoever" or (w in _RELATIVES and self.prev in ("noun", "prep", "name")):
+        elif w == "whoever" or (w in RELATIVES and self.prev in ("noun", "prep", "name")):
             head = cur.take_np() if self.prev in ("noun", "prep") else []
             self.stack.append(_Frame(head, pending=self.starts_np(i + 1) or w == "where"))
             self.prev, self.verbal = "rel", False
-        elif w in _DETS:
+        elif w in DETS:
             if self.prev == "noun" and self.contact(i, strict=False):
                 self.open_contact()
             # a second object after a name, "who taught X THE trade": after its noun, a verb
             self.second = self.prev in ("name", "have")
             self.stack[-1].mark = len(self.stack[-1].words)
             self.prev, self.verbal = "det", False
-        elif w in _ADVERBS:
+        elif w in ADVERBS:
             return
         elif w in ("have", "has", "had") and self.verbal and self.starts_np(i + 1):
             self.close((w, i))  # "have" as a verb after its subject: "Where does X HAVE its office?"
             self.prev, self.verbal = "have", False
-        elif w in _VERB_AUX:
+        elif self.verbal and not self.after_prep and be_stranded(self.tokens, i):
+            self.close((w, i))  # "the place X WAS IN belongs to": the contact clause's verb
+            self.prev, self.after_prep = "verb", False
+        elif w in VERB_AUX:
             pronoun = self.prev == "open" and self.tokens[start - 1].lower() in ("what", "who")
-            if self.prev in ("open", "whnoun") and self.starts_np(i + 1) and not (pronoun and w in _BE):
+            if self.prev in ("open", "whnoun") and self.starts_np(i + 1) and not (pronoun and w in BE):
                 # "Where WAS the founder of X born", "In which town DID ... grow up": the subject
                 # follows, the verb closes the question; a copula's may close with none. (In "What
                 # IS the birthplace of X", the question word is the copula's complement: no verb)
-                self.stack[0].pending = w not in _BE
+                self.stack[0].pending = w not in BE
                 self.stack[0].optional = True
             cur.mark = len(cur.words)
             self.prev = "aux"
@@ -284,12 +264,12 @@ class _Reader:
             # a reduced relative clause, "the hospital set up BY X": the participle is its verb
             self.stack.append(_Frame(cur.take_np(), verb=True))
             self.prev, self.verbal = "rel", False
-        elif w in _PARTICLES:
+        elif w in PARTICLES:
             return
-        elif _function(w):
-            if not (w in _PREPS and i + 1 < len(self.tokens) and _bare(self.tokens[i + 1]) in _RELATIVES):
+        elif function_word(w):
+            if not (w in PREPS and i + 1 < len(self.tokens) and bare(self.tokens[i + 1]) in RELATIVES):
                 cur.mark = len(cur.words)  # (the harbour from which ...: the noun heads the clause)
-            self.after_prep = self.verbal and w in _PREPS
+            self.after_prep = self.verbal and w in PREPS
             self.verbal = self.after_prep
             self.prev = "prep"
         else:
@@ -321,7 +301,7 @@ class _Reader:
             cur.words.append((w, i))
             self.prev = "noun"
             return
-        if self.verbal and (not self.after_prep or _stranded(self.tokens, i)):
+        if self.verbal and (not self.after_prep or stranded(self.tokens, i)):
             self.close((w, i))
             self.prev, self.after_prep = "verb", False
             return
@@ -347,7 +327,7 @@ class _Reader:
             and len(np) == 1
             and np[0][0] not in AUXILIARY | _STOP
             and not np[0][0].endswith("ing")
-            and _bare(self.tokens[i - 2]) in _PARTICIPLE_DETS
+            and bare(self.tokens[i - 2]) in PARTICIPLE_DETS
         ):
             # a present participle after a determined noun, "the ship CARRYING X": its relation
             self.stack.append(_Frame([*cur.take_np(), (w, i)], verb=True))
@@ -360,6 +340,14 @@ class _Reader:
             self.prev, self.verbal = "noun", True
         else:
             self.prev = "noun"
+
+
+def opens_clause(text: str) -> bool:
+    """Whether the name `text` opens, after a head noun, is a contact clause's subject as the read
+    takes it (`_Reader.possessive_name`): a name with no possessive, or a possessive whose noun
+    phrase a verb group follows. `question.steps` asks it so its count and the read agree."""
+    reader = _Reader("the " + text)  # a word before it: the read takes no name as the text's first
+    return not reader.possessive_name(1)
 
 
 def parse(query: str) -> tuple[list[list[str]], int]:
@@ -389,7 +377,7 @@ def phrases(query: str) -> list[str]:
         for _, j in sorted(group, key=lambda wi: wi[1]):
             parts.append(tokens[j])
             nxt = tokens[j + 1].lower() if j + 1 < len(tokens) else ""
-            if nxt in _PARTICLES or nxt in _PREPS or nxt in OF_LINKS:
+            if nxt in PARTICLES or nxt in PREPS or nxt in OF_LINKS:
                 parts.append(tokens[j + 1])
         out.append(" ".join(parts))
     return out

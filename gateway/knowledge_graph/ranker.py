@@ -41,7 +41,8 @@ from gateway.knowledge_graph import spread as pagerank
 from gateway.knowledge_graph.expand import expand
 from gateway.knowledge_graph.extract import _CONNECTORS, _STOP, Extractor, Gazetteer, normalise
 from gateway.knowledge_graph.patterns import cues
-from gateway.knowledge_graph.question import _AUXILIARY, _TOKEN, _acronym, _name, steps
+from gateway.knowledge_graph.question import _AUXILIARY, _acronym, _name, steps
+from gateway.knowledge_graph.question import TOKEN as _TOKEN
 from gateway.knowledge_graph.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
 from vectorstore import filters as flt

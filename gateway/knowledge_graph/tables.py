@@ -5,6 +5,9 @@ grammar reads them:
 
 - a key-value row, a table of two columns whose first column is labels ("| Role | N |"): the
   page's subject -[the label]-> the name in the second cell;
+- a field line, "Label: Name" opening a line or a sentence (a catalogue card's "Maker: N, 1877.",
+  a gazetteer's "Engine shed: N."), is a key-value row written in prose: the same label and name
+  rules;
 - a row of a table whose first column is names, and an item of a list of names ("- Name",
   "- Name, words", "- Name (1901)"), under a caption (the heading or a label line ending on ":" right
   above it): the page's subject -[the caption's words]-> the row's or item's name. A column's
@@ -48,7 +51,15 @@ _PLAIN = re.compile(r"[A-Za-z][a-z\-]*(?: [a-z][a-z\-]*){0,5}")
 # what may follow an item's name: a description after a comma, a year or note in brackets
 _ITEM_REST = re.compile(r"\s*(?:[,;\u2013\u2014:]\s*[^|]*|\([^()]*\)\s*)?\.?")
 _PRONOUNS = frozenset("i you he she it we they his her its their my our your".split())
+# a field of a card or a record written as a line of prose: "Maker: N, 1877.", "Engine shed: N.", a
+# label in sentence case opening the line or a sentence, then ":" and the value
+_FIELD = re.compile(r"(?:^|(?<=[.!?;]\s))[ \t]*([A-Z][a-z\-]*(?: [a-z][a-z\-]*){0,5}):[ \t]+(?=\S)", re.MULTILINE)
+_FIELD_END = re.compile(r"[.!?](?=\s|$)|$", re.MULTILINE)
 _MAX_CAPTION_WORDS = 6
+_MIN_FIELDS = 2  # a record's fields: a lone "Label: Value" line is no record
+_BLANK = re.compile(r"\n[ \t]*\n")
+# a value opening on an "-ing" form reads as a clause, not a name ("Getting Started", "Using X")
+_SENTENCE_VALUE = re.compile(r"[A-Z][a-z]+ing\b")
 
 
 def sentences(text: str) -> list[tuple[int, str]]:
@@ -199,16 +210,61 @@ def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: _Names,
     return out
 
 
+def _blocks(text: str, at: int) -> tuple[int, int]:
+    """The block (lines with no blank line between) holding offset `at`: its start and end."""
+    before = max((m.end() for m in _BLANK.finditer(text, 0, at)), default=0)
+    after = _BLANK.search(text, at)
+    return (before, after.start() if after else len(text))
+
+
+def _fields(text: str, names: _Names, subject: str) -> list[Relation]:
+    """Field lines (module doc): a label in sentence case, ":", and a value that is wholly one name
+    (a note naming no one after a comma or in brackets aside, as in a list's item) up to the
+    sentence's end. The
+    label names the relation as a key-value row's does; not a name ("Anna Jones: ..."), nor a label
+    ending on a function word ("See also:") unless a participle's preposition ("Designed by:",
+    "Attributed to:")."""
+    out: list[Relation] = []
+    fields = list(_FIELD.finditer(text))
+    for m in fields:
+        # a record lays out two fields or more in one block (no blank line between): one "Label:
+        # Value" line alone is as often a note, a tip or a heading ("Note: See Appendix B.")
+        block = _blocks(text, m.start())
+        if sum(block[0] <= f.start() < block[1] for f in fields) < _MIN_FIELDS:
+            continue
+        span = names.starting.get(m.end())
+        if span is None:
+            continue
+        end = _FIELD_END.search(text, span.end)
+        b = end.end() if end else len(text)
+        key = names.item(m.end(), b)
+        # one value: no other name after it ("Entries: A; B; C." says nothing of one item alone)
+        if key is None or names.is_name(*m.span(1)) or any(span.end < a < b for a in names.starting):
+            continue
+        if _SENTENCE_VALUE.match(span.text):
+            continue  # a value opening on a verb form reads as a clause ("Next: Getting Started.")
+        label = normalise(m.group(1)).split()
+        if len(label) > _MAX_CAPTION_WORDS or _PRONOUNS & set(label) or all(w in FUNCTION for w in label):
+            continue
+        if label[-1] in FUNCTION and not (len(label) > 1 and PARTICIPLE.search(label[-2])):
+            continue
+        if rel := typed(subject, key, label):
+            out.append(rel)
+    return out
+
+
 def structured(
     text: str, spans: list[Span], keys: dict[int, str], subject: str | None, titles: frozenset[str]
 ) -> list[Relation]:
     """The relations one chunk's tables and lists state about the page's subject (module doc);
     `titles` are the store's titles in lower case."""
-    if not subject or "\n" not in text:
-        return []
+    if not subject or ("\n" not in text and ": " not in text):
+        return []  # one line with no field: no table, list or record (the common chunk, kept cheap)
     names = _Names(text, spans, keys, titles)
+    out: list[Relation] = _fields(text, names, subject) if ": " in text else []
+    if "\n" not in text:
+        return out
     lines = list(_lines(text))
-    out: list[Relation] = []
     i = 0
     while i < len(lines):
         line = lines[i][1]

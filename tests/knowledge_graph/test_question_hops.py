@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.knowledge_graph.question import hop_cues, hop_words, steps
+from gateway.knowledge_graph.question import as_question, hop_cues, hop_words, steps
 
 
 @pytest.mark.parametrize(
@@ -127,3 +127,117 @@ def test_contact_relative_hops_innermost_first() -> None:
 def test_hop_cues_name_each_hops_type(question: str, types: list[set[str]]) -> None:
     assert hop_cues(question) == types
     assert len(hop_cues(question)) == len(hop_words(question)) == steps(question)
+
+
+@pytest.mark.parametrize(
+    ("text", "count", "hops"),
+    [
+        # a request for a definite thing asks what the question asks (#28, masked diagnosis): its
+        # possessives and relative clauses are links, its object's relation its own
+        ("Find Acme's founder's birthplace.", 2, [["founder"], ["birthplace"]]),
+        (
+            "Give the county the mill that grinds for Orrin Fell stands in.",
+            2,
+            [["mill", "grinds"], ["county", "stands"]],
+        ),
+        ("I need the birthplace of the potter who glazed the Ulm Vase.", 2, [["potter", "glazed"], ["birthplace"]]),
+        ("Tell me the guild the founder of Acme Mill belonged to.", 2, [["founder"], ["guild", "belonged"]]),
+        # an indefinite object asks for an action, and lower-case text is no request: NAME lines
+        ("Create an archive of files from a named tree", 1, [["archive", "files", "named", "tree"]]),
+        ("copy files and directories", 1, [["files", "directories"]]),
+    ],
+)
+def test_a_request_is_read_as_the_question_it_asks(text: str, count: int, hops: list[list[str]]) -> None:
+    assert steps(text) == count
+    assert hop_words(text) == hops
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        # a copular question's head noun followed by a relative clause: the clause names its relation
+        ("What is the town where Ada Kettle grew up?", 1),
+        ("What is the mill Orrin Fell grinds for?", 1),
+        ("What is the county the mill Orrin Fell grinds for stands in?", 2),
+        # "of" before a possessive pronoun or inside a compound noun joins no two relations
+        ("Who is the clerk the Tarn Guild made keeper of its ledgers?", 1),
+        ("What is the date of birth of Ada Kettle?", 1),
+        ("What is the place of burial of the founder of Acme?", 2),
+        # "be" with a stranded preposition is a contact clause's verb ("was in", as "stood in")
+        ("Who ruled the kingdom the castle of Edda Rane was in?", 3),
+        ("Which county does the hamlet Dorrit Vane was in belong to?", 2),
+        # ... not with its object after it
+        ("Where was Ada Kettle in 1990?", 1),
+    ],
+)
+def test_relative_heads_compound_of_and_be_in(question: str, count: int) -> None:
+    assert steps(question) == count
+    assert len(hop_words(question)) == count
+
+
+@pytest.mark.parametrize(
+    ("question", "hops"),
+    [
+        # a name's possessive after a noun is a contact clause's subject when a verb group follows what
+        # it owns (an auxiliary, a verb before a stranded preposition) ...
+        (
+            "Which county holds the yard Ada Vell's tutor was apprenticed to?",
+            [["tutor"], ["yard", "apprenticed"], ["county", "holds"]],
+        ),
+        (
+            "What is the town the firm Ada Vell's tutor trained at stands in?",
+            [["tutor"], ["firm", "trained"], ["town", "stands"]],
+        ),
+        # ... else an apposition owning what follows ("the singer Adele's real name")
+        ("What is the singer Adele's real name?", [["real", "name"]]),
+    ],
+)
+def test_a_possessive_name_opens_a_contact_clause_before_a_verb(question: str, hops: list[list[str]]) -> None:
+    assert hop_words(question) == hops
+    assert steps(question) == len(hops)
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        # a question put without its question word, or opened by a closed-class word, is no request
+        ("Does the gateway cache embeddings?", 1),
+        ("Was the founder of Acme born in Leeds?", 1),
+        ("After the fall of Rome, who ruled Gaul?", 1),
+        ("If the founder of Acme died, who inherited it?", 1),
+        # "I <verb>" with a content clause after it ("... the founder of Acme WAS born ...") asks nothing
+        ("I think the founder of Acme was born in Leeds.", 1),
+    ],
+)
+def test_a_question_or_a_statement_is_no_request(text: str, count: int) -> None:
+    assert as_question(text) == text
+    assert steps(text) == count
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # "of" before a bare noun with no "of" after it names an entity: its relation is a step
+        "Which university did the inventor of penicillin attend?",
+        "Where did the author of numpy study?",
+        "Where was the creator of linux born?",
+        "Where was the author of books on Rome born?",
+    ],
+)
+def test_of_before_a_bare_noun_is_a_step(question: str) -> None:
+    assert steps(question) == 2
+    assert len(hop_words(question)) == 2
+
+
+@pytest.mark.parametrize(
+    ("question", "hops"),
+    [
+        # the copular head's check and the read agree on a possessive that opens a contact clause
+        ("What is the company Ada Vell's brother works for?", [["brother"], ["company", "works"]]),
+        ("What is the museum Ada Vell's portrait is in?", [["portrait"], ["museum"]]),
+        ("Name the firm Reuben Tweessman's teacher trained at.", [["teacher"], ["firm", "trained"]]),
+    ],
+)
+def test_a_copular_head_before_a_possessive_clause_adds_no_step(question: str, hops: list[list[str]]) -> None:
+    assert steps(question) == len(hops)
+    assert hop_words(question) == hops
