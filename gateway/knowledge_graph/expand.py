@@ -17,9 +17,14 @@ Four indexed reads per question (two `chunk_mentions`, two `mentions`), bounded 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection
+from typing import TypeVar
 
 from storage.graph import GraphStore, MentionRow
+from vectorstore.base import Hit
+
+H = TypeVar("H", bound=Hit)
 
 ROUNDS = 2  # hops out from the best hit's page (a three-hop answer is the second)
 NAMES = 40  # names of a round's pages followed (most mentioned first)
@@ -52,6 +57,40 @@ async def expand(graph: GraphStore, store_id: str, start: MentionRow) -> tuple[l
         seen_files.update(m.file_id for m in pages)
         frontier = [m.chunk_id for m in pages]
     return rounds, about
+
+
+async def pages(
+    graph: GraphStore, store_id: str, best: Hit, own: Collection[str], k: int
+) -> list[tuple[int, MentionRow]]:
+    """The pages two-hop expansion reaches from hybrid's best hit `best`, with the hop each was
+    found at, but not the pages about the question's own entities `own` (where a chain starts,
+    never its answer: a path never returns to them either). `best` itself comes first, at hop 0,
+    unless it is such a page: a single-hop question the graph misread keeps hybrid's first among
+    the first two, and a multi-hop one (whose best hit is mostly its start's page) loses no slot."""
+    start = MentionRow("", best.file_id, best.chunk_id, 0, True)
+    rounds, about = await expand(graph, store_id, start)
+    found = [(hop, m) for hop, row in enumerate(rounds, 1) for m in row if m.entity not in own][:k]
+    return found if about & set(own) else [(0, start), *found]
+
+
+def interleave(first: list[H], second: list[H], k: int, lead: int = 1) -> list[H]:
+    """`first`'s first hit, then the two rankings taken in turn (second's next, first's next, ...),
+    each chunk once: the top k holds the first k // 2 of each (less what they share). Scores stay
+    `first`'s own (so a score threshold means what it meant), made non-increasing down the list;
+    a page only `second` holds ties with the hit above it."""
+    out: dict[str, H] = {h.chunk_id: h for h in first[:lead]}
+    rest = first[lead:]
+    for i in range(max(len(rest), len(second))):
+        for ranking in (second, rest):
+            if i < len(ranking) and ranking[i].chunk_id not in out:
+                out[ranking[i].chunk_id] = ranking[i]
+    own = {h.chunk_id: h.score for h in first}
+    level = max(own.values(), default=0.0)
+    hits: list[H] = []
+    for h in list(out.values())[:k]:
+        level = min(level, own.get(h.chunk_id, level))
+        hits.append(dataclasses.replace(h, score=level))
+    return hits
 
 
 def _most_named(rows: list[MentionRow], limit: int) -> list[str]:

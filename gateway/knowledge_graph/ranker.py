@@ -38,7 +38,8 @@ from functools import lru_cache
 from typing import Any
 
 from gateway.knowledge_graph import spread as pagerank
-from gateway.knowledge_graph.expand import expand
+from gateway.knowledge_graph.expand import interleave
+from gateway.knowledge_graph.expand import pages as expand_pages
 from gateway.knowledge_graph.extract import _CONNECTORS, _STOP, Extractor, Gazetteer, normalise
 from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.question import _AUXILIARY, _acronym, _name, steps
@@ -61,6 +62,11 @@ MAX_GRAPH_CHUNKS = 60  # chunks only the graph found that are ranked (their text
 RRF_K = 5
 GRAPH_VOTE = 2.0
 HYBRID_VECTOR = 0.75  # hybrid's own order: vectorstore.fusion's default blend
+# The walk is unsure when no entity completes the chain (0) or two tie for it at the best path
+# weight: then two-hop expansion joins its ranking. Three or more tied entities fill the top 10
+# with the walk's own candidates (bench_multihop --paths: interleaving the expansion there lost
+# blind 63.6 -> 50.0 % and held-out 75.0 -> 66.7 % of those questions, masked gained 21.7 -> 27.3 %)
+UNSURE = frozenset({0, 2})
 _WORDS = re.compile(r"\w+")
 
 
@@ -189,26 +195,23 @@ class Ranker:
                 self._spread(backend, store_id, query, hits, vec_hits, kw_hits, seeds, hops, k, filters),
                 self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities),
             )
-            scored = _interleave(scored, expansion, k)
+            scored = interleave(scored, expansion, k)
             return RankOutcome(scored, q_entities, {}, path="fallback")
-        # phase 4: candidates and their signals, beside two-hop expansion from hybrid's best hit
-        # (a copy of the hits: each reads the chunks only it found); the walk's ranking and the
-        # expansion's are interleaved, because on corpora the patterns were not tuned on the walk
-        # completes chains wrongly as often as it misses them (bench_multihop --paths, masked:
-        # walked chains 23 % against the expansion's 31 %, one-relation walks 6.5 % against 52 %)
-        (scored, ranked_entities), expansion = await asyncio.gather(
-            self._walked(backend, store_id, query, hits, vec_hits, kw_hits, reached, asked, hops, k, filters),
-            self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities),
-        )
-        # the walk's first hit leads; then one of each (keeping more of the walk's first hits before
-        # the expansion's pages lost more multi-hop answers from the top 10 than it kept: masked
-        # 30.4 % with one, 28.3 % with two, 26.1 % with five; veiled 40.7 % with one, 36.3 % with two;
-        # bench_multihop; with hybrid's best leading the expansion's list even when it is the page
-        # of a question entity: masked 28.3 %, veiled 35.6 %, blind 64.4 %, against 30.4 %, 40.7 %,
-        # 71.1 % without it)
-        scored = _interleave(scored, expansion, k)
+        # phase 4: candidates and their signals. The walk's ranking stands when one entity completes
+        # the chain best; when none completes it, or two tie for it (the walk cannot choose between
+        # a pair), two-hop expansion from hybrid's best hit joins it (a copy of the hits: each reads
+        # the chunks only it found), interleaved after the walk's tied hits (`expand.interleave`)
+        walked = self._walked(backend, store_id, query, hits, vec_hits, kw_hits, reached, asked, hops, k, filters)
+        ties = _ties(reached, hops)
+        if ties not in UNSURE:
+            scored, ranked_entities = await walked
+        else:
+            (scored, ranked_entities), expansion = await asyncio.gather(
+                walked, self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities)
+            )
+            scored = interleave(scored, expansion, k, lead=max(ties, 1))
         expanded = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
-        path = "chain" if hops >= 2 else "one-step"  # a completed chain, or a one-relation question
+        path = "unsure" if ties in UNSURE else "chain" if hops >= 2 else "one-step"
         return RankOutcome(scored, q_entities, expanded, path=path)
 
     async def _spread(
@@ -311,22 +314,14 @@ class Ranker:
         filters: dict[str, Any] | None,
         q_entities: list[str],
     ) -> list[RankedHit]:
-        """The pages two-hop expansion reaches from hybrid's best hit (`expand.py`), hop by hop, but
-        not the pages about the question's own entities (where a chain starts, never its answer: a
-        path never returns to them either). Hybrid's best hit itself comes first unless it is such
-        a page: a single-hop question the graph misread keeps hybrid's first among the first two,
-        and a multi-hop one (whose best hit is mostly its start's page) loses no slot to it. Pages
-        hybrid did not find are read from the backend (filters applied), at most k."""
+        """The pages two-hop expansion reaches from hybrid's best hit (`expand.pages`), as kg hits;
+        pages hybrid did not find are read from the backend (filters applied), at most k + 1."""
         vec = {h.chunk_id: h.score for h in vec_hits}
         kw = {h.chunk_id: h.score for h in kw_hits}
         if not hits:
             return []
         best = hits[max(hits, key=lambda c: HYBRID_VECTOR * vec.get(c, 0.0) + (1 - HYBRID_VECTOR) * kw.get(c, 0.0))]
-        rounds, about = await expand(self.graph, store_id, MentionRow("", best.file_id, best.chunk_id, 0, True))
-        own = set(q_entities)
-        pages = [(hop, m) for hop, found in enumerate(rounds, 1) for m in found if m.entity not in own][:k]
-        if not about & own:
-            pages.insert(0, (0, MentionRow("", best.file_id, best.chunk_id, 0, True)))
+        pages = await expand_pages(self.graph, store_id, best, q_entities, k)
         unread = [_pending(m) for _hop, m in pages if m.chunk_id not in hits]
         if unread:
             await self._load_chunks(backend, store_id, unread, hits, filters)
@@ -420,25 +415,12 @@ def _words_of(text: str) -> frozenset[str]:
     return frozenset(normalise(text).split()) - _STOP
 
 
-def _interleave(first: list[RankedHit], second: list[RankedHit], k: int) -> list[RankedHit]:
-    """`first`'s first hit, then the two rankings taken in turn (second's next, first's next, ...),
-    each chunk once: the top k holds the first k // 2 of each (less what they share)."""
-    out: dict[str, RankedHit] = {h.chunk_id: h for h in first[:1]}
-    rest = first[1:]
-    for i in range(max(len(rest), len(second))):
-        for ranking in (second, rest):
-            if i < len(ranking) and ranking[i].chunk_id not in out:
-                out[ranking[i].chunk_id] = ranking[i]
-    ranked = list(out.values())[:k]
-    # scores stay the graph ranking's own (so a score threshold means what it meant), made
-    # non-increasing down the list; a page of the expansion ties with the hit above it
-    own = {h.chunk_id: h.score for h in first}
-    level = max(own.values(), default=0.0)
-    hits: list[RankedHit] = []
-    for h in ranked:
-        level = min(level, own.get(h.chunk_id, level))
-        hits.append(RankedHit(h.chunk_id, h.file_id, h.filename, h.text, level, h.attributes, h.score_breakdown))
-    return hits
+def _ties(reached: dict[str, Reached], hops: int) -> int:
+    """How many entities complete the question's chain (all `hops` of it matched) at the best
+    path weight: 1 when the walk singles out an answer, 0 when nothing completes the chain."""
+    completed = [r.potential() for r in reached.values() if len(r.matched) >= hops]
+    top = max(completed, default=0.0)
+    return sum(1 for p in completed if p >= 0.999 * top)
 
 
 def _fused(rows: list[tuple[float, str, tuple[float, ...]]]) -> list[tuple[float, str, tuple[float, ...]]]:
