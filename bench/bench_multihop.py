@@ -51,7 +51,7 @@ from gateway.bootstrap import build_stores
 from gateway.config import load_settings
 from gateway.knowledge_graph.extract import RuleExtractor, normalise
 from gateway.knowledge_graph.index import title_of
-from gateway.knowledge_graph.ranker import _longest, query_keys
+from gateway.knowledge_graph.keys import _longest, query_keys
 from gateway.retrieval.core import Retrieval
 from gateway.retrieval.ingest import IngestionWorker
 from gateway.retrieval.search import search_stores

@@ -13,12 +13,11 @@ Five phases, per (store, query):
    when the graph knows nothing of the question); chunks only the graph found are read from the
    backend only if they make the top k. A chain the walk does not complete (or takes no step of)
    is ranked by personalised PageRank around the question's entities (`spread.py`) fused with
-   hybrid's ranking by reciprocal rank. Beside either ranking, two-hop expansion from hybrid's
-   best hit (`expand.py`: the pages about the names its page mentions, then once more) reads no
-   relation word at all; its pages are interleaved with the graph's ranking (the graph's first
-   hit first), so that a question the walk misreads still gets the
-   pages its names lead to (#28: on the masked corpus the walk alone put 17 % of multi-hop answers
-   in the top 10, plain two-hop expansion 35 %);
+   hybrid's ranking by reciprocal rank. When the walk is unsure of its answer (no entity completes
+   the chain, or two tie for it) or fell back to PageRank, two-hop expansion from hybrid's best hit
+   (`expand.py`: the pages about the names its page mentions, then once more; no relation word
+   read) is interleaved after the graph's first hits, so that a chain the walk cannot settle still
+   gets the pages its names lead to; a chain completed at one entity keeps the walk's ranking;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
@@ -38,12 +37,12 @@ from functools import lru_cache
 from typing import Any
 
 from gateway.knowledge_graph import spread as pagerank
-from gateway.knowledge_graph.expand import interleave
+from gateway.knowledge_graph.expand import UNSURE, interleave, tied
 from gateway.knowledge_graph.expand import pages as expand_pages
-from gateway.knowledge_graph.extract import _CONNECTORS, _STOP, Extractor, Gazetteer, normalise
+from gateway.knowledge_graph.extract import _STOP, Extractor, normalise
+from gateway.knowledge_graph.keys import _longest, query_keys
 from gateway.knowledge_graph.patterns import cues
-from gateway.knowledge_graph.question import _AUXILIARY, _acronym, _name, steps
-from gateway.knowledge_graph.question import TOKEN as _TOKEN
+from gateway.knowledge_graph.question import steps
 from gateway.knowledge_graph.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
 from vectorstore import filters as flt
@@ -62,11 +61,6 @@ MAX_GRAPH_CHUNKS = 60  # chunks only the graph found that are ranked (their text
 RRF_K = 5
 GRAPH_VOTE = 2.0
 HYBRID_VECTOR = 0.75  # hybrid's own order: vectorstore.fusion's default blend
-# The walk is unsure when no entity completes the chain (0) or two tie for it at the best path
-# weight: then two-hop expansion joins its ranking. Three or more tied entities fill the top 10
-# with the walk's own candidates (bench_multihop --paths: interleaving the expansion there lost
-# blind 63.6 -> 50.0 % and held-out 75.0 -> 66.7 % of those questions, masked gained 21.7 -> 27.3 %)
-UNSURE = frozenset({0, 2})
 _WORDS = re.compile(r"\w+")
 
 
@@ -85,32 +79,6 @@ class RankOutcome:
     # of a two- or three-relation question) or "one-step" (a one-relation question walked one
     # hop); read by bench_multihop --paths
     path: str = "chain"
-
-
-def query_keys(extractor: Extractor, query: str) -> list[str]:
-    """Candidate entity keys of a question: its 1-5 word runs of names (capitalised words, codes with
-    digits, "of"/"de"/... inside), as the text's names are found; a lone capitalised word opening
-    the question ("Display ...", "Create ...") is no name unless it is an acronym or a code. A model
-    extractor's spans (GLiNER) count too. Lower-case words are never looked up: every common word
-    is the name of something in a large enough store ("Files", "Command" in manual pages)."""
-    keys = [] if extractor.name == "rules" else [normalise(s.text) for s in extractor.spans(query, Gazetteer(()))]
-    tokens = _TOKEN.findall(query)
-    for n in range(1, 6):
-        for i in range(len(tokens) - n + 1):
-            gram = tokens[i : i + n]
-            if not (_name(gram[0]) and _name(gram[-1])) or not all(_name(t) or t in _CONNECTORS for t in gram):
-                continue
-            if n == 1 and (gram[0].lower() in _STOP or len(gram[0]) < 2 or (i == 0 and not _acronym(gram[0]))):
-                continue
-            keys.append(normalise(" ".join(gram)))
-            # a name whose title goes on in lower case ("Buldlaald moss", "Orbis reactor"): the
-            # name with its next one or two words, looked up like any key (unknown keys count nothing)
-            tail = tokens[i + n : i + n + 2]
-            for m in range(1, len(tail) + 1):
-                if not all(t.islower() and t not in _STOP and t not in _AUXILIARY for t in tail[:m]):
-                    break
-                keys.append(normalise(" ".join(gram + tail[:m])))
-    return list(dict.fromkeys(k for k in keys if k))
 
 
 def _hub(files: int) -> float:
@@ -202,7 +170,7 @@ class Ranker:
         # a pair), two-hop expansion from hybrid's best hit joins it (a copy of the hits: each reads
         # the chunks only it found), interleaved after the walk's tied hits (`expand.interleave`)
         walked = self._walked(backend, store_id, query, hits, vec_hits, kw_hits, reached, asked, hops, k, filters)
-        ties = _ties(reached, hops)
+        ties = tied(reached, hops)
         if ties not in UNSURE:
             scored, ranked_entities = await walked
         else:
@@ -415,14 +383,6 @@ def _words_of(text: str) -> frozenset[str]:
     return frozenset(normalise(text).split()) - _STOP
 
 
-def _ties(reached: dict[str, Reached], hops: int) -> int:
-    """How many entities complete the question's chain (all `hops` of it matched) at the best
-    path weight: 1 when the walk singles out an answer, 0 when nothing completes the chain."""
-    completed = [r.potential() for r in reached.values() if len(r.matched) >= hops]
-    top = max(completed, default=0.0)
-    return sum(1 for p in completed if p >= 0.999 * top)
-
-
 def _fused(rows: list[tuple[float, str, tuple[float, ...]]]) -> list[tuple[float, str, tuple[float, ...]]]:
     """Each candidate scored by reciprocal rank in the PageRank ranking (graph signal) and in
     hybrid's (vector and keyword signals as hybrid blends them); a chunk absent from a ranking
@@ -458,12 +418,3 @@ def _hybrid_hit(h: Hit) -> RankedHit:
 def _pending(row: MentionRow) -> Hit:
     """A chunk the graph found, before its text is read: ranked on its graph, recency and title."""
     return Hit(row.chunk_id, row.file_id, "", "", 0.0)
-
-
-def _longest(keys: list[str]) -> list[str]:
-    """Question entities, without those inside a longer one found too ("orbis" inside "orbis 9")."""
-    keep: list[str] = []
-    for key in sorted(keys, key=len, reverse=True):
-        if not any(f" {key} " in f" {other} " for other in keep):
-            keep.append(key)
-    return keep
