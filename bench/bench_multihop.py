@@ -52,7 +52,7 @@ from gateway.bootstrap import build_stores
 from gateway.config import load_settings
 from gateway.knowledge_graph.extract import RuleExtractor, normalise
 from gateway.knowledge_graph.index import title_of
-from gateway.knowledge_graph.ranker import _longest, query_keys
+from gateway.knowledge_graph.keys import _longest, query_keys
 from gateway.retrieval.core import Retrieval
 from gateway.retrieval.ingest import IngestionWorker
 from gateway.retrieval.search import search_stores
@@ -260,6 +260,8 @@ async def run_corpus(
                     for method in compared.values():
                         await method(questions[0].text)
                 results = {name: await evaluate(questions, method) for name, method in compared.items()}
+                if args.paths:
+                    await print_paths(r, store_id, questions, compared)
                 texts = [q.text for q in questions]
                 if {"kg", "hybrid"} <= compared.keys():
                     speed = await interleaved(texts, compared["kg"], compared["hybrid"], args.speed_repeat)
@@ -287,6 +289,27 @@ async def run_corpus(
         for ranker, (ndcg, recall, p50) in single.items():
             print(f"{ranker:8} nDCG@10 {ndcg:.3f}  recall@10 {recall:.3f}  p50 {p50:.1f} ms")
     return results
+
+
+async def print_paths(r: Retrieval, store_id: str, questions: list[Question], compared: dict[str, Method]) -> None:
+    """Per phase of the kg ranker that answered (`RankOutcome.path`: hybrid only, the fallback when
+    the walk is unsure, the walk), how many multi-hop questions took it and each method's top-10
+    hit rate on them: where the kg ranker loses to two-hop expansion (#28)."""
+    knowledge = await r.knowledge()
+    backend = await r.backend()
+    embedder = await r.embedder()
+    rows: dict[str, list[dict[str, bool]]] = {}
+    for q in questions:
+        if q.hops < 2:
+            continue
+        vector = next(iter(await embedder.embed([q.text])))
+        outcome = await knowledge.rank(backend, store_id, q.text, vector, k=K, filters=None)
+        hit = {name: q.answer in (await method(q.text))[:K] for name, method in compared.items()}
+        rows.setdefault(outcome.path, []).append(hit)
+    print("multi-hop questions by the kg ranker's path (top-10 hit rate per method):")
+    for path, hits in sorted(rows.items()):
+        cells = "  ".join(f"{name} {sum(h[name] for h in hits) / len(hits):6.1%}" for name in compared)
+        print(f"  {path:9} {len(hits):4} questions  {cells}")
 
 
 def sample(questions: list[Question], per_hops: int) -> list[Question]:
@@ -410,6 +433,9 @@ if __name__ == "__main__":
     parser.add_argument("--real", type=int, default=200, help="manual pages of the 'real' corpus")
     parser.add_argument(
         "--speed-repeat", type=int, default=3, help="rounds of the interleaved kg/hybrid timing (per question)"
+    )
+    parser.add_argument(
+        "--paths", action="store_true", help="multi-hop questions per kg ranker path (hybrid / fallback / walk)"
     )
     parser.add_argument("--no-single", dest="single", action="store_false", help="skip the single-hop corpus")
     parser.add_argument("--weights", default=None, help="GATEWAY_KG_WEIGHTS for the kg ranker (default: the setting's)")

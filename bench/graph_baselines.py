@@ -2,6 +2,8 @@
 
 * `two_hop`: no graph store and no model: take hybrid search's best hit, follow the capitalised
   names it mentions to the documents titled so, then once more from those; then hybrid's own order.
+  The product's `kg` ranker does the same on the graph (`gateway/knowledge_graph/expand.py`) and
+  interleaves its pages with the walk's ranking (#28).
 * `ppr`: personalised PageRank (HippoRAG-style) over the store's graph: entities and passages as
   nodes, typed relations, co-occurrence and mentions as edges, restarting at the question's
   entities; passages ranked by their mass. It loads the whole graph once (fine for a benchmark,

@@ -13,7 +13,11 @@ Five phases, per (store, query):
    when the graph knows nothing of the question); chunks only the graph found are read from the
    backend only if they make the top k. A chain the walk does not complete (or takes no step of)
    is ranked by personalised PageRank around the question's entities (`spread.py`) fused with
-   hybrid's ranking by reciprocal rank;
+   hybrid's ranking by reciprocal rank. When the walk is unsure of its answer (no entity completes
+   the chain, or two tie for it) or fell back to PageRank, two-hop expansion from hybrid's best hit
+   (`expand.py`: the pages about the names its page mentions, then once more; no relation word
+   read) is interleaved after the graph's first hits, so that a chain the walk cannot settle still
+   gets the pages its names lead to; a chain completed at one entity keeps the walk's ranking;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
@@ -33,10 +37,12 @@ from functools import lru_cache
 from typing import Any
 
 from gateway.knowledge_graph import spread as pagerank
-from gateway.knowledge_graph.extract import _CONNECTORS, _STOP, Extractor, Gazetteer, normalise
+from gateway.knowledge_graph.expand import UNSURE, interleave, tied
+from gateway.knowledge_graph.expand import pages as expand_pages
+from gateway.knowledge_graph.extract import _STOP, Extractor, normalise
+from gateway.knowledge_graph.keys import _longest, query_keys
 from gateway.knowledge_graph.patterns import cues
-from gateway.knowledge_graph.question import _AUXILIARY, _acronym, _name, steps
-from gateway.knowledge_graph.question import TOKEN as _TOKEN
+from gateway.knowledge_graph.question import steps
 from gateway.knowledge_graph.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
 from vectorstore import filters as flt
@@ -68,32 +74,11 @@ class RankOutcome:
     hits: list[RankedHit]
     query_entities: list[str]
     expanded: dict[str, float]
-
-
-def query_keys(extractor: Extractor, query: str) -> list[str]:
-    """Candidate entity keys of a question: its 1-5 word runs of names (capitalised words, codes with
-    digits, "of"/"de"/... inside), as the text's names are found; a lone capitalised word opening
-    the question ("Display ...", "Create ...") is no name unless it is an acronym or a code. A model
-    extractor's spans (GLiNER) count too. Lower-case words are never looked up: every common word
-    is the name of something in a large enough store ("Files", "Command" in manual pages)."""
-    keys = [] if extractor.name == "rules" else [normalise(s.text) for s in extractor.spans(query, Gazetteer(()))]
-    tokens = _TOKEN.findall(query)
-    for n in range(1, 6):
-        for i in range(len(tokens) - n + 1):
-            gram = tokens[i : i + n]
-            if not (_name(gram[0]) and _name(gram[-1])) or not all(_name(t) or t in _CONNECTORS for t in gram):
-                continue
-            if n == 1 and (gram[0].lower() in _STOP or len(gram[0]) < 2 or (i == 0 and not _acronym(gram[0]))):
-                continue
-            keys.append(normalise(" ".join(gram)))
-            # a name whose title goes on in lower case ("Buldlaald moss", "Orbis reactor"): the
-            # name with its next one or two words, looked up like any key (unknown keys count nothing)
-            tail = tokens[i + n : i + n + 2]
-            for m in range(1, len(tail) + 1):
-                if not all(t.islower() and t not in _STOP and t not in _AUXILIARY for t in tail[:m]):
-                    break
-                keys.append(normalise(" ".join(gram + tail[:m])))
-    return list(dict.fromkeys(k for k in keys if k))
+    # which phase ranked: "hybrid" (the graph does not steer the question), "fallback" (the walk
+    # was unsure: no chain completed or no step followed), "chain" (the walk completed the chain
+    # of a two- or three-relation question) or "one-step" (a one-relation question walked one
+    # hop); read by bench_multihop --paths
+    path: str = "chain"
 
 
 def _hub(files: int) -> float:
@@ -152,7 +137,9 @@ class Ranker:
         # one hop and fused with hybrid's ranking, every page about the entity or a neighbour tied
         # with the answer page, and "Where does Nginx write its access log?" lost its logging page)
         if not q_entities or not (asked or (relate is not None and hops >= 2)):
-            return RankOutcome(await self._hybrid(backend, store_id, query, vector, k, filters), q_entities, {})
+            return RankOutcome(
+                await self._hybrid(backend, store_id, query, vector, k, filters), q_entities, {}, path="hybrid"
+            )
         # phase 2: retrieval and (phase 3) the relation-aware walk from the question's entities, concurrently
         vec_job = (
             backend.search(store_id, vector=vector, query=query, k=n, filters=filters, mode="vector")
@@ -170,17 +157,69 @@ class Ranker:
         ):
             # a chain no path completes (asking for no relation type), or one the walk followed no
             # step of: personalised PageRank around the question's entities (`spread.py`), which
-            # needs no relation words, rather than hybrid search, which never reaches a page that
-            # shares no word with the question, or the walk's aimless paths
-            mass, rows_of = await pagerank.spread(self.graph, store_id, {key: s.base for key, s in seeds.items()}, hops)
-            times = await self.graph.file_times(
-                store_id, list({h.file_id for h in hits.values()} | {m.file_id for m in rows_of.values()})
+            # needs no relation words, fused with hybrid's ranking; beside it, two-hop expansion
+            # (`expand.py`), which reads none either, and the two interleaved
+            scored, expansion = await asyncio.gather(
+                self._spread(backend, store_id, query, hits, vec_hits, kw_hits, seeds, hops, k, filters),
+                self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities),
             )
-            scored = await self._finish(
-                backend, store_id, query, hits, vec_hits, kw_hits, mass, rows_of, times, None, k, filters
+            scored = interleave(scored, expansion, k)
+            return RankOutcome(scored, q_entities, {}, path="fallback")
+        # phase 4: candidates and their signals. The walk's ranking stands when one entity completes
+        # the chain best; when none completes it, or two tie for it (the walk cannot choose between
+        # a pair), two-hop expansion from hybrid's best hit joins it (a copy of the hits: each reads
+        # the chunks only it found), interleaved after the walk's tied hits (`expand.interleave`)
+        walked = self._walked(backend, store_id, query, hits, vec_hits, kw_hits, reached, asked, hops, k, filters)
+        ties = tied(reached, hops)
+        if ties not in UNSURE:
+            scored, ranked_entities = await walked
+        else:
+            (scored, ranked_entities), expansion = await asyncio.gather(
+                walked, self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities)
             )
-            return RankOutcome(scored, q_entities, {})
-        # phase 4: candidates and their signals
+            scored = interleave(scored, expansion, k, lead=max(ties, 1))
+        expanded = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
+        path = "unsure" if ties in UNSURE else "chain" if hops >= 2 else "one-step"
+        return RankOutcome(scored, q_entities, expanded, path=path)
+
+    async def _spread(
+        self,
+        backend: VectorBackend,
+        store_id: str,
+        query: str,
+        hits: dict[str, Hit],
+        vec_hits: list[Hit],
+        kw_hits: list[Hit],
+        seeds: dict[str, Reached],
+        hops: int,
+        k: int,
+        filters: dict[str, Any] | None,
+    ) -> list[RankedHit]:
+        """The candidates ranked by PageRank mass around the seeds fused with hybrid's order."""
+        mass, rows_of = await pagerank.spread(self.graph, store_id, {key: s.base for key, s in seeds.items()}, hops)
+        times = await self.graph.file_times(
+            store_id, list({h.file_id for h in hits.values()} | {m.file_id for m in rows_of.values()})
+        )
+        return await self._finish(
+            backend, store_id, query, hits, vec_hits, kw_hits, mass, rows_of, times, None, k, filters
+        )
+
+    async def _walked(
+        self,
+        backend: VectorBackend,
+        store_id: str,
+        query: str,
+        hits: dict[str, Hit],
+        vec_hits: list[Hit],
+        kw_hits: list[Hit],
+        reached: dict[str, Reached],
+        asked: set[str],
+        hops: int,
+        k: int,
+        filters: dict[str, Any] | None,
+    ) -> tuple[list[RankedHit], list[str]]:
+        """The candidates ranked by their blended signals, graph relevance from the walk's
+        entities; second, the entities reached, best first."""
         ranked_entities = sorted(reached, key=lambda e: reached[e].potential(), reverse=True)[:MAX_FRONTIER]
         graph_rows = await self.graph.mentions(store_id, ranked_entities[:MAX_ENTITIES], limit=MAX_MENTIONS)
         ids = list(dict.fromkeys([*hits, *(m.chunk_id for m in graph_rows)]))
@@ -199,8 +238,7 @@ class Ranker:
         scored = await self._finish(
             backend, store_id, query, hits, vec_hits, kw_hits, graph_score, rows_by_chunk, times, weights, k, filters
         )
-        expanded = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
-        return RankOutcome(scored, q_entities, expanded)
+        return scored, ranked_entities
 
     async def _finish(
         self,
@@ -232,6 +270,42 @@ class Ranker:
             await self._load_chunks(backend, store_id, wanted, hits, filters)
         # the last chunks read are in `hits` (those the filters passed); the rest are never read
         return self._blend(query, hits, vec_hits, kw_hits, graph_score, times, weights, k)
+
+    async def _expanded(
+        self,
+        backend: VectorBackend,
+        store_id: str,
+        hits: dict[str, Hit],
+        vec_hits: list[Hit],
+        kw_hits: list[Hit],
+        k: int,
+        filters: dict[str, Any] | None,
+        q_entities: list[str],
+    ) -> list[RankedHit]:
+        """The pages two-hop expansion reaches from hybrid's best hit (`expand.pages`), as kg hits;
+        pages hybrid did not find are read from the backend (filters applied), at most k + 1."""
+        vec = {h.chunk_id: h.score for h in vec_hits}
+        kw = {h.chunk_id: h.score for h in kw_hits}
+        if not hits:
+            return []
+        best = hits[max(hits, key=lambda c: HYBRID_VECTOR * vec.get(c, 0.0) + (1 - HYBRID_VECTOR) * kw.get(c, 0.0))]
+        pages = await expand_pages(self.graph, store_id, best, q_entities, k)
+        unread = [_pending(m) for _hop, m in pages if m.chunk_id not in hits]
+        if unread:
+            await self._load_chunks(backend, store_id, unread, hits, filters)
+        out: list[RankedHit] = []
+        for hop, m in pages:
+            if (h := hits.get(m.chunk_id)) is not None:  # not dropped by the filters, still there
+                # the signals as every kg hit carries them (no walk or PageRank relevance: `hops` says
+                # how it was found, 0 for hybrid's best)
+                breakdown = {
+                    "vector": round(max(0.0, vec.get(h.chunk_id, 0.0)), 4),
+                    "graph": 0.0,
+                    "keyword": round(max(0.0, kw.get(h.chunk_id, 0.0)), 4),
+                    "hops": float(hop),
+                }
+                out.append(RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, breakdown))
+        return out
 
     async def _hybrid(
         self,
@@ -344,12 +418,3 @@ def _hybrid_hit(h: Hit) -> RankedHit:
 def _pending(row: MentionRow) -> Hit:
     """A chunk the graph found, before its text is read: ranked on its graph, recency and title."""
     return Hit(row.chunk_id, row.file_id, "", "", 0.0)
-
-
-def _longest(keys: list[str]) -> list[str]:
-    """Question entities, without those inside a longer one found too ("orbis" inside "orbis 9")."""
-    keep: list[str] = []
-    for key in sorted(keys, key=len, reverse=True):
-        if not any(f" {key} " in f" {other} " for other in keep):
-            keep.append(key)
-    return keep

@@ -279,3 +279,39 @@ async def test_pagerank_reads_every_seed_and_each_link_once(graph: GraphStore) -
     g.add_edges(edges)
     g.add_edges(await graph.edges(sid, ["b"]))  # the same relation, read from its other end
     assert sorted(g.weights.values()) == [1.0, 1.0], g.weights
+
+
+async def test_two_hop_expansion_follows_the_names_of_pages(graph: GraphStore) -> None:
+    """The kg ranker's two-hop expansion (#28, `expand.py`) through the store interface on every
+    store: from the theorist's page to the pages about the names it mentions (the pupil's), then to
+    those the pupil's page names (the work's), hop by hop, each page once and never the start; a
+    page only naming the theorist (the review) is no page about a name the start mentions; the
+    long manual's 300 chunks count as one page."""
+    from gateway.knowledge_graph.expand import expand
+    from storage.graph import MentionRow
+
+    sid = _sid()
+    texts = {
+        "v": "# Ventiv Lemdri\n\nVentiv Lemdri was a theorist. In his last years Ventiv Lemdri tutored Hensa Grethm.",
+        "h": "# Hensa Grethm\n\nHensa Grethm was an oboe player. Hensa Grethm penned the Nahan Tone Poem.",
+        "w": "# Nahan Tone Poem\n\nNahan Tone Poem is a piece in four movements, first heard in 1901.",
+        "r": "# Review of Lemdri\n\nA review of Ventiv Lemdri and his treatise.",
+        "o": "# Olaf Brinde\n\nOlaf Brinde was a violinist. Marta Sool tutored Olaf Brinde.",
+    }
+    titles = [title_of(f"{k}.md", t) for k, t in texts.items()]
+    for key, text in texts.items():
+        await graph.replace_file(
+            build_file_graph(RuleExtractor(), sid, key, f"{key}.md", [(f"{sid}:{key}:0", text)], titles)
+        )
+    rounds, about = await expand(graph, sid, MentionRow("", "v", f"{sid}:v:0", 0, True))
+    assert [[m.file_id for m in pages] for pages in rounds] == [["h"], ["w"]], rounds
+    assert about == {"ventiv lemdri"}
+    assert rounds[0][0].chunk_id == f"{sid}:h:0" and rounds[0][0].subject
+    long = [Mention("manual", f"{sid}:long:{i}", 1 + (i == 7), True) for i in range(300)]
+    await graph.replace_file(FileGraph(sid, "long", "Manual", "t", [Entity("manual", "Manual", "x")], long, []))
+    start = [Mention("tool", f"{sid}:tool:0", 1, True), Mention("manual", f"{sid}:tool:0", 3)]
+    tool = [Entity("tool", "Tool", "x"), Entity("manual", "Manual", "x")]
+    await graph.replace_file(FileGraph(sid, "tool", "Tool", "t", tool, start, []))
+    rounds, _about = await expand(graph, sid, MentionRow("", "tool", f"{sid}:tool:0", 0, True))
+    # one page, by its chunk naming the manual most
+    assert [[(m.file_id, m.chunk_id) for m in pages] for pages in rounds] == [[("long", f"{sid}:long:7")]], rounds

@@ -1,0 +1,43 @@
+"""A question's entity keys: the names the `kg` ranker looks up in the graph (split out of
+`ranker.py` to keep it small; `bench/bench_multihop.py` seeds PageRank with them too)."""
+
+from __future__ import annotations
+
+from gateway.knowledge_graph.extract import _CONNECTORS, _STOP, Extractor, Gazetteer, normalise
+from gateway.knowledge_graph.question import _AUXILIARY, _acronym, _name
+from gateway.knowledge_graph.question import TOKEN as _TOKEN
+
+
+def query_keys(extractor: Extractor, query: str) -> list[str]:
+    """Candidate entity keys of a question: its 1-5 word runs of names (capitalised words, codes with
+    digits, "of"/"de"/... inside), as the text's names are found; a lone capitalised word opening
+    the question ("Display ...", "Create ...") is no name unless it is an acronym or a code. A model
+    extractor's spans (GLiNER) count too. Lower-case words are never looked up: every common word
+    is the name of something in a large enough store ("Files", "Command" in manual pages)."""
+    keys = [] if extractor.name == "rules" else [normalise(s.text) for s in extractor.spans(query, Gazetteer(()))]
+    tokens = _TOKEN.findall(query)
+    for n in range(1, 6):
+        for i in range(len(tokens) - n + 1):
+            gram = tokens[i : i + n]
+            if not (_name(gram[0]) and _name(gram[-1])) or not all(_name(t) or t in _CONNECTORS for t in gram):
+                continue
+            if n == 1 and (gram[0].lower() in _STOP or len(gram[0]) < 2 or (i == 0 and not _acronym(gram[0]))):
+                continue
+            keys.append(normalise(" ".join(gram)))
+            # a name whose title goes on in lower case ("Buldlaald moss", "Orbis reactor"): the
+            # name with its next one or two words, looked up like any key (unknown keys count nothing)
+            tail = tokens[i + n : i + n + 2]
+            for m in range(1, len(tail) + 1):
+                if not all(t.islower() and t not in _STOP and t not in _AUXILIARY for t in tail[:m]):
+                    break
+                keys.append(normalise(" ".join(gram + tail[:m])))
+    return list(dict.fromkeys(k for k in keys if k))
+
+
+def _longest(keys: list[str]) -> list[str]:
+    """Question entities, without those inside a longer one found too ("orbis" inside "orbis 9")."""
+    keep: list[str] = []
+    for key in sorted(keys, key=len, reverse=True):
+        if not any(f" {key} " in f" {other} " for other in keep):
+            keep.append(key)
+    return keep

@@ -1,0 +1,60 @@
+"""Two-hop expansion in the `kg` ranker (#28), through the search endpoint: a two-hop question the
+walk reads as one relation and completes at two entities tied, whose answer only the names of the
+pages lead to.
+
+"The composer of Nahan Tone Poem: which town?" asks for one relation the patterns know (the
+composer), and the piece's page names two composers by it, equally ("was composed by Hensa Grethm",
+"was composed by Olaf Brinde"): the walk cannot choose between them. Each composer's page names a
+town in words no pattern reads ("whose family came out of Tarrin"). The walk alone ranks the piece
+and the composers, then the pages sharing the question's words; the town's page, which shares none,
+is not among the first five. Because two entities tie for the chain, two-hop expansion joins after
+the walk's tied hits and follows the names: the piece's page (hybrid's best), a composer's, the
+town's. A chain the walk completes at one entity keeps the walk's ranking (the bench figures in
+docs/ARCHITECTURE.md, step 3c).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from openai import OpenAI
+
+from tests.knowledge_graph.test_knowledge_graph import KG
+from tests.support.procs import Backend, gateway
+from tests.support.retrieval_helpers import wait_ingested
+
+# pages sharing the question's words (so hybrid search fills its top 10 with them)
+NOTES = {
+    f"notes{i}.md": f"# Poem notes {i}\n\nA poem by a composer born in a town; note {i} on the composer of a "
+    "tone poem and the town where a composer was born."
+    for i in range(14)
+}
+PAGES = {
+    "nahan.md": "# Nahan Tone Poem\n\nNahan Tone Poem is a piece for oboe. Nahan Tone Poem was composed by "
+    "Hensa Grethm. Nahan Tone Poem was composed by Olaf Brinde.",
+    "hensa.md": "# Hensa Grethm\n\nHensa Grethm is an oboist whose family came out of Tarrin.",
+    "tarrin.md": "# Tarrin\n\nTarrin is a harbour with a slate church.",
+    "olaf.md": "# Olaf Brinde\n\nOlaf Brinde is a cellist whose family came out of Kessel.",
+    "kessel.md": "# Kessel\n\nKessel is a mill on a river.",
+    **NOTES,
+}
+
+
+def test_two_entities_tied_for_the_chain_let_the_names_of_pages_reach_the_answer(
+    backend: Backend, tmp_path: Path
+) -> None:
+    question = "The composer of Nahan Tone Poem: which town?"
+    with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
+        own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
+        ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in PAGES.items()}
+        store = own.vector_stores.create(name="kg-expansion", file_ids=list(ids.values()))
+        wait_ingested(own, store.id, timeout=120)
+        names = {v: k for k, v in ids.items()}
+        hybrid = [names[h.file_id] for h in own.vector_stores.search(store.id, query=question).data]
+        assert "tarrin.md" not in hybrid, hybrid  # the premise: no word of the question on the town's page
+        page = own.vector_stores.search(store.id, query=question, ranking_options=KG)  # type: ignore[arg-type]
+        ranked = list(dict.fromkeys(names[h.file_id] for h in page.data))
+        assert "tarrin.md" in ranked[:5] and "hensa.md" in ranked[:5], ranked
+        town = next(h for h in page.data if names[h.file_id] == "tarrin.md")
+        assert town.model_extra and town.model_extra["score_breakdown"]["hops"] == 2.0, town.model_extra
