@@ -58,3 +58,41 @@ def test_two_entities_tied_for_the_chain_let_the_names_of_pages_reach_the_answer
         assert "tarrin.md" in ranked[:5] and "hensa.md" in ranked[:5], ranked
         town = next(h for h in page.data if names[h.file_id] == "tarrin.md")
         assert town.model_extra and town.model_extra["score_breakdown"]["hops"] == 2.0, town.model_extra
+
+
+def test_one_entity_completing_the_chain_keeps_the_walks_ranking_and_filters_hold(
+    backend: Backend, tmp_path: Path
+) -> None:
+    """The negative case of the gate: one composer completes "The composer of Lute Suite" chain,
+    so the walk's ranking stands (no hit found by the expansion, none carrying `hops`). And the
+    expansion's reads apply the attribute filters: with the town's page filtered out, the tied
+    question's expansion still reaches the other composer's town, never the filtered page."""
+    pages = {
+        **PAGES,
+        "lute.md": "# Lute Suite\n\nLute Suite is a piece for lute. Lute Suite was composed by Olaf Brinde.",
+    }
+    with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
+        own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
+        ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in pages.items()}
+        store = own.vector_stores.create(name="kg-expansion-gate")
+        for name, file_id in ids.items():
+            kind = "place" if name == "tarrin.md" else "page"
+            own.vector_stores.files.create(store.id, file_id=file_id, attributes={"kind": kind})
+        wait_ingested(own, store.id, timeout=120)
+        names = {v: k for k, v in ids.items()}
+        single = own.vector_stores.search(store.id, query="The composer of Lute Suite: which town?", ranking_options=KG)  # type: ignore[arg-type]
+        ranked = [names[h.file_id] for h in single.data]
+        assert "olaf.md" in ranked[:3], ranked
+        assert all("hops" not in (h.model_extra or {})["score_breakdown"] for h in single.data), single.data
+        scores = [h.score for h in single.data]
+        assert scores == sorted(scores, reverse=True), scores
+        only_pages = {"type": "eq", "key": "kind", "value": "page"}
+        tied = own.vector_stores.search(
+            store.id,
+            query="The composer of Nahan Tone Poem: which town?",
+            ranking_options=KG,  # type: ignore[arg-type]
+            filters=only_pages,  # type: ignore[arg-type]
+        )
+        found = {names[h.file_id]: (h.model_extra or {})["score_breakdown"] for h in tied.data}
+        assert "tarrin.md" not in found, list(found)
+        assert found.get("kessel.md", {}).get("hops") == 2.0, found
