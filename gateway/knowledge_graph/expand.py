@@ -11,12 +11,12 @@ once more from those pages. A multi-hop question names its first entity, hybrid 
 page about it, and the answer is the page about an entity that page names (or one more hop out):
 no relation word is read, so none can be misread.
 
-It runs only when the walk is unsure: unless exactly one entity completes the question's chain at
-the best path weight (`completing`), or when the walk fell back to PageRank. When the walk is unsure
-its tied answers lead (one hit each, at least one), the expansion takes at most half the slots after
-them, and no page of a tied entity the walk ranks in the top k is pushed out (`interleave`). A
-chain completed at one entity keeps the walk's ranking: interleaved there, the expansion pushed walk
-answers ranked six to ten out of the top 10 (held-out's multi-hop top-10 hit rate 85.2 -> 78.1 %).
+It runs only when the walk is unsure, when no entity completes the question's chain (`completing`:
+steps followed, no answer reached), or when the walk fell back to PageRank; interleaved after the
+walk's first hit, in at most half the places after it (`interleave`). A completed chain keeps the
+walk's ranking: interleaved there, the expansion pushed walk answers ranked six to ten out of the
+top 10 (held-out's multi-hop top-10 hit rate 85.2 -> 78.1 %), and interleaved wherever the entities
+completing the chain tie (two or more) it lost blind 2.2 points (docs/ARCHITECTURE.md, step 3c).
 
 Indexed reads only (a `chunk_mentions` and one `mentions` per name followed, each round), bounded
 by `NAMES`, `ROWS` and `PAGES`; nothing is scanned or loaded whole, so the same on SQLite,
@@ -118,12 +118,9 @@ async def expansion(
     return out
 
 
-def interleave(
-    first: list[H], second: list[H], k: int, lead: int = 1, slots: int | None = None, keep: Collection[str] = ()
-) -> list[H]:
+def interleave(first: list[H], second: list[H], k: int, lead: int = 1, slots: int | None = None) -> list[H]:
     """`first`'s first `lead` hits, then the two rankings taken in turn (second's next, first's
-    next, ...), each chunk once, `second` adding at most `slots` hits (None: no cap) and never one
-    that would push a chunk of `keep` (hits of `first` that must stay) out of the top k.
+    next, ...), each chunk once, `second` adding at most `slots` hits (None: no cap).
 
     Scores: a hit entering through `first`'s turn keeps `first`'s score (so a score threshold
     means what it meant; `first` is sorted, so the list stays non-increasing); one entering through
@@ -143,19 +140,10 @@ def interleave(
             seen.add(ranking[i].chunk_id)
             taken += expanded
             order.append((own.get(ranking[i].chunk_id, ranking[i]), expanded))
-    # `first`'s hits in turn up to its last kept one: the expansion takes no slot they need
-    walked = [h.chunk_id for h, expanded in order if not expanded]
-    needed = max((i + 1 for i, c in enumerate(walked) if c in keep), default=0)
     level = max((h.score for h in first), default=0.0)
     hits: list[H] = []
-    placed = 0  # `first`'s turns placed
-    for h, expanded in order:
-        if len(hits) >= k:
-            break
-        if expanded and k - len(hits) <= needed - placed:
-            continue
+    for h, expanded in order[:k]:
         if not expanded:
-            placed += 1
             level = min(level, h.score)
         hits.append(dataclasses.replace(h, score=level))
     return hits
@@ -184,7 +172,7 @@ def _pages(rows: list[MentionRow], names: list[str], seen: Collection[str]) -> l
 
 def completing(reached: dict[str, Reached], hops: int) -> list[str]:
     """The entities that complete the question's chain (all `hops` of it matched) at the best path
-    weight: one when the walk singles out an answer, none when nothing completes the chain."""
+    weight: one when the walk singles out an answer, several tied, none when nothing completes it."""
     done = {e: r.potential() for e, r in reached.items() if len(r.matched) >= hops}
     top = max(done.values(), default=0.0)
     return [e for e, p in done.items() if p >= 0.999 * top]

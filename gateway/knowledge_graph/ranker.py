@@ -13,12 +13,11 @@ Five phases, per (store, query):
    when the graph knows nothing of the question); chunks only the graph found are read from the
    backend only if they make the top k. A chain the walk does not complete (or takes no step of)
    is ranked by personalised PageRank around the question's entities (`spread.py`) fused with
-   hybrid's ranking by reciprocal rank. When the walk is unsure of its answer (unless exactly one
-   entity completes the chain at the best weight) or fell back to PageRank, two-hop expansion from
-   hybrid's best hit (`expand.py`: the pages about the names its page mentions, then once more; no
-   relation word read) is interleaved after the graph's first hits (the tied answers), taking at
-   most half the slots after them, so that a chain the walk cannot settle still gets the pages its
-   names lead to; a chain completed at one entity keeps the walk's ranking;
+   hybrid's ranking by reciprocal rank. When the walk is unsure of its answer (steps of the chain
+   followed, no entity completing it) or fell back to PageRank, two-hop expansion from hybrid's
+   best hit (`expand.py`: the pages about the names its page mentions, then once more; no relation
+   word read) is interleaved after the graph's first hit, so that a chain the walk cannot complete
+   still gets the pages its names lead to; a completed chain keeps the walk's ranking;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
@@ -76,10 +75,10 @@ class RankOutcome:
     # which phase ranked (read by bench_multihop --paths): "hybrid" (the graph does not steer the
     # question: hybrid search's own hits), "fallback" (the walk followed no step of the chain, or
     # completed none when no relation type was asked: PageRank fused with hybrid, two-hop expansion
-    # interleaved), "unsure" (the walk completed the chain at no entity or at several tied: its
-    # ranking with two-hop expansion interleaved after the tied hits), "chain" (one entity completes
-    # a two- or three-relation chain: the walk's ranking) or "one-step" (the same for a
-    # one-relation question walked one hop)
+    # interleaved), "unsure" (the walk followed steps of the chain but no entity completes it: its
+    # ranking with two-hop expansion interleaved), "chain" (entities complete a two- or
+    # three-relation chain: the walk's ranking) or "one-step" (the same for a one-relation
+    # question walked one hop)
     path: Literal["hybrid", "fallback", "unsure", "chain", "one-step"]
     tied: int = 0  # entities completing the chain at the best weight (the walk's paths; else 0)
 
@@ -167,27 +166,24 @@ class Ranker:
                 self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities),
             )
             return RankOutcome(interleave(scored, expanded, k), q_entities, {}, path="fallback")
-        # phase 4: candidates and their signals. The walk's ranking stands when one entity completes
-        # the chain at the best weight; when none does, or several tie (the walk cannot choose), two-hop
-        # expansion from hybrid's best hit joins it (a copy of the hits: each reads the chunks only it
-        # found): the tied entities' hits lead, the expansion takes at most half the slots after them
-        # and pushes no tied entity's page out of the top k (`expand.interleave`)
+        # phase 4: candidates and their signals. The walk's ranking stands when an entity completes
+        # the chain; when none does (steps followed, no answer reached), two-hop expansion from
+        # hybrid's best hit joins it (a copy of the hits: each reads the chunks only it found),
+        # after the walk's first hit and in at most half the places after it (`expand.interleave`)
         walked = self._walked(backend, store_id, query, hits, vec_hits, kw_hits, reached, asked, hops, k, filters)
         best = completing(reached, hops)
-        if len(best) == 1:
-            scored, ranked_entities, _pages = await walked
+        if best:
+            scored, ranked_entities = await walked
         else:
-            (scored, ranked_entities, pages_of), expanded = await asyncio.gather(
+            (scored, ranked_entities), expanded = await asyncio.gather(
                 walked, self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities)
             )
-            lead = max(len(best), 1)
-            tied_files = {f for e in best for f in pages_of.get(e, ())}
-            keep = {h.chunk_id for h in scored if h.file_id in tied_files}
-            scored = interleave(scored, expanded, k, lead=lead, slots=max(k - lead, 0) // 2, keep=keep)
+            scored = interleave(scored, expanded, k, slots=(k - 1) // 2)
         entities = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
-        if len(best) != 1:
-            return RankOutcome(scored, q_entities, entities, path="unsure", tied=len(best))
-        return RankOutcome(scored, q_entities, entities, path="chain" if hops >= 2 else "one-step", tied=1)
+        if not best:
+            return RankOutcome(scored, q_entities, entities, path="unsure", tied=0)
+        path: Literal["chain", "one-step"] = "chain" if hops >= 2 else "one-step"
+        return RankOutcome(scored, q_entities, entities, path=path, tied=len(best))
 
     async def _spread(
         self,
@@ -224,9 +220,9 @@ class Ranker:
         hops: int,
         k: int,
         filters: dict[str, Any] | None,
-    ) -> tuple[list[RankedHit], list[str], dict[str, set[str]]]:
+    ) -> tuple[list[RankedHit], list[str]]:
         """The candidates ranked by their blended signals, graph relevance from the walk's
-        entities; second, the entities reached, best first; third, the files about each (its pages)."""
+        entities; second, the entities reached, best first."""
         ranked_entities = sorted(reached, key=lambda e: reached[e].potential(), reverse=True)[:MAX_FRONTIER]
         graph_rows = await self.graph.mentions(store_id, ranked_entities[:MAX_ENTITIES], limit=MAX_MENTIONS)
         ids = list(dict.fromkeys([*hits, *(m.chunk_id for m in graph_rows)]))
@@ -238,18 +234,14 @@ class Ranker:
             self.graph.chunk_relation_types(store_id, ids, types=asked) if asked else _no_types(),
             self.graph.file_times(store_id, files),
         )
-        pages_of: dict[str, set[str]] = {}
-        for m in graph_rows:
-            if m.subject:
-                pages_of.setdefault(m.entity, set()).add(m.file_id)
-        paged = frozenset(pages_of)
+        paged = frozenset(m.entity for m in graph_rows if m.subject)
         graph_score = chunk_scores(chunk_rows, stated, reached, asked, one_step=hops == 1, paged=paged)
         weights = self.chain_weights if chained(reached, hops) else self.weights
         rows_by_chunk = {m.chunk_id: m for m in chunk_rows}
         scored = await self._finish(
             backend, store_id, query, hits, vec_hits, kw_hits, graph_score, rows_by_chunk, times, weights, k, filters
         )
-        return scored, ranked_entities, pages_of
+        return scored, ranked_entities
 
     async def _finish(
         self,
