@@ -1,7 +1,7 @@
 """Multi-hop retrieval: the `kg` ranker against hybrid search and two graph baselines (#12, #28).
 
     .venv/bin/python -m bench.bench_multihop [--corpus easy hard unseen heldout sealed blind real] [--per-hops 60]
-        [--repeat 1] [--methods hybrid kg two-hop ppr kg+2hop]
+        [--repeat 1] [--methods hybrid kg two-hop ppr kg+2hop] [--paths]
 
 Two generated fictional corpora: the easy one (bench/multihop_corpus.py, #12) and the hard one
 (bench/multihop_hard.py, #28: answers sharing no word with the question, varied relations,
@@ -23,6 +23,9 @@ Prints, per method: top-10 hit rate and MRR@10 for one-hop controls, two-hop and
 and all multi-hop ones; search latency p50/p90; ingestion files per second with the graph off and on
 (`--repeat` runs: min / median / max, because the machine is shared); after the hard corpus, the
 labelled single-hop corpus (tests/retrieval/): nDCG@10, recall@10 and p50 of hybrid and kg.
+`--paths` (#28) also prints the multi-hop questions by the kg ranker's path (`RankOutcome.path`) and
+by the number of entities completing the chain at the best weight, with each method's top-10 hit
+rate on them.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ from gateway.bootstrap import build_stores
 from gateway.config import load_settings
 from gateway.knowledge_graph.extract import RuleExtractor, normalise
 from gateway.knowledge_graph.index import title_of
-from gateway.knowledge_graph.keys import _longest, query_keys
+from gateway.knowledge_graph.keys import longest, query_keys
 from gateway.retrieval.core import Retrieval
 from gateway.retrieval.ingest import IngestionWorker
 from gateway.retrieval.search import search_stores
@@ -182,7 +185,7 @@ def methods(r: Retrieval, store_id: str, docs: list[Doc], db_path: Path) -> dict
         return two_hop(await ranked(query, None), texts, by_title, K)
 
     async def pagerank(query: str) -> list[str]:
-        seeds = _longest([key for key in query_keys(RuleExtractor(), query) if key in ppr.entities])
+        seeds = longest([key for key in query_keys(RuleExtractor(), query) if key in ppr.entities])
         found = [names[f] for f in ppr.rank(seeds, K)]
         return [*found, *(d for d in await ranked(query, None) if d not in found)][:K]
 
@@ -292,13 +295,16 @@ async def run_corpus(
 
 
 async def print_paths(r: Retrieval, store_id: str, questions: list[Question], compared: dict[str, Method]) -> None:
-    """Per phase of the kg ranker that answered (`RankOutcome.path`: hybrid only, the fallback when
-    the walk is unsure, the walk), how many multi-hop questions took it and each method's top-10
-    hit rate on them: where the kg ranker loses to two-hop expansion (#28)."""
+    """Per phase of the kg ranker that answered (`RankOutcome.path`: "hybrid" only, the PageRank
+    "fallback", the walk "unsure" with two-hop expansion interleaved, a completed "chain", a
+    "one-step" walk), how many multi-hop questions took it and each method's top-10 hit rate on
+    them; then the same by the number of entities completing the chain at the best weight
+    (`RankOutcome.tied`, walk paths only): where the kg ranker loses to two-hop expansion (#28)."""
     knowledge = await r.knowledge()
     backend = await r.backend()
     embedder = await r.embedder()
     rows: dict[str, list[dict[str, bool]]] = {}
+    by_ties: dict[int, list[dict[str, bool]]] = {}
     for q in questions:
         if q.hops < 2:
             continue
@@ -306,10 +312,18 @@ async def print_paths(r: Retrieval, store_id: str, questions: list[Question], co
         outcome = await knowledge.rank(backend, store_id, q.text, vector, k=K, filters=None)
         hit = {name: q.answer in (await method(q.text))[:K] for name, method in compared.items()}
         rows.setdefault(outcome.path, []).append(hit)
+        if outcome.path in ("unsure", "chain", "one-step"):
+            by_ties.setdefault(min(outcome.tied, 3), []).append(hit)
     print("multi-hop questions by the kg ranker's path (top-10 hit rate per method):")
     for path, hits in sorted(rows.items()):
-        cells = "  ".join(f"{name} {sum(h[name] for h in hits) / len(hits):6.1%}" for name in compared)
-        print(f"  {path:9} {len(hits):4} questions  {cells}")
+        print(f"  {path:9} {len(hits):4} questions  {_rates(hits, compared)}")
+    print("walked multi-hop questions by entities completing the chain at the best weight (3: 3 or more):")
+    for ties, hits in sorted(by_ties.items()):
+        print(f"  tied {ties}    {len(hits):4} questions  {_rates(hits, compared)}")
+
+
+def _rates(hits: list[dict[str, bool]], compared: dict[str, Method]) -> str:
+    return "  ".join(f"{name} {sum(h[name] for h in hits) / len(hits):6.1%}" for name in compared)
 
 
 def sample(questions: list[Question], per_hops: int) -> list[Question]:
@@ -435,7 +449,10 @@ if __name__ == "__main__":
         "--speed-repeat", type=int, default=3, help="rounds of the interleaved kg/hybrid timing (per question)"
     )
     parser.add_argument(
-        "--paths", action="store_true", help="multi-hop questions per kg ranker path (hybrid / fallback / walk)"
+        "--paths",
+        action="store_true",
+        help="multi-hop questions per kg ranker path (hybrid / fallback / unsure / chain / one-step) and per "
+        "number of entities tied for the chain, with each method's top-10 hit rate",
     )
     parser.add_argument("--no-single", dest="single", action="store_false", help="skip the single-hop corpus")
     parser.add_argument("--weights", default=None, help="GATEWAY_KG_WEIGHTS for the kg ranker (default: the setting's)")

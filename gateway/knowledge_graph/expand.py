@@ -11,20 +11,25 @@ once more from those pages. A multi-hop question names its first entity, hybrid 
 page about it, and the answer is the page about an entity that page names (or one more hop out):
 no relation word is read, so none can be misread.
 
-It runs only when the walk is unsure (`tied`: no entity completes the question's chain, or two tie
-for it at the best weight) or fell back to PageRank: interleaved into a chain the walk completed at
-one entity, it pushed walk answers ranked six to ten out of the top 10 (held-out 85.2 % -> 78.1 %).
+It runs only when the walk is unsure, when no entity completes the question's chain (`completing`:
+steps followed, no answer reached), or when the walk fell back to PageRank; interleaved after the
+walk's first hit, in at most half the places after it (`interleave`). A completed chain keeps the
+walk's ranking: interleaved there, the expansion pushed walk answers ranked six to ten out of the
+top 10 (held-out's multi-hop top-10 hit rate 85.2 -> 78.1 %), and interleaved wherever the entities
+completing the chain tie (two or more) it lost blind 2.2 points (docs/ARCHITECTURE.md, step 3c).
 
-Four indexed reads per question (two `chunk_mentions`, two `mentions`), bounded by `NAMES` and
-`PAGES`; nothing is scanned or loaded whole, so the same on SQLite, PostgreSQL and Neo4j.
+Indexed reads only (a `chunk_mentions` and one `mentions` per name followed, each round), bounded
+by `NAMES`, `ROWS` and `PAGES`; nothing is scanned or loaded whole, so the same on SQLite,
+PostgreSQL and Neo4j.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection
+from collections.abc import Awaitable, Callable, Collection
 from typing import TypeVar
 
+from gateway.knowledge_graph.spread import shared_mentions
 from gateway.knowledge_graph.walk import Reached
 from storage.graph import GraphStore, MentionRow
 from vectorstore.base import Hit
@@ -34,12 +39,8 @@ H = TypeVar("H", bound=Hit)
 ROUNDS = 2  # hops out from the best hit's page (a three-hop answer is the second)
 NAMES = 40  # names of a round's pages followed (most mentioned first)
 PAGES = 12  # pages a round adds (the next round starts from them)
-ROWS = 400  # mention rows read per round (subject rows come first, one per chunk of each page)
-# The walk is unsure when no entity completes the chain (0) or two tie for it at the best path
-# weight: then two-hop expansion joins its ranking. Three or more tied entities fill the top 10
-# with the walk's own candidates (bench_multihop --paths: interleaving the expansion there lost
-# blind 63.6 -> 50.0 % and held-out 75.0 -> 66.7 % of those questions, masked gained 21.7 -> 27.3 %)
-UNSURE = frozenset({0, 2})
+ROWS = 400  # mention rows read per round, shared among the names (subject rows first, one per chunk of a page)
+HYBRID_VECTOR = 0.75  # hybrid's own order (vectorstore.fusion's default blend): where the expansion starts
 
 
 async def expand(graph: GraphStore, store_id: str, start: MentionRow) -> tuple[list[list[MentionRow]], frozenset[str]]:
@@ -59,13 +60,13 @@ async def expand(graph: GraphStore, store_id: str, start: MentionRow) -> tuple[l
         names = _most_named([m for m in named if m.entity not in own], NAMES)
         if not names:
             break
-        rows = await graph.mentions(store_id, names, limit=ROWS)
-        pages = _pages(rows, names, seen_files)[:PAGES]
-        if not pages:
+        rows = await shared_mentions(graph, store_id, names, ROWS, 1)
+        found = _pages(rows, names, seen_files)[:PAGES]
+        if not found:
             break
-        rounds.append(pages)
-        seen_files.update(m.file_id for m in pages)
-        frontier = [m.chunk_id for m in pages]
+        rounds.append(found)
+        seen_files.update(m.file_id for m in found)
+        frontier = [m.chunk_id for m in found]
     return rounds, about
 
 
@@ -83,22 +84,67 @@ async def pages(
     return found if about & set(own) else [(0, start), *found]
 
 
-def interleave(first: list[H], second: list[H], k: int, lead: int = 1) -> list[H]:
-    """`first`'s first hit, then the two rankings taken in turn (second's next, first's next, ...),
-    each chunk once: the top k holds the first k // 2 of each (less what they share). Scores stay
-    `first`'s own (so a score threshold means what it meant), made non-increasing down the list;
-    a page only `second` holds ties with the hit above it."""
-    out: dict[str, H] = {h.chunk_id: h for h in first[:lead]}
+async def expansion(
+    graph: GraphStore,
+    store_id: str,
+    hits: dict[str, Hit],
+    vec: dict[str, float],
+    kw: dict[str, float],
+    own: Collection[str],
+    k: int,
+    load: Callable[[list[Hit]], Awaitable[None]],
+) -> list[tuple[Hit, dict[str, float]]]:
+    """The pages two-hop expansion reaches from hybrid's best hit among `hits` (`pages`), each with
+    the signals every kg hit carries (no walk or PageRank relevance; `hops` says how it was found,
+    0 for hybrid's best). Pages not in `hits` are read by `load` (the ranker's chunk loader: it
+    applies the attribute filters and adds what passes to `hits`); a page it drops is left out."""
+    if not hits:
+        return []
+    best = hits[max(hits, key=lambda c: HYBRID_VECTOR * vec.get(c, 0.0) + (1 - HYBRID_VECTOR) * kw.get(c, 0.0))]
+    found = await pages(graph, store_id, best, own, k)
+    unread = [Hit(m.chunk_id, m.file_id, "", "", 0.0) for _hop, m in found if m.chunk_id not in hits]
+    if unread:
+        await load(unread)
+    out: list[tuple[Hit, dict[str, float]]] = []
+    for hop, m in found:
+        if (h := hits.get(m.chunk_id)) is not None:  # not dropped by the filters, still there
+            breakdown = {
+                "vector": round(max(0.0, vec.get(h.chunk_id, 0.0)), 4),
+                "graph": 0.0,
+                "keyword": round(max(0.0, kw.get(h.chunk_id, 0.0)), 4),
+                "hops": float(hop),
+            }
+            out.append((h, breakdown))
+    return out
+
+
+def interleave(first: list[H], second: list[H], k: int, lead: int = 1, slots: int | None = None) -> list[H]:
+    """`first`'s first `lead` hits, then the two rankings taken in turn (second's next, first's
+    next, ...), each chunk once, `second` adding at most `slots` hits (None: no cap).
+
+    Scores: a hit entering through `first`'s turn keeps `first`'s score (so a score threshold
+    means what it meant; `first` is sorted, so the list stays non-increasing); one entering through
+    `second`'s turn ties with the hit above it, even if `first` holds it lower down (its breakdown
+    is then `first`'s), and never lowers the scores of the hits after it."""
+    own = {h.chunk_id: h for h in first}
+    order: list[tuple[H, bool]] = [(h, False) for h in first[:lead]]
+    seen = {h.chunk_id for h in first[:lead]}
     rest = first[lead:]
+    taken = 0
     for i in range(max(len(rest), len(second))):
-        for ranking in (second, rest):
-            if i < len(ranking) and ranking[i].chunk_id not in out:
-                out[ranking[i].chunk_id] = ranking[i]
-    own = {h.chunk_id: h.score for h in first}
-    level = max(own.values(), default=0.0)
+        for ranking, expanded in ((second, True), (rest, False)):
+            if i >= len(ranking) or ranking[i].chunk_id in seen:
+                continue
+            if expanded and slots is not None and taken >= slots:
+                continue
+            seen.add(ranking[i].chunk_id)
+            taken += expanded
+            order.append((own.get(ranking[i].chunk_id, ranking[i]), expanded))
+    level = max((h.score for h in first), default=0.0)
     hits: list[H] = []
-    for h in list(out.values())[:k]:
-        level = min(level, own.get(h.chunk_id, level))
+    for h, expanded in order[:k]:
+        if not expanded:
+            level = min(level, h.score)
         hits.append(dataclasses.replace(h, score=level))
     return hits
 
@@ -124,9 +170,9 @@ def _pages(rows: list[MentionRow], names: list[str], seen: Collection[str]) -> l
     return sorted(best.values(), key=lambda m: order.get(m.entity, len(order)))
 
 
-def tied(reached: dict[str, Reached], hops: int) -> int:
-    """How many entities complete the question's chain (all `hops` of it matched) at the best
-    path weight: 1 when the walk singles out an answer, 0 when nothing completes the chain."""
-    completed = [r.potential() for r in reached.values() if len(r.matched) >= hops]
-    top = max(completed, default=0.0)
-    return sum(1 for p in completed if p >= 0.999 * top)
+def completing(reached: dict[str, Reached], hops: int) -> list[str]:
+    """The entities that complete the question's chain (all `hops` of it matched) at the best path
+    weight: one when the walk singles out an answer, several tied, none when nothing completes it."""
+    done = {e: r.potential() for e, r in reached.items() if len(r.matched) >= hops}
+    top = max(done.values(), default=0.0)
+    return [e for e, p in done.items() if p >= 0.999 * top]

@@ -34,7 +34,7 @@ def query_keys(extractor: Extractor, query: str) -> list[str]:
     return list(dict.fromkeys(k for k in keys if k))
 
 
-def _longest(keys: list[str]) -> list[str]:
+def longest(keys: list[str]) -> list[str]:
     """Question entities, without those inside a longer one found too ("orbis" inside "orbis 9")."""
     keep: list[str] = []
     for key in sorted(keys, key=len, reverse=True):

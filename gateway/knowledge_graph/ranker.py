@@ -13,11 +13,11 @@ Five phases, per (store, query):
    when the graph knows nothing of the question); chunks only the graph found are read from the
    backend only if they make the top k. A chain the walk does not complete (or takes no step of)
    is ranked by personalised PageRank around the question's entities (`spread.py`) fused with
-   hybrid's ranking by reciprocal rank. When the walk is unsure of its answer (no entity completes
-   the chain, or two tie for it) or fell back to PageRank, two-hop expansion from hybrid's best hit
-   (`expand.py`: the pages about the names its page mentions, then once more; no relation word
-   read) is interleaved after the graph's first hits, so that a chain the walk cannot settle still
-   gets the pages its names lead to; a chain completed at one entity keeps the walk's ranking;
+   hybrid's ranking by reciprocal rank. When the walk is unsure of its answer (steps of the chain
+   followed, no entity completing it) or fell back to PageRank, two-hop expansion from hybrid's
+   best hit (`expand.py`: the pages about the names its page mentions, then once more; no relation
+   word read) is interleaved after the graph's first hit, so that a chain the walk cannot complete
+   still gets the pages its names lead to; a completed chain keeps the walk's ranking;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
@@ -34,13 +34,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from gateway.knowledge_graph import spread as pagerank
-from gateway.knowledge_graph.expand import UNSURE, interleave, tied
-from gateway.knowledge_graph.expand import pages as expand_pages
+from gateway.knowledge_graph.expand import HYBRID_VECTOR, completing, expansion, interleave
 from gateway.knowledge_graph.extract import _STOP, Extractor, normalise
-from gateway.knowledge_graph.keys import _longest, query_keys
+from gateway.knowledge_graph.keys import longest, query_keys
 from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.question import steps
 from gateway.knowledge_graph.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
@@ -60,7 +59,6 @@ MAX_GRAPH_CHUNKS = 60  # chunks only the graph found that are ranked (their text
 # first hits near the top (hybrid's first is behind at most the pages PageRank ranks far higher)
 RRF_K = 5
 GRAPH_VOTE = 2.0
-HYBRID_VECTOR = 0.75  # hybrid's own order: vectorstore.fusion's default blend
 _WORDS = re.compile(r"\w+")
 
 
@@ -74,11 +72,15 @@ class RankOutcome:
     hits: list[RankedHit]
     query_entities: list[str]
     expanded: dict[str, float]
-    # which phase ranked: "hybrid" (the graph does not steer the question), "fallback" (the walk
-    # was unsure: no chain completed or no step followed), "chain" (the walk completed the chain
-    # of a two- or three-relation question) or "one-step" (a one-relation question walked one
-    # hop); read by bench_multihop --paths
-    path: str = "chain"
+    # which phase ranked (read by bench_multihop --paths): "hybrid" (the graph does not steer the
+    # question: hybrid search's own hits), "fallback" (the walk followed no step of the chain, or
+    # completed none when no relation type was asked: PageRank fused with hybrid, two-hop expansion
+    # interleaved), "unsure" (the walk followed steps of the chain but no entity completes it: its
+    # ranking with two-hop expansion interleaved), "chain" (entities complete a two- or
+    # three-relation chain: the walk's ranking) or "one-step" (the same for a one-relation
+    # question walked one hop)
+    path: Literal["hybrid", "fallback", "unsure", "chain", "one-step"]
+    tied: int = 0  # entities completing the chain at the best weight (the walk's paths; else 0)
 
 
 def _hub(files: int) -> float:
@@ -125,7 +127,7 @@ class Ranker:
             if keys
             else ({}, {})
         )
-        q_entities = _longest(list(known))
+        q_entities = longest(list(known))
         # A question that names nothing the graph knows is answered by hybrid search itself; so is
         # one that asks for no relation the patterns know (relation words alone, "create", "run",
         # "part of", are too common to steer by: on 80 manual pages letting the graph rank those cost
@@ -159,28 +161,29 @@ class Ranker:
             # step of: personalised PageRank around the question's entities (`spread.py`), which
             # needs no relation words, fused with hybrid's ranking; beside it, two-hop expansion
             # (`expand.py`), which reads none either, and the two interleaved
-            scored, expansion = await asyncio.gather(
+            scored, expanded = await asyncio.gather(
                 self._spread(backend, store_id, query, hits, vec_hits, kw_hits, seeds, hops, k, filters),
                 self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities),
             )
-            scored = interleave(scored, expansion, k)
-            return RankOutcome(scored, q_entities, {}, path="fallback")
-        # phase 4: candidates and their signals. The walk's ranking stands when one entity completes
-        # the chain best; when none completes it, or two tie for it (the walk cannot choose between
-        # a pair), two-hop expansion from hybrid's best hit joins it (a copy of the hits: each reads
-        # the chunks only it found), interleaved after the walk's tied hits (`expand.interleave`)
+            return RankOutcome(interleave(scored, expanded, k), q_entities, {}, path="fallback")
+        # phase 4: candidates and their signals. The walk's ranking stands when an entity completes
+        # the chain; when none does (steps followed, no answer reached), two-hop expansion from
+        # hybrid's best hit joins it (a copy of the hits: each reads the chunks only it found),
+        # after the walk's first hit and in at most half the places after it (`expand.interleave`)
         walked = self._walked(backend, store_id, query, hits, vec_hits, kw_hits, reached, asked, hops, k, filters)
-        ties = tied(reached, hops)
-        if ties not in UNSURE:
+        best = completing(reached, hops)
+        if best:
             scored, ranked_entities = await walked
         else:
-            (scored, ranked_entities), expansion = await asyncio.gather(
+            (scored, ranked_entities), expanded = await asyncio.gather(
                 walked, self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities)
             )
-            scored = interleave(scored, expansion, k, lead=max(ties, 1))
-        expanded = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
-        path = "unsure" if ties in UNSURE else "chain" if hops >= 2 else "one-step"
-        return RankOutcome(scored, q_entities, expanded, path=path)
+            scored = interleave(scored, expanded, k, slots=(k - 1) // 2)
+        entities = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
+        if not best:
+            return RankOutcome(scored, q_entities, entities, path="unsure", tied=0)
+        path: Literal["chain", "one-step"] = "chain" if hops >= 2 else "one-step"
+        return RankOutcome(scored, q_entities, entities, path=path, tied=len(best))
 
     async def _spread(
         self,
@@ -282,30 +285,16 @@ class Ranker:
         filters: dict[str, Any] | None,
         q_entities: list[str],
     ) -> list[RankedHit]:
-        """The pages two-hop expansion reaches from hybrid's best hit (`expand.pages`), as kg hits;
-        pages hybrid did not find are read from the backend (filters applied), at most k + 1."""
+        """The pages two-hop expansion reaches from hybrid's best hit (`expand.expansion`), as kg
+        hits; pages hybrid did not find are read from the backend (filters applied)."""
+
+        async def load(rows: list[Hit]) -> None:
+            await self._load_chunks(backend, store_id, rows, hits, filters)
+
         vec = {h.chunk_id: h.score for h in vec_hits}
         kw = {h.chunk_id: h.score for h in kw_hits}
-        if not hits:
-            return []
-        best = hits[max(hits, key=lambda c: HYBRID_VECTOR * vec.get(c, 0.0) + (1 - HYBRID_VECTOR) * kw.get(c, 0.0))]
-        pages = await expand_pages(self.graph, store_id, best, q_entities, k)
-        unread = [_pending(m) for _hop, m in pages if m.chunk_id not in hits]
-        if unread:
-            await self._load_chunks(backend, store_id, unread, hits, filters)
-        out: list[RankedHit] = []
-        for hop, m in pages:
-            if (h := hits.get(m.chunk_id)) is not None:  # not dropped by the filters, still there
-                # the signals as every kg hit carries them (no walk or PageRank relevance: `hops` says
-                # how it was found, 0 for hybrid's best)
-                breakdown = {
-                    "vector": round(max(0.0, vec.get(h.chunk_id, 0.0)), 4),
-                    "graph": 0.0,
-                    "keyword": round(max(0.0, kw.get(h.chunk_id, 0.0)), 4),
-                    "hops": float(hop),
-                }
-                out.append(RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, breakdown))
-        return out
+        found = await expansion(self.graph, store_id, hits, vec, kw, q_entities, k, load)
+        return [RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, b) for h, b in found]
 
     async def _hybrid(
         self,

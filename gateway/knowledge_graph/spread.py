@@ -179,10 +179,19 @@ async def _run(g: _Graph, fn: Callable[..., T], *args: Any) -> T:
 async def _seed_mentions(graph: GraphStore, store_id: str, seeds: list[str]) -> list[MentionRow]:
     """The seeds' mention rows: each seed its own share of `MENTIONS`, so that one named on a long
     document's every chunk does not leave the others' pages unread."""
-    if len(seeds) <= 1:
-        return await graph.mentions(store_id, seeds, MENTIONS)
-    share = max(SEED_SHARE, MENTIONS // len(seeds))
-    parts = await asyncio.gather(*(graph.mentions(store_id, [key], share) for key in seeds))
+    return await shared_mentions(graph, store_id, seeds, MENTIONS, SEED_SHARE)
+
+
+async def shared_mentions(
+    graph: GraphStore, store_id: str, keys: list[str], total: int, least: int
+) -> list[MentionRow]:
+    """The mention rows of `keys`, each key its own share of `total` (at least `least`), read
+    concurrently: one LIMIT over them all lets a key named on a long page's every chunk (its
+    title) use it up, and the others' pages go unread (also `expand.py`'s read)."""
+    if len(keys) <= 1:
+        return await graph.mentions(store_id, keys, total)
+    share = max(least, total // len(keys))
+    parts = await asyncio.gather(*(graph.mentions(store_id, [key], share) for key in keys))
     return [m for part in parts for m in part]
 
 

@@ -1,16 +1,14 @@
-"""Two-hop expansion in the `kg` ranker (#28), through the search endpoint: a two-hop question the
-walk reads as one relation and completes at two entities tied, whose answer only the names of the
-pages lead to.
+"""Two-hop expansion in the `kg` ranker (#28), through the search endpoint: a two-hop question
+whose chain the walk follows one step of and completes at no entity, whose answer only the names
+of the pages lead to.
 
-"The composer of Nahan Tone Poem: which town?" asks for one relation the patterns know (the
-composer), and the piece's page names two composers by it, equally ("was composed by Hensa Grethm",
-"was composed by Olaf Brinde"): the walk cannot choose between them. Each composer's page names a
-town in words no pattern reads ("whose family came out of Tarrin"). The walk alone ranks the piece
-and the composers, then the pages sharing the question's words; the town's page, which shares none,
-is not among the first five. Because two entities tie for the chain, two-hop expansion joins after
-the walk's tied hits and follows the names: the piece's page (hybrid's best), a composer's, the
-town's. A chain the walk completes at one entity keeps the walk's ranking (the bench figures in
-docs/ARCHITECTURE.md, step 3c).
+"Where was the composer of Nahan Tone Poem born?" asks for two relations: the composer (which the
+piece's page states twice: "was composed by Hensa Grethm", "was composed by Olaf Brinde") and the
+birthplace, which no page states: each composer's page only lists a town ("Letters: Tarrin,
+Ulm."). No entity completes the chain, so two-hop expansion joins the walk's ranking after its
+first hit and follows the names: the piece's page (hybrid's best), a composer's, the town's, which
+shares no word with the question. A chain the walk completes at one entity keeps the walk's
+ranking (the bench figures in docs/ARCHITECTURE.md, step 3c).
 """
 
 from __future__ import annotations
@@ -33,18 +31,16 @@ NOTES = {
 PAGES = {
     "nahan.md": "# Nahan Tone Poem\n\nNahan Tone Poem is a piece for oboe. Nahan Tone Poem was composed by "
     "Hensa Grethm. Nahan Tone Poem was composed by Olaf Brinde.",
-    "hensa.md": "# Hensa Grethm\n\nHensa Grethm is an oboist whose family came out of Tarrin.",
+    "hensa.md": "# Hensa Grethm\n\nHensa Grethm is an oboist. Letters: Tarrin, Ulm.",
     "tarrin.md": "# Tarrin\n\nTarrin is a harbour with a slate church.",
-    "olaf.md": "# Olaf Brinde\n\nOlaf Brinde is a cellist whose family came out of Kessel.",
+    "olaf.md": "# Olaf Brinde\n\nOlaf Brinde is a cellist. Letters: Kessel, Ulm.",
     "kessel.md": "# Kessel\n\nKessel is a mill on a river.",
     **NOTES,
 }
 
 
-def test_two_entities_tied_for_the_chain_let_the_names_of_pages_reach_the_answer(
-    backend: Backend, tmp_path: Path
-) -> None:
-    question = "The composer of Nahan Tone Poem: which town?"
+def test_a_chain_no_entity_completes_lets_the_names_of_pages_reach_the_answer(backend: Backend, tmp_path: Path) -> None:
+    question = "Where was the composer of Nahan Tone Poem born?"
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
         ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in PAGES.items()}
@@ -58,3 +54,41 @@ def test_two_entities_tied_for_the_chain_let_the_names_of_pages_reach_the_answer
         assert "tarrin.md" in ranked[:5] and "hensa.md" in ranked[:5], ranked
         town = next(h for h in page.data if names[h.file_id] == "tarrin.md")
         assert town.model_extra and town.model_extra["score_breakdown"]["hops"] == 2.0, town.model_extra
+
+
+def test_one_entity_completing_the_chain_keeps_the_walks_ranking_and_filters_hold(
+    backend: Backend, tmp_path: Path
+) -> None:
+    """The negative case of the gate: one composer completes "The composer of Lute Suite" chain,
+    so the walk's ranking stands (no hit found by the expansion, none carrying `hops`). And the
+    expansion's reads apply the attribute filters: with the town's page filtered out, the
+    uncompleted chain's expansion still reaches the other composer's town, never the filtered page."""
+    pages = {
+        **PAGES,
+        "lute.md": "# Lute Suite\n\nLute Suite is a piece for lute. Lute Suite was composed by Olaf Brinde.",
+    }
+    with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
+        own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
+        ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in pages.items()}
+        store = own.vector_stores.create(name="kg-expansion-gate")
+        for name, file_id in ids.items():
+            kind = "place" if name == "tarrin.md" else "page"
+            own.vector_stores.files.create(store.id, file_id=file_id, attributes={"kind": kind})
+        wait_ingested(own, store.id, timeout=120)
+        names = {v: k for k, v in ids.items()}
+        single = own.vector_stores.search(store.id, query="The composer of Lute Suite: which town?", ranking_options=KG)  # type: ignore[arg-type]
+        ranked = [names[h.file_id] for h in single.data]
+        assert "olaf.md" in ranked[:3], ranked
+        assert all("hops" not in (h.model_extra or {})["score_breakdown"] for h in single.data), single.data
+        scores = [h.score for h in single.data]
+        assert scores == sorted(scores, reverse=True), scores
+        only_pages = {"type": "eq", "key": "kind", "value": "page"}
+        tied = own.vector_stores.search(
+            store.id,
+            query="Where was the composer of Nahan Tone Poem born?",
+            ranking_options=KG,  # type: ignore[arg-type]
+            filters=only_pages,  # type: ignore[arg-type]
+        )
+        found = {names[h.file_id]: (h.model_extra or {})["score_breakdown"] for h in tied.data}
+        assert "tarrin.md" not in found, list(found)
+        assert found.get("kessel.md", {}).get("hops") == 2.0, found
