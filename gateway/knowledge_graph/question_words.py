@@ -70,7 +70,9 @@ def plain_of(tokens: list[str], i: int) -> bool:
     compound noun, a bare lower-case noun with another "of" after it ("the place OF DEATH of X",
     "the head of state of France": the compound's own "of" names its entity). A bare noun with no
     "of" after it is an entity of its own ("the inventor of penicillin", "the author of numpy")."""
-    nxt = bare(tokens[i + 1]) if i + 1 < len(tokens) else ""
+    if i + 1 >= len(tokens):  # a stranded "of" ("the province it is part of") joins nothing after it
+        return False
+    nxt = bare(tokens[i + 1])
     if nxt in ("its", "their", "his", "her"):
         return True
     after = bare(tokens[i + 2]) if i + 2 < len(tokens) else ""

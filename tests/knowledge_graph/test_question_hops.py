@@ -241,3 +241,11 @@ def test_of_before_a_bare_noun_is_a_step(question: str) -> None:
 def test_a_copular_head_before_a_possessive_clause_adds_no_step(question: str, hops: list[list[str]]) -> None:
     assert steps(question) == len(hops)
     assert hop_words(question) == hops
+
+
+@pytest.mark.parametrize("text", ["which province is the town the studio is based in part of", "of", "the capital of"])
+def test_a_stranded_of_ending_the_text_is_read_as_with_a_question_mark(text: str) -> None:
+    """A typed question often has no "?": a last "of" has no object, and is read as "of?" is (it
+    raised IndexError in `plain_of`, a failed search, before)."""
+    assert steps(text) == steps(text + "?")
+    assert len(hop_words(text)) == steps(text)
