@@ -1,7 +1,7 @@
 """Multi-hop retrieval: the `kg` ranker against hybrid search and two graph baselines (#12, #28).
 
     .venv/bin/python -m bench.bench_multihop [--corpus easy hard unseen heldout sealed blind real] [--per-hops 60]
-        [--repeat 1] [--methods hybrid kg two-hop ppr kg+2hop] [--paths]
+        [--repeat 1] [--methods hybrid kg two-hop ppr kg+2hop] [--paths] [--lower]
 
 Two generated fictional corpora: the easy one (bench/multihop_corpus.py, #12) and the hard one
 (bench/multihop_hard.py, #28: answers sharing no word with the question, varied relations,
@@ -23,6 +23,7 @@ Prints, per method: top-10 hit rate and MRR@10 for one-hop controls, two-hop and
 and all multi-hop ones; search latency p50/p90; ingestion files per second with the graph off and on
 (`--repeat` runs: min / median / max, because the machine is shared); after the hard corpus, the
 labelled single-hop corpus (tests/retrieval/): nDCG@10, recall@10 and p50 of hybrid and kg.
+`--lower` (#28) asks every question in lower case, names too, as users type them.
 `--paths` (#28) also prints the multi-hop questions by the kg ranker's path (`RankOutcome.path`) and
 by the number of entities completing the chain at the best weight, with each method's top-10 hit
 rate on them.
@@ -37,6 +38,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -406,6 +408,8 @@ async def main(args: argparse.Namespace) -> None:
                 await run_real(args, Path(tmp))
                 continue
             docs, questions = corpora[label]
+            if args.lower:  # as users type them (#28: the cloaked corpus's lower-case questions)
+                questions = [replace(q, text=q.text.lower()) for q in questions]
             await run_corpus(label, docs, sample(questions, args.per_hops), args, Path(tmp))
 
 
@@ -453,6 +457,9 @@ if __name__ == "__main__":
         action="store_true",
         help="multi-hop questions per kg ranker path (hybrid / fallback / unsure / chain / one-step) and per "
         "number of entities tied for the chain, with each method's top-10 hit rate",
+    )
+    parser.add_argument(
+        "--lower", action="store_true", help="ask every question of the corpora in lower case, names too (#28)"
     )
     parser.add_argument("--no-single", dest="single", action="store_false", help="skip the single-hop corpus")
     parser.add_argument("--weights", default=None, help="GATEWAY_KG_WEIGHTS for the kg ranker (default: the setting's)")
