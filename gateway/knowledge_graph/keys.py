@@ -41,3 +41,40 @@ def longest(keys: list[str]) -> list[str]:
         if not any(f" {key} " in f" {other} " for other in keep):
             keep.append(key)
     return keep
+
+
+MAX_LOWER_KEYS = 48  # a lower-case question's candidate runs looked up (one batch; longest first)
+# a single lower-case word is taken for a name only if the graph holds it in at most this many
+# files: a name the user typed in lower case ("jolkova") is on its page and a few that mention
+# it, while a common word some text capitalised ("files", "linux") is all over a large store
+MAX_LOWER_WORD_FILES = 10
+
+
+def _edge(token: str) -> bool:
+    """A token no lower-case name opens or closes on: a function, question or auxiliary word."""
+    word = token.lower()
+    return word in _STOP or word in _AUXILIARY or word in _CONNECTORS or len(word) < 2
+
+
+def lower_keys(query: str) -> list[str]:
+    """Candidate keys of a question typed in lower case ("where was the director of winter in
+    jolkova born"), read only when `query_keys` finds no name at all, so every capitalised question
+    is read as before: its 1-5 word runs neither opening nor closing on a function, question or
+    auxiliary word (nor holding an auxiliary), longest first, at most `MAX_LOWER_KEYS`. The graph
+    knows few of them; the caller keeps the longest it knows and a single word only if it is rare
+    in the store (`rare_lower`)."""
+    tokens = _TOKEN.findall(query)
+    keys: list[str] = []
+    for n in range(5, 0, -1):
+        for i in range(len(tokens) - n + 1):
+            gram = tokens[i : i + n]
+            if _edge(gram[0]) or _edge(gram[-1]) or any(t.lower() in _AUXILIARY for t in gram):
+                continue
+            keys.append(normalise(" ".join(gram)))
+    return list(dict.fromkeys(k for k in keys if k))[:MAX_LOWER_KEYS]
+
+
+def rare_lower(known: list[str], files: dict[str, int]) -> list[str]:
+    """Of the lower-case keys the graph knows, those read as the question's names: every run of two
+    words or more, and a single word held in at most `MAX_LOWER_WORD_FILES` files."""
+    return [k for k in known if " " in k or 0 < files.get(k, 0) <= MAX_LOWER_WORD_FILES]

@@ -39,7 +39,7 @@ from typing import Any, Literal
 from gateway.knowledge_graph import spread as pagerank
 from gateway.knowledge_graph.expand import HYBRID_VECTOR, completing, expansion, interleave
 from gateway.knowledge_graph.extract import _STOP, Extractor, normalise
-from gateway.knowledge_graph.keys import longest, query_keys
+from gateway.knowledge_graph.keys import longest, lower_keys, query_keys, rare_lower
 from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.question import steps
 from gateway.knowledge_graph.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
@@ -127,6 +127,16 @@ class Ranker:
             if keys
             else ({}, {})
         )
+        if not keys:
+            # a question typed in lower case names nothing capitalised: its plain word runs are
+            # looked up instead (one batch), the longest known kept, a single word only if rare
+            lower = lower_keys(query)
+            known, spread = (
+                await asyncio.gather(self.graph.entities(store_id, lower), self.graph.mention_counts(store_id, lower))
+                if lower
+                else ({}, {})
+            )
+            known = {key: known[key] for key in rare_lower(longest(list(known)), spread)}
         q_entities = longest(list(known))
         # A question that names nothing the graph knows is answered by hybrid search itself; so is
         # one that asks for no relation the patterns know (relation words alone, "create", "run",
