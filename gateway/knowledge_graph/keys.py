@@ -58,7 +58,8 @@ def _edge(token: str) -> bool:
 
 def lower_keys(query: str) -> list[str]:
     """Candidate keys of a question typed in lower case ("where was the director of winter in
-    jolkova born"), read only when `query_keys` finds no name at all, so every capitalised question
+    jolkova born"), read only when `query_keys` finds no name at all and the question is a chain
+    (`question.steps` >= 2: a one-relation question is hybrid's), so every capitalised question
     is read as before: its 1-5 word runs neither opening nor closing on a function, question or
     auxiliary word (nor holding an auxiliary), longest first, at most `MAX_LOWER_KEYS`. The graph
     knows few of them; the caller keeps the longest it knows and a single word only if it is rare
