@@ -82,3 +82,13 @@ def link_sides(pages: Pages, chains: Chains) -> tuple[int, int, int, int]:
     forward = {(a, b) for a, b in pairs if names(pages.by_name[a].text, pages.title(b))}
     backward = {(a, b) for a, b in pairs if names(pages.by_name[b].text, pages.title(a))}
     return len(forward - backward), len(pairs - forward), len(forward & backward), len(pairs)
+
+
+def check_no_page_off_the_chain_names_both_ends(pages: Pages, chains: Chains) -> None:
+    """No page outside a multi-hop chain names both its start and its answer: such a page would
+    answer the question by sharing words with it, not by following the chain."""
+    for q, files in chains:
+        if q.hops > 1:
+            start, end = pages.title(files[0]), pages.title(files[-1])
+            both = {name for name, d in pages.by_name.items() if names(d.text, start) and names(d.text, end)}
+            assert both <= set(files), (q.text, both)
