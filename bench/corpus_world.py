@@ -9,6 +9,7 @@ seed gives the same pages and questions, byte for byte.
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from collections.abc import Callable, Sequence
@@ -135,6 +136,45 @@ def chains(w: World, pattern: tuple[str, ...]) -> list[list[str]]:
         else:
             out.append(files)
     return out
+
+
+def question_pools(
+    w: World,
+    text: dict[str, str],
+    naming: dict[str, set[str]],
+    patterns: list[tuple[str, ...]],
+    rng: random.Random,
+    words: Callable[[str], set[str]],
+    phrase: Callable[[World, list[str], tuple[str, ...], random.Random], str],
+) -> list[list[tuple[str, list[str]]]]:
+    """Each pattern's askable questions with their chains' files, shuffled; patterns with none left out.
+
+    A chain is askable when it visits no page twice and each of its links is stated. A one-hop
+    control is kept when its answer page names the start; a multi-hop question when its answer page
+    does not name the start, no page off the chain names both ends, and one of 60 phrasings shares
+    no content word with the answer page.
+    """
+    pools = []
+    for pattern in patterns:
+        pool = []
+        for files in chains(w, pattern):
+            answer = files[-1]
+            if len(set(files)) < len(files) or not all(stated(w, text, a, b) for a, b in itertools.pairwise(files)):
+                continue
+            if len(pattern) == 1:  # a control: its answer page names the start
+                if answer in naming[files[0]]:
+                    pool.append((phrase(w, files, pattern, rng), files))
+                continue
+            if answer in naming[files[0]] or (naming[files[0]] & naming[answer]) - set(files):
+                continue
+            for _ in range(60):
+                q = phrase(w, files, pattern, rng)
+                if not words(q) & words(text[answer]):
+                    pool.append((q, files))
+                    break
+        rng.shuffle(pool)
+        pools.append(pool)
+    return [p for p in pools if p]
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,10 @@ chain patterns, one question per start and hop count, at most two two-hop and fo
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections.abc import Callable
 
-from bench.corpus_world import World, chains, names, stated
+from bench.corpus_world import World, names, question_pools
 from bench.multihop_corpus import Doc, Question
 
 _RELS = (
@@ -189,37 +188,6 @@ def _phrase(w: World, files: list[str], pattern: tuple[str, ...], rng: random.Ra
     return q[0].upper() + q[1:]
 
 
-def _pools(
-    w: World,
-    text: dict[str, str],
-    naming: dict[str, set[str]],
-    patterns: list[tuple[str, ...]],
-    rng: random.Random,
-    words: Callable[[str], set[str]],
-) -> list[list[tuple[str, list[str]]]]:
-    pools = []
-    for pattern in patterns:
-        pool = []
-        for files in chains(w, pattern):
-            answer = files[-1]
-            if len(set(files)) < len(files) or not all(stated(w, text, a, b) for a, b in itertools.pairwise(files)):
-                continue
-            if len(pattern) == 1:  # a control: its answer page names the start
-                if answer in naming[files[0]]:
-                    pool.append((_phrase(w, files, pattern, rng), files))
-                continue
-            if answer in naming[files[0]] or (naming[files[0]] & naming[answer]) - set(files):
-                continue
-            for _ in range(60):
-                q = _phrase(w, files, pattern, rng)
-                if not words(q) & words(text[answer]):
-                    pool.append((q, files))
-                    break
-        rng.shuffle(pool)
-        pools.append(pool)
-    return [p for p in pools if p]
-
-
 def make_questions(
     w: World, docs: list[Doc], rng: random.Random, words: Callable[[str], set[str]]
 ) -> list[tuple[Question, list[str]]]:
@@ -229,7 +197,7 @@ def make_questions(
     out: list[tuple[Question, list[str]]] = []
     for patterns, want, cap in zip((_ONE, _TWO, _THREE), WANT, (9, 2, 4), strict=True):
         ends: dict[str, int] = {}
-        pools = _pools(w, text, naming, patterns, rng, words)
+        pools = question_pools(w, text, naming, patterns, rng, words, _phrase)
         taken: list[tuple[Question, list[str]]] = []
         starts: set[str] = set()
         while len(taken) < want and any(pools):

@@ -15,11 +15,10 @@ Then 36 / 84 / 54 are drawn round-robin over the start's kind (engine, person, w
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections.abc import Callable
 
-from bench.corpus_world import World, chains, names, stated
+from bench.corpus_world import World, names, question_pools
 from bench.multihop_corpus import Doc, Question
 
 _ONE: list[tuple[str, ...]] = [
@@ -208,32 +207,10 @@ def make_questions(
     seen: set[str] = set()
     ends: dict[str, int] = {}
     for patterns, want in zip((_ONE, _TWO, _THREE), WANT, strict=True):
-        pools: list[list[tuple[str, list[str]]]] = []
-        for pattern in patterns:
-            pool = []
-            for files in chains(w, pattern):
-                answer = files[-1]
-                if len(set(files)) < len(files):
-                    continue
-                if not all(stated(w, text, a, b) for a, b in itertools.pairwise(files)):
-                    continue
-                if len(pattern) == 1:  # a control: its answer page names the start
-                    if answer in naming[files[0]]:
-                        pool.append((_phrase(w, files, pattern, rng), files))
-                    continue
-                if answer in naming[files[0]] or (naming[files[0]] & naming[answer]) - set(files):
-                    continue
-                for _ in range(60):
-                    q = _phrase(w, files, pattern, rng)
-                    if not words(q) & words(text[answer]):
-                        pool.append((q, files))
-                        break
-            rng.shuffle(pool)
-            pools.append(pool)
+        pools = question_pools(w, text, naming, patterns, rng, words, _phrase)
         kinds: dict[str, list[list[tuple[str, list[str]]]]] = {}  # start kind -> its patterns' pools
         for pool in pools:
-            if pool:
-                kinds.setdefault(pool[0][1][0].split("_")[0], []).append(pool)
+            kinds.setdefault(pool[0][1][0].split("_")[0], []).append(pool)
         turn = dict.fromkeys(kinds, 0)
         taken: list[tuple[Question, list[str]]] = []
         starts: set[str] = set()
