@@ -140,6 +140,28 @@ def interleave(first: list[H], second: list[H], k: int, lead: int = 1, slots: in
             seen.add(ranking[i].chunk_id)
             taken += expanded
             order.append((own.get(ranking[i].chunk_id, ranking[i]), expanded))
+    return _levelled(order, first, k)
+
+
+def ahead(first: list[H], second: list[H], k: int) -> list[H]:
+    """`second`'s hits, then `first`'s not among them, each chunk once; scored as `interleave`
+    scores (`second`'s hits tie with the hit above them, `first`'s keep their own scores): the
+    hybrid path's ranking of a chain question the graph has no start for (`expansion` is
+    `second`, its first hybrid's best, so the list opens on `first`'s first hit)."""
+    own = {h.chunk_id: h for h in first}
+    order: list[tuple[H, bool]] = []
+    seen: set[str] = set()
+    for ranking, expanded in ((second, True), (first, False)):
+        for h in ranking:
+            if h.chunk_id not in seen:
+                seen.add(h.chunk_id)
+                order.append((own.get(h.chunk_id, h), expanded))
+    return _levelled(order, first, k)
+
+
+def _levelled(order: list[tuple[H, bool]], first: list[H], k: int) -> list[H]:
+    """The first k of `order`, each hit from `first` (flag False) scored at most its own score,
+    each expanded one (True) at the score of the hit above it: the list stays non-increasing."""
     level = max((h.score for h in first), default=0.0)
     hits: list[H] = []
     for h, expanded in order[:k]:
