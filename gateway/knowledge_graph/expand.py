@@ -71,16 +71,25 @@ async def expand(graph: GraphStore, store_id: str, start: MentionRow) -> tuple[l
 
 
 async def pages(
-    graph: GraphStore, store_id: str, best: Hit, own: Collection[str], k: int
+    graph: GraphStore, store_id: str, best: Hit, own: Collection[str], k: int, chain: int = 0
 ) -> list[tuple[int, MentionRow]]:
     """The pages two-hop expansion reaches from hybrid's best hit `best`, with the hop each was
     found at, but not the pages about the question's own entities `own` (where a chain starts,
     never its answer: a path never returns to them either). `best` itself comes first, at hop 0,
     unless it is such a page: a single-hop question the graph misread keeps hybrid's first among
-    the first two, and a multi-hop one (whose best hit is mostly its start's page) loses no slot."""
+    the first two, and a multi-hop one (whose best hit is mostly its start's page) loses no slot.
+
+    Hop by hop, nearest first; but for a question whose grammar reads a chain of `chain` >= 2
+    relations (`question.steps`), the farthest hop's pages come first: hybrid's best hit is the
+    page of the entity the question names (it shares its words), so the chain's end is `chain`
+    pages out and the first hop's pages are its middle (cloaked: of the 61 multi-hop answers the
+    expansion reached, 58 at hop 2, mostly behind every hop-1 page, ranks 6 to 14)."""
     start = MentionRow("", best.file_id, best.chunk_id, 0, True)
     rounds, about = await expand(graph, store_id, start)
-    found = [(hop, m) for hop, row in enumerate(rounds, 1) for m in row if m.entity not in own][:k]
+    numbered = list(enumerate(rounds, 1))
+    if chain >= 2:
+        numbered.reverse()
+    found = [(hop, m) for hop, row in numbered for m in row if m.entity not in own][:k]
     return found if about & set(own) else [(0, start), *found]
 
 
@@ -93,6 +102,7 @@ async def expansion(
     own: Collection[str],
     k: int,
     load: Callable[[list[Hit]], Awaitable[None]],
+    chain: int = 0,
 ) -> list[tuple[Hit, dict[str, float]]]:
     """The pages two-hop expansion reaches from hybrid's best hit among `hits` (`pages`), each with
     the signals every kg hit carries (no walk or PageRank relevance; `hops` says how it was found,
@@ -101,7 +111,7 @@ async def expansion(
     if not hits:
         return []
     best = hits[max(hits, key=lambda c: HYBRID_VECTOR * vec.get(c, 0.0) + (1 - HYBRID_VECTOR) * kw.get(c, 0.0))]
-    found = await pages(graph, store_id, best, own, k)
+    found = await pages(graph, store_id, best, own, k, chain)
     unread = [Hit(m.chunk_id, m.file_id, "", "", 0.0) for _hop, m in found if m.chunk_id not in hits]
     if unread:
         await load(unread)

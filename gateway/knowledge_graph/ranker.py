@@ -17,7 +17,10 @@ Five phases, per (store, query):
    followed, no entity completing it) or fell back to PageRank, two-hop expansion from hybrid's
    best hit (`expand.py`: the pages about the names its page mentions, then once more; no relation
    word read) is interleaved after the graph's first hit, so that a chain the walk cannot complete
-   still gets the pages its names lead to; a completed chain keeps the walk's ranking;
+   still gets the pages its names lead to; a completed chain keeps the walk's ranking. A chain
+   question (two or more relations by its grammar, `question.steps`) the graph has no start for
+   (it names no entity the graph knows) gets the same expansion from hybrid's best hit, ranked
+   ahead of hybrid's later hits (`expand.ahead`); a one-relation question keeps hybrid's ranking;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
@@ -59,7 +62,8 @@ class RankOutcome:
     query_entities: list[str]
     expanded: dict[str, float]
     # which phase ranked (read by bench_multihop --paths): "hybrid" (the graph does not steer the
-    # question: hybrid search's own hits), "fallback" (the walk followed no step of the chain, or
+    # question: hybrid search's own hits; for a chain question, two-hop expansion from the first
+    # ranked ahead of the rest), "fallback" (the walk followed no step of the chain, or
     # completed none when no relation type was asked: PageRank fused with hybrid, two-hop expansion
     # interleaved), "unsure" (the walk followed steps of the chain but no entity completes it: its
     # ranking with two-hop expansion interleaved), "chain" (entities complete a two- or
@@ -144,7 +148,8 @@ class Ranker:
                 # no word with it, so hybrid's later hits are pages about its start or distractors
                 # (cloaked: hybrid 0 % on these); two-hop expansion from hybrid's best hit, which
                 # needs no name (a lower-case question), ranks ahead of them (`expand.ahead`)
-                plain = ahead(plain, await self._expanded_from(backend, store_id, plain, q_entities, k, filters), k)
+                expanded = await self._expanded_from(backend, store_id, plain, q_entities, k, filters, chain)
+                plain = ahead(plain, expanded, k)
             return RankOutcome(plain, q_entities, {}, path="hybrid")
         # phase 2: retrieval and (phase 3) the relation-aware walk from the question's entities, concurrently
         vec_job = (
@@ -167,7 +172,7 @@ class Ranker:
             # (`expand.py`), which reads none either, and the two interleaved
             scored, expanded = await asyncio.gather(
                 self._spread(backend, store_id, query, hits, vec_hits, kw_hits, seeds, hops, k, filters),
-                self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities),
+                self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities, chain),
             )
             return RankOutcome(interleave(scored, expanded, k), q_entities, {}, path="fallback")
         # phase 4: candidates and their signals. The walk's ranking stands when an entity completes
@@ -180,7 +185,7 @@ class Ranker:
             scored, ranked_entities = await walked
         else:
             (scored, ranked_entities), expanded = await asyncio.gather(
-                walked, self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities)
+                walked, self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities, chain)
             )
             scored = interleave(scored, expanded, k, slots=(k - 1) // 2)
         entities = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
@@ -288,6 +293,7 @@ class Ranker:
         k: int,
         filters: dict[str, Any] | None,
         q_entities: list[str],
+        chain: int,
     ) -> list[RankedHit]:
         """The pages two-hop expansion reaches from hybrid's best hit (`expand.expansion`), as kg
         hits; pages hybrid did not find are read from the backend (filters applied)."""
@@ -297,7 +303,7 @@ class Ranker:
 
         vec = {h.chunk_id: h.score for h in vec_hits}
         kw = {h.chunk_id: h.score for h in kw_hits}
-        found = await expansion(self.graph, store_id, hits, vec, kw, q_entities, k, load)
+        found = await expansion(self.graph, store_id, hits, vec, kw, q_entities, k, load, chain)
         return [RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, b) for h, b in found]
 
     async def _expanded_from(
@@ -308,11 +314,12 @@ class Ranker:
         q_entities: list[str],
         k: int,
         filters: dict[str, Any] | None,
+        chain: int,
     ) -> list[RankedHit]:
         """The pages two-hop expansion reaches from hybrid's first hit (`expand.pages`), hybrid's
         first among them; pages hybrid did not return are read from the backend (filters applied)
         and carry `hops` (how far out they were found) and no hybrid score."""
-        found = await pages(self.graph, store_id, plain[0], q_entities, k)
+        found = await pages(self.graph, store_id, plain[0], q_entities, k, chain)
         hits: dict[str, Hit] = {h.chunk_id: h for h in plain}
         unread = [Hit(m.chunk_id, m.file_id, "", "", 0.0) for _hop, m in found if m.chunk_id not in hits]
         if unread:
