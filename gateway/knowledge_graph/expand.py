@@ -17,6 +17,9 @@ walk's first hit, in at most half the places after it (`interleave`). A complete
 walk's ranking: interleaved there, the expansion pushed walk answers ranked six to ten out of the
 top 10 (held-out's multi-hop top-10 hit rate 85.2 -> 78.1 %), and interleaved wherever the entities
 completing the chain tie (two or more) it lost blind 2.2 points (docs/ARCHITECTURE.md, step 3c).
+It also ranks a chain question (two or more relations by its grammar) that names no entity the
+graph knows, the walk having no start: its pages ahead of hybrid's later hits (`ahead`); hybrid's
+best hit needs no name, so a question typed in lower case is expanded as well.
 
 Indexed reads only (a `chunk_mentions` and one `mentions` per name followed, each round), bounded
 by `NAMES`, `ROWS` and `PAGES`; nothing is scanned or loaded whole, so the same on SQLite,

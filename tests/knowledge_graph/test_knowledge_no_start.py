@@ -6,7 +6,8 @@ of the graph is named and the walk has nowhere to start; its grammar still says 
 relations (`question.steps`). Hybrid search finds the piece's page (the question's words) and never
 the town's, which shares no word with it; two-hop expansion from hybrid's best hit (`expand.pages`)
 follows the names of the pages to it, so those pages rank ahead of hybrid's later hits, the
-farthest first (a chain of two relations ends two pages out: `expand.pages`). A one-relation question with no entity keeps hybrid search's own ranking, hit for hit.
+farthest first (a chain of two relations ends two pages out). A one-relation question with no
+entity keeps hybrid search's own ranking, hit for hit.
 """
 
 from __future__ import annotations
