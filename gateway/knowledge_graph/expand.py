@@ -17,6 +17,9 @@ walk's first hit, in at most half the places after it (`interleave`). A complete
 walk's ranking: interleaved there, the expansion pushed walk answers ranked six to ten out of the
 top 10 (held-out's multi-hop top-10 hit rate 85.2 -> 78.1 %), and interleaved wherever the entities
 completing the chain tie (two or more) it lost blind 2.2 points (docs/ARCHITECTURE.md, step 3c).
+It also ranks a chain question (two or more relations by its grammar) that names no entity the
+graph knows, the walk having no start: its pages ahead of hybrid's later hits (`ahead`); hybrid's
+best hit needs no name, so a question typed in lower case is expanded as well.
 
 Indexed reads only (a `chunk_mentions` and one `mentions` per name followed, each round), bounded
 by `NAMES`, `ROWS` and `PAGES`; nothing is scanned or loaded whole, so the same on SQLite,
@@ -71,16 +74,25 @@ async def expand(graph: GraphStore, store_id: str, start: MentionRow) -> tuple[l
 
 
 async def pages(
-    graph: GraphStore, store_id: str, best: Hit, own: Collection[str], k: int
+    graph: GraphStore, store_id: str, best: Hit, own: Collection[str], k: int, chain: int = 0
 ) -> list[tuple[int, MentionRow]]:
     """The pages two-hop expansion reaches from hybrid's best hit `best`, with the hop each was
     found at, but not the pages about the question's own entities `own` (where a chain starts,
     never its answer: a path never returns to them either). `best` itself comes first, at hop 0,
     unless it is such a page: a single-hop question the graph misread keeps hybrid's first among
-    the first two, and a multi-hop one (whose best hit is mostly its start's page) loses no slot."""
+    the first two, and a multi-hop one (whose best hit is mostly its start's page) loses no slot.
+
+    Hop by hop, nearest first; but for a question whose grammar reads a chain of `chain` >= 2
+    relations (`question.steps`), the farthest hop's pages come first: hybrid's best hit is the
+    page of the entity the question names (it shares its words), so the chain's end is `chain`
+    pages out and the first hop's pages are its middle (cloaked: of the 61 multi-hop answers the
+    expansion reached, 58 at hop 2, mostly behind every hop-1 page, ranks 6 to 14)."""
     start = MentionRow("", best.file_id, best.chunk_id, 0, True)
     rounds, about = await expand(graph, store_id, start)
-    found = [(hop, m) for hop, row in enumerate(rounds, 1) for m in row if m.entity not in own][:k]
+    numbered = list(enumerate(rounds, 1))
+    if chain >= 2:
+        numbered.reverse()
+    found = [(hop, m) for hop, row in numbered for m in row if m.entity not in own][:k]
     return found if about & set(own) else [(0, start), *found]
 
 
@@ -93,6 +105,7 @@ async def expansion(
     own: Collection[str],
     k: int,
     load: Callable[[list[Hit]], Awaitable[None]],
+    chain: int = 0,
 ) -> list[tuple[Hit, dict[str, float]]]:
     """The pages two-hop expansion reaches from hybrid's best hit among `hits` (`pages`), each with
     the signals every kg hit carries (no walk or PageRank relevance; `hops` says how it was found,
@@ -101,7 +114,7 @@ async def expansion(
     if not hits:
         return []
     best = hits[max(hits, key=lambda c: HYBRID_VECTOR * vec.get(c, 0.0) + (1 - HYBRID_VECTOR) * kw.get(c, 0.0))]
-    found = await pages(graph, store_id, best, own, k)
+    found = await pages(graph, store_id, best, own, k, chain)
     unread = [Hit(m.chunk_id, m.file_id, "", "", 0.0) for _hop, m in found if m.chunk_id not in hits]
     if unread:
         await load(unread)
@@ -140,6 +153,28 @@ def interleave(first: list[H], second: list[H], k: int, lead: int = 1, slots: in
             seen.add(ranking[i].chunk_id)
             taken += expanded
             order.append((own.get(ranking[i].chunk_id, ranking[i]), expanded))
+    return _levelled(order, first, k)
+
+
+def ahead(first: list[H], second: list[H], k: int) -> list[H]:
+    """`second`'s hits, then `first`'s not among them, each chunk once; scored as `interleave`
+    scores (`second`'s hits tie with the hit above them, `first`'s keep their own scores): the
+    hybrid path's ranking of a chain question the graph has no start for (`expansion` is
+    `second`, its first hybrid's best, so the list opens on `first`'s first hit)."""
+    own = {h.chunk_id: h for h in first}
+    order: list[tuple[H, bool]] = []
+    seen: set[str] = set()
+    for ranking, expanded in ((second, True), (first, False)):
+        for h in ranking:
+            if h.chunk_id not in seen:
+                seen.add(h.chunk_id)
+                order.append((own.get(h.chunk_id, h), expanded))
+    return _levelled(order, first, k)
+
+
+def _levelled(order: list[tuple[H, bool]], first: list[H], k: int) -> list[H]:
+    """The first k of `order`, each hit from `first` (flag False) scored at most its own score,
+    each expanded one (True) at the score of the hit above it: the list stays non-increasing."""
     level = max((h.score for h in first), default=0.0)
     hits: list[H] = []
     for h, expanded in order[:k]:

@@ -17,7 +17,10 @@ Five phases, per (store, query):
    followed, no entity completing it) or fell back to PageRank, two-hop expansion from hybrid's
    best hit (`expand.py`: the pages about the names its page mentions, then once more; no relation
    word read) is interleaved after the graph's first hit, so that a chain the walk cannot complete
-   still gets the pages its names lead to; a completed chain keeps the walk's ranking;
+   still gets the pages its names lead to; a completed chain keeps the walk's ranking. A chain
+   question (two or more relations by its grammar, `question.steps`) the graph has no start for
+   (it names no entity the graph knows) gets the same expansion from hybrid's best hit, ranked
+   ahead of hybrid's later hits (`expand.ahead`); a one-relation question keeps hybrid's ranking;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
@@ -30,15 +33,14 @@ from __future__ import annotations
 
 import asyncio
 import math
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from gateway.knowledge_graph import spread as pagerank
-from gateway.knowledge_graph.expand import HYBRID_VECTOR, completing, expansion, interleave
-from gateway.knowledge_graph.extract import _STOP, Extractor, normalise
+from gateway.knowledge_graph.blend import RankedHit, blend
+from gateway.knowledge_graph.expand import ahead, completing, expansion, interleave, pages
+from gateway.knowledge_graph.extract import Extractor
 from gateway.knowledge_graph.keys import longest, lower_keys, query_keys, rare_lower
 from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.question import steps
@@ -52,19 +54,6 @@ MAX_ENTITIES = 24  # reached entities whose chunks become candidates
 MAX_MENTIONS = 150
 MAX_GRAPH_FILES = 30
 MAX_GRAPH_CHUNKS = 60  # chunks only the graph found that are ranked (their text is read for the top k only)
-# The PageRank fallback fuses two rankings by reciprocal rank, GRAPH_VOTE / (RRF_K + PageRank rank)
-# + 1 / (RRF_K + hybrid rank), rather than blending its mass in at a high weight: a multi-hop answer
-# (which shares no word with the question: PageRank's first, not in hybrid's list) still comes
-# among the first, and a single-hop question the grammar miscounted as a chain keeps hybrid's
-# first hits near the top (hybrid's first is behind at most the pages PageRank ranks far higher)
-RRF_K = 5
-GRAPH_VOTE = 2.0
-_WORDS = re.compile(r"\w+")
-
-
-@dataclass(slots=True)
-class RankedHit(Hit):
-    score_breakdown: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -73,7 +62,8 @@ class RankOutcome:
     query_entities: list[str]
     expanded: dict[str, float]
     # which phase ranked (read by bench_multihop --paths): "hybrid" (the graph does not steer the
-    # question: hybrid search's own hits), "fallback" (the walk followed no step of the chain, or
+    # question: hybrid search's own hits; for a chain question, two-hop expansion from the first
+    # ranked ahead of the rest), "fallback" (the walk followed no step of the chain, or
     # completed none when no relation type was asked: PageRank fused with hybrid, two-hop expansion
     # interleaved), "unsure" (the walk followed steps of the chain but no entity completes it: its
     # ranking with two-hop expansion interleaved), "chain" (entities complete a two- or
@@ -127,7 +117,8 @@ class Ranker:
             if keys
             else ({}, {})
         )
-        if not keys and steps(query) >= 2:
+        chain = steps(query)  # relations in the question's chain, by its grammar alone
+        if not keys and chain >= 2:
             # a chain question typed in lower case names nothing capitalised: its plain word runs
             # are looked up instead (one batch), the longest known kept, a single word only if rare;
             # a one-relation one is hybrid's (on 200 manual pages' NAME lines and the single-hop
@@ -144,16 +135,22 @@ class Ranker:
         # one that asks for no relation the patterns know (relation words alone, "create", "run",
         # "part of", are too common to steer by: on 80 manual pages letting the graph rank those cost
         # 0.035 nDCG@10) unless the walk finds a chain of phrase relations the question is like
-        hops = min(MAX_HOPS, max(len(asked), steps(query) if relate is not None else 0))
+        hops = min(MAX_HOPS, max(len(asked), chain if relate is not None else 0))
         # with no relation type asked for, only a question whose grammar says it is a chain (two or
         # more relations) is walked, and answered by the walk only if a path completes it: a
         # one-relation question, or a manual page's NAME line, is what hybrid search answers (walked
         # one hop and fused with hybrid's ranking, every page about the entity or a neighbour tied
         # with the answer page, and "Where does Nginx write its access log?" lost its logging page)
         if not q_entities or not (asked or (relate is not None and hops >= 2)):
-            return RankOutcome(
-                await self._hybrid(backend, store_id, query, vector, k, filters), q_entities, {}, path="hybrid"
-            )
+            plain = await self._hybrid(backend, store_id, query, vector, k, filters)
+            if chain >= 2 and plain:
+                # a chain question (by its grammar) the graph has no start for: its answer shares
+                # no word with it, so hybrid's later hits are pages about its start or distractors
+                # (cloaked: hybrid 0 % on these); two-hop expansion from hybrid's best hit, which
+                # needs no name (a lower-case question), ranks ahead of them (`expand.ahead`)
+                expanded = await self._expanded_from(backend, store_id, plain, q_entities, k, filters, chain)
+                plain = ahead(plain, expanded, k)
+            return RankOutcome(plain, q_entities, {}, path="hybrid")
         # phase 2: retrieval and (phase 3) the relation-aware walk from the question's entities, concurrently
         vec_job = (
             backend.search(store_id, vector=vector, query=query, k=n, filters=filters, mode="vector")
@@ -175,7 +172,7 @@ class Ranker:
             # (`expand.py`), which reads none either, and the two interleaved
             scored, expanded = await asyncio.gather(
                 self._spread(backend, store_id, query, hits, vec_hits, kw_hits, seeds, hops, k, filters),
-                self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities),
+                self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities, chain),
             )
             return RankOutcome(interleave(scored, expanded, k), q_entities, {}, path="fallback")
         # phase 4: candidates and their signals. The walk's ranking stands when an entity completes
@@ -188,7 +185,7 @@ class Ranker:
             scored, ranked_entities = await walked
         else:
             (scored, ranked_entities), expanded = await asyncio.gather(
-                walked, self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities)
+                walked, self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities, chain)
             )
             scored = interleave(scored, expanded, k, slots=(k - 1) // 2)
         entities = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
@@ -278,13 +275,13 @@ class Ranker:
         only_graph = sorted((c for c in graph_score if c not in hits), key=lambda c: graph_score[c], reverse=True)
         pending = {c: _pending(rows_by_chunk[c]) for c in only_graph[:MAX_GRAPH_CHUNKS] if c in rows_by_chunk}
         for _round in range(3):  # a chunk the filters drop makes room for the next one
-            scored = self._blend(query, {**pending, **hits}, vec_hits, kw_hits, graph_score, times, weights, k)
+            scored = blend(query, {**pending, **hits}, vec_hits, kw_hits, graph_score, times, weights, k)
             wanted = [pending.pop(r.chunk_id) for r in scored[:k] if r.chunk_id in pending]
             if not wanted:
                 return scored[:k]
             await self._load_chunks(backend, store_id, wanted, hits, filters)
         # the last chunks read are in `hits` (those the filters passed); the rest are never read
-        return self._blend(query, hits, vec_hits, kw_hits, graph_score, times, weights, k)
+        return blend(query, hits, vec_hits, kw_hits, graph_score, times, weights, k)
 
     async def _expanded(
         self,
@@ -296,6 +293,7 @@ class Ranker:
         k: int,
         filters: dict[str, Any] | None,
         q_entities: list[str],
+        chain: int,
     ) -> list[RankedHit]:
         """The pages two-hop expansion reaches from hybrid's best hit (`expand.expansion`), as kg
         hits; pages hybrid did not find are read from the backend (filters applied)."""
@@ -305,8 +303,33 @@ class Ranker:
 
         vec = {h.chunk_id: h.score for h in vec_hits}
         kw = {h.chunk_id: h.score for h in kw_hits}
-        found = await expansion(self.graph, store_id, hits, vec, kw, q_entities, k, load)
+        found = await expansion(self.graph, store_id, hits, vec, kw, q_entities, k, load, chain)
         return [RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, b) for h, b in found]
+
+    async def _expanded_from(
+        self,
+        backend: VectorBackend,
+        store_id: str,
+        plain: list[RankedHit],
+        q_entities: list[str],
+        k: int,
+        filters: dict[str, Any] | None,
+        chain: int,
+    ) -> list[RankedHit]:
+        """The pages two-hop expansion reaches from hybrid's first hit (`expand.pages`), hybrid's
+        first among them; pages hybrid did not return are read from the backend (filters applied)
+        and carry `hops` (how far out they were found) and no hybrid score."""
+        found = await pages(self.graph, store_id, plain[0], q_entities, k, chain)
+        hits: dict[str, Hit] = {h.chunk_id: h for h in plain}
+        unread = [Hit(m.chunk_id, m.file_id, "", "", 0.0) for _hop, m in found if m.chunk_id not in hits]
+        if unread:
+            await self._load_chunks(backend, store_id, unread, hits, filters)
+        out: list[RankedHit] = []
+        for hop, m in found:
+            if (h := hits.get(m.chunk_id)) is not None:  # not dropped by the filters, still there
+                breakdown = {"hybrid": 0.0, "graph": 0.0, "hops": float(hop)}
+                out.append(RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, breakdown))
+        return out
 
     async def _hybrid(
         self,
@@ -334,72 +357,6 @@ class Ranker:
         for h in await backend.chunks(store_id, [(m.file_id, m.chunk_id) for m in rows if m.file_id in files]):
             if filters is None or flt.matches(filters, h.attributes):
                 hits[h.chunk_id] = h
-
-    def _blend(
-        self,
-        query: str,
-        hits: dict[str, Hit],
-        vec_hits: list[Hit],
-        kw_hits: list[Hit],
-        graph_score: dict[str, float],
-        times: dict[str, tuple[str, int]],
-        weights: dict[str, float] | None,
-        k: int,
-    ) -> list[RankedHit]:
-        vec = {h.chunk_id: h.score for h in vec_hits}
-        kw = {h.chunk_id: h.score for h in kw_hits}
-        g_max = max(graph_score.values(), default=0.0) or 1.0
-        stamps = [times[h.file_id][1] for h in hits.values() if h.file_id in times]
-        oldest, newest = min(stamps, default=0), max(stamps, default=0)
-        q_words = _words_of(query)
-        names = ("vector", "graph", "keyword", "recency", "title")
-        w = [weights[n] for n in names] if weights is not None else [0.0] * len(names)
-        rows: list[tuple[float, str, tuple[float, ...]]] = []
-        for cid, h in hits.items():
-            title, stamp = times.get(h.file_id, (h.filename, oldest))
-            t_words = _words_of(title)
-            signals = (
-                max(0.0, min(1.0, vec.get(cid, 0.0))),
-                graph_score.get(cid, 0.0) / g_max,
-                max(0.0, min(1.0, kw.get(cid, 0.0))),  # BM25 squashed by the backend, as hybrid
-                (stamp - oldest) / (newest - oldest) if newest > oldest else 0.0,
-                len(q_words & t_words) / len(t_words) if t_words else 0.0,
-            )
-            score = w[0] * signals[0] + w[1] * signals[1] + w[2] * signals[2] + w[3] * signals[3] + w[4] * signals[4]
-            rows.append((round(score, 6), cid, signals))
-        if weights is None:
-            rows = _fused(rows)
-        rows.sort(key=lambda r: r[0], reverse=True)
-        out: list[RankedHit] = []
-        for score, cid, values in rows[:k]:  # only the hits returned carry a breakdown
-            h = hits[cid]
-            breakdown = {n: round(v, 4) for n, v in zip(names, values, strict=True)}
-            out.append(RankedHit(cid, h.file_id, h.filename, h.text, score, h.attributes, score_breakdown=breakdown))
-        return out
-
-
-@lru_cache(maxsize=16384)
-def _words_of(text: str) -> frozenset[str]:
-    """A title's (or question's) words without stop words; titles repeat from query to query."""
-    return frozenset(normalise(text).split()) - _STOP
-
-
-def _fused(rows: list[tuple[float, str, tuple[float, ...]]]) -> list[tuple[float, str, tuple[float, ...]]]:
-    """Each candidate scored by reciprocal rank in the PageRank ranking (graph signal) and in
-    hybrid's (vector and keyword signals as hybrid blends them); a chunk absent from a ranking
-    (no mass, or neither vector nor keyword match) gets nothing from it."""
-    by_graph = sorted((r for r in rows if r[2][1] > 0), key=lambda r: r[2][1], reverse=True)
-    by_hybrid = sorted(
-        (r for r in rows if r[2][0] > 0 or r[2][2] > 0),
-        key=lambda r: HYBRID_VECTOR * r[2][0] + (1 - HYBRID_VECTOR) * r[2][2],
-        reverse=True,
-    )
-    score = dict.fromkeys((r[1] for r in rows), 0.0)
-    for rank, r in enumerate(by_graph, 1):
-        score[r[1]] += GRAPH_VOTE / (RRF_K + rank)
-    for rank, r in enumerate(by_hybrid, 1):
-        score[r[1]] += 1.0 / (RRF_K + rank)
-    return [(round(score[cid], 6), cid, signals) for _, cid, signals in rows]
 
 
 async def _nothing() -> list[Hit]:

@@ -6,7 +6,7 @@ scores of the hits after it."""
 
 from __future__ import annotations
 
-from gateway.knowledge_graph.expand import interleave
+from gateway.knowledge_graph.expand import ahead, interleave
 from vectorstore.base import Hit
 
 
@@ -44,3 +44,14 @@ def test_expansion_slots_and_k() -> None:
     # k respected with short lists; no duplicates when both hold the same pages
     assert len(interleave(WALK[:2], WALK[:2], k=10)) == 2
     assert interleave([], expansion[:2], k=1)[0].chunk_id == "x0"
+
+
+def test_ahead_puts_the_expansion_first_and_keeps_scores_non_increasing() -> None:
+    """`expand.ahead` (the hybrid path of a chain question): the expansion's pages, hybrid's first
+    among them, then hybrid's other hits; each chunk once, k at most, no score rising."""
+    expansion = [WALK[0], *_hits("x", [0.0, 0.0]), WALK[5]]
+    hits = ahead(WALK, expansion, k=8)
+    ids = [h.chunk_id for h in hits]
+    assert ids == ["c0", "x0", "x1", "c5", "c1", "c2", "c3", "c4"], ids
+    assert [h.score for h in hits] == [1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.7, 0.6], hits
+    assert [h.chunk_id for h in ahead(WALK, [], k=10)] == [h.chunk_id for h in WALK]
