@@ -14,6 +14,7 @@ from gateway.knowledge_graph.patterns import CUES, cues
 from gateway.knowledge_graph.question_parse import opens_clause, parse, phrases
 from gateway.knowledge_graph.question_words import (
     AUXILIARY,
+    BE,
     DETERMINER,
     ING_PREPOSITIONS,
     NO_OWNER,
@@ -22,6 +23,8 @@ from gateway.knowledge_graph.question_words import (
     PTOKEN,
     VERB_AUX,
     WH,
+    bare,
+    function_word,
     is_possessive,
     looks_like_name,
     plain_of,
@@ -110,6 +113,24 @@ _NOT_A_REQUEST = (
 )
 
 
+# a request's lead in the first person or as a search's gerund, in either case: "I'd like to know
+# the ...", "I want to know ...", "(I'm) looking for the ...", and a lower-case imperative addressed
+# to the reader ("show me the ...", "tell us ..."; a manual page's NAME line addresses nobody)
+_REQUEST_LEAD = re.compile(
+    r"^\W*(?:i(?:['\u2019]d|\s+would)\s+like\s+to\s+know|i\s+want\s+to\s+know"
+    r"|(?:i['\u2019]m\s+|i\s+am\s+)?(?:looking|searching)\s+for|[a-z]+\s+(?:me|us))\s+",
+    re.I,
+)
+# a definite noun phrase standing alone as the query, in either case, with or without "?": "The
+# town the founder of X was born in", "the alma mater of the producer who set up Y?", "X's
+# editor's birthplace" (a search box's phrasing of "What is ...?"): it opens on "the" and a
+# lower-case word, or on a name's possessive owning a lower-case noun
+_BARE_NP = re.compile(r"^\W*(?:the\s+[a-z0-9]|(?:[A-Z0-9][\w\-\.]*\s+){0,4}[\w\-\.]+['\u2019]s\s+[a-z])", re.I)
+
+
+_WH_IS = re.compile(r"^(\W*(?:what|who|which|where|when|how))['\u2019]s\b", re.I)
+
+
 @functools.lru_cache(maxsize=256)
 def as_question(query: str) -> str:
     """A request for a definite thing as the question it asks (`_REQUEST`): "Name the town where X
@@ -118,8 +139,17 @@ def as_question(query: str) -> str:
     is, and its possessives, reduced and contact relative clauses link relations as a question's do
     (read as text with no question word, "Tell me the area the place X was in belongs to" counted
     one relation of two)."""
-    if WH.match(query.lstrip()) or query.rstrip().endswith("?"):
-        return query  # a question already, or one put without its question word ("Does X ...?")
+    if WH.match(query.lstrip()):
+        # a question already; a question word's "'s" is "is" ("What's the town ...", "who's the
+        # person who ..."), which every count reads as the copula it is
+        return _WH_IS.sub(lambda m: m.group(1) + " is", query, count=1)
+    if (lead := _REQUEST_LEAD.match(query)) is not None and _BARE_NP.match(query[lead.end() :]):
+        if TOKEN.findall(lead.group(0))[0].lower() not in _NOT_A_REQUEST - {"i"}:
+            return _np_question(query[lead.end() :])
+    if _BARE_NP.match(query) is not None and _noun_phrase(query):
+        return _np_question(query)
+    if query.rstrip().endswith("?"):
+        return query  # one put without its question word ("Does X ...?")
     m = _REQUEST.match(query)
     if m is None:
         return query
@@ -127,7 +157,35 @@ def as_question(query: str) -> str:
     # a closed-class word opens no request ("After the fall of Rome, ...", "If the founder ...")
     if opener[0].lower() in _NOT_A_REQUEST or (opener[0] == "I" and _content_clause(query[m.end() :])):
         return query
-    return "What is " + query[m.end() :].rstrip().rstrip(".!").rstrip() + "?"
+    return _np_question(query[m.end() :])
+
+
+def _np_question(np: str) -> str:
+    """ "What is <np>?", the phrase's capitalised opening article lowered ("The town ..." -> "What is
+    the town ...?"), a title's kept ("The Last of X's editor")."""
+    np = np.strip().rstrip("?.!").rstrip()
+    if re.match(r"The\s+[a-z0-9]", np):
+        np = "t" + np[1:]
+    return "What is " + np + "?"
+
+
+def _noun_phrase(text: str) -> bool:
+    """Whether a text opening on a definite noun phrase (`_BARE_NP`) is that phrase alone, not a
+    statement about it: after "the", the phrase does not run into an auxiliary ("The founder of Acme
+    was born in Leeds", `_content_clause`); before a possessive, no function word ("Under whom did
+    X's ...", "I need X's ...") and a name's words only."""
+    tokens = PTOKEN.findall(text)
+    if not tokens:
+        return False
+    if tokens[0].lower() == "the":
+        return not _content_clause(text)
+    owner = next(i for i, t in enumerate(tokens) if is_possessive(t))
+    if any(function_word(bare(t)) or bare(t) in NO_OWNER for t in tokens[: owner + 1]):
+        return False  # "Under whom did X's ...", "I need X's ...", "override a package's ..."
+    # a name's words are capitalised; typed in lower case, a name of one word opens the text ("jenzo's
+    # editor"): more lower-case words before a possessive are a verb and its object ("override
+    # package's version")
+    return owner == 0 or all(looks_like_name(t) for t in tokens[: owner + 1])
 
 
 def _content_clause(rest: str) -> bool:
@@ -198,12 +256,15 @@ def steps(query: str) -> int:
     ends_on_name = bool(words) and looks_like_name(words[-1])
     if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
         # a chain of possessives ends on the name it starts from: "What is Acme's founder's birthplace?"
-        root = possessed.group(1)
+        root, before = possessed.group(1), ""
         for token in reversed(TOKEN.findall(query[: possessed.start()])):
             if not is_possessive(token):
+                before = token
                 break
             root = token
-        ends_on_name = looks_like_name(root)
+        # a possessive straight after the copula has no determiner: a name, typed in lower case too
+        # ("what is jenzo's editor's birthplace?")
+        ends_on_name = looks_like_name(root) or before.lower() in BE
     # a copular question's head noun is its relation when "of" links it to the rest ("What is the
     # birthplace OF ..."), or it ends on the name ("What is Ada Kettle's birthplace?"); a bare noun
     # with "to" is a relation of its own ("Which harbour is home TO the academy that ...")
