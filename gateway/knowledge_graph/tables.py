@@ -52,8 +52,14 @@ _PLAIN = re.compile(r"[A-Za-z][a-z\-]*(?: [a-z][a-z\-]*){0,5}")
 _ITEM_REST = re.compile(r"\s*(?:[,;\u2013\u2014:]\s*[^|]*|\([^()]*\)\s*)?\.?")
 _PRONOUNS = frozenset("i you he she it we they his her its their my our your".split())
 # a field of a card or a record written as a line of prose: "Maker: N, 1877.", "Engine shed: N.", a
-# label in sentence case opening the line or a sentence, then ":" and the value
-_FIELD = re.compile(r"(?:^|(?<=[.!?;]\s))[ \t]*([A-Z][a-z\-]*(?: [a-z][a-z\-]*){0,5}):[ \t]+(?=\S)", re.MULTILINE)
+# label in sentence case opening the line or a sentence, then ":" and the value; or a list item's
+# field, "- Maker: N", and in a list item only, a spaced dash for the colon, "- Maker — N" (a
+# credit block's or a CV's record; in prose a spaced dash opens an aside, not a value)
+_FIELD = re.compile(
+    r"(?:^|(?<=[.!?;]\s))[ \t]*(?:(?P<item>[-*+])[ \t]+)?(?P<label>[A-Z][a-z\-]*(?: [a-z][a-z\-]*){0,5})"
+    r"(?::|(?(item)[ \t]+[\u2013\u2014]|(?!)))[ \t]+(?=\S)",
+    re.MULTILINE,
+)
 _FIELD_END = re.compile(r"[.!?](?=\s|$)|$", re.MULTILINE)
 _MAX_CAPTION_WORDS = 6
 _MIN_FIELDS = 2  # a record's fields: a lone "Label: Value" line is no record
@@ -239,11 +245,11 @@ def _fields(text: str, names: _Names, subject: str) -> list[Relation]:
         b = end.end() if end else len(text)
         key = names.item(m.end(), b)
         # one value: no other name after it ("Entries: A; B; C." says nothing of one item alone)
-        if key is None or names.is_name(*m.span(1)) or any(span.end < a < b for a in names.starting):
+        if key is None or names.is_name(*m.span("label")) or any(span.end < a < b for a in names.starting):
             continue
         if _SENTENCE_VALUE.match(span.text):
             continue  # a value opening on a verb form reads as a clause ("Next: Getting Started.")
-        label = normalise(m.group(1)).split()
+        label = normalise(m.group("label")).split()
         if len(label) > _MAX_CAPTION_WORDS or _PRONOUNS & set(label) or all(w in FUNCTION for w in label):
             continue
         if label[-1] in FUNCTION and not (len(label) > 1 and PARTICIPLE.search(label[-2])):
@@ -261,7 +267,8 @@ def structured(
     if not subject or ("\n" not in text and ": " not in text):
         return []  # one line with no field: no table, list or record (the common chunk, kept cheap)
     names = _Names(text, spans, keys, titles)
-    out: list[Relation] = _fields(text, names, subject) if ": " in text else []
+    fielded = ": " in text or "\u2014 " in text or "\u2013 " in text
+    out: list[Relation] = _fields(text, names, subject) if fielded else []
     if "\n" not in text:
         return out
     lines = list(_lines(text))

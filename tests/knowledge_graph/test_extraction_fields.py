@@ -113,3 +113,35 @@ def test_a_word_of_address_is_no_name() -> None:
     assert ("ivo sand", "dunholt", "born_in") in _typed(
         "Ivo Sand, who was born in Dunholt, sails.", ("Tarn Guild", "organization"), "Ivo Sand", "Dunholt"
     )
+
+
+def test_a_list_items_field_with_a_colon_or_a_spaced_dash_is_a_field() -> None:
+    """A record laid out as a list (a credit block, a CV): "- Label: Name" and "- Label \u2014 Name"."""
+    credits = "CREDITS\n- Builder \u2014 Orrin Boatyard\n- Keeper \u2013 Ada Vell\n- Length \u2014 9 m"
+    got = _typed(credits, ("Sela Skiff", "product"), "Orrin Boatyard", "Ada Vell")
+    assert ("sela skiff", "orrin boatyard", "~builder") in got
+    assert ("sela skiff", "ada vell", "~keeper") in got
+    cv = "CURRICULUM VITAE\n\n- Born: 1938 in Dunholt\n- Schooling: Kelton Academy\n- Languages: three"
+    got = _typed(cv, ("Ada Vell", "person"), "Kelton Academy", "Dunholt")
+    assert ("ada vell", "kelton academy", "~schooling") in got
+
+
+def _labelled(text: str, subject: tuple[str, str], *titles: str) -> set[str]:
+    """The kinds of the relations a field's label would name (the sentences' own relations aside)."""
+    labels = ("~builder", "~keeper", "~fixed", "~note", "~thanks", "~ada")
+    return {kind for _, _, kind in _typed(text, subject, *titles) if kind.startswith(labels)}
+
+
+def test_a_spaced_dash_outside_a_list_item_or_before_no_lone_name_states_nothing() -> None:
+    subject = ("Sela Skiff", "product")
+    titles = ("Orrin Boatyard", "Ada Vell")
+    # prose: a spaced dash opens an aside, not a value
+    assert not _labelled("Builder \u2014 Orrin Boatyard built it.\nKeeper \u2014 Ada Vell kept it.", subject, *titles)
+    # one item alone is no record
+    assert not _labelled("- Builder \u2014 Orrin Boatyard", subject, *titles)
+    # an item whose label is a name, whose value is a clause, or a name followed by more words
+    items = "- Ada Vell \u2014 Orrin Boatyard\n- Fixed \u2014 Orrin Boatyard crash on start\n- Note \u2014 see Ada Vell"
+    assert not _labelled(items, subject, *titles)
+    # a changelog's items: a value naming several
+    log = "- Thanks \u2014 Ada Vell and Orrin Boatyard\n- Fixed \u2014 Orrin Boatyard, Ada Vell"
+    assert not _labelled(log, subject, *titles)
