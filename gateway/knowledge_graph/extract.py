@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Protocol
 
+from gateway.knowledge_graph.answers import answered
 from gateway.knowledge_graph.clauses import (
     _BY,
     _PASSIVE,
@@ -309,6 +310,7 @@ def extract(
     """Entities and relations of one chunk. `subject` is (name, type) of what the document is about;
     `coref` carries the document's people from chunk to chunk (a new one per chunk if not given)."""
     graph = ChunkGraph()
+    text = answered(text)  # "Q: Where were you born? A: In P." read as "you were born in P"
     coref = coref or Coreference(known)
     if subject:
         coref.note(normalise(subject[0]), subject[1])
