@@ -48,6 +48,16 @@ _NAME_OF = re.compile(r"\b([A-Z][\w\-\.'&]*)\s+of\s+(?=[A-Z0-9])")
 _COPULA_HEAD = re.compile(
     r"^\s*(?:what|who|which\s+\w+)(?:\s+(?:is|are|was|were)|['\u2019]s)\b(?!\s+\w+(?:\s+(?:up|out))?\s+by\b)", re.I
 )
+# a question asking for a kind ("which region", "what part of the country") with a copula whose
+# subject ends on a stranded preposition: "Which region is the location of X IN?", "Which town is the
+# director of Y FROM?" ask the subject's relation by that preposition, a step of its own (the head
+# noun after the copula is the subject, not the relation asked). The "of" inside the kind's phrase
+# ("What part OF the country is ...") joins no two relations of the chain: group 1
+_KIND_COPULA = re.compile(
+    r"^\W*(?:which|what)\s+(?!(?:is|are|was|were)\b)[a-z]\w*(?:\s+(of)\s+(?:the\s+)?[a-z]\w*)?\s+(?:is|are|was|were)\s", re.I
+)
+_PARTICLE_OF_END = re.compile(r"\s(?:out|off)\s+of\s*\??\s*$", re.I)
+_STRANDED_END = re.compile(r"\s(?:in|from|at|on|to|for|with|under|by|near)\s*\?\s*$", re.I)
 # a copula's complement that is a bare noun with "to": "Which harbour is home to ..."
 _BARE_TO = re.compile(rf"\s+(?!{DETERMINER}\b)[a-z]\w*\s+to\b", re.I)
 # a possessive naming a relation of what it follows: "X's founder", "the Skiers' captain" (not "it's")
@@ -269,11 +279,21 @@ def steps(query: str) -> int:
     # birthplace OF ..."), or it ends on the name ("What is Ada Kettle's birthplace?"); a bare noun
     # with "to" is a relation of its own ("Which harbour is home TO the academy that ...")
     own = wh is not None
-    if (copula := _COPULA_HEAD.match(unnamed)) is not None:
+    kind = _KIND_COPULA.match(query)
+    if kind is not None and kind.group(1) is not None:
+        links -= 1  # "What part OF the country is ...": the kind's own "of"
+    if kind is not None and _STRANDED_END.search(query):
+        pass  # "Which region is the location of X in?": the preposition is the question's own relation
+    elif (copula := _COPULA_HEAD.match(unnamed)) is not None:
         head = ends_on_name or _first_link_of(unnamed, copula.end()) or _clause_after(unnamed, copula.end())
         own = own and not (head and not _copular_relation(unnamed, copula.end()))
     if wh is not None and wh.group(0).lower() != "how":
-        links += parse(query)[1]
+        contacts = parse(query)[1]
+        links += contacts
+        # a stranded "of" after a particle ("the town X works OUT OF") is the contact clause's verb's
+        # compound preposition: the clause counts the relation once (unread, as when its subject is
+        # a name typed in lower case, the "of" counts it)
+        links -= bool(contacts and _PARTICLE_OF_END.search(query))
     return max(1, links + int(own))
 
 

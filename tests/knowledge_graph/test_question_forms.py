@@ -72,3 +72,35 @@ def test_a_question_words_contraction_counts_as_the_copula() -> None:
     assert steps("who's the person who started the firm Acme Yard was built by?") == steps(
         "who is the person who started the firm Acme Yard was built by?"
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        # a kind asked with a copula whose subject ends on a stranded preposition: that preposition is
+        # the question's own relation, the subject's "of"/clause/possessive another
+        ("Which region is the birthplace of Ada Vell in?", 2),
+        ("Which town is the founder of Acme Yard from?", 2),
+        ("Which region is Acme Yard's workshop in?", 2),
+        ("Which region is the town that hosts the Orrin Fair in?", 2),
+        # the kind's own "of" joins nothing: "What part of the country" is the answer's kind
+        ("What part of the country is Acme Yard's home town in?", 2),
+        # a particle's "out of" at the end is the contact clause's preposition, counted once
+        ("What is the town the firm behind Acme Yard works out of?", 2),
+    ],
+)
+def test_a_kinds_copula_and_a_particles_of_count_once(question: str, count: int) -> None:
+    assert steps(question) == count
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        ("Which region is Acme Yard in?", 1),  # one relation: the preposition's
+        ("Which town is the capital of Norway?", 1),  # no stranded preposition: the copula's head
+        ("What is the province it is part of?", 1),  # a stranded "of" after no particle
+        ("Which county is Ada Vell's birthplace?", 1),  # no stranded preposition, a possessive's head
+    ],
+)
+def test_look_alikes_of_the_kinds_copula_keep_their_count(question: str, count: int) -> None:
+    assert steps(question) == count
