@@ -54,7 +54,8 @@ _COPULA_HEAD = re.compile(
 # noun after the copula is the subject, not the relation asked). The "of" inside the kind's phrase
 # ("What part OF the country is ...") joins no two relations of the chain: group 1
 _KIND_COPULA = re.compile(
-    r"^\W*(?:which|what)\s+(?!(?:is|are|was|were)\b)[a-z]\w*(?:\s+(of)\s+(?:the\s+)?[a-z]\w*)?\s+(?:is|are|was|were)\s", re.I
+    r"^\W*(?:which|what)\s+(?!(?:is|are|was|were)\b)[a-z]\w*(?:\s+(of)\s+(?:the\s+)?[a-z]\w*)?\s+(?:is|are|was|were)\s",
+    re.I,
 )
 _PARTICLE_OF_END = re.compile(r"\s(?:out|off)\s+of\s*\??\s*$", re.I)
 _STRANDED_END = re.compile(r"\s(?:in|from|at|on|to|for|with|under|by|near)\s*\?\s*$", re.I)
