@@ -145,3 +145,16 @@ def test_a_spaced_dash_outside_a_list_item_or_before_no_lone_name_states_nothing
     # a changelog's items: a value naming several
     log = "- Thanks \u2014 Ada Vell and Orrin Boatyard\n- Fixed \u2014 Orrin Boatyard, Ada Vell"
     assert not _labelled(log, subject, *titles)
+
+
+def test_an_irregular_plural_heads_an_enumeration_as_a_plural_in_s_does() -> None:
+    """ "Alumni: A, B and C." reads as "Graduates: A, B and C." does (Latin "-i"/"-ae", "-men",
+    "children", "people"); a name, a singular note or a clause heads none."""
+    subject = ("Kelton Academy", "organization")
+    titles = ("Ada Vell", "Tove Lind", "Ivo Sand")
+    for label in ["Alumni", "Notable alumnae", "Chairmen", "Notable people", "Children"]:
+        got = _typed(f"{label}: Ada Vell, Tove Lind and Ivo Sand.", subject, *titles)
+        assert {d for s, d, _ in got if s == "kelton academy"} == {"ada vell", "tove lind", "ivo sand"}, label
+    for label in ["Anna Jones", "Note", "Data", "Men"]:
+        got = _typed(f"{label}: Ada Vell, Tove Lind and Ivo Sand.", subject, *titles, "Anna Jones")
+        assert not any(s == "kelton academy" for s, _, _ in got), label
