@@ -60,6 +60,11 @@ _FIELD = re.compile(
     r"(?::|(?(item)[ \t]+[\u2013\u2014]|(?!)))[ \t]+(?=\S)",
     re.MULTILINE,
 )
+# a field's value that is a date, then a locative preposition and a name: "Born: 1938 in P", "Died: 4
+# May 1901 at P" (a CV's or an infobox's); the preposition joins the label's words ("born in")
+_DATED = re.compile(
+    r"(?:\d{1,2}[ \t]+[A-Z][a-z]+[ \t]+|[A-Z][a-z]+[ \t]+(?:\d{1,2},?[ \t]+)?)?\d{4},?[ \t]+(in|at|near)[ \t]+(?=[A-Z])"
+)
 _FIELD_END = re.compile(r"[.!?](?=\s|$)|$", re.MULTILINE)
 _MAX_CAPTION_WORDS = 6
 _MIN_FIELDS = 2  # a record's fields: a lone "Label: Value" line is no record
@@ -226,7 +231,8 @@ def _blocks(text: str, at: int) -> tuple[int, int]:
 def _fields(text: str, names: _Names, subject: str) -> list[Relation]:
     """Field lines (module doc): a label in sentence case, ":", and a value that is wholly one name
     (a note naming no one after a comma or in brackets aside, as in a list's item) up to the
-    sentence's end. The
+    sentence's end, or a date and a locative preposition before it ("Born: 1938 in P": `~born in`,
+    which is `born_in`). The
     label names the relation as a key-value row's does; not a name ("Anna Jones: ..."), nor a label
     ending on a function word ("See also:") unless a participle's preposition ("Designed by:",
     "Attributed to:")."""
@@ -238,12 +244,15 @@ def _fields(text: str, names: _Names, subject: str) -> list[Relation]:
         block = _blocks(text, m.start())
         if sum(block[0] <= f.start() < block[1] for f in fields) < _MIN_FIELDS:
             continue
-        span = names.starting.get(m.end())
+        at, prep = m.end(), []
+        if (dated := _DATED.match(text, at)) is not None:  # "Born: 1938 in P": the date's place
+            at, prep = dated.end(), [dated.group(1)]
+        span = names.starting.get(at)
         if span is None:
             continue
         end = _FIELD_END.search(text, span.end)
         b = end.end() if end else len(text)
-        key = names.item(m.end(), b)
+        key = names.item(at, b)
         # one value: no other name after it ("Entries: A; B; C." says nothing of one item alone)
         if key is None or names.is_name(*m.span("label")) or any(span.end < a < b for a in names.starting):
             continue
@@ -254,7 +263,7 @@ def _fields(text: str, names: _Names, subject: str) -> list[Relation]:
             continue
         if label[-1] in FUNCTION and not (len(label) > 1 and PARTICIPLE.search(label[-2])):
             continue
-        if rel := typed(subject, key, label):
+        if rel := typed(subject, key, label + prep):
             out.append(rel)
     return out
 

@@ -158,3 +158,16 @@ def test_an_irregular_plural_heads_an_enumeration_as_a_plural_in_s_does() -> Non
     for label in ["Anna Jones", "Note", "Data", "Men"]:
         got = _typed(f"{label}: Ada Vell, Tove Lind and Ivo Sand.", subject, *titles, "Anna Jones")
         assert not any(s == "kelton academy" for s, _, _ in got), label
+
+
+def test_a_fields_dated_value_gives_its_place_by_the_preposition() -> None:
+    """A CV's "Born: 1938 in P" or "Died: 4 May 1990 at P": the label and the preposition are the
+    relation ("born in" is `born_in`); a value with no preposition, or a date alone, gives nothing."""
+    cv = "CURRICULUM VITAE\n- Born: 1938 in Dunholt\n- Died: 4 May 1990 at Kelton\n- Schooling: none"
+    got = _typed(cv, ("Ada Vell", "person"), "Dunholt", "Kelton")
+    assert ("ada vell", "dunholt", "born_in") in got
+    assert any(s == "ada vell" and d == "kelton" and k.startswith("~died") for s, d, k in got)
+    for card in ["- Born: 1938\n- Seen: Dunholt and Kelton", "- Born: 1938, Dunholt Road 4\n- Staff: 12"]:
+        assert not any(
+            k.startswith("~born") or k == "born_in" for _, _, k in _typed(card, ("Ada Vell", "person"), "Dunholt")
+        )
