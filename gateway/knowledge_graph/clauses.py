@@ -214,6 +214,10 @@ def _head(text: str, before: list[Span]) -> Span:
     return before[k]
 
 
+_BE = frozenset("is are was were".split())
+_LOCATIVE = frozenset("in at near".split())
+
+
 def _words(text: str) -> list[str]:
     """A relation's words: normalised, no numbers ("designed in 1943" names the same relation as
     "designed"), no trailing function words, at most MAX_PHRASE_WORDS."""
@@ -315,7 +319,9 @@ def _phrases(
                     between, src = between[rel_subject.end() :], head or left
             # the verb and preposition end it; a number names no relation ("has 5 slipways at", "in 1857 by")
             words = _opening([w for w in normalise(between).split() if not w.isdigit()][-MAX_PHRASE_WORDS:])
-            if src and src != right and any(w not in FUNCTION and not w.isdigit() for w in words):
+            # (or a be-form and a place's preposition alone: "P is in R", "N was at S" says that much)
+            located = len(words) == 2 and words[0] in _BE and words[1] in _LOCATIVE
+            if src and src != right and (located or any(w not in FUNCTION and not w.isdigit() for w in words)):
                 out.append((src, right, PHRASE + " ".join(words), 1.0))
         if k and free(a, b) and (prep := _NOMINAL_PREP.fullmatch(between)):
             nominal = _NOMINAL_OF.search(text, start, inside[k - 1].start)

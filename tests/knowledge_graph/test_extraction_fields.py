@@ -171,3 +171,17 @@ def test_a_fields_dated_value_gives_its_place_by_the_preposition() -> None:
         assert not any(
             k.startswith("~born") or k == "born_in" for _, _, k in _typed(card, ("Ada Vell", "person"), "Dunholt")
         )
+
+
+def test_a_be_form_and_a_places_preposition_alone_link_two_names() -> None:
+    """ "P is in R", "N was at S": the whole relation the sentence states (a forum reply's "Dunholt is
+    in Orrin County, permits are cheap there."); longer wording keeps its own phrase, and a be-form
+    with no locative preposition gives no "~is" relation."""
+    got = _typed("Dunholt is in Orrin County, permits are cheap there.", ("Dunholt", "place"), "Orrin County")
+    assert ("dunholt", "orrin county", "~is in") in got
+    got = _typed("Ada Vell was at Kelton Academy.", ("Ada Vell", "person"), "Kelton Academy")
+    assert ("ada vell", "kelton academy", "~was at") in got
+    got = _typed("Ada Vell is in the band with Tove Lind.", ("Ada Vell", "person"), "Tove Lind")
+    assert not any(k in ("~is in", "~is") for _, _, k in got)
+    got = _typed("Ada Vell is on Kelton Road.", ("Ada Vell", "person"), "Kelton Road")
+    assert not any(k in ("~is on", "~is") for _, _, k in got)
