@@ -82,8 +82,11 @@ _CLEFT_PRONOUN = re.compile(r"\s+(?:is|was|are|were)\s+where\s+(?:he|she|it|they
 # "N, who drew its plans, ...": after "who" (a person) "it"/"its" is not N; it is the page's subject
 # when nothing but a verb group comes before it in the clause (no noun that could be what "it" is)
 _WHO_IT = re.compile(
-    r"\s*,\s*who\s+(?P<before>(?:[a-z]+\s+){0,3}?)(?P<it>it|its)\b(?P<rest>[^,;.()]{0,60}?)\s*(?:[,;.!?]|$)"
+    r"\s*,\s*(?:who|which)\s+(?P<before>(?:[a-z]+\s+){0,3}?)(?P<it>it|its)\b(?P<rest>[^,;.()]{0,60}?)\s*(?:[,;.!?]|$)"
 )
+# the same with no relative word: the sentence's opening name, a verb group and "it" closing its
+# clause ("N made it and you can tell", "N shot it."): N's relation to the page's subject
+_SUBJECT_IT = re.compile(r"\s+(?P<before>(?:[a-z]+\s+){1,3}?)it\b(?=\s*[,;.!?]|\s+(?:and|but)\b|\s*$)")
 # words that would give "it" an antecedent of its own inside the clause: a determiner opens a noun
 # ("bought a house and sold it"), a coordinator a second verb with its own object
 _DETERMINER = re.compile(r"\b(?:a|an|the|this|that|these|those|his|her|their|my|our|your)\b", re.IGNORECASE)
@@ -333,10 +336,18 @@ def _phrases(
         who = _WHO_IT.match(text, span.end, end)
         # no noun before N either ("The house was sold by N, who rebuilt it"): N opens the sentence
         alone = not k and not _DETERMINER.search(text, start, span.start)
+        opens_it = alone and not text[start : span.start].strip()  # N is the sentence's first word
         if who and subject and subject != right and alone and free(span.end, who.end()) and _verb_group(who["before"]):
             vp = _words(f"{who['before']}{who['it']}{who['rest']}")
             if rel := typed(right, subject, vp):  # "N, who drew its plans," -> N ~drew its plans
                 out.append(rel)
+        elif (own := _SUBJECT_IT.match(text, span.end, end)) and subject and subject != right and opens_it:
+            if (
+                free(span.end, own.end())
+                and _verb_group(own["before"])
+                and (rel := typed(right, subject, _words(own["before"])))
+            ):
+                out.append(rel)  # "N made it and ..." -> N ~made
         after = _APPOSITIVE_AFTER.match(text, span.end, end)
         if after and subject and free(span.end, after.end()) and (rel := typed(subject, right, _words(after["noun"]))):
             out.append(rel)  # "N, its conductor since 1990, ..."

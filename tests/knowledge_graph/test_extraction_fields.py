@@ -185,3 +185,22 @@ def test_a_be_form_and_a_places_preposition_alone_link_two_names() -> None:
     assert not any(k in ("~is in", "~is") for _, _, k in got)
     got = _typed("Ada Vell is on Kelton Road.", ("Ada Vell", "person"), "Kelton Road")
     assert not any(k in ("~is on", "~is") for _, _, k in got)
+
+
+def test_it_after_an_opening_names_verb_group_is_the_pages_subject() -> None:
+    """ "N, which produced it, ..." (as "N, who drew its plans, ...") and "N made it and ...": N's
+    relation to the page's subject; not "it" with a word after it ("found it hard"), after a noun of
+    the clause ("bought a house and sold it"), or after a name that does not open the sentence."""
+    subject = ("Sela Skiff", "work")
+    got = _typed("Orrin Pictures, which produced it, has rarely backed anything so strange.", subject, "Orrin Pictures")
+    assert ("orrin pictures", "sela skiff", "~produced") in got
+    assert ("ada vell", "sela skiff", "~made") in _typed("Ada Vell made it and you can tell.", subject, "Ada Vell")
+    for text in [
+        "Ada Vell found it hard to stop.",
+        "Ada Vell bought a house and sold it.",
+        "Orrin Pictures, which makes it easy, is small.",
+        "The name is followed by an MD5 hash calculated for it.",
+    ]:
+        got = _typed(text, subject, "Ada Vell", "Orrin Pictures", "MD5")
+        short = {"~found", "~bought a house and sold", "~sold", "~makes", "~hash calculated for", "~calculated for"}
+        assert not any(d == "sela skiff" and k in short for _, d, k in got), text
