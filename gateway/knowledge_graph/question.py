@@ -139,6 +139,9 @@ _REQUEST_LEAD = re.compile(
 _BARE_NP = re.compile(r"^\W*(?:the\s+[a-z0-9]|(?:[A-Z0-9][\w\-\.]*\s+){0,4}[\w\-\.]+['\u2019]s\s+[a-z])", re.I)
 
 
+# a phrase alone has no clause punctuation, nor a question word after a comma ("The composer of X:
+# which town?", "The founder of X, who was she?")
+_CLAUSE_MARK = re.compile(r"[:;]|,\s*(?:what|which|who|whom|whose|where|when|how)\b", re.I)
 _WH_IS = re.compile(r"^(\W*(?:what|who|which|where|when|how))['\u2019]s\b", re.I)
 
 
@@ -182,12 +185,13 @@ def _np_question(np: str) -> str:
 
 def _noun_phrase(text: str) -> bool:
     """Whether a text opening on a definite noun phrase (`_BARE_NP`) is that phrase alone, not a
-    statement about it: after "the", the phrase does not run into an auxiliary ("The founder of Acme
-    was born in Leeds", `_content_clause`); before a possessive, no function word ("Under whom did
-    X's ...", "I need X's ...") and a name's words only."""
+    statement about it or a phrase before a question: no clause punctuation (`_CLAUSE_MARK`); after
+    "the", the phrase does not run into an auxiliary ("The founder of Acme was born in Leeds",
+    `_content_clause`); before a possessive, no function word ("Under whom did X's ...", "I need
+    X's ...") and a name's words only."""
     tokens = PTOKEN.findall(text)
-    if not tokens:
-        return False
+    if not tokens or _CLAUSE_MARK.search(text):
+        return False  # "The composer of X: which town?" asks its own question after the phrase
     if tokens[0].lower() == "the":
         return not _content_clause(text)
     owner = next(i for i, t in enumerate(tokens) if is_possessive(t))

@@ -60,6 +60,9 @@ def test_a_bare_chain_counts_its_relations(text: str, count: int) -> None:
         "override package's version",
         "looking for files in a directory hierarchy",
         "show me how to set the timeout",
+        # a phrase before its own question
+        "The composer of Lute Suite: which town?",
+        "The founder of Acme Yard, who was she?",
         # a pronoun's "'s" owns nothing
         "it's the town where Ada Vell was born",
     ],
