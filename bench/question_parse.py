@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from bench.multihop_blind import build_blind
+from bench.multihop_cloaked import build_cloaked
 from bench.multihop_corpus import Doc, Question, build
 from bench.multihop_fresh import build_fresh
 from bench.multihop_hard import build_hard
@@ -39,6 +40,7 @@ CORPORA: dict[str, Callable[[], tuple[list[Doc], list[Question]]]] = {
     "blind": build_blind,
     "veiled": build_veiled,
     "masked": build_masked,
+    "cloaked": build_cloaked,
 }
 
 

@@ -82,8 +82,11 @@ _CLEFT_PRONOUN = re.compile(r"\s+(?:is|was|are|were)\s+where\s+(?:he|she|it|they
 # "N, who drew its plans, ...": after "who" (a person) "it"/"its" is not N; it is the page's subject
 # when nothing but a verb group comes before it in the clause (no noun that could be what "it" is)
 _WHO_IT = re.compile(
-    r"\s*,\s*who\s+(?P<before>(?:[a-z]+\s+){0,3}?)(?P<it>it|its)\b(?P<rest>[^,;.()]{0,60}?)\s*(?:[,;.!?]|$)"
+    r"\s*,\s*(?:who|which)\s+(?P<before>(?:[a-z]+\s+){0,3}?)(?P<it>it|its)\b(?P<rest>[^,;.()]{0,60}?)\s*(?:[,;.!?]|$)"
 )
+# the same with no relative word: the sentence's opening name, a verb group and "it" closing its
+# clause ("N made it and you can tell", "N shot it."): N's relation to the page's subject
+_SUBJECT_IT = re.compile(r"\s+(?P<before>(?:[a-z]+\s+){1,3}?)it\b(?=\s*[,;.!?]|\s+(?:and|but)\b|\s*$)")
 # words that would give "it" an antecedent of its own inside the clause: a determiner opens a noun
 # ("bought a house and sold it"), a coordinator a second verb with its own object
 _DETERMINER = re.compile(r"\b(?:a|an|the|this|that|these|those|his|her|their|my|our|your)\b", re.IGNORECASE)
@@ -214,6 +217,10 @@ def _head(text: str, before: list[Span]) -> Span:
     return before[k]
 
 
+_BE = frozenset("is are was were".split())
+_LOCATIVE = frozenset("in at near".split())
+
+
 def _words(text: str) -> list[str]:
     """A relation's words: normalised, no numbers ("designed in 1943" names the same relation as
     "designed"), no trailing function words, at most MAX_PHRASE_WORDS."""
@@ -315,7 +322,9 @@ def _phrases(
                     between, src = between[rel_subject.end() :], head or left
             # the verb and preposition end it; a number names no relation ("has 5 slipways at", "in 1857 by")
             words = _opening([w for w in normalise(between).split() if not w.isdigit()][-MAX_PHRASE_WORDS:])
-            if src and src != right and any(w not in FUNCTION and not w.isdigit() for w in words):
+            # (or a be-form and a place's preposition alone: "P is in R", "N was at S" says that much)
+            located = len(words) == 2 and words[0] in _BE and words[1] in _LOCATIVE
+            if src and src != right and (located or any(w not in FUNCTION and not w.isdigit() for w in words)):
                 out.append((src, right, PHRASE + " ".join(words), 1.0))
         if k and free(a, b) and (prep := _NOMINAL_PREP.fullmatch(between)):
             nominal = _NOMINAL_OF.search(text, start, inside[k - 1].start)
@@ -327,10 +336,18 @@ def _phrases(
         who = _WHO_IT.match(text, span.end, end)
         # no noun before N either ("The house was sold by N, who rebuilt it"): N opens the sentence
         alone = not k and not _DETERMINER.search(text, start, span.start)
+        opens_it = alone and not text[start : span.start].strip()  # N is the sentence's first word
         if who and subject and subject != right and alone and free(span.end, who.end()) and _verb_group(who["before"]):
             vp = _words(f"{who['before']}{who['it']}{who['rest']}")
             if rel := typed(right, subject, vp):  # "N, who drew its plans," -> N ~drew its plans
                 out.append(rel)
+        elif (own := _SUBJECT_IT.match(text, span.end, end)) and subject and subject != right and opens_it:
+            if (
+                free(span.end, own.end())
+                and _verb_group(own["before"])
+                and (rel := typed(right, subject, _words(own["before"])))
+            ):
+                out.append(rel)  # "N made it and ..." -> N ~made
         after = _APPOSITIVE_AFTER.match(text, span.end, end)
         if after and subject and free(span.end, after.end()) and (rel := typed(subject, right, _words(after["noun"]))):
             out.append(rel)  # "N, its conductor since 1990, ..."

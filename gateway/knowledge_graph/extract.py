@@ -40,6 +40,7 @@ from gateway.knowledge_graph.clauses import (
 from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.coref import Coreference as Coreference  # read here by the index
 from gateway.knowledge_graph.here import here_relations
+from gateway.knowledge_graph.layouts import read_layouts
 from gateway.knowledge_graph.lists import coordinated, enumerated, included, plural_subject, spread, unpaired
 from gateway.knowledge_graph.patterns import PATTERNS
 from gateway.knowledge_graph.tables import sentences as _sentences  # read here by gliner
@@ -309,6 +310,7 @@ def extract(
     """Entities and relations of one chunk. `subject` is (name, type) of what the document is about;
     `coref` carries the document's people from chunk to chunk (a new one per chunk if not given)."""
     graph = ChunkGraph()
+    text = read_layouts(text)  # "Q: Where were you born? A: In P." read as "you were born in P"; datelines
     coref = coref or Coreference(known)
     if subject:
         coref.note(normalise(subject[0]), subject[1])

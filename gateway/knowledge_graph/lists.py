@@ -28,7 +28,12 @@ _OPENS_CLAUSE = re.compile(
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
 # a label that heads an enumeration: a plural noun, perhaps after lower-case words ("Founders:",
 # "Notable residents:"); not a name ("Anna Jones:"), a clause or a word naming no role ("Note:", "See also:")
-PLURAL_HEADING = re.compile(r"\s*[A-Za-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,3}?[a-z](?<![su]s)(?<!is)s\s*")
+# (a plural in "-s", or one of English's irregular plural forms: Latin "-i"/"-ae" after a consonant,
+# "alumni", "alumnae"; "-men", "children", "people": "Alumni:", "Notable people:")
+_PLURAL_WORD = r"[a-z\-]*(?:[a-z](?<![su]s)(?<!is)s|[b-df-hj-np-tv-z](?:i|ae)|[a-z]men)|hildren|eople"
+PLURAL_HEADING = re.compile(
+    rf"\s*(?:[A-Za-z](?:{_PLURAL_WORD})|[A-Za-z][a-z\-]*(?:\s+[a-z][a-z\-]*){{0,2}}?\s+[a-z](?:{_PLURAL_WORD}))\s*"
+)
 PLURAL = re.compile(r"[A-Za-z][a-z\-]*[a-z](?<![su]s)(?<!is)s")
 # "Natives of P include A and B", "The works of N included A": a plural noun of a name, then "include"
 _INCLUDED_LEAD = re.compile(r"\s*(?:the\s+)?(?P<noun>[A-Za-z][a-z\-]*)\s+of\s+(?:the\s+)?", re.IGNORECASE)

@@ -14,6 +14,7 @@ from gateway.knowledge_graph.patterns import CUES, cues
 from gateway.knowledge_graph.question_parse import opens_clause, parse, phrases
 from gateway.knowledge_graph.question_words import (
     AUXILIARY,
+    BE,
     DETERMINER,
     ING_PREPOSITIONS,
     NO_OWNER,
@@ -22,6 +23,8 @@ from gateway.knowledge_graph.question_words import (
     PTOKEN,
     VERB_AUX,
     WH,
+    bare,
+    function_word,
     is_possessive,
     looks_like_name,
     plain_of,
@@ -45,6 +48,17 @@ _NAME_OF = re.compile(r"\b([A-Z][\w\-\.'&]*)\s+of\s+(?=[A-Z0-9])")
 _COPULA_HEAD = re.compile(
     r"^\s*(?:what|who|which\s+\w+)(?:\s+(?:is|are|was|were)|['\u2019]s)\b(?!\s+\w+(?:\s+(?:up|out))?\s+by\b)", re.I
 )
+# a question asking for a kind ("which region", "what part of the country") with a copula whose
+# subject ends on a stranded preposition: "Which region is the location of X IN?", "Which town is the
+# director of Y FROM?" ask the subject's relation by that preposition, a step of its own (the head
+# noun after the copula is the subject, not the relation asked). The "of" inside the kind's phrase
+# ("What part OF the country is ...") joins no two relations of the chain: group 1
+_KIND_COPULA = re.compile(
+    r"^\W*(?:which|what)\s+(?!(?:is|are|was|were)\b)[a-z]\w*(?:\s+(of)\s+(?:the\s+)?[a-z]\w*)?\s+(?:is|are|was|were)\s",
+    re.I,
+)
+_PARTICLE_OF_END = re.compile(r"\s(?:out|off)\s+of\s*\??\s*$", re.I)
+_STRANDED_END = re.compile(r"\s(?:in|from|at|on|to|for|with|under|by|near)\s*\?\s*$", re.I)
 # a copula's complement that is a bare noun with "to": "Which harbour is home to ..."
 _BARE_TO = re.compile(rf"\s+(?!{DETERMINER}\b)[a-z]\w*\s+to\b", re.I)
 # a possessive naming a relation of what it follows: "X's founder", "the Skiers' captain" (not "it's")
@@ -110,6 +124,27 @@ _NOT_A_REQUEST = (
 )
 
 
+# a request's lead in the first person or as a search's gerund, in either case: "I'd like to know
+# the ...", "I want to know ...", "(I'm) looking for the ...", and a lower-case imperative addressed
+# to the reader ("show me the ...", "tell us ..."; a manual page's NAME line addresses nobody)
+_REQUEST_LEAD = re.compile(
+    r"^\W*(?:i(?:['\u2019]d|\s+would)\s+like\s+to\s+know|i\s+want\s+to\s+know"
+    r"|(?:i['\u2019]m\s+|i\s+am\s+)?(?:looking|searching)\s+for|[a-z]+\s+(?:me|us))\s+",
+    re.I,
+)
+# a definite noun phrase standing alone as the query, in either case, with or without "?": "The
+# town the founder of X was born in", "the alma mater of the producer who set up Y?", "X's
+# editor's birthplace" (a search box's phrasing of "What is ...?"): it opens on "the" and a
+# lower-case word, or on a name's possessive owning a lower-case noun
+_BARE_NP = re.compile(r"^\W*(?:the\s+[a-z0-9]|(?:[A-Z0-9][\w\-\.]*\s+){0,4}[\w\-\.]+['\u2019]s\s+[a-z])", re.I)
+
+
+# a phrase alone has no clause punctuation, nor a question word after a comma ("The composer of X:
+# which town?", "The founder of X, who was she?")
+_CLAUSE_MARK = re.compile(r"[:;]|,\s*(?:what|which|who|whom|whose|where|when|how)\b", re.I)
+_WH_IS = re.compile(r"^(\W*(?:what|who|which|where|when|how))['\u2019]s\b", re.I)
+
+
 @functools.lru_cache(maxsize=256)
 def as_question(query: str) -> str:
     """A request for a definite thing as the question it asks (`_REQUEST`): "Name the town where X
@@ -118,8 +153,17 @@ def as_question(query: str) -> str:
     is, and its possessives, reduced and contact relative clauses link relations as a question's do
     (read as text with no question word, "Tell me the area the place X was in belongs to" counted
     one relation of two)."""
-    if WH.match(query.lstrip()) or query.rstrip().endswith("?"):
-        return query  # a question already, or one put without its question word ("Does X ...?")
+    if WH.match(query.lstrip()):
+        # a question already; a question word's "'s" is "is" ("What's the town ...", "who's the
+        # person who ..."), which every count reads as the copula it is
+        return _WH_IS.sub(lambda m: m.group(1) + " is", query, count=1)
+    if (lead := _REQUEST_LEAD.match(query)) is not None and _BARE_NP.match(query[lead.end() :]):
+        if TOKEN.findall(lead.group(0))[0].lower() not in _NOT_A_REQUEST - {"i"}:
+            return _np_question(query[lead.end() :])
+    if _BARE_NP.match(query) is not None and _noun_phrase(query):
+        return _np_question(query)
+    if query.rstrip().endswith("?"):
+        return query  # one put without its question word ("Does X ...?")
     m = _REQUEST.match(query)
     if m is None:
         return query
@@ -127,7 +171,36 @@ def as_question(query: str) -> str:
     # a closed-class word opens no request ("After the fall of Rome, ...", "If the founder ...")
     if opener[0].lower() in _NOT_A_REQUEST or (opener[0] == "I" and _content_clause(query[m.end() :])):
         return query
-    return "What is " + query[m.end() :].rstrip().rstrip(".!").rstrip() + "?"
+    return _np_question(query[m.end() :])
+
+
+def _np_question(np: str) -> str:
+    """ "What is <np>?", the phrase's capitalised opening article lowered ("The town ..." -> "What is
+    the town ...?"), a title's kept ("The Last of X's editor")."""
+    np = np.strip().rstrip("?.!").rstrip()
+    if re.match(r"The\s+[a-z0-9]", np):
+        np = "t" + np[1:]
+    return "What is " + np + "?"
+
+
+def _noun_phrase(text: str) -> bool:
+    """Whether a text opening on a definite noun phrase (`_BARE_NP`) is that phrase alone, not a
+    statement about it or a phrase before a question: no clause punctuation (`_CLAUSE_MARK`); after
+    "the", the phrase does not run into an auxiliary ("The founder of Acme was born in Leeds",
+    `_content_clause`); before a possessive, no function word ("Under whom did X's ...", "I need
+    X's ...") and a name's words only."""
+    tokens = PTOKEN.findall(text)
+    if not tokens or _CLAUSE_MARK.search(text):
+        return False  # "The composer of X: which town?" asks its own question after the phrase
+    if tokens[0].lower() == "the":
+        return not _content_clause(text)
+    owner = next(i for i, t in enumerate(tokens) if is_possessive(t))
+    if any(function_word(bare(t)) or bare(t) in NO_OWNER for t in tokens[: owner + 1]):
+        return False  # "Under whom did X's ...", "I need X's ...", "override a package's ..."
+    # a name's words are capitalised; typed in lower case, a name of one word opens the text ("jenzo's
+    # editor"): more lower-case words before a possessive are a verb and its object ("override
+    # package's version")
+    return owner == 0 or all(looks_like_name(t) for t in tokens[: owner + 1])
 
 
 def _content_clause(rest: str) -> bool:
@@ -198,21 +271,34 @@ def steps(query: str) -> int:
     ends_on_name = bool(words) and looks_like_name(words[-1])
     if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
         # a chain of possessives ends on the name it starts from: "What is Acme's founder's birthplace?"
-        root = possessed.group(1)
+        root, before = possessed.group(1), ""
         for token in reversed(TOKEN.findall(query[: possessed.start()])):
             if not is_possessive(token):
+                before = token
                 break
             root = token
-        ends_on_name = looks_like_name(root)
+        # a possessive straight after the copula has no determiner: a name, typed in lower case too
+        # ("what is jenzo's editor's birthplace?")
+        ends_on_name = looks_like_name(root) or before.lower() in BE
     # a copular question's head noun is its relation when "of" links it to the rest ("What is the
     # birthplace OF ..."), or it ends on the name ("What is Ada Kettle's birthplace?"); a bare noun
     # with "to" is a relation of its own ("Which harbour is home TO the academy that ...")
     own = wh is not None
-    if (copula := _COPULA_HEAD.match(unnamed)) is not None:
+    kind = _KIND_COPULA.match(query)
+    if kind is not None and kind.group(1) is not None:
+        links -= 1  # "What part OF the country is ...": the kind's own "of"
+    if kind is not None and _STRANDED_END.search(query):
+        pass  # "Which region is the location of X in?": the preposition is the question's own relation
+    elif (copula := _COPULA_HEAD.match(unnamed)) is not None:
         head = ends_on_name or _first_link_of(unnamed, copula.end()) or _clause_after(unnamed, copula.end())
         own = own and not (head and not _copular_relation(unnamed, copula.end()))
     if wh is not None and wh.group(0).lower() != "how":
-        links += parse(query)[1]
+        contacts = parse(query)[1]
+        links += contacts
+        # a stranded "of" after a particle ("the town X works OUT OF") is the contact clause's verb's
+        # compound preposition: the clause counts the relation once (unread, as when its subject is
+        # a name typed in lower case, the "of" counts it)
+        links -= bool(contacts and _PARTICLE_OF_END.search(query))
     return max(1, links + int(own))
 
 

@@ -52,8 +52,19 @@ _PLAIN = re.compile(r"[A-Za-z][a-z\-]*(?: [a-z][a-z\-]*){0,5}")
 _ITEM_REST = re.compile(r"\s*(?:[,;\u2013\u2014:]\s*[^|]*|\([^()]*\)\s*)?\.?")
 _PRONOUNS = frozenset("i you he she it we they his her its their my our your".split())
 # a field of a card or a record written as a line of prose: "Maker: N, 1877.", "Engine shed: N.", a
-# label in sentence case opening the line or a sentence, then ":" and the value
-_FIELD = re.compile(r"(?:^|(?<=[.!?;]\s))[ \t]*([A-Z][a-z\-]*(?: [a-z][a-z\-]*){0,5}):[ \t]+(?=\S)", re.MULTILINE)
+# label in sentence case opening the line or a sentence, then ":" and the value; or a list item's
+# field, "- Maker: N", and in a list item only, a spaced dash for the colon, "- Maker — N" (a
+# credit block's or a CV's record; in prose a spaced dash opens an aside, not a value)
+_FIELD = re.compile(
+    r"(?:^|(?<=[.!?;]\s))[ \t]*(?:(?P<item>[-*+])[ \t]+)?(?P<label>[A-Z][a-z\-]*(?: [a-z][a-z\-]*){0,5})"
+    r"(?::|(?(item)[ \t]+[\u2013\u2014]|(?!)))[ \t]+(?=\S)",
+    re.MULTILINE,
+)
+# a field's value that is a date, then a locative preposition and a name: "Born: 1938 in P", "Died: 4
+# May 1901 at P" (a CV's or an infobox's); the preposition joins the label's words ("born in")
+_DATED = re.compile(
+    r"(?:\d{1,2}[ \t]+[A-Z][a-z]+[ \t]+|[A-Z][a-z]+[ \t]+(?:\d{1,2},?[ \t]+)?)?\d{4},?[ \t]+(in|at|near)[ \t]+(?=[A-Z])"
+)
 _FIELD_END = re.compile(r"[.!?](?=\s|$)|$", re.MULTILINE)
 _MAX_CAPTION_WORDS = 6
 _MIN_FIELDS = 2  # a record's fields: a lone "Label: Value" line is no record
@@ -220,7 +231,8 @@ def _blocks(text: str, at: int) -> tuple[int, int]:
 def _fields(text: str, names: _Names, subject: str) -> list[Relation]:
     """Field lines (module doc): a label in sentence case, ":", and a value that is wholly one name
     (a note naming no one after a comma or in brackets aside, as in a list's item) up to the
-    sentence's end. The
+    sentence's end, or a date and a locative preposition before it ("Born: 1938 in P": `~born in`,
+    which is `born_in`). The
     label names the relation as a key-value row's does; not a name ("Anna Jones: ..."), nor a label
     ending on a function word ("See also:") unless a participle's preposition ("Designed by:",
     "Attributed to:")."""
@@ -232,23 +244,26 @@ def _fields(text: str, names: _Names, subject: str) -> list[Relation]:
         block = _blocks(text, m.start())
         if sum(block[0] <= f.start() < block[1] for f in fields) < _MIN_FIELDS:
             continue
-        span = names.starting.get(m.end())
+        at, prep = m.end(), []
+        if (dated := _DATED.match(text, at)) is not None:  # "Born: 1938 in P": the date's place
+            at, prep = dated.end(), [dated.group(1)]
+        span = names.starting.get(at)
         if span is None:
             continue
         end = _FIELD_END.search(text, span.end)
         b = end.end() if end else len(text)
-        key = names.item(m.end(), b)
+        key = names.item(at, b)
         # one value: no other name after it ("Entries: A; B; C." says nothing of one item alone)
-        if key is None or names.is_name(*m.span(1)) or any(span.end < a < b for a in names.starting):
+        if key is None or names.is_name(*m.span("label")) or any(span.end < a < b for a in names.starting):
             continue
         if _SENTENCE_VALUE.match(span.text):
             continue  # a value opening on a verb form reads as a clause ("Next: Getting Started.")
-        label = normalise(m.group(1)).split()
+        label = normalise(m.group("label")).split()
         if len(label) > _MAX_CAPTION_WORDS or _PRONOUNS & set(label) or all(w in FUNCTION for w in label):
             continue
         if label[-1] in FUNCTION and not (len(label) > 1 and PARTICIPLE.search(label[-2])):
             continue
-        if rel := typed(subject, key, label):
+        if rel := typed(subject, key, label + prep):
             out.append(rel)
     return out
 
@@ -261,7 +276,8 @@ def structured(
     if not subject or ("\n" not in text and ": " not in text):
         return []  # one line with no field: no table, list or record (the common chunk, kept cheap)
     names = _Names(text, spans, keys, titles)
-    out: list[Relation] = _fields(text, names, subject) if ": " in text else []
+    fielded = ": " in text or "\u2014 " in text or "\u2013 " in text
+    out: list[Relation] = _fields(text, names, subject) if fielded else []
     if "\n" not in text:
         return out
     lines = list(_lines(text))

@@ -113,3 +113,94 @@ def test_a_word_of_address_is_no_name() -> None:
     assert ("ivo sand", "dunholt", "born_in") in _typed(
         "Ivo Sand, who was born in Dunholt, sails.", ("Tarn Guild", "organization"), "Ivo Sand", "Dunholt"
     )
+
+
+def test_a_list_items_field_with_a_colon_or_a_spaced_dash_is_a_field() -> None:
+    """A record laid out as a list (a credit block, a CV): "- Label: Name" and "- Label \u2014 Name"."""
+    credits = "CREDITS\n- Builder \u2014 Orrin Boatyard\n- Keeper \u2013 Ada Vell\n- Length \u2014 9 m"
+    got = _typed(credits, ("Sela Skiff", "product"), "Orrin Boatyard", "Ada Vell")
+    assert ("sela skiff", "orrin boatyard", "~builder") in got
+    assert ("sela skiff", "ada vell", "~keeper") in got
+    cv = "CURRICULUM VITAE\n\n- Born: 1938 in Dunholt\n- Schooling: Kelton Academy\n- Languages: three"
+    got = _typed(cv, ("Ada Vell", "person"), "Kelton Academy", "Dunholt")
+    assert ("ada vell", "kelton academy", "~schooling") in got
+
+
+def _labelled(text: str, subject: tuple[str, str], *titles: str) -> set[str]:
+    """The kinds of the relations a field's label would name (the sentences' own relations aside)."""
+    labels = ("~builder", "~keeper", "~fixed", "~note", "~thanks", "~ada")
+    return {kind for _, _, kind in _typed(text, subject, *titles) if kind.startswith(labels)}
+
+
+def test_a_spaced_dash_outside_a_list_item_or_before_no_lone_name_states_nothing() -> None:
+    subject = ("Sela Skiff", "product")
+    titles = ("Orrin Boatyard", "Ada Vell")
+    # prose: a spaced dash opens an aside, not a value
+    assert not _labelled("Builder \u2014 Orrin Boatyard built it.\nKeeper \u2014 Ada Vell kept it.", subject, *titles)
+    # one item alone is no record
+    assert not _labelled("- Builder \u2014 Orrin Boatyard", subject, *titles)
+    # an item whose label is a name, whose value is a clause, or a name followed by more words
+    items = "- Ada Vell \u2014 Orrin Boatyard\n- Fixed \u2014 Orrin Boatyard crash on start\n- Note \u2014 see Ada Vell"
+    assert not _labelled(items, subject, *titles)
+    # a changelog's items: a value naming several
+    log = "- Thanks \u2014 Ada Vell and Orrin Boatyard\n- Fixed \u2014 Orrin Boatyard, Ada Vell"
+    assert not _labelled(log, subject, *titles)
+
+
+def test_an_irregular_plural_heads_an_enumeration_as_a_plural_in_s_does() -> None:
+    """ "Alumni: A, B and C." reads as "Graduates: A, B and C." does (Latin "-i"/"-ae", "-men",
+    "children", "people"); a name, a singular note or a clause heads none."""
+    subject = ("Kelton Academy", "organization")
+    titles = ("Ada Vell", "Tove Lind", "Ivo Sand")
+    for label in ["Alumni", "Notable alumnae", "Chairmen", "Notable people", "Children"]:
+        got = _typed(f"{label}: Ada Vell, Tove Lind and Ivo Sand.", subject, *titles)
+        assert {d for s, d, _ in got if s == "kelton academy"} == {"ada vell", "tove lind", "ivo sand"}, label
+    for label in ["Anna Jones", "Note", "Data", "Men"]:
+        got = _typed(f"{label}: Ada Vell, Tove Lind and Ivo Sand.", subject, *titles, "Anna Jones")
+        assert not any(s == "kelton academy" for s, _, _ in got), label
+
+
+def test_a_fields_dated_value_gives_its_place_by_the_preposition() -> None:
+    """A CV's "Born: 1938 in P" or "Died: 4 May 1990 at P": the label and the preposition are the
+    relation ("born in" is `born_in`); a value with no preposition, or a date alone, gives nothing."""
+    cv = "CURRICULUM VITAE\n- Born: 1938 in Dunholt\n- Died: 4 May 1990 at Kelton\n- Schooling: none"
+    got = _typed(cv, ("Ada Vell", "person"), "Dunholt", "Kelton")
+    assert ("ada vell", "dunholt", "born_in") in got
+    assert any(s == "ada vell" and d == "kelton" and k.startswith("~died") for s, d, k in got)
+    for card in ["- Born: 1938\n- Seen: Dunholt and Kelton", "- Born: 1938, Dunholt Road 4\n- Staff: 12"]:
+        assert not any(
+            k.startswith("~born") or k == "born_in" for _, _, k in _typed(card, ("Ada Vell", "person"), "Dunholt")
+        )
+
+
+def test_a_be_form_and_a_places_preposition_alone_link_two_names() -> None:
+    """ "P is in R", "N was at S": the whole relation the sentence states (a forum reply's "Dunholt is
+    in Orrin County, permits are cheap there."); longer wording keeps its own phrase, and a be-form
+    with no locative preposition gives no "~is" relation."""
+    got = _typed("Dunholt is in Orrin County, permits are cheap there.", ("Dunholt", "place"), "Orrin County")
+    assert ("dunholt", "orrin county", "~is in") in got
+    got = _typed("Ada Vell was at Kelton Academy.", ("Ada Vell", "person"), "Kelton Academy")
+    assert ("ada vell", "kelton academy", "~was at") in got
+    got = _typed("Ada Vell is in the band with Tove Lind.", ("Ada Vell", "person"), "Tove Lind")
+    assert not any(k in ("~is in", "~is") for _, _, k in got)
+    got = _typed("Ada Vell is on Kelton Road.", ("Ada Vell", "person"), "Kelton Road")
+    assert not any(k in ("~is on", "~is") for _, _, k in got)
+
+
+def test_it_after_an_opening_names_verb_group_is_the_pages_subject() -> None:
+    """ "N, which produced it, ..." (as "N, who drew its plans, ...") and "N made it and ...": N's
+    relation to the page's subject; not "it" with a word after it ("found it hard"), after a noun of
+    the clause ("bought a house and sold it"), or after a name that does not open the sentence."""
+    subject = ("Sela Skiff", "work")
+    got = _typed("Orrin Pictures, which produced it, has rarely backed anything so strange.", subject, "Orrin Pictures")
+    assert ("orrin pictures", "sela skiff", "~produced") in got
+    assert ("ada vell", "sela skiff", "~made") in _typed("Ada Vell made it and you can tell.", subject, "Ada Vell")
+    for text in [
+        "Ada Vell found it hard to stop.",
+        "Ada Vell bought a house and sold it.",
+        "Orrin Pictures, which makes it easy, is small.",
+        "The name is followed by an MD5 hash calculated for it.",
+    ]:
+        got = _typed(text, subject, "Ada Vell", "Orrin Pictures", "MD5")
+        short = {"~found", "~bought a house and sold", "~sold", "~makes", "~hash calculated for", "~calculated for"}
+        assert not any(d == "sela skiff" and k in short for _, d, k in got), text
