@@ -41,8 +41,8 @@ import re
 
 from bench.corpus_world import FUNCTION_WORDS, Ent, Names, Recipe, World
 from bench.corpus_world import side as world_side
-from bench.multihop_draped_questions import make_questions
 from bench.multihop_draped_places import render
+from bench.multihop_draped_questions import make_questions
 from bench.multihop_draped_text import ROLES
 from bench.multihop_draped_traps import add_traps
 
@@ -126,7 +126,7 @@ def _stem_not_in(nm: Names, towns: list[Ent], i: int, town_names: tuple[int, ...
     return towns[(i * 5 + 3) % len(towns)].title if i in town_names else nm.word()
 
 
-def _populate(rng: random.Random, nm: Names) -> World:  # noqa: C901 - one world, built in order
+def _populate(rng: random.Random, nm: Names) -> World:
     w = World()
     lands = ["moorland", "coastal", "fen", "downland", "valley", "lake", "forest", "border", "estuary"]
     regions = [

@@ -45,7 +45,9 @@ def stamp(rng: random.Random, year: int) -> str:
     return f"{rng.randint(10, 23)}:{rng.randint(10, 59)}, {rng.randint(1, 28)} {rng.choice(MONTHS)} {year} (UTC)"
 
 
-def _catalogue_record(e: Ent, d: Ent | None, ed: Ent | None, tr: Ent | None, il: Ent | None, rest: list) -> str:
+def _catalogue_record(
+    e: Ent, d: Ent | None, ed: Ent | None, tr: Ent | None, il: Ent | None, rest: list[Ent | None]
+) -> str:
     imp, pr, prize = rest
     f = e.facts
     s = ["CATALOGUE RECORD", f"Title: {e.title}"]
@@ -62,7 +64,7 @@ def _catalogue_record(e: Ent, d: Ent | None, ed: Ent | None, tr: Ent | None, il:
 
 
 def _blurb(
-    rng: random.Random, e: Ent, d: Ent | None, ed: Ent | None, tr: Ent | None, il: Ent | None, rest: list
+    rng: random.Random, e: Ent, d: Ent | None, ed: Ent | None, tr: Ent | None, il: Ent | None, rest: list[Ent | None]
 ) -> str:
     imp, pr, prize = rest
     f = e.facts
@@ -86,7 +88,7 @@ def _blurb(
 
 
 def _thanks(
-    rng: random.Random, e: Ent, d: Ent | None, ed: Ent | None, tr: Ent | None, il: Ent | None, rest: list
+    rng: random.Random, e: Ent, d: Ent | None, ed: Ent | None, tr: Ent | None, il: Ent | None, rest: list[Ent | None]
 ) -> str:
     imp, pr, prize = rest
     s = ["Acknowledgments\n"]
@@ -106,7 +108,9 @@ def _thanks(
     return "\n".join(s)
 
 
-def _lot(rng: random.Random, e: Ent, d: Ent | None, ed: Ent | None, tr: Ent | None, il: Ent | None, rest: list) -> str:
+def _lot(
+    rng: random.Random, e: Ent, d: Ent | None, ed: Ent | None, tr: Ent | None, il: Ent | None, rest: list[Ent | None]
+) -> str:
     imp, pr, prize = rest
     f = e.facts
     s = [f"Lot {rng.randint(100, 480)}."]
@@ -126,7 +130,7 @@ def _lot(rng: random.Random, e: Ent, d: Ent | None, ed: Ent | None, tr: Ent | No
 
 
 def _listing(
-    rng: random.Random, e: Ent, d: Ent | None, ed: Ent | None, tr: Ent | None, il: Ent | None, rest: list
+    rng: random.Random, e: Ent, d: Ent | None, ed: Ent | None, tr: Ent | None, il: Ent | None, rest: list[Ent | None]
 ) -> str:
     imp, pr, prize = rest
     f = e.facts
@@ -148,9 +152,9 @@ def _listing(
 
 
 def _guide(
-    rng: random.Random, e: Ent, d: Ent | None, ed: Ent | None, tr: Ent | None, il: Ent | None, rest: list
+    rng: random.Random, e: Ent, d: Ent | None, ed: Ent | None, tr: Ent | None, il: Ent | None, rest: list[Ent | None]
 ) -> str:
-    imp, pr, prize = rest
+    imp, _pr, prize = rest
     f = e.facts
     s = [f"Reading group guide. About the book: {e.title} is a {f['kind']}" + (f" by {d.title}." if d else ".")]
     if imp:
