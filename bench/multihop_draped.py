@@ -35,9 +35,9 @@ Shape: 379 pages (120 books, 74 people, 34 towns, 12 imprints, 9 regions, 9 priz
 agencies, 6 writing programmes, 6 printers, 5 foundations; traps: 10 namesakes, 12 reissues and
 foreign editions, 33 hub pages, 20 bookshop events, 14 notes); 728 links, 471 meant for the
 subject's page only, 146 for both and 111 for the other end's only (where a page lists a few
-books, clients or natives, the rest go unstated); of the 247 links the questions walk, 147 are
-named on the subject's page only, 60 on both and 40 on the other end's only. Twelve books bear a
-town's name; two houses, two imprints, a programme and two prizes are named after a town they
+books, clients or natives, the rest go unstated); of the 247 links the questions walk, 145 are
+named on the subject's page only, 60 on both and 42 on the other end's only. Twelve books bear a
+town's name; two houses, three imprints, a programme and two prizes are named after a town they
 are not in (nor their owner's or sponsor's town); four stems are each borne by two organisations;
 seven surnames are shared by two people. Three-hop chains start on books (35), imprints (5),
 people (4), prizes (2) and houses (2); 34 questions are typed all in lower case.
@@ -137,8 +137,15 @@ def _org(w: World, file: str, title: str, kind: str, town: Ent, rng: random.Rand
     return e
 
 
-def _stem_not_in(nm: Names, towns: list[Ent], i: int, town_names: tuple[int, ...]) -> str:
-    return towns[(i * 5 + 3) % len(towns)].title if i in town_names else nm.word()
+def _stem_not_in(nm: Names, towns: list[Ent], i: int, town_names: tuple[int, ...], avoid: str = "") -> str:
+    """A fresh word, or for the `i`s in `town_names` a town's name: not `avoid`'s (the town where the
+    owner or sponsor is), so an imprint or prize named after a town is not in it even at one remove."""
+    if i not in town_names:
+        return nm.word()
+    k = (i * 5 + 3) % len(towns)
+    while towns[k].file == avoid:
+        k = (k + 1) % len(towns)
+    return towns[k].title
 
 
 def _populate(rng: random.Random, nm: Names) -> World:
@@ -185,10 +192,10 @@ def _populate(rng: random.Random, nm: Names) -> World:
         houses.append(h)
     imprints = []
     for i in range(12):
-        stem = _stem_not_in(nm, towns, i, (2, 7, 10))
+        house = houses[i % len(houses)]
+        stem = _stem_not_in(nm, towns, i, (2, 7, 10), w.link["based_in"][house.file])
         if i == 9:  # the same stem as an agency (two organisations on one stem)
             stem = agencies[0].title.split()[0]
-        house = houses[i % len(houses)]
         title = f"{stem} {['Press', 'Editions', 'Imprint', 'Library'][i % 4]}"
         e = w.add(
             Ent(
@@ -212,11 +219,11 @@ def _populate(rng: random.Random, nm: Names) -> World:
         foundations.append(_org(w, f"foundation_{i}.md", title, "foundation", away(stem), rng, year=1920 + i * 7))
     prizes = []
     for i in range(9):
-        stem = _stem_not_in(nm, towns, i, (2, 6))
+        fd = foundations[(i + 1) % len(foundations)] if i != 4 else foundations[3]
+        stem = _stem_not_in(nm, towns, i, (2, 6), w.link["based_in"][fd.file])
         title = f"{stem} {['Prize', 'Award', 'Medal'][i % 3]}"
         if i == 4:  # a prize on a foundation's stem that it is not awarded by
             title = f"{foundations[2].title.split()[0]} Medal"
-        fd = foundations[(i + 1) % len(foundations)] if i != 4 else foundations[3]
         year = max(fd.facts["year"], 1950) + i * 3
         p = w.add(Ent(f"prize_{i}.md", title, "prize", facts={"year": year}))
         w.tie("prize_by", p, fd, side(rng))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 
-from bench.corpus_world import Ent, World, cap, join_and
+from bench.corpus_world import Ent, World, article, cap, join_and
 
 DASH = "\u2014"
 ROLES = ("author", "editor", "translator", "illustrator", "publisher")
@@ -69,7 +69,7 @@ def _blurb(
     imp, pr, prize = rest
     f = e.facts
     mood = rng.choice(["luminous", "unsparing", "tender", "ferocious", "quietly devastating"])
-    s = [f"FROM THE JACKET. A {mood} {f['kind']}" + (f" by {d.title}." if d else ".")]
+    s = [f"FROM THE JACKET. {cap(article(mood))} {f['kind']}" + (f" by {d.title}." if d else ".")]
     if d:
         s.append(f"In {e.title}, {sur(d)} returns to the questions that have haunted all of {sur(d)}'s fiction.")
     if prize:
