@@ -35,11 +35,11 @@ Shape: 379 pages (120 books, 74 people, 34 towns, 12 imprints, 9 regions, 9 priz
 agencies, 6 writing programmes, 6 printers, 5 foundations; traps: 10 namesakes, 12 reissues and
 foreign editions, 33 hub pages, 20 bookshop events, 14 notes); 728 links, 471 meant for the
 subject's page only, 146 for both and 111 for the other end's only (where a page lists a few
-books, clients or natives, the rest go unstated); of the 247 links the questions walk, 145 are
-named on the subject's page only, 60 on both and 42 on the other end's only. Twelve books bear a
+books, clients or natives, the rest go unstated); of the 243 links the questions walk, 142 are
+named on the subject's page only, 59 on both and 42 on the other end's only. Twelve books bear a
 town's name; two houses, three imprints, a programme and two prizes are named after a town they
 are not in (nor their owner's or sponsor's town); four stems are each borne by two organisations;
-seven surnames are shared by two people. Three-hop chains start on books (35), imprints (5),
+seven surnames are shared by two people. Three-hop chains start on books (36), imprints (4),
 people (4), prizes (2) and houses (2); 34 questions are typed all in lower case.
 
 Calibrated without `kg` (`flock /work/wt/kg.lock env PYTHONPATH=$PWD .venv/bin/python -m

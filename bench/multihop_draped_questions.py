@@ -84,7 +84,7 @@ _NP: dict[str, tuple[list[str], list[str]]] = {
         ["founder"],
     ),
     "represented_by": (
-        ["the agency that represents {x}", "the literary agency acting for {x}", "the agents of {x}"],
+        ["the agency that represents {x}", "the literary agency acting for {x}", "the agency handling {x}"],
         ["agency", "agent"],
     ),
     "prize_by": (
