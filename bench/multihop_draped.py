@@ -79,9 +79,13 @@ _BOOK_FORMS = ["{w}", "The {w} Letters", "A Summer at {w}", "{w} and Other Stori
 _BOOK_FORMS += ["Salt for {w}", "The {w} Inheritance", "Notes from {w}"]
 
 
+_NOT_NAMES = r"(.)\1\1|^(painter|warner|pampa|carcel|planter|printer|banter|winter|center|canter|chanter)$"
+
+
 def _names(rng: random.Random) -> Names:
-    """Fictional words, each used once unless a trap reuses one on purpose; none with a letter thrice over."""
-    return Names(rng, (_ON, _NU, _CO, ["a", "on", "er", "is", "en", "el"]), shortest=0, reject=r"(.)\1\1")
+    """Fictional words, each used once unless a trap reuses one on purpose; none with a letter thrice over,
+    and none an English word or a real publisher's name (a "Painter" agency would read as an illustrator's)."""
+    return Names(rng, (_ON, _NU, _CO, ["a", "on", "er", "is", "en", "el"]), shortest=0, reject=_NOT_NAMES)
 
 
 # what an instruction's lead ("find the ...", "tell me ...") adds to the words a question and its answer may share

@@ -132,7 +132,9 @@ def town(w: World, e: Ent, rng: random.Random) -> str:
         s += [f"The town lies in {reg.title}."] if reg else []
         s += [f"Stop 1: the offices of {titles(hosts)}, which are based here."] if hosts else []
         if natives:
-            s.append(f"Stop 2: the birthplace plaques of {titles(natives)}, all born in {t}.")
+            s.append(
+                f"Stop 2: the birthplace plaques of {titles(natives)}, {'all ' if len(natives) > 1 else ''}born in {t}."
+            )
         s.append("Stop 3: the old lending library, closed on Mondays.")
         return f"# {t}\n\n" + "\n".join(s)
     s = [

@@ -81,7 +81,7 @@ def _blurb(
     if ed:
         s.append(f"Edited for this edition by {ed.title}.")
     if imp:
-        s.append(f"An {imp.title} hardback, {f['year']}.")
+        s.append(f"{'An' if imp.title[0] in 'AEIOU' else 'A'} {imp.title} hardback, {f['year']}.")
     if pr:
         s.append(f"Printed and bound by {pr.title}.")
     return " ".join(s)
@@ -95,7 +95,7 @@ def _thanks(
     if ed:
         s.append(f"My thanks first to my editor, {ed.title}, who read every draft; {sur(ed)} saved this book twice.")
     if imp:
-        s.append(f"I am grateful to everyone at {imp.title}, which took a chance on it.")
+        s.append(f"I am grateful to everyone at {imp.title}, which took a chance on it and published it.")
     if tr:
         s.append(f"{tr.title} carried it out of the {e.facts['from']}; I could not have asked for a better translator.")
     if il:
@@ -114,10 +114,10 @@ def _lot(
     imp, pr, prize = rest
     f = e.facts
     s = [f"Lot {rng.randint(100, 480)}."]
-    s.append((f"{d.title.upper()}. " if d else "") + f"{e.title}. " + (f"{imp.title}, {f['year']}." if imp else ""))
+    s.append((f"{d.title.upper()}. " if d else "") + f"{e.title}." + (f" {imp.title}, {f['year']}." if imp else ""))
     s.append("First edition, first impression" + (f", the printing by {pr.title}." if pr else "."))
     if il:
-        s.append(f"The illustration of the wrappers is by {il.title}, signed in pencil.")
+        s.append(f"The illustrations throughout are by {il.title}, who signed the wrappers in pencil.")
     if tr:
         s.append(f"The translation by {tr.title} was never reprinted.")
     if ed:
@@ -208,10 +208,16 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
     if form == 0:  # festival programme entry
         day = rng.choice(["Friday", "Saturday", "Sunday"])
         s.append(f"{day} {rng.randint(10, 20)}:30, {rng.choice(['Marquee', 'Tent B', 'Town Hall'])} {DASH} {t}")
+        # a guest is of an age to travel; the work of someone born before 1941 gets a retrospective
+        billed = (
+            f"this year's guest {f['role']}"
+            if f["born"] >= 1941
+            else f"the {f['role']} whose work this year's retrospective celebrates"
+        )
         if born:
-            s.append(f"Born in {born.title} in {f['born']}, {sn} is this year's guest {f['role']}.")
+            s.append(f"Born in {born.title} in {f['born']}, {sn} is {billed}.")
         else:
-            s.append(f"{sn} is this year's guest {f['role']}.")
+            s.append(f"{sn} is {billed}.")
         if school:
             s.append(f"{cap(he)} is a graduate of {school.title}.")
         for what, items in works:
@@ -220,7 +226,8 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
         if agent:
             s.append(f"Tickets through the festival; press enquiries to {agent.title}, which represents {sn}.")
         if founded:
-            s.append(f"{sn} will also talk about setting up {titles(founded)}.")
+            who = f"{sn} will also talk about" if f["born"] >= 1941 else f"The session also covers {his}"
+            s.append(f"{who} setting up {titles(founded)}.")
         return f"# {t}\n\n" + "\n".join(s[:1]) + "\n\n" + " ".join(s[1:])
     if form == 1:  # wiki talk page
         s.append(f"Talk:{t}")
@@ -262,7 +269,7 @@ def person(w: World, e: Ent, rng: random.Random) -> str:
     if agent:
         s.append(f"{cap(he)} is represented by {agent.title}.")
     if founded:
-        s.append(f"{cap(his)} own firm, {titles(founded)}, came later.")
+        s.append(f"{cap(he)} later founded {his} own firm, {titles(founded)}.")
     return f"# {t}\n\n" + " ".join(s)
 
 

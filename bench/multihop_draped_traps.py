@@ -2,7 +2,8 @@
 
 * namesakes: people sharing an author's, editor's, translator's or illustrator's full name (their
   page titled with their own trade), from somewhere else, with a book of their own to mention;
-* reissues and foreign editions: a book brought out again under another title (its credits unchanged);
+* reissues and editions abroad: a book brought out again, or in another English-speaking market, under
+  another title (its text and credits unchanged: no second translator);
 * hub pages naming many entities in passing: prize longlists (books and their authors), bestseller
   lists, festival line-ups (authors and their venues), backlist indexes of an imprint, a trade
   directory of printers and their towns;
@@ -126,7 +127,8 @@ def _reissues(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
         if i % 2:
             what = f"the title under which {b.title} ({b.facts['year']}) was reissued in paperback in {year}"
         else:
-            what = f"the {year} edition abroad of {b.title}, retitled for the {['Dutch', 'Swedish'][i % 4 // 2]} market"
+            market = ["American", "Australian"][i % 4 // 2]
+            what = f"the {year} edition abroad of {b.title}, retitled for the {market} market"
         docs.append(Doc(f"reissue_{i:02d}.md", f"# {title}\n\n{title} is {what}. The text is unchanged."))
     return docs
 

@@ -96,7 +96,7 @@ def test_each_relation_is_asked_with_several_words() -> None:
         "born_in": ("birthplace", "born", "hometown", "comes from", " from?"),
         "based_in": ("based", "operates from", "location", "seat", "base", "headquarters", " in?"),
         "imprint_of": ("belong", "parent company", "owns", "owner"),
-        "prize_by": ("awards", "body", "trust", "sponsor", "gives"),
+        "prize_by": ("awards", "body", "organisation", "sponsor", "gives"),
     }
     for rel, wording in cues.items():
         used = Counter(
@@ -126,7 +126,7 @@ def test_pages_are_written_in_many_genres() -> None:
 
 def test_relations_are_worded_in_several_ways() -> None:
     text = "\n".join(d.text for d in DOCS)
-    nominal = ["The translation by ", "The illustration of the wrappers is by ", "the printing by ", "The editing of "]
+    nominal = ["The translation by ", "The illustrations throughout are by ", "the printing by ", "The editing of "]
     assert all(text.count(n) >= 3 for n in nominal), [(n, text.count(n)) for n in nominal]
     passives = ["It was published by ", "is represented by ", "is awarded annually by ", "Printed and bound by "]
     assert all(text.count(p) >= 2 for p in passives), [(p, text.count(p)) for p in passives]
@@ -198,42 +198,67 @@ def test_a_question_naming_a_shared_name_says_which_person_it_means() -> None:
     assert asked >= 1
 
 
-# how each relation a question may ask about is put where a link of it is stated
+# how each relation a question may ask about is put where a link of it is stated: an author also by
+# signing the book's acknowledgments ("\u2014 Name"), an imprint by heading its season's list or as the
+# "Imprint, 1990." of a bibliographic line
 _CUES = {
-    "born_in": r"\bborn\b|\bbirthplace\b",
-    "based_in": r"\bbased\b|\blocated\b|\boffices\b|\bhome to\b",
-    "won": r"\bwon\b|\bwinners?\b|\bwinning\b|\bawards? note\b",
-    "prize_by": r"\bawarded\b|\bawards\b|\bruns the prize\b|\bprizes it gives\b|\bjudges\b",
-    "imprint_of": r"\bimprints?\b|\bowns\b|\bbelonged\b",
-    "represented_by": r"\brepresents?\b|\brepresented\b|\bagency\b|\bacts for\b|\bclients\b",
+    "written_by": r"(?i:\bwrote\b|\bby\b|\bmain author\b)|^\u2014 ",
+    "edited_by": r"(?i:\bedit(ed|or|ing)\b)",
+    "translated_by": r"(?i:\btranslat(ed|ion|or)\b|\brendered from\b|\bcarried it out of\b)",
+    "illustrated_by": r"(?i:\billustrat(ed|ions?|or)\b|\bdrawings by\b|\bpictures are by\b)",
+    "published_by": r"(?i:\bpublished\b|\bpublisher\b|\bhardback\b|\btitles on its list\b)"
+    r"|\u2014 (Spring|Autumn) list \d{4}$|^[A-Z][\w&' ]+, \d{4}\.$",
+    "printed_by": r"(?i:\bprint(ed|ing|er)\b|\bfrom its presses\b)",
+    "won": r"(?i:\bwon\b|\bwinners?\b|\bwinning\b|\bawards? note\b)",
+    "prize_by": r"(?i:\bawarded\b|\bawards\b|\bruns the prize\b|\bprizes it gives\b|\bjudges\b)",
+    "imprint_of": r"(?i:\bimprints?\b|\bowns\b|\bbelonged\b)",
+    "founded_by": r"(?i:\bfound(er|ed)\b|\bset up\b|\bsetting up\b)",
+    "represented_by": r"(?i:\brepresents?\b|\brepresented\b|\bagency\b|\bacts for\b|\bclients\b)",
+    "born_in": r"(?i:\bborn\b|\bbirthplace\b)",
+    "studied_at": r"(?i:\bstud(ied|ying)\b|\battend\b|\bgraduates?\b|\balumni\b|\bformer students\b)",
+    "based_in": r"(?i:\bbased\b|\blocated\b|\boffices\b|\bhome to\b)",
+    "in_region": r"(?i:\blies in\b|\bis in\b|\btowns include\b|\btakes in\b|\bwithin it lie\b)",
 }
 
 
 def _units(text: str) -> list[str]:
-    """A page cut into what a reader takes in at once: paragraphs, list lines, quoted pairs, sentences."""
-    return re.split(r"\n\n|\n(?=- |== )|(?<=[.!]) (?=[A-Z])", text)
+    """A page cut into what a reader takes in at once: paragraphs, lines (a quoted question or a talk
+    page's heading kept with the line after it), sentences."""
+    out: list[str] = []
+    for para in text.split("\n\n"):
+        lines: list[str] = []
+        for line in para.split("\n"):
+            if lines and lines[-1].startswith(("> ", "== ")):
+                lines[-1] += "\n" + line
+            else:
+                lines.append(line)
+        out += [u for line in lines for u in re.split(r"(?<=[.!]) (?=[A-Z])", line)]
+    return out
 
 
 def test_each_relation_a_question_walks_is_stated_as_such() -> None:
     """A link asked as "born in" is stated as a birth, one asked as where an organisation is as where it
-    is based, one asked as a prize won as a win, and so on: never merely named alongside."""
+    is based, one asked as a prize won as a win, a founder as founding (not "her own firm came later"),
+    and so on for every relation: never merely named alongside."""
     checked = 0
     for q, files in CHAINS:
         for a, b in itertools.pairwise(files):
             rel = _rel(a, b)
             if rel not in _CUES:
                 continue
-            units = [u for u in _units(BY_NAME[a].text) if names(u, title(b))]
-            units += [u for u in _units(BY_NAME[b].text) if names(u, title(a))]
-            assert any(re.search(_CUES[rel], u, re.I) for u in units), (q.text, rel, a, b, units)
+            back = [u for u in _units(BY_NAME[b].text) if names(u, title(a))]
+            units = [u for u in _units(BY_NAME[a].text) if names(u, title(b))] + back
+            assert any(re.search(_CUES[rel], u, re.M) for u in units), (q.text, rel, a, b, units)
+            if q.hops == 1:  # a control's answer page states the link itself, not only names the start
+                assert any(re.search(_CUES[rel], u, re.M) for u in back), (q.text, rel, back)
             checked += 1
-    assert checked >= 80
+    assert checked >= 300
 
 
 def test_dates_agree() -> None:
     """No page is dated in the future; houses are founded by grown-ups, imprints after their houses,
     books published by imprints already open and awarded prizes that already exist, by people of age,
-    printed by works already running, reissued after they first came out."""
+    printed by works already running, reissued after they first came out; no festival guest over 85."""
     w, docs = draped_world()
     years = [int(y) for d in docs for y in re.findall(r"\b(?:19|20)\d\d\b", d.text)]
     assert max(years) <= 2026
@@ -247,7 +272,30 @@ def test_dates_agree() -> None:
     for rel in ("written_by", "edited_by", "translated_by", "illustrated_by"):
         assert all(year[b] >= born[p] + 20 for b, p in w.link[rel].items()), rel
     assert all(year[s] <= born[p] + 20 for p, s in w.link["studied_at"].items())  # open when they studied
+    for d in docs:  # a festival's guest is of an age to travel (at most 85 now)
+        guest = re.search(r"(?:^|, )(\w+) is this year's guest", d.text, re.M)
+        if d.name.startswith("person_") and guest:
+            assert born[d.name] >= 2026 - 85, d.text
     for d in docs:
         if d.name.startswith("reissue_"):
             original = re.search(r"(\d{4}).*?(\d{4})", d.text.split("\n\n", 1)[1])
             assert original is None or int(original.group(1)) <= int(original.group(2)), d.text
+
+
+def test_pages_and_questions_read_as_english() -> None:
+    """No slip a reader would stumble on: "An Queampon Press hardback", "the plaques of X, all born in",
+    "who awards the award ...", a lower-case "the house on x lane" read as a publishing house, an
+    edition abroad in another language whose text is "unchanged"."""
+    from bench.multihop_draped_questions import ECHO, LOWER_AMBIGUOUS
+
+    for d in DOCS:
+        assert not re.search(r"\bAn [B-DF-HJ-NP-TV-Z]|\b[Aa] [AEIOU]|\ban [b-df-hj-np-tv-z]", d.text), d.text
+        assert not re.search(r"\S  \S", d.text), d.text  # no doubled space where a part was left out
+        for listed in re.findall(r"plaques of ([^,]+(?:, [^,]+)*), all born", d.text):
+            assert " and " in listed, d.text
+        if "The text is unchanged" in d.text:
+            assert not re.search(r"\b(Dutch|Swedish|German|French|Danish|Finnish|Greek|Czech|Catalan)\b", d.text)
+    for q in QUESTIONS:
+        assert not ECHO.search(q.text.lower()), q.text
+    assert not [q.text for q, _fs in LOWER if LOWER_AMBIGUOUS.search(q.text)]
+    assert any(LOWER_AMBIGUOUS.search(q.text.lower()) for q, _fs in CASED)  # such books are asked, cased
