@@ -81,7 +81,7 @@ _NP: dict[str, tuple[list[str], list[str]]] = {
         ["parent company", "owner"],
     ),
     "founded_by": (
-        ["the founder of {x}", "the person who set up {x}", "the publisher who started {x}"],
+        ["the founder of {x}", "the person who set up {x}", "the person who started {x}"],
         ["founder"],
     ),
     "represented_by": (
