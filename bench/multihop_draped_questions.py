@@ -140,10 +140,20 @@ _DIRECT: dict[str, list[str]] = {
 _LEADS = ["find {}", "tell me {}", "give me {}", "looking for {}", "{}?", "{}", "i need {}", "{what} {}?"]
 # a verb echoed by its own noun ("who awards the award ...", "who awards X's award?"): clumsy
 ECHO = re.compile(r"\b(\w{4,})s\b.*\b\1\b")
-LOWER_AMBIGUOUS = re.compile(r"\bthe house on\b")
 _PERSON = {"written_by", "edited_by", "translated_by", "illustrated_by", "founded_by"}  # targets that are people
 _ROLE_WORD = {"author": "novelist", "editor": "editor", "translator": "translator"}
 _ROLE_WORD |= {"illustrator": "illustrator", "publisher": "publisher"}
+
+
+def lower_ambiguous(w: World, start: str) -> bool:
+    """Whether a question starting at `start` turns ambiguous typed in lower case: a book's title
+    that opens with an article or "The House on" ("a summer at x's artist", "the imprint the house
+    on x lane came out under"), or a name that holds a town's ("the peardstow letters", "noshstow
+    house"), no longer stands apart from the words around it, nor from the town."""
+    e = w.ents[start]
+    towns = {t.title for t in w.ents.values() if t.kind == "town"}
+    opens = e.kind == "book" and e.title.startswith(("A ", "The House on "))
+    return opens or (e.kind != "town" and bool(set(e.title.split()) & towns))
 
 
 def _np(rel: str, x: str, short: bool, clause: bool) -> list[str]:
@@ -204,9 +214,8 @@ def make_questions(
                     taken.append((Question(q, files[-1], len(files) - 1), files))
                     break
         out += taken
-    # a fifth typed all in lower case, names included; not a question naming "The House on ... Lane",
-    # which in lower case reads as a publishing house ("the imprint the house on x lane came out under")
-    plain = [i for i, (q, _fs) in enumerate(out) if not LOWER_AMBIGUOUS.search(q.text.lower())]
+    # a fifth typed all in lower case, names included; not one a reader could no longer parse there
+    plain = [i for i, (_q, fs) in enumerate(out) if not lower_ambiguous(w, fs[0])]
     for i in rng.sample(plain, len(out) // 5):
         asked, files = out[i]
         out[i] = (Question(asked.text.lower(), asked.answer, asked.hops), files)
