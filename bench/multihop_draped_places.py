@@ -44,7 +44,8 @@ def _org(w: World, e: Ent, rng: random.Random, lists: Lists) -> str:
         if here:
             s.append(f"== Offices ==\nThe offices of {t} are located in {here.title}, not in the capital as the")
             s[-1] += f" lead said; fixed. {DASH} {rng.choice(USERS)} {stamp(rng, 2011 + rng.randint(0, 12))}"
-        s.append(f"== Dates ==\nFounding year {f['year']} per the company register.")
+        register = "charity" if e.kind in ("foundation", "programme") else "company"  # a trust is no company
+        s.append(f"== Dates ==\nFounding year {f['year']} per the {register} register.")
         said = [f"{rng.choice(leads)} {titles(items)}." for leads, items in lists if items]
         if said:
             s.append("== Notability ==\n" + " ".join(said) + " Surely enough for an article.")
@@ -95,7 +96,7 @@ def printer(w: World, e: Ent, rng: random.Random) -> str:
 
 
 def foundation(w: World, e: Ent, rng: random.Random) -> str:
-    leads = ["It awards", "The prizes it gives:", "It funds and judges"]
+    leads = ["It awards the", "The prizes it gives:", "It funds and judges the"]  # "the Soncher Medal"
     return _org(w, e, rng, [(leads, w.incoming("prize_by", e))])
 
 

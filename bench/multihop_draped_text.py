@@ -71,7 +71,7 @@ def _blurb(
     mood = rng.choice(["luminous", "unsparing", "tender", "ferocious", "quietly devastating"])
     s = [f"FROM THE JACKET. {cap(article(mood))} {f['kind']}" + (f" by {d.title}." if d else ".")]
     if d:
-        s.append(f"In {e.title}, {sur(d)} returns to the questions that have haunted all of {sur(d)}'s fiction.")
+        s.append(f"In {e.title}, {sur(d)} returns to the questions that have haunted all of {pron(d)[1]} fiction.")
     if prize:
         s.append(f"Winner of the {prize.title}.")
     if tr:
