@@ -40,9 +40,10 @@ books, clients or natives, the rest go unstated); of the 237 links the questions
 named on the subject's page only, 55 on both and 39 on the other end's only. Twelve books bear a
 town's name; two houses, three imprints, a programme and two prizes are named after a town they
 are not in (nor their owner's or sponsor's town); three stems are each borne by two organisations,
-and one town's name by an imprint and a prize; seven surnames are shared by two people; no name
-is an English word. Three-hop chains start on books (35), imprints (5),
-people (4), prizes (2) and houses (2); 34 questions are typed all in lower case.
+and one town's name by an imprint and a prize; seven surnames are shared by two people; the
+English words and real publishers' names this seed drew (Painter, Warner, Pampa) are drawn again.
+Three-hop chains start on books (35), imprints (5), people (4), prizes (2) and houses (2); 34
+questions are typed all in lower case.
 
 Calibrated without `kg` (`flock /work/wt/kg.lock env PYTHONPATH=$PWD .venv/bin/python -m
 bench.bench_multihop --corpus draped --per-hops 0 --speed-repeat 1 --no-single --methods hybrid
