@@ -46,6 +46,7 @@ from bench.graph_baselines import PPR, two_hop
 from bench.multihop_blind import build_blind
 from bench.multihop_cloaked import build_cloaked
 from bench.multihop_corpus import Doc, Question, build
+from bench.multihop_draped import build_draped
 from bench.multihop_fresh import build_fresh
 from bench.multihop_hard import build_hard
 from bench.multihop_heldout import build_heldout
@@ -401,6 +402,7 @@ async def main(args: argparse.Namespace) -> None:
         "veiled": build_veiled(),
         "masked": build_masked(),
         "cloaked": build_cloaked(),
+        "draped": build_draped(),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for label in args.corpus:
@@ -437,6 +439,7 @@ if __name__ == "__main__":
             "veiled",
             "masked",
             "cloaked",
+            "draped",
             "real",
         ],
         default=["easy", "hard"],
