@@ -19,9 +19,12 @@ proto3 leaves a scalar out when it is zero or empty, a message field in when it 
 
 from __future__ import annotations
 
+import logging
 import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 _U64 = (1 << 64) - 1
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -164,31 +167,65 @@ def scope_part(
     return _field(b"\x0a", body), (_field(b"\x1a", schema_url.encode()) if schema_url else b"")
 
 
+def preset_bytes(preset: Any) -> bytes:
+    """A `presets.Preset`'s attributes as `KeyValue` fields, encoded once and kept on it."""
+    encoded = preset.encoded
+    if encoded is None:
+        encoded = preset.encoded = b"".join(attributes(b"\x4a", preset.attributes))
+    return encoded  # type: ignore[no-any-return]
+
+
 def span_bytes(span: Any) -> bytes:
     """The body of one OTLP `Span` from a `gateway.telemetry.lean_tracer.LeanSpan`."""
-    parts = [b"\x0a\x10", span.trace_id.to_bytes(16, "big"), b"\x12\x08", span.span_id.to_bytes(8, "big")]
-    if state := span.trace_state_header:
+    preset = span.preset
+    return record_bytes(
+        (
+            span.trace_id,
+            span.span_id,
+            span.parent_id,
+            span.parent_remote,
+            span.trace_state_header,
+            span.name,
+            span.kind,
+            span.start,
+            span.end_ns,
+            None if preset is None else preset_bytes(preset),
+            span.attributes,
+            span.dropped_attributes,
+            span.events,
+            span.status_code,
+            span.status_message,
+            span.links,
+        )
+    )
+
+
+def record_bytes(record: tuple[Any, ...]) -> bytes:
+    """The body of one OTLP `Span` from a span's record: the tuple `LeanSpan._queue` queues (ids,
+    parent, trace state header, name, kind, times, its preset's encoded attributes, its own
+    attributes, dropped count, events, status code and message; links, when it has any, last)."""
+    trace_id, span_id, parent_id, parent_remote, state, name, kind, start, end, preset, attrs = record[:11]
+    dropped, events, code, message = record[11:15]
+    links = record[15] if len(record) > 15 else None
+    parts = [b"\x0a\x10", trace_id.to_bytes(16, "big"), b"\x12\x08", span_id.to_bytes(8, "big")]
+    if state:
         parts.append(_field(b"\x1a", state.encode()))
-    parent_remote = span.parent_remote
     if parent_remote is not None:
-        parts += (b"\x22\x08", span.parent_id.to_bytes(8, "big"))
-    if name := span.name:
+        parts += (b"\x22\x08", parent_id.to_bytes(8, "big"))
+    if name:
         encoded = _names.get(name)
         if encoded is None:
             if len(_names) >= _MEMO_MAX:
                 _names.clear()
             encoded = _names[name] = _field(b"\x2a", name.encode())
         parts.append(encoded)
-    parts.append(_pack_times(0x30, span.kind, 0x39, span.start, 0x41, span.end_ns))  # kind < 128: one byte
-    if (preset := span.preset) is not None:  # attributes shared by spans alike: encoded once (`presets.Preset`)
-        encoded = preset.encoded
-        if encoded is None:
-            encoded = preset.encoded = b"".join(attributes(b"\x4a", preset.attributes))
-        parts.append(encoded)
-    parts += attributes(b"\x4a", span.attributes)
-    if span.dropped_attributes:
-        parts += (b"\x50", varint(span.dropped_attributes))
-    if events := span.events:
+    parts.append(_pack_times(0x30, kind, 0x39, start, 0x41, end))  # kind < 128: one byte
+    if preset is not None:  # attributes shared by spans alike: encoded once (`presets.Preset`)
+        parts.append(preset)
+    parts += attributes(b"\x4a", attrs)
+    if dropped:
+        parts += (b"\x50", varint(dropped))
+    if events:
         for name, timestamp, attrs in events:
             named = _event_names.get(name)  # (names repeat: gen_ai.first_chunk, exception)
             if named is None:
@@ -197,7 +234,7 @@ def span_bytes(span: Any) -> bytes:
                 named = _event_names[name] = _field(b"\x12", name.encode()) if name else b""
             body = b"\x09" + _pack_q(timestamp) + named
             parts.append(_field(b"\x5a", body + b"".join(attributes(b"\x1a", attrs)) if attrs else body))
-    if links := span.links:
+    if links:
         for link in links:
             context = link.context
             body = b"".join(
@@ -213,7 +250,6 @@ def span_bytes(span: Any) -> bytes:
                 )
             )
             parts.append(_field(b"\x6a", body))
-    code, message = span.status_code, span.status_message
     if code or message:
         status = (_field(b"\x12", message.encode()) if message else b"") + (b"\x18" + varint(code) if code else b"")
         parts += (_field(b"\x7a", status), b"\x85\x01", _FLAGS[parent_remote])
@@ -222,13 +258,23 @@ def span_bytes(span: Any) -> bytes:
     return b"".join(parts)
 
 
-def encode_batch(bodies: Sequence[bytes], resource: tuple[bytes, bytes], scope: tuple[bytes, bytes]) -> bytes:
+def encode_batch(
+    bodies: Sequence[bytes | tuple[Any, ...]], resource: tuple[bytes, bytes], scope: tuple[bytes, bytes]
+) -> bytes:
     """The serialised `ExportTraceServiceRequest` of a batch: one resource, one scope (a gateway
-    process has one of each), every span under them. ``bodies`` are the spans' `span_bytes`, made
-    when each ended (`LeanSpan._queue`: the export queue holds bytes, never spans, #31)."""
+    process has one of each), every span under them. ``bodies`` are what `LeanSpan._queue` queued
+    for each span: its record (a tuple of atoms, encoded here, in the export thread: the usual
+    case), or its `span_bytes` made at its end (a span holding containers: links, a list value).
+    A record that fails to encode is dropped alone (logged), never the batch."""
     fields = [scope[0]]
     append = fields.append
     for body in bodies:
+        if type(body) is not bytes:
+            try:
+                body = record_bytes(body)  # type: ignore[arg-type]
+            except Exception:  # never the batch over one span
+                log.exception("encoding span %r failed", body[5] if len(body) > 5 else "?")
+                continue
         append(b"\x12" + varint(len(body)) + body)
     append(scope[1])
     scope_spans = b"".join(fields)

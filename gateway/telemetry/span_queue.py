@@ -20,7 +20,7 @@ class Recorder:
     `BatchSpanProcessor` semantics and `OTEL_BSP_*` settings, a deque instead of its locks)."""
 
     def __init__(self, export: Callable[[list[Any]], Any], *, delay_s: float, max_queue: int, max_batch: int) -> None:
-        self.queue: collections.deque[bytes] = collections.deque()
+        self.queue: collections.deque[Any] = collections.deque()  # bytes, or records (`LeanSpan._queue`)
         self.export = export
         self.delay_s = delay_s
         self.max_queue = max_queue
@@ -44,6 +44,17 @@ class Recorder:
             log.exception("encoding span %r failed", getattr(span, "name", "?"))
             return
         queue.append(body)
+        if len(queue) >= self.max_batch and not self.wake.is_set():
+            self.wake.set()
+
+    def put(self, record: tuple[Any, ...]) -> None:
+        """Queue an ended span's record (`LeanSpan._queue`), encoded by the export thread; a full
+        queue drops it."""
+        queue = self.queue
+        if len(queue) >= self.max_queue:
+            self.dropped += 1
+            return
+        queue.append(record)
         if len(queue) >= self.max_batch and not self.wake.is_set():
             self.wake.set()
 

@@ -14,8 +14,11 @@ in batches by a daemon thread through the OTLP exporters: a span's end only appe
 queue (full: the span is dropped), so a slow or dead collector never blocks the event loop nor
 fails a request. At exit the flush is bounded too.
 
-Context lives in OpenTelemetry's own context variable, so what a task starts inherits its parent
-(detached runs, concurrent tool calls); `inject` writes `traceparent`/`tracestate` into outgoing
+The current span lives in a context variable of our own (`context_bridge.CURRENT_SPAN`: one
+`ContextVar.set` per span made current, not a new OpenTelemetry `Context`), which the API's runtime
+context is bridged to (so `trace.get_current_span`, the propagators and a foreign span attached
+through the API work as before); what a task starts inherits its parent (detached runs, concurrent
+tool calls); `inject` writes `traceparent`/`tracestate` into outgoing
 headers through the API's propagators, and `extract` reads them from incoming ones (W3C Trace
 Context; another `OTEL_PROPAGATORS` choice goes through the API's propagators as well).
 """
@@ -30,6 +33,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from gateway.telemetry.context_bridge import CURRENT_SPAN
 from gateway.telemetry.presets import Preset
 
 if TYPE_CHECKING:
@@ -52,9 +56,8 @@ _exporter_obj: Any = None
 _trace: Any = None
 _propagate: Any = None
 _runtime: Any = None
-_get_context: Any = None  # the runtime context's get / set / reset: its ContextVar's own methods when
-_set_context: Any = None  # it is the default `ContextVarsRuntimeContext` (a Python call less each, and
-_reset_context: Any = None  # attach/detach run three times a request), else the runtime's
+_get_context: Any = None  # the API runtime context's get: its ContextVar's own when it is the default
+# `ContextVarsRuntimeContext` (a Python call less), else the runtime's (under our bridge's)
 _Context: Any = None
 _SPAN_KEY: Any = None
 _BAGGAGE_KEY: Any = None
@@ -63,7 +66,8 @@ _new_span: Any = None  # `lean_tracer.new_span`
 _w3c: Any = None  # the traceparent pattern, when the propagators are the default W3C ones
 _KINDS: dict[str, int] = {}
 _follows_parent = False  # a recorded parent's children are recorded (`LeanTracer.follows_parent`)
-_dict_set = dict.__setitem__
+_ours = CURRENT_SPAN.get  # the current span when our code made it current (`attach`), else None
+_set_ours, _reset_ours = CURRENT_SPAN.set, CURRENT_SPAN.reset
 CURRENT: Any = object()  # `start_span`'s default parent: the current span
 
 
@@ -95,10 +99,11 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     """
     global ON, CAPTURE_CONTENT, _tracer, _recorder, _exporter_obj
     global _trace, _propagate, _runtime, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _w3c, _new_span
-    global _get_context, _set_context, _reset_context, _follows_parent
+    global _get_context, _follows_parent
     env = os.environ if environ is None else environ
     if endpoint_of(env) is None or ON:
         return ON
+    import opentelemetry.context as api_context
     from opentelemetry import propagate, trace
     from opentelemetry.baggage import _BAGGAGE_KEY as baggage_key
     from opentelemetry.context import _RUNTIME_CONTEXT, Context
@@ -107,7 +112,7 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     from opentelemetry.trace.propagation import _SPAN_KEY as span_key
     from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-    from gateway.telemetry import lean_tracer, otlp_encode, otlp_exporter
+    from gateway.telemetry import context_bridge, lean_tracer, otlp_encode, otlp_exporter
 
     attributes: dict[str, Any] = {"gateway.door": door}
     named = env.get("OTEL_SERVICE_NAME") or "service.name=" in env.get("OTEL_RESOURCE_ATTRIBUTES", "")
@@ -136,12 +141,12 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     )
     _follows_parent = _tracer.follows_parent
     _trace, _propagate, _runtime, _Context, _SPAN_KEY = trace, propagate, _RUNTIME_CONTEXT, Context, span_key
-    if type(_RUNTIME_CONTEXT) is ContextVarsRuntimeContext:
-        var = _RUNTIME_CONTEXT._current_context
-        _get_context, _set_context, _reset_context = var.get, var.set, var.reset
-    else:
-        _get_context, _set_context = _RUNTIME_CONTEXT.get_current, _RUNTIME_CONTEXT.attach
-        _reset_context = _RUNTIME_CONTEXT.detach
+    bridge = context_bridge.bridge_class()
+    inner = _RUNTIME_CONTEXT.inner if isinstance(_RUNTIME_CONTEXT, bridge) else _RUNTIME_CONTEXT
+    _get_context = inner._current_context.get if type(inner) is ContextVarsRuntimeContext else inner.get_current
+    # the API's own readers and writers (`get_current_span`, propagators, `context.attach`) see our
+    # current span through the bridge (`context_bridge`)
+    api_context._RUNTIME_CONTEXT = bridge(inner)
     _LeanSpan, _BAGGAGE_KEY = lean_tracer.LeanSpan, baggage_key
     _new_span = lean_tracer.new_span
     propagators = env.get("OTEL_PROPAGATORS", "tracecontext,baggage").replace(" ", "").lower()
@@ -174,8 +179,9 @@ def shutdown() -> None:
 
 # -- spans ------------------------------------------------------------------------------------------
 def _current_span() -> Any:
-    """The current span of the API's context (None when there is none)."""
-    return _get_context().get(_SPAN_KEY)
+    """The current span: ours (`attach`), else the API's context's (None when there is none)."""
+    current = _ours()
+    return current if current is not None else _get_context().get(_SPAN_KEY)
 
 
 def start_span(
@@ -199,7 +205,9 @@ def start_span(
     if root:
         parent = None
     elif parent is CURRENT:
-        current: Any = _get_context().get(_SPAN_KEY)
+        current: Any = _ours()
+        if current is None:  # (a span made current through the API, or none)
+            current = _get_context().get(_SPAN_KEY)
         parent = current
         if (
             type(current) is _LeanSpan
@@ -247,12 +255,10 @@ def start_under(
 
 
 def attach(span: Span) -> object:
-    """Make ``span`` current in this context; give the token to `detach`."""
-    # what `trace.set_span_in_context` does, with one copy of the context rather than two (a dict,
-    # then the `Context` made of it); `Context.__setitem__` refuses writes, the dict's own does not
-    context = _Context(_get_context())
-    _dict_set(context, _SPAN_KEY, span)
-    return _set_context(context)
+    """Make ``span`` current in this context; give the token to `detach`. One `ContextVar.set` of
+    our own variable: no OpenTelemetry `Context` is built (the API sees the span through
+    `context_bridge.Bridge`, #31)."""
+    return _set_ours(span)
 
 
 def detach(token: object) -> None:
@@ -260,7 +266,7 @@ def detach(token: object) -> None:
     closed from another task): the span still ends; only the current-span bookkeeping is moot.
     (A try block, not `contextlib.suppress`: that builds a context manager object per call.)"""
     try:
-        _reset_context(token)
+        _reset_ours(token)  # type: ignore[arg-type]
     except Exception:  # (see above)
         pass
 
@@ -342,9 +348,8 @@ def _inject(out: dict[str, str]) -> None:
     """What the API's propagators write for the current context. The common case (default W3C
     propagators, a lean span current, no baggage) is written here: the very header the API's
     `TraceContextTextMapPropagator` writes, without its three context look-ups."""
-    context = _get_context()
-    current = context.get(_SPAN_KEY)
-    if _w3c is not None and type(current) is _LeanSpan and _BAGGAGE_KEY not in context:
+    current = _ours()
+    if _w3c is not None and type(current) is _LeanSpan and _BAGGAGE_KEY not in _get_context():
         out["traceparent"] = f"00-{current.trace_id:032x}-{current.span_id:016x}-01"
         if current.trace_state_header:
             out["tracestate"] = current.trace_state_header
