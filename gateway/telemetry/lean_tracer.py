@@ -126,6 +126,7 @@ class LeanSpan(trace.Span):
     )
     limit = 128  # attributes, events and links per span (OTEL_SPAN_*_COUNT_LIMIT, set by `setup`)
     recorder: Recorder | None = None
+    deferred = True  # queue a record encoded by the export thread (`_queue`); set per door by `setup`
 
     def __init__(
         self,
@@ -318,7 +319,7 @@ class LeanSpan(trace.Span):
         span in place (3-8 hot); here the loop only builds one tuple. A span with links, an event
         list or an attribute dict holding a list (tracked for good) is encoded at once, as before."""
         attributes, events, recorder = self.attributes, self.events, self.recorder
-        if self.links is None and (events is None or type(events) is tuple) and not _is_tracked(attributes):
+        if self.deferred and self.links is None and (events is None or type(events) is tuple) and not _is_tracked(attributes):
             preset = self.preset
             recorder.put(  # type: ignore[union-attr]  # (tested by the callers)
                 (
