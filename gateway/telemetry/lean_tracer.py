@@ -312,9 +312,10 @@ class LeanSpan(trace.Span):
         containers outlived the young collections and were promoted to the oldest generation, so
         tracing on fed the full collections that walk it (~31 us a request in the HTTP door). A
         record holds only atoms (ints, strings, the preset's encoded bytes), the span's attribute
-        dict when it holds only atoms (such a dict is never tracked) and its lone first-chunk event
-        (a tuple of atoms): the collector untracks the tuples at the first young collection that
-        meets them, so nothing a request leaves in the queue reaches an older generation; the span
+        keys and values as two tuples when its dict holds only atoms (an untracked dict; a tuple
+        holding any dict is never untracked), and its lone first-chunk event's name and time: the
+        collector untracks those two tuples at the first young collection and the record (one level
+        above them) at the next collection of its generation, before any reaches the oldest, so nothing a request leaves in the queue reaches an older generation; the span
         itself is freed by reference counting. Encoding at the end, on the event loop, cost ~15 us a
         span in place (3-8 hot); here the loop only builds one tuple. A span with links, an event
         list or an attribute dict holding a list (tracked for good) is encoded at once, as before."""
@@ -333,9 +334,11 @@ class LeanSpan(trace.Span):
                     self.start,
                     self.end_ns,
                     None if preset is None else (preset.encoded or preset_bytes(preset)),
-                    attributes,
+                    tuple(attributes),  # keys and values: a tuple holding a dict is never untracked
+                    tuple(attributes.values()),
                     self.dropped_attributes,
-                    events,
+                    None if events is None else events[0][0],  # (one event: `end_with`'s)
+                    0 if events is None else events[0][1],
                     self.status_code,
                     self.status_message,
                 )

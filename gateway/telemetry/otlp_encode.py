@@ -178,35 +178,71 @@ def preset_bytes(preset: Any) -> bytes:
 def span_bytes(span: Any) -> bytes:
     """The body of one OTLP `Span` from a `gateway.telemetry.lean_tracer.LeanSpan`."""
     preset = span.preset
-    return record_bytes(
-        (
-            span.trace_id,
-            span.span_id,
-            span.parent_id,
-            span.parent_remote,
-            span.trace_state_header,
-            span.name,
-            span.kind,
-            span.start,
-            span.end_ns,
-            None if preset is None else preset_bytes(preset),
-            span.attributes,
-            span.dropped_attributes,
-            span.events,
-            span.status_code,
-            span.status_message,
-            span.links,
-        )
+    return _span(
+        span.trace_id,
+        span.span_id,
+        span.parent_id,
+        span.parent_remote,
+        span.trace_state_header,
+        span.name,
+        span.kind,
+        span.start,
+        span.end_ns,
+        None if preset is None else preset_bytes(preset),
+        span.attributes,
+        span.dropped_attributes,
+        span.events,
+        span.status_code,
+        span.status_message,
+        span.links,
     )
 
 
 def record_bytes(record: tuple[Any, ...]) -> bytes:
-    """The body of one OTLP `Span` from a span's record: the tuple `LeanSpan._queue` queues (ids,
-    parent, trace state header, name, kind, times, its preset's encoded attributes, its own
-    attributes, dropped count, events, status code and message; links, when it has any, last)."""
-    trace_id, span_id, parent_id, parent_remote, state, name, kind, start, end, preset, attrs = record[:11]
-    dropped, events, code, message = record[11:15]
-    links = record[15] if len(record) > 15 else None
+    """The body of one OTLP `Span` from the record `LeanSpan._queue` queued: ids, parent, trace
+    state header, name, kind, times, the preset's encoded attributes, the span's attribute keys and
+    values (two tuples), dropped count, its one event's name (or None) and time, status code and
+    message. One level of tuples only: see `LeanSpan._queue`."""
+    (trace_id, span_id, parent_id, remote, state, name, kind, start, end, preset, keys, values, dropped,
+     event, at, code, message) = record  # fmt: skip
+    return _span(
+        trace_id,
+        span_id,
+        parent_id,
+        remote,
+        state,
+        name,
+        kind,
+        start,
+        end,
+        preset,
+        dict(zip(keys, values, strict=True)) if keys else None,
+        dropped,
+        None if event is None else ((event, at, None),),
+        code,
+        message,
+        None,
+    )
+
+
+def _span(
+    trace_id: int,
+    span_id: int,
+    parent_id: int,
+    parent_remote: bool | None,
+    state: str,
+    name: str,
+    kind: int,
+    start: int,
+    end: int,
+    preset: bytes | None,
+    attrs: Mapping[str, Any] | None,
+    dropped: int,
+    events: Any,
+    code: int,
+    message: str,
+    links: Any,
+) -> bytes:
     parts = [b"\x0a\x10", trace_id.to_bytes(16, "big"), b"\x12\x08", span_id.to_bytes(8, "big")]
     if state:
         parts.append(_field(b"\x1a", state.encode()))
@@ -226,14 +262,16 @@ def record_bytes(record: tuple[Any, ...]) -> bytes:
     if dropped:
         parts += (b"\x50", varint(dropped))
     if events:
-        for name, timestamp, attrs in events:
-            named = _event_names.get(name)  # (names repeat: gen_ai.first_chunk, exception)
+        for event, timestamp, event_attrs in events:
+            named = _event_names.get(event)  # (names repeat: gen_ai.first_chunk, exception)
             if named is None:
                 if len(_event_names) >= _MEMO_MAX:
                     _event_names.clear()
-                named = _event_names[name] = _field(b"\x12", name.encode()) if name else b""
+                named = _event_names[event] = _field(b"\x12", event.encode()) if event else b""
             body = b"\x09" + _pack_q(timestamp) + named
-            parts.append(_field(b"\x5a", body + b"".join(attributes(b"\x1a", attrs)) if attrs else body))
+            if event_attrs:
+                body += b"".join(attributes(b"\x1a", event_attrs))
+            parts.append(_field(b"\x5a", body))
     if links:
         for link in links:
             context = link.context
