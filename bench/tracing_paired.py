@@ -256,7 +256,8 @@ def report(res: dict[str, Any]) -> str:
         if meta.get("off2_src"):
             c = f["on-off2"]
             lines.append(
-                f"  {'A/B on - off2':23} ratio {c['ratio']:+7.2f} {unit} [{c['ratio_ci'][0]:+.2f} .. {c['ratio_ci'][1]:+.2f}]"
+                f"  {'A/B on - off2':23} ratio {c['ratio']:+7.2f} {unit}"
+                f" [{c['ratio_ci'][0]:+.2f} .. {c['ratio_ci'][1]:+.2f}]"
                 f"   median of blocks {c['median']:+7.2f} {unit} [{c['median_ci'][0]:+.2f} .. {c['median_ci'][1]:+.2f}]"
                 f"   (event loops {c['loop']:+.2f})"
             )

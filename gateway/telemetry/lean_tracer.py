@@ -5,20 +5,23 @@ non-streamed request against the issue's 5 % (#31). Most of it was the SDK's own
 OTLP: a bare span (start + end) took ~34 us (a sampler call through three layers, `BoundedAttributes`
 with a lock and a per-value type check, two `SpanContext`s, the processor chain, a `ReadableSpan`
 copy at the end), and encoding took ~35 us more a span. A `LeanSpan` is a slotted record: ids,
-times, the attribute dict as given, events and links as lists; `end` encodes it straight to OTLP
-bytes (`gateway.telemetry.otlp_encode`, byte-identical to the library's encoder for the same spans)
-and appends those to a deque (bytes, which the garbage collector never tracks: `LeanSpan._queue`). A
-daemon thread takes batches off it every `OTEL_BSP_SCHEDULE_DELAY` (or when
-`OTEL_BSP_MAX_EXPORT_BATCH_SIZE` wait), joins them into one export request and hands it to the library's
-`OTLPSpanExporter` of the configured protocol, which keeps its headers, timeout, compression and
-retries (and its transport, but to a plain-http collector: `gateway.telemetry.otlp_http`). A full
-queue (`OTEL_BSP_MAX_QUEUE_SIZE`) drops the span, so a dead collector never holds the event loop.
+times, the attribute dict as given, events and links as lists; `end` appends a record of it (a tuple
+of atoms, which the garbage collector soon untracks) to a deque, or for a span holding
+containers its OTLP bytes (`LeanSpan._queue`; `gateway.telemetry.otlp_encode`,
+byte-identical to the library's encoder for the same spans). A daemon thread takes batches off it
+every `OTEL_BSP_SCHEDULE_DELAY` (or when `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` wait), joins them into one
+export request and hands it to the library's `OTLPSpanExporter` of the configured protocol, which
+keeps its headers, timeout, compression and retries (and its transport, but to a plain-http
+collector: `gateway.telemetry.otlp_http`). A full queue (`OTEL_BSP_MAX_QUEUE_SIZE`) drops the span,
+so a dead collector never holds the event loop.
 
-What stays OpenTelemetry's: `LeanSpan` *is* an `opentelemetry.trace.Span`, made current through the
-API's context, so the API's propagators (`traceparent`/`tracestate` out), `get_current_span` and
-anything else using the API see it as any span. The `Resource` is the SDK's (`Resource.create`:
-`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, detectors), and `OTEL_TRACES_SAMPLER`/`_ARG` name
-the same six samplers with the SDK's semantics (the ratio test on the trace id's low 64 bits).
+What stays OpenTelemetry's: `LeanSpan` *is* an `opentelemetry.trace.Span`, made current in our own
+context variable, which the API's runtime context is bridged to
+(`gateway.telemetry.context_bridge`), so the API's propagators (`traceparent`/`tracestate` out),
+`get_current_span` and anything else using the API see it as any span. The `Resource` is the SDK's
+(`Resource.create`: `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, detectors), and
+`OTEL_TRACES_SAMPLER`/`_ARG` name the same six samplers with the SDK's semantics (the ratio test on
+the trace id's low 64 bits).
 
 What it costs to maintain: the span limits are a count (128 attributes, events, links, the SDK's
 defaults; `OTEL_*_COUNT_LIMIT`), not the SDK's value-length truncation; attribute values are stored
@@ -126,7 +129,6 @@ class LeanSpan(trace.Span):
     )
     limit = 128  # attributes, events and links per span (OTEL_SPAN_*_COUNT_LIMIT, set by `setup`)
     recorder: Recorder | None = None
-    deferred = True  # queue a record encoded by the export thread (`_queue`); set per door by `setup`
 
     def __init__(
         self,
@@ -308,19 +310,20 @@ class LeanSpan(trace.Span):
         collector tracks, as its OTLP bytes (`otlp_encode.span_bytes`), never as itself.
 
         Why (#31): a span waits in the queue for its batch up to `OTEL_BSP_SCHEDULE_DELAY`. Queued
-        as itself (a slotted object holding dicts, a `Preset`, a `TraceState`, lists), it and its
-        containers outlived the young collections and were promoted to the oldest generation, so
-        tracing on fed the full collections that walk it (~31 us a request in the HTTP door). A
-        record holds only atoms (ints, strings, the preset's encoded bytes), the span's attribute
-        keys and values as two tuples when its dict holds only atoms (an untracked dict; a tuple
-        holding any dict is never untracked), and its lone first-chunk event's name and time: the
-        collector untracks those two tuples at the first young collection and the record (one level
-        above them) at the next collection of its generation, before any reaches the oldest, so nothing a request leaves in the queue reaches an older generation; the span
-        itself is freed by reference counting. Encoding at the end, on the event loop, cost ~15 us a
-        span in place (3-8 hot); here the loop only builds one tuple. A span with links, an event
-        list or an attribute dict holding a list (tracked for good) is encoded at once, as before."""
+        as itself (a slotted object holding dicts, a `Preset`, a `TraceState`, lists), it and its containers outlived
+        the young collections and were promoted to the oldest generation, so tracing on fed the full
+        collections that walk it (~31 us a request in the HTTP door). A record holds only atoms (ints,
+        strings, the preset's encoded bytes), the span's attribute keys and values as two tuples when
+        its dict holds only atoms (an untracked dict; a tuple holding any dict is never untracked), and
+        its lone first-chunk event's name and time: the collector untracks those two tuples at the first
+        young collection and the record (one level above them) at the next collection of its generation,
+        before any reaches the oldest, so nothing a request leaves in the queue reaches an older
+        generation; the span itself is freed by reference counting. Encoding at the end, on the event
+        loop, cost ~15 us a span in place (3-8 hot); here the loop only builds one tuple. A span with
+        links, an event list or an attribute dict holding a list (tracked for good) is encoded at once,
+        as before."""
         attributes, events, recorder = self.attributes, self.events, self.recorder
-        if self.deferred and self.links is None and (events is None or type(events) is tuple) and not _is_tracked(attributes):
+        if self.links is None and (events is None or type(events) is tuple) and not _is_tracked(attributes):
             preset = self.preset
             recorder.put(  # type: ignore[union-attr]  # (tested by the callers)
                 (

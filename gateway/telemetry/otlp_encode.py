@@ -8,8 +8,9 @@ own and copies each into its parent, level by level (~50 us of CPU per span here
 same message in place was still ~35 us a span, the largest share of tracing's cost per request
 (#31). Here a span is a handful of `bytes` joined: ids and timestamps packed, and each attribute's
 encoded `KeyValue` memoised (a span's attributes repeat: method, route, model, provider, replica),
-so a span costs a few microseconds, encoded when it ends (the export queue holds bytes, which the
-garbage collector never tracks) and joined into a batch by the export thread. The resource and the
+so a span costs a few microseconds, encoded by the export thread from the record its end queued
+(`record_bytes`; or at its end, `span_bytes`: a span holding containers) and joined
+into a batch. The resource and the
 instrumentation scope are the process's, encoded once.
 
 Field numbers and wire types are the OTLP protos' (`opentelemetry/proto/trace/v1/trace.proto`);

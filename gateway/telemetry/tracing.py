@@ -136,7 +136,6 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
         max_batch=_number(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512),
     )
     lean_tracer.LeanSpan.recorder = _recorder
-    lean_tracer.LeanSpan.deferred = door != "extproc"
     _tracer = lean_tracer.LeanTracer(
         lean_tracer.Sampler(env.get("OTEL_TRACES_SAMPLER", ""), env.get("OTEL_TRACES_SAMPLER_ARG"))
     )

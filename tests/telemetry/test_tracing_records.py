@@ -60,9 +60,10 @@ def test_queued_records_encode_to_the_library_s_bytes() -> None:
 
 
 def test_a_queued_record_is_untracked_after_one_young_collection() -> None:
-    """A record holds atoms, an atom-valued attribute dict (never tracked) and a tuple event: the
-    collector untracks its tuples at the first young collection and the record at the next
-    collection of generation 1, so it never reaches the oldest generation while it waits for its batch; the span itself is freed at once. A finish reasons
+    """A record holds atoms, an atom-valued attribute dict (never tracked) and a tuple event: the collector
+    untracks its tuples at the first young collection and the record at the next collection of
+    generation 1, so it never reaches the oldest generation while it waits for its batch; the span
+    itself is freed at once. A finish reasons
     tuple the `chat` spans share (`spans._REASONS`) keeps its dict untracked too."""
     from gateway.engine import spans
     from gateway.telemetry.lean_tracer import KINDS, LeanTracer, Sampler
