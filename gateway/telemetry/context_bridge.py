@@ -29,7 +29,7 @@ CURRENT_SPAN: contextvars.ContextVar[Any] = contextvars.ContextVar("gateway_curr
 
 
 @functools.cache
-def bridge_class() -> type:
+def bridge_class() -> type[Any]:
     """`Bridge`, made on first use: the API's `_RuntimeContext` is imported only when tracing is on."""
     from opentelemetry.context.context import Context, _RuntimeContext
     from opentelemetry.trace.propagation import _SPAN_KEY
@@ -49,7 +49,7 @@ def bridge_class() -> type:
                 return context
             return Context({**context, _SPAN_KEY: span})
 
-        def attach(self, context: Any) -> object:
+        def attach(self, context: Any) -> Any:  # (a pair of tokens: the API's and ours)
             return self.inner.attach(context), set_ours(None)
 
         def detach(self, token: Any) -> None:

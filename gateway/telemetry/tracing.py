@@ -142,7 +142,9 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     _follows_parent = _tracer.follows_parent
     _trace, _propagate, _runtime, _Context, _SPAN_KEY = trace, propagate, _RUNTIME_CONTEXT, Context, span_key
     bridge = context_bridge.bridge_class()
-    inner = _RUNTIME_CONTEXT.inner if isinstance(_RUNTIME_CONTEXT, bridge) else _RUNTIME_CONTEXT
+    inner: Any = _RUNTIME_CONTEXT  # (the configured runtime context; under our bridge if set up before)
+    if isinstance(inner, bridge):
+        inner = inner.inner
     _get_context = inner._current_context.get if type(inner) is ContextVarsRuntimeContext else inner.get_current
     # the API's own readers and writers (`get_current_span`, propagators, `context.attach`) see our
     # current span through the bridge (`context_bridge`)
