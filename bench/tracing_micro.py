@@ -1,6 +1,6 @@
 """Where tracing's CPU goes, in-process and single-threaded (`time.thread_time`): the spans one
 non-streamed request makes (HTTP server span, `invoke_agent`, `chat`), propagation, the OTLP
-encoding of each span (on the loop, at its end: `span_bytes`) and the export thread's batch join
+encoding of each span (by the export thread, from the record its end queued) and the batch join
 (the exporters' own encoder, and `gateway.telemetry.otlp_encode`, which the doors use), and what a
 streamed token pays (one test per read).
 
@@ -197,7 +197,7 @@ def export_accounting(n: int, rounds: int, args_heap: int = 300_000) -> int:
         rows = [
             ("loop: the work stand-in alone", loop["work"] * per),
             ("loop: + spans made, never queued", (loop["spans"] - loop["work"]) * per),
-            ("loop: + encoding (span_bytes), queueing, a live export thread", (loop["export"] - loop["spans"]) * per),
+            ("loop: + a record queued, a live export thread", (loop["export"] - loop["spans"]) * per),
             ("export thread: joining a batch (otlp_encode.encode_batch)", stages["encode"] * per),
             ("export thread: the exporter's POST (export - encode)", (stages["export"] - stages["encode"]) * per),
             ("export thread: all its CPU (thread clock)", worker_cpu * per),
@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     ) / len(finished)
     rows.append(("OTLP protobuf encoding per span, the exporters' own encoder", library))
     rows.append(
-        ("OTLP encoding per span, gateway.telemetry.otlp_encode (at the span's end, then joined in a batch)", encode)
+        ("OTLP encoding per span, gateway.telemetry.otlp_encode (in the export thread, with the batch join)", encode)
     )
     for label, us in rows:
         print(f"{us:9.2f} us  {label}")
