@@ -93,7 +93,7 @@ def test_the_api_sees_our_current_span_and_a_foreign_one_wins_inside_it() -> Non
     """`tracing.attach` sets our own context variable, not the API's context; through the bridge the
     API still sees it (`get_current_span`, its propagators), a span or baggage attached through the
     API inside ours is the current one until detached (our spans' children, `inject`, log ids),
-    and a task inherits our current span."""
+    a task inherits our current span, and an unsampled span propagates with the sampled flag off."""
     code = """
 import asyncio
 from opentelemetry import baggage, context, propagate, trace
@@ -123,7 +123,17 @@ async def inherited():
 assert asyncio.run(inherited()) == span.span_id
 t.detach(token)
 assert trace.get_current_span() is trace.INVALID_SPAN and t.current_ids() is None and t.carrier() == {}
-t.setup("http", {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"})  # (again: one bridge, not two)
+from gateway.telemetry import lean_tracer
+t._tracer.sampler, t._follows_parent = lean_tracer.Sampler("always_off"), False
+off = t.start_span("u", root=True)
+token = t.attach(off)
+ctx = off.get_span_context()
+assert not off.is_recording() and trace.get_current_span() is off
+assert t.carrier() == {"traceparent": f"00-{ctx.trace_id:032x}-{ctx.span_id:016x}-00"}
+assert t.start_span("v").get_span_context().trace_id == ctx.trace_id
+t.detach(token)
+t.shutdown()
+assert t.setup("http", {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"})  # (again: one bridge, not two)
 assert type(context._RUNTIME_CONTEXT.inner).__name__ == "ContextVarsRuntimeContext"
 """
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
