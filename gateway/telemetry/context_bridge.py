@@ -15,7 +15,8 @@ context (`opentelemetry.context._RUNTIME_CONTEXT`, wrapping the configured one),
   `get_current_span` and `inject` see it;
 - `context.attach(ctx)` (a foreign span, baggage) clears our span for its extent (the attached
   context is then the newest, as the API says: a context built from `get_current()` inside our span
-  carries our span with it), and `context.detach` restores both.
+  carries our span with it), and `context.detach` restores both (a token the API made before
+  `setup` installed the bridge goes to the inner runtime context alone).
 Asyncio tasks inherit both variables alike (a context copy at the task's creation).
 """
 
@@ -53,6 +54,9 @@ def bridge_class() -> type[Any]:
             return self.inner.attach(context), set_ours(None)
 
         def detach(self, token: Any) -> None:
+            if type(token) is not tuple:  # the API's own token, made before `setup` installed us
+                self.inner.detach(token)
+                return
             theirs, ours = token
             try:
                 reset_ours(ours)
