@@ -6,8 +6,8 @@ OTLP: a bare span (start + end) took ~34 us (a sampler call through three layers
 with a lock and a per-value type check, two `SpanContext`s, the processor chain, a `ReadableSpan`
 copy at the end), and encoding took ~35 us more a span. A `LeanSpan` is a slotted record: ids,
 times, the attribute dict as given, events and links as lists; `end` appends a record of it (a tuple
-of atoms, which the garbage collector soon untracks) to a deque, or for a span holding
-containers its OTLP bytes (`LeanSpan._queue`; `gateway.telemetry.otlp_encode`,
+of atoms, which the garbage collector soon untracks) to a deque, or for a span holding containers
+or mutable values its OTLP bytes (`gateway.telemetry.span_records`; `gateway.telemetry.otlp_encode`,
 byte-identical to the library's encoder for the same spans). A daemon thread takes batches off it
 every `OTEL_BSP_SCHEDULE_DELAY` (or when `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` wait), joins them into one
 export request and hands it to the library's `OTLPSpanExporter` of the configured protocol, which
@@ -32,7 +32,6 @@ updated; the byte-compatibility test fails first.
 
 from __future__ import annotations
 
-import gc
 import logging
 import random
 import time
@@ -42,18 +41,11 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, Status, StatusCode, TraceFlags, TraceState
 
-from gateway.telemetry.otlp_encode import preset_bytes, span_bytes
 from gateway.telemetry.presets import Preset
 from gateway.telemetry.span_queue import Recorder
+from gateway.telemetry.span_records import queue_span
 
-__all__ = [
-    "KINDS",
-    "LeanSpan",
-    "LeanTracer",
-    "Recorder",
-    "Sampler",
-    "UnsampledSpan",
-]
+__all__ = ["KINDS", "LeanSpan", "LeanTracer", "Recorder", "Sampler", "UnsampledSpan"]
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +55,6 @@ _NOT_SAMPLED = TraceFlags(TraceFlags.DEFAULT)
 _U64 = (1 << 64) - 1
 _time_ns = time.time_ns
 _bits = random.getrandbits
-_is_tracked = gc.is_tracked
 
 
 class Sampler:
@@ -304,50 +295,7 @@ class LeanSpan(trace.Span):
         if self.recorder is not None:
             self._queue()
 
-    def _queue(self) -> None:
-        """Queue the ended span for export as its record (a tuple of what it holds, encoded by the
-        export thread: `otlp_encode.record_bytes`), or, when it holds containers the garbage
-        collector tracks, as its OTLP bytes (`otlp_encode.span_bytes`), never as itself.
-
-        Why (#31): a span waits in the queue for its batch up to `OTEL_BSP_SCHEDULE_DELAY`. Queued
-        as itself (a slotted object holding dicts, a `Preset`, a `TraceState`, lists), it and its containers outlived
-        the young collections and were promoted to the oldest generation, so tracing on fed the full
-        collections that walk it (~31 us a request in the HTTP door). A record holds only atoms (ints,
-        strings, the preset's encoded bytes), the span's attribute keys and values as two tuples when
-        its dict holds only atoms (an untracked dict; a tuple holding any dict is never untracked), and
-        its lone first-chunk event's name and time: the collector untracks those two tuples at the first
-        young collection and the record (one level above them) at the next collection of its generation,
-        before any reaches the oldest, so nothing a request leaves in the queue reaches an older
-        generation; the span itself is freed by reference counting. Encoding at the end, on the event
-        loop, cost ~15 us a span in place (3-8 hot); here the loop only builds one tuple. A span with
-        links, an event list or an attribute dict holding a list (tracked for good) is encoded at once,
-        as before."""
-        attributes, events, recorder = self.attributes, self.events, self.recorder
-        if self.links is None and (events is None or type(events) is tuple) and not _is_tracked(attributes):
-            preset = self.preset
-            recorder.put(  # type: ignore[union-attr]  # (tested by the callers)
-                (
-                    self.trace_id,
-                    self.span_id,
-                    self.parent_id,
-                    self.parent_remote,
-                    self.trace_state_header,
-                    self.name,
-                    self.kind,
-                    self.start,
-                    self.end_ns,
-                    None if preset is None else (preset.encoded or preset_bytes(preset)),
-                    tuple(attributes),  # keys and values: a tuple holding a dict is never untracked
-                    tuple(attributes.values()),
-                    self.dropped_attributes,
-                    None if events is None else events[0][0],  # (one event: `end_with`'s)
-                    0 if events is None else events[0][1],
-                    self.status_code,
-                    self.status_message,
-                )
-            )
-        else:
-            recorder.add(self, span_bytes)  # type: ignore[union-attr]
+    _queue = queue_span  # (`span_records`: the record, or the bytes, put on the queue)
 
 
 class UnsampledSpan(NonRecordingSpan):

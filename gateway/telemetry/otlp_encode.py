@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -39,6 +39,11 @@ _FLAGS = {None: _pack_i(_HAS_IS_REMOTE), False: _pack_i(_HAS_IS_REMOTE), True: _
 _MEMO_MAX = 4096  # memoised (tag, key, value) encodings; cleared when full (unique ids would grow it)
 _pack_times = struct.Struct("<BBBQBQ").pack  # a span's kind, start and end fields in one call
 _UNSET_TAIL = {k: b"\x7a\x00\x85\x01" + v for k, v in _FLAGS.items()}
+# The memo dicts (these two and `_memo`) are written by two threads on purpose: the export thread
+# (`record_bytes`) and the event loop (`span_bytes` of a span holding containers, `preset_bytes`).
+# Safe without a lock: every use is one dict get, set or clear (str/int/tuple keys), atomic under
+# the GIL, and nothing iterates them; the worst race, an entry lost to a concurrent `clear()`, only
+# costs a re-encode.
 _names: dict[str, bytes] = {}  # a span's encoded name field (names repeat: routes, models, tools)
 _event_names: dict[str, bytes] = {}  # an event's encoded name field
 
@@ -92,7 +97,7 @@ def key_value(key: str, value: Any) -> bytes:
     return (_field(b"\x0a", key.encode()) if key else b"") + _field(b"\x12", any_value(value))
 
 
-_memo: dict[tuple[Any, ...], bytes] = {}
+_memo: dict[tuple[Any, ...], bytes] = {}  # (written by two threads: see `_names`)
 _MEMOISABLE = frozenset({int, bool})
 # only short strings are memoised: names, models, ids repeat; captured message content
 # (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT) is long, unique, and would pin memory
@@ -200,10 +205,10 @@ def span_bytes(span: Any) -> bytes:
 
 
 def record_bytes(record: tuple[Any, ...]) -> bytes:
-    """The body of one OTLP `Span` from the record `LeanSpan._queue` queued: ids, parent, trace
-    state header, name, kind, times, the preset's encoded attributes, the span's attribute keys and
-    values (two tuples), dropped count, its one event's name (or None) and time, status code and
-    message. One level of tuples only: see `LeanSpan._queue`."""
+    """The body of one OTLP `Span` from the record `span_records.queue_span` queued: ids, parent,
+    trace state header, name, kind, times, the preset's encoded attributes, the span's attribute
+    keys and values (two tuples), dropped count, its one event's name (or None) and time, status
+    code and message. One level of tuples only: see `gateway.telemetry.span_records`."""
     (trace_id, span_id, parent_id, remote, state, name, kind, start, end, preset, keys, values, dropped,
      event, at, code, message) = record  # fmt: skip
     return _span(
@@ -244,6 +249,9 @@ def _span(
     message: str,
     links: Any,
 ) -> bytes:
+    """The body of one OTLP `Span` from its fields, in the proto's field order. Positional, not a
+    span: `span_bytes` (a live `LeanSpan`) and `record_bytes` (a queued record, in the export
+    thread) share this one body, so the two paths cannot encode a span apart."""
     parts = [b"\x0a\x10", trace_id.to_bytes(16, "big"), b"\x12\x08", span_id.to_bytes(8, "big")]
     if state:
         parts.append(_field(b"\x1a", state.encode()))
@@ -298,13 +306,17 @@ def _span(
 
 
 def encode_batch(
-    bodies: Sequence[bytes | tuple[Any, ...]], resource: tuple[bytes, bytes], scope: tuple[bytes, bytes]
+    bodies: Sequence[bytes | tuple[Any, ...]],
+    resource: tuple[bytes, bytes],
+    scope: tuple[bytes, bytes],
+    lost: Callable[[], object] | None = None,
 ) -> bytes:
     """The serialised `ExportTraceServiceRequest` of a batch: one resource, one scope (a gateway
-    process has one of each), every span under them. ``bodies`` are what `LeanSpan._queue` queued
-    for each span: its record (a tuple of atoms, encoded here, in the export thread: the usual
-    case), or its `span_bytes` made at its end (a span holding containers: links, a list value).
-    A record that fails to encode is dropped alone (logged), never the batch."""
+    process has one of each), every span under them. ``bodies`` are what `span_records.queue_span`
+    queued for each span: its record (a tuple of atoms, encoded here, in the export thread: the
+    usual case), or its `span_bytes` made at its end (a span holding containers: links, a list
+    value). A record that fails to encode is dropped alone (logged, and ``lost`` called: the
+    recorder counts it), never the batch."""
     fields = [scope[0]]
     append = fields.append
     for body in bodies:
@@ -313,6 +325,8 @@ def encode_batch(
                 body = record_bytes(body)  # type: ignore[arg-type]
             except Exception:  # never the batch over one span
                 log.exception("encoding span %r failed", body[5] if len(body) > 5 else "?")
+                if lost is not None:
+                    lost()
                 continue
         append(b"\x12" + varint(len(body)) + body)
     append(scope[1])

@@ -18,9 +18,9 @@ The current span lives in a context variable of our own (`context_bridge.CURRENT
 `ContextVar.set` per span made current, not a new OpenTelemetry `Context`), which the API's runtime
 context is bridged to (so `trace.get_current_span`, the propagators and a foreign span attached
 through the API work as before); what a task starts inherits its parent (detached runs, concurrent
-tool calls); `inject` writes `traceparent`/`tracestate` into outgoing
-headers through the API's propagators, and `extract` reads them from incoming ones (W3C Trace
-Context; another `OTEL_PROPAGATORS` choice goes through the API's propagators as well).
+tool calls); `inject` writes `traceparent`/`tracestate` into outgoing headers through the API's
+propagators, and `extract` reads them from incoming ones (W3C Trace Context; another
+`OTEL_PROPAGATORS` choice goes through the API's propagators as well).
 """
 
 from __future__ import annotations
@@ -51,17 +51,15 @@ _tracer: LeanTracer | None = None
 _recorder: Recorder | None = None
 _exporter_obj: Any = None
 # The API, bound once by `setup` (a `from … import` inside a function costs microseconds per call,
-# and these run several times per request): module `opentelemetry.trace`, `opentelemetry.propagate`,
-# the runtime context (attach/detach without the API's logging layer), the context class, the span key.
+# and these run several times per request): `opentelemetry.trace`, `.propagate`, `Context`, keys.
 _trace: Any = None
 _propagate: Any = None
-_runtime: Any = None
-_get_context: Any = None  # the API runtime context's get: its ContextVar's own when it is the default
-# `ContextVarsRuntimeContext` (a Python call less), else the runtime's (under our bridge's)
 _Context: Any = None
 _SPAN_KEY: Any = None
 _BAGGAGE_KEY: Any = None
 _LeanSpan: Any = None
+_get_context: Any = None  # the API runtime context's get: its ContextVar's own when it is the default
+# `ContextVarsRuntimeContext` (a Python call less), else the runtime's (under our bridge's)
 _new_span: Any = None  # `lean_tracer.new_span`
 _w3c: Any = None  # the traceparent pattern, when the propagators are the default W3C ones
 _KINDS: dict[str, int] = {}
@@ -97,9 +95,8 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
 
     Called once per door process, after any fork (the export thread does not survive one).
     """
-    global ON, CAPTURE_CONTENT, _tracer, _recorder, _exporter_obj
-    global _trace, _propagate, _runtime, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _w3c, _new_span
-    global _get_context, _follows_parent
+    global ON, CAPTURE_CONTENT, _tracer, _recorder, _exporter_obj, _get_context, _follows_parent
+    global _trace, _propagate, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _w3c, _new_span
     env = os.environ if environ is None else environ
     if endpoint_of(env) is None or ON:
         return ON
@@ -123,34 +120,32 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     resource = Resource.create(attributes)
     encoded_resource = otlp_encode.resource_part(resource.attributes, resource.schema_url or "")
     encoded_scope = otlp_encode.scope_part(SCOPE)
+    recorder: lean_tracer.Recorder  # (made below, around the exporter: a record that fails to encode is dropped)
     _exporter_obj = exporter = otlp_exporter.exporter(
-        env, lambda spans: otlp_encode.encode_batch(spans, encoded_resource, encoded_scope)
+        env, lambda spans: otlp_encode.encode_batch(spans, encoded_resource, encoded_scope, recorder.lost)
     )
     lean_tracer.LeanSpan.limit = _number(
         env, "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", _number(env, "OTEL_ATTRIBUTE_COUNT_LIMIT", 128)
     )
-    _recorder = lean_tracer.Recorder(
+    _recorder = recorder = lean_tracer.LeanSpan.recorder = lean_tracer.Recorder(
         exporter.export,
         delay_s=_number(env, "OTEL_BSP_SCHEDULE_DELAY", 5000) / 1000,
         max_queue=_number(env, "OTEL_BSP_MAX_QUEUE_SIZE", 2048),
         max_batch=_number(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512),
     )
-    lean_tracer.LeanSpan.recorder = _recorder
     _tracer = lean_tracer.LeanTracer(
         lean_tracer.Sampler(env.get("OTEL_TRACES_SAMPLER", ""), env.get("OTEL_TRACES_SAMPLER_ARG"))
     )
     _follows_parent = _tracer.follows_parent
-    _trace, _propagate, _runtime, _Context, _SPAN_KEY = trace, propagate, _RUNTIME_CONTEXT, Context, span_key
+    _trace, _propagate, _Context, _SPAN_KEY = trace, propagate, Context, span_key
     bridge = context_bridge.bridge_class()
     inner: Any = _RUNTIME_CONTEXT  # (the configured runtime context; under our bridge if set up before)
     if isinstance(inner, bridge):
         inner = inner.inner
     _get_context = inner._current_context.get if type(inner) is ContextVarsRuntimeContext else inner.get_current
-    # the API's own readers and writers (`get_current_span`, propagators, `context.attach`) see our
-    # current span through the bridge (`context_bridge`)
+    # the API's readers and writers (`get_current_span`, `context.attach`...) see ours through it
     api_context._RUNTIME_CONTEXT = bridge(inner)
-    _LeanSpan, _BAGGAGE_KEY = lean_tracer.LeanSpan, baggage_key
-    _new_span = lean_tracer.new_span
+    _LeanSpan, _BAGGAGE_KEY, _new_span = lean_tracer.LeanSpan, baggage_key, lean_tracer.new_span
     propagators = env.get("OTEL_PROPAGATORS", "tracecontext,baggage").replace(" ", "").lower()
     if propagators in ("tracecontext,baggage", "tracecontext", "baggage,tracecontext"):
         _w3c = TraceContextTextMapPropagator._TRACEPARENT_HEADER_FORMAT_RE
