@@ -9,14 +9,17 @@ process-wide).
 from __future__ import annotations
 
 import gc
+import logging
 import os
 import subprocess
 import sys
 import weakref
 from typing import Any
 
+import pytest
+
 from tests.support.procs import ROOT
-from tests.telemetry.test_tracing import lean_spans
+from tests.telemetry.test_tracing import KEPT_REASONS, lean_spans
 
 
 def _queued(build: Any) -> list[Any]:
@@ -35,28 +38,78 @@ def _queued(build: Any) -> list[Any]:
         recorder.stop()
 
 
-def test_queued_records_encode_to_the_library_s_bytes() -> None:
-    """The queue holds records (tuples) for the usual spans and bytes for a span with links or an
-    event list; the export thread's `encode_batch` of them is the library's encoding of the same
-    spans (`test_lean_encoding_matches_the_sdk_encoder`'s spans, ended into a queue)."""
+def test_queued_records_encode_to_the_library_s_bytes(caplog: pytest.LogCaptureFixture) -> None:
+    """The queue holds records (tuples) for the usual spans, an error status and a kept finish reasons
+    tuple among them, and bytes for a span with links or an event list; each record encodes to its
+    span's `span_bytes`, and the export thread's `encode_batch` of them is the library's encoding of
+    the same spans (`test_lean_encoding_matches_the_sdk_encoder`'s spans, ended into a queue). A
+    record that cannot be encoded is dropped alone, logged and counted as dropped by the recorder."""
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 
     from gateway.telemetry import otlp_encode
+    from gateway.telemetry.lean_tracer import Recorder
     from gateway.telemetry.readable import to_readable
 
+    gc.collect()  # (`KEPT_REASONS` untracked, as a kept tuple is once a collection met it)
     made: list[Any] = []
     queued = _queued(lambda: made.extend(lean_spans()))
     kinds = [type(q).__name__ for q in queued]
-    assert kinds[0] == "bytes" and kinds.count("tuple") >= 5  # (links, an event list: encoded at the end)
+    assert kinds[0] == "bytes" and kinds[-1] == "tuple" and kinds.count("tuple") >= 6  # (links, an event list)
+    assert made[-1].status_code == 2 and queued[-1][-2:] == (2, "x") and KEPT_REASONS in queued[-1][11]
+    for record, span in zip(queued, made, strict=True):
+        if type(record) is tuple:
+            assert otlp_encode.record_bytes(record) == otlp_encode.span_bytes(span), span.name
     resource = Resource.create({"service.name": "svc"})
     parts = otlp_encode.resource_part(resource.attributes, resource.schema_url), otlp_encode.scope_part("gateway")
     library = encode_spans([to_readable(s, resource, InstrumentationScope("gateway")) for s in made])
     assert otlp_encode.encode_batch(queued, *parts) == library.SerializeToString()
-    # a record that cannot be encoded is dropped alone, not the batch
-    bad = (queued[1][0], "not an int", *queued[1][2:])
-    assert otlp_encode.encode_batch([bad, *queued], *parts) == library.SerializeToString()
+    # a record that cannot be encoded is dropped alone, not the batch: the export as `tracing.setup` wires it
+    sent: list[bytes] = []
+    recorder = Recorder(
+        lambda batch: sent.append(otlp_encode.encode_batch(batch, *parts, recorder.lost)),
+        delay_s=3600,
+        max_queue=100,
+        max_batch=100,
+    )
+    try:
+        for item in [(queued[1][0], "not an int", *queued[1][2:]), *queued]:
+            recorder.put(item)
+        with caplog.at_level(logging.ERROR, logger="gateway.telemetry.otlp_encode"):
+            recorder.drain()
+    finally:
+        recorder.stop()
+    assert sent == [library.SerializeToString()] and recorder.dropped == 1
+    assert [r.getMessage() for r in caplog.records] == [f"encoding span {queued[1][5]!r} failed"]
+
+
+def test_a_mutable_value_is_encoded_as_it_was_at_the_end() -> None:
+    """A record holds attribute values by reference and is encoded later, so a span holding a value
+    that could still change (a `bytearray`, which the collector does not track, alone or in a tuple)
+    is queued as its bytes made at its end: a write to the value after the end changes nothing sent.
+    Atoms and tuples of atoms stay records."""
+    from gateway.telemetry import otlp_encode
+    from gateway.telemetry.lean_tracer import KINDS, LeanTracer, Sampler
+
+    tracer = LeanTracer(Sampler("always_on"))
+    payload, inner = bytearray(b"before"), bytearray(b"in")
+    at_end: list[bytes] = []
+    spans: list[Any] = []
+
+    def build() -> None:
+        for attributes in ({"payload": payload}, {"t": (1, inner)}, {"s": "x", "t": (1, 2.5, "y"), "b": b"z"}):
+            span = tracer.start("s", KINDS["client"], dict(attributes), None)
+            span.end()
+            at_end.append(otlp_encode.span_bytes(span))
+            spans.append(span)
+        payload[:] = b"AFTER!"  # the caller reuses its buffers once the spans ended
+        inner[:] = b"out"
+
+    queued = _queued(build)
+    assert [type(q) for q in queued] == [bytes, bytes, tuple]
+    assert queued[:2] == at_end[:2] and otlp_encode.record_bytes(queued[2]) == at_end[2]
+    assert [otlp_encode.span_bytes(s) != b for s, b in zip(spans, at_end, strict=True)] == [True, True, False]
 
 
 def test_a_queued_record_is_untracked_after_one_young_collection() -> None:
@@ -93,13 +146,17 @@ def test_the_api_sees_our_current_span_and_a_foreign_one_wins_inside_it() -> Non
     """`tracing.attach` sets our own context variable, not the API's context; through the bridge the
     API still sees it (`get_current_span`, its propagators), a span or baggage attached through the
     API inside ours is the current one until detached (our spans' children, `inject`, log ids),
-    a task inherits our current span, and an unsampled span propagates with the sampled flag off."""
+    a task inherits our current span, an unsampled span propagates with the sampled flag off, and
+    a token the API made before `setup` installed the bridge still detaches its context."""
     code = """
 import asyncio
 from opentelemetry import baggage, context, propagate, trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 import gateway.telemetry.tracing as t
+early = context.attach(baggage.set_baggage("early", "1"))  # (the API's own token, made before the bridge)
 assert t.setup("http", {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"})
+context.detach(early)
+assert baggage.get_baggage("early") is None
 span = t.start_span("s")
 token = t.attach(span)
 assert trace.get_current_span() is span and t.start_span("c").parent_id == span.span_id
@@ -139,3 +196,4 @@ assert type(context._RUNTIME_CONTEXT.inner).__name__ == "ContextVarsRuntimeConte
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+    assert "Failed to detach" not in done.stderr
