@@ -40,8 +40,9 @@ reads what a variant costs (e.g. ``OTEL_TRACES_SAMPLER=always_off``: every call 
 recorded or exported), in the same blocks as on - off; there is then no A/A control in the run.
 ``--off2-src DIR``: `off2` traces as `on` does, with the code of another source tree (main's:
 ``git -C /work/main archive main gateway extproc storage vectorstore | tar -x -C DIR``) first on its
-door processes' PYTHONPATH: off2 - off is then that code's cost beside this code's on - off, in the
-same blocks (an A/B; runs apart spread by +-3-4 points, more than most changes).
+door processes' PYTHONPATH (before the inherited one): off2 - off is then that code's cost beside
+this code's on - off, in the same blocks (an A/B; runs apart spread by +-3-4 points, more than most
+changes). off2 runs all of the code DIR holds, not only its tracing.
 ``--requests`` sets a phase's length (its creates per client): longer phases test whether tracing's
 cost reads higher when each stack's phase starts on caches its partners filled (#31).
 Targets (PASS/MISS, never enforced): <= 5 % a request, <= 2 us a token; "resolved" when the control's
@@ -319,8 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--off2-env", nargs="+", default=None, metavar="KEY=VALUE",
                     help=variant + ": off2 - off is then that variant's cost, not the A/A control")  # fmt: skip
     ap.add_argument("--off2-src", default=None, metavar="DIR",
-                    help="trace `off2` as `on`, with the code of this source tree first on its PYTHONPATH: an A/B "
-                    "of two trees' tracing in the same blocks (see the module's doc)")  # fmt: skip
+                    help="trace `off2` as `on`, with the code of this source tree first on its PYTHONPATH (before "
+                    "the inherited one): an A/B of two trees in the same blocks; off2 runs all of DIR's code, not "
+                    "only its tracing (see the module's doc)")  # fmt: skip
     ap.add_argument("--gc-probe", action="store_true",
                     help="count the doors' garbage collections (bench/gc_probe) and report them per unit")  # fmt: skip
     add_run_args(ap, RESULTS)
@@ -346,7 +348,8 @@ def main(argv: list[str] | None = None) -> int:
             src = str(Path(args.off2_src).resolve())
             if not (Path(src) / "gateway" / "telemetry" / "tracing.py").is_file():
                 ap.error(f"--off2-src {src}: no gateway/telemetry/tracing.py there")
-            path = os.pathsep.join(p for p in (src, envs["off2"].get("PYTHONPATH", "")) if p)
+            inherited = envs["off2"].get("PYTHONPATH", os.environ.get("PYTHONPATH", ""))  # (as on's doors get it)
+            path = os.pathsep.join(p for p in (src, inherited) if p)
             envs["off2"] = {**envs["off2"], **(traced if args.off2_env is None else {}), "PYTHONPATH": path}
         stacks = {n: stack.enter_context(envoy_stack(backend.url, Path(tmp) / n, None, **envs[n])) for n in NAMES}
         res = asyncio.run(run(args, stacks))
