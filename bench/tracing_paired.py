@@ -3,7 +3,7 @@ A/A control and bootstrap confidence intervals (#31).
 
     .venv/bin/python -m bench.tracing_paired [--blocks B] [--seconds S] [--requests R] [--clients N]
                                              [--streams M] [--deltas K] [--no-streams] [--seed X]
-                                             [--gc-probe]
+                                             [--gc-probe] [--off2-env KEY=VALUE ...] [--off2-src DIR]
 
 Why not `bench.bench_tracing`: it loads a door's stacks side by side, so they compete for the two
 cores (and their caches) with each other and with the machine's other load, and two runs of the same
@@ -38,6 +38,11 @@ through `gc.callbacks`), reported per 1,000 requests (1,000,000 tokens) with the
 ``--off2-env KEY=VALUE ...``: `off2` is traced too, with these variables over `on`'s, so off2 - off
 reads what a variant costs (e.g. ``OTEL_TRACES_SAMPLER=always_off``: every call site runs, nothing is
 recorded or exported), in the same blocks as on - off; there is then no A/A control in the run.
+``--off2-src DIR``: `off2` traces as `on` does, with the code of another source tree (main's:
+``git -C /work/main archive main gateway extproc storage vectorstore | tar -x -C DIR``) first on its
+door processes' PYTHONPATH (before the inherited one): off2 - off is then that code's cost beside
+this code's on - off, in the same blocks (an A/B; runs apart spread by +-3-4 points, more than most
+changes). off2 runs all of the code DIR holds, not only its tracing.
 ``--requests`` sets a phase's length (its creates per client): longer phases test whether tracing's
 cost reads higher when each stack's phase starts on caches its partners filled (#31).
 Targets (PASS/MISS, never enforced): <= 5 % a request, <= 2 us a token; "resolved" when the control's
@@ -224,6 +229,7 @@ def figures(data: dict[str, dict[str, list[dict[str, list[float]]]]], seed: int)
                 "cpu_us_per_unit": {n: round(v, 3) for n, v in per.items()},
                 "on-off": compare(rows, "on", "off", kind, rng),
                 "off2-off": compare(rows, "off2", "off", kind, rng),
+                "on-off2": compare(rows, "on", "off2", kind, rng),  # the A/B itself under --off2-src
             }
     return out
 
@@ -237,14 +243,24 @@ def report(res: dict[str, Any]) -> str:
         cpu = ", ".join(f"{n} {v:.2f}" for n, v in f["cpu_us_per_unit"].items())
         lines.append(f"{d} door, CPU per {'non-streamed request' if kind == 'request' else 'streamed token'}"
                      f" ({f['blocks']} blocks), us: {cpu}")  # fmt: skip
-        variant = bool(res.get("meta", {}).get("off2_env"))
-        second = "variant off2 - off" if variant else "A/A control off2 - off"
-        for label, name in (("tracing on - off", "on-off"), (second, "off2-off")):
+        meta = res.get("meta", {})
+        variant = bool(meta.get("off2_env") or meta.get("off2_src"))
+        second = f"{Path(meta['off2_src']).name} off2 - off" if meta.get("off2_src") else "variant off2 - off"
+        second = second if variant else "A/A control off2 - off"
+        for label, name in (("tracing on - off", "on-off"), (second[:23], "off2-off")):
             c = f[name]
             lines.append(
                 f"  {label:23} ratio {c['ratio']:+7.2f} {unit} [{c['ratio_ci'][0]:+.2f} .. {c['ratio_ci'][1]:+.2f}]"
                 f"   median of blocks {c['median']:+7.2f} {unit} [{c['median_ci'][0]:+.2f} .. {c['median_ci'][1]:+.2f}]"
                 f"   (event loops {c['loop']:+.2f}, {'Envoy' if d == 'envoy' else 'process'} {c['first']:+.2f})"
+            )
+        if meta.get("off2_src"):
+            c = f["on-off2"]
+            lines.append(
+                f"  {'A/B on - off2':23} ratio {c['ratio']:+7.2f} {unit}"
+                f" [{c['ratio_ci'][0]:+.2f} .. {c['ratio_ci'][1]:+.2f}]"
+                f"   median of blocks {c['median']:+7.2f} {unit} [{c['median_ci'][0]:+.2f} .. {c['median_ci'][1]:+.2f}]"
+                f"   (event loops {c['loop']:+.2f})"
             )
         on, aa = f["on-off"], f["off2-off"]
         resolved = -RESOLVED[kind] <= aa["ratio_ci"][0] and aa["ratio_ci"][1] <= RESOLVED[kind]
@@ -303,6 +319,10 @@ def main(argv: list[str] | None = None) -> int:
     variant = "trace `off2` too, with these variables over the `on` stack's (e.g. OTEL_TRACES_SAMPLER=always_off)"
     ap.add_argument("--off2-env", nargs="+", default=None, metavar="KEY=VALUE",
                     help=variant + ": off2 - off is then that variant's cost, not the A/A control")  # fmt: skip
+    ap.add_argument("--off2-src", default=None, metavar="DIR",
+                    help="trace `off2` as `on`, with the code of this source tree first on its PYTHONPATH (before "
+                    "the inherited one): an A/B of two trees in the same blocks; off2 runs all of DIR's code, not "
+                    "only its tracing (see the module's doc)")  # fmt: skip
     ap.add_argument("--gc-probe", action="store_true",
                     help="count the doors' garbage collections (bench/gc_probe) and report them per unit")  # fmt: skip
     add_run_args(ap, RESULTS)
@@ -324,6 +344,13 @@ def main(argv: list[str] | None = None) -> int:
         envs = {"off": same, "off2": same, "on": traced}
         if args.off2_env is not None:  # a variant of `on` in the control's place
             envs["off2"] = {**traced, **dict(kv.split("=", 1) for kv in args.off2_env)}
+        if args.off2_src is not None:  # another tree's tracing in the control's place (an A/B)
+            src = str(Path(args.off2_src).resolve())
+            if not (Path(src) / "gateway" / "telemetry" / "tracing.py").is_file():
+                ap.error(f"--off2-src {src}: no gateway/telemetry/tracing.py there")
+            inherited = envs["off2"].get("PYTHONPATH", os.environ.get("PYTHONPATH", ""))  # (as on's doors get it)
+            path = os.pathsep.join(p for p in (src, inherited) if p)
+            envs["off2"] = {**envs["off2"], **(traced if args.off2_env is None else {}), "PYTHONPATH": path}
         stacks = {n: stack.enter_context(envoy_stack(backend.url, Path(tmp) / n, None, **envs[n])) for n in NAMES}
         res = asyncio.run(run(args, stacks))
         with urllib.request.urlopen(collector["OTEL_EXPORTER_OTLP_ENDPOINT"] + "/count", timeout=10) as reply:

@@ -66,6 +66,18 @@ def backend_of(settings: Any) -> tuple[str, tuple[str, int]]:
 
 
 _presets = PresetCache()  # (kind of span, what its preset depends on) -> its `Preset`
+_REASONS: dict[str, tuple[str]] = {}  # finish reason -> the one tuple `chat` spans carry
+
+
+def _reasons(reason: str) -> tuple[str]:
+    """``(reason,)``, one tuple per reason for every span. Why (#31): a fresh tuple is tracked by the
+    garbage collector until a collection meets it, and a dict holding a tracked value is tracked for
+    good, so the span's attributes would be queued encoded on the loop (`LeanSpan._queue`) rather
+    than as a record; a kept tuple of a string is untracked by the first collection it survives."""
+    if len(_REASONS) >= 64:
+        _REASONS.clear()
+    made = _REASONS[reason] = (reason,)
+    return made
 
 
 def agent_span(*, response: dict[str, Any], provider: str, background: bool, conversation_id: str | None) -> Span:
@@ -171,7 +183,8 @@ class ChatSpan:
                 attributes["gen_ai.usage.input_tokens"] = int(usage.get("prompt_tokens") or 0)
                 attributes["gen_ai.usage.output_tokens"] = int(usage.get("completion_tokens") or 0)
             if turn.finish_reason:
-                attributes["gen_ai.response.finish_reasons"] = (turn.finish_reason,)
+                reason = turn.finish_reason
+                attributes["gen_ai.response.finish_reasons"] = _REASONS.get(reason) or _reasons(reason)
             if turn.response_model:
                 attributes["gen_ai.response.model"] = turn.response_model
             if turn.calls or turn.server_calls:

@@ -5,20 +5,23 @@ non-streamed request against the issue's 5 % (#31). Most of it was the SDK's own
 OTLP: a bare span (start + end) took ~34 us (a sampler call through three layers, `BoundedAttributes`
 with a lock and a per-value type check, two `SpanContext`s, the processor chain, a `ReadableSpan`
 copy at the end), and encoding took ~35 us more a span. A `LeanSpan` is a slotted record: ids,
-times, the attribute dict as given, events and links as lists; `end` encodes it straight to OTLP
-bytes (`gateway.telemetry.otlp_encode`, byte-identical to the library's encoder for the same spans)
-and appends those to a deque (bytes, which the garbage collector never tracks: `LeanSpan._queue`). A
-daemon thread takes batches off it every `OTEL_BSP_SCHEDULE_DELAY` (or when
-`OTEL_BSP_MAX_EXPORT_BATCH_SIZE` wait), joins them into one export request and hands it to the library's
-`OTLPSpanExporter` of the configured protocol, which keeps its headers, timeout, compression and
-retries (and its transport, but to a plain-http collector: `gateway.telemetry.otlp_http`). A full
-queue (`OTEL_BSP_MAX_QUEUE_SIZE`) drops the span, so a dead collector never holds the event loop.
+times, the attribute dict as given, events and links as lists; `end` appends a record of it (a tuple
+of atoms, which the garbage collector soon untracks) to a deque, or for a span holding containers
+or mutable values its OTLP bytes (`gateway.telemetry.span_records`; `gateway.telemetry.otlp_encode`,
+byte-identical to the library's encoder for the same spans). A daemon thread takes batches off it
+every `OTEL_BSP_SCHEDULE_DELAY` (or when `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` wait), joins them into one
+export request and hands it to the library's `OTLPSpanExporter` of the configured protocol, which
+keeps its headers, timeout, compression and retries (and its transport, but to a plain-http
+collector: `gateway.telemetry.otlp_http`). A full queue (`OTEL_BSP_MAX_QUEUE_SIZE`) drops the span,
+so a dead collector never holds the event loop.
 
-What stays OpenTelemetry's: `LeanSpan` *is* an `opentelemetry.trace.Span`, made current through the
-API's context, so the API's propagators (`traceparent`/`tracestate` out), `get_current_span` and
-anything else using the API see it as any span. The `Resource` is the SDK's (`Resource.create`:
-`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, detectors), and `OTEL_TRACES_SAMPLER`/`_ARG` name
-the same six samplers with the SDK's semantics (the ratio test on the trace id's low 64 bits).
+What stays OpenTelemetry's: `LeanSpan` *is* an `opentelemetry.trace.Span`, made current in our own
+context variable, which the API's runtime context is bridged to
+(`gateway.telemetry.context_bridge`), so the API's propagators (`traceparent`/`tracestate` out),
+`get_current_span` and anything else using the API see it as any span. The `Resource` is the SDK's
+(`Resource.create`: `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, detectors), and
+`OTEL_TRACES_SAMPLER`/`_ARG` name the same six samplers with the SDK's semantics (the ratio test on
+the trace id's low 64 bits).
 
 What it costs to maintain: the span limits are a count (128 attributes, events, links, the SDK's
 defaults; `OTEL_*_COUNT_LIMIT`), not the SDK's value-length truncation; attribute values are stored
@@ -38,18 +41,11 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, Status, StatusCode, TraceFlags, TraceState
 
-from gateway.telemetry.otlp_encode import span_bytes
 from gateway.telemetry.presets import Preset
 from gateway.telemetry.span_queue import Recorder
+from gateway.telemetry.span_records import queue_span
 
-__all__ = [
-    "KINDS",
-    "LeanSpan",
-    "LeanTracer",
-    "Recorder",
-    "Sampler",
-    "UnsampledSpan",
-]
+__all__ = ["KINDS", "LeanSpan", "LeanTracer", "Recorder", "Sampler", "UnsampledSpan"]
 
 log = logging.getLogger(__name__)
 
@@ -299,18 +295,7 @@ class LeanSpan(trace.Span):
         if self.recorder is not None:
             self._queue()
 
-    def _queue(self) -> None:
-        """Queue the ended span for export as its OTLP bytes (`otlp_encode.span_bytes`), not itself.
-
-        Why (#31): a span waits in the queue for its batch up to `OTEL_BSP_SCHEDULE_DELAY`. Queued
-        as itself (a slotted object holding dicts, a `Preset`, a `TraceState`, lists), it and its
-        containers outlived the young collections and were promoted to the oldest generation, so
-        tracing on fed the full collections that walk it (~31 us a request in the HTTP door). Bytes
-        are an atom the collector never tracks: the span and its containers are freed by reference
-        counting as soon as the request lets go of them, and the queue holds nothing the collector
-        walks. The encoding is the same work the export thread did, done while the span is still in
-        the cache; the export thread only joins a batch's bodies."""
-        self.recorder.add(self, span_bytes)  # type: ignore[union-attr]  # (tested by the callers)
+    _queue = queue_span  # (`span_records`: the record, or the bytes, put on the queue)
 
 
 class UnsampledSpan(NonRecordingSpan):

@@ -8,8 +8,9 @@ own and copies each into its parent, level by level (~50 us of CPU per span here
 same message in place was still ~35 us a span, the largest share of tracing's cost per request
 (#31). Here a span is a handful of `bytes` joined: ids and timestamps packed, and each attribute's
 encoded `KeyValue` memoised (a span's attributes repeat: method, route, model, provider, replica),
-so a span costs a few microseconds, encoded when it ends (the export queue holds bytes, which the
-garbage collector never tracks) and joined into a batch by the export thread. The resource and the
+so a span costs a few microseconds, encoded by the export thread from the record its end queued
+(`record_bytes`; or at its end, `span_bytes`: a span holding containers) and joined
+into a batch. The resource and the
 instrumentation scope are the process's, encoded once.
 
 Field numbers and wire types are the OTLP protos' (`opentelemetry/proto/trace/v1/trace.proto`);
@@ -19,9 +20,12 @@ proto3 leaves a scalar out when it is zero or empty, a message field in when it 
 
 from __future__ import annotations
 
+import logging
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 _U64 = (1 << 64) - 1
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -35,6 +39,11 @@ _FLAGS = {None: _pack_i(_HAS_IS_REMOTE), False: _pack_i(_HAS_IS_REMOTE), True: _
 _MEMO_MAX = 4096  # memoised (tag, key, value) encodings; cleared when full (unique ids would grow it)
 _pack_times = struct.Struct("<BBBQBQ").pack  # a span's kind, start and end fields in one call
 _UNSET_TAIL = {k: b"\x7a\x00\x85\x01" + v for k, v in _FLAGS.items()}
+# The memo dicts (these two and `_memo`) are written by two threads on purpose: the export thread
+# (`record_bytes`) and the event loop (`span_bytes` of a span holding containers, `preset_bytes`).
+# Safe without a lock: every use is one dict get, set or clear (str/int/tuple keys), atomic under
+# the GIL, and nothing iterates them; the worst race, an entry lost to a concurrent `clear()`, only
+# costs a re-encode.
 _names: dict[str, bytes] = {}  # a span's encoded name field (names repeat: routes, models, tools)
 _event_names: dict[str, bytes] = {}  # an event's encoded name field
 
@@ -88,7 +97,7 @@ def key_value(key: str, value: Any) -> bytes:
     return (_field(b"\x0a", key.encode()) if key else b"") + _field(b"\x12", any_value(value))
 
 
-_memo: dict[tuple[Any, ...], bytes] = {}
+_memo: dict[tuple[Any, ...], bytes] = {}  # (written by two threads: see `_names`)
 _MEMOISABLE = frozenset({int, bool})
 # only short strings are memoised: names, models, ids repeat; captured message content
 # (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT) is long, unique, and would pin memory
@@ -97,20 +106,24 @@ _MEMO_STR_MAX = 256
 
 def attributes(tag: bytes, attrs: Mapping[str, Any] | None) -> list[bytes]:
     """Each attribute as a repeated `KeyValue` field ``tag``. A value of a type OTLP cannot carry is
-    left out (the library logs and drops it too).
+    left out (the library logs and drops it too). (The work is `pairs`'.)"""
+    return pairs(tag, attrs.items()) if attrs else []
 
-    Why the shape: this runs for every attribute of every span, at its end on the event loop (#31).
-    A short string (most values) is looked up by ``(tag, key, value)``: a string never equals a
-    number, so no type is needed in its key; numbers and booleans carry their type (1, 1.0 and True
-    are equal and hash alike but encode apart; a float is keyed by its bytes, since 0.0 == -0.0); a
-    tuple or list of short strings (finish reasons) is memoised as a tuple, and is tested by its exact type first:
+
+def pairs(tag: bytes, items: Iterable[tuple[str, Any]]) -> list[bytes]:
+    """`attributes` of ``items`` (key, value): a span's dict items, or a record's keys and values
+    zipped (`record_bytes`: no dict built a record, ~0.5 us a span of the export thread's less).
+
+    Why the shape: this runs for every attribute of every span (#31). A short string (most values)
+    is looked up by ``(tag, key, value)``: a string never equals a number, so no type is needed in
+    its key; numbers and booleans carry their type (1, 1.0 and True are equal and hash alike but
+    encode apart; a float is keyed by its bytes, since 0.0 == -0.0); a tuple or list of short
+    strings (finish reasons) is memoised as a tuple, and is tested by its exact type first:
     `isinstance` against `Sequence`, an ABC, costs a few microseconds a value."""
-    if not attrs:
-        return []
     out: list[bytes] = []
     append = out.append
     memo = _memo
-    for key, value in attrs.items():
+    for key, value in items:
         kind = type(value)
         if kind is str:
             if len(value) <= _MEMO_STR_MAX:
@@ -164,40 +177,115 @@ def scope_part(
     return _field(b"\x0a", body), (_field(b"\x1a", schema_url.encode()) if schema_url else b"")
 
 
+def preset_bytes(preset: Any) -> bytes:
+    """A `presets.Preset`'s attributes as `KeyValue` fields, encoded once and kept on it."""
+    encoded = preset.encoded
+    if encoded is None:
+        encoded = preset.encoded = b"".join(attributes(b"\x4a", preset.attributes))
+    return encoded  # type: ignore[no-any-return]
+
+
 def span_bytes(span: Any) -> bytes:
     """The body of one OTLP `Span` from a `gateway.telemetry.lean_tracer.LeanSpan`."""
-    parts = [b"\x0a\x10", span.trace_id.to_bytes(16, "big"), b"\x12\x08", span.span_id.to_bytes(8, "big")]
-    if state := span.trace_state_header:
+    preset = span.preset
+    return _span(
+        span.trace_id,
+        span.span_id,
+        span.parent_id,
+        span.parent_remote,
+        span.trace_state_header,
+        span.name,
+        span.kind,
+        span.start,
+        span.end_ns,
+        None if preset is None else preset_bytes(preset),
+        span.attributes.items(),
+        span.dropped_attributes,
+        span.events,
+        span.status_code,
+        span.status_message,
+        span.links,
+    )
+
+
+def record_bytes(record: tuple[Any, ...]) -> bytes:
+    """The body of one OTLP `Span` from the record `span_records.queue_span` queued: ids, parent,
+    trace state header, name, kind, times, the preset's encoded attributes, the span's attribute
+    keys and values (two tuples), dropped count, its one event's name (or None) and time, status
+    code and message. One level of tuples only: see `gateway.telemetry.span_records`."""
+    (trace_id, span_id, parent_id, remote, state, name, kind, start, end, preset, keys, values, dropped,
+     event, at, code, message) = record  # fmt: skip
+    return _span(
+        trace_id,
+        span_id,
+        parent_id,
+        remote,
+        state,
+        name,
+        kind,
+        start,
+        end,
+        preset,
+        zip(keys, values, strict=True),
+        dropped,
+        None if event is None else ((event, at, None),),
+        code,
+        message,
+        None,
+    )
+
+
+def _span(
+    trace_id: int,
+    span_id: int,
+    parent_id: int,
+    parent_remote: bool | None,
+    state: str,
+    name: str,
+    kind: int,
+    start: int,
+    end: int,
+    preset: bytes | None,
+    items: Iterable[tuple[str, Any]],
+    dropped: int,
+    events: Any,
+    code: int,
+    message: str,
+    links: Any,
+) -> bytes:
+    """The body of one OTLP `Span` from its fields, in the proto's field order. Positional, not a
+    span: `span_bytes` (a live `LeanSpan`) and `record_bytes` (a queued record, in the export
+    thread) share this one body, so the two paths cannot encode a span apart."""
+    parts = [b"\x0a\x10", trace_id.to_bytes(16, "big"), b"\x12\x08", span_id.to_bytes(8, "big")]
+    if state:
         parts.append(_field(b"\x1a", state.encode()))
-    parent_remote = span.parent_remote
     if parent_remote is not None:
-        parts += (b"\x22\x08", span.parent_id.to_bytes(8, "big"))
-    if name := span.name:
+        parts += (b"\x22\x08", parent_id.to_bytes(8, "big"))
+    if name:
         encoded = _names.get(name)
         if encoded is None:
             if len(_names) >= _MEMO_MAX:
                 _names.clear()
             encoded = _names[name] = _field(b"\x2a", name.encode())
         parts.append(encoded)
-    parts.append(_pack_times(0x30, span.kind, 0x39, span.start, 0x41, span.end_ns))  # kind < 128: one byte
-    if (preset := span.preset) is not None:  # attributes shared by spans alike: encoded once (`presets.Preset`)
-        encoded = preset.encoded
-        if encoded is None:
-            encoded = preset.encoded = b"".join(attributes(b"\x4a", preset.attributes))
-        parts.append(encoded)
-    parts += attributes(b"\x4a", span.attributes)
-    if span.dropped_attributes:
-        parts += (b"\x50", varint(span.dropped_attributes))
-    if events := span.events:
-        for name, timestamp, attrs in events:
-            named = _event_names.get(name)  # (names repeat: gen_ai.first_chunk, exception)
+    parts.append(_pack_times(0x30, kind, 0x39, start, 0x41, end))  # kind < 128: one byte
+    if preset is not None:  # attributes shared by spans alike: encoded once (`presets.Preset`)
+        parts.append(preset)
+    parts += pairs(b"\x4a", items)
+    if dropped:
+        parts += (b"\x50", varint(dropped))
+    if events:
+        for event, timestamp, event_attrs in events:
+            named = _event_names.get(event)  # (names repeat: gen_ai.first_chunk, exception)
             if named is None:
                 if len(_event_names) >= _MEMO_MAX:
                     _event_names.clear()
-                named = _event_names[name] = _field(b"\x12", name.encode()) if name else b""
+                named = _event_names[event] = _field(b"\x12", event.encode()) if event else b""
             body = b"\x09" + _pack_q(timestamp) + named
-            parts.append(_field(b"\x5a", body + b"".join(attributes(b"\x1a", attrs)) if attrs else body))
-    if links := span.links:
+            if event_attrs:
+                body += b"".join(attributes(b"\x1a", event_attrs))
+            parts.append(_field(b"\x5a", body))
+    if links:
         for link in links:
             context = link.context
             body = b"".join(
@@ -213,7 +301,6 @@ def span_bytes(span: Any) -> bytes:
                 )
             )
             parts.append(_field(b"\x6a", body))
-    code, message = span.status_code, span.status_message
     if code or message:
         status = (_field(b"\x12", message.encode()) if message else b"") + (b"\x18" + varint(code) if code else b"")
         parts += (_field(b"\x7a", status), b"\x85\x01", _FLAGS[parent_remote])
@@ -222,13 +309,29 @@ def span_bytes(span: Any) -> bytes:
     return b"".join(parts)
 
 
-def encode_batch(bodies: Sequence[bytes], resource: tuple[bytes, bytes], scope: tuple[bytes, bytes]) -> bytes:
+def encode_batch(
+    bodies: Sequence[bytes | tuple[Any, ...]],
+    resource: tuple[bytes, bytes],
+    scope: tuple[bytes, bytes],
+    lost: Callable[[], object] | None = None,
+) -> bytes:
     """The serialised `ExportTraceServiceRequest` of a batch: one resource, one scope (a gateway
-    process has one of each), every span under them. ``bodies`` are the spans' `span_bytes`, made
-    when each ended (`LeanSpan._queue`: the export queue holds bytes, never spans, #31)."""
+    process has one of each), every span under them. ``bodies`` are what `span_records.queue_span`
+    queued for each span: its record (a tuple of atoms, encoded here, in the export thread: the
+    usual case), or its `span_bytes` made at its end (a span holding containers: links, a list
+    value). A record that fails to encode is dropped alone (logged, and ``lost`` called: the
+    recorder counts it), never the batch."""
     fields = [scope[0]]
     append = fields.append
     for body in bodies:
+        if type(body) is not bytes:
+            try:
+                body = record_bytes(body)  # type: ignore[arg-type]
+            except Exception:  # never the batch over one span
+                log.exception("encoding span %r failed", body[5] if len(body) > 5 else "?")
+                if lost is not None:
+                    lost()
+                continue
         append(b"\x12" + varint(len(body)) + body)
     append(scope[1])
     scope_spans = b"".join(fields)

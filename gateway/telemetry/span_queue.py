@@ -1,8 +1,8 @@
 """The queue of ended spans and its export thread (split from `gateway.telemetry.lean_tracer`,
 which re-exports `Recorder`): the SDK's `BatchSpanProcessor` semantics and `OTEL_BSP_*` settings,
-a deque instead of its locks. A span's end only appends its encoded bytes to the deque
-(`LeanSpan._queue`); a full queue drops the span, so a slow or dead collector never holds the event
-loop (#31)."""
+a deque instead of its locks. A span's end only appends its record (or its bytes) to the deque
+(`gateway.telemetry.span_records`); a full queue drops the span, so a slow or dead collector never
+holds the event loop (#31)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ class Recorder:
     `BatchSpanProcessor` semantics and `OTEL_BSP_*` settings, a deque instead of its locks)."""
 
     def __init__(self, export: Callable[[list[Any]], Any], *, delay_s: float, max_queue: int, max_batch: int) -> None:
-        self.queue: collections.deque[bytes] = collections.deque()
+        self.queue: collections.deque[Any] = collections.deque()  # bytes, or records (`span_records`)
         self.export = export
         self.delay_s = delay_s
         self.max_queue = max_queue
@@ -31,21 +31,38 @@ class Recorder:
         self.thread = threading.Thread(target=self._run, name="otel-export", daemon=True)
         self.thread.start()
 
-    def add(self, span: Any, encode: Callable[[Any], bytes]) -> None:
-        """Queue an ended span as its bytes (`LeanSpan._queue`): room is checked first, so a full
-        queue (a dead or slow collector) drops the span before any encoding work."""
+    def put(self, item: Any) -> None:
+        """Queue an ended span's record (`span_records.queue_span`, encoded by the export thread) or
+        its bytes (`add`), waking the export thread when a full batch waits; a full queue drops it
+        (rather than grow or wait). The one queueing path: the hot one, so no helper call in it."""
         queue = self.queue
         if len(queue) >= self.max_queue:
-            self.dropped += 1  # drop rather than grow or wait
+            self.dropped += 1
+            return
+        queue.append(item)
+        if len(queue) >= self.max_batch and not self.wake.is_set():
+            self.wake.set()
+
+    def add(self, span: Any, encode: Callable[[Any], bytes]) -> None:
+        """Queue an ended span as its bytes (`span_records.queue_span`) through `put`. Room is
+        checked first too, so a full queue (a dead or slow collector) drops the span before any
+        encoding work; one that fails to encode is logged and counted as dropped."""
+        if len(self.queue) >= self.max_queue:
+            self.dropped += 1
             return
         try:
             body = encode(span)
         except Exception:  # never fail a request over its span
             log.exception("encoding span %r failed", getattr(span, "name", "?"))
+            self.dropped += 1
             return
-        queue.append(body)
-        if len(queue) >= self.max_batch and not self.wake.is_set():
-            self.wake.set()
+        self.put(body)
+
+    def lost(self) -> None:
+        """A queued record that failed to encode in the export thread (`otlp_encode.encode_batch`):
+        counted with the spans a full queue dropped. (The export thread's `+= 1` may now and then
+        race the loop's and lose one count: a statistic, not worth a lock.)"""
+        self.dropped += 1
 
     def _run(self) -> None:
         while not self.stopping:

@@ -14,10 +14,13 @@ in batches by a daemon thread through the OTLP exporters: a span's end only appe
 queue (full: the span is dropped), so a slow or dead collector never blocks the event loop nor
 fails a request. At exit the flush is bounded too.
 
-Context lives in OpenTelemetry's own context variable, so what a task starts inherits its parent
-(detached runs, concurrent tool calls); `inject` writes `traceparent`/`tracestate` into outgoing
-headers through the API's propagators, and `extract` reads them from incoming ones (W3C Trace
-Context; another `OTEL_PROPAGATORS` choice goes through the API's propagators as well).
+The current span lives in a context variable of our own (`context_bridge.CURRENT_SPAN`: one
+`ContextVar.set` per span made current, not a new OpenTelemetry `Context`), which the API's runtime
+context is bridged to (so `trace.get_current_span`, the propagators and a foreign span attached
+through the API work as before); what a task starts inherits its parent (detached runs, concurrent
+tool calls); `inject` writes `traceparent`/`tracestate` into outgoing headers through the API's
+propagators, and `extract` reads them from incoming ones (W3C Trace Context; another
+`OTEL_PROPAGATORS` choice goes through the API's propagators as well).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from gateway.telemetry.context_bridge import CURRENT_SPAN
 from gateway.telemetry.presets import Preset
 
 if TYPE_CHECKING:
@@ -47,23 +51,21 @@ _tracer: LeanTracer | None = None
 _recorder: Recorder | None = None
 _exporter_obj: Any = None
 # The API, bound once by `setup` (a `from … import` inside a function costs microseconds per call,
-# and these run several times per request): module `opentelemetry.trace`, `opentelemetry.propagate`,
-# the runtime context (attach/detach without the API's logging layer), the context class, the span key.
+# and these run several times per request): `opentelemetry.trace`, `.propagate`, `Context`, keys.
 _trace: Any = None
 _propagate: Any = None
-_runtime: Any = None
-_get_context: Any = None  # the runtime context's get / set / reset: its ContextVar's own methods when
-_set_context: Any = None  # it is the default `ContextVarsRuntimeContext` (a Python call less each, and
-_reset_context: Any = None  # attach/detach run three times a request), else the runtime's
 _Context: Any = None
 _SPAN_KEY: Any = None
 _BAGGAGE_KEY: Any = None
 _LeanSpan: Any = None
+_get_context: Any = None  # the API runtime context's get: its ContextVar's own when it is the default
+# `ContextVarsRuntimeContext` (a Python call less), else the runtime's (under our bridge's)
 _new_span: Any = None  # `lean_tracer.new_span`
 _w3c: Any = None  # the traceparent pattern, when the propagators are the default W3C ones
 _KINDS: dict[str, int] = {}
 _follows_parent = False  # a recorded parent's children are recorded (`LeanTracer.follows_parent`)
-_dict_set = dict.__setitem__
+_ours = CURRENT_SPAN.get  # the current span when our code made it current (`attach`), else None
+_set_ours, _reset_ours = CURRENT_SPAN.set, CURRENT_SPAN.reset
 CURRENT: Any = object()  # `start_span`'s default parent: the current span
 
 
@@ -93,12 +95,12 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
 
     Called once per door process, after any fork (the export thread does not survive one).
     """
-    global ON, CAPTURE_CONTENT, _tracer, _recorder, _exporter_obj
-    global _trace, _propagate, _runtime, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _w3c, _new_span
-    global _get_context, _set_context, _reset_context, _follows_parent
+    global ON, CAPTURE_CONTENT, _tracer, _recorder, _exporter_obj, _get_context, _follows_parent
+    global _trace, _propagate, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _w3c, _new_span
     env = os.environ if environ is None else environ
     if endpoint_of(env) is None or ON:
         return ON
+    import opentelemetry.context as api_context
     from opentelemetry import propagate, trace
     from opentelemetry.baggage import _BAGGAGE_KEY as baggage_key
     from opentelemetry.context import _RUNTIME_CONTEXT, Context
@@ -107,7 +109,7 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     from opentelemetry.trace.propagation import _SPAN_KEY as span_key
     from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-    from gateway.telemetry import lean_tracer, otlp_encode, otlp_exporter
+    from gateway.telemetry import context_bridge, lean_tracer, otlp_encode, otlp_exporter
 
     attributes: dict[str, Any] = {"gateway.door": door}
     named = env.get("OTEL_SERVICE_NAME") or "service.name=" in env.get("OTEL_RESOURCE_ATTRIBUTES", "")
@@ -118,32 +120,32 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     resource = Resource.create(attributes)
     encoded_resource = otlp_encode.resource_part(resource.attributes, resource.schema_url or "")
     encoded_scope = otlp_encode.scope_part(SCOPE)
+    recorder: lean_tracer.Recorder  # (made below, around the exporter: a record that fails to encode is dropped)
     _exporter_obj = exporter = otlp_exporter.exporter(
-        env, lambda spans: otlp_encode.encode_batch(spans, encoded_resource, encoded_scope)
+        env, lambda spans: otlp_encode.encode_batch(spans, encoded_resource, encoded_scope, recorder.lost)
     )
     lean_tracer.LeanSpan.limit = _number(
         env, "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", _number(env, "OTEL_ATTRIBUTE_COUNT_LIMIT", 128)
     )
-    _recorder = lean_tracer.Recorder(
+    _recorder = recorder = lean_tracer.LeanSpan.recorder = lean_tracer.Recorder(
         exporter.export,
         delay_s=_number(env, "OTEL_BSP_SCHEDULE_DELAY", 5000) / 1000,
         max_queue=_number(env, "OTEL_BSP_MAX_QUEUE_SIZE", 2048),
         max_batch=_number(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512),
     )
-    lean_tracer.LeanSpan.recorder = _recorder
     _tracer = lean_tracer.LeanTracer(
         lean_tracer.Sampler(env.get("OTEL_TRACES_SAMPLER", ""), env.get("OTEL_TRACES_SAMPLER_ARG"))
     )
     _follows_parent = _tracer.follows_parent
-    _trace, _propagate, _runtime, _Context, _SPAN_KEY = trace, propagate, _RUNTIME_CONTEXT, Context, span_key
-    if type(_RUNTIME_CONTEXT) is ContextVarsRuntimeContext:
-        var = _RUNTIME_CONTEXT._current_context
-        _get_context, _set_context, _reset_context = var.get, var.set, var.reset
-    else:
-        _get_context, _set_context = _RUNTIME_CONTEXT.get_current, _RUNTIME_CONTEXT.attach
-        _reset_context = _RUNTIME_CONTEXT.detach
-    _LeanSpan, _BAGGAGE_KEY = lean_tracer.LeanSpan, baggage_key
-    _new_span = lean_tracer.new_span
+    _trace, _propagate, _Context, _SPAN_KEY = trace, propagate, Context, span_key
+    bridge = context_bridge.bridge_class()
+    inner: Any = _RUNTIME_CONTEXT  # (the configured runtime context; under our bridge if set up before)
+    if isinstance(inner, bridge):
+        inner = inner.inner
+    _get_context = inner._current_context.get if type(inner) is ContextVarsRuntimeContext else inner.get_current
+    # the API's readers and writers (`get_current_span`, `context.attach`...) see ours through it
+    api_context._RUNTIME_CONTEXT = bridge(inner)
+    _LeanSpan, _BAGGAGE_KEY, _new_span = lean_tracer.LeanSpan, baggage_key, lean_tracer.new_span
     propagators = env.get("OTEL_PROPAGATORS", "tracecontext,baggage").replace(" ", "").lower()
     if propagators in ("tracecontext,baggage", "tracecontext", "baggage,tracecontext"):
         _w3c = TraceContextTextMapPropagator._TRACEPARENT_HEADER_FORMAT_RE
@@ -174,8 +176,9 @@ def shutdown() -> None:
 
 # -- spans ------------------------------------------------------------------------------------------
 def _current_span() -> Any:
-    """The current span of the API's context (None when there is none)."""
-    return _get_context().get(_SPAN_KEY)
+    """The current span: ours (`attach`), else the API's context's (None when there is none)."""
+    current = _ours()
+    return current if current is not None else _get_context().get(_SPAN_KEY)
 
 
 def start_span(
@@ -199,7 +202,9 @@ def start_span(
     if root:
         parent = None
     elif parent is CURRENT:
-        current: Any = _get_context().get(_SPAN_KEY)
+        current: Any = _ours()
+        if current is None:  # (a span made current through the API, or none)
+            current = _get_context().get(_SPAN_KEY)
         parent = current
         if (
             type(current) is _LeanSpan
@@ -247,12 +252,10 @@ def start_under(
 
 
 def attach(span: Span) -> object:
-    """Make ``span`` current in this context; give the token to `detach`."""
-    # what `trace.set_span_in_context` does, with one copy of the context rather than two (a dict,
-    # then the `Context` made of it); `Context.__setitem__` refuses writes, the dict's own does not
-    context = _Context(_get_context())
-    _dict_set(context, _SPAN_KEY, span)
-    return _set_context(context)
+    """Make ``span`` current in this context; give the token to `detach`. One `ContextVar.set` of
+    our own variable: no OpenTelemetry `Context` is built (the API sees the span through
+    `context_bridge.Bridge`, #31)."""
+    return _set_ours(span)
 
 
 def detach(token: object) -> None:
@@ -260,7 +263,7 @@ def detach(token: object) -> None:
     closed from another task): the span still ends; only the current-span bookkeeping is moot.
     (A try block, not `contextlib.suppress`: that builds a context manager object per call.)"""
     try:
-        _reset_context(token)
+        _reset_ours(token)  # type: ignore[arg-type]
     except Exception:  # (see above)
         pass
 
@@ -342,9 +345,8 @@ def _inject(out: dict[str, str]) -> None:
     """What the API's propagators write for the current context. The common case (default W3C
     propagators, a lean span current, no baggage) is written here: the very header the API's
     `TraceContextTextMapPropagator` writes, without its three context look-ups."""
-    context = _get_context()
-    current = context.get(_SPAN_KEY)
-    if _w3c is not None and type(current) is _LeanSpan and _BAGGAGE_KEY not in context:
+    current = _ours()
+    if _w3c is not None and type(current) is _LeanSpan and _BAGGAGE_KEY not in _get_context():
         out["traceparent"] = f"00-{current.trace_id:032x}-{current.span_id:016x}-01"
         if current.trace_state_header:
             out["tracestate"] = current.trace_state_header

@@ -417,12 +417,16 @@ def test_off_imports_nothing_of_opentelemetry() -> None:
     assert done.returncode == 0, done.stderr
 
 
+KEPT_REASONS = ("stop",)  # a finish reasons tuple kept as `spans._reasons` keeps it (untracked once collected)
+
+
 def lean_spans(limit: int = 4) -> list[Any]:
     """Ended `LeanSpan`s covering what the encoder must carry: a remote parent with a trace state, a
     local parent, roots, a link with attributes, events, str/int/negative/float/bool/bytes/array/
     mapping/non-ASCII attributes, a None value (never recorded), an error status, a span over its
     attribute limit, a renamed span; spans started from a shared `Preset` (their own attributes
-    after it, one setting a preset's key, one over the limit) and ended with `end_with`."""
+    after it, one setting a preset's key, one over the limit) and ended with `end_with`, the last
+    with an error status and a kept finish reasons tuple (a record, once `KEPT_REASONS` is untracked)."""
     from opentelemetry import trace
     from opentelemetry.trace import SpanContext, TraceFlags, TraceState
 
@@ -466,9 +470,12 @@ def lean_spans(limit: int = 4) -> list[Any]:
         full.end_with({"a": 1, "b": 2})  # 2 + 1 + 2 over the limit of 4: the last one dropped
         ended = tracer.start(shared.name, KINDS["client"], None, server, preset=shared)
         ended.end_with({"q": 7})  # a preset's key set at the end
+        finished = tracer.start(shared.name, KINDS["client"], {"own": 3}, server, preset=shared)
+        finished.set_status(trace.Status(trace.StatusCode.ERROR, "x"))
+        finished.end_with({"gen_ai.response.finish_reasons": KEPT_REASONS}, ("gen_ai.first_chunk", 5))
     finally:
         LeanSpan.limit = previous
-    return [child, server, root, empty, plain, overridden, full, ended]
+    return [child, server, root, empty, plain, overridden, full, ended, finished]
 
 
 def test_lean_encoding_matches_the_sdk_encoder() -> None:
@@ -492,12 +499,14 @@ def test_lean_encoding_matches_the_sdk_encoder() -> None:
     assert otlp_encode.encode_batch([otlp_encode.span_bytes(s) for s in spans], *parts) == library
     assert otlp_encode.encode_batch([otlp_encode.span_bytes(s) for s in spans], *parts) == library
     decoded = ExportTraceServiceRequest.FromString(library).resource_spans[0].scope_spans[0].spans
-    assert [s.name for s in decoded] == ["child", "server", "renamed", "", *["chat m"] * 4]
+    assert [s.name for s in decoded] == ["child", "server", "renamed", "", *["chat m"] * 5]
     assert [kv.key for kv in decoded[4].attributes] == ["p", "q", "own", "later"] and decoded[4].events
     assert {kv.key: kv.value for kv in decoded[5].attributes}["q"].int_value == 5
     assert len(decoded[6].attributes) == 4 and decoded[6].dropped_attributes_count == 1
     assert [(kv.key, kv.value.int_value) for kv in decoded[7].attributes][1] == ("q", 7)
     assert decoded[1].trace_state == "k=v,x=y" and decoded[0].status.message == "boom"
+    assert (decoded[8].status.code, decoded[8].status.message) == (2, "x")
+    assert decoded[8].attributes[-1].value.array_value.values[0].string_value == "stop"
 
 
 def test_lean_sampler_decides_as_the_sdk_samplers() -> None:
@@ -597,7 +606,7 @@ def _as_is(span: Any) -> Any:
 def test_a_full_queue_drops_a_span_before_encoding_it_and_a_bad_span_alone() -> None:
     """A dead collector fills the queue: each further span is dropped before the encoding work
     (the event loop's cost of a span then is nothing), and a span that fails to encode is dropped
-    alone, the next one still queued (#31)."""
+    alone (counted with them), the next one still queued (#31)."""
     from gateway.telemetry.lean_tracer import Recorder
 
     encoded: list[Any] = []
@@ -613,7 +622,7 @@ def test_a_full_queue_drops_a_span_before_encoding_it_and_a_bad_span_alone() -> 
         for span in ("a", "bad", "b", "c", "d"):
             recorder.add(span, encode)
         assert list(recorder.queue) == [b"a", b"b"]
-        assert encoded == ["a", "bad", "b"] and recorder.dropped == 2
+        assert encoded == ["a", "bad", "b"] and recorder.dropped == 3  # bad, then c and d
     finally:
         recorder.stop()
 
