@@ -195,17 +195,17 @@ def _np_question(np: str) -> str:
 def _noun_phrase(text: str) -> bool:
     """Whether a text opening on a definite noun phrase (`_BARE_NP`) is a chain's noun phrase alone,
     not a statement, a headline or a plain phrase: no clause punctuation (`_CLAUSE_MARK`); its head
-    (after "the", or a name's possessive) runs straight into a link, with no other word between
-    that could be a verb ("The kernel panics when ...", "the timeout setting", "John's car broke
-    down" are no chain); the phrase holds two links at least (a one-relation phrase reads the same
-    as it is); after "the", it does not run into an auxiliary ("The founder of Acme was born in
-    Leeds", `_content_clause`); before a possessive, no function word ("Under whom did X's ...",
-    "I need X's ...") and a name's words only."""
+    (after "the", or a name's possessive) runs straight into a link (`_head_links`: "The kernel
+    panics when ...", "the timeout setting", "John's car broke down" are no chain); read as the
+    it holds two links at least (`_links`: a one-relation phrase reads the same as it is, "the troff
+    processor of the groff ... system", "The user's guide"); after "the", it does not run into an
+    auxiliary ("The founder of Acme was born in Leeds", `_content_clause`); before a possessive, no
+    function word ("Under whom did X's ...", "I need X's ...") and a name's words only."""
     tokens = PTOKEN.findall(text)
     if not tokens or _CLAUSE_MARK.search(text):
         return False  # "The composer of X: which town?" asks its own question after the phrase
     if tokens[0].lower() == "the":
-        return _chain(tokens, 1) and not _content_clause(text)
+        return _head_links(tokens, 1) and not _content_clause(text) and _links(tokens, text) >= 2
     owner = next((i for i, t in enumerate(tokens) if is_possessive(t)), None)
     if owner is None:
         return False  # "-'s x": no word owns anything
@@ -216,32 +216,40 @@ def _noun_phrase(text: str) -> bool:
     # package's version")
     if not (owner == 0 or all(looks_like_name(t) for t in tokens[: owner + 1])):
         return False
-    return _chain(tokens, owner + 1, links=1)
+    return _head_links(tokens, owner + 1) and _links(tokens, text) >= 2
+
+
+def _links(tokens: list[str], text: str) -> int:
+    """A noun phrase's links: "of", relative words and possessives, and its contact clauses, as a
+    determiner after a content word opens one ("the town THE founder ... was born in"; not "of THE
+    company") or as the parser reads them ("the school director N attended"), whichever is more."""
+    words = [t.lower() for t in tokens]
+    links = sum((t in _NP_LINKS and t not in _DETERMINERS) or is_possessive(t) for t in words)
+    opened = sum(
+        t in _DETERMINERS and not function_word(bare(words[i - 1])) and words[i - 1] not in _STOP
+        for i, t in enumerate(words)
+        if i
+    )
+    return links + max(opened, parse(_np_question(text))[1])
 
 
 # a chain's links inside a noun phrase: "of", a relative word, a determiner opening a contact
 # clause's subject ("the town THE founder ... was born in"), a possessive
 _NP_LINKS = frozenset("of who whom whose that which where the a an".split())
+_DETERMINERS = frozenset("the a an".split())
 _MAX_HEAD = 3  # a head noun's words before its first link ("the alma mater of", "the home town the")
 
 
-def _chain(tokens: list[str], at: int, links: int = 0) -> bool:
-    """Whether the words from `at` are a head noun running into a link within `_MAX_HEAD` words,
-    with no closed-class word before it (a statement's verb's object or adverb: "when", "on", "I"),
-    and the phrase holds two links at least (`links` already counted before `at`)."""
-    head = 0
-    for i in range(at, len(tokens)):
-        t = tokens[i].lower()
-        if t in _NP_LINKS or is_possessive(t):
-            break
-        if head >= _MAX_HEAD or function_word(bare(t)) or t in _STOP:
+def _head_links(tokens: list[str], at: int) -> bool:
+    """Whether the words from `at` are a head noun running into a link (`_NP_LINKS`, a possessive)
+    within `_MAX_HEAD` words, with no closed-class word before it (a statement's verb's object or
+    adverb: "when", "on", "I"); "The user's guide", "the timeout setting" have no link after it."""
+    for head, t in enumerate(tokens[at:]):
+        if t.lower() in _NP_LINKS or is_possessive(t):
+            return head > 0 or at > 1 or is_possessive(t)
+        if head >= _MAX_HEAD or function_word(bare(t.lower())) or t.lower() in _STOP:
             return False
-        head += 1
-    else:
-        return False  # no link at all ("the timeout setting", "The user's guide")
-    rest = tokens[at + head :]
-    links += sum(1 for t in rest if t.lower() in _NP_LINKS or is_possessive(t))
-    return links >= 2
+    return False
 
 
 def _content_clause(rest: str) -> bool:
