@@ -90,6 +90,7 @@ def test_look_alikes_are_left_as_they_are(text: str) -> None:
         "The server's configuration file",
         "The user's guide",
         "the timeout setting",
+        "the troff processor of the groff text formatting system",
         # a possessive with no word before it
         "-'s x",
         "__'s value",
