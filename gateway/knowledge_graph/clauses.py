@@ -230,7 +230,13 @@ _TRANSIENT = re.compile(
     r"|(?:when|while|whilst|until|before|after|today|tonight|tomorrow|now|currently|again|temporarily)\b)",
     re.IGNORECASE,
 )
-_PREP_BEFORE = re.compile(r"\b(?:of|for|from|with|to|by|about|in|on|at|into|over|under|between|against)\s+$", re.I)
+_PREP_BEFORE = frozenset("of for from with to by about in on at into over under between against".split())
+
+
+def _after_preposition(text: str, start: int, at: int) -> bool:
+    """Whether the word before `at` (within the sentence from `start`) is a preposition."""
+    before = text[max(start, at - 40) : at].split()
+    return bool(before) and before[-1].lower() in _PREP_BEFORE
 
 
 def _words(text: str) -> list[str]:
@@ -341,7 +347,7 @@ def _phrases(
                 and words[1] in _LOCATIVE
                 and src == left
                 and k > 0
-                and not _PREP_BEFORE.search(text, start, inside[k - 1].start)
+                and not _after_preposition(text, start, inside[k - 1].start)
                 and not _TRANSIENT.match(text, span.end, end)
             )
             if src and src != right and (located or any(w not in FUNCTION and not w.isdigit() for w in words)):
