@@ -82,7 +82,7 @@ _CLEFT_PRONOUN = re.compile(r"\s+(?:is|was|are|were)\s+where\s+(?:he|she|it|they
 # "N, who drew its plans, ...": after "who" (a person) "it"/"its" is not N; it is the page's subject
 # when nothing but a verb group comes before it in the clause (no noun that could be what "it" is)
 _WHO_IT = re.compile(
-    r"\s*,\s*(?:who|which)\s+(?P<before>(?:[a-z]+\s+){0,3}?)(?P<it>it|its)\b(?P<rest>[^,;.()]{0,60}?)\s*(?:[,;.!?]|$)"
+    r"\s*,\s*(?P<rel>who|which)\s+(?P<before>(?:[a-z]+\s+){0,3}?)(?P<it>it|its)\b(?P<rest>[^,;.()]{0,60}?)\s*(?:[,;.!?]|$)"
 )
 # the same with no relative word: the sentence's opening name, a verb group and "it" closing its
 # clause ("N made it and you can tell", "N shot it."): N's relation to the page's subject
@@ -217,8 +217,26 @@ def _head(text: str, before: list[Span]) -> Span:
     return before[k]
 
 
-_BE = frozenset("is are was were".split())
-_LOCATIVE = frozenset("in at near".split())
+# a stative location: a present be-form and "in"/"near" alone between two names ("P is in R"); a past
+# one or "at" tells a visit or an event ("Smith was at Wembley"), a time phrase after the place a
+# transient stay ("Alice is in London this week", "... on Monday", "... when ..."), and a name after
+# a preposition is not the clause's subject ("Support for Wayland is in GNOME 45")
+_BE = frozenset("is are".split())
+_LOCATIVE = frozenset("in near".split())
+_TRANSIENT = re.compile(
+    r"\s*,?\s*(?:(?:this|last|next|that|every)\s+\w+|(?:on|until|till|through|during|since|by)\s+(?:"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|the\s+\w+|\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)"
+    r"|for\s+(?:\d+|a|an|the|two|three|several|a\s+few)\s+(?:\w+\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?)"
+    r"|(?:when|while|whilst|until|before|after|today|tonight|tomorrow|now|currently|again|temporarily)\b)",
+    re.IGNORECASE,
+)
+_PREP_BEFORE = frozenset("of for from with to by about in on at into over under between against".split())
+
+
+def _after_preposition(text: str, start: int, at: int) -> bool:
+    """Whether the word before `at` (within the sentence from `start`) is a preposition."""
+    before = text[max(start, at - 40) : at].split()
+    return bool(before) and before[-1].lower() in _PREP_BEFORE
 
 
 def _words(text: str) -> list[str]:
@@ -322,8 +340,16 @@ def _phrases(
                     between, src = between[rel_subject.end() :], head or left
             # the verb and preposition end it; a number names no relation ("has 5 slipways at", "in 1857 by")
             words = _opening([w for w in normalise(between).split() if not w.isdigit()][-MAX_PHRASE_WORDS:])
-            # (or a be-form and a place's preposition alone: "P is in R", "N was at S" says that much)
-            located = len(words) == 2 and words[0] in _BE and words[1] in _LOCATIVE
+            # (or a present be-form and "in"/"near" alone: "P is in R" says that much, `_TRANSIENT`)
+            located = (
+                len(words) == 2
+                and words[0] in _BE
+                and words[1] in _LOCATIVE
+                and src == left
+                and k > 0
+                and not _after_preposition(text, start, inside[k - 1].start)
+                and not _TRANSIENT.match(text, span.end, end)
+            )
             if src and src != right and (located or any(w not in FUNCTION and not w.isdigit() for w in words)):
                 out.append((src, right, PHRASE + " ".join(words), 1.0))
         if k and free(a, b) and (prep := _NOMINAL_PREP.fullmatch(between)):
@@ -337,6 +363,8 @@ def _phrases(
         # no noun before N either ("The house was sold by N, who rebuilt it"): N opens the sentence
         alone = not k and not _DETERMINER.search(text, start, span.start)
         opens_it = alone and not text[start : span.start].strip()  # N is the sentence's first word
+        if who and who["rel"] == "which" and (who["it"] != "it" or who["rest"].strip()):
+            who = None  # "N, which makes it easy to ...": a dummy "it"; "which" takes "it" closing its clause only
         if who and subject and subject != right and alone and free(span.end, who.end()) and _verb_group(who["before"]):
             vp = _words(f"{who['before']}{who['it']}{who['rest']}")
             if rel := typed(right, subject, vp):  # "N, who drew its plans," -> N ~drew its plans

@@ -63,7 +63,12 @@ MAX_ADDRESS_WORDS = 2  # "Sir", "Dear Sir", "Dear Madam"
 # title ("Meeting notes") is no naming habit, and a verb-looking word ("notes", "failed") is none
 MIN_HEAD_TITLES = 3
 _VERBISH = re.compile(r"(?:[^s]s|ed|ing)$")
-_OBJECT_PRONOUN = re.compile(r"\s+(?:it|him|her|them)\b", re.IGNORECASE)
+# (not a dummy "it" before its object complement: "makes it easy to branch", "keeps it safe")
+_OBJECT_PRONOUN = re.compile(
+    r"\s+(?:it|him|her|them)\b(?!\s+(?:easy|easier|hard|harder|difficult|possible|impossible|clear|simple|simpler"
+    r"|necessary|useful|important|fun|safe|safer|sure|likely|unlikely|worth|better|worse|so|more|less|too)\b)",
+    re.IGNORECASE,
+)
 _CONNECTORS = frozenset({"of", "de", "del", "della", "da", "di", "von", "van", "der", "den", "la", "le", "du", "&"})
 _ORG_WORDS = frozenset(
     """inc corp corporation co company ltd llc gmbh ag sa group labs lab laboratories systems industries
@@ -310,7 +315,7 @@ def extract(
     """Entities and relations of one chunk. `subject` is (name, type) of what the document is about;
     `coref` carries the document's people from chunk to chunk (a new one per chunk if not given)."""
     graph = ChunkGraph()
-    text = read_layouts(text)  # "Q: Where were you born? A: In P." read as "you were born in P"; datelines
+    text = read_layouts(text, subject)  # "Q: Where were you born? A: In P." as "<subject> was born in P"
     coref = coref or Coreference(known)
     if subject:
         coref.note(normalise(subject[0]), subject[1])

@@ -28,11 +28,17 @@ _OPENS_CLAUSE = re.compile(
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
 # a label that heads an enumeration: a plural noun, perhaps after lower-case words ("Founders:",
 # "Notable residents:"); not a name ("Anna Jones:"), a clause or a word naming no role ("Note:", "See also:")
-# (a plural in "-s", or one of English's irregular plural forms: Latin "-i"/"-ae" after a consonant,
-# "alumni", "alumnae"; "-men", "children", "people": "Alumni:", "Notable people:")
-_PLURAL_WORD = r"[a-z\-]*(?:[a-z](?<![su]s)(?<!is)s|[b-df-hj-np-tv-z](?:i|ae)|[a-z]men)|hildren|eople"
+# (a plural in "-s", or one of a closed list of English's irregular plurals of people: "Alumni:",
+# "Notable people:", "Chairmen:"; a singular in "-i"/"-men" is no plural: "Delhi:", "Yemen:", "Specimen:")
+_IRREGULAR = (
+    r"alumni|alumnae|children|people|women|gentlemen|chairmen|chairwomen|spokesmen|statesmen|businessmen"
+    r"|businesswomen|congressmen|countrymen|craftsmen|firemen|fishermen|horsemen|noblemen|policemen|sportsmen"
+    r"|sportswomen|tradesmen|workmen|clergymen|aldermen|freshmen|kinsmen|frontmen|linemen"
+)
+_PLURAL_WORD = rf"[a-z\-]*[a-z](?<![su]s)(?<!is)s|(?i:{_IRREGULAR})"
 PLURAL_HEADING = re.compile(
-    rf"\s*(?:[A-Za-z](?:{_PLURAL_WORD})|[A-Za-z][a-z\-]*(?:\s+[a-z][a-z\-]*){{0,2}}?\s+[a-z](?:{_PLURAL_WORD}))\s*"
+    rf"\s*(?:[A-Za-z](?:[a-z\-]*[a-z](?<![su]s)(?<!is)s)|(?i:{_IRREGULAR})"
+    rf"|[A-Za-z][a-z\-]*(?:\s+[a-z][a-z\-]*){{0,2}}?\s+(?:{_PLURAL_WORD}))\s*"
 )
 PLURAL = re.compile(r"[A-Za-z][a-z\-]*[a-z](?<![su]s)(?<!is)s")
 # "Natives of P include A and B", "The works of N included A": a plural noun of a name, then "include"

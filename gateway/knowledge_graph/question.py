@@ -52,9 +52,13 @@ _COPULA_HEAD = re.compile(
 # subject ends on a stranded preposition: "Which region is the location of X IN?", "Which town is the
 # director of Y FROM?" ask the subject's relation by that preposition, a step of its own (the head
 # noun after the copula is the subject, not the relation asked). The "of" inside the kind's phrase
-# ("What part OF the country is ...") joins no two relations of the chain: group 1
+# ("What part OF the country is ...") joins no two relations of the chain when the kind is a
+# classifier noun (a closed class of English: kind, type, sort, part, form, ...): group 1; "Which
+# member OF the band is ..." keeps its "of"
 _KIND_COPULA = re.compile(
-    r"^\W*(?:which|what)\s+(?!(?:is|are|was|were)\b)[a-z]\w*(?:\s+(of)\s+(?:the\s+)?[a-z]\w*)?\s+(?:is|are|was|were)\s",
+    r"^\W*(?:which|what)\s+(?:(?:kind|kinds|type|types|sort|sorts|part|parts|form|forms|variety|varieties"
+    r"|category|categories|class|classes|style|styles|genre|genres)\s+(of)\s+(?:the\s+)?[a-z]\w*"
+    r"|(?!(?:is|are|was|were)\b)[a-z]\w*(?:\s+of\s+(?:the\s+)?[a-z]\w*)?)\s+(?:is|are|was|were)\s",
     re.I,
 )
 _PARTICLE_OF_END = re.compile(r"\s(?:out|off)\s+of\s*\??\s*$", re.I)
@@ -129,7 +133,7 @@ _NOT_A_REQUEST = (
 # to the reader ("show me the ...", "tell us ..."; a manual page's NAME line addresses nobody)
 _REQUEST_LEAD = re.compile(
     r"^\W*(?:i(?:['\u2019]d|\s+would)\s+like\s+to\s+know|i\s+want\s+to\s+know"
-    r"|(?:i['\u2019]m\s+|i\s+am\s+)?(?:looking|searching)\s+for|[a-z]+\s+(?:me|us))\s+",
+    r"|(?:i['\u2019]m\s+|i\s+am\s+)?(?:looking|searching)\s+for|(?:tell|show|give|find|name|list|get)\s+(?:me|us))\s+",
     re.I,
 )
 # a definite noun phrase standing alone as the query, in either case, with or without "?": "The
@@ -142,7 +146,12 @@ _BARE_NP = re.compile(r"^\W*(?:the\s+[a-z0-9]|(?:[A-Z0-9][\w\-\.]*\s+){0,4}[\w\-
 # a phrase alone has no clause punctuation, nor a question word after a comma ("The composer of X:
 # which town?", "The founder of X, who was she?")
 _CLAUSE_MARK = re.compile(r"[:;]|,\s*(?:what|which|who|whom|whose|where|when|how)\b", re.I)
-_WH_IS = re.compile(r"^(\W*(?:what|who|which|where|when|how))['\u2019]s\b", re.I)
+# (not the perfect's "has": "What's been done", "Who's got the key", "who's taken it")
+_WH_IS = re.compile(
+    r"^(\W*(?:what|who|which|where|when|how))['\u2019]s\b(?!\s+(?:been|got|gotten|had|[a-z]+ed|taken|given|written"
+    r"|chosen|done|gone|seen|known|driven|eaten|fallen|spoken|stolen|broken|forgotten|hidden|made|won|left|lost)\b)",
+    re.I,
+)
 
 
 @functools.lru_cache(maxsize=256)
@@ -184,23 +193,63 @@ def _np_question(np: str) -> str:
 
 
 def _noun_phrase(text: str) -> bool:
-    """Whether a text opening on a definite noun phrase (`_BARE_NP`) is that phrase alone, not a
-    statement about it or a phrase before a question: no clause punctuation (`_CLAUSE_MARK`); after
-    "the", the phrase does not run into an auxiliary ("The founder of Acme was born in Leeds",
-    `_content_clause`); before a possessive, no function word ("Under whom did X's ...", "I need
-    X's ...") and a name's words only."""
+    """Whether a text opening on a definite noun phrase (`_BARE_NP`) is a chain's noun phrase alone,
+    not a statement, a headline or a plain phrase: no clause punctuation (`_CLAUSE_MARK`); its head
+    (after "the", or a name's possessive) runs straight into a link (`_head_links`: "The kernel
+    panics when ...", "the timeout setting", "John's car broke down" are no chain); read as the
+    it holds two links at least (`_links`: a one-relation phrase reads the same as it is, "the troff
+    processor of the groff ... system", "The user's guide"); after "the", it does not run into an
+    auxiliary ("The founder of Acme was born in Leeds", `_content_clause`); before a possessive, no
+    function word ("Under whom did X's ...", "I need X's ...") and a name's words only."""
     tokens = PTOKEN.findall(text)
     if not tokens or _CLAUSE_MARK.search(text):
         return False  # "The composer of X: which town?" asks its own question after the phrase
     if tokens[0].lower() == "the":
-        return not _content_clause(text)
-    owner = next(i for i, t in enumerate(tokens) if is_possessive(t))
+        return _head_links(tokens, 1) and not _content_clause(text) and _links(tokens, text) >= 2
+    owner = next((i for i, t in enumerate(tokens) if is_possessive(t)), None)
+    if owner is None:
+        return False  # "-'s x": no word owns anything
     if any(function_word(bare(t)) or bare(t) in NO_OWNER for t in tokens[: owner + 1]):
         return False  # "Under whom did X's ...", "I need X's ...", "override a package's ..."
     # a name's words are capitalised; typed in lower case, a name of one word opens the text ("jenzo's
     # editor"): more lower-case words before a possessive are a verb and its object ("override
     # package's version")
-    return owner == 0 or all(looks_like_name(t) for t in tokens[: owner + 1])
+    if not (owner == 0 or all(looks_like_name(t) for t in tokens[: owner + 1])):
+        return False
+    return _head_links(tokens, owner + 1) and _links(tokens, text) >= 2
+
+
+def _links(tokens: list[str], text: str) -> int:
+    """A noun phrase's links: "of", relative words and possessives, and its contact clauses, as a
+    determiner after a content word opens one ("the town THE founder ... was born in"; not "of THE
+    company") or as the parser reads them ("the school director N attended"), whichever is more."""
+    words = [t.lower() for t in tokens]
+    links = sum((t in _NP_LINKS and t not in _DETERMINERS) or is_possessive(t) for t in words)
+    opened = sum(
+        t in _DETERMINERS and not function_word(bare(words[i - 1])) and words[i - 1] not in _STOP
+        for i, t in enumerate(words)
+        if i
+    )
+    return links + max(opened, parse(_np_question(text))[1])
+
+
+# a chain's links inside a noun phrase: "of", a relative word, a determiner opening a contact
+# clause's subject ("the town THE founder ... was born in"), a possessive
+_NP_LINKS = frozenset("of who whom whose that which where the a an".split())
+_DETERMINERS = frozenset("the a an".split())
+_MAX_HEAD = 3  # a head noun's words before its first link ("the alma mater of", "the home town the")
+
+
+def _head_links(tokens: list[str], at: int) -> bool:
+    """Whether the words from `at` are a head noun running into a link (`_NP_LINKS`, a possessive)
+    within `_MAX_HEAD` words, with no closed-class word before it (a statement's verb's object or
+    adverb: "when", "on", "I"); "The user's guide", "the timeout setting" have no link after it."""
+    for head, t in enumerate(tokens[at:]):
+        if t.lower() in _NP_LINKS or is_possessive(t):
+            return head > 0 or at > 1 or is_possessive(t)
+        if head >= _MAX_HEAD or function_word(bare(t.lower())) or t.lower() in _STOP:
+            return False
+    return False
 
 
 def _content_clause(rest: str) -> bool:

@@ -62,9 +62,31 @@ _FIELD = re.compile(
 )
 # a field's value that is a date, then a locative preposition and a name: "Born: 1938 in P", "Died: 4
 # May 1901 at P" (a CV's or an infobox's); the preposition joins the label's words ("born in")
-_DATED = re.compile(
-    r"(?:\d{1,2}[ \t]+[A-Z][a-z]+[ \t]+|[A-Z][a-z]+[ \t]+(?:\d{1,2},?[ \t]+)?)?\d{4},?[ \t]+(in|at|near)[ \t]+(?=[A-Z])"
+# The value opens on a date (day month year, month [day,] year, or a year alone; a month's name is a
+# closed class of English), and the label is one past participle naming the event dated ("Born",
+# "Died", "Founded"): "Suite 2000 at ...", "Population: 2021 in ...", "Version: 2023 in ..." are no date
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?"
+    r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
 )
+_DATED = re.compile(
+    rf"(?:\d{{1,2}}[ \t]+{_MONTH}[ \t]+|{_MONTH}[ \t]+(?:\d{{1,2}},?[ \t]+)?)?"
+    r"\d{4},?[ \t]+(in|at|near)[ \t]+(?=[A-Z])"
+)
+# a list item's one-word label: with a colon, a key by the key-value convention unless a judgement
+# or an interjection (a closed class: "- Good: Python", "- Thanks: N") or an adjective by its suffix;
+# with a dash (which joins an item to any gloss: "- Windows \u2014 Chocolatey", "- Supported \u2014
+# Ubuntu"), only a role or an abstract noun by its suffix (an agent's "-er"/"-or"/"-ist"/"-ian"/
+# "-ant"/"-ent"/"-ee", "-tion", "-ment", "-ship", ...); a longer label is in sentence case, its head
+# in lower case, no name
+_ROLE_NOUN = re.compile(
+    r"[a-z](?:er|or|ist|ian|ant|ent|ee|ess|tion|sion|ment|ness|ity|ship|ance|ence|ure|hood|ery)s?$", re.IGNORECASE
+)
+_JUDGEMENT = frozenset(
+    "good bad better best worse worst great nice fine ok okay yes no maybe pros cons thanks note tip warning "
+    "caution important new old".split()
+)
+_ADJECTIVE = re.compile(r"[a-z](?:ful|less|ous|ive|able|ible)$", re.IGNORECASE)
 _FIELD_END = re.compile(r"[.!?](?=\s|$)|$", re.MULTILINE)
 _MAX_CAPTION_WORDS = 6
 _MIN_FIELDS = 2  # a record's fields: a lone "Label: Value" line is no record
@@ -245,8 +267,9 @@ def _fields(text: str, names: _Names, subject: str) -> list[Relation]:
         if sum(block[0] <= f.start() < block[1] for f in fields) < _MIN_FIELDS:
             continue
         at, prep = m.end(), []
-        if (dated := _DATED.match(text, at)) is not None:  # "Born: 1938 in P": the date's place
-            at, prep = dated.end(), [dated.group(1)]
+        dated = _DATED.match(text, at)
+        if dated is not None and " " not in m.group("label") and PARTICIPLE.search(m.group("label")):
+            at, prep = dated.end(), [dated.group(1)]  # "Born: 1938 in P": the date's place
         span = names.starting.get(at)
         if span is None:
             continue
@@ -259,6 +282,8 @@ def _fields(text: str, names: _Names, subject: str) -> list[Relation]:
         if _SENTENCE_VALUE.match(span.text):
             continue  # a value opening on a verb form reads as a clause ("Next: Getting Started.")
         label = normalise(m.group("label")).split()
+        if m.group("item") and len(label) == 1 and not prep and not _item_label(label[0], text[m.end("label")]):
+            continue  # "- Windows \u2014 Chocolatey", "- Good: Python", "- Thanks \u2014 N"
         if len(label) > _MAX_CAPTION_WORDS or _PRONOUNS & set(label) or all(w in FUNCTION for w in label):
             continue
         if label[-1] in FUNCTION and not (len(label) > 1 and PARTICIPLE.search(label[-2])):
@@ -266,6 +291,14 @@ def _fields(text: str, names: _Names, subject: str) -> list[Relation]:
         if rel := typed(subject, key, label + prep):
             out.append(rel)
     return out
+
+
+def _item_label(word: str, mark: str) -> bool:
+    """Whether a list item's one-word label names a field (`_ROLE_NOUN`): after a colon any noun but
+    a judgement, an interjection or an adjective; before a dash a role or an abstract noun only."""
+    if mark == ":":
+        return word not in _JUDGEMENT and not _ADJECTIVE.search(word)
+    return bool(_ROLE_NOUN.search(word))
 
 
 def structured(

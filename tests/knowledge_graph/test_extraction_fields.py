@@ -116,91 +116,151 @@ def test_a_word_of_address_is_no_name() -> None:
 
 
 def test_a_list_items_field_with_a_colon_or_a_spaced_dash_is_a_field() -> None:
-    """A record laid out as a list (a credit block, a CV): "- Label: Name" and "- Label \u2014 Name"."""
-    credits = "CREDITS\n- Builder \u2014 Orrin Boatyard\n- Keeper \u2013 Ada Vell\n- Length \u2014 9 m"
-    got = _typed(credits, ("Sela Skiff", "product"), "Orrin Boatyard", "Ada Vell")
-    assert ("sela skiff", "orrin boatyard", "~builder") in got
-    assert ("sela skiff", "ada vell", "~keeper") in got
-    cv = "CURRICULUM VITAE\n\n- Born: 1938 in Dunholt\n- Schooling: Kelton Academy\n- Languages: three"
-    got = _typed(cv, ("Ada Vell", "person"), "Kelton Academy", "Dunholt")
-    assert ("ada vell", "kelton academy", "~schooling") in got
+    """A record laid out as a list (a programme's personnel, a resume): "- Label: Name" and, with a
+    role noun as the label, "- Label \u2014 Name"."""
+    personnel = "Personnel\n- Conductor \u2014 Ivo Sand\n- Soloist \u2013 Tove Lind\n- Running time \u2014 40 min"
+    got = _typed(personnel, ("Harbour Suite", "work"), "Ivo Sand", "Tove Lind")
+    assert ("harbour suite", "ivo sand", "~conductor") in got
+    assert ("harbour suite", "tove lind", "~soloist") in got
+    resume = "Resume\n\n- Employer: Brask Instruments\n- Province: Orrin County\n- Hobbies: several"
+    got = _typed(resume, ("Ada Vell", "person"), "Brask Instruments", "Orrin County")
+    assert ("ada vell", "brask instruments", "~employer") in got
+    assert ("ada vell", "orrin county", "~province") in got
 
 
 def _labelled(text: str, subject: tuple[str, str], *titles: str) -> set[str]:
     """The kinds of the relations a field's label would name (the sentences' own relations aside)."""
-    labels = ("~builder", "~keeper", "~fixed", "~note", "~thanks", "~ada")
+    labels = (
+        *("~conductor", "~soloist", "~fixed", "~note", "~thanks", "~ada", "~windows", "~mac", "~linux"),
+        *("~good", "~bad", "~supported", "~unsupported", "~hosting"),
+    )
     return {kind for _, _, kind in _typed(text, subject, *titles) if kind.startswith(labels)}
 
 
 def test_a_spaced_dash_outside_a_list_item_or_before_no_lone_name_states_nothing() -> None:
-    subject = ("Sela Skiff", "product")
-    titles = ("Orrin Boatyard", "Ada Vell")
+    subject = ("Harbour Suite", "work")
+    titles = ("Ivo Sand", "Tove Lind")
     # prose: a spaced dash opens an aside, not a value
-    assert not _labelled("Builder \u2014 Orrin Boatyard built it.\nKeeper \u2014 Ada Vell kept it.", subject, *titles)
+    assert not _labelled("Conductor \u2014 Ivo Sand led it.\nSoloist \u2014 Tove Lind played.", subject, *titles)
     # one item alone is no record
-    assert not _labelled("- Builder \u2014 Orrin Boatyard", subject, *titles)
+    assert not _labelled("- Conductor \u2014 Ivo Sand", subject, *titles)
     # an item whose label is a name, whose value is a clause, or a name followed by more words
-    items = "- Ada Vell \u2014 Orrin Boatyard\n- Fixed \u2014 Orrin Boatyard crash on start\n- Note \u2014 see Ada Vell"
+    items = "- Tove Lind \u2014 Ivo Sand\n- Fixed \u2014 Ivo Sand crash on start\n- Note \u2014 see Tove Lind"
     assert not _labelled(items, subject, *titles)
     # a changelog's items: a value naming several
-    log = "- Thanks \u2014 Ada Vell and Orrin Boatyard\n- Fixed \u2014 Orrin Boatyard, Ada Vell"
+    log = "- Thanks \u2014 Tove Lind and Ivo Sand\n- Fixed \u2014 Ivo Sand, Tove Lind"
     assert not _labelled(log, subject, *titles)
 
 
+def test_a_list_items_label_that_is_a_name_or_a_judgement_states_nothing() -> None:
+    """A dash joins an item to any gloss, so only a role or an abstract noun labels a field there
+    ("- Windows \u2014 Chocolatey" pairs two names); a colon's label is a key unless a judgement,
+    an interjection or an adjective ("- Good: Python")."""
+    subject = ("Acme", "product")
+    names = ("Chocolatey", "Homebrew", "Snap", "Ubuntu", "Windows", "Python", "Perl", "GitHub", "Netlify")
+    for text in [
+        "- Windows \u2014 Chocolatey\n- Mac \u2014 Homebrew\n- Linux \u2014 Snap",
+        "- Supported \u2014 Ubuntu\n- Unsupported \u2014 Windows",
+        "Contributors\n- Thanks \u2014 GitHub\n- Hosting \u2014 Netlify",
+        "- Good: Python\n- Bad: Perl",
+    ]:
+        assert not _labelled(text, subject, *names), text
+
+
 def test_an_irregular_plural_heads_an_enumeration_as_a_plural_in_s_does() -> None:
-    """ "Alumni: A, B and C." reads as "Graduates: A, B and C." does (Latin "-i"/"-ae", "-men",
-    "children", "people"); a name, a singular note or a clause heads none."""
-    subject = ("Kelton Academy", "organization")
+    """ "Notable alumnae: A, B and C." reads as "Graduates: A, B and C." does (a closed list of
+    English's irregular plurals of people); a name, a singular in "-i"/"-men", a note or a clause
+    heads none."""
+    subject = ("Brask Conservatory", "organization")
     titles = ("Ada Vell", "Tove Lind", "Ivo Sand")
-    for label in ["Alumni", "Notable alumnae", "Chairmen", "Notable people", "Children"]:
-        got = _typed(f"{label}: Ada Vell, Tove Lind and Ivo Sand.", subject, *titles)
-        assert {d for s, d, _ in got if s == "kelton academy"} == {"ada vell", "tove lind", "ivo sand"}, label
-    for label in ["Anna Jones", "Note", "Data", "Men"]:
-        got = _typed(f"{label}: Ada Vell, Tove Lind and Ivo Sand.", subject, *titles, "Anna Jones")
-        assert not any(s == "kelton academy" for s, _, _ in got), label
+    for label in ["Alumni", "Notable alumnae", "Chairwomen", "Famous people", "Their children"]:
+        got = _typed(f"{label}: Tove Lind, Ivo Sand and Ada Vell.", subject, *titles)
+        assert {d for s, d, _ in got if s == "brask conservatory"} == {"ada vell", "tove lind", "ivo sand"}, label
+    for label in [
+        "Anna Jones",
+        "Note",
+        "Data",
+        "Men",
+        "Delhi",
+        "Yemen",
+        "Taxi",
+        "Wiki",
+        "Sushi",
+        "Specimen",
+        "Abdomen",
+    ]:
+        got = _typed(f"{label}: Tove Lind, Ivo Sand and Ada Vell.", subject, *titles, "Anna Jones")
+        assert not any(s == "brask conservatory" for s, _, _ in got), label
 
 
 def test_a_fields_dated_value_gives_its_place_by_the_preposition() -> None:
-    """A CV's "Born: 1938 in P" or "Died: 4 May 1990 at P": the label and the preposition are the
-    relation ("born in" is `born_in`); a value with no preposition, or a date alone, gives nothing."""
-    cv = "CURRICULUM VITAE\n- Born: 1938 in Dunholt\n- Died: 4 May 1990 at Kelton\n- Schooling: none"
-    got = _typed(cv, ("Ada Vell", "person"), "Dunholt", "Kelton")
-    assert ("ada vell", "dunholt", "born_in") in got
-    assert any(s == "ada vell" and d == "kelton" and k.startswith("~died") for s, d, k in got)
-    for card in ["- Born: 1938\n- Seen: Dunholt and Kelton", "- Born: 1938, Dunholt Road 4\n- Staff: 12"]:
+    """An infobox's "Died: 1990 at P" or "Married: 3 June 1961 in P": the one-word participle label
+    and the preposition are the relation ("born in" is `born_in`); a value with no preposition, a
+    date alone, or a label or a value that is no date ("Suite 2000 at ...") gives nothing."""
+    box = "Biography\n- Born: 1941 in Brask\n- Married: 3 June 1961 at Orrin Chapel\n- Instrument: cello"
+    got = _typed(box, ("Tove Lind", "person"), "Brask", "Orrin Chapel")
+    assert ("tove lind", "brask", "born_in") in got
+    assert any(s == "tove lind" and d == "orrin chapel" and k.startswith("~married") for s, d, k in got)
+    for card in ["- Born: 1941\n- Seen: Brask and Orrin Chapel", "- Born: 1941, Brask Road 4\n- Staff: 12"]:
         assert not any(
-            k.startswith("~born") or k == "born_in" for _, _, k in _typed(card, ("Ada Vell", "person"), "Dunholt")
+            k.startswith("~born") or k == "born_in" for _, _, k in _typed(card, ("Tove Lind", "person"), "Brask")
         )
+    subject = ("Acme", "product")
+    places = ("Tower One", "Compatibility Mode", "Census", "Beta")
+    for card in [
+        "- Address: Suite 2000 at Tower One\n- Phone: 555",
+        "- Platform: Windows 2000 in Compatibility Mode\n- Status: ok",
+        "- Population: 2021 in Census\n- Area: 5 km",
+        "- Version: 2023 in Beta\n- Status: Active",
+    ]:
+        got = _typed(card, subject, *places)
+        assert not any(d in {p.lower() for p in places} for _, d, _ in got), card
 
 
-def test_a_be_form_and_a_places_preposition_alone_link_two_names() -> None:
-    """ "P is in R", "N was at S": the whole relation the sentence states (a forum reply's "Dunholt is
-    in Orrin County, permits are cheap there."); longer wording keeps its own phrase, and a be-form
-    with no locative preposition gives no "~is" relation."""
-    got = _typed("Dunholt is in Orrin County, permits are cheap there.", ("Dunholt", "place"), "Orrin County")
-    assert ("dunholt", "orrin county", "~is in") in got
-    got = _typed("Ada Vell was at Kelton Academy.", ("Ada Vell", "person"), "Kelton Academy")
-    assert ("ada vell", "kelton academy", "~was at") in got
-    got = _typed("Ada Vell is in the band with Tove Lind.", ("Ada Vell", "person"), "Tove Lind")
+def test_a_present_be_form_and_in_alone_link_two_names() -> None:
+    """ "P is in R", "P is near R": the whole relation the sentence states (a travel note's "Brask
+    is in Orrin County, two hours by train."); longer wording keeps its own phrase; a be-form with
+    no locative preposition, a past one or "at" (a visit), a time phrase after the place (a stay), or
+    a name after a preposition (no subject) gives no "~is in"."""
+    got = _typed("Brask is in Orrin County, two hours by train.", ("Brask", "place"), "Orrin County")
+    assert ("brask", "orrin county", "~is in") in got
+    got = _typed("Tove Lind is in the band with Ivo Sand.", ("Tove Lind", "person"), "Ivo Sand")
     assert not any(k in ("~is in", "~is") for _, _, k in got)
-    got = _typed("Ada Vell is on Kelton Road.", ("Ada Vell", "person"), "Kelton Road")
+    got = _typed("Tove Lind is on Brask Road.", ("Tove Lind", "person"), "Brask Road")
     assert not any(k in ("~is on", "~is") for _, _, k in got)
+    for text, names in [
+        ("Alice is in London this week.", ("Alice", "London")),
+        ("Trump was in Court on Monday.", ("Trump", "Court")),
+        ("Smith was at Wembley when Arsenal scored.", ("Smith", "Wembley", "Arsenal")),
+        ("Obama was in Berlin and Merkel was at Davos.", ("Obama", "Berlin", "Merkel", "Davos")),
+        ("Support for Wayland is in GNOME 45.", ("Wayland", "GNOME 45")),
+        ("John was at Google before joining us.", ("John", "Google")),
+    ]:
+        got = _typed(text, ("Notes", "topic"), *names)
+        assert not any(k in ("~is in", "~was in", "~was at", "~is at") for _, _, k in got), text
 
 
 def test_it_after_an_opening_names_verb_group_is_the_pages_subject() -> None:
-    """ "N, which produced it, ..." (as "N, who drew its plans, ...") and "N made it and ...": N's
-    relation to the page's subject; not "it" with a word after it ("found it hard"), after a noun of
+    """ "N, which published it, ..." (as "N, who drew its plans, ...", "it" closing the relative
+    clause) and "N recorded it in ..." / "N recorded it, ...": N's relation to the page's subject;
+    not "it" with a word after it ("found it hard", "which makes it easy to ..."), after a noun of
     the clause ("bought a house and sold it"), or after a name that does not open the sentence."""
-    subject = ("Sela Skiff", "work")
-    got = _typed("Orrin Pictures, which produced it, has rarely backed anything so strange.", subject, "Orrin Pictures")
-    assert ("orrin pictures", "sela skiff", "~produced") in got
-    assert ("ada vell", "sela skiff", "~made") in _typed("Ada Vell made it and you can tell.", subject, "Ada Vell")
+    subject = ("Harbour Suite", "work")
+    got = _typed("Brask Editions, which published it, went bankrupt a year later.", subject, "Brask Editions")
+    assert ("brask editions", "harbour suite", "~published") in got
+    assert ("ivo sand", "harbour suite", "~recorded") in _typed("Ivo Sand recorded it, twice.", subject, "Ivo Sand")
     for text in [
-        "Ada Vell found it hard to stop.",
-        "Ada Vell bought a house and sold it.",
-        "Orrin Pictures, which makes it easy, is small.",
+        "Brask Editions, which makes it easy, is small.",
+        "Brask Editions, which makes it easy to publish, is popular.",
+    ]:
+        got = _typed(text, subject, "Brask Editions")
+        # a dummy "it": no relation of any kind between the page's subject and the name
+        assert not any("harbour suite" in (s, d) for s, d, _ in got), (text, got)
+    for text in [
+        "Ivo Sand found it hard to stop.",
+        "Ivo Sand bought a house and sold it.",
         "The name is followed by an MD5 hash calculated for it.",
     ]:
-        got = _typed(text, subject, "Ada Vell", "Orrin Pictures", "MD5")
-        short = {"~found", "~bought a house and sold", "~sold", "~makes", "~hash calculated for", "~calculated for"}
-        assert not any(d == "sela skiff" and k in short for _, d, k in got), text
+        got = _typed(text, subject, "Ivo Sand", "MD5")
+        short = {"~found", "~bought a house and sold", "~sold", "~hash calculated for", "~calculated for"}
+        assert not any(d == "harbour suite" and k in short for _, d, k in got), text

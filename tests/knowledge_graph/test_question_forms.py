@@ -1,30 +1,33 @@
-"""The forms a search box's user puts a chain question in (#28): a definite noun phrase alone ("The
-town the founder of X was born in"), a first-person or gerund lead ("I'd like to know the ...",
-"Looking for the ..."), a lower-case imperative addressed to the reader ("show me the ..."), and a
-question word's "'s" ("What's the ..."): each is read as the "What is ...?" question it asks; the
-statements, questions and manual-page NAME lines that only look like them are left as they are."""
+"""The forms a search box's user puts a chain question in (#28): a definite noun phrase alone that
+holds a chain ("The river the inventor of X settled in"), a first-person or gerund lead ("I'd like to
+know the ...", "Searching for the ..."), a lower-case request verb addressed to the reader ("tell me
+the ..."), and a question word's "'s" ("What's the ..."): each is read as the "What is ...?"
+question it asks; statements, headlines, plain phrases, questions and manual-page NAME lines that
+only look like them keep the count they had before (one relation: a phrase with no question word
+and no link)."""
 
 from __future__ import annotations
 
 import pytest
 
+from gateway.knowledge_graph.hops import hop_plan
 from gateway.knowledge_graph.question import as_question, hop_words, steps
 
-ASKED = "What is the town the founder of Acme Yard was born in?"
+ASKED = "What is the river the inventor of Brask Lamp settled in?"
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "The town the founder of Acme Yard was born in",
-        "The town the founder of Acme Yard was born in?",
-        "the town the founder of Acme Yard was born in",
-        "I'd like to know the town the founder of Acme Yard was born in",
-        "I would like to know the town the founder of Acme Yard was born in.",
-        "Looking for the town the founder of Acme Yard was born in",
-        "I'm looking for the town the founder of Acme Yard was born in",
-        "show me the town the founder of Acme Yard was born in",
-        "What's the town the founder of Acme Yard was born in?",
+        "The river the inventor of Brask Lamp settled in",
+        "The river the inventor of Brask Lamp settled in?",
+        "the river the inventor of Brask Lamp settled in",
+        "I'd like to know the river the inventor of Brask Lamp settled in",
+        "I want to know the river the inventor of Brask Lamp settled in.",
+        "Searching for the river the inventor of Brask Lamp settled in",
+        "I am searching for the river the inventor of Brask Lamp settled in",
+        "tell me the river the inventor of Brask Lamp settled in",
+        "What's the river the inventor of Brask Lamp settled in?",
     ],
 )
 def test_a_noun_phrase_request_or_contraction_reads_as_the_question(text: str) -> None:
@@ -36,10 +39,11 @@ def test_a_noun_phrase_request_or_contraction_reads_as_the_question(text: str) -
 @pytest.mark.parametrize(
     ("text", "count"),
     [
-        ("Acme Yard's founder's birthplace", 2),
-        ("jenzo's editor's birthplace", 2),
-        ("The birthplace of the founder of Acme Yard", 2),
-        ("The alma mater of the producer who set up Acme Pictures", 2),
+        ("Tove Lind's teacher's hometown", 2),
+        ("brask's publisher's founder", 2),
+        ("The capital of the province of Orrin Dale", 2),
+        ("The employer of the engineer who designed Brask Lamp", 2),
+        ("The village the teacher of Tove Lind retired to", 2),
     ],
 )
 def test_a_bare_chain_counts_its_relations(text: str, count: int) -> None:
@@ -51,7 +55,7 @@ def test_a_bare_chain_counts_its_relations(text: str, count: int) -> None:
     "text",
     [
         # statements about a definite noun phrase (it runs into an auxiliary)
-        "The founder of Acme was born in Leeds.",
+        "The inventor of Brask Lamp was born in Leeds.",
         "The gateway was restarted after the upgrade",
         # a question opened by a preposition, a request with a verb before the possessive
         "Under whom did SS Jeaba's commander first serve?",
@@ -62,19 +66,74 @@ def test_a_bare_chain_counts_its_relations(text: str, count: int) -> None:
         "show me how to set the timeout",
         # a phrase before its own question
         "The composer of Lute Suite: which town?",
-        "The founder of Acme Yard, who was she?",
+        "The founder of Brask Lamp, who was she?",
         # a pronoun's "'s" owns nothing
-        "it's the town where Ada Vell was born",
+        "it's the town where Tove Lind was born",
     ],
 )
 def test_look_alikes_are_left_as_they_are(text: str) -> None:
     assert as_question(text) == text
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # statements and headlines: the head runs into a verb or a closed-class word, or no link
+        "The kernel panics when I plug in the USB stick",
+        "the server crashes on startup",
+        "The cat sat on the mat.",
+        "The API returns 404 when the token expires",
+        "Apple's new iPhone sales fell 10% last quarter",
+        "John's car broke down",
+        "Ubuntu's default shell is dash",
+        "Git's reflog saved my work",
+        "The server's configuration file",
+        "The user's guide",
+        "the timeout setting",
+        "the troff processor of the groff text formatting system",
+        # a possessive with no word before it
+        "-'s x",
+        "__'s value",
+        "..'s y",
+        "_'s x",
+    ],
+)
+def test_statements_and_plain_phrases_keep_one_relation(text: str) -> None:
+    """A statement, a headline or a phrase holding no chain is no question: one relation, as read
+    before the bare noun phrase's rule, and no exception (a possessive with no word before it)."""
+    assert as_question(text) == text
+    assert steps(text) == 1
+    assert isinstance(hop_plan(text).words, list)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a lead whose verb is no request ("send me", "call me"): not read as "What is ...?"
+        "send me the invoice of the shop that sold Brask Lamp",
+        "call me the day the package arrives",
+    ],
+)
+def test_a_lead_whose_verb_is_no_request_is_left_as_it_is(text: str) -> None:
+    assert as_question(text) == text
+
+
 def test_a_question_words_contraction_counts_as_the_copula() -> None:
-    assert steps("who's the person who started the firm Acme Yard was built by?") == steps(
-        "who is the person who started the firm Acme Yard was built by?"
+    assert steps("who's the engineer who designed the lamp Brask Works was sold to?") == steps(
+        "who is the engineer who designed the lamp Brask Works was sold to?"
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What's been done about the bug in Firefox?",
+        "Who's got the key to the server room?",
+        "Who's been elected mayor of the town where Bob was born?",
+    ],
+)
+def test_a_question_words_has_is_not_the_copula(text: str) -> None:
+    assert as_question(text) == text
 
 
 @pytest.mark.parametrize(
@@ -82,14 +141,14 @@ def test_a_question_words_contraction_counts_as_the_copula() -> None:
     [
         # a kind asked with a copula whose subject ends on a stranded preposition: that preposition is
         # the question's own relation, the subject's "of"/clause/possessive another
-        ("Which region is the birthplace of Ada Vell in?", 2),
-        ("Which town is the founder of Acme Yard from?", 2),
-        ("Which region is Acme Yard's workshop in?", 2),
-        ("Which region is the town that hosts the Orrin Fair in?", 2),
-        # the kind's own "of" joins nothing: "What part of the country" is the answer's kind
-        ("What part of the country is Acme Yard's home town in?", 2),
+        ("Which county is the workshop of Tove Lind in?", 2),
+        ("Which city is the publisher of Brask Lamp from?", 2),
+        ("Which district is Brask Works' depot in?", 2),
+        ("Which valley is the village that hosts the Lind Regatta in?", 2),
+        # a classifier's own "of" joins nothing: "What kind of region" is the answer's kind
+        ("What kind of region is Brask Works' home village in?", 2),
         # a particle's "out of" at the end is the contact clause's preposition, counted once
-        ("What is the town the firm behind Acme Yard works out of?", 2),
+        ("What is the city the maker of Brask Lamp operates out of?", 2),
     ],
 )
 def test_a_kinds_copula_and_a_particles_of_count_once(question: str, count: int) -> None:
@@ -99,10 +158,11 @@ def test_a_kinds_copula_and_a_particles_of_count_once(question: str, count: int)
 @pytest.mark.parametrize(
     ("question", "count"),
     [
-        ("Which region is Acme Yard in?", 1),  # one relation: the preposition's
+        ("Which county is Brask Works in?", 1),  # one relation: the preposition's
         ("Which town is the capital of Norway?", 1),  # no stranded preposition: the copula's head
         ("What is the province it is part of?", 1),  # a stranded "of" after no particle
-        ("Which county is Ada Vell's birthplace?", 1),  # no stranded preposition, a possessive's head
+        ("Which county is Tove Lind's birthplace?", 1),  # no stranded preposition, a possessive's head
+        ("Which member of the band is the song about?", 2),  # "member" is no classifier: its "of" links
     ],
 )
 def test_look_alikes_of_the_kinds_copula_keep_their_count(question: str, count: int) -> None:
