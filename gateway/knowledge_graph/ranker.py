@@ -19,8 +19,8 @@ Five phases, per (store, query):
    word read) is interleaved after the graph's first hit, so that a chain the walk cannot complete
    still gets the pages its names lead to; a completed chain keeps the walk's ranking. A chain
    question (two or more relations by its grammar, `question.steps`) the graph has no start for
-   (it names no entity the graph knows) gets the same expansion from hybrid's best hit, ranked
-   ahead of hybrid's later hits (`expand.ahead`); a one-relation question keeps hybrid's ranking;
+   (it names no entity the graph knows) gets the same expansion from hybrid's best hit,
+   interleaved after it in at most half the places; a one-relation question keeps hybrid's ranking;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 from gateway.knowledge_graph import spread as pagerank
 from gateway.knowledge_graph.blend import RankedHit, blend
-from gateway.knowledge_graph.expand import ahead, completing, expansion, interleave, pages
+from gateway.knowledge_graph.expand import completing, expansion, interleave
 from gateway.knowledge_graph.extract import Extractor
 from gateway.knowledge_graph.keys import longest, lower_keys, query_keys, rare_lower
 from gateway.knowledge_graph.patterns import cues
@@ -62,8 +62,8 @@ class RankOutcome:
     query_entities: list[str]
     expanded: dict[str, float]
     # which phase ranked (read by bench_multihop --paths): "hybrid" (the graph does not steer the
-    # question: hybrid search's own hits; for a chain question, two-hop expansion from the first
-    # ranked ahead of the rest), "fallback" (the walk followed no step of the chain, or
+    # question: hybrid search's own hits; for a chain question naming no entity, two-hop expansion
+    # from the first interleaved after it), "fallback" (the walk followed no step of the chain, or
     # completed none when no relation type was asked: PageRank fused with hybrid, two-hop expansion
     # interleaved), "unsure" (the walk followed steps of the chain but no entity completes it: its
     # ranking with two-hop expansion interleaved), "chain" (entities complete a two- or
@@ -143,13 +143,18 @@ class Ranker:
         # with the answer page, and "Where does Nginx write its access log?" lost its logging page)
         if not q_entities or not (asked or (relate is not None and hops >= 2)):
             plain = await self._hybrid(backend, store_id, query, vector, k, filters)
-            if chain >= 2 and plain:
+            if chain >= 2 and plain and not q_entities:
                 # a chain question (by its grammar) the graph has no start for: its answer shares
-                # no word with it, so hybrid's later hits are pages about its start or distractors
-                # (cloaked: hybrid 0 % on these); two-hop expansion from hybrid's best hit, which
-                # needs no name (a lower-case question), ranks ahead of them (`expand.ahead`)
-                expanded = await self._expanded_from(backend, store_id, plain, q_entities, k, filters, chain)
-                plain = ahead(plain, expanded, k)
+                # no word with it (cloaked: hybrid 0 % on these), so two-hop expansion from
+                # hybrid's best hit, which needs no name (a lower-case question), is interleaved
+                # after that hit in at most half the places, as on the unsure path: most how-to
+                # questions read as chains too, and for them hybrid's later hits are the answers
+                # (ahead of all of them, the expansion cost bench/doc_questions.py's how-to
+                # questions their answers). A question that names an entity but asks no relation
+                # the walk can follow (keyword-only search has no vector to match phrases) keeps
+                # hybrid's ranking: its best hit is the named entity's page
+                expanded = await self._expanded_from(backend, store_id, plain, k, filters, chain)
+                plain = interleave(plain, expanded, k, slots=(k - 1) // 2)
             return RankOutcome(plain, q_entities, {}, path="hybrid")
         # phase 2: retrieval and (phase 3) the relation-aware walk from the question's entities, concurrently
         vec_job = (
@@ -293,7 +298,7 @@ class Ranker:
         k: int,
         filters: dict[str, Any] | None,
         q_entities: list[str],
-        chain: int,
+        steps: int,
     ) -> list[RankedHit]:
         """The pages two-hop expansion reaches from hybrid's best hit (`expand.expansion`), as kg
         hits; pages hybrid did not find are read from the backend (filters applied)."""
@@ -303,7 +308,7 @@ class Ranker:
 
         vec = {h.chunk_id: h.score for h in vec_hits}
         kw = {h.chunk_id: h.score for h in kw_hits}
-        found = await expansion(self.graph, store_id, hits, vec, kw, q_entities, k, load, chain)
+        found = await expansion(self.graph, store_id, hits, vec, kw, q_entities, k, load, steps)
         return [RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, b) for h, b in found]
 
     async def _expanded_from(
@@ -311,25 +316,20 @@ class Ranker:
         backend: VectorBackend,
         store_id: str,
         plain: list[RankedHit],
-        q_entities: list[str],
         k: int,
         filters: dict[str, Any] | None,
-        chain: int,
+        steps: int,
     ) -> list[RankedHit]:
-        """The pages two-hop expansion reaches from hybrid's first hit (`expand.pages`), hybrid's
-        first among them; pages hybrid did not return are read from the backend (filters applied)
-        and carry `hops` (how far out they were found) and no hybrid score."""
-        found = await pages(self.graph, store_id, plain[0], q_entities, k, chain)
+        """The pages two-hop expansion reaches from hybrid's first hit (`expand.expansion` from
+        `plain[0]`), that hit first; pages hybrid did not return are read from the backend (filters
+        applied) and carry `hops` (how far out they were found) and no hybrid score."""
+
+        async def load(rows: list[Hit]) -> None:
+            await self._load_chunks(backend, store_id, rows, hits, filters)
+
         hits: dict[str, Hit] = {h.chunk_id: h for h in plain}
-        unread = [Hit(m.chunk_id, m.file_id, "", "", 0.0) for _hop, m in found if m.chunk_id not in hits]
-        if unread:
-            await self._load_chunks(backend, store_id, unread, hits, filters)
-        out: list[RankedHit] = []
-        for hop, m in found:
-            if (h := hits.get(m.chunk_id)) is not None:  # not dropped by the filters, still there
-                breakdown = {"hybrid": 0.0, "graph": 0.0, "hops": float(hop)}
-                out.append(RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, breakdown))
-        return out
+        found = await expansion(self.graph, store_id, hits, {}, {}, (), k, load, steps, best=plain[0])
+        return [RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, b) for h, b in found]
 
     async def _hybrid(
         self,
