@@ -44,6 +44,7 @@ from gateway.knowledge_graph.extract import Extractor
 from gateway.knowledge_graph.keys import longest, lower_keys, query_keys, rare_lower
 from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.question import steps
+from gateway.knowledge_graph.spread import shared_mentions
 from gateway.knowledge_graph.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
 from vectorstore import filters as flt
@@ -129,7 +130,15 @@ class Ranker:
                 if lower
                 else ({}, {})
             )
-            known = {key: known[key] for key in rare_lower(longest(list(known)), spread)}
+            rare = rare_lower(longest(list(known)), spread)
+            # and only a run the store has a page about (the title of one of its documents: their
+            # subject rows come first): a name typed in lower case is a page's title ("winter in
+            # jolkova"), while a common word the text capitalised somewhere ("Remove", "Directory":
+            # a sentence's first word, a heading) titles no page; taken as the question's entity,
+            # the walk ranked how-to questions' answers out (bench/doc_questions.py)
+            titled = await shared_mentions(self.graph, store_id, rare, len(rare), 1) if rare else []
+            paged = {m.entity for m in titled if m.subject}
+            known = {key: known[key] for key in rare if key in paged}
         q_entities = longest(list(known))
         # A question that names nothing the graph knows is answered by hybrid search itself; so is
         # one that asks for no relation the patterns know (relation words alone, "create", "run",
