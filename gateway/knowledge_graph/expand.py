@@ -85,21 +85,25 @@ async def pages(
     the first two, and a multi-hop one (whose best hit is mostly its start's page) loses no slot.
 
     Hop by hop, nearest first; but for a question whose grammar reads a chain of `steps` >= 2
-    relations (`question.steps`), the two hops alternate, the farthest's first: when hybrid's best
-    hit is the page of the entity the question starts from, a two-relation chain ends two pages out
-    (a three-relation one further, out of reach, two being the nearer guess); when it is already
-    the answer (a how-to question miscounted as a chain), the pages it names are the related ones,
-    and alternating keeps them among the first. Each hop is cut to k before they are merged."""
+    relations (`question.steps`), the farthest hop first when `best` is the page of an entity the
+    question names (its start: a two-relation chain ends two pages out; a three-relation one
+    further, out of reach, two being the nearer guess), and else the two hops alternating, the
+    farthest's first: nothing says `best` is the start, and when it is already the answer (a how-to
+    question miscounted as a chain) the pages it names are the related ones. Each hop is cut to k
+    before they are merged, so the nearer one is never cut out whole."""
     start = MentionRow("", best.file_id, best.chunk_id, 0, True)
     rounds, about = await expand(graph, store_id, start)
     hops = [[(hop, m) for m in row if m.entity not in own][:k] for hop, row in enumerate(rounds, 1)]
-    if steps >= 2 and len(hops) == 2:
+    started = bool(about & set(own))  # hybrid's best is the page of an entity the question names
+    if steps >= 2 and len(hops) == 2 and started:
+        merged = [*hops[1], *hops[0]]
+    elif steps >= 2 and len(hops) == 2:
         far, near = hops[1], hops[0]
         merged = [pair for i in range(max(len(far), len(near))) for pair in (far[i : i + 1] + near[i : i + 1])]
     else:
         merged = [pair for hop in hops for pair in hop]
     found = merged[:k]
-    return found if about & set(own) else [(0, start), *found]
+    return found if started else [(0, start), *found]
 
 
 async def expansion(

@@ -163,7 +163,8 @@ class Ranker:
                 # the walk can follow (keyword-only search has no vector to match phrases) keeps
                 # hybrid's ranking: its best hit is the named entity's page
                 expanded = await self._expanded_from(backend, store_id, plain, k, filters, chain)
-                plain = interleave(plain, expanded, k, slots=(k - 1) // 2)
+                expanded = [h for h in expanded if h.chunk_id != plain[0].chunk_id]
+                plain = interleave(plain, expanded, k, lead=(k + 1) // 2, slots=(k - 1) // 2)
             return RankOutcome(plain, q_entities, {}, path="hybrid")
         # phase 2: retrieval and (phase 3) the relation-aware walk from the question's entities, concurrently
         vec_job = (
