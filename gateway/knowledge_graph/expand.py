@@ -17,11 +17,10 @@ walk's first hit, in at most half the places after it (`interleave`). A complete
 walk's ranking: interleaved there, the expansion pushed walk answers ranked six to ten out of the
 top 10 (held-out's multi-hop top-10 hit rate 85.2 -> 78.1 %), and interleaved wherever the entities
 completing the chain tie (two or more) it lost blind 2.2 points (docs/ARCHITECTURE.md, step 3c).
-It also joins hybrid's ranking of a chain question (two or more relations by its grammar) that
-names no entity the graph knows, the walk having no start: interleaved after hybrid's best hit, in
-at most half the places after it, as on the unsure path; hybrid's best hit needs no name, so a
-question typed in lower case is expanded as well. Put ahead of all of hybrid's later hits instead,
-it cost ordinary how-to questions (most read as chains) their answers (bench/doc_questions.py).
+A chain question that names no entity the graph knows (the walk has no start) keeps hybrid's
+ranking: the expansion from hybrid's best hit, ranked ahead of hybrid's later hits, cost ordinary
+how-to questions (most read as chains) their answers, and after hybrid's first half it still
+pushed one out (bench/doc_questions.py; docs/ARCHITECTURE.md, step 3c).
 
 Indexed reads only (a `chunk_mentions` and one `mentions` per name followed, each round), bounded
 by `NAMES`, `ROWS` and `PAGES`; nothing is scanned or loaded whole, so the same on SQLite,
@@ -116,17 +115,14 @@ async def expansion(
     k: int,
     load: Callable[[list[Hit]], Awaitable[None]],
     steps: int = 0,
-    best: Hit | None = None,
 ) -> list[tuple[Hit, dict[str, float]]]:
-    """The pages two-hop expansion reaches from `best` (None: hybrid's best hit among `hits`, by
-    `vec` and `kw`) (`pages`), each with the signals every kg hit carries (no walk or PageRank
-    relevance; `hops` says how it was found, 0 for the start). Pages not in `hits` are read by
-    `load` (the ranker's chunk loader: it applies the attribute filters and adds what passes to
-    `hits`); a page it drops is left out."""
-    if best is None:
-        if not hits:
-            return []
-        best = hits[max(hits, key=lambda c: HYBRID_VECTOR * vec.get(c, 0.0) + (1 - HYBRID_VECTOR) * kw.get(c, 0.0))]
+    """The pages two-hop expansion reaches from hybrid's best hit among `hits` (`pages`), each with
+    the signals every kg hit carries (no walk or PageRank relevance; `hops` says how it was found,
+    0 for hybrid's best). Pages not in `hits` are read by `load` (the ranker's chunk loader: it
+    applies the attribute filters and adds what passes to `hits`); a page it drops is left out."""
+    if not hits:
+        return []
+    best = hits[max(hits, key=lambda c: HYBRID_VECTOR * vec.get(c, 0.0) + (1 - HYBRID_VECTOR) * kw.get(c, 0.0))]
     found = await pages(graph, store_id, best, own, k, steps)
     unread = [Hit(m.chunk_id, m.file_id, "", "", 0.0) for _hop, m in found if m.chunk_id not in hits]
     if unread:

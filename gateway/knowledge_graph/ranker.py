@@ -17,10 +17,7 @@ Five phases, per (store, query):
    followed, no entity completing it) or fell back to PageRank, two-hop expansion from hybrid's
    best hit (`expand.py`: the pages about the names its page mentions, then once more; no relation
    word read) is interleaved after the graph's first hit, so that a chain the walk cannot complete
-   still gets the pages its names lead to; a completed chain keeps the walk's ranking. A chain
-   question (two or more relations by its grammar, `question.steps`) the graph has no start for
-   (it names no entity the graph knows) gets the same expansion from hybrid's best hit,
-   interleaved after it in at most half the places; a one-relation question keeps hybrid's ranking;
+   still gets the pages its names lead to; a completed chain keeps the walk's ranking;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
@@ -63,8 +60,7 @@ class RankOutcome:
     query_entities: list[str]
     expanded: dict[str, float]
     # which phase ranked (read by bench_multihop --paths): "hybrid" (the graph does not steer the
-    # question: hybrid search's own hits; for a chain question naming no entity, two-hop expansion
-    # from the first interleaved after it), "fallback" (the walk followed no step of the chain, or
+    # question: hybrid search's own hits), "fallback" (the walk followed no step of the chain, or
     # completed none when no relation type was asked: PageRank fused with hybrid, two-hop expansion
     # interleaved), "unsure" (the walk followed steps of the chain but no entity completes it: its
     # ranking with two-hop expansion interleaved), "chain" (entities complete a two- or
@@ -152,19 +148,12 @@ class Ranker:
         # with the answer page, and "Where does Nginx write its access log?" lost its logging page)
         if not q_entities or not (asked or (relate is not None and hops >= 2)):
             plain = await self._hybrid(backend, store_id, query, vector, k, filters)
-            if chain >= 2 and plain and not q_entities:
-                # a chain question (by its grammar) the graph has no start for: its answer shares
-                # no word with it (cloaked: hybrid 0 % on these), so two-hop expansion from
-                # hybrid's best hit, which needs no name (a lower-case question), is interleaved
-                # after that hit in at most half the places, as on the unsure path: most how-to
-                # questions read as chains too, and for them hybrid's later hits are the answers
-                # (ahead of all of them, the expansion cost bench/doc_questions.py's how-to
-                # questions their answers). A question that names an entity but asks no relation
-                # the walk can follow (keyword-only search has no vector to match phrases) keeps
-                # hybrid's ranking: its best hit is the named entity's page
-                expanded = await self._expanded_from(backend, store_id, plain, k, filters, chain)
-                expanded = [h for h in expanded if h.chunk_id != plain[0].chunk_id]
-                plain = interleave(plain, expanded, k, lead=(k + 1) // 2, slots=(k - 1) // 2)
+            # a chain question (by its grammar) naming no entity the graph knows keeps hybrid's
+            # ranking too: two-hop expansion from hybrid's best hit, ranked ahead of hybrid's later
+            # hits or after its first half, put cloaked answers in the top 10 (12.1 % and 2.9 % of
+            # this path's questions), but most how-to questions read as chains, their answers are
+            # hybrid's later hits, and nothing tells the two apart: the expansion pushed them out
+            # (bench/doc_questions.py over 200 manual pages; docs/ARCHITECTURE.md, step 3c)
             return RankOutcome(plain, q_entities, {}, path="hybrid")
         # phase 2: retrieval and (phase 3) the relation-aware walk from the question's entities, concurrently
         vec_job = (
@@ -319,26 +308,6 @@ class Ranker:
         vec = {h.chunk_id: h.score for h in vec_hits}
         kw = {h.chunk_id: h.score for h in kw_hits}
         found = await expansion(self.graph, store_id, hits, vec, kw, q_entities, k, load, steps)
-        return [RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, b) for h, b in found]
-
-    async def _expanded_from(
-        self,
-        backend: VectorBackend,
-        store_id: str,
-        plain: list[RankedHit],
-        k: int,
-        filters: dict[str, Any] | None,
-        steps: int,
-    ) -> list[RankedHit]:
-        """The pages two-hop expansion reaches from hybrid's first hit (`expand.expansion` from
-        `plain[0]`), that hit first; pages hybrid did not return are read from the backend (filters
-        applied) and carry `hops` (how far out they were found) and no hybrid score."""
-
-        async def load(rows: list[Hit]) -> None:
-            await self._load_chunks(backend, store_id, rows, hits, filters)
-
-        hits: dict[str, Hit] = {h.chunk_id: h for h in plain}
-        found = await expansion(self.graph, store_id, hits, {}, {}, (), k, load, steps, best=plain[0])
         return [RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, b) for h, b in found]
 
     async def _hybrid(
