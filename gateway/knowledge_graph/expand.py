@@ -18,9 +18,9 @@ walk's ranking: interleaved there, the expansion pushed walk answers ranked six 
 top 10 (held-out's multi-hop top-10 hit rate 85.2 -> 78.1 %), and interleaved wherever the entities
 completing the chain tie (two or more) it lost blind 2.2 points (docs/ARCHITECTURE.md, step 3c).
 A chain question that names no entity the graph knows (the walk has no start) keeps hybrid's
-ranking: the expansion from hybrid's best hit, ranked ahead of hybrid's later hits, cost ordinary
-how-to questions (most read as chains) their answers, and after hybrid's first half it still
-pushed one out (bench/doc_questions.py; docs/ARCHITECTURE.md, step 3c).
+ranking: most how-to questions read as chains too, their answers are hybrid's later hits, and the
+expansion from hybrid's best hit, interleaved even after hybrid's first half, pushed one out of
+the top 10 for one cloaked answer gained (bench/doc_questions.py; docs/ARCHITECTURE.md, step 3c).
 
 Indexed reads only (a `chunk_mentions` and one `mentions` per name followed, each round), bounded
 by `NAMES`, `ROWS` and `PAGES`; nothing is scanned or loaded whole, so the same on SQLite,

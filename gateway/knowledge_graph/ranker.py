@@ -149,11 +149,11 @@ class Ranker:
         if not q_entities or not (asked or (relate is not None and hops >= 2)):
             plain = await self._hybrid(backend, store_id, query, vector, k, filters)
             # a chain question (by its grammar) naming no entity the graph knows keeps hybrid's
-            # ranking too: two-hop expansion from hybrid's best hit, ranked ahead of hybrid's later
-            # hits or after its first half, put cloaked answers in the top 10 (12.1 % and 2.9 % of
-            # this path's questions), but most how-to questions read as chains, their answers are
-            # hybrid's later hits, and nothing tells the two apart: the expansion pushed them out
-            # (bench/doc_questions.py over 200 manual pages; docs/ARCHITECTURE.md, step 3c)
+            # ranking too: two-hop expansion from hybrid's best hit put cloaked answers in the top
+            # 10 (ahead of hybrid's later hits 12.1 % of this path's questions, after its first
+            # half 2.9 %), but most how-to questions read as chains, their answers are hybrid's
+            # later hits, and nothing tells the two apart: even after hybrid's first half the
+            # expansion pushed one out (bench/doc_questions.py; docs/ARCHITECTURE.md, step 3c)
             return RankOutcome(plain, q_entities, {}, path="hybrid")
         # phase 2: retrieval and (phase 3) the relation-aware walk from the question's entities, concurrently
         vec_job = (
