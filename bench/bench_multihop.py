@@ -376,6 +376,8 @@ async def run_real(args: argparse.Namespace, tmp: Path) -> None:
                     f"p50 {statistics.median(times):.1f} ms  p90 {sorted(times)[int(0.9 * (len(times) - 1))]:.1f} ms"
                 )
 
+            await doc_control(r, store_id, names, {d.name for d in docs})
+
             async def run(ranker: str | None, text: str, r: Retrieval = r, store_id: str = store_id) -> list[str]:
                 return [h.file_id for h in await search_stores(r, [store_id], [text], k=K, ranker=ranker)]
 
@@ -385,6 +387,31 @@ async def run_real(args: argparse.Namespace, tmp: Path) -> None:
         finally:
             await r.stop()
             await sqlite.close()
+
+
+async def doc_control(r: Retrieval, store_id: str, names: dict[str, str], pages: set[str]) -> None:
+    """The labelled how-to questions over the same pages (bench/doc_questions.py): most read as
+    chains (`question.steps` >= 2), so they reach the kg ranker's chain rules; nDCG@10, hit@1 and
+    how many questions kg ranks a different first page for than hybrid."""
+    from bench.doc_questions import doc_questions
+    from bench.retrieval_quality import ndcg_at
+    from gateway.knowledge_graph.question import steps
+
+    questions = doc_questions(pages)
+    chains = sum(steps(text) >= 2 for text, _labels in questions)
+    print(f"doc questions: {len(questions)} how-to questions, {chains} read as chains (steps >= 2)")
+    firsts: dict[str | None, list[str]] = {}
+    for ranker in (None, "kg"):
+        ndcgs, ones = [], []
+        for text, labels in questions:
+            hits = await search_stores(r, [store_id], [text], k=K, ranker=ranker)
+            ranked = list(dict.fromkeys(names[h.file_id] for h in hits))
+            ndcgs.append(ndcg_at(ranked, labels))
+            ones.append(bool(ranked) and ranked[0] in labels)
+            firsts.setdefault(ranker, []).append(ranked[0] if ranked else "")
+        print(f"{ranker or 'hybrid':8} doc nDCG@10 {sum(ndcgs) / len(ndcgs):.3f}  hit@1 {sum(ones) / len(ones):.3f}")
+    moved = sum(a != b for a, b in zip(firsts[None], firsts["kg"], strict=True))
+    print(f"doc questions whose first page kg changes: {moved} of {len(questions)}")
 
 
 async def main(args: argparse.Namespace) -> None:

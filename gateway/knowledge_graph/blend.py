@@ -8,9 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from gateway.knowledge_graph.expand import HYBRID_VECTOR
-from gateway.knowledge_graph.extract import _STOP, normalise
+from gateway.knowledge_graph.clauses import STOP, normalise
 from vectorstore.base import Hit
+from vectorstore.fusion import Fusion
+
+# hybrid search's own order (vectorstore.fusion's default blend), where the fallback's hybrid side
+# and two-hop expansion (`expand.py`) start
+HYBRID_VECTOR = Fusion().vector_weight
 
 # The PageRank fallback fuses two rankings by reciprocal rank, GRAPH_VOTE / (RRF_K + PageRank rank)
 # + 1 / (RRF_K + hybrid rank), rather than blending its mass in at a high weight: a multi-hop answer
@@ -74,7 +78,7 @@ def blend(
 @lru_cache(maxsize=16384)
 def _words_of(text: str) -> frozenset[str]:
     """A title's (or question's) words without stop words; titles repeat from query to query."""
-    return frozenset(normalise(text).split()) - _STOP
+    return frozenset(normalise(text).split()) - STOP
 
 
 def _fused(rows: list[tuple[float, str, tuple[float, ...]]]) -> list[tuple[float, str, tuple[float, ...]]]:

@@ -17,9 +17,10 @@ walk's first hit, in at most half the places after it (`interleave`). A complete
 walk's ranking: interleaved there, the expansion pushed walk answers ranked six to ten out of the
 top 10 (held-out's multi-hop top-10 hit rate 85.2 -> 78.1 %), and interleaved wherever the entities
 completing the chain tie (two or more) it lost blind 2.2 points (docs/ARCHITECTURE.md, step 3c).
-It also ranks a chain question (two or more relations by its grammar) that names no entity the
-graph knows, the walk having no start: its pages ahead of hybrid's later hits (`ahead`); hybrid's
-best hit needs no name, so a question typed in lower case is expanded as well.
+A chain question that names no entity the graph knows (the walk has no start) keeps hybrid's
+ranking: most how-to questions read as chains too, their answers are hybrid's later hits, and the
+expansion from hybrid's best hit, interleaved even after hybrid's first half, pushed one out of
+the top 10 for one cloaked answer gained (bench/doc_questions.py; docs/ARCHITECTURE.md, step 3c).
 
 Indexed reads only (a `chunk_mentions` and one `mentions` per name followed, each round), bounded
 by `NAMES`, `ROWS` and `PAGES`; nothing is scanned or loaded whole, so the same on SQLite,
@@ -32,6 +33,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Collection
 from typing import TypeVar
 
+from gateway.knowledge_graph.blend import HYBRID_VECTOR
 from gateway.knowledge_graph.spread import shared_mentions
 from gateway.knowledge_graph.walk import Reached
 from storage.graph import GraphStore, MentionRow
@@ -43,7 +45,6 @@ ROUNDS = 2  # hops out from the best hit's page (a three-hop answer is the secon
 NAMES = 40  # names of a round's pages followed (most mentioned first)
 PAGES = 12  # pages a round adds (the next round starts from them)
 ROWS = 400  # mention rows read per round, shared among the names (subject rows first, one per chunk of a page)
-HYBRID_VECTOR = 0.75  # hybrid's own order (vectorstore.fusion's default blend): where the expansion starts
 
 
 async def expand(graph: GraphStore, store_id: str, start: MentionRow) -> tuple[list[list[MentionRow]], frozenset[str]]:
@@ -74,7 +75,7 @@ async def expand(graph: GraphStore, store_id: str, start: MentionRow) -> tuple[l
 
 
 async def pages(
-    graph: GraphStore, store_id: str, best: Hit, own: Collection[str], k: int, chain: int = 0
+    graph: GraphStore, store_id: str, best: Hit, own: Collection[str], k: int, steps: int = 0
 ) -> list[tuple[int, MentionRow]]:
     """The pages two-hop expansion reaches from hybrid's best hit `best`, with the hop each was
     found at, but not the pages about the question's own entities `own` (where a chain starts,
@@ -82,18 +83,26 @@ async def pages(
     unless it is such a page: a single-hop question the graph misread keeps hybrid's first among
     the first two, and a multi-hop one (whose best hit is mostly its start's page) loses no slot.
 
-    Hop by hop, nearest first; but for a question whose grammar reads a chain of `chain` >= 2
-    relations (`question.steps`), the farthest hop's pages come first: hybrid's best hit is the
-    page of the entity the question names (it shares its words), so the chain's end is `chain`
-    pages out and the first hop's pages are its middle (cloaked: of the 61 multi-hop answers the
-    expansion reached, 58 at hop 2, mostly behind every hop-1 page, ranks 6 to 14)."""
+    Hop by hop, nearest first; but for a question whose grammar reads a chain of `steps` >= 2
+    relations (`question.steps`), the farthest hop first when `best` is the page of an entity the
+    question names (its start: a two-relation chain ends two pages out; a three-relation one
+    further, out of reach, two being the nearer guess), and else the two hops alternating, the
+    farthest's first: nothing says `best` is the start, and when it is already the answer (a how-to
+    question miscounted as a chain) the pages it names are the related ones. Each hop is cut to k
+    before they are merged, so the nearer one is never cut out whole."""
     start = MentionRow("", best.file_id, best.chunk_id, 0, True)
     rounds, about = await expand(graph, store_id, start)
-    numbered = list(enumerate(rounds, 1))
-    if chain >= 2:
-        numbered.reverse()
-    found = [(hop, m) for hop, row in numbered for m in row if m.entity not in own][:k]
-    return found if about & set(own) else [(0, start), *found]
+    hops = [[(hop, m) for m in row if m.entity not in own][:k] for hop, row in enumerate(rounds, 1)]
+    started = bool(about & set(own))  # hybrid's best is the page of an entity the question names
+    if steps >= 2 and len(hops) == 2 and started:
+        merged = [*hops[1], *hops[0]]
+    elif steps >= 2 and len(hops) == 2:
+        far, near = hops[1], hops[0]
+        merged = [pair for i in range(max(len(far), len(near))) for pair in (far[i : i + 1] + near[i : i + 1])]
+    else:
+        merged = [pair for hop in hops for pair in hop]
+    found = merged[:k]
+    return found if started else [(0, start), *found]
 
 
 async def expansion(
@@ -105,7 +114,7 @@ async def expansion(
     own: Collection[str],
     k: int,
     load: Callable[[list[Hit]], Awaitable[None]],
-    chain: int = 0,
+    steps: int = 0,
 ) -> list[tuple[Hit, dict[str, float]]]:
     """The pages two-hop expansion reaches from hybrid's best hit among `hits` (`pages`), each with
     the signals every kg hit carries (no walk or PageRank relevance; `hops` says how it was found,
@@ -114,7 +123,7 @@ async def expansion(
     if not hits:
         return []
     best = hits[max(hits, key=lambda c: HYBRID_VECTOR * vec.get(c, 0.0) + (1 - HYBRID_VECTOR) * kw.get(c, 0.0))]
-    found = await pages(graph, store_id, best, own, k, chain)
+    found = await pages(graph, store_id, best, own, k, steps)
     unread = [Hit(m.chunk_id, m.file_id, "", "", 0.0) for _hop, m in found if m.chunk_id not in hits]
     if unread:
         await load(unread)
@@ -135,10 +144,10 @@ def interleave(first: list[H], second: list[H], k: int, lead: int = 1, slots: in
     """`first`'s first `lead` hits, then the two rankings taken in turn (second's next, first's
     next, ...), each chunk once, `second` adding at most `slots` hits (None: no cap).
 
-    Scores: a hit entering through `first`'s turn keeps `first`'s score (so a score threshold
-    means what it meant; `first` is sorted, so the list stays non-increasing); one entering through
-    `second`'s turn ties with the hit above it, even if `first` holds it lower down (its breakdown
-    is then `first`'s), and never lowers the scores of the hits after it."""
+    Scores (`_levelled`): a hit of `first` in its own order keeps its score (so a score threshold
+    means what it meant; its breakdown is `first`'s); a hit placed by `second`'s turn takes the
+    score of the hit of `first` it displaced (the next below it), never lowering the scores of
+    the hits after it."""
     own = {h.chunk_id: h for h in first}
     order: list[tuple[H, bool]] = [(h, False) for h in first[:lead]]
     seen = {h.chunk_id for h in first[:lead]}
@@ -156,32 +165,22 @@ def interleave(first: list[H], second: list[H], k: int, lead: int = 1, slots: in
     return _levelled(order, first, k)
 
 
-def ahead(first: list[H], second: list[H], k: int) -> list[H]:
-    """`second`'s hits, then `first`'s not among them, each chunk once; scored as `interleave`
-    scores (`second`'s hits tie with the hit above them, `first`'s keep their own scores): the
-    hybrid path's ranking of a chain question the graph has no start for (`expansion` is
-    `second`, its first hybrid's best, so the list opens on `first`'s first hit)."""
-    own = {h.chunk_id: h for h in first}
-    order: list[tuple[H, bool]] = []
-    seen: set[str] = set()
-    for ranking, expanded in ((second, True), (first, False)):
-        for h in ranking:
-            if h.chunk_id not in seen:
-                seen.add(h.chunk_id)
-                order.append((own.get(h.chunk_id, h), expanded))
-    return _levelled(order, first, k)
-
-
 def _levelled(order: list[tuple[H, bool]], first: list[H], k: int) -> list[H]:
-    """The first k of `order`, each hit from `first` (flag False) scored at most its own score,
-    each expanded one (True) at the score of the hit above it: the list stays non-increasing."""
-    level = max((h.score for h in first), default=0.0)
-    hits: list[H] = []
-    for h, expanded in order[:k]:
-        if not expanded:
-            level = min(level, h.score)
-        hits.append(dataclasses.replace(h, score=level))
-    return hits
+    """The first k of `order`, scored from the bottom up: each hit at the score of the hit of
+    `first` it displaces (the next one below it; below the last, the best of `first`'s hits left
+    out, else 0), a hit of `first` at its own score if that is higher. So no page scores above a
+    hybrid (or walk) hit that its place pushed down, a score threshold drops an expansion page
+    with the hit it displaced, `first`'s hits in their own order keep their scores, and the list
+    is non-increasing. A kg score here preserves the ranking; it is not a similarity of its own."""
+    own = {h.chunk_id: h.score for h in first}
+    shown = order[:k]
+    ids = {h.chunk_id for h, _x in shown}
+    floor = max((h.score for h in first if h.chunk_id not in ids), default=0.0)
+    scored: list[H] = []
+    for h, _expanded in reversed(shown):
+        floor = max(floor, own.get(h.chunk_id, floor))
+        scored.append(dataclasses.replace(h, score=floor))
+    return scored[::-1]
 
 
 def _most_named(rows: list[MentionRow], limit: int) -> list[str]:

@@ -17,10 +17,7 @@ Five phases, per (store, query):
    followed, no entity completing it) or fell back to PageRank, two-hop expansion from hybrid's
    best hit (`expand.py`: the pages about the names its page mentions, then once more; no relation
    word read) is interleaved after the graph's first hit, so that a chain the walk cannot complete
-   still gets the pages its names lead to; a completed chain keeps the walk's ranking. A chain
-   question (two or more relations by its grammar, `question.steps`) the graph has no start for
-   (it names no entity the graph knows) gets the same expansion from hybrid's best hit, ranked
-   ahead of hybrid's later hits (`expand.ahead`); a one-relation question keeps hybrid's ranking;
+   still gets the pages its names lead to; a completed chain keeps the walk's ranking;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
@@ -39,11 +36,12 @@ from typing import Any, Literal
 
 from gateway.knowledge_graph import spread as pagerank
 from gateway.knowledge_graph.blend import RankedHit, blend
-from gateway.knowledge_graph.expand import ahead, completing, expansion, interleave, pages
+from gateway.knowledge_graph.expand import completing, expansion, interleave
 from gateway.knowledge_graph.extract import Extractor
 from gateway.knowledge_graph.keys import longest, lower_keys, query_keys, rare_lower
 from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.question import steps
+from gateway.knowledge_graph.spread import shared_mentions
 from gateway.knowledge_graph.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
 from vectorstore import filters as flt
@@ -62,8 +60,7 @@ class RankOutcome:
     query_entities: list[str]
     expanded: dict[str, float]
     # which phase ranked (read by bench_multihop --paths): "hybrid" (the graph does not steer the
-    # question: hybrid search's own hits; for a chain question, two-hop expansion from the first
-    # ranked ahead of the rest), "fallback" (the walk followed no step of the chain, or
+    # question: hybrid search's own hits), "fallback" (the walk followed no step of the chain, or
     # completed none when no relation type was asked: PageRank fused with hybrid, two-hop expansion
     # interleaved), "unsure" (the walk followed steps of the chain but no entity completes it: its
     # ranking with two-hop expansion interleaved), "chain" (entities complete a two- or
@@ -129,7 +126,15 @@ class Ranker:
                 if lower
                 else ({}, {})
             )
-            known = {key: known[key] for key in rare_lower(longest(list(known)), spread)}
+            rare = rare_lower(longest(list(known)), spread)
+            # and only a run the store has a page about (the title of one of its documents: their
+            # subject rows come first): a name typed in lower case is a page's title ("winter in
+            # jolkova"), while a common word the text capitalised somewhere ("Remove", "Directory":
+            # a sentence's first word, a heading) titles no page; taken as the question's entity,
+            # the walk ranked how-to questions' answers out (bench/doc_questions.py)
+            titled = await shared_mentions(self.graph, store_id, rare, len(rare), 1) if rare else []
+            paged = {m.entity for m in titled if m.subject}
+            known = {key: known[key] for key in rare if key in paged}
         q_entities = longest(list(known))
         # A question that names nothing the graph knows is answered by hybrid search itself; so is
         # one that asks for no relation the patterns know (relation words alone, "create", "run",
@@ -143,13 +148,12 @@ class Ranker:
         # with the answer page, and "Where does Nginx write its access log?" lost its logging page)
         if not q_entities or not (asked or (relate is not None and hops >= 2)):
             plain = await self._hybrid(backend, store_id, query, vector, k, filters)
-            if chain >= 2 and plain:
-                # a chain question (by its grammar) the graph has no start for: its answer shares
-                # no word with it, so hybrid's later hits are pages about its start or distractors
-                # (cloaked: hybrid 0 % on these); two-hop expansion from hybrid's best hit, which
-                # needs no name (a lower-case question), ranks ahead of them (`expand.ahead`)
-                expanded = await self._expanded_from(backend, store_id, plain, q_entities, k, filters, chain)
-                plain = ahead(plain, expanded, k)
+            # a chain question (by its grammar) naming no entity the graph knows keeps hybrid's
+            # ranking too: two-hop expansion from hybrid's best hit put cloaked answers in the top
+            # 10 (ahead of hybrid's later hits 12.1 % of this path's questions, after its first
+            # half 2.9 %), but most how-to questions read as chains, their answers are hybrid's
+            # later hits, and nothing tells the two apart: even after hybrid's first half the
+            # expansion pushed one out (bench/doc_questions.py; docs/ARCHITECTURE.md, step 3c)
             return RankOutcome(plain, q_entities, {}, path="hybrid")
         # phase 2: retrieval and (phase 3) the relation-aware walk from the question's entities, concurrently
         vec_job = (
@@ -293,7 +297,7 @@ class Ranker:
         k: int,
         filters: dict[str, Any] | None,
         q_entities: list[str],
-        chain: int,
+        steps: int,
     ) -> list[RankedHit]:
         """The pages two-hop expansion reaches from hybrid's best hit (`expand.expansion`), as kg
         hits; pages hybrid did not find are read from the backend (filters applied)."""
@@ -303,33 +307,8 @@ class Ranker:
 
         vec = {h.chunk_id: h.score for h in vec_hits}
         kw = {h.chunk_id: h.score for h in kw_hits}
-        found = await expansion(self.graph, store_id, hits, vec, kw, q_entities, k, load, chain)
+        found = await expansion(self.graph, store_id, hits, vec, kw, q_entities, k, load, steps)
         return [RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, b) for h, b in found]
-
-    async def _expanded_from(
-        self,
-        backend: VectorBackend,
-        store_id: str,
-        plain: list[RankedHit],
-        q_entities: list[str],
-        k: int,
-        filters: dict[str, Any] | None,
-        chain: int,
-    ) -> list[RankedHit]:
-        """The pages two-hop expansion reaches from hybrid's first hit (`expand.pages`), hybrid's
-        first among them; pages hybrid did not return are read from the backend (filters applied)
-        and carry `hops` (how far out they were found) and no hybrid score."""
-        found = await pages(self.graph, store_id, plain[0], q_entities, k, chain)
-        hits: dict[str, Hit] = {h.chunk_id: h for h in plain}
-        unread = [Hit(m.chunk_id, m.file_id, "", "", 0.0) for _hop, m in found if m.chunk_id not in hits]
-        if unread:
-            await self._load_chunks(backend, store_id, unread, hits, filters)
-        out: list[RankedHit] = []
-        for hop, m in found:
-            if (h := hits.get(m.chunk_id)) is not None:  # not dropped by the filters, still there
-                breakdown = {"hybrid": 0.0, "graph": 0.0, "hops": float(hop)}
-                out.append(RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, breakdown))
-        return out
 
     async def _hybrid(
         self,

@@ -54,6 +54,19 @@ def test_a_chain_no_entity_completes_lets_the_names_of_pages_reach_the_answer(ba
         assert "tarrin.md" in ranked[:5] and "hensa.md" in ranked[:5], ranked
         town = next(h for h in page.data if names[h.file_id] == "tarrin.md")
         assert town.model_extra and town.model_extra["score_breakdown"]["hops"] == 2.0, town.model_extra
+        # hybrid's best is the page of the entity the question names (its start), so the
+        # expansion's farthest hop comes first: a town (the composers are the walk's hits already)
+        hops = [(h.model_extra or {})["score_breakdown"].get("hops") for h in page.data]
+        expanded = [hop for hop in hops if hop]
+        assert expanded and expanded[0] == 2.0, hops
+        # an expansion page scores no higher than the hit it displaced (the next graph hit below
+        # it), so a score threshold drops the two together; the list never increases
+        scores = [h.score for h in page.data]
+        assert scores == sorted(scores, reverse=True), scores
+        for i, hop in enumerate(hops):
+            below = [s for s, other in zip(scores[i + 1 :], hops[i + 1 :], strict=True) if not other]
+            if hop and below:
+                assert scores[i] <= below[0], (i, scores, hops)
 
 
 def test_one_entity_completing_the_chain_keeps_the_walks_ranking_and_filters_hold(
