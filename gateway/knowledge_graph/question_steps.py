@@ -29,7 +29,7 @@ from gateway.knowledge_graph.question_words import (
 # the words that link two relations of a chain (after the question word, which opens its own)
 _LINKS = re.compile(r"\b(?:of|behind|that|who|whom|whose|whoever|which)\b", re.I)
 # "of" between two capitalised words is inside a name ("School of Lettering", "Bank of England"), as
-# the names of the text are found (`extract._CONNECTORS`): no link between two relations; but an
+# the names of the text are found (`names._CONNECTORS`): no link between two relations; but an
 # all-capitals word before a lower-case "of" is an abbreviated title ("the CEO of Acme"), a relation
 _NAME_OF = re.compile(r"\b([A-Z][\w\-\.'&]*)\s+of\s+(?=[A-Z0-9])")
 # a copular question whose head noun is the relation ("What is the birthplace of ..."), not a passive
