@@ -345,7 +345,7 @@ class _Reader:
 def opens_clause(text: str) -> bool:
     """Whether the name `text` opens, after a head noun, is a contact clause's subject as the read
     takes it (`_Reader.possessive_name`): a name with no possessive, or a possessive whose noun
-    phrase a verb group follows. `question.steps` asks it so its count and the read agree."""
+    phrase a verb group follows. `question_steps.steps` asks it so its count and the read agree."""
     reader = _Reader("the " + text)  # a word before it: the read takes no name as the text's first
     return not reader.possessive_name(1)
 

@@ -1,7 +1,8 @@
-"""The closed word classes a question is read by (`question_parse`, `question`): determiners,
-prepositions, particles, relative and question words, pronouns, auxiliaries and modals, and the
-tests on single tokens both modules share (a name, a possessive, a compound's "of", a be-form with a
-stranded preposition). Grammar only: no relation word, template or domain is named here."""
+"""The closed word classes a question is read by (`question_parse`, `question`, `question_steps`,
+`question_request`): determiners, prepositions, particles, relative and question words, pronouns,
+auxiliaries and modals, the two ways of cutting it into words, and the tests on single tokens those
+modules share (a name, a possessive, a compound's "of", a be-form with a stranded preposition).
+Grammar only: no relation word, template or domain is named here."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ ADVERBS = frozenset("not never also first later once newly".split())
 VERB_AUX = AUXILIARY | frozenset("do does did can could will would should may might must".split())
 PARTICIPLE_DETS = frozenset("the a an its their his her".split())
 BE = frozenset("is are was were".split())
+TOKEN = re.compile(r"[^\W_][\w\-\.']*[^\W_]|[^\W_]")  # a word of the question
 # a question's words as the parser reads them: a possessive's final apostrophe stays ("the Skiers'")
 PTOKEN = re.compile(r"[^\W_][\w\-\.'\u2019]*[^\W_](?:['\u2019](?!\w))?|[^\W_]")
 

@@ -1,0 +1,236 @@
+"""Finding entity names in text: the corpus's titles (`Gazetteer`), the default extractor's spans
+(`RuleExtractor`) and a name's guessed type (`guess_type`). Split out of `extract.py` (which
+re-exports them, where their callers import them) to keep it under ~400 lines; relations between
+the names found are `extract.extract`'s, for every extractor.
+
+`RuleExtractor` (the default) finds proper-noun spans (capitalised words, joined by "of", "de",
+"van", ...), model codes ("ZX-81", "Orbis 9X"), titles of works in quotes ('"The Quiet Harbour"'),
+and the corpus's own titles wherever they appear, in any case. Within one file, a person's surname
+after their full name is that person, and so is a given name opening a sentence (`coref`, as
+`extract.extract` reads the spans). A capitalised word that only opens a sentence ("After",
+"Today") is not a name: a word-list and the text's own lower-case uses tell it apart.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+
+from gateway.knowledge_graph.clauses import _STOP, PARTICIPLE, Span, normalise
+from gateway.knowledge_graph.lists import plural_subject
+from gateway.knowledge_graph.tables import sentences as _sentences
+
+_WORD = re.compile(r"[^\W_][\w'\u2019\-\.&]*[^\W_]|[^\W_]", re.UNICODE)
+_CODE = re.compile(r"^(?=[^\d]*\d)(?=.*[^\W\d_])[\w\-\.]+$")  # letters and digits: X7, ZX-81, A320neo
+_QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
+_BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone opening participle
+# a word of address: an opening word or two ("Sir", "Dear Sir") set off by a comma (a dash may follow)
+# from a clause whose subject is "I", "we" or "you" ("Sir, — I write ...", "Friends, we ...",
+# "Yesterday, I went"): the clause's subject is the speaker, not the word, which names no one the
+# sentence relates. Not a parenthetical, an I/we/you clause a comma closes within three words
+# ("Einstein, you may recall, was born ...", "Rome, I think, was founded ..."): the name is the subject
+_ADDRESSED = re.compile(r"\s*,\s*(?:[\u2014\u2013]\s*|-{1,2}\s*)?(?:I|[Ww]e|[Yy]ou)\b(?!(?:\s+[\w'\u2019]+){0,3}\s*,)")
+MAX_ADDRESS_WORDS = 2  # "Sir", "Dear Sir", "Dear Madam"
+# a lower-case word ends names ("the Mivdrark line") once it ends this many titles of the store: one
+# title ("Meeting notes") is no naming habit, and a verb-looking word ("notes", "failed") is none
+MIN_HEAD_TITLES = 3
+_VERBISH = re.compile(r"(?:[^s]s|ed|ing)$")
+_CONNECTORS = frozenset({"of", "de", "del", "della", "da", "di", "von", "van", "der", "den", "la", "le", "du", "&"})
+_ORG_WORDS = frozenset(
+    """inc corp corporation co company ltd llc gmbh ag sa group labs lab laboratories systems industries
+    dynamics works foundry motors technologies technology tech holdings partners studio studios
+    institute university college bank foundation agency society association council ministry
+    press records media networks robotics aerospace electronics instruments devices software optics
+    analytics energy pharma pharmaceuticals foods airlines shipping mining chemicals""".split()
+)
+_PLACE_WORDS = frozenset("city town village river lake mount island bay valley county province port".split())
+
+
+class Gazetteer:
+    """The corpus's titles as entity names, found in any case as whole words.
+
+    Built once per file from the store's titles (hundreds, growing with the store), so it is a plain
+    lookup by a title's first two letters rather than one regular expression of every title, whose
+    compilation cost tens of milliseconds a file. The same matches as that expression (whole words,
+    any case, the longest title first); titles whose lower case changes length keep to that expression."""
+
+    def __init__(self, titles: Sequence[str]) -> None:
+        names = sorted({t.strip() for t in titles if 2 <= len(t.strip()) <= 80}, key=len, reverse=True)
+        self.names = names
+        self.lower = frozenset(n.lower() for n in names)  # titles as a set: is this word one?
+        self._by_start: dict[str, list[str]] = {}
+        for name in names:  # longest first under each key
+            self._by_start.setdefault(name.lower()[:2], []).append(name.lower())
+        self._odd = any(len(n.lower()) != len(n) for n in names)
+        # lower-case last words of titles that are otherwise names ("Harrow line", "Kell station"): the
+        # corpus names things with them, so "the Mivdrark line" is one name before its page is known
+        ends = Counter(
+            words[-1]
+            for words in (n.split() for n in names)
+            if len(words) >= 2
+            and words[-1].isalpha()
+            and words[-1].islower()
+            and words[-1] not in _STOP
+            and not _VERBISH.search(words[-1])
+            and all(w[:1].isupper() for w in words[:-1])
+        )
+        self.heads = frozenset(w for w, n in ends.items() if n >= MIN_HEAD_TITLES)
+
+    def find(self, text: str) -> list[tuple[int, int]]:
+        if not self.names:
+            return []
+        low = text.lower()
+        if self._odd or len(low) != len(text):
+            return _slow_find(tuple(self.names), text)
+        found: list[tuple[int, int]] = []
+        after = 0
+        for m in _START.finditer(text):
+            i = m.start()
+            if i < after:
+                continue
+            for name in self._by_start.get(low[i : i + 2], ()):
+                e = i + len(name)
+                if low.startswith(name, i) and not (e < len(text) and _wordchar(text[e])):
+                    found.append((i, e))
+                    after = e
+                    break
+        return found
+
+
+_START = re.compile(r"(?<!\w)(?=\S)")  # where a whole-word title can begin
+
+
+def _wordchar(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+@lru_cache(maxsize=8)
+def _slow_find_regex(names: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, names)) + r")(?!\w)", re.IGNORECASE)
+
+
+def _slow_find(names: tuple[str, ...], text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _slow_find_regex(names).finditer(text)]
+
+
+def guess_type(name: str, context: str = "") -> str:
+    words = name.split()
+    low = [w.lower().strip(".,") for w in words]
+    if any(_CODE.match(w) for w in words):
+        return "product"
+    if low and (low[-1] in _ORG_WORDS or low[0] in _ORG_WORDS):
+        return "organization"
+    if low and (low[-1] in _PLACE_WORDS or low[0] in _PLACE_WORDS):
+        return "place"
+    if re.search(r"\b(?:in|at|near|from)\s*$", context, re.I) and len(words) <= 2:
+        return "place"
+    if 2 <= len(words) <= 3 and all(w[:1].isupper() and w[1:].islower() for w in words):
+        return "person"
+    return "entity"
+
+
+class RuleExtractor:
+    """Proper nouns, model codes and known titles; no model weights."""
+
+    name = "rules"
+
+    def spans(self, text: str, known: Gazetteer) -> list[Span]:
+        taken = _Taken()
+        for a, b in known.find(text):
+            taken.add(Span(text[a:b], guess_type(text[a:b]), a, b))
+        for m in _QUOTED.finditer(text):  # titles of works: 'wrote "The Quiet Harbour"'
+            a, b = m.span(1)
+            if not taken.overlaps(a, b):
+                taken.add(Span(text[a:b], "work", a, b))
+        lower_words = {w.lower() for w in _WORD.findall(text) if w[:1].islower()}
+        for sentence in _sentences(text):
+            start0, body = sentence
+            tokens = list(_WORD.finditer(body))
+            i = 0
+            while i < len(tokens):
+                if not _namelike(tokens[i].group()):
+                    i += 1
+                    continue
+                j = i
+                while j + 1 < len(tokens):
+                    nxt = tokens[j + 1].group()
+                    gap = body[tokens[j].end() : tokens[j + 1].start()]
+                    if gap.strip() not in ("", "-"):
+                        break
+                    if _namelike(nxt):
+                        j += 1
+                    elif nxt.lower() in _CONNECTORS and j + 2 < len(tokens) and _namelike(tokens[j + 2].group()):
+                        j += 2
+                    else:
+                        break
+                if (  # "the Mivdrark line": a lower-case word that ends titles of the corpus ends this name too
+                    j + 1 < len(tokens)
+                    and tokens[j + 1].group() in known.heads
+                    and body[tokens[j].end() : tokens[j + 1].start()] == " "
+                ):
+                    j += 1
+                words = [t.group() for t in tokens[i : j + 1]]
+                a = i
+                # drop capitalised function words that open the span ("The Orbis", "After Quillon")
+                while words and normalise(words[0]) in _STOP and not _CODE.match(words[0]):  # "It's"
+                    words.pop(0)
+                    a += 1
+                # a lone opening word is no name when the text also writes it in lower case, or when it is
+                # shaped like a participle and "by" follows it ("Composed by X", not "Berlin by night")
+                if (a == 0 and len(words) == 1) and (
+                    words[0].lower() in lower_words
+                    or (PARTICIPLE.search(words[0]) and _BY_NEXT.match(body, tokens[a].end()))
+                ):
+                    words = []
+                if a == 0 and len(words) <= MAX_ADDRESS_WORDS and _ADDRESSED.match(body, tokens[j].end()):
+                    words = []  # a word of address ("Dear Sir, I was born at P")
+                if a == 0 and (drop := plural_subject(words, body, tokens[j].end())):  # "Natives of P include"
+                    words, a = words[drop:], a + drop
+                if words:
+                    s, e = start0 + tokens[a].start(), start0 + tokens[j].end()
+                    # a known title inside a longer name is part of it ("Skaurdboen" in "Skaurdboen
+                    # Observatory"): the longer name wins; any other overlap keeps the title
+                    taken.drop_inside(s, e)
+                    if not taken.overlaps(s, e):
+                        name = text[s:e].rstrip(".")
+                        before = body[max(0, tokens[a].start() - 24) : tokens[a].start()]  # "in ", "from "
+                        taken.add(Span(name, guess_type(name, before), s, s + len(name)), e)
+                i = j + 1
+        return taken.spans
+
+
+class _Taken:
+    """The spans found so far, disjoint and kept in order of position, so that whether a new one
+    overlaps them, or which lie inside it, is a binary search: a list scanned for every name made a
+    document of thousands of names cost quadratic time."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []  # the end each span claims (a trailing "." it dropped included)
+        self.spans: list[Span] = []
+
+    def overlaps(self, s: int, e: int) -> bool:
+        i = bisect_left(self.starts, e)  # spans starting before e; the last of them ends last
+        return i > 0 and self.ends[i - 1] > s
+
+    def drop_inside(self, s: int, e: int) -> None:
+        """Drop the spans strictly inside [s, e) (not [s, e) itself)."""
+        i, j = bisect_left(self.starts, s), bisect_left(self.starts, e)
+        keep = [k for k in range(i, j) if self.ends[k] > e or (self.starts[k], self.ends[k]) == (s, e)]
+        if j - i > len(keep):
+            self.starts[i:j] = [self.starts[k] for k in keep]
+            self.ends[i:j] = [self.ends[k] for k in keep]
+            self.spans[i:j] = [self.spans[k] for k in keep]
+
+    def add(self, span: Span, end: int | None = None) -> None:
+        i = bisect_left(self.starts, span.start)
+        self.starts.insert(i, span.start)
+        self.ends.insert(i, span.end if end is None else end)
+        self.spans.insert(i, span)
+
+
+def _namelike(word: str) -> bool:
+    return bool(word[:1].isupper() or _CODE.match(word)) and word.lower() not in {"i"}

@@ -1,0 +1,193 @@
+"""A request or a bare noun phrase read as the question it asks (#28): "Name the town where X was
+born.", "I'd like to know the founder of Y", "The town the founder of X was born in" are read as "What
+is the town ...?" before any count of the question's relations (`question_steps.steps`,
+`question.relation_words`, the hop reads), so a request's possessives and relative clauses link
+relations as a question's do. Split out of `question.py` to keep it under ~400 lines. Function words
+and clause shapes only: no relation word, template or domain is named here."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from gateway.knowledge_graph.extract import _STOP
+from gateway.knowledge_graph.question_parse import parse
+from gateway.knowledge_graph.question_words import (
+    ING_PREPOSITIONS,
+    NO_OWNER,
+    PREPS,
+    PTOKEN,
+    TOKEN,
+    VERB_AUX,
+    WH,
+    bare,
+    function_word,
+    is_possessive,
+    looks_like_name,
+)
+
+# a request for a definite thing is a question: "Name the town where X was born.", "Tell me the
+# founder of Y.", "I need the place that housed Z.", "Give X's founder's birthplace." ask what
+# "What is the town where X was born?" asks. The request's verb opens the text (capitalised, not a
+# name's word: a lower-case word follows it), or a first person asks ("I need", "I want"); an
+# object pronoun may follow ("Tell me"); its object is definite ("the", or a name's possessive). An
+# indefinite object asks for an action, not a thing ("Create an archive of files", "Send a message
+# to a bus": manual pages' NAME lines), and text opening on a lower-case word is no request
+_REQUEST = re.compile(
+    r"^\W*(?:[A-Z][a-z]+|I\s+[a-z]+)(?:\s+(?:me|us))?\s+"
+    r"(?=the\s+\w|(?:[A-Z0-9][\w\-\.]*\s+){0,4}[A-Z0-9][\w\-\.]*['\u2019]s\s+[a-z])"
+)
+
+
+# closed classes that open no request: function words (determiners, prepositions, subordinators,
+# pronouns), auxiliaries and modals ("Does the gateway cache ...", "After the fall of ...", "If the
+# founder of ...")
+_NOT_A_REQUEST = (
+    (_STOP - {"i"})
+    | VERB_AUX
+    | PREPS
+    | ING_PREPOSITIONS
+    | frozenset("unless whether whereas lest whenever wherever".split())
+)
+
+
+# a request's lead in the first person or as a search's gerund, in either case: "I'd like to know
+# the ...", "I want to know ...", "(I'm) looking for the ...", and a lower-case imperative addressed
+# to the reader ("show me the ...", "tell us ..."; a manual page's NAME line addresses nobody)
+_REQUEST_LEAD = re.compile(
+    r"^\W*(?:i(?:['\u2019]d|\s+would)\s+like\s+to\s+know|i\s+want\s+to\s+know"
+    r"|(?:i['\u2019]m\s+|i\s+am\s+)?(?:looking|searching)\s+for|(?:tell|show|give|find|name|list|get)\s+(?:me|us))\s+",
+    re.I,
+)
+# a definite noun phrase standing alone as the query, in either case, with or without "?": "The
+# town the founder of X was born in", "the alma mater of the producer who set up Y?", "X's
+# editor's birthplace" (a search box's phrasing of "What is ...?"): it opens on "the" and a
+# lower-case word, or on a name's possessive owning a lower-case noun
+_BARE_NP = re.compile(r"^\W*(?:the\s+[a-z0-9]|(?:[A-Z0-9][\w\-\.]*\s+){0,4}[\w\-\.]+['\u2019]s\s+[a-z])", re.I)
+
+
+# a phrase alone has no clause punctuation, nor a question word after a comma ("The composer of X:
+# which town?", "The founder of X, who was she?")
+_CLAUSE_MARK = re.compile(r"[:;]|,\s*(?:what|which|who|whom|whose|where|when|how)\b", re.I)
+# (not the perfect's "has": "What's been done", "Who's got the key", "who's taken it")
+_WH_IS = re.compile(
+    r"^(\W*(?:what|who|which|where|when|how))['\u2019]s\b(?!\s+(?:been|got|gotten|had|[a-z]+ed|taken|given|written"
+    r"|chosen|done|gone|seen|known|driven|eaten|fallen|spoken|stolen|broken|forgotten|hidden|made|won|left|lost)\b)",
+    re.I,
+)
+
+
+@functools.lru_cache(maxsize=256)
+def as_question(query: str) -> str:
+    """A request for a definite thing as the question it asks (`_REQUEST`): "Name the town where X
+    was born." -> "What is the town where X was born?"; any other text as it is. Every count of the
+    question's relations reads it so: a request's own relation is its object's, as a question's
+    is, and its possessives, reduced and contact relative clauses link relations as a question's do
+    (read as text with no question word, "Tell me the area the place X was in belongs to" counted
+    one relation of two)."""
+    if WH.match(query.lstrip()):
+        # a question already; a question word's "'s" is "is" ("What's the town ...", "who's the
+        # person who ..."), which every count reads as the copula it is
+        return _WH_IS.sub(lambda m: m.group(1) + " is", query, count=1)
+    if (lead := _REQUEST_LEAD.match(query)) is not None and _BARE_NP.match(query[lead.end() :]):
+        if TOKEN.findall(lead.group(0))[0].lower() not in _NOT_A_REQUEST - {"i"}:
+            return _np_question(query[lead.end() :])
+    if _BARE_NP.match(query) is not None and _noun_phrase(query):
+        return _np_question(query)
+    if query.rstrip().endswith("?"):
+        return query  # one put without its question word ("Does X ...?")
+    m = _REQUEST.match(query)
+    if m is None:
+        return query
+    opener = TOKEN.findall(m.group(0))
+    # a closed-class word opens no request ("After the fall of Rome, ...", "If the founder ...")
+    if opener[0].lower() in _NOT_A_REQUEST or (opener[0] == "I" and _content_clause(query[m.end() :])):
+        return query
+    return _np_question(query[m.end() :])
+
+
+def _np_question(np: str) -> str:
+    """ "What is <np>?", the phrase's capitalised opening article lowered ("The town ..." -> "What is
+    the town ...?"), a title's kept ("The Last of X's editor")."""
+    np = np.strip().rstrip("?.!").rstrip()
+    if re.match(r"The\s+[a-z0-9]", np):
+        np = "t" + np[1:]
+    return "What is " + np + "?"
+
+
+def _noun_phrase(text: str) -> bool:
+    """Whether a text opening on a definite noun phrase (`_BARE_NP`) is a chain's noun phrase alone,
+    not a statement, a headline or a plain phrase: no clause punctuation (`_CLAUSE_MARK`); its head
+    (after "the", or a name's possessive) runs straight into a link (`_head_links`: "The kernel
+    panics when ...", "the timeout setting", "John's car broke down" are no chain); read as the
+    it holds two links at least (`_links`: a one-relation phrase reads the same as it is, "the troff
+    processor of the groff ... system", "The user's guide"); after "the", it does not run into an
+    auxiliary ("The founder of Acme was born in Leeds", `_content_clause`); before a possessive, no
+    function word ("Under whom did X's ...", "I need X's ...") and a name's words only."""
+    tokens = PTOKEN.findall(text)
+    if not tokens or _CLAUSE_MARK.search(text):
+        return False  # "The composer of X: which town?" asks its own question after the phrase
+    if tokens[0].lower() == "the":
+        return _head_links(tokens, 1) and not _content_clause(text) and _links(tokens, text) >= 2
+    owner = next((i for i, t in enumerate(tokens) if is_possessive(t)), None)
+    if owner is None:
+        return False  # "-'s x": no word owns anything
+    if any(function_word(bare(t)) or bare(t) in NO_OWNER for t in tokens[: owner + 1]):
+        return False  # "Under whom did X's ...", "I need X's ...", "override a package's ..."
+    # a name's words are capitalised; typed in lower case, a name of one word opens the text ("jenzo's
+    # editor"): more lower-case words before a possessive are a verb and its object ("override
+    # package's version")
+    if not (owner == 0 or all(looks_like_name(t) for t in tokens[: owner + 1])):
+        return False
+    return _head_links(tokens, owner + 1) and _links(tokens, text) >= 2
+
+
+def _links(tokens: list[str], text: str) -> int:
+    """A noun phrase's links: "of", relative words and possessives, and its contact clauses, as a
+    determiner after a content word opens one ("the town THE founder ... was born in"; not "of THE
+    company") or as the parser reads them ("the school director N attended"), whichever is more."""
+    words = [t.lower() for t in tokens]
+    links = sum((t in _NP_LINKS and t not in _DETERMINERS) or is_possessive(t) for t in words)
+    opened = sum(
+        t in _DETERMINERS and not function_word(bare(words[i - 1])) and words[i - 1] not in _STOP
+        for i, t in enumerate(words)
+        if i
+    )
+    return links + max(opened, parse(_np_question(text))[1])
+
+
+# a chain's links inside a noun phrase: "of", a relative word, a determiner opening a contact
+# clause's subject ("the town THE founder ... was born in"), a possessive
+_NP_LINKS = frozenset("of who whom whose that which where the a an".split())
+_DETERMINERS = frozenset("the a an".split())
+_MAX_HEAD = 3  # a head noun's words before its first link ("the alma mater of", "the home town the")
+
+
+def _head_links(tokens: list[str], at: int) -> bool:
+    """Whether the words from `at` are a head noun running into a link (`_NP_LINKS`, a possessive)
+    within `_MAX_HEAD` words, with no closed-class word before it (a statement's verb's object or
+    adverb: "when", "on", "I"); "The user's guide", "the timeout setting" have no link after it."""
+    for head, t in enumerate(tokens[at:]):
+        if t.lower() in _NP_LINKS or is_possessive(t):
+            return head > 0 or at > 1 or is_possessive(t)
+        if head >= _MAX_HEAD or function_word(bare(t.lower())) or t.lower() in _STOP:
+            return False
+    return False
+
+
+def _content_clause(rest: str) -> bool:
+    """Whether the object after "I <verb>" is a content clause's subject, not a thing asked for: its
+    noun phrase (nouns and their "of" phrases) runs straight into an auxiliary or a modal ("I think
+    the founder of Acme WAS born in Leeds"), where a request's object ends the text or takes a
+    relative clause with its own subject ("I need the town Ada Vell was born in", "... who ...")."""
+    tokens = [t.lower() for t in PTOKEN.findall(rest)]
+    i = 1  # past "the"
+    while i < len(tokens):
+        if tokens[i] == "of":
+            i += 2 if i + 1 < len(tokens) and tokens[i + 1] == "the" else 1
+        elif tokens[i] in VERB_AUX:
+            return True
+        elif tokens[i] in _STOP or tokens[i].endswith(("'s", "\u2019s")):
+            return False  # a relative word, a new subject's determiner, a possessive: a clause of its own
+        i += 1
+    return False

@@ -1,0 +1,192 @@
+"""How many relations a question's chain has, from its grammar alone (#28): `steps`, asked by the
+`kg` ranker, the hop reads (`question.hop_words`, `question.hop_cues`, `hops.hop_plan`) and the
+benchmarks. Split out of `question.py` to keep it under ~400 lines. No relation word, template or
+domain is named here: only function words and the shapes of the clauses they open."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from gateway.knowledge_graph.extract import _STOP
+from gateway.knowledge_graph.question_parse import opens_clause, parse
+from gateway.knowledge_graph.question_request import as_question
+from gateway.knowledge_graph.question_words import (
+    AUXILIARY,
+    BE,
+    DETERMINER,
+    ING_PREPOSITIONS,
+    NO_OWNER,
+    OF_LINKS,
+    PTOKEN,
+    TOKEN,
+    WH,
+    is_possessive,
+    looks_like_name,
+    plain_of,
+)
+
+# the words that link two relations of a chain (after the question word, which opens its own)
+_LINKS = re.compile(r"\b(?:of|behind|that|who|whom|whose|whoever|which)\b", re.I)
+# "of" between two capitalised words is inside a name ("School of Lettering", "Bank of England"), as
+# the names of the text are found (`names._CONNECTORS`): no link between two relations; but an
+# all-capitals word before a lower-case "of" is an abbreviated title ("the CEO of Acme"), a relation
+_NAME_OF = re.compile(r"\b([A-Z][\w\-\.'&]*)\s+of\s+(?=[A-Z0-9])")
+# a copular question whose head noun is the relation ("What is the birthplace of ..."), not a passive
+# one ("Which establishment was headed by ...", whose verb is its own relation)
+_COPULA_HEAD = re.compile(
+    r"^\s*(?:what|who|which\s+\w+)(?:\s+(?:is|are|was|were)|['\u2019]s)\b(?!\s+\w+(?:\s+(?:up|out))?\s+by\b)", re.I
+)
+# a question asking for a kind ("which region", "what part of the country") with a copula whose
+# subject ends on a stranded preposition: "Which region is the location of X IN?", "Which town is the
+# director of Y FROM?" ask the subject's relation by that preposition, a step of its own (the head
+# noun after the copula is the subject, not the relation asked). The "of" inside the kind's phrase
+# ("What part OF the country is ...") joins no two relations of the chain when the kind is a
+# classifier noun (a closed class of English: kind, type, sort, part, form, ...): group 1; "Which
+# member OF the band is ..." keeps its "of"
+_KIND_COPULA = re.compile(
+    r"^\W*(?:which|what)\s+(?:(?:kind|kinds|type|types|sort|sorts|part|parts|form|forms|variety|varieties"
+    r"|category|categories|class|classes|style|styles|genre|genres)\s+(of)\s+(?:the\s+)?[a-z]\w*"
+    r"|(?!(?:is|are|was|were)\b)[a-z]\w*(?:\s+of\s+(?:the\s+)?[a-z]\w*)?)\s+(?:is|are|was|were)\s",
+    re.I,
+)
+_PARTICLE_OF_END = re.compile(r"\s(?:out|off)\s+of\s*\??\s*$", re.I)
+_STRANDED_END = re.compile(r"\s(?:in|from|at|on|to|for|with|under|by|near)\s*\?\s*$", re.I)
+# a copula's complement that is a bare noun with "to": "Which harbour is home to ..."
+_BARE_TO = re.compile(rf"\s+(?!{DETERMINER}\b)[a-z]\w*\s+to\b", re.I)
+# a possessive naming a relation of what it follows: "X's founder", "the Skiers' captain" (not "it's")
+_POSSESSIVE = re.compile(r"\b(\w+)(?:['\u2019]s|s['\u2019])\s+(?=[a-z])")
+# a question ending on a name's possession ("What is Ada Kettle's birthplace?"): the possessed noun
+# is the copular question's head, as in "What is the birthplace of Ada Kettle?"
+_POSSESSED_END = re.compile(r"\b(\w+)(?:['\u2019]s|s['\u2019])\s+\w+(?:\s+\w+)?\W*$")
+# a participle after a noun, then "by": a reduced relative clause, "the peak attempted by X", "the
+# hospital set up by Y" (after an auxiliary, "was headed by", it is the question's own verb)
+_PARTICIPLE_BY = re.compile(r"\b(\w+)\s+(\w+)(?:\s+(?:up|out|off|down|over))?\s+by\b", re.I)
+# a present participle after a determined noun: the noun's own relation to what follows, "the ship
+# carrying X", "a film starring Y" (a reduced relative clause, as "the peak attempted by X"). Not a
+# preposition after the noun ("the timeout for X", "the race at Y": the noun's modifier, one
+# relation), nor a preposition spelt like a participle ("the war during the reign of X")
+_PARTICIPLE = re.compile(r"\b(?:the|a|an|its|their|his|her)\s+(?!\w+ing\b)([a-z]\w+)\s+(\w{3,}ing)\b")
+# "whose" as the question's determiner, "Whose property produces X?": the possessor's relation to
+# the noun is one, the noun's to X another
+_WHOSE_NOUN = re.compile(r"^\W*whose\s+[a-z]", re.I)
+# not when the noun is the object of an auxiliary's clause, "Whose research centre did X's adviser
+# run?": its possessor is that clause's subject, no relation of its own
+_WHOSE_OBJECT = re.compile(r"^\W*whose(?:\s+\w+){1,3}?\s+(?:do|does|did|is|are|was|were|has|have|had)\b", re.I)
+# a relative "where" after a noun opens that noun's own clause: "the yard where X was built" is a
+# relation of the yard's. Only after a determined noun phrase ("the yard", "its old yard"): not
+# after a verb ("check where X writes", "happens where"), an auxiliary or a cleft ("Which town is
+# where ..."). After "of" too: "the founder of the yard where X was launched" is three relations;
+# "What is the name of the town where X was born?" two, its "of" then carrying the copula's relation
+_RELATIVE_WHERE = re.compile(rf"{DETERMINER}\s+(?:[a-z]\w*\s+)?([a-z]\w*)\s+where\b", re.I)
+# a copular question's head noun followed by a relative clause: the clause names the head's relation
+# ("What is the town WHERE X stood?", "What is the place THAT housed Y?", and a contact clause,
+# "What is the town X was born in?", "What is the person THE board put in charge"): no relation of
+# its own, as with "of" ("What is the birthplace OF X?"). A name after the noun (group 1) opens a
+# contact clause when the parser reads it so (`question_parse.opens_clause`): not a possessive
+# apposition owning the next noun ("What is the river Ord's source?"), but a possessive whose noun
+# phrase a verb group follows ("What is the company Ada Vell's brother works for?")
+_HEAD_CLAUSE = re.compile(
+    r"\s+(?:the|a|an)\s+(?:[a-z]\w*\s+)?[a-z]\w*\s+(?:"
+    r"(?:that|who|whom|which|where)\b|(?:the|a|an|its|their|his|her)\s|([A-Z0-9]))"
+)
+
+
+def _linked(word: str) -> bool:
+    """Whether a capitalised word before "of" and a name heads a relation, not a name: a question
+    word ("Which of Acme's founders") or an abbreviated title ("CEO", "CTO": all capitals, more
+    than one letter; a name's words before "of" are capitalised only in their first letter)."""
+    return bool(WH.fullmatch(word)) or (len(word) > 1 and word.isupper())
+
+
+@functools.lru_cache(maxsize=256)  # asked by the ranker, hop_words, hop_cues and the hop plan
+def steps(query: str) -> int:
+    """How many relations a question's chain has, from its grammar alone (no relation words): one
+    per link between two relations ("the founder OF the company THAT makes X"), and one for the
+    question's own relation, unless it is the head noun of a copular question that ends on a name
+    ("What is the birthplace OF the person behind X?": the birthplace is that link's relation). Text
+    with no question word asks for no relation of its own: its relations are the nouns its links
+    join ("hometown of the founder of X": two; "control information of a PostgreSQL database
+    cluster", a manual page's NAME line: one). A question's clauses with no word to mark them count
+    too: a contact relative clause ("the yard the founder of X worked for", `question_parse`), a
+    copula's bare noun with "to" ("Which town is home to the yard that ..."). A request is read as
+    the question it asks (`as_question`)."""
+    query = as_question(query)
+    words = TOKEN.findall(query)
+    wh = WH.search(query)  # the question word opens the question's own relation: no link
+    unnamed = _NAME_OF.sub(lambda m: m.group(0) if _linked(m.group(1)) else m.group(1) + " ", query)
+    opens = WH.search(unnamed)
+    counted = unnamed[opens.end() :] if opens else unnamed
+    tokens = PTOKEN.findall(counted)
+    # "of" before a possessive pronoun or a bare noun joins no two relations (`plain_of`)
+    links = sum(not (t.lower() == "of" and plain_of(tokens, i)) for i, t in enumerate(tokens) if _LINKS.fullmatch(t))
+    if wh is not None:
+        # in a question, possessives and reduced relative clauses link two relations too:
+        # "the institution headed by X's supervisor" is three relations (the question's own, the
+        # heading, the supervision); text with no question word (a manual page's NAME line,
+        # "files sorted by size") keeps its count
+        links += sum(m.group(1).lower() not in NO_OWNER for m in _POSSESSIVE.finditer(query))
+        links += sum(
+            m.group(1).lower() not in AUXILIARY | _STOP and not WH.fullmatch(m.group(1)) and m.start() >= wh.start()
+            for m in _PARTICIPLE_BY.finditer(query)
+        )
+        links += sum(
+            m.group(1) not in AUXILIARY | _STOP and m.group(2).lower() not in ING_PREPOSITIONS
+            for m in _PARTICIPLE.finditer(query, wh.end())
+        )
+        links += bool(_WHOSE_NOUN.match(query)) and not _WHOSE_OBJECT.match(query)
+        # a "how" question asks for a manner: its "where" clauses are conditions of the action ("How do
+        # I set the timeout where the proxy is behind Nginx?"), no entity's relation
+        if wh.group(0).lower() != "how":
+            links += sum(m.group(1).lower() not in AUXILIARY | _STOP for m in _RELATIVE_WHERE.finditer(query, wh.end()))
+    ends_on_name = bool(words) and looks_like_name(words[-1])
+    if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
+        # a chain of possessives ends on the name it starts from: "What is Acme's founder's birthplace?"
+        root, before = possessed.group(1), ""
+        for token in reversed(TOKEN.findall(query[: possessed.start()])):
+            if not is_possessive(token):
+                before = token
+                break
+            root = token
+        # a possessive straight after the copula has no determiner: a name, typed in lower case too
+        # ("what is jenzo's editor's birthplace?")
+        ends_on_name = looks_like_name(root) or before.lower() in BE
+    # a copular question's head noun is its relation when "of" links it to the rest ("What is the
+    # birthplace OF ..."), or it ends on the name ("What is Ada Kettle's birthplace?"); a bare noun
+    # with "to" is a relation of its own ("Which harbour is home TO the academy that ...")
+    own = wh is not None
+    kind = _KIND_COPULA.match(query)
+    if kind is not None and kind.group(1) is not None:
+        links -= 1  # "What part OF the country is ...": the kind's own "of"
+    if kind is not None and _STRANDED_END.search(query):
+        pass  # "Which region is the location of X in?": the preposition is the question's own relation
+    elif (copula := _COPULA_HEAD.match(unnamed)) is not None:
+        head = ends_on_name or _first_link_of(unnamed, copula.end()) or _clause_after(unnamed, copula.end())
+        own = own and not (head and not _copular_relation(unnamed, copula.end()))
+    if wh is not None and wh.group(0).lower() != "how":
+        contacts = parse(query)[1]
+        links += contacts
+        # a stranded "of" after a particle ("the town X works OUT OF") is the contact clause's verb's
+        # compound preposition: the clause counts the relation once (unread, as when its subject is
+        # a name typed in lower case, the "of" counts it)
+        links -= bool(contacts and _PARTICLE_OF_END.search(query))
+    return max(1, links + int(own))
+
+
+def _first_link_of(text: str, at: int) -> bool:
+    first = _LINKS.search(text, at)
+    return first is not None and first.group(0).lower() in OF_LINKS
+
+
+def _clause_after(text: str, at: int) -> bool:
+    """Whether a copular question's head noun (after "is", at `at`) is followed by a relative clause
+    (`_HEAD_CLAUSE`), which names its relation."""
+    m = _HEAD_CLAUSE.match(text, at)
+    return m is not None and (m.start(1) < 0 or opens_clause(text[m.start(1) :]))
+
+
+def _copular_relation(text: str, at: int) -> bool:
+    """Whether a copular question's complement is a bare noun with "to", "Which harbour is home to
+    the academy that trained X?", "Who is heir to the founder of X?": that noun and its
+    preposition are the question's own relation, a step of their own."""
+    return _BARE_TO.match(text, at) is not None
