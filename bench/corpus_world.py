@@ -177,6 +177,41 @@ def question_pools(
     return [p for p in pools if p]
 
 
+def crude_stem(word: str) -> str:
+    """A crude stem: a plural's -s dropped, then the first six letters, so "studio" meets "Studios",
+    "producer" meets "production" and "publisher" meets "published" ("road" meets "roads")."""
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 4:
+        word = word[:-1]
+    return word[:6]
+
+
+def stemmed_words(text: str, function_words: frozenset[str] | set[str]) -> set[str]:
+    """Crude stems of the content words of four letters or more (lower-cased): what a multi-hop
+    question and its answer page must not share, not even as singular and plural or as a verb and
+    its noun."""
+    found = re.findall(r"[a-z']{4,}", text.lower().replace("'s ", " ").replace("' ", " "))
+    return {crude_stem(t) for t in found if t not in function_words}
+
+
+def draw(pools: list[list[tuple[str, list[str]]]], want: int, cap: int) -> list[tuple[Question, list[str]]]:
+    """`want` questions drawn round-robin over the patterns' pools (popped from their ends): one per
+    start entity, and a multi-hop answer page the answer of at most `cap` of them."""
+    ends: dict[str, int] = {}
+    taken: list[tuple[Question, list[str]]] = []
+    starts: set[str] = set()
+    while len(taken) < want and any(pools):
+        for pool in pools:
+            while pool and len(taken) < want:
+                q, files = pool.pop()
+                if files[0] in starts or (len(files) > 2 and ends.get(files[-1], 0) >= cap):
+                    continue
+                starts.add(files[0])
+                ends[files[-1]] = ends.get(files[-1], 0) + 1
+                taken.append((Question(q, files[-1], len(files) - 1), files))
+                break
+    return taken
+
+
 @dataclass(frozen=True)
 class Recipe:
     """How one corpus is made from a seed: its names, world, pages, traps and questions."""

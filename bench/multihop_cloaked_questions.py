@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from bench.corpus_world import World, names, question_pools
+from bench.corpus_world import World, draw, names, question_pools
 from bench.multihop_corpus import Doc, Question
 
 _RELS = (
@@ -196,21 +196,8 @@ def make_questions(
     naming = {f: {d.name for d in docs if e.title in d.text and names(d.text, e.title)} for f, e in w.ents.items()}
     out: list[tuple[Question, list[str]]] = []
     for patterns, want, cap in zip((_ONE, _TWO, _THREE), WANT, (9, 2, 4), strict=True):
-        ends: dict[str, int] = {}
         pools = question_pools(w, text, naming, patterns, rng, words, _phrase)
-        taken: list[tuple[Question, list[str]]] = []
-        starts: set[str] = set()
-        while len(taken) < want and any(pools):
-            for pool in pools:  # round-robin over the patterns
-                while pool and len(taken) < want:
-                    q, files = pool.pop()
-                    if files[0] in starts or (len(files) > 2 and ends.get(files[-1], 0) >= cap):
-                        continue
-                    starts.add(files[0])
-                    ends[files[-1]] = ends.get(files[-1], 0) + 1
-                    taken.append((Question(q, files[-1], len(files) - 1), files))
-                    break
-        out += taken
+        out += draw(pools, want, cap)
     # a quarter typed all in lower case, names included
     for i in rng.sample(range(len(out)), len(out) // 4):
         asked, files = out[i]

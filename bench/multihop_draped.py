@@ -56,9 +56,8 @@ fixes; before them 0.0 % / 26.8 % / 6.5 %).
 from __future__ import annotations
 
 import random
-import re
 
-from bench.corpus_world import FUNCTION_WORDS, Ent, Names, Recipe, World
+from bench.corpus_world import FUNCTION_WORDS, Ent, Names, Recipe, World, stemmed_words
 from bench.corpus_world import side as world_side
 from bench.multihop_draped_places import render
 from bench.multihop_draped_questions import make_questions
@@ -96,19 +95,10 @@ def _names(rng: random.Random) -> Names:
 _FUNCTION = FUNCTION_WORDS | {"need", "tell", "find", "show", "please", "looking", "know", "want", "anyone", "give"}
 
 
-def stem(word: str) -> str:
-    """A crude stem: a plural's -s dropped, then the first six letters, so "prize" meets "prizes",
-    "translator" meets "translated" and "publisher" meets "published"."""
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 4:
-        word = word[:-1]
-    return word[:6]
-
-
 def words(text: str) -> set[str]:
-    """Stems of the content words of four letters or more (lower-cased): a multi-hop question and its
-    answer share none, not even as singular and plural or as a verb and its noun."""
-    found = re.findall(r"[a-z']{4,}", text.lower().replace("'s ", " ").replace("' ", " "))
-    return {stem(t) for t in found if t not in _FUNCTION}
+    """Crude stems of the content words (bench/corpus_world.py's `stemmed_words`): a multi-hop
+    question and its answer share none."""
+    return stemmed_words(text, _FUNCTION)
 
 
 def side(rng: random.Random, fwd: int = 66, both: int = 17, back: int = 17) -> str:
