@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from gateway.knowledge_graph import spread as pagerank
 from gateway.knowledge_graph.blend import RankedHit, blend
-from gateway.knowledge_graph.expand import completing, expansion, interleave
+from gateway.knowledge_graph.expand import completing, expansion, interleave, phrased
 from gateway.knowledge_graph.extract import Extractor
 from gateway.knowledge_graph.keys import longest, lower_keys, query_keys, rare_lower
 from gateway.knowledge_graph.patterns import cues
@@ -185,7 +185,15 @@ class Ranker:
         # after the walk's first hit and in at most half the places after it (`expand.interleave`)
         walked = self._walked(backend, store_id, query, hits, vec_hits, kw_hits, reached, asked, hops, k, filters)
         best = completing(reached, hops)
-        if best:
+        if best and phrased(reached, best):
+            # a chain completed by phrase relations alone is weak evidence (some phrase at every
+            # entity is the likest to the rest of the question): hybrid's ranking leads, the walk's
+            # interleaved after its first hit in at most half the places (bench/doc_questions.py)
+            (scored, ranked_entities), plain = await asyncio.gather(
+                walked, self._hybrid(backend, store_id, query, vector, k, filters)
+            )
+            scored = interleave(plain, scored, k, slots=(k - 1) // 2)
+        elif best:
             scored, ranked_entities = await walked
         else:
             (scored, ranked_entities), expanded = await asyncio.gather(
