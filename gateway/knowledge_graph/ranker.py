@@ -115,7 +115,8 @@ class Ranker:
             else ({}, {})
         )
         chain = steps(query)  # relations in the question's chain, by its grammar alone
-        if not keys and chain >= 2:
+        lowered = not keys and chain >= 2  # the question's entities are lower-case runs (page titles)
+        if lowered:
             # a chain question typed in lower case names nothing capitalised: its plain word runs
             # are looked up instead (one batch), the longest known kept, a single word only if rare;
             # a one-relation one is hybrid's (on 200 manual pages' NAME lines and the single-hop
@@ -185,10 +186,13 @@ class Ranker:
         # after the walk's first hit and in at most half the places after it (`expand.interleave`)
         walked = self._walked(backend, store_id, query, hits, vec_hits, kw_hits, reached, asked, hops, k, filters)
         best = completing(reached, hops)
-        if best and phrased(reached, best):
-            # a chain completed by phrase relations alone is weak evidence (some phrase at every
-            # entity is the likest to the rest of the question): hybrid's ranking leads, the walk's
-            # interleaved after its first hit in at most half the places (bench/doc_questions.py)
+        if best and not asked and phrased(reached, best) and (lowered or not await self._titled(store_id, q_entities)):
+            # a chain completed by phrase relations alone, in a question naming no relation type,
+            # from a start that is no page's title (a product the pages only mention, "SHA256") or a
+            # lower-case word that happens to title one ("groups"): some phrase at every entity is
+            # the likest to the rest of the question, so nothing says this is the chain's start and
+            # a chain at all: hybrid's ranking leads, the walk's interleaved after its first hit in
+            # at most half the places (bench/doc_questions.py)
             (scored, ranked_entities), plain = await asyncio.gather(
                 walked, self._hybrid(backend, store_id, query, vector, k, filters)
             )
@@ -205,6 +209,12 @@ class Ranker:
             return RankOutcome(scored, q_entities, entities, path="unsure", tied=0)
         path: Literal["chain", "one-step"] = "chain" if hops >= 2 else "one-step"
         return RankOutcome(scored, q_entities, entities, path=path, tied=len(best))
+
+    async def _titled(self, store_id: str, keys: list[str]) -> bool:
+        """Whether one of `keys` is the title of a page of the store (its first mention row is a
+        subject row: subjects come first)."""
+        rows = await shared_mentions(self.graph, store_id, keys, len(keys), 1)
+        return any(m.subject for m in rows)
 
     async def _spread(
         self,
