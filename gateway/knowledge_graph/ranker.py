@@ -17,7 +17,9 @@ Five phases, per (store, query):
    followed, no entity completing it) or fell back to PageRank, two-hop expansion from hybrid's
    best hit (`expand.py`: the pages about the names its page mentions, then once more; no relation
    word read) is interleaved after the graph's first hit, so that a chain the walk cannot complete
-   still gets the pages its names lead to; a completed chain keeps the walk's ranking;
+   still gets the pages its names lead to; a completed chain keeps the walk's ranking, unless it
+   was completed by phrase relations alone from a start no page is about (or a lower-case title)
+   in a question naming no relation type: then hybrid's ranking leads, the walk's interleaved;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
