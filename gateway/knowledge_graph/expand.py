@@ -34,6 +34,7 @@ from collections.abc import Awaitable, Callable, Collection
 from typing import TypeVar
 
 from gateway.knowledge_graph.blend import HYBRID_VECTOR
+from gateway.knowledge_graph.extract import PHRASE
 from gateway.knowledge_graph.spread import shared_mentions
 from gateway.knowledge_graph.walk import Reached
 from storage.graph import GraphStore, MentionRow
@@ -210,3 +211,12 @@ def completing(reached: dict[str, Reached], hops: int) -> list[str]:
     done = {e: r.potential() for e, r in reached.items() if len(r.matched) >= hops}
     top = max(done.values(), default=0.0)
     return [e for e, p in done.items() if p >= 0.999 * top]
+
+
+def phrased(reached: dict[str, Reached], best: list[str]) -> bool:
+    """Whether every entity completing the chain got there by phrase relations alone (`~words`: no
+    relation type the question's wording asked for, and no phrase standing for one). Some phrase
+    at every entity is always the likest to what the question still asks, so a chain of them
+    completes wherever the graph has phrases: a how-to question naming a product ("find the version
+    of the installed PostgreSQL") walks one to a page that answers nothing it asked."""
+    return bool(best) and all(all(m.startswith(PHRASE) for m in reached[e].matched) for e in best)

@@ -17,7 +17,9 @@ Five phases, per (store, query):
    followed, no entity completing it) or fell back to PageRank, two-hop expansion from hybrid's
    best hit (`expand.py`: the pages about the names its page mentions, then once more; no relation
    word read) is interleaved after the graph's first hit, so that a chain the walk cannot complete
-   still gets the pages its names lead to; a completed chain keeps the walk's ranking;
+   still gets the pages its names lead to; a completed chain keeps the walk's ranking, unless it
+   was completed by phrase relations alone from a start no page is about (or a lower-case title)
+   in a question naming no relation type: then hybrid's ranking leads, the walk's interleaved;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
@@ -36,7 +38,7 @@ from typing import Any, Literal
 
 from gateway.knowledge_graph import spread as pagerank
 from gateway.knowledge_graph.blend import RankedHit, blend
-from gateway.knowledge_graph.expand import completing, expansion, interleave
+from gateway.knowledge_graph.expand import completing, expansion, interleave, phrased
 from gateway.knowledge_graph.extract import Extractor
 from gateway.knowledge_graph.keys import longest, lower_keys, query_keys, rare_lower
 from gateway.knowledge_graph.patterns import cues
@@ -115,7 +117,8 @@ class Ranker:
             else ({}, {})
         )
         chain = steps(query)  # relations in the question's chain, by its grammar alone
-        if not keys and chain >= 2:
+        lowered = not keys and chain >= 2  # the question's entities are lower-case runs (page titles)
+        if lowered:
             # a chain question typed in lower case names nothing capitalised: its plain word runs
             # are looked up instead (one batch), the longest known kept, a single word only if rare;
             # a one-relation one is hybrid's (on 200 manual pages' NAME lines and the single-hop
@@ -185,7 +188,18 @@ class Ranker:
         # after the walk's first hit and in at most half the places after it (`expand.interleave`)
         walked = self._walked(backend, store_id, query, hits, vec_hits, kw_hits, reached, asked, hops, k, filters)
         best = completing(reached, hops)
-        if best:
+        if best and not asked and phrased(reached, best) and (lowered or not await self._titled(store_id, q_entities)):
+            # a chain completed by phrase relations alone, in a question naming no relation type,
+            # from a start that is no page's title (a product the pages only mention, "SHA256") or a
+            # lower-case word that happens to title one ("groups"): some phrase at every entity is
+            # the likest to the rest of the question, so nothing says this is the chain's start and
+            # a chain at all: hybrid's ranking leads, the walk's interleaved after its first hit in
+            # at most half the places (bench/doc_questions.py)
+            (scored, ranked_entities), plain = await asyncio.gather(
+                walked, self._hybrid(backend, store_id, query, vector, k, filters)
+            )
+            scored = interleave(plain, scored, k, slots=(k - 1) // 2)
+        elif best:
             scored, ranked_entities = await walked
         else:
             (scored, ranked_entities), expanded = await asyncio.gather(
@@ -197,6 +211,12 @@ class Ranker:
             return RankOutcome(scored, q_entities, entities, path="unsure", tied=0)
         path: Literal["chain", "one-step"] = "chain" if hops >= 2 else "one-step"
         return RankOutcome(scored, q_entities, entities, path=path, tied=len(best))
+
+    async def _titled(self, store_id: str, keys: list[str]) -> bool:
+        """Whether one of `keys` is the title of a page of the store (its first mention row is a
+        subject row: subjects come first)."""
+        rows = await shared_mentions(self.graph, store_id, keys, len(keys), 1)
+        return any(m.subject for m in rows)
 
     async def _spread(
         self,
