@@ -72,6 +72,32 @@ class RankOutcome:
     tied: int = 0  # entities completing the chain at the best weight (the walk's paths; else 0)
 
 
+@dataclass(frozen=True, slots=True)
+class _Search:
+    """One search's fixed inputs, which every phase reads."""
+
+    backend: VectorBackend
+    store_id: str
+    query: str
+    vector: list[float] | None
+    k: int
+    filters: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """What retrieval found: the hits by chunk id (the graph's chunks are added as they are read)
+    and the vector and keyword lists, whose ranks the blend reads."""
+
+    hits: dict[str, Hit]
+    vec_hits: list[Hit]
+    kw_hits: list[Hit]
+
+    def copy(self) -> _Found:
+        """The same with its own `hits`: a concurrent phase reads the chunks only it found."""
+        return _Found(dict(self.hits), self.vec_hits, self.kw_hits)
+
+
 def _hub(files: int) -> float:
     """Entities named in many files say little about any one of them."""
     return 1.0 / (1.0 + math.log(max(files, 1)))
@@ -104,6 +130,7 @@ class Ranker:
         relate: Relate | None = None,
     ) -> RankOutcome:
         n = max(3 * k, 30)
+        search = _Search(backend, store_id, query, vector, k, filters)
         asked = cues(query)
         # the rule extractor's keys are a few regexes over a short question: no thread hop for them
         if self.extractor.name == "rules":
@@ -135,8 +162,7 @@ class Ranker:
             # jolkova"), while a common word the text capitalised somewhere ("Remove", "Directory":
             # a sentence's first word, a heading) titles no page; taken as the question's entity,
             # the walk ranked how-to questions' answers out (bench/doc_questions.py)
-            titled = await shared_mentions(self.graph, store_id, rare, len(rare), 1) if rare else []
-            paged = {m.entity for m in titled if m.subject}
+            paged = await self._paged(store_id, rare)
             known = {key: known[key] for key in rare if key in paged}
         q_entities = longest(list(known))
         # A question that names nothing the graph knows is answered by hybrid search itself; so is
@@ -150,7 +176,7 @@ class Ranker:
         # one hop and fused with hybrid's ranking, every page about the entity or a neighbour tied
         # with the answer page, and "Where does Nginx write its access log?" lost its logging page)
         if not q_entities or not (asked or (relate is not None and hops >= 2)):
-            plain = await self._hybrid(backend, store_id, query, vector, k, filters)
+            plain = await self._hybrid(search)
             # a chain question (by its grammar) naming no entity the graph knows keeps hybrid's
             # ranking too: two-hop expansion from hybrid's best hit put cloaked answers in the top
             # 10 (ahead of hybrid's later hits 12.1 % of this path's questions, after its first
@@ -169,7 +195,7 @@ class Ranker:
         vec_hits, kw_hits, reached = await asyncio.gather(
             vec_job, kw_job, walk(self.graph, store_id, seeds, asked, hops=hops, relate=relate)
         )
-        hits: dict[str, Hit] = {h.chunk_id: h for h in [*kw_hits, *vec_hits]}
+        found = _Found({h.chunk_id: h for h in [*kw_hits, *vec_hits]}, vec_hits, kw_hits)
         if (not asked and not any(len(r.matched) >= hops for r in reached.values())) or (
             hops >= 2 and not chained(reached, hops)
         ):
@@ -178,32 +204,30 @@ class Ranker:
             # needs no relation words, fused with hybrid's ranking; beside it, two-hop expansion
             # (`expand.py`), which reads none either, and the two interleaved
             scored, expanded = await asyncio.gather(
-                self._spread(backend, store_id, query, hits, vec_hits, kw_hits, seeds, hops, k, filters),
-                self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities, chain),
+                self._spread(search, found, seeds, hops),
+                self._expanded(search, found.copy(), q_entities, chain),
             )
             return RankOutcome(interleave(scored, expanded, k), q_entities, {}, path="fallback")
         # phase 4: candidates and their signals. The walk's ranking stands when an entity completes
         # the chain; when none does (steps followed, no answer reached), two-hop expansion from
         # hybrid's best hit joins it (a copy of the hits: each reads the chunks only it found),
         # after the walk's first hit and in at most half the places after it (`expand.interleave`)
-        walked = self._walked(backend, store_id, query, hits, vec_hits, kw_hits, reached, asked, hops, k, filters)
+        walked = self._walked(search, found, reached, asked, hops)
         best = completing(reached, hops)
-        if best and not asked and phrased(reached, best) and (lowered or not await self._titled(store_id, q_entities)):
+        if best and not asked and phrased(reached, best) and (lowered or not await self._paged(store_id, q_entities)):
             # a chain completed by phrase relations alone, in a question naming no relation type,
             # from a start that is no page's title (a product the pages only mention, "SHA256") or a
             # lower-case word that happens to title one ("groups"): some phrase at every entity is
             # the likest to the rest of the question, so nothing says this is the chain's start and
             # a chain at all: hybrid's ranking leads, the walk's interleaved after its first hit in
             # at most half the places (bench/doc_questions.py)
-            (scored, ranked_entities), plain = await asyncio.gather(
-                walked, self._hybrid(backend, store_id, query, vector, k, filters)
-            )
+            (scored, ranked_entities), plain = await asyncio.gather(walked, self._hybrid(search))
             scored = interleave(plain, scored, k, slots=(k - 1) // 2)
         elif best:
             scored, ranked_entities = await walked
         else:
             (scored, ranked_entities), expanded = await asyncio.gather(
-                walked, self._expanded(backend, store_id, dict(hits), vec_hits, kw_hits, k, filters, q_entities, chain)
+                walked, self._expanded(search, found.copy(), q_entities, chain)
             )
             scored = interleave(scored, expanded, k, slots=(k - 1) // 2)
         entities = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
@@ -212,50 +236,27 @@ class Ranker:
         path: Literal["chain", "one-step"] = "chain" if hops >= 2 else "one-step"
         return RankOutcome(scored, q_entities, entities, path=path, tied=len(best))
 
-    async def _titled(self, store_id: str, keys: list[str]) -> bool:
-        """Whether one of `keys` is the title of a page of the store (its first mention row is a
-        subject row: subjects come first)."""
-        rows = await shared_mentions(self.graph, store_id, keys, len(keys), 1)
-        return any(m.subject for m in rows)
+    async def _paged(self, store_id: str, keys: list[str]) -> set[str]:
+        """Those of `keys` that title a page of the store (an entity's first mention row is a
+        subject row when it has one: subjects come first); one row read per key."""
+        rows = await shared_mentions(self.graph, store_id, keys, len(keys), 1) if keys else []
+        return {m.entity for m in rows if m.subject}
 
-    async def _spread(
-        self,
-        backend: VectorBackend,
-        store_id: str,
-        query: str,
-        hits: dict[str, Hit],
-        vec_hits: list[Hit],
-        kw_hits: list[Hit],
-        seeds: dict[str, Reached],
-        hops: int,
-        k: int,
-        filters: dict[str, Any] | None,
-    ) -> list[RankedHit]:
+    async def _spread(self, search: _Search, found: _Found, seeds: dict[str, Reached], hops: int) -> list[RankedHit]:
         """The candidates ranked by PageRank mass around the seeds fused with hybrid's order."""
+        store_id = search.store_id
         mass, rows_of = await pagerank.spread(self.graph, store_id, {key: s.base for key, s in seeds.items()}, hops)
         times = await self.graph.file_times(
-            store_id, list({h.file_id for h in hits.values()} | {m.file_id for m in rows_of.values()})
+            store_id, list({h.file_id for h in found.hits.values()} | {m.file_id for m in rows_of.values()})
         )
-        return await self._finish(
-            backend, store_id, query, hits, vec_hits, kw_hits, mass, rows_of, times, None, k, filters
-        )
+        return await self._finish(search, found, mass, rows_of, times, None)
 
     async def _walked(
-        self,
-        backend: VectorBackend,
-        store_id: str,
-        query: str,
-        hits: dict[str, Hit],
-        vec_hits: list[Hit],
-        kw_hits: list[Hit],
-        reached: dict[str, Reached],
-        asked: set[str],
-        hops: int,
-        k: int,
-        filters: dict[str, Any] | None,
+        self, search: _Search, found: _Found, reached: dict[str, Reached], asked: set[str], hops: int
     ) -> tuple[list[RankedHit], list[str]]:
         """The candidates ranked by their blended signals, graph relevance from the walk's
         entities; second, the entities reached, best first."""
+        store_id, hits = search.store_id, found.hits
         ranked_entities = sorted(reached, key=lambda e: reached[e].potential(), reverse=True)[:MAX_FRONTIER]
         graph_rows = await self.graph.mentions(store_id, ranked_entities[:MAX_ENTITIES], limit=MAX_MENTIONS)
         ids = list(dict.fromkeys([*hits, *(m.chunk_id for m in graph_rows)]))
@@ -271,31 +272,24 @@ class Ranker:
         graph_score = chunk_scores(chunk_rows, stated, reached, asked, one_step=hops == 1, paged=paged)
         weights = self.chain_weights if chained(reached, hops) else self.weights
         rows_by_chunk = {m.chunk_id: m for m in chunk_rows}
-        scored = await self._finish(
-            backend, store_id, query, hits, vec_hits, kw_hits, graph_score, rows_by_chunk, times, weights, k, filters
-        )
+        scored = await self._finish(search, found, graph_score, rows_by_chunk, times, weights)
         return scored, ranked_entities
 
     async def _finish(
         self,
-        backend: VectorBackend,
-        store_id: str,
-        query: str,
-        hits: dict[str, Hit],
-        vec_hits: list[Hit],
-        kw_hits: list[Hit],
+        search: _Search,
+        found: _Found,
         graph_score: dict[str, float],
         rows_by_chunk: dict[str, MentionRow],
         times: dict[str, tuple[str, int]],
         weights: dict[str, float] | None,
-        k: int,
-        filters: dict[str, Any] | None,
     ) -> list[RankedHit]:
         """The top k of the candidates by their blended signals (`weights`; None: PageRank and
         hybrid fused by rank). Chunks only the graph found have no text yet: they are ranked with
         what is known (their graph, recency and title signals) and read from the backend only if
         they make the top k; one the filters drop, or no longer there (its file deleted since the
         graph was read), is never returned: the ranking is redone without it."""
+        query, k, hits, vec_hits, kw_hits = search.query, search.k, found.hits, found.vec_hits, found.kw_hits
         only_graph = sorted((c for c in graph_score if c not in hits), key=lambda c: graph_score[c], reverse=True)
         pending = {c: _pending(rows_by_chunk[c]) for c in only_graph[:MAX_GRAPH_CHUNKS] if c in rows_by_chunk}
         for _round in range(3):  # a chunk the filters drop makes room for the next one
@@ -303,57 +297,38 @@ class Ranker:
             wanted = [pending.pop(r.chunk_id) for r in scored[:k] if r.chunk_id in pending]
             if not wanted:
                 return scored[:k]
-            await self._load_chunks(backend, store_id, wanted, hits, filters)
+            await self._load_chunks(search, wanted, hits)
         # the last chunks read are in `hits` (those the filters passed); the rest are never read
         return blend(query, hits, vec_hits, kw_hits, graph_score, times, weights, k)
 
-    async def _expanded(
-        self,
-        backend: VectorBackend,
-        store_id: str,
-        hits: dict[str, Hit],
-        vec_hits: list[Hit],
-        kw_hits: list[Hit],
-        k: int,
-        filters: dict[str, Any] | None,
-        q_entities: list[str],
-        steps: int,
-    ) -> list[RankedHit]:
+    async def _expanded(self, search: _Search, found: _Found, q_entities: list[str], steps: int) -> list[RankedHit]:
         """The pages two-hop expansion reaches from hybrid's best hit (`expand.expansion`), as kg
         hits; pages hybrid did not find are read from the backend (filters applied)."""
 
+        hits = found.hits
+
         async def load(rows: list[Hit]) -> None:
-            await self._load_chunks(backend, store_id, rows, hits, filters)
+            await self._load_chunks(search, rows, hits)
 
-        vec = {h.chunk_id: h.score for h in vec_hits}
-        kw = {h.chunk_id: h.score for h in kw_hits}
-        found = await expansion(self.graph, store_id, hits, vec, kw, q_entities, k, load, steps)
-        return [RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, b) for h, b in found]
+        vec = {h.chunk_id: h.score for h in found.vec_hits}
+        kw = {h.chunk_id: h.score for h in found.kw_hits}
+        pages = await expansion(self.graph, search.store_id, hits, vec, kw, q_entities, search.k, load, steps)
+        return [RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, b) for h, b in pages]
 
-    async def _hybrid(
-        self,
-        backend: VectorBackend,
-        store_id: str,
-        query: str,
-        vector: list[float] | None,
-        k: int,
-        filters: dict[str, Any] | None,
-    ) -> list[RankedHit]:
-        mode: Any = "hybrid" if vector is not None else "keyword"
-        plain = await backend.search(store_id, vector=vector, query=query, k=k, filters=filters, mode=mode)
+    async def _hybrid(self, search: _Search) -> list[RankedHit]:
+        """Hybrid search's own top k (keyword search's when the question has no vector)."""
+        mode: Any = "hybrid" if search.vector is not None else "keyword"
+        plain = await search.backend.search(
+            search.store_id, vector=search.vector, query=search.query, k=search.k, filters=search.filters, mode=mode
+        )
         return [_hybrid_hit(h) for h in plain]
 
-    async def _load_chunks(
-        self,
-        backend: VectorBackend,
-        store_id: str,
-        rows: Sequence[Hit],
-        hits: dict[str, Hit],
-        filters: dict[str, Any] | None,
-    ) -> None:
+    async def _load_chunks(self, search: _Search, rows: Sequence[Hit], hits: dict[str, Hit]) -> None:
         """The text of chunks only the graph found (one read by chunk id, attribute filters applied)."""
+        filters = search.filters
         files = set(list(dict.fromkeys(m.file_id for m in rows))[:MAX_GRAPH_FILES])
-        for h in await backend.chunks(store_id, [(m.file_id, m.chunk_id) for m in rows if m.file_id in files]):
+        wanted = [(m.file_id, m.chunk_id) for m in rows if m.file_id in files]
+        for h in await search.backend.chunks(search.store_id, wanted):
             if filters is None or flt.matches(filters, h.attributes):
                 hits[h.chunk_id] = h
 
