@@ -51,6 +51,7 @@ from bench.multihop_fresh import build_fresh
 from bench.multihop_hard import build_hard
 from bench.multihop_heldout import build_heldout
 from bench.multihop_masked import build_masked
+from bench.multihop_muffled import build_muffled
 from bench.multihop_sealed import build_sealed
 from bench.multihop_unseen import build_unseen
 from bench.multihop_veiled import build_veiled
@@ -430,6 +431,7 @@ async def main(args: argparse.Namespace) -> None:
         "masked": build_masked(),
         "cloaked": build_cloaked(),
         "draped": build_draped(),
+        "muffled": build_muffled(),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for label in args.corpus:
@@ -467,6 +469,7 @@ if __name__ == "__main__":
             "masked",
             "cloaked",
             "draped",
+            "muffled",
             "real",
         ],
         default=["easy", "hard"],
