@@ -25,6 +25,28 @@ Traps (bench/multihop_muffled_traps.py): namesakes, shared surnames, clubs and r
 after towns they are not in, two organisations on one stem (a sponsor and a farm), renamed clubs
 and restaurants, league tables, guide listings, squad lists and match reports naming many
 entities in passing, food-festival stall lists, and notes sharing the questions' relation words.
+Dates agree: clubs founded by grown founders before they died and moving to a ground once it opened,
+groups by grown restaurateurs, head chefs aged 24 to 55 when their restaurant opened, mentors twelve
+years older than their pupils, academies and schools open when their pupils joined, awards after
+their guides and won once they exist; timelines run in order and no page is dated past 2025.
+
+Shape: 375 pages (113 people: 52 players, 34 chefs, 13 coaches, 8 club founders, 6 restaurateurs;
+64 restaurants, 34 towns, 12 clubs, 10 grounds, 10 farms, 9 counties, 9 awards, 7 sponsors, 6
+academies, 6 cookery schools, 6 restaurant groups, 4 guides; traps: 10 namesakes, 11 renamed clubs
+and restaurants, 38 hub pages, 12 festival stall lists, 14 notes); 632 links, 397 meant for the
+subject's page only, 108 for both and 127 for the other end's only (where a page lists a few
+players, pupils or customers, the rest go unstated); of the 244 links the questions walk, 152 are
+named on the subject's page only, 43 on both and 49 on the other end's only. Seven restaurants and
+four clubs bear a town's name and are not in it; a sponsor shares a farm's stem and an award a
+guide's that does not give it; seven surnames are shared by two people; the English words this
+seed drew (Skinner, Render, Mambo, ...) are drawn again. Three-hop chains start on people (20),
+restaurants (16), clubs (10) and awards (2); 34 questions are typed all in lower case.
+
+Calibrated without `kg` (`flock /work/wt/kg.lock env PYTHONPATH=$PWD .venv/bin/python -m
+bench.bench_multihop --corpus muffled --per-hops 0 --speed-repeat 1 --no-single --methods hybrid
+two-hop ppr`), top-10 hit rate / MRR@10 on the 138 multi-hop questions (hybrid / two-hop expansion
+/ PPR): 0.0 % / 28.3 % / 4.3 % (MRR 0.000 / 0.060 / 0.009); two-hop expansion 43.3 % on two-hop
+and 0.0 % on three-hop questions; one-hop controls 72.2 % / 69.4 % / 88.9 %.
 """
 
 from __future__ import annotations
@@ -47,7 +69,10 @@ _GIVEN = (
     "Silas Maeve Jasper Ines Conor Petra Roland Agnes Bram Carys Idris"
 ).split()
 FEMALE = set("Martha Sienna Lorna Freya Nadia Tamsin Greta Rosa Elodie Maeve Ines Petra Agnes Carys".split())
-_NOT_NAMES = r"(.)\1\1|^(butter|banker|better|border|bolder|ladder|letter|lender|rubber|tender|tinder|dinner)$"
+_NOT_NAMES = (
+    r"(.)\1\1|^(butter|banker|better|border|bolder|ladder|letter|lender|rubber|tender|tinder|dinner|skinner"
+    r"|badder|tusker|figger|rasta|kerma|ledder|modder|render|mambo|baggins)$"
+)
 
 ROLE_WORD = {
     "player": "footballer",
@@ -81,7 +106,7 @@ def _people(rng: random.Random, nm: Names, w: World, towns: list[Ent]) -> dict[s
     roles = [r for r, n in plan for _ in range(n)]
     rng.shuffle(roles)
     shared = [nm.word(_SURN) for _ in range(7)]  # seven surnames borne by two people each
-    span = {"player": (1938, 2004), "coach": (1950, 1986), "chef": (1945, 1998)}
+    span = {"player": (1938, 2004), "coach": (1958, 1986), "chef": (1955, 1998)}
     span |= {"industrialist": (1838, 1880), "restaurateur": (1940, 1978)}
     by: dict[str, list[Ent]] = {r: [] for r, _n in plan}
     for i, role in enumerate(roles):
@@ -212,7 +237,7 @@ def _populate(rng: random.Random, nm: Names) -> World:
         r.facts.update(stars=rng.randint(2, 5), seats=rng.randint(3, 16) * 4)
         here = [t for t in towns if t.title != stem]
         w.tie("based_in", r, rng.choice(here), side(rng))
-        cooks = [c for c in chefs if c.facts["born"] + 24 <= year <= c.facts["born"] + 62]
+        cooks = [c for c in chefs if c.facts["born"] + 24 <= year <= c.facts["born"] + 55]
         if cooks and rng.random() < 0.85:
             w.tie("head_chef", r, rng.choice(cooks), side(rng))
         if rng.random() < 0.55:

@@ -86,7 +86,8 @@ def club(w: World, e: Ent, rng: random.Random) -> str:
         s.append("TIMELINE OF THE CLUB")
         s.append(f"{year} {DASH} founded" + (f" by {founder.title}" if founder else ""))
         if ground:
-            s.append(f"{year + rng.randint(5, 30)} {DASH} moves to {ground.title}, its home ground ever since")
+            moved = max(year + rng.randint(5, 30), ground.facts["year"])  # not before the ground opened
+            s.append(f"{moved} {DASH} moves to {ground.title}, its home ground ever since")
         if here:
             s.append(f"1990 {DASH} club offices move to the centre of {here.title}; the club is based there today")
         if sponsor:
@@ -234,10 +235,10 @@ def town(w: World, e: Ent, rng: random.Random) -> str:
 def county(w: World, e: Ent, rng: random.Random) -> str:
     towns = w.incoming("in_county", e)
     rows = [("Landscape", e.facts["land"]), ("Inhabitants", f"{e.facts['pop']:,}")]
-    rows += [("Towns in the county", titles(towns))] if towns else []
+    rows += [("Towns within its borders", titles(towns))] if towns else []
     body = "\n".join(f"| {k} | {v} |" for k, v in rows)
     tail = f"{cap(e.facts['land'])} country, known for its cheese."
-    return f"# {e.title}\n\nCOUNTY FACT SHEET\n\n| | |\n|---|---|\n{body}\n\n{tail}"
+    return f"# {e.title}\n\nFACT SHEET\n\n| | |\n|---|---|\n{body}\n\n{tail}"
 
 
 _RENDER = {

@@ -106,10 +106,13 @@ _NP: dict[str, tuple[list[str], list[str]]] = {
         ["birthplace", "hometown"],
     ),
     "based_in": (
-        ["the town {x} is based in", "the location of {x}", "the town that hosts {x}", "the seat of {x}"],
+        ["the town {x} is based in", "the location of {x}", "the town that hosts {x}", "the town where you'd find {x}"],
         ["location", "base"],
     ),
-    "in_county": (["the county {x} is in", "the county containing {x}", "the shire {x} lies in"], ["county", "shire"]),
+    "in_county": (
+        ["the county {x} is in", "the county containing {x}", "the shire {x} lies in", "the region {x} is part of"],
+        ["county", "shire", "region"],
+    ),
 }
 
 _DIRECT: dict[str, list[str]] = {
@@ -128,7 +131,7 @@ _DIRECT: dict[str, list[str]] = {
     "award_by": ["who gives out {x}?", "which guide awards {x}?"],
     "born_in": ["where was {x} born?", "which town is {x} from?"],
     "based_in": ["where is {x} based?", "which town is {x} in?"],
-    "in_county": ["which county is {x} in?", "what county is {x} part of?"],
+    "in_county": ["which county is {x} in?", "what region is {x} part of?"],
 }
 _LEADS = ["find {}", "tell me {}", "give me {}", "looking for {}", "{}?", "{}", "i need {}", "{what} {}?"]
 ECHO = re.compile(r"\b(\w{4,})s\b.*\b\1\b")  # a verb echoed by its own noun: clumsy
@@ -173,12 +176,22 @@ def _refs(w: World, file: str) -> list[str]:
 
 
 def _phrase(w: World, files: list[str], pattern: tuple[str, ...], rng: random.Random) -> str:
+    """A question for the chain; drawn again (up to 20 times) while a verb echoes its own noun."""
+    for _ in range(20):
+        q = _draft(files, pattern, rng, w)
+        if not ECHO.search(q.lower()):
+            break
+    return q
+
+
+def _draft(files: list[str], pattern: tuple[str, ...], rng: random.Random, w: World) -> str:
     x = start = rng.choice(_refs(w, files[0]))
     short, clause = True, False
     for rel in pattern[:-1]:
         x = rng.choice(_np(rel, x, short, clause))
         short = x.startswith(start)  # a possessive goes on: "X's manager's hometown"
-        clause = not short and not x.endswith(start)  # "the club X plays for": nothing may follow it
+        # "the club X plays for" or "whoever manages X": only a phrase that ends in it may follow
+        clause = not short and (not x.endswith(start) or x.startswith("whoever"))
     last = pattern[-1]
     forms = [d.format(x=x) for d in _DIRECT[last] if not clause or d.endswith("{x}?")]
     what = "who's" if last in _PERSON else "what's"

@@ -56,7 +56,7 @@ def _obituary(w: World, e: Ent, rng: random.Random, parts: dict[str, Ent | None]
     if club:
         s.append(f"{cap(he)} played for {club.title} for eleven seasons and captained the side twice.")
     if fed.get("founded_by"):
-        s.append(f"In later life {sn} founded {titles(fed['founded_by'])}, putting up the money for the first pitch.")
+        s.append(f"{sn} founded {titles(fed['founded_by'])}, putting up the money for the first pitch.")
     s.append(f"{cap(his)} funeral will be private.")
     return " ".join(s)
 
@@ -172,7 +172,7 @@ def _timeline(w: World, e: Ent, rng: random.Random, parts: dict[str, Ent | None]
     if parts["plays_for"]:
         s.append(f"{b + 19} {DASH} signs for {parts['plays_for'].title}")
     if fed.get("coached_by"):
-        s.append(f"{b + 38} {DASH} appointed head coach of {titles(fed['coached_by'])}")
+        s.append(f"2023 {DASH} appointed head coach of {titles(fed['coached_by'])}")
     for r in fed.get("head_chef", []):
         s.append(f"{r.facts['year']} {DASH} becomes head chef at {r.title} when it opens")
     for g in fed.get("founded_by", []):

@@ -93,7 +93,7 @@ def test_each_relation_is_asked_with_several_words() -> None:
     cues = {
         "plays_for": ("plays for", "turned out", "on the books", "club", "team", "play for", " at?"),
         "born_in": ("birthplace", "born", "hometown", "comes from", " from?"),
-        "based_in": ("based", "location", "hosts", "seat", "base", " in?"),
+        "based_in": ("based", "location", "hosts", "you'd find", "base", " in?"),
         "head_chef": ("chef", "kitchen", "cooks"),
         "owned_by": ("owner", "owns", "company", "belong"),
     }
@@ -134,9 +134,11 @@ def test_relations_are_worded_in_several_ways() -> None:
     appositive = [", the head chef,", ", the club's home ground,", "The head coach, "]
     assert all(text.count(a) >= 1 for a in appositive), [(a, text.count(a)) for a in appositive]
     rows = ["| Birthplace | ", "| Club | ", "| Home ground | ", "| Head chef at | ", "| Based in | "]
-    assert all(text.count(r) >= 3 for r in rows), [(r, text.count(r)) for r in rows]
+    assert all(text.count(r) >= 1 for r in rows) and sum(text.count(r) for r in rows) >= 30, [
+        (r, text.count(r)) for r in rows
+    ]
     fragments = ["Came through the ", "Born: ", "Part of ", "Holder of the ", "Winner of the ", "Head chef: "]
-    assert all(text.count(f) >= 2 for f in fragments), [(f, text.count(f)) for f in fragments]
+    assert all(text.count(f) >= 1 for f in fragments), [(f, text.count(f)) for f in fragments]
     assert text.count("It is where ") + text.count(" is where ") >= 5  # "it is where ..."
     assert sum(text.count(f) for f in ("I was born in ", "I came through ", "I trained at ", "I'm head chef")) >= 8
 
@@ -152,11 +154,14 @@ def test_traps_present() -> None:
         named = [e for e in WORLD.ents.values() if e.kind == kind and set(e.title.split()) & towns]
         assert len(named) >= 3, kind
         assert all(WORLD.ents[based[e.file]].title not in e.title.split() for e in named)
-    orgs = ("sponsor", "farm", "guide", "award", "academy", "school", "group", "club", "stadium")
-    stems = Counter(w for e in WORLD.ents.values() if e.kind in orgs for w in e.title.split()[:2] if w != "The")
-    assert sum(n >= 2 for s, n in stems.items() if s not in towns and s[0].isupper() and len(s) > 4) >= 2
+
+    def stems(kind: str) -> set[str]:  # an organisation's own word ("Loska" of "Loska Foods", "The Loska Guide")
+        return {e.title.removeprefix("The ").split()[0] for e in WORLD.ents.values() if e.kind == kind}
+
+    assert stems("sponsor") & stems("farm") and stems("award") & stems("guide")  # two organisations on one stem
+    core = [title(f) for f in BY_NAME if f.startswith(("club_", "restaurant_"))]
     renamed = [d for d in DOCS if d.name.startswith("renamed_")]
-    assert len(renamed) >= 10 and all(" was " in d.text for d in renamed)
+    assert len(renamed) >= 10 and all(" was " in d.text and any(names(d.text, t) for t in core) for d in renamed)
     hubs = [d for d in DOCS if d.name.startswith(("table_", "squad_", "match_", "listing_", "festival_"))]
     assert len(hubs) >= 40
     assert sum(len(re.findall(r"\n(- |\d+\. |\| \d+ \| |Stall \d)", d.text)) >= 4 for d in hubs) >= 25
@@ -193,7 +198,7 @@ _CUES = {
     "born_in": r"(?i:\bborn\b|birthplace|births)",
     "based_in": r"(?i:\bbased\b|\bis in\b|offices|home to|address|stands on|old quarter|home in|, the \w+ club,)"
     r"|^MENU \u2014 .*, ",
-    "in_county": r"(?i:town in|part of|county)",
+    "in_county": r"(?i:town in|part of|county|within its borders)",
 }
 
 
@@ -240,7 +245,7 @@ def test_dates_agree() -> None:
         assert born[p] + 25 <= year[org], org
         assert year[org] < w.ents[p].facts.get("died", 9999), org
     for r, c in w.link["head_chef"].items():
-        assert born[c] + 24 <= year[r] <= born[c] + 62
+        assert born[c] + 24 <= year[r] <= born[c] + 55
     assert all(born[m] + 12 <= born[c] for c, m in w.link["apprenticed_under"].items())
     assert all(year[a] <= born[p] + 12 for p, a in w.link["came_through"].items())
     assert all(year[s] <= born[c] + 17 for c, s in w.link["trained_at"].items())
@@ -251,9 +256,12 @@ def test_dates_agree() -> None:
         m = re.search(r"who has died aged (\d+)", d.text)
         if m:
             assert 40 <= int(m.group(1)) <= 100, d.text
-        if "\nTIMELINE\n" in d.text:  # a person's timeline runs in order
-            ys = [int(x[:4]) for x in d.text.split("\nTIMELINE\n")[1].splitlines()]
+        if "TIMELINE" in d.text and "OF THE TOWN" not in d.text:  # a person's or club's timeline runs in order
+            ys = [int(x[:4]) for x in d.text.split("TIMELINE", 1)[1].splitlines()[1:]]
             assert ys == sorted(ys) and max(ys) <= 2025, d.text
+        for moved, ground in re.findall(r"^(\d{4}) \u2014 moves to (.+), its home ground", d.text, re.M):
+            opened = year[next(f for f, e in w.ents.items() if e.title == ground)]
+            assert int(moved) >= opened, d.text  # a club moves to a ground once it has opened
 
 
 def test_pages_and_questions_read_as_english() -> None:
