@@ -85,7 +85,7 @@ _NP: dict[str, tuple[list[str], list[str]]] = {
         ["culinary school", "alma mater"],
     ),
     "apprenticed_under": (
-        ["the mentor of {x}", "the chef who taught {x}", "the cook {x} learned under"],
+        ["the mentor of {x}", "the chef who taught {x}", "the cook that {x} learned under"],
         ["mentor", "teacher"],
     ),
     "supplied_by": (
@@ -99,7 +99,7 @@ _NP: dict[str, tuple[list[str], list[str]]] = {
     "won": (["the accolade {x} won", "the honour {x} received", "the prize {x} picked up"], ["accolade", "prize"]),
     "award_by": (
         ["the publication that hands out {x}", "the guide behind {x}", "whoever presents {x}"],
-        ["publisher", "guide"],
+        ["awarding body", "guide"],
     ),
     "born_in": (
         ["the birthplace of {x}", "the town {x} was born in", "the hometown of {x}", "the place {x} comes from"],
@@ -133,6 +133,13 @@ _DIRECT: dict[str, list[str]] = {
     "based_in": ["where is {x} based?", "which town is {x} in?"],
     "in_county": ["which county is {x} in?", "what region is {x} part of?"],
 }
+_PLAYING = 1988  # players born since still play (bench/multihop_muffled_text.py); the rest are asked of in the past
+_PAST = [
+    (r"\bplays for\b", "played for"),
+    (r"\bis on the books of\b", "was on the books of"),
+    (r"^who does (.+) play for\?$", r"who did \1 play for?"),
+    (r"^which club is (.+) at\?$", r"which club was \1 at?"),
+]
 _LEADS = ["find {}", "tell me {}", "give me {}", "looking for {}", "{}?", "{}", "i need {}", "{what} {}?"]
 ECHO = re.compile(r"\b(\w{4,})s\b.*\b\1\b")  # a verb echoed by its own noun: clumsy
 _PERSON = {"coached_by", "founded_by", "head_chef", "apprenticed_under"}  # targets that are people
@@ -197,6 +204,11 @@ def _draft(files: list[str], pattern: tuple[str, ...], rng: random.Random, w: Wo
     what = "who's" if last in _PERSON else "what's"
     forms += [rng.choice(_LEADS).format(np, what=what) for np in _np(last, x, short, clause)]
     q = rng.choice([f for f in forms if not ECHO.search(f.lower())] or forms)
+    q = re.sub(r"^who's whoever ", "who ", q)  # not "who's whoever set up X?"
+    first = w.ents[files[0]]
+    if first.facts.get("role") == "player" and first.facts["born"] < _PLAYING:  # retired or dead: past tense
+        for now, then in _PAST:
+            q = re.sub(now, then, q)
     return q[0].upper() + q[1:]
 
 
@@ -209,6 +221,9 @@ def make_questions(
     out: list[tuple[Question, list[str]]] = []
     for patterns, want, cap in zip((_ONE, _TWO, _THREE), WANT, (9, 2, 3), strict=True):
         pools = question_pools(w, text, naming, patterns, rng, words, _phrase)
+        # a multi-hop start page naming the answer (a chef's own school that is also the mentor's, a
+        # player born in the town the club is based in) would reach it in one hop: not asked
+        pools = [[(q, fs) for q, fs in pool if len(fs) == 2 or fs[0] not in naming[fs[-1]]] for pool in pools]
         out += draw(pools, want, cap)
     plain = [i for i, (_q, fs) in enumerate(out) if not lower_ambiguous(w, fs[0])]
     for i in rng.sample(plain, len(out) // 5):

@@ -55,6 +55,8 @@ def test_answers_exist_and_multihop_answers_share_no_word_with_the_question() ->
             assert not words(q.text) & words(BY_NAME[q.answer].text), q.text
             assert not names(BY_NAME[q.answer].text, title(files[0])), q.text
     assert all(len(set(files)) == len(files) for _q, files in CHAINS)
+    for q, files in CHAINS:  # nor does the start page name the answer (one hop by another relation)
+        assert q.hops == 1 or not names(BY_NAME[files[0]].text, title(q.answer)), q.text
 
 
 def test_each_link_is_stated_on_at_least_one_page_of_its_pair_and_controls_on_the_answer() -> None:
