@@ -62,10 +62,10 @@ def club(w: World, e: Ent, rng: random.Random) -> str:
             s.append(f"{k}. History. The chair reminded the board that {founder.title} founded the club in {year}.")
             k += 1
         if squad:
-            s.append(f"{k}. Registrations. {titles(squad)} play for the first team this season.")
+            s.append(f"{k}. Heritage. The club history names {titles(squad)} among those who have played for it.")
             k += 1
         if here:
-            s.append(f"{k}. Offices. The club's offices stay in {here.title}.")
+            s.append(f"{k}. Offices. The club stays based in {here.title}, where its offices are.")
         return f"# {t}\n\n" + "\n".join(s)
     if form == 1:  # press release
         s.append(f"PRESS RELEASE {DASH} {t} {DASH} {_date(rng)}")
@@ -78,7 +78,7 @@ def club(w: World, e: Ent, rng: random.Random) -> str:
         if ground:
             s.append(f"Home games are played at {ground.title}.")
         if squad:
-            s.append(f"Players under contract include {titles(squad)}.")
+            s.append(f"Players past and present include {titles(squad)}.")
         if founder:
             s.append(f"Founded by {founder.title} in {year}, the club marks its anniversary with a new badge.")
         return f"# {t}\n\n" + s[0] + "\n" + " ".join(s[1:])
@@ -95,7 +95,7 @@ def club(w: World, e: Ent, rng: random.Random) -> str:
         if coach:
             s.append(f"2023 {DASH} {coach.title} appointed head coach")
         if squad:
-            s.append(f"2024 {DASH} the squad includes {titles(squad)}")
+            s.append(f"2024 {DASH} a club history names {titles(squad)} among its players, past and present")
         return f"# {t}\n\n" + "\n".join(s)
     rows = [("Founded", str(year))]
     rows += [("Founded by", founder.title)] if founder else []
@@ -103,7 +103,7 @@ def club(w: World, e: Ent, rng: random.Random) -> str:
     rows += [("Home ground", ground.title)] if ground else []
     rows += [("Head coach", coach.title)] if coach else []
     rows += [("Shirt sponsor", sponsor.title)] if sponsor else []
-    rows += [("Squad (selected)", titles(squad))] if squad else []
+    rows += [("Players past and present (selected)", titles(squad))] if squad else []
     return f"# {t}\n\nCLUB FACT SHEET\n\n| | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows)
 
 
@@ -163,7 +163,7 @@ def academy(w: World, e: Ent, rng: random.Random) -> str:
 
 
 def school(w: World, e: Ent, rng: random.Random) -> str:
-    leads = ["Its alumni include the chefs", "Cooks it trained:", "Former students include"]
+    leads = ["Its alumni include", "Cooks it trained:", "Former students include"]
     return _org(w, e, rng, [(leads, some(w, "trained_at", e, 4))])
 
 

@@ -257,7 +257,7 @@ def restaurant(w: World, e: Ent, rng: random.Random) -> str:
         if chef:
             s.append(f"The cooking is by {chef.title}, the head chef, whose {dish} is the reason to book.")
         if farm:
-            s.append(f"Vegetables and meat are supplied by {farm.title}, and the menu says so.")
+            s.append(f"The ingredients are supplied by {farm.title}, and the menu says so.")
         if owner:
             s.append(f"{t} is owned by {owner.title}, which shows in the wine list.")
         if award:
@@ -270,7 +270,7 @@ def restaurant(w: World, e: Ent, rng: random.Random) -> str:
             f"Main: {rng.choice(['lamb', 'duck', 'bream'])}, greens*\nPudding: burnt cream"
         )
         if farm:
-            s.append(f"* Producer note: our meat and greens come from {farm.title}.")
+            s.append(f"* Producer note: our produce comes from {farm.title}.")
         if chef:
             s.append(f"Head chef: {chef.title}")
         if owner:
@@ -298,7 +298,7 @@ def restaurant(w: World, e: Ent, rng: random.Random) -> str:
     if chef:
         s.append(f"Head chef {chef.title} has rewritten the menu around {dish}.")
     if farm:
-        s.append(f"All beef and vegetables will continue to be supplied by {farm.title}.")
+        s.append(f"All produce will continue to be supplied by {farm.title}.")
     if owner:
         s.append(f"{t} is a {owner.title} restaurant.")
     if award:

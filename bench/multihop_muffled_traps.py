@@ -3,7 +3,7 @@
 * namesakes: people sharing a player's, coach's or chef's full name (their page titled with their own
   trade), from somewhere else, with a club or restaurant of their own to mention;
 * renamed clubs and restaurants: the old name's page saying what it became;
-* hub pages naming many entities in passing: league tables, squad lists, match reports with their
+* hub pages naming many entities in passing: league tables, all-time squad lists, match reports with their
   scorers, eating-out listings with star ratings;
 * food-festival stall lists naming restaurants and a town they have nothing else to do with;
 * notes on football and food that use the questions' relation words and name no entity.
@@ -135,12 +135,12 @@ def _hubs(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
         season = f"{2016 + i}/{17 + i}"
         head = f"# {nm.word()} League table {season}\n\n| Pos | Club | P | Pts |\n|---|---|---|---|\n"
         docs.append(Doc(f"table_{i}.md", head + "\n".join(rows)))
-    for i, c in enumerate(rng.sample(clubs, 8)):  # squad lists: who plays for the club (true)
+    for i, c in enumerate(rng.sample(clubs, 8)):  # all-time squad lists: who played for the club (true)
         squad = [p for p in players if w.link["plays_for"][p.file] == c.file]
         if len(squad) < 2:
             continue
         lines = [f"{k + 1}. {p.title}" for k, p in enumerate(squad)]
-        docs.append(Doc(f"squad_{i}.md", f"# {c.title} squad list, season {2017 + i}\n\n" + "\n".join(lines)))
+        docs.append(Doc(f"squad_{i}.md", f"# {c.title} all-time squad list\n\n" + "\n".join(lines)))
     for i in range(16):  # match reports: two clubs and a scorer of each (true)
         a, b = rng.sample(clubs, 2)
         sa = [p for p in players if w.link["plays_for"][p.file] == a.file and p.facts["born"] >= 1985]

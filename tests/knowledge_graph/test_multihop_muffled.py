@@ -184,7 +184,7 @@ def test_a_question_naming_a_shared_name_says_which_person_it_means() -> None:
 
 # how each relation a question may walk is worded where a link of it is stated
 _CUES = {
-    "plays_for": r"(?i:\bplay(ed|s)? for\b|\bplayer\b|playing days|\bsigns for\b|\bsquad\b|under contract)|^\| Club \|",
+    "plays_for": r"(?i:\bplay(ed|s)? for\b|\bplayers?\b|playing days|\bsigns for\b|\bsquad\b)|^\| Club \|",
     "came_through": r"(?i:came (up )?through|product of|youth career|as a schoolboy|graduates of|produced)",
     "coached_by": r"(?i:head coach|\bmanages\b|\bcoach(es|ing)\b)",
     "founded_by": r"(?i:\bfound(ed|er|s)\b|set up by)",
