@@ -88,7 +88,7 @@ def _podcast(w: World, e: Ent, rng: random.Random, parts: dict[str, Ent | None],
     if parts["born_in"]:
         s.append(f"{g}: I was born in {parts['born_in'].title} and grew up two streets from the market.")
     else:
-        s.append(f"{g}: We moved around a lot, so nowhere really.")
+        s.append(f"{g}: We moved around a lot when I was small.")
     if parts["came_through"]:
         s.append(f"{hs}: And the academy years? {g}: I came through {parts['came_through'].title}; joined at eleven.")
     if parts["plays_for"]:
@@ -255,7 +255,8 @@ def restaurant(w: World, e: Ent, rng: random.Random) -> str:
             + (f" Address: Market Row, {here.title}." if here else "")
         )
         if chef:
-            s.append(f"The cooking is by {chef.title}, the head chef, whose {dish} is the reason to book.")
+            are = "are" if dish.endswith("s") else "is"  # "whose mussels are"
+            s.append(f"The cooking is by {chef.title}, the head chef, whose {dish} {are} the reason to book.")
         if farm:
             s.append(f"The ingredients are supplied by {farm.title}, and the menu says so.")
         if owner:
