@@ -20,10 +20,11 @@ subject's page, the other end's or both.
 
 Questions (bench/multihop_muffled_questions.py): 36 one-hop controls, 90 two-hop and 48 three-hop,
 a fifth typed all in lower case; a multi-hop answer page shares no content word with its question
-(a crude stem) and does not name the chain's start, and no page off the chain names both its ends.
+(a crude stem) and does not name the chain's start, the start's page does not name the answer,
+and no page off the chain names both its ends.
 Traps (bench/multihop_muffled_traps.py): namesakes, shared surnames, clubs and restaurants named
 after towns they are not in, two organisations on one stem (a sponsor and a farm), renamed clubs
-and restaurants, league tables, guide listings, squad lists and match reports naming many
+and restaurants, league tables, guide listings, all-time squad lists and match reports naming many
 entities in passing, food-festival stall lists, and notes sharing the questions' relation words.
 Dates agree: clubs founded by grown founders before they died and moving to a ground once it opened,
 groups by grown restaurateurs, head chefs aged 24 to 55 when their restaurant opened, mentors twelve
@@ -35,12 +36,12 @@ Shape: 375 pages (113 people: 52 players, 34 chefs, 13 coaches, 8 club founders,
 academies, 6 cookery schools, 6 restaurant groups, 4 guides; traps: 10 namesakes, 11 renamed clubs
 and restaurants, 38 hub pages, 12 festival stall lists, 14 notes); 632 links, 397 meant for the
 subject's page only, 108 for both and 127 for the other end's only (where a page lists a few
-players, pupils or customers, the rest go unstated); of the 244 links the questions walk, 152 are
-named on the subject's page only, 43 on both and 49 on the other end's only. Seven restaurants and
+players, pupils or customers, the rest go unstated); of the 250 links the questions walk, 144 are
+named on the subject's page only, 47 on both and 59 on the other end's only. Seven restaurants and
 four clubs bear a town's name and are not in it; a sponsor shares a farm's stem and an award a
 guide's that does not give it; seven surnames are shared by two people; the English words this
 seed drew (Skinner, Render, Mambo, ...) are drawn again. Three-hop chains start on people (20),
-restaurants (16), clubs (10) and awards (2); 34 questions are typed all in lower case.
+restaurants (17), clubs (9) and awards (2); 34 questions are typed all in lower case.
 
 Calibrated without `kg` (`flock /work/wt/kg.lock env PYTHONPATH=$PWD .venv/bin/python -m
 bench.bench_multihop --corpus muffled --per-hops 0 --speed-repeat 1 --no-single --methods hybrid

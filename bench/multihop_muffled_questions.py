@@ -1,16 +1,17 @@
 """Questions of the muffled multi-hop corpus (bench/multihop_muffled.py), as people type them.
 
 A chain is a start entity and one to three relations. Its question names the start and describes
-each further step by a noun phrase ("the club X plays for", "X's mentor's hometown", "the outfit
-whose logo is on the shirts of X"), with each relation worded by several role nouns and verbs,
+each further step by a noun phrase ("the club X plays for", "X's mentor's hometown", "the firm
+that backs X"), with each relation worded by several role nouns and verbs,
 mostly not the pages' own; the whole is a question, an instruction ("find ...", "tell me ..."), or
 a bare noun phrase with or without a question mark. About a fifth are typed all in lower case. A
 person who shares a full name with someone else is named with the role ("the chef X"). A one-hop
 control is kept only when its answer page states the link and names the start; a multi-hop
 question only when its answer page does not name the start and shares no content word with the
-question, and no page off the chain names both its ends. Then 36 / 90 / 48 are drawn round-robin
-over the chain patterns, one question per start and hop count, at most two two-hop and three
-three-hop per answer page.
+question, the start's page does not name the answer, and no page off the chain names both its ends.
+A retired or dead player is asked of in the past tense ("the side X was on the books of"). Then
+36 / 90 / 48 are drawn round-robin over the chain patterns, one question per start and hop count,
+at most two two-hop and three three-hop per answer page.
 """
 
 from __future__ import annotations
