@@ -46,8 +46,8 @@ restaurants (17), clubs (9) and awards (2); 34 questions are typed all in lower 
 Calibrated without `kg` (`flock /work/wt/kg.lock env PYTHONPATH=$PWD .venv/bin/python -m
 bench.bench_multihop --corpus muffled --per-hops 0 --speed-repeat 1 --no-single --methods hybrid
 two-hop ppr`), top-10 hit rate / MRR@10 on the 138 multi-hop questions (hybrid / two-hop expansion
-/ PPR): 0.0 % / 28.3 % / 4.3 % (MRR 0.000 / 0.060 / 0.009); two-hop expansion 43.3 % on two-hop
-and 0.0 % on three-hop questions; one-hop controls 72.2 % / 69.4 % / 88.9 %.
+/ PPR): 0.0 % / 23.9 % / 2.2 % (MRR 0.000 / 0.044 / 0.003); two-hop expansion 36.7 % on two-hop
+and 0.0 % on three-hop questions; one-hop controls 69.4 % / 66.7 % / 91.7 %.
 """
 
 from __future__ import annotations
