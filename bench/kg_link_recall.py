@@ -21,8 +21,8 @@ the ordinary English sentences of `bench/kg_precision_cases.py`, each with exact
 relations it states, printed as "false relations: N" (relations stored beyond those; `--show-misses`
 lists them) and the expected ones missed.
 
-    .venv/bin/python -m bench.kg_link_recall [--corpus draped cloaked masked veiled blind heldout sealed unseen hard easy]
-        [--show-misses]
+    .venv/bin/python -m bench.kg_link_recall
+        [--corpus draped cloaked masked veiled blind heldout sealed unseen hard easy] [--show-misses]
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from gateway.knowledge_graph.question_words import (
     NO_OWNER,
     PREPS,
     PTOKEN,
+    TITLE_CONNECTORS,
     TOKEN,
     VERB_AUX,
     WH,
@@ -36,6 +37,13 @@ from gateway.knowledge_graph.question_words import (
 _REQUEST = re.compile(
     r"^\W*(?:[A-Z][a-z]+|I\s+[a-z]+)(?:\s+(?:me|us))?\s+"
     r"(?=the\s+\w|(?:[A-Z0-9][\w\-\.]*\s+){0,4}[A-Z0-9][\w\-\.]*['\u2019]s\s+[a-z])"
+)
+# after a first person's lead ("I need ..."), a title's lower-case connector may join the possessed
+# name's words: "I need Notes from Ely's editor" (after an imperative, "Check Paris for Ada's files",
+# the connector is the verb's preposition: no such read)
+_I_REQUEST_TITLE = re.compile(
+    r"^\W*I\s+[a-z]+\s+(?=(?:[A-Z0-9][\w\-\.]*\s+(?:(?:of|on|at|for|from|and|in|to|with|by|the|a|an)\s+(?=[A-Z0-9]))?){1,4}"
+    r"[A-Z0-9][\w\-\.]*['\u2019]s\s+[a-z])"
 )
 
 
@@ -62,8 +70,12 @@ _REQUEST_LEAD = re.compile(
 # a definite noun phrase standing alone as the query, in either case, with or without "?": "The
 # town the founder of X was born in", "the alma mater of the producer who set up Y?", "X's
 # editor's birthplace" (a search box's phrasing of "What is ...?"): it opens on "the" and a
-# lower-case word, or on a name's possessive owning a lower-case noun
-_BARE_NP = re.compile(r"^\W*(?:the\s+[a-z0-9]|(?:[A-Z0-9][\w\-\.]*\s+){0,4}[\w\-\.]+['\u2019]s\s+[a-z])", re.I)
+# lower-case word, or on a name's possessive owning a lower-case noun (a capitalised plural's too,
+# "Brask Works'": in lower case a plural's apostrophe closes a quotation as often)
+_BARE_NP = re.compile(
+    r"^\W*(?:the\s+[a-z0-9]|(?:[A-Z0-9][\w\-\.]*\s+){0,4}(?:[\w\-\.]+['\u2019]s|(?-i:[A-Z0-9][\w\-\.]*s['\u2019]))\s+[a-z])",
+    re.I,
+)
 
 
 # a phrase alone has no clause punctuation, nor a question word after a comma ("The composer of X:
@@ -75,6 +87,11 @@ _WH_IS = re.compile(
     r"|chosen|done|gone|seen|known|driven|eaten|fallen|spoken|stolen|broken|forgotten|hidden|made|won|left|lost)\b)",
     re.I,
 )
+# a bracketed qualifier between a name and its possessive ("Notes from Tarn (2005)'s author", "Acme
+# (UK)'s founder": a year, an edition, a country telling namesakes apart) qualifies the name; the
+# possessive is the name's, as in "Notes from Tarn's author". Only a short bracket after a word and a
+# space, straight before "'s" ("f(x)'s value" keeps its brackets, as does any other bracket)
+_QUALIFIED_POSSESSIVE = re.compile(r"(?<=\w)\s+\([^()\n]{1,24}\)(?=['\u2019]s\b)")
 
 
 @functools.lru_cache(maxsize=256)
@@ -84,7 +101,9 @@ def as_question(query: str) -> str:
     question's relations reads it so: a request's own relation is its object's, as a question's
     is, and its possessives, reduced and contact relative clauses link relations as a question's do
     (read as text with no question word, "Tell me the area the place X was in belongs to" counted
-    one relation of two)."""
+    one relation of two). A bracketed qualifier before a possessive is dropped
+    (`_QUALIFIED_POSSESSIVE`)."""
+    query = _QUALIFIED_POSSESSIVE.sub("", query)
     if WH.match(query.lstrip()):
         # a question already; a question word's "'s" is "is" ("What's the town ...", "who's the
         # person who ..."), which every count reads as the copula it is
@@ -96,7 +115,7 @@ def as_question(query: str) -> str:
         return _np_question(query)
     if query.rstrip().endswith("?"):
         return query  # one put without its question word ("Does X ...?")
-    m = _REQUEST.match(query)
+    m = _REQUEST.match(query) or _I_REQUEST_TITLE.match(query)
     if m is None:
         return query
     opener = TOKEN.findall(m.group(0))
@@ -168,11 +187,25 @@ def _head_links(tokens: list[str], at: int) -> bool:
     within `_MAX_HEAD` words, with no closed-class word before it (a statement's verb's object or
     adverb: "when", "on", "I"); "The user's guide", "the timeout setting" have no link after it."""
     for head, t in enumerate(tokens[at:]):
+        k = at + head
         if t.lower() in _NP_LINKS or is_possessive(t):
             return head > 0 or at > 1 or is_possessive(t)
-        if head >= _MAX_HEAD or function_word(bare(t.lower())) or t.lower() in _STOP:
+        if head >= _MAX_HEAD or (
+            (function_word(bare(t.lower())) or t.lower() in _STOP) and not _connects_title(tokens, k)
+        ):
             return False
     return False
+
+
+def _connects_title(tokens: list[str], k: int) -> bool:
+    """Whether the lower-case token at `k` joins two capitalised words of one title ("the place Salt
+    FOR Ely's editor"): a name's, no closed-class word of the phrase."""
+    return (
+        0 < k < len(tokens) - 1
+        and tokens[k] in TITLE_CONNECTORS
+        and tokens[k - 1][:1].isupper()
+        and tokens[k + 1][:1].isupper()
+    )
 
 
 def _content_clause(rest: str) -> bool:

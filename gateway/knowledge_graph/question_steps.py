@@ -21,6 +21,7 @@ from gateway.knowledge_graph.question_words import (
     PTOKEN,
     TOKEN,
     WH,
+    bare,
     is_possessive,
     looks_like_name,
     plain_of,
@@ -50,6 +51,8 @@ _KIND_COPULA = re.compile(
     r"|(?!(?:is|are|was|were)\b)[a-z]\w*(?:\s+of\s+(?:the\s+)?[a-z]\w*)?)\s+(?:is|are|was|were)\s",
     re.I,
 )
+# a kind's copula question ending on a bare noun and a stranded "of" ("... part of?", "... a member of?")
+_STRANDED_OF_END = re.compile(r"\s(?:an?\s+)?[a-z]\w*\s+of\s*\?\s*$")
 _PARTICLE_OF_END = re.compile(r"\s(?:out|off)\s+of\s*\??\s*$", re.I)
 _STRANDED_END = re.compile(r"\s(?:in|from|at|on|to|for|with|under|by|near)\s*\?\s*$", re.I)
 # a copula's complement that is a bare noun with "to": "Which harbour is home to ..."
@@ -143,11 +146,20 @@ def steps(query: str) -> int:
     if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
         # a chain of possessives ends on the name it starts from: "What is Acme's founder's birthplace?"
         root, before = possessed.group(1), ""
-        for token in reversed(TOKEN.findall(query[: possessed.start()])):
+        before_tokens = PTOKEN.findall(query[: possessed.start()])  # a plural's "Letters'" too
+        k = len(before_tokens) - 1
+        while k >= 0:
+            token = before_tokens[k]
             if not is_possessive(token):
+                # a compound's modifier between two possessives, "Acme's parent company's seat": the
+                # possessed noun's word, the chain goes on to the possessive before it
+                if k > 0 and is_possessive(before_tokens[k - 1]) and token.islower() and bare(token) not in _STOP:
+                    k -= 1
+                    continue
                 before = token
                 break
             root = token
+            k -= 1
         # a possessive straight after the copula has no determiner: a name, typed in lower case too
         # ("what is jenzo's editor's birthplace?")
         ends_on_name = looks_like_name(root) or before.lower() in BE
@@ -160,6 +172,10 @@ def steps(query: str) -> int:
         links -= 1  # "What part OF the country is ...": the kind's own "of"
     if kind is not None and _STRANDED_END.search(query):
         pass  # "Which region is the location of X in?": the preposition is the question's own relation
+    elif kind is not None and _STRANDED_OF_END.search(query):
+        # "Which region is the hometown of X part OF?", "Which band is Ada a member OF?": the noun and
+        # its stranded "of" are the question's own relation, whose link that "of" already counts
+        own = False
     elif (copula := _COPULA_HEAD.match(unnamed)) is not None:
         head = ends_on_name or _first_link_of(unnamed, copula.end()) or _clause_after(unnamed, copula.end())
         own = own and not (head and not _copular_relation(unnamed, copula.end()))
