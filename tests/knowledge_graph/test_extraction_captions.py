@@ -1,0 +1,83 @@
+"""Lines that state a relation on their own (`captions.py`, `layouts.py`; #28, the draped corpus's
+diagnosis): a byline under its work's title ("THE LIND LETTERS\\nby Ada Vell"), a list caption whose
+participle phrase is each listed name's relation ("People born in Kelby: A and B."), and an e-mail's
+inline answer to a quoted question ("> where was he born?\\nIn Kelby."). Each with the look-alikes
+it must leave as they were: a heading "By Train", "by default", a "by" line under another line or on
+a person's page, a caption with no plural head or with no names listed, a quoted question answered
+by a sentence. Through the extractor's API, fictional names, the test's own wording."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway.knowledge_graph.captions import read_captions
+from gateway.knowledge_graph.extract import Gazetteer, RuleExtractor, extract
+
+BOOK = ("The Lind Letters", "title")
+TOWN = ("Kelby", "place")
+PERSON = ("Tove Lind", "person")
+
+
+def _typed(text: str, subject: tuple[str, str], *titles: str) -> set[tuple[str, str, str]]:
+    graph = extract(RuleExtractor(), text, known=Gazetteer([subject[0], *titles]), subject=subject)
+    return {(s, d, kind) for s, d, kind, _ in graph.relations if kind != "co_occurs"}
+
+
+def test_a_byline_under_its_title_names_the_author() -> None:
+    text = "Spring catalogue\n\nTHE LIND LETTERS\nby Ada Vell\nNovel, 320 pages"
+    assert ("the lind letters", "ada vell", "written_by") in _typed(text, BOOK)
+    text = "# The Lind Letters\nby Ada Vell"
+    assert ("the lind letters", "ada vell", "written_by") in _typed(text, BOOK)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Getting there\n\nBy Train\nby Ada Vell", BOOK),  # a "by" line under another line
+        ("THE LIND LETTERS\nby default the first page", BOOK),  # no name
+        ("THE LIND LETTERS\nby Ada", BOOK),  # one word: no person's name
+        ("TOVE LIND\nby Ada Vell", PERSON),  # a person's page: the page's writer, no work's author
+        ("THE LIND LETTERS\nBy Train", BOOK),  # a heading
+    ],
+)
+def test_look_alikes_of_a_byline_are_no_byline(text: str, subject: tuple[str, str]) -> None:
+    assert "written by" not in read_captions(text, subject)
+
+
+def test_a_list_caption_gives_each_name_its_participles_relation() -> None:
+    text = "Kelby is a town.\n\nPeople born in Kelby: Ada Vell and Bo Sarn."
+    got = _typed(text, TOWN, "Ada Vell", "Bo Sarn")
+    assert {("ada vell", "kelby", "born_in"), ("bo sarn", "kelby", "born_in")} <= got
+    text = "Notable people born in Kelby: Ada Vell."
+    assert ("ada vell", "kelby", "born_in") in _typed(text, TOWN, "Ada Vell")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Files stored in Docker: see below.",  # no names listed
+        "Tickets sold in Paris: 2,000",
+        "Note on Paris: Ada Vell",  # no participle, no plural head
+        "Ada born in Kelby: Bo Sarn",  # a name, no plural noun, heads it
+        "Released in Kelby: Ada Vell and Bo Sarn",  # no head noun
+    ],
+)
+def test_look_alikes_of_a_list_caption_are_left_as_they_are(text: str) -> None:
+    assert read_captions(text, TOWN) == text
+
+
+def test_an_emails_inline_answer_to_a_quoted_question_states_the_relation() -> None:
+    text = "Subject: Re: bio for Tove Lind\n\nAnswers inline.\n\n> where was he born?\nIn Kelby.\n\nHis agent: Bo Sarn."
+    assert ("tove lind", "kelby", "born_in") in _typed(text, PERSON, "Kelby", "Bo Sarn")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Answers inline.\n\n> where was he born?\nIn Kelby he met Bo Sarn at a party.",  # a sentence answers
+        "Answers inline.\n\n> where do we meet?\nIn Kelby.",  # the asker
+        "Answers inline.\n\n> how was he born?\nIn Kelby.",  # no "where"
+    ],
+)
+def test_look_alikes_of_an_inline_answer_state_nothing(text: str) -> None:
+    assert not any(d == "kelby" and kind == "born_in" for _, d, kind in _typed(text, PERSON, "Kelby", "Bo Sarn"))
