@@ -14,7 +14,15 @@ phrase is a reduced relative clause on each listed name: the caption is followed
 reduces, "Ada Vell and Bo Lind born in Kelby." (the caption itself kept, as the lists' rules read
 it). Only past participles ("-ed", or an irregular one of a closed list), a plural head ("People",
 "Books", "Alumni"...), and every listed item a name (capitalised words): "Files stored in Docker:
-see below", "Tickets sold in Paris: 2,000", "Note on Paris: ..." are no such caption."""
+see below", "Tickets sold in Paris: 2,000", "Note on Paris: ..." are no such caption.
+
+A credit: a sentence that is only a past participle (perhaps two, "Acquired and edited", or with a
+few words after, "Edited for this edition") and "by <Name>", the name ending the sentence: "Edited
+for this edition by Ada Vell." credits the page's subject, its elided subject; read as "<subject>
+edited for this edition by Ada Vell." (of two participles, "Printed and bound by N", the one next to
+"by", which the other shares its agent with). A participle phrase fronting a sentence that goes on ("Directed
+by Ada Vell, this film ...", read by the sentence rules), a name that owns more words ("Surrounded
+by Ada Vell's friends.") or a one-word name ("Used by NASA.") are no credit."""
 
 from __future__ import annotations
 
@@ -40,6 +48,13 @@ _CAPTION = re.compile(
     re.MULTILINE,
 )
 _PERSON = "person"
+_CREDIT = re.compile(
+    rf"(?:^|(?<=[.!?])[ \t]+)(?P<part>[A-Z][a-z]+ed|(?:{_IRREGULAR_PARTICIPLES.title()}))"
+    rf"(?:[ \t]+and[ \t]+(?P<last>[a-z]+ed|{_IRREGULAR_PARTICIPLES}))?"
+    r"(?P<more>(?:[ \t]+(?!and\b)[a-z]+){0,3}?)[ \t]+by[ \t]+"
+    rf"(?P<name>{_NAME}{{1,3}})[ \t]*(?=\.[ \t]|\.?[ \t]*$)",
+    re.MULTILINE,
+)
 
 
 def read_captions(text: str, subject: tuple[str, str] | None = None) -> str:
@@ -49,7 +64,17 @@ def read_captions(text: str, subject: tuple[str, str] | None = None) -> str:
         text = _BYLINE.sub(lambda m: _byline(m, subject[0]), text)
     if ":" in text:
         text = _CAPTION.sub(_caption, text)
+    if " by " in text and subject is not None:
+        text = _CREDIT.sub(lambda m: _credit(m, subject[0]), text)
     return text
+
+
+def _credit(m: re.Match[str], subject: str) -> str:
+    lead = m.group(0)[: m.start("part") - m.start()]
+    # of two participles sharing the agent, the one next to it: "Acquired and edited by N" states
+    # "edited by N" ("acquired" alone, a company's purchase, would be read as ownership)
+    part = m.group("last") or m.group("part").lower()
+    return f"{lead}{subject} {part}{m.group('more')} by {m.group('name')}"
 
 
 def _byline(m: re.Match[str], title: str) -> str:

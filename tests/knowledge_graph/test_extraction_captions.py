@@ -81,3 +81,25 @@ def test_an_emails_inline_answer_to_a_quoted_question_states_the_relation() -> N
 )
 def test_look_alikes_of_an_inline_answer_state_nothing(text: str) -> None:
     assert not any(d == "kelby" and kind == "born_in" for _, d, kind in _typed(text, PERSON, "Kelby", "Bo Sarn"))
+
+
+def test_a_credit_sentence_credits_the_pages_subject() -> None:
+    text = "A novel of the sea. Edited for this edition by Ada Vell. A Brask hardback."
+    assert any(s == "the lind letters" and d == "ada vell" for s, d, _ in _typed(text, BOOK, "Ada Vell"))
+    text = "THE LIND LETTERS\nAcquired and edited by Ada Vell"
+    got = _typed(text, BOOK, "Ada Vell")
+    assert any(s == "the lind letters" and d == "ada vell" and "edited" in kind for s, d, kind in got)
+    assert not any(kind == "part_of" for _, _, kind in got)  # "acquired" is no ownership here
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Directed by Ada Vell, this film is her best.",  # a fronted phrase: the sentence goes on
+        "Surrounded by Ada Vell's friends.",  # the name owns more words
+        "Used by NASA.",  # a one-word name
+        "He was Born by Ada Vell.",  # no sentence opens on the participle
+    ],
+)
+def test_look_alikes_of_a_credit_are_left_as_they_are(text: str) -> None:
+    assert read_captions(text, BOOK) == text
