@@ -32,7 +32,7 @@ from gateway.knowledge_graph.lists import PLURAL_HEADING
 
 _NAME = r"[A-Z][\w'\u2019\-\.]*(?:[ \t]+[A-Z][\w'\u2019\-\.]*)"
 # a title line, then "by" and a person's name (two to four capitalised words) alone on the next line
-_BYLINE = re.compile(rf"^(?P<title>[^\n]+)\n[ \t]*by[ \t]+(?P<name>{_NAME}{{1,3}})[ \t]*$", re.MULTILINE)
+_BYLINE = re.compile(rf"^(?P<title>[^\n]+)\n[ \t]*by[ \t]+(?P<name>{_NAME}{{1,3}})[ \t]*+$", re.MULTILINE)
 
 # irregular past participles (English's closed class) that head a reduced relative clause
 _IRREGULAR_PARTICIPLES = (
@@ -44,7 +44,7 @@ _CAPTION = re.compile(
     rf"(?P<participle>[a-z]+ed|{_IRREGULAR_PARTICIPLES})[ \t]+(?P<prep>in|at|by|from|on|for|to|with|near)[ \t]+"
     rf"(?P<place>{_NAME}{{0,4}}):[ \t]*"
     rf"(?P<items>{_NAME}{{0,4}}(?:[ \t]*,[ \t]*{_NAME}{{0,4}})*(?:,?[ \t]+and[ \t]+{_NAME}{{0,4}})?)"
-    r"[ \t]*\.?[ \t]*$",
+    r"[ \t]*+(?:\.[ \t]*+)?$",
     re.MULTILINE,
 )
 _PERSON = "person"
@@ -52,7 +52,7 @@ _CREDIT = re.compile(
     rf"(?:^|(?<=[.!?])[ \t]+)(?P<part>[A-Z][a-z]+ed|(?:{_IRREGULAR_PARTICIPLES.title()}))"
     rf"(?:[ \t]+and[ \t]+(?P<last>[a-z]+ed|{_IRREGULAR_PARTICIPLES}))?"
     r"(?P<more>(?:[ \t]+(?!and\b)[a-z]+){0,3}?)[ \t]+by[ \t]+"
-    rf"(?P<name>{_NAME}{{1,3}})[ \t]*(?=\.[ \t]|\.?[ \t]*$)",
+    rf"(?P<name>{_NAME}{{1,3}})(?=[ \t]*+(?:\.(?:[ \t]|$)|$))",  # possessive: linear on long runs of spaces
     re.MULTILINE,
 )
 

@@ -8,6 +8,8 @@ by a sentence. Through the extractor's API, fictional names, the test's own word
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from gateway.knowledge_graph.captions import read_captions
@@ -103,3 +105,19 @@ def test_a_credit_sentence_credits_the_pages_subject() -> None:
 )
 def test_look_alikes_of_a_credit_are_left_as_they_are(text: str) -> None:
     assert read_captions(text, BOOK) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Restored by Alpha Hall" + " " * 100_000 + ", the Beta Mill grinds rye.",
+        "People born in Kelby: Ada Vell" + " " * 100_000 + "x",
+        "People born in Kelby: " + "Ada Vell, " * 10_000 + "x",
+        "THE LIND LETTERS\nby Ada Vell" + " " * 100_000 + "x",
+        "Edited " + "for " * 30_000 + "by Ada Vell.",
+    ],
+)
+def test_the_rewrites_are_linear_on_hostile_text(text: str) -> None:
+    started = time.process_time()
+    read_captions(text, BOOK)
+    assert time.process_time() - started < 2
