@@ -22,7 +22,13 @@ for this edition by Ada Vell." credits the page's subject, its elided subject; r
 edited for this edition by Ada Vell." (of two participles, "Printed and bound by N", the one next to
 "by", which the other shares its agent with). A participle phrase fronting a sentence that goes on ("Directed
 by Ada Vell, this film ...", read by the sentence rules), a name that owns more words ("Surrounded
-by Ada Vell's friends.") or a one-word name ("Used by NASA.") are no credit."""
+by Ada Vell's friends.") or a one-word name ("Used by NASA.") are no credit.
+
+A signature: a text written in the first person (a letter, a foreword, acknowledgments: "I", "my",
+"me" more than once) whose last line is a dash and a name ("\u2014 Ada Vell") is signed by its
+writer: read as "<subject> written by Ada Vell." on the page of what the text belongs to. Not on a
+person's page (a letter to or about them), not a dash line followed by more text, not a text in the
+third person (a quotation's attribution after a review: "'A triumph.' \u2014 Bo Sarn")."""
 
 from __future__ import annotations
 
@@ -48,6 +54,8 @@ _CAPTION = re.compile(
     re.MULTILINE,
 )
 _PERSON = "person"
+_SIGNATURE = re.compile(rf"\n[ \t]*[\u2014\u2013][ \t]*(?P<name>{_NAME}{{1,3}})[ \t]*+\s*\Z")
+_FIRST_PERSON = re.compile(r"\b(?:I|[Mm]y|me)\b")
 _CREDIT = re.compile(
     rf"(?:^|(?<=[.!?])[ \t]+)(?P<part>[A-Z][a-z]+ed|(?:{_IRREGULAR_PARTICIPLES.title()}))"
     rf"(?:[ \t]+and[ \t]+(?P<last>[a-z]+ed|{_IRREGULAR_PARTICIPLES}))?"
@@ -66,7 +74,16 @@ def read_captions(text: str, subject: tuple[str, str] | None = None) -> str:
         text = _CAPTION.sub(_caption, text)
     if " by " in text and subject is not None:
         text = _CREDIT.sub(lambda m: _credit(m, subject[0]), text)
+    if subject is not None and subject[1] != _PERSON and ("\u2014" in text or "\u2013" in text):
+        text = _signed(text, subject[0])
     return text
+
+
+def _signed(text: str, subject: str) -> str:
+    m = _SIGNATURE.search(text)
+    if m is None or len(_FIRST_PERSON.findall(text, 0, m.start())) < 2:
+        return text  # no closing signature, or a text in the third person (a quotation's attribution)
+    return f"{text[: m.end('name')]}\n{subject} written by {m.group('name')}.{text[m.end('name') :]}"
 
 
 def _credit(m: re.Match[str], subject: str) -> str:

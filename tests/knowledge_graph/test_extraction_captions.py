@@ -115,9 +115,29 @@ def test_look_alikes_of_a_credit_are_left_as_they_are(text: str) -> None:
         "People born in Kelby: " + "Ada Vell, " * 10_000 + "x",
         "THE LIND LETTERS\nby Ada Vell" + " " * 100_000 + "x",
         "Edited " + "for " * 30_000 + "by Ada Vell.",
+        "My text. I wrote it.\n\u2014 Ada Vell" + " " * 100_000 + "x",
+        "I " * 50_000 + "\n\u2014 " + "Ada " * 30_000,
     ],
 )
 def test_the_rewrites_are_linear_on_hostile_text(text: str) -> None:
     started = time.process_time()
     read_captions(text, BOOK)
     assert time.process_time() - started < 2
+
+
+def test_a_first_person_text_signed_at_its_end_is_written_by_its_signer() -> None:
+    text = "Acknowledgments\n\nMy thanks to my editor, who read every draft. I owe her a dinner.\n\n\u2014 Ada Vell"
+    assert ("the lind letters", "ada vell", "written_by") in _typed(text, BOOK, "Ada Vell")
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("A triumph, says the critic. A great read.\n\n\u2014 Bo Sarn", BOOK),  # a third person's quotation
+        ("My thanks to my editor. I am grateful.\n\n\u2014 Ada Vell\n\nMore text here.", BOOK),  # not the end
+        ("My thanks to my editor. I am grateful.\n\n\u2014 Ada Vell", PERSON),  # a letter on a person's page
+        ("My thanks to my editor. I am grateful.\n\n\u2014 Ada", BOOK),  # one word: no person's name
+    ],
+)
+def test_look_alikes_of_a_signature_sign_nothing(text: str, subject: tuple[str, str]) -> None:
+    assert read_captions(text, subject) == text
