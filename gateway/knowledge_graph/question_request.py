@@ -38,11 +38,13 @@ _REQUEST = re.compile(
     r"^\W*(?:[A-Z][a-z]+|I\s+[a-z]+)(?:\s+(?:me|us))?\s+"
     r"(?=the\s+\w|(?:[A-Z0-9][\w\-\.]*\s+){0,4}[A-Z0-9][\w\-\.]*['\u2019]s\s+[a-z])"
 )
-# after a first person's lead ("I need ..."), a title's lower-case connector may join the possessed
-# name's words: "I need Notes from Ely's editor" (after an imperative, "Check Paris for Ada's files",
-# the connector is the verb's preposition: no such read)
+# after a first person's request lead (`_REQUEST_LEAD`'s: "I'd like to know", "I want to know", "I'm
+# looking for"), a title's lower-case connector may join the possessed name's words: "I want to know
+# Notes from Ely's editor" (after another verb, "I sent Ada to Bo's office", "I asked Bo for Ada's
+# number", or an imperative, "Check Paris for Ada's files", the connector is the verb's preposition)
 _I_REQUEST_TITLE = re.compile(
-    r"^\W*I\s+[a-z]+\s+(?=(?:[A-Z0-9][\w\-\.]*\s+(?:(?:of|on|at|for|from|and|in|to|with|by|the|a|an)\s+(?=[A-Z0-9]))?){1,4}"
+    r"^\W*(?:I(?:['\u2019]d|\s+would)\s+like\s+to\s+know|I\s+want\s+to\s+know|I(?:['\u2019]m|\s+am)\s+(?:looking|searching)\s+for)\s+"
+    r"(?=(?:[A-Z0-9][\w\-\.]*\s+(?:(?:of|on|at|for|from|and|in|to|with|by|the|a|an)\s+(?=[A-Z0-9]))?){1,4}"
     r"[A-Z0-9][\w\-\.]*['\u2019]s\s+[a-z])"
 )
 
