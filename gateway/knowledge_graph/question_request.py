@@ -63,10 +63,13 @@ _NOT_A_REQUEST = (
 
 # a request's lead in the first person or as a search's gerund, in either case: "I'd like to know
 # the ...", "I want to know ...", "(I'm) looking for the ...", and a lower-case imperative addressed
-# to the reader ("show me the ...", "tell us ..."; a manual page's NAME line addresses nobody)
+# to the reader ("show me the ...", "tell us ..."; a manual page's NAME line addresses nobody), a
+# first person's need ("i need the ...", "i want the ...") or a search's "find the ..." typed in
+# lower case (capitalised, "I need X's ..." is `_REQUEST`'s, read with its own checks)
 _REQUEST_LEAD = re.compile(
     r"^\W*(?:i(?:['\u2019]d|\s+would)\s+like\s+to\s+know|i\s+want\s+to\s+know"
-    r"|(?:i['\u2019]m\s+|i\s+am\s+)?(?:looking|searching)\s+for|(?:tell|show|give|find|name|list|get)\s+(?:me|us))\s+",
+    r"|(?:i['\u2019]m\s+|i\s+am\s+)?(?:looking|searching)\s+for|(?:tell|show|give|find|name|list|get)\s+(?:me|us)"
+    r"|(?-i:i\s+(?:need|want)|find))\s+",
     re.I,
 )
 # a definite noun phrase standing alone as the query, in either case, with or without "?": "The
@@ -157,8 +160,10 @@ def _noun_phrase(text: str) -> bool:
         return False  # "Under whom did X's ...", "I need X's ...", "override a package's ..."
     # a name's words are capitalised; typed in lower case, a name of one word opens the text ("jenzo's
     # editor"): more lower-case words before a possessive are a verb and its object ("override
-    # package's version")
-    if not (owner == 0 or all(looks_like_name(t) for t in tokens[: owner + 1])):
+    # package's version"), unless a second possessive follows: a chain of possession ("acme
+    # press's owner's seat"), which a verb's object does not own
+    chain = sum(map(is_possessive, tokens[owner + 1 :])) > 0
+    if not (owner == 0 or chain or all(looks_like_name(t) for t in tokens[: owner + 1])):
         return False
     return _head_links(tokens, owner + 1) and _links(tokens, text) >= 2
 
@@ -166,7 +171,8 @@ def _noun_phrase(text: str) -> bool:
 def _links(tokens: list[str], text: str) -> int:
     """A noun phrase's links: "of", relative words and possessives, and its contact clauses, as a
     determiner after a content word opens one ("the town THE founder ... was born in"; not "of THE
-    company") or as the parser reads them ("the school director N attended"), whichever is more."""
+    company") or as the parser reads them ("the school director N attended"), whichever is more, and
+    its reduced relative clauses' present participles ("the agency ACTING for N")."""
     words = [t.lower() for t in tokens]
     links = sum((t in _NP_LINKS and t not in _DETERMINERS) or is_possessive(t) for t in words)
     opened = sum(
@@ -174,12 +180,23 @@ def _links(tokens: list[str], text: str) -> int:
         for i, t in enumerate(words)
         if i
     )
+    # a present participle after a noun, then its object: a reduced relative clause ("the agency
+    # ACTING for X"), a link as "that acts for" is
+    links += sum(
+        0 < i < len(words) - 1
+        and w.endswith("ing")
+        and len(w) >= 6
+        and w not in ING_PREPOSITIONS
+        and not function_word(bare(words[i - 1]))
+        and (words[i + 1] in PREPS or words[i + 1] in _DETERMINERS)
+        for i, w in enumerate(words)
+    )
     return links + max(opened, parse(_np_question(text))[1])
 
 
 # a chain's links inside a noun phrase: "of", a relative word, a determiner opening a contact
 # clause's subject ("the town THE founder ... was born in"), a possessive
-_NP_LINKS = frozenset("of who whom whose that which where the a an".split())
+_NP_LINKS = frozenset("of behind who whom whose that which where the a an".split())
 _DETERMINERS = frozenset("the a an".split())
 _MAX_HEAD = 3  # a head noun's words before its first link ("the alma mater of", "the home town the")
 
