@@ -21,8 +21,8 @@ the ordinary English sentences of `bench/kg_precision_cases.py`, each with exact
 relations it states, printed as "false relations: N" (relations stored beyond those; `--show-misses`
 lists them) and the expected ones missed.
 
-    .venv/bin/python -m bench.kg_link_recall [--corpus cloaked masked veiled blind heldout sealed unseen hard easy]
-        [--show-misses]
+    .venv/bin/python -m bench.kg_link_recall
+        [--corpus draped cloaked masked veiled blind heldout sealed unseen hard easy] [--show-misses]
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from bench.kg_precision_cases import CASES, Relation
 from bench.multihop_blind import blind_chains, blind_world
 from bench.multihop_cloaked import cloaked_chains, cloaked_world
 from bench.multihop_corpus import Doc, Question, build
+from bench.multihop_draped import draped_chains, draped_world
 from bench.multihop_fresh import build_fresh, fresh_chains
 from bench.multihop_hard import build_hard
 from bench.multihop_heldout import heldout_paths
@@ -117,6 +118,7 @@ CORPORA: dict[str, Callable[[], tuple[list[Doc], Chains]]] = {
     "blind": lambda: (blind_world()[1], [(q, [path]) for q, path in blind_chains()]),
     "masked": lambda: (masked_world()[1], [(q, [path]) for q, path in masked_chains()]),
     "cloaked": lambda: (cloaked_world()[1], [(q, [path]) for q, path in cloaked_chains()]),
+    "draped": lambda: (draped_world()[1], [(q, [path]) for q, path in draped_chains()]),
     "fresh": _fresh,
     "heldout": _heldout,
     "sealed": _sealed,

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from bench.multihop_blind import build_blind
 from bench.multihop_cloaked import build_cloaked
 from bench.multihop_corpus import Doc, Question, build
+from bench.multihop_draped import build_draped
 from bench.multihop_fresh import build_fresh
 from bench.multihop_hard import build_hard
 from bench.multihop_heldout import build_heldout
@@ -41,6 +42,7 @@ CORPORA: dict[str, Callable[[], tuple[list[Doc], list[Question]]]] = {
     "veiled": build_veiled,
     "masked": build_masked,
     "cloaked": build_cloaked,
+    "draped": build_draped,
 }
 
 

@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from gateway.knowledge_graph.captions import read_captions
 from gateway.knowledge_graph.clauses import (
     _BY,
     _PASSIVE,
@@ -101,6 +102,7 @@ def extract(
     `coref` carries the document's people from chunk to chunk (a new one per chunk if not given)."""
     graph = ChunkGraph()
     text = read_layouts(text, subject)  # "Q: Where were you born? A: In P." as "<subject> was born in P"
+    text = read_captions(text, subject)  # "TITLE\nby N" as "TITLE\nWritten by N."
     coref = coref or Coreference(known)
     if subject:
         coref.note(normalise(subject[0]), subject[1])

@@ -3,7 +3,8 @@ corpus's diagnosis), rewritten before a chunk is read so that the sentence rules
 
 Answers given as fragments: an interview's or a FAQ's "Where ...?" question answered by a
 prepositional phrase alone ("Q: Where were you born? A: In Kelby, many years ago."; "Where is it
-held? In Brask, each spring.") states its relation only across the two: the question holds the
+held? In Brask, each spring."; an e-mail's inline answer to a quoted line, "> where was he born?"
+then "In Kelby.") states its relation only across the two: the question holds the
 verb and its subject, the answer the place. Such an answer is written out as the statement it
 abbreviates, with the subject named ("A: Ada Vell was born in Kelby, many years ago."). Grammar
 only: the question word "where", an auxiliary, the question's subject and its final verb (a
@@ -30,11 +31,13 @@ from __future__ import annotations
 
 import re
 
-# "Where were you born?", "Q: Where did Ada Vell train?", "Where is it held?": the auxiliary, the
+# "Where were you born?", "Q: Where did Ada Vell train?", "Where is it held?", an e-mail's quoted
+# question answered inline ("> where was he born?\nIn Kelby."): the auxiliary, the
 # subject (a pronoun or a name of at most six words, `_statement`), the final verb and its particle;
 # the answer's preposition and its name (every word capitalised) up to the sentence's end or a comma
 _WHERE = re.compile(
-    r"(?:^|(?<=[.!?\n]))[ \t]*(?:Q:[ \t]*)?Where[ \t]+(?P<aux>is|are|was|were|did|does|do)[ \t]+"
+    r"(?:^|(?<=[.!?\n]))[ \t]*(?:(?:Q:[ \t]*)?Where|(?P<quoted>>)[ \t]*[Ww]here)[ \t]+"
+    r"(?P<aux>is|are|was|were|did|does|do)[ \t]+"
     r"(?P<subject>(?:[\w\u2019'\-]+[ \t]+){0,5}?[\w\u2019'\-]+)[ \t]+"
     r"(?P<verb>[a-z]+(?:[ \t]+(?:up|out|off|down|over))?)\?"
     r"(?P<gap>[ \t]*\n?[ \t]*(?:A:[ \t]*)?)(?P<prep>In|At|From|On|Near)[ \t]+"
@@ -92,7 +95,7 @@ def undated(text: str) -> str:
 def answered(text: str, subject: tuple[str, str] | None = None) -> str:
     """The text with each fragment answer to a "Where ...?" question written out as a statement
     (module doc); text with no question mark is returned as it is, unscanned."""
-    if "?" not in text or "Where" not in text:
+    if "?" not in text or ("Where" not in text and ">" not in text):
         return text
     # a page that speaks of a person ("he", "she", "his", "her") is a person's: "it" there is some
     # thing or event, not the page's subject; "you" is the interviewee, "he"/"she" a person's page's
@@ -104,6 +107,10 @@ def _statement(m: re.Match[str], page: tuple[str, str] | None, speaks: bool) -> 
     said, verb = m.group("subject"), m.group("verb")
     if (tail := m.group("tail")) is not None and tail.strip() and not _FRAGMENT_TAIL.match(tail.strip()):
         return m.group(0)  # "In Berlin, the members run a bar.": a sentence of its own
+    if m.group("quoted") and (page is None or page[1] != "person"):
+        # an e-mail's quoted question: its page's subject is the thread ("Re: bio for ..."), whose
+        # "he" is whoever the thread is about; only a person's own page answers for its subject
+        return m.group(0)
     if verb.split()[0] in _ADVERB or verb.endswith("ly"):
         return m.group(0)  # "Where are they now?": no verb
     pronoun, named = said.lower(), False

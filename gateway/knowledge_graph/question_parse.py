@@ -31,6 +31,7 @@ from gateway.knowledge_graph.question_words import (
     PRONOUNS,
     PTOKEN,
     RELATIVES,
+    TITLE_CONNECTORS,
     VERB_AUX,
     WH,
     bare,
@@ -113,10 +114,16 @@ class _Reader:
         subject (the owned noun phrase's words would be read as that clause's verbs). Unless a verb
         group follows what it owns, an auxiliary or a verb before a stranded preposition: "the
         yard Ada Vell's tutor was apprenticed to", "the firm Ada Vell's tutor trained at" (the
-        possessive's noun phrase is that clause's subject)."""
+        possessive's noun phrase is that clause's subject). A title's lower-case connector between
+        two capitalised words is the name's ("the novel The House on Ash Lane's editor")."""
         j = i
-        while j + 1 < len(self.tokens) and not is_possessive(self.tokens[j]) and self.is_name(j + 1):
-            j += 1
+        while j + 1 < len(self.tokens) and not is_possessive(self.tokens[j]):
+            if self.is_name(j + 1):
+                j += 1
+            elif j + 2 < len(self.tokens) and self.tokens[j + 1] in TITLE_CONNECTORS and self.is_name(j + 2):
+                j += 2
+            else:
+                break
         return is_possessive(self.tokens[j]) and not self._verb_group_after(j + 1)
 
     def _verb_group_after(self, start: int) -> bool:

@@ -17,6 +17,7 @@ from gateway.knowledge_graph.question_words import (
     NO_OWNER,
     PREPS,
     PTOKEN,
+    TITLE_CONNECTORS,
     TOKEN,
     VERB_AUX,
     WH,
@@ -37,6 +38,15 @@ _REQUEST = re.compile(
     r"^\W*(?:[A-Z][a-z]+|I\s+[a-z]+)(?:\s+(?:me|us))?\s+"
     r"(?=the\s+\w|(?:[A-Z0-9][\w\-\.]*\s+){0,4}[A-Z0-9][\w\-\.]*['\u2019]s\s+[a-z])"
 )
+# after a first person's request lead (`_REQUEST_LEAD`'s: "I'd like to know", "I want to know", "I'm
+# looking for"), a title's lower-case connector may join the possessed name's words: "I want to know
+# Notes from Ely's editor" (after another verb, "I sent Ada to Bo's office", "I asked Bo for Ada's
+# number", or an imperative, "Check Paris for Ada's files", the connector is the verb's preposition)
+_I_REQUEST_TITLE = re.compile(
+    r"^\W*(?:I(?:['\u2019]d|\s+would)\s+like\s+to\s+know|I\s+want\s+to\s+know|I(?:['\u2019]m|\s+am)\s+(?:looking|searching)\s+for)\s+"
+    r"(?=(?:[A-Z0-9][\w\-\.]*\s+(?:(?:of|on|at|for|from|and|in|to|with|by|the|a|an)\s+(?=[A-Z0-9]))?){1,4}"
+    r"[A-Z0-9][\w\-\.]*['\u2019]s\s+[a-z])"
+)
 
 
 # closed classes that open no request: function words (determiners, prepositions, subordinators,
@@ -53,17 +63,24 @@ _NOT_A_REQUEST = (
 
 # a request's lead in the first person or as a search's gerund, in either case: "I'd like to know
 # the ...", "I want to know ...", "(I'm) looking for the ...", and a lower-case imperative addressed
-# to the reader ("show me the ...", "tell us ..."; a manual page's NAME line addresses nobody)
+# to the reader ("show me the ...", "tell us ..."; a manual page's NAME line addresses nobody), a
+# first person's need ("i need the ...", "i want the ...") or a search's "find the ..." typed in
+# lower case (capitalised, "I need X's ..." is `_REQUEST`'s, read with its own checks)
 _REQUEST_LEAD = re.compile(
     r"^\W*(?:i(?:['\u2019]d|\s+would)\s+like\s+to\s+know|i\s+want\s+to\s+know"
-    r"|(?:i['\u2019]m\s+|i\s+am\s+)?(?:looking|searching)\s+for|(?:tell|show|give|find|name|list|get)\s+(?:me|us))\s+",
+    r"|(?:i['\u2019]m\s+|i\s+am\s+)?(?:looking|searching)\s+for|(?:tell|show|give|find|name|list|get)\s+(?:me|us)"
+    r"|(?-i:i\s+(?:need|want)|find))\s+",
     re.I,
 )
 # a definite noun phrase standing alone as the query, in either case, with or without "?": "The
 # town the founder of X was born in", "the alma mater of the producer who set up Y?", "X's
 # editor's birthplace" (a search box's phrasing of "What is ...?"): it opens on "the" and a
-# lower-case word, or on a name's possessive owning a lower-case noun
-_BARE_NP = re.compile(r"^\W*(?:the\s+[a-z0-9]|(?:[A-Z0-9][\w\-\.]*\s+){0,4}[\w\-\.]+['\u2019]s\s+[a-z])", re.I)
+# lower-case word, or on a name's possessive owning a lower-case noun (a capitalised plural's too,
+# "Brask Works'": in lower case a plural's apostrophe closes a quotation as often)
+_BARE_NP = re.compile(
+    r"^\W*(?:the\s+[a-z0-9]|(?:[A-Z0-9][\w\-\.]*\s+){0,4}(?:[\w\-\.]+['\u2019]s|(?-i:[A-Z0-9][\w\-\.]*s['\u2019]))\s+[a-z])",
+    re.I,
+)
 
 
 # a phrase alone has no clause punctuation, nor a question word after a comma ("The composer of X:
@@ -75,6 +92,11 @@ _WH_IS = re.compile(
     r"|chosen|done|gone|seen|known|driven|eaten|fallen|spoken|stolen|broken|forgotten|hidden|made|won|left|lost)\b)",
     re.I,
 )
+# a bracketed qualifier between a name and its possessive ("Notes from Tarn (2005)'s author", "Acme
+# (UK)'s founder": a year, an edition, a country telling namesakes apart) qualifies the name; the
+# possessive is the name's, as in "Notes from Tarn's author". Only a short bracket after a word and a
+# space, straight before "'s" ("f(x)'s value" keeps its brackets, as does any other bracket)
+_QUALIFIED_POSSESSIVE = re.compile(r"(?<=\w)\s+\([^()\n]{1,24}\)(?=['\u2019]s\b)")
 
 
 @functools.lru_cache(maxsize=256)
@@ -84,7 +106,9 @@ def as_question(query: str) -> str:
     question's relations reads it so: a request's own relation is its object's, as a question's
     is, and its possessives, reduced and contact relative clauses link relations as a question's do
     (read as text with no question word, "Tell me the area the place X was in belongs to" counted
-    one relation of two)."""
+    one relation of two). A bracketed qualifier before a possessive is dropped
+    (`_QUALIFIED_POSSESSIVE`)."""
+    query = _QUALIFIED_POSSESSIVE.sub("", query)
     if WH.match(query.lstrip()):
         # a question already; a question word's "'s" is "is" ("What's the town ...", "who's the
         # person who ..."), which every count reads as the copula it is
@@ -96,7 +120,7 @@ def as_question(query: str) -> str:
         return _np_question(query)
     if query.rstrip().endswith("?"):
         return query  # one put without its question word ("Does X ...?")
-    m = _REQUEST.match(query)
+    m = _REQUEST.match(query) or _I_REQUEST_TITLE.match(query)
     if m is None:
         return query
     opener = TOKEN.findall(m.group(0))
@@ -136,8 +160,10 @@ def _noun_phrase(text: str) -> bool:
         return False  # "Under whom did X's ...", "I need X's ...", "override a package's ..."
     # a name's words are capitalised; typed in lower case, a name of one word opens the text ("jenzo's
     # editor"): more lower-case words before a possessive are a verb and its object ("override
-    # package's version")
-    if not (owner == 0 or all(looks_like_name(t) for t in tokens[: owner + 1])):
+    # package's version"), unless a second possessive follows: a chain of possession ("acme
+    # press's owner's seat"), which a verb's object does not own
+    chain = sum(map(is_possessive, tokens[owner + 1 :])) > 0
+    if not (owner == 0 or chain or all(looks_like_name(t) for t in tokens[: owner + 1])):
         return False
     return _head_links(tokens, owner + 1) and _links(tokens, text) >= 2
 
@@ -145,7 +171,8 @@ def _noun_phrase(text: str) -> bool:
 def _links(tokens: list[str], text: str) -> int:
     """A noun phrase's links: "of", relative words and possessives, and its contact clauses, as a
     determiner after a content word opens one ("the town THE founder ... was born in"; not "of THE
-    company") or as the parser reads them ("the school director N attended"), whichever is more."""
+    company") or as the parser reads them ("the school director N attended"), whichever is more, and
+    its reduced relative clauses' present participles ("the agency ACTING for N")."""
     words = [t.lower() for t in tokens]
     links = sum((t in _NP_LINKS and t not in _DETERMINERS) or is_possessive(t) for t in words)
     opened = sum(
@@ -153,12 +180,23 @@ def _links(tokens: list[str], text: str) -> int:
         for i, t in enumerate(words)
         if i
     )
+    # a present participle after a noun, then its object: a reduced relative clause ("the agency
+    # ACTING for X"), a link as "that acts for" is
+    links += sum(
+        0 < i < len(words) - 1
+        and w.endswith("ing")
+        and len(w) >= 6
+        and w not in ING_PREPOSITIONS
+        and not function_word(bare(words[i - 1]))
+        and (words[i + 1] in PREPS or words[i + 1] in _DETERMINERS)
+        for i, w in enumerate(words)
+    )
     return links + max(opened, parse(_np_question(text))[1])
 
 
 # a chain's links inside a noun phrase: "of", a relative word, a determiner opening a contact
 # clause's subject ("the town THE founder ... was born in"), a possessive
-_NP_LINKS = frozenset("of who whom whose that which where the a an".split())
+_NP_LINKS = frozenset("of behind who whom whose that which where the a an".split())
 _DETERMINERS = frozenset("the a an".split())
 _MAX_HEAD = 3  # a head noun's words before its first link ("the alma mater of", "the home town the")
 
@@ -168,11 +206,25 @@ def _head_links(tokens: list[str], at: int) -> bool:
     within `_MAX_HEAD` words, with no closed-class word before it (a statement's verb's object or
     adverb: "when", "on", "I"); "The user's guide", "the timeout setting" have no link after it."""
     for head, t in enumerate(tokens[at:]):
+        k = at + head
         if t.lower() in _NP_LINKS or is_possessive(t):
             return head > 0 or at > 1 or is_possessive(t)
-        if head >= _MAX_HEAD or function_word(bare(t.lower())) or t.lower() in _STOP:
+        if head >= _MAX_HEAD or (
+            (function_word(bare(t.lower())) or t.lower() in _STOP) and not _connects_title(tokens, k)
+        ):
             return False
     return False
+
+
+def _connects_title(tokens: list[str], k: int) -> bool:
+    """Whether the lower-case token at `k` joins two capitalised words of one title ("the place Salt
+    FOR Ely's editor"): a name's, no closed-class word of the phrase."""
+    return (
+        0 < k < len(tokens) - 1
+        and tokens[k] in TITLE_CONNECTORS
+        and tokens[k - 1][:1].isupper()
+        and tokens[k + 1][:1].isupper()
+    )
 
 
 def _content_clause(rest: str) -> bool:

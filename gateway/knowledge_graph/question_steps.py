@@ -15,12 +15,18 @@ from gateway.knowledge_graph.question_words import (
     AUXILIARY,
     BE,
     DETERMINER,
+    DETS,
     ING_PREPOSITIONS,
     NO_OWNER,
     OF_LINKS,
+    PREPS,
+    PRONOUNS,
     PTOKEN,
+    RELATIVES,
     TOKEN,
     WH,
+    bare,
+    function_word,
     is_possessive,
     looks_like_name,
     plain_of,
@@ -50,6 +56,8 @@ _KIND_COPULA = re.compile(
     r"|(?!(?:is|are|was|were)\b)[a-z]\w*(?:\s+of\s+(?:the\s+)?[a-z]\w*)?)\s+(?:is|are|was|were)\s",
     re.I,
 )
+# a kind's copula question ending on a bare noun and a stranded "of" ("... part of?", "... a member of?")
+_STRANDED_OF_END = re.compile(r"\s(?:an?\s+)?[a-z]\w*\s+of\s*\?\s*$")
 _PARTICLE_OF_END = re.compile(r"\s(?:out|off)\s+of\s*\??\s*$", re.I)
 _STRANDED_END = re.compile(r"\s(?:in|from|at|on|to|for|with|under|by|near)\s*\?\s*$", re.I)
 # a copula's complement that is a bare noun with "to": "Which harbour is home to ..."
@@ -65,8 +73,13 @@ _PARTICIPLE_BY = re.compile(r"\b(\w+)\s+(\w+)(?:\s+(?:up|out|off|down|over))?\s+
 # a present participle after a determined noun: the noun's own relation to what follows, "the ship
 # carrying X", "a film starring Y" (a reduced relative clause, as "the peak attempted by X"). Not a
 # preposition after the noun ("the timeout for X", "the race at Y": the noun's modifier, one
-# relation), nor a preposition spelt like a participle ("the war during the reign of X")
-_PARTICIPLE = re.compile(r"\b(?:the|a|an|its|their|his|her)\s+(?!\w+ing\b)([a-z]\w+)\s+(\w{3,}ing)\b")
+# relation), nor a preposition spelt like a participle ("the war during the reign of X"). The noun may
+# have one modifier before it when a preposition or a determiner follows the participle ("the literary
+# agency acting FOR X"; "the city acme broadcasting corporation ..." is a name typed in lower case)
+_PARTICIPLE = re.compile(
+    r"\b(?:the|a|an|its|their|his|her)\s+(?:(?!\w+ing\b)[a-z]\w+\s+(?=[a-z]\w+\s+\w{3,}ing\s+"
+    rf"(?:{'|'.join(sorted(PREPS | DETS))})\b))?(?!\w+ing\b)([a-z]\w+)\s+(\w{{3,}}ing)\b"
+)
 # "whose" as the question's determiner, "Whose property produces X?": the possessor's relation to
 # the noun is one, the noun's to X another
 _WHOSE_NOUN = re.compile(r"^\W*whose\s+[a-z]", re.I)
@@ -111,6 +124,7 @@ def steps(query: str) -> int:
     too: a contact relative clause ("the yard the founder of X worked for", `question_parse`), a
     copula's bare noun with "to" ("Which town is home to the yard that ..."). A request is read as
     the question it asks (`as_question`)."""
+    lower_case = query == query.lower()  # typed in lower case: no name is capitalised
     query = as_question(query)
     words = TOKEN.findall(query)
     wh = WH.search(query)  # the question word opens the question's own relation: no link
@@ -143,11 +157,25 @@ def steps(query: str) -> int:
     if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
         # a chain of possessives ends on the name it starts from: "What is Acme's founder's birthplace?"
         root, before = possessed.group(1), ""
-        for token in reversed(TOKEN.findall(query[: possessed.start()])):
+        before_tokens = PTOKEN.findall(query[: possessed.start()])  # a plural's "Letters'" too
+        k = len(before_tokens) - 1
+        while k >= 0:
+            token = before_tokens[k]
             if not is_possessive(token):
+                # a compound's modifier between two possessives, "Acme's parent company's seat": the
+                # possessed noun's word, the chain goes on to the possessive before it
+                if k > 0 and is_possessive(before_tokens[k - 1]) and token.islower() and bare(token) not in _STOP:
+                    k -= 1
+                    continue
                 before = token
+                # typed in lower case, a name's earlier words too ("what is acme press's owner's
+                # seat?"): no function word between them and the copula
+                while lower_case and k > 0 and not function_word(bare(before)) and bare(before) not in BE:
+                    k -= 1
+                    before = before_tokens[k]
                 break
             root = token
+            k -= 1
         # a possessive straight after the copula has no determiner: a name, typed in lower case too
         # ("what is jenzo's editor's birthplace?")
         ends_on_name = looks_like_name(root) or before.lower() in BE
@@ -156,15 +184,22 @@ def steps(query: str) -> int:
     # with "to" is a relation of its own ("Which harbour is home TO the academy that ...")
     own = wh is not None
     kind = _KIND_COPULA.match(query)
+    lowered = _lower_contact(query) if lower_case and kind is None and wh is not None else None
     if kind is not None and kind.group(1) is not None:
         links -= 1  # "What part OF the country is ...": the kind's own "of"
     if kind is not None and _STRANDED_END.search(query):
         pass  # "Which region is the location of X in?": the preposition is the question's own relation
+    elif kind is not None and _STRANDED_OF_END.search(query):
+        # "Which region is the hometown of X part OF?", "Which band is Ada a member OF?": the noun and
+        # its stranded "of" are the question's own relation, whose link that "of" already counts
+        own = False
     elif (copula := _COPULA_HEAD.match(unnamed)) is not None:
         head = ends_on_name or _first_link_of(unnamed, copula.end()) or _clause_after(unnamed, copula.end())
+        # typed in lower case, the head noun's contact clause is read by its shape (`_lower_contact`)
+        head = head or lowered == len(PTOKEN.findall(unnamed[: copula.end()]))
         own = own and not (head and not _copular_relation(unnamed, copula.end()))
     if wh is not None and wh.group(0).lower() != "how":
-        contacts = parse(query)[1]
+        contacts = parse(query)[1] or int(lowered is not None)
         links += contacts
         # a stranded "of" after a particle ("the town X works OUT OF") is the contact clause's verb's
         # compound preposition: the clause counts the relation once (unread, as when its subject is
@@ -190,3 +225,44 @@ def _copular_relation(text: str, at: int) -> bool:
     the academy that trained X?", "Who is heir to the founder of X?": that noun and its
     preposition are the question's own relation, a step of their own."""
     return _BARE_TO.match(text, at) is not None
+
+
+# the prepositions a contact clause's verb strands at the end of a lower-case question ("... the
+# city acme trust operates FROM", "... the house ada belongs TO")
+_STRANDED_PREPS = frozenset("in from at on to for with under near".split())
+
+
+def _lower_contact(query: str) -> int | None:
+    """Where a copular question typed in lower case ("what is the city acme trust operates from?", a
+    request read as one) has a contact relative clause: the index of the determiner of the noun
+    heading it, or None. The parser finds a contact clause's subject by its capitals
+    (`question_parse`), which a lower-case question has none of; read by shape instead: the question
+    ends on a verb and its stranded preposition, and before the verb a determined noun runs straight
+    into the clause's subject, a determiner ("the place THE person who ... trained at") or two words
+    or more with no function word ("the city ACME TRUST operates from"; "the flag used for" has none,
+    a participle's phrase). Not when the last relative word before the verb takes its own subject
+    ("the firm that THE founder works for": that clause's preposition), nor after an infinitive's
+    "to" ("the place to go to")."""
+    if _COPULA_HEAD.match(query) is None:
+        return None
+    tokens = [bare(t) for t in PTOKEN.findall(query)]
+    if len(tokens) < 6 or tokens[-1] not in _STRANDED_PREPS:
+        return None
+    verb = len(tokens) - 2  # the verb group's first word (auxiliaries before a participle too)
+    while verb > 0 and tokens[verb - 1] in AUXILIARY:
+        verb -= 1
+    if (function_word(tokens[-2]) and tokens[-2] not in BE) or tokens[verb - 1] == "to":
+        return None
+    last_rel = max((i for i, t in enumerate(tokens[:verb]) if t in RELATIVES), default=-1)
+    if 0 <= last_rel < verb - 1 and tokens[last_rel + 1] in DETS | PRONOUNS:
+        return None  # "the firm that THE founder works for": the relative's own clause
+    for j in range(verb - 2):
+        if tokens[j] not in _DETERMINERS or function_word(tokens[j + 1]):
+            continue
+        subject = tokens[j + 2 : verb]
+        if subject[0] in _DETERMINERS or (len(subject) >= 2 and not any(map(function_word, subject))):
+            return j
+    return None
+
+
+_DETERMINERS = frozenset("the a an".split())

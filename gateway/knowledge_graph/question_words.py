@@ -34,6 +34,10 @@ ADVERBS = frozenset("not never also first later once newly".split())
 VERB_AUX = AUXILIARY | frozenset("do does did can could will would should may might must".split())
 PARTICIPLE_DETS = frozenset("the a an its their his her".split())
 BE = frozenset("is are was were".split())
+# the short function words a title keeps in lower case between its capitalised words ("Notes from
+# Tarn", "The House on Ash Lane", "Salt for Ely"): a name runs over one when a capitalised word
+# follows straight after it
+TITLE_CONNECTORS = frozenset("of on at for from and in to with by the a an".split())
 TOKEN = re.compile(r"[^\W_][\w\-\.']*[^\W_]|[^\W_]")  # a word of the question
 # a question's words as the parser reads them: a possessive's final apostrophe stays ("the Skiers'")
 PTOKEN = re.compile(r"[^\W_][\w\-\.'\u2019]*[^\W_](?:['\u2019](?!\w))?|[^\W_]")
