@@ -106,6 +106,8 @@ def agent_span(*, response: dict[str, Any], provider: str, background: bool, con
 
 
 def end_agent(span: Span, response: dict[str, Any], error: Any = None) -> None:
+    if not span.records:  # type: ignore[attr-defined]  # an unsampled span: no attributes to build (#31)
+        return
     usage = response.get("usage") or {}
     attributes: dict[str, Any] = {  # set with the end in one `end_with` call
         "gen_ai.usage.input_tokens": int(usage.get("input_tokens") or 0),
@@ -133,6 +135,8 @@ class ChatSpan:
         items: list[dict[str, Any]] | None = None,
         parent: Span | None = None,
     ) -> None:
+        self.first = 0  # time_ns of the first chunk (0: none yet)
+        self.token: object | None = None
         key = ("chat", model, provider, server)
         preset = _presets.get(key) or _presets.make(
             key,
@@ -153,8 +157,6 @@ class ChatSpan:
             if parent is not None
             else tracing.start_span(preset.name, "client", attributes, own=True, preset=preset)
         )
-        self.first = 0  # time_ns of the first chunk (0: none yet)
-        self.token: object | None = None
 
     def chunk(self) -> None:
         """A piece of output arrived; the first one's delay is the time to first chunk. Only its
@@ -168,6 +170,8 @@ class ChatSpan:
         replica that answered: with a fleet the span starts with the configured first replica, and
         only the call itself knows which one it reached (a pick, a retry, Envoy's fallback)."""
         s = self.span
+        if not s.records:  # type: ignore[attr-defined]  # an unsampled span: no attributes to build (#31)
+            return
         attributes: dict[str, Any] = {}  # set at once with the event and the end (one call), as in `end_agent`
         if served:
             host, _, port = served.rpartition("/")[2].rpartition(":")

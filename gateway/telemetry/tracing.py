@@ -28,6 +28,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import random
 import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -58,6 +59,7 @@ _Context: Any = None
 _SPAN_KEY: Any = None
 _BAGGAGE_KEY: Any = None
 _LeanSpan: Any = None
+_Unsampled: Any = None  # `lean_tracer.UnsampledSpan`
 _get_context: Any = None  # the API runtime context's get: its ContextVar's own when it is the default
 # `ContextVarsRuntimeContext` (a Python call less), else the runtime's (under our bridge's)
 _new_span: Any = None  # `lean_tracer.new_span`
@@ -67,6 +69,7 @@ _follows_parent = False  # a recorded parent's children are recorded (`LeanTrace
 _ours = CURRENT_SPAN.get  # the current span when our code made it current (`attach`), else None
 _set_ours, _reset_ours = CURRENT_SPAN.set, CURRENT_SPAN.reset
 CURRENT: Any = object()  # `start_span`'s default parent: the current span
+_bits = random.getrandbits
 
 
 def endpoint_of(environ: Mapping[str, str]) -> str | None:
@@ -96,7 +99,7 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     Called once per door process, after any fork (the export thread does not survive one).
     """
     global ON, CAPTURE_CONTENT, _tracer, _recorder, _exporter_obj, _get_context, _follows_parent
-    global _trace, _propagate, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _w3c, _new_span
+    global _trace, _propagate, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _w3c, _new_span, _Unsampled
     env = os.environ if environ is None else environ
     if endpoint_of(env) is None or ON:
         return ON
@@ -146,6 +149,7 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     # the API's readers and writers (`get_current_span`, `context.attach`...) see ours through it
     api_context._RUNTIME_CONTEXT = bridge(inner)
     _LeanSpan, _BAGGAGE_KEY, _new_span = lean_tracer.LeanSpan, baggage_key, lean_tracer.new_span
+    _Unsampled = lean_tracer.UnsampledSpan
     propagators = env.get("OTEL_PROPAGATORS", "tracecontext,baggage").replace(" ", "").lower()
     if propagators in ("tracecontext,baggage", "tracecontext", "baggage,tracecontext"):
         _w3c = TraceContextTextMapPropagator._TRACEPARENT_HEADER_FORMAT_RE
@@ -219,7 +223,33 @@ def start_span(
                 name, _KINDS[kind], c.trace_id, c.span_id, False, c.trace_state, attributes, own, None, preset
             )
             return made
+        if type(current) is _Unsampled and links is None and _tracer.sampler.never_under_unsampled():
+            # a child of a span the sampler left out, which it leaves out too: its ids only, no
+            # attributes or preset looked at (the not-recording path, e.g. `always_off`, #31)
+            unsampled: Span = current.child()
+            return unsampled
     return _tracer.start(name, _KINDS[kind], attributes, parent, links, own, preset)
+
+
+def left_out(parent: SpanContext | None) -> Span | None:
+    """The span `start_span(..., parent=parent)` would make when the sampler leaves it out
+    whatever its trace id (a parent-based sampler under an unsampled remote parent, `always_off`,
+    a ratio of 0), else None: a call site that builds a span's name and attributes from the
+    request (the HTTP server span) asks first, and builds nothing for a span nobody records
+    (#31). A ratio sampler's decision depends on the trace id: None, and `start_span` decides."""
+    assert _tracer is not None
+    sampler = _tracer.sampler
+    if parent is None:
+        if sampler.bound:
+            return None
+        return _Unsampled(_bits(128) or _bits(128) or 1, _bits(64) or _bits(64) or 1)  # type: ignore[no-any-return]
+    sampled = bool(parent.trace_flags & 1)
+    if sampler.parent_based:
+        if sampled:
+            return None
+    elif sampler.bound:
+        return None
+    return _Unsampled(parent.trace_id, _bits(64) or _bits(64) or 1, parent.trace_state or None)  # type: ignore[no-any-return]
 
 
 def preset(name: str, attributes: Mapping[str, Any]) -> Preset:
@@ -308,6 +338,8 @@ class span_current:  # (lower case: used as a function, `with tracing.span_curre
 
 def fail(s: Span, exc: BaseException | str) -> None:
     """Mark ``s`` as failed: `error.type` (the error's code, or its class), status ERROR."""
+    if not getattr(s, "records", True):  # (an unsampled span: nothing to mark)
+        return
     status = _trace.Status(_trace.StatusCode.ERROR, str(exc)[:200] if isinstance(exc, BaseException) else None)
     if isinstance(exc, BaseException):
         s.set_attribute("error.type", str(getattr(exc, "code", None) or type(exc).__name__))
@@ -332,7 +364,7 @@ def current_ids() -> tuple[str, str] | None:
     current = _current_span()
     if current is None:
         return None
-    if type(current) is _LeanSpan:
+    if type(current) is _LeanSpan or type(current) is _Unsampled:
         return format(current.trace_id, "032x"), format(current.span_id, "016x")
     ctx = current.get_span_context()
     if not ctx.is_valid:
@@ -346,8 +378,10 @@ def _inject(out: dict[str, str]) -> None:
     propagators, a lean span current, no baggage) is written here: the very header the API's
     `TraceContextTextMapPropagator` writes, without its three context look-ups."""
     current = _ours()
-    if _w3c is not None and type(current) is _LeanSpan and _BAGGAGE_KEY not in _get_context():
-        out["traceparent"] = f"00-{current.trace_id:032x}-{current.span_id:016x}-01"
+    kind = type(current)
+    if _w3c is not None and (kind is _LeanSpan or kind is _Unsampled) and _BAGGAGE_KEY not in _get_context():
+        flags = "01" if kind is _LeanSpan else "00"  # (an unsampled span: the API writes its flags, 00)
+        out["traceparent"] = f"00-{current.trace_id:032x}-{current.span_id:016x}-{flags}"
         if current.trace_state_header:
             out["tracestate"] = current.trace_state_header
         return
