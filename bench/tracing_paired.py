@@ -4,6 +4,7 @@ A/A control and bootstrap confidence intervals (#31).
     .venv/bin/python -m bench.tracing_paired [--blocks B] [--seconds S] [--requests R] [--clients N]
                                              [--streams M] [--deltas K] [--no-streams] [--seed X]
                                              [--gc-probe] [--off2-env KEY=VALUE ...] [--off2-src DIR]
+                                             [--restarts N]
 
 Why not `bench.bench_tracing`: it loads a door's stacks side by side, so they compete for the two
 cores (and their caches) with each other and with the machine's other load, and two runs of the same
@@ -43,6 +44,11 @@ recorded or exported), in the same blocks as on - off; there is then no A/A cont
 door processes' PYTHONPATH (before the inherited one): off2 - off is then that code's cost beside
 this code's on - off, in the same blocks (an A/B; runs apart spread by +-3-4 points, more than most
 changes). off2 runs all of the code DIR holds, not only its tracing.
+``--restarts N``: the three stacks are started afresh N times within the run (the blocks and seconds
+shared among the N + 1 lives, each block pairing stacks of one life): a process keeps its speed for
+its life (hash layout, memory placement), which made one A/B spread +-3 points from run to run
+while its interval covered block noise only; with several lives in one run the interval covers
+part of that too.
 ``--requests`` sets a phase's length (its creates per client): longer phases test whether tracing's
 cost reads higher when each stack's phase starts on caches its partners filled (#31).
 Targets (PASS/MISS, never enforced): <= 5 % a request, <= 2 us a token; "resolved" when the control's
@@ -286,8 +292,8 @@ def report(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack]) -> dict[str, Any]:
-    rng = random.Random(args.seed)
+async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack], rng: random.Random) -> dict[str, Any]:
+    """One life of the stacks: each unit's blocks (a share of them with ``--restarts``)."""
     pids = [p for s in stacks.values() for group in door_pids(s).values() for p in group]
     watch = CpuWatch(pids)
     watch.start()
@@ -296,9 +302,31 @@ async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack]) -> dict[s
         data[kind] = await section(args, stacks, kind, rng)
         if "gc" in data[kind]:
             collected[kind] = data[kind].pop("gc")
-    res = {"figures": figures(data, args.seed), "machine": watch.stop(), "blocks": data}
+    res = {"machine": watch.stop(), "blocks": data}
     if collected:
         res["gc"] = collected
+    return res
+
+
+def merged(lives: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """The lives of ``--restarts`` as one run: blocks concatenated per unit and door (each block
+    pairs stacks of one life), collections summed, the machine's figures averaged."""
+    data: dict[str, Any] = {}
+    gcs: dict[str, Any] = {}
+    for life in lives:
+        for kind, by_door in life["blocks"].items():
+            for d, rows in by_door.items():
+                data.setdefault(kind, {}).setdefault(d, []).extend(rows)
+        for kind, by_door in life.get("gc", {}).items():
+            for d, by_name in by_door.items():
+                for n, counts in by_name.items():
+                    got = gcs.setdefault(kind, {}).setdefault(d, {}).setdefault(n, [0.0] * len(counts))
+                    gcs[kind][d][n] = [a + b for a, b in zip(got, counts, strict=True)]
+    machines = [life["machine"] for life in lives if life.get("machine")]
+    machine = {k: round(statistics.mean(m[k] for m in machines), 2) for k in machines[0]} if machines else {}
+    res = {"figures": figures(data, seed), "machine": machine, "blocks": data, "lives": len(lives)}
+    if gcs:
+        res["gc"] = gcs
     return res
 
 
@@ -323,6 +351,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="trace `off2` as `on`, with the code of this source tree first on its PYTHONPATH (before "
                     "the inherited one): an A/B of two trees in the same blocks; off2 runs all of DIR's code, not "
                     "only its tracing (see the module's doc)")  # fmt: skip
+    ap.add_argument("--restarts", type=int, default=0,
+                    help="start the three stacks afresh this many times within the run (blocks and seconds "
+                    "shared among the lives): a process keeps its speed for its life, so one life's stacks "
+                    "read apart by a few points; more lives put that in the interval")  # fmt: skip
     ap.add_argument("--gc-probe", action="store_true",
                     help="count the doors' garbage collections (bench/gc_probe) and report them per unit")  # fmt: skip
     add_run_args(ap, RESULTS)
@@ -351,8 +383,20 @@ def main(argv: list[str] | None = None) -> int:
             inherited = envs["off2"].get("PYTHONPATH", os.environ.get("PYTHONPATH", ""))  # (as on's doors get it)
             path = os.pathsep.join(p for p in (src, inherited) if p)
             envs["off2"] = {**envs["off2"], **(traced if args.off2_env is None else {}), "PYTHONPATH": path}
-        stacks = {n: stack.enter_context(envoy_stack(backend.url, Path(tmp) / n, None, **envs[n])) for n in NAMES}
-        res = asyncio.run(run(args, stacks))
+        lives = max(1, args.restarts + 1)
+        total_blocks, total_seconds = args.blocks, args.seconds
+        args.blocks, args.seconds = -(-total_blocks // lives), total_seconds / lives
+        rng = random.Random(args.seed)
+        done = []
+        for life in range(lives):
+            if lives > 1:
+                phase(f"stacks' life {life + 1} of {lives}")
+            with ExitStack() as alive:
+                where = Path(tmp) / f"life{life}"
+                stacks = {n: alive.enter_context(envoy_stack(backend.url, where / n, None, **envs[n])) for n in NAMES}
+                done.append(asyncio.run(run(args, stacks, rng)))
+        args.blocks, args.seconds = total_blocks, total_seconds
+        res = merged(done, args.seed)
         with urllib.request.urlopen(collector["OTEL_EXPORTER_OTLP_ENDPOINT"] + "/count", timeout=10) as reply:
             res["collector"] = json.loads(reply.read())
     res["meta"] = {k: v for k, v in vars(args).items() if k not in ("out", "wait_quiet", "gc_probe")}

@@ -57,9 +57,8 @@ def _preset(key: tuple[Any, ...]) -> Preset:
 @web.middleware
 async def tracing_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
     parent = tracing.extract(request.headers)
-    span = tracing.left_out(parent)  # a request the sampler leaves out: nothing read for its span (#31)
-    if span is None:
-        span = _start(request, parent)
+    # a request the sampler leaves out: nothing read for its span (#31)
+    span: Any = tracing.left_out(parent) or _start(request, parent)
     token = tracing.attach(span)
     done: dict[str, Any] | None = None  # set at the end with the span's end
     try:
@@ -76,7 +75,7 @@ async def tracing_middleware(request: web.Request, handler: Any) -> web.StreamRe
         tracing.fail(span, exc)
         raise
     else:
-        if span.records:  # type: ignore[attr-defined]  # (a recorded span: its end's attributes)
+        if span.records:  # (a recorded span: its end's attributes; an unsampled one has none)
             done = {"http.response.status_code": resp.status}
             if rid := request.get("ctx", {}).get("response_id"):
                 done["gen_ai.response.id"] = rid
@@ -85,7 +84,7 @@ async def tracing_middleware(request: web.Request, handler: Any) -> web.StreamRe
         return resp
     finally:
         tracing.detach(token)
-        span.end_with(done)  # type: ignore[attr-defined]  # (one call: the attributes, then the end)
+        span.end_with(done)  # (one call: the attributes, then the end)
 
 
 def _start(request: web.Request, parent: Any) -> Any:
