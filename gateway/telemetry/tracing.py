@@ -223,11 +223,11 @@ def start_span(
                 name, _KINDS[kind], c.trace_id, c.span_id, False, c.trace_state, attributes, own, None, preset
             )
             return made
-        if type(current) is _Unsampled and links is None and _tracer.sampler.never_under_unsampled():
-            # a child of a span the sampler left out, which it leaves out too: its ids only, no
-            # attributes or preset looked at (the not-recording path, e.g. `always_off`, #31)
-            unsampled: Span = current.child()
-            return unsampled
+    if type(parent) is _Unsampled and links is None and _tracer.sampler.never_under_unsampled():
+        # a child of a span the sampler left out, which it leaves out too: its ids only (no
+        # sampler call, no `SpanContext`: the not-recording path, e.g. `always_off`, #31)
+        unsampled: Span = parent.child()  # type: ignore[union-attr]
+        return unsampled
     return _tracer.start(name, _KINDS[kind], attributes, parent, links, own, preset)
 
 

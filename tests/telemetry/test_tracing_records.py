@@ -232,6 +232,8 @@ assert agent.span_id != root.span_id
 t2 = t.attach(agent)
 chat = spans.ChatSpan("m", provider="vllm", server=("h", 1))
 assert chat.span.trace_id == root.trace_id and not chat.span.is_recording()
+under = spans.ChatSpan("m", provider="vllm", server=("h", 1), parent=agent)  # (the ExtProc's: a named parent)
+assert type(under.span) is lean_tracer.UnsampledSpan and under.span.trace_id == root.trace_id
 t3 = t.attach(chat.span)
 assert t.inject({"a": "b"}) == {"a": "b", **api_carrier()} and api_carrier()["traceparent"].endswith("-00")
 chat.chunk()
