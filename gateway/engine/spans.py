@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span
 
     from gateway.engine.turn import TurnAssembler
+    from gateway.telemetry.tracing import Started
 
 _time_ns = time.time_ns
 
@@ -80,7 +81,7 @@ def _reasons(reason: str) -> tuple[str]:
     return made
 
 
-def agent_span(*, response: dict[str, Any], provider: str, background: bool, conversation_id: str | None) -> Span:
+def agent_span(*, response: dict[str, Any], provider: str, background: bool, conversation_id: str | None) -> Started:
     """`invoke_agent` for one run. A background run is a trace of its own, linked to the request
     that queued it (that request ends long before the run does)."""
     model = str(response.get("model") or "")
@@ -105,8 +106,8 @@ def agent_span(*, response: dict[str, Any], provider: str, background: bool, con
     return tracing.start_span("invoke_agent", attributes=attributes, own=True, preset=preset)
 
 
-def end_agent(span: Span, response: dict[str, Any], error: Any = None) -> None:
-    if not span.records:  # type: ignore[attr-defined]  # an unsampled span: no attributes to build (#31)
+def end_agent(span: Started, response: dict[str, Any], error: Any = None) -> None:
+    if not span.records:  # an unsampled span: no attributes to build (#31)
         return
     usage = response.get("usage") or {}
     attributes: dict[str, Any] = {  # set with the end in one `end_with` call
@@ -170,7 +171,7 @@ class ChatSpan:
         replica that answered: with a fleet the span starts with the configured first replica, and
         only the call itself knows which one it reached (a pick, a retry, Envoy's fallback)."""
         s = self.span
-        if not s.records:  # type: ignore[attr-defined]  # an unsampled span: no attributes to build (#31)
+        if not s.records:  # an unsampled span: no attributes to build (#31)
             return
         attributes: dict[str, Any] = {}  # set at once with the event and the end (one call), as in `end_agent`
         if served:
@@ -202,7 +203,7 @@ class ChatSpan:
         s.end_with(attributes, event)  # type: ignore[attr-defined]
 
 
-def tool_span(name: str, call_id: str, tool_type: str) -> Span:
+def tool_span(name: str, call_id: str, tool_type: str) -> Started:
     key = ("tool", name, tool_type)
     preset = _presets.get(key) or _presets.make(
         key,

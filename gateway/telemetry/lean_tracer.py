@@ -32,70 +32,26 @@ updated; the byte-compatibility test fails first.
 
 from __future__ import annotations
 
-import logging
 import random
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from opentelemetry import trace
-from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, Status, StatusCode, TraceFlags, TraceState
+from opentelemetry.trace import Link, SpanContext, Status, StatusCode, TraceFlags, TraceState
 
 from gateway.telemetry.presets import Preset
+from gateway.telemetry.sampling import U64 as _U64
+from gateway.telemetry.sampling import Sampler, UnsampledSpan
 from gateway.telemetry.span_queue import Recorder
 from gateway.telemetry.span_records import queue_span
 
 __all__ = ["KINDS", "LeanSpan", "LeanTracer", "Recorder", "Sampler", "UnsampledSpan"]
 
-log = logging.getLogger(__name__)
-
 KINDS = {"internal": 1, "server": 2, "client": 3, "producer": 4, "consumer": 5}  # OTLP Span.SpanKind
 _SAMPLED = TraceFlags(TraceFlags.SAMPLED)
-_NOT_SAMPLED = TraceFlags(TraceFlags.DEFAULT)
-_U64 = (1 << 64) - 1
 _time_ns = time.time_ns
 _bits = random.getrandbits
-
-
-class Sampler:
-    """`OTEL_TRACES_SAMPLER`/`_ARG` (the SDK's six: always_on, always_off, traceidratio and their
-    parentbased_ forms; anything else warns and is parentbased_always_on, as the SDK does). A child
-    of a parent follows the parent's decision when parent-based; the ratio samples a trace when its
-    id's low 64 bits are below ratio * 2^64 (so every process decides alike for one trace)."""
-
-    __slots__ = ("bound", "parent_based")
-
-    def __init__(self, name: str = "parentbased_always_on", arg: str | None = None) -> None:
-        name = name.strip().lower() or "parentbased_always_on"
-        known = ("always_on", "always_off", "traceidratio")
-        base = name.removeprefix("parentbased_")
-        if base not in known:
-            log.warning("Couldn't recognize sampler %s.", name)
-            name, base = "parentbased_always_on", "always_on"
-        self.parent_based = name.startswith("parentbased_")
-        if base == "always_on":
-            rate = 1.0
-        elif base == "always_off":
-            rate = 0.0
-        else:
-            try:
-                rate = float(arg or "")
-                if not 0.0 <= rate <= 1.0:
-                    raise ValueError(rate)
-            except ValueError:
-                log.warning("Could not convert TRACES_SAMPLER_ARG to float. Using default rate 1.0.")
-                rate = 1.0
-        self.bound = round(rate * (_U64 + 1))  # sampled when the id's low 64 bits are below it
-
-    def never_under_unsampled(self) -> bool:
-        """Whether a child of an unsampled span is unsampled whatever its trace id (a parent-based
-        sampler follows the parent; `always_off` or a ratio of 0 samples nothing)."""
-        return self.parent_based or not self.bound
-
-    def sampled(self, trace_id: int, parent_sampled: bool | None) -> bool:
-        if parent_sampled is not None and self.parent_based:
-            return parent_sampled
-        return trace_id & _U64 < self.bound
 
 
 class LeanSpan(trace.Span):
@@ -304,43 +260,6 @@ class LeanSpan(trace.Span):
     _queue = queue_span  # (`span_records`: the record, or the bytes, put on the queue)
 
 
-class UnsampledSpan(NonRecordingSpan):
-    """A span the sampler left out: the API's `NonRecordingSpan` (it propagates its ids, sampled
-    flag off), with `LeanSpan.end_with` as the no-op it is here.
-
-    It holds its ids as ints and makes its `SpanContext` (and an empty `TraceState`) only when
-    something asks for it: the not-recording path (`always_off`, a ratio's left-out traces) made
-    both for every span, ~1 us hot of a span's ~1.6, and the call sites run it several times a
-    request (#31). Its children in the process and its `traceparent` are made from the ints
-    (`tracing.start_span`, `tracing.inject`)."""
-
-    __slots__ = ("span_id", "trace_id", "trace_state", "trace_state_header")
-    records = False  # (`LeanSpan.records`: whether a call site should build the span's attributes)
-
-    def __init__(self, trace_id: int, span_id: int, trace_state: TraceState | None = None) -> None:
-        self.trace_id = trace_id
-        self.span_id = span_id
-        self.trace_state = trace_state
-        self.trace_state_header = trace_state.to_header() if trace_state else ""
-
-    def get_span_context(self) -> SpanContext:
-        context: SpanContext | None = self.__dict__.get("_context")
-        if context is None:
-            state = self.trace_state if self.trace_state is not None else TraceState()
-            context = self._context = SpanContext(self.trace_id, self.span_id, False, _NOT_SAMPLED, state)
-        return context
-
-    def child(self) -> UnsampledSpan:
-        """An unsampled child in this process (a parent-based sampler, or one that never samples)."""
-        return UnsampledSpan(self.trace_id, _bits(64) or _bits(64) or 1, self.trace_state)
-
-    def end_with(self, attributes: dict[str, Any] | None, event: tuple[str, int] | None = None) -> None:
-        pass
-
-    def __repr__(self) -> str:
-        return f"NonRecordingSpan({self.get_span_context()!r})"
-
-
 def new_span(
     name: str,
     kind: int,
@@ -391,7 +310,7 @@ class LeanTracer:
         links: Sequence[Link] | None = None,
         own: bool = False,
         preset: Preset | None = None,
-    ) -> trace.Span:
+    ) -> LeanSpan | UnsampledSpan:
         """A span under ``parent`` (a span, a remote `SpanContext`, or None for a new trace);
         ``own``: ``attributes`` is the caller's fresh dict, kept rather than copied; ``preset``:
         the attributes it starts with before ``attributes`` (its name is ``name``)."""
@@ -426,7 +345,7 @@ class LeanTracer:
 
     def start_remote(
         self, name: str, kind: int, attrs: dict[str, Any], trace_id: int, parent_id: int, sampled: bool, preset: Any
-    ) -> trace.Span:
+    ) -> LeanSpan | UnsampledSpan:
         """`start` under a remote parent given by its ids (a `traceparent` parsed by the caller, no
         `SpanContext` made: the ExtProc's server span, once per request, #31); ``attrs`` (the
         caller's fresh dict, kept) follow ``preset``'s (a `Preset`, or None)."""

@@ -203,8 +203,8 @@ def test_the_not_recording_path_propagates_as_the_api_does_and_queues_nothing() 
     """A span the sampler leaves out is made from ints (no `SpanContext` until asked, #31): its
     `SpanContext`, its children and its `traceparent`/`tracestate` are those of the API's
     `NonRecordingSpan` (the API's propagator writes the same header); `left_out` makes the HTTP
-    server span only when the sampler drops it whatever its trace id; the engine's span ends
-    queue nothing for it."""
+    server span when the sampler drops it (`test_sampling_parity` checks its every decision
+    against the SDK's); the engine's span ends queue nothing for it."""
     code = """
 from opentelemetry import propagate
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, TraceState
