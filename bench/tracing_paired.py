@@ -4,6 +4,7 @@ A/A control and bootstrap confidence intervals (#31).
     .venv/bin/python -m bench.tracing_paired [--blocks B] [--seconds S] [--requests R] [--clients N]
                                              [--streams M] [--deltas K] [--no-streams] [--seed X]
                                              [--gc-probe] [--off2-env KEY=VALUE ...] [--off2-src DIR]
+                                             [--restarts N]
 
 Why not `bench.bench_tracing`: it loads a door's stacks side by side, so they compete for the two
 cores (and their caches) with each other and with the machine's other load, and two runs of the same
@@ -43,6 +44,13 @@ recorded or exported), in the same blocks as on - off; there is then no A/A cont
 door processes' PYTHONPATH (before the inherited one): off2 - off is then that code's cost beside
 this code's on - off, in the same blocks (an A/B; runs apart spread by +-3-4 points, more than most
 changes). off2 runs all of the code DIR holds, not only its tracing.
+``--restarts N``: the three stacks are started afresh N times within the run (``--blocks`` split
+exactly and ``--seconds`` evenly among the N + 1 lives, each block pairing stacks of one life): a
+process keeps its speed for its life (hash layout, memory placement), which made one A/B spread +-3
+points from run to run while its interval covered block noise only. The interval is then a
+hierarchical bootstrap (the lives resampled, then blocks within each), so it covers the
+life-to-life spread as far as N + 1 lives sample it (coarsely with two or three), and each life's
+ratio is printed beside the pooled one.
 ``--requests`` sets a phase's length (its creates per client): longer phases test whether tracing's
 cost reads higher when each stack's phase starts on caches its partners filled (#31).
 Targets (PASS/MISS, never enforced): <= 5 % a request, <= 2 us a token; "resolved" when the control's
@@ -195,54 +203,85 @@ def _block(r: dict[str, list[float]], a: str, b: str, kind: str) -> float:
     return (per_a / per_b - 1) * 100 if kind == "request" else (per_a - per_b) * 1e6
 
 
-def compare(rows: list[dict[str, list[float]]], a: str, b: str, kind: str, rng: random.Random) -> dict[str, Any]:
-    """``a`` - ``b``: the ratio of sums and the median of paired block differences, each with a 95 %
-    bootstrap interval over blocks (resampled together, so the pairing is kept)."""
-    diffs = [_block(r, a, b, kind) for r in rows]
-    n = len(rows)
+def compare(
+    groups: list[list[dict[str, list[float]]]], a: str, b: str, kind: str, rng: random.Random
+) -> dict[str, Any]:
+    """``a`` - ``b`` over the blocks of ``groups`` (one group per life of the stacks): the ratio of
+    sums and the median of paired block differences, each with a 95 % bootstrap interval. The
+    bootstrap is hierarchical: it resamples the lives first, then blocks within each life drawn
+    (a block's stacks together, so the pairing is kept): a process keeps its speed for its life,
+    so blocks of one life are not independent of each other, and pooling them as if they were
+    would leave the life-to-life spread out of the interval. With one life it is the blocks'
+    bootstrap alone (block noise only); with few lives the interval is coarse. Each life's own
+    ratio is given too (``lives``)."""
+    groups = [g for g in groups if g]
+    rows = [r for g in groups for r in g]
+    diffs = [[_block(r, a, b, kind) for r in g] for g in groups]
     boot_ratio, boot_median = [], []
     for _ in range(BOOT):
-        pick = [rng.randrange(n) for _ in range(n)]
-        boot_ratio.append(_ratio([rows[i] for i in pick], a, b, kind))
-        boot_median.append(statistics.median(diffs[i] for i in pick))
+        chosen = [rng.randrange(len(groups)) for _ in groups] if len(groups) > 1 else [0]
+        picked, picked_diffs = [], []
+        for k in chosen:
+            g, dg = groups[k], diffs[k]
+            for _ in g:
+                i = rng.randrange(len(g))
+                picked.append(g[i])
+                picked_diffs.append(dg[i])
+        boot_ratio.append(_ratio(picked, a, b, kind))
+        boot_median.append(statistics.median(picked_diffs))
     boot_ratio.sort()
     boot_median.sort()
     lo, hi = int(BOOT * 0.025), int(BOOT * 0.975) - 1
     return {
         "ratio": round(_ratio(rows, a, b, kind), 3),
         "ratio_ci": [round(boot_ratio[lo], 3), round(boot_ratio[hi], 3)],
-        "median": round(statistics.median(diffs), 3),
+        "median": round(statistics.median(d for dg in diffs for d in dg), 3),
         "median_ci": [round(boot_median[lo], 3), round(boot_median[hi], 3)],
         "loop": round(_ratio(rows, a, b, kind, 2), 3),  # the same ratio, event-loop threads only
         "first": round(_ratio(rows, a, b, kind, 1), 3),  # ... the door's first process (Envoy's)
+        "lives": [round(_ratio(g, a, b, kind), 3) for g in groups],  # each life's ratio (of sums)
     }
 
 
-def figures(data: dict[str, dict[str, list[dict[str, list[float]]]]], seed: int) -> dict[str, Any]:
+def figures(lives: list[dict[str, dict[str, list[dict[str, list[float]]]]]], seed: int) -> dict[str, Any]:
+    """Per door and unit: CPU a unit per stack and the comparisons, over the blocks of every life
+    (``lives``: each life's blocks by unit and door)."""
     rng = random.Random(seed)
     out: dict[str, Any] = {}
-    for kind, by_door in data.items():
-        for d, rows in by_door.items():
+    for kind, by_door in lives[0].items():
+        for d in by_door:
+            groups = [life[kind][d] for life in lives]
+            rows = [r for g in groups for r in g]
             per = {n: sum(r[n][0] for r in rows) * 1e6 / max(1, sum(r[n][3] for r in rows)) for n in NAMES}
             out[f"{d}:{kind}"] = {
                 "blocks": len(rows),
+                "blocks_per_life": [len(g) for g in groups],
                 "cpu_us_per_unit": {n: round(v, 3) for n, v in per.items()},
-                "on-off": compare(rows, "on", "off", kind, rng),
-                "off2-off": compare(rows, "off2", "off", kind, rng),
-                "on-off2": compare(rows, "on", "off2", kind, rng),  # the A/B itself under --off2-src
+                "on-off": compare(groups, "on", "off", kind, rng),
+                "off2-off": compare(groups, "off2", "off", kind, rng),
+                "on-off2": compare(groups, "on", "off2", kind, rng),  # the A/B itself under --off2-src
             }
     return out
 
 
+def _lives(c: dict[str, Any]) -> str:
+    """Each life's ratio, when the stacks had several (``--restarts``)."""
+    return "   lives: " + " ".join(f"{v:+.2f}" for v in c["lives"]) if len(c.get("lives", ())) > 1 else ""
+
+
 def report(res: dict[str, Any]) -> str:
-    lines = ["", "ratio = all CPU / all units, on against off; [95 % bootstrap interval over blocks]"]
+    lives = res.get("lives", 1)
+    over = f"lives, then blocks within each (hierarchical; {lives} lives)" if lives > 1 else "blocks"
+    lines = ["", f"ratio = all CPU / all units, on against off; [95 % bootstrap interval over {over}]"]
     verdicts = []
     for key, f in res["figures"].items():
         d, kind = key.split(":")
         unit = "%" if kind == "request" else "us"
         cpu = ", ".join(f"{n} {v:.2f}" for n, v in f["cpu_us_per_unit"].items())
+        per_life = f.get("blocks_per_life", [])
+        of = f" in {len(per_life)} lives: {'+'.join(map(str, per_life))}" if len(per_life) > 1 else ""
         lines.append(f"{d} door, CPU per {'non-streamed request' if kind == 'request' else 'streamed token'}"
-                     f" ({f['blocks']} blocks), us: {cpu}")  # fmt: skip
+                     f" ({f['blocks']} blocks{of}), us: {cpu}")  # fmt: skip
         meta = res.get("meta", {})
         variant = bool(meta.get("off2_env") or meta.get("off2_src"))
         second = f"{Path(meta['off2_src']).name} off2 - off" if meta.get("off2_src") else "variant off2 - off"
@@ -253,6 +292,7 @@ def report(res: dict[str, Any]) -> str:
                 f"  {label:23} ratio {c['ratio']:+7.2f} {unit} [{c['ratio_ci'][0]:+.2f} .. {c['ratio_ci'][1]:+.2f}]"
                 f"   median of blocks {c['median']:+7.2f} {unit} [{c['median_ci'][0]:+.2f} .. {c['median_ci'][1]:+.2f}]"
                 f"   (event loops {c['loop']:+.2f}, {'Envoy' if d == 'envoy' else 'process'} {c['first']:+.2f})"
+                + _lives(c)
             )
         if meta.get("off2_src"):
             c = f["on-off2"]
@@ -260,7 +300,7 @@ def report(res: dict[str, Any]) -> str:
                 f"  {'A/B on - off2':23} ratio {c['ratio']:+7.2f} {unit}"
                 f" [{c['ratio_ci'][0]:+.2f} .. {c['ratio_ci'][1]:+.2f}]"
                 f"   median of blocks {c['median']:+7.2f} {unit} [{c['median_ci'][0]:+.2f} .. {c['median_ci'][1]:+.2f}]"
-                f"   (event loops {c['loop']:+.2f})"
+                f"   (event loops {c['loop']:+.2f})" + _lives(c)
             )
         on, aa = f["on-off"], f["off2-off"]
         resolved = -RESOLVED[kind] <= aa["ratio_ci"][0] and aa["ratio_ci"][1] <= RESOLVED[kind]
@@ -286,19 +326,42 @@ def report(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack]) -> dict[str, Any]:
-    rng = random.Random(args.seed)
+async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack], rng: random.Random) -> dict[str, Any]:
+    """One life of the stacks: each unit's blocks (a share of them with ``--restarts``)."""
     pids = [p for s in stacks.values() for group in door_pids(s).values() for p in group]
     watch = CpuWatch(pids)
     watch.start()
+    t0 = time.monotonic()
     data, collected = {}, {}
     for kind in ("request",) if args.no_streams else ("request", "token"):
         data[kind] = await section(args, stacks, kind, rng)
         if "gc" in data[kind]:
             collected[kind] = data[kind].pop("gc")
-    res = {"figures": figures(data, args.seed), "machine": watch.stop(), "blocks": data}
+    res = {"machine": watch.stop(), "blocks": data, "seconds": time.monotonic() - t0}
     if collected:
         res["gc"] = collected
+    return res
+
+
+def merged(lives: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """The lives of ``--restarts`` as one run: the figures over every life's blocks (bootstrapped
+    life by life, see `compare`), blocks kept per life, collections summed, the machine's figures
+    averaged weighted by each life's length."""
+    gcs: dict[str, Any] = {}
+    for life in lives:
+        for kind, by_door in life.get("gc", {}).items():
+            for d, by_name in by_door.items():
+                for n, counts in by_name.items():
+                    got = gcs.setdefault(kind, {}).setdefault(d, {}).setdefault(n, [0.0] * len(counts))
+                    gcs[kind][d][n] = [a + b for a, b in zip(got, counts, strict=True)]
+    timed = [(life["machine"], life["seconds"]) for life in lives if life.get("machine")]
+    total = sum(t for _, t in timed) or 1.0
+    machine = {k: round(sum(m[k] * t for m, t in timed) / total, 2) for k in timed[0][0]} if timed else {}
+    blocks = [life["blocks"] for life in lives]
+    res = {"figures": figures(blocks, seed), "machine": machine, "lives": len(lives)}
+    res["blocks"] = blocks[0] if len(lives) == 1 else blocks  # (one life: as before `--restarts`)
+    if gcs:
+        res["gc"] = gcs
     return res
 
 
@@ -323,6 +386,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="trace `off2` as `on`, with the code of this source tree first on its PYTHONPATH (before "
                     "the inherited one): an A/B of two trees in the same blocks; off2 runs all of DIR's code, not "
                     "only its tracing (see the module's doc)")  # fmt: skip
+    ap.add_argument("--restarts", type=int, default=0,
+                    help="start the three stacks afresh this many times within the run (blocks and seconds "
+                    "shared among the lives): a process keeps its speed for its life, so one life's stacks "
+                    "read apart by a few points; more lives put that in the interval")  # fmt: skip
     ap.add_argument("--gc-probe", action="store_true",
                     help="count the doors' garbage collections (bench/gc_probe) and report them per unit")  # fmt: skip
     add_run_args(ap, RESULTS)
@@ -351,8 +418,22 @@ def main(argv: list[str] | None = None) -> int:
             inherited = envs["off2"].get("PYTHONPATH", os.environ.get("PYTHONPATH", ""))  # (as on's doors get it)
             path = os.pathsep.join(p for p in (src, inherited) if p)
             envs["off2"] = {**envs["off2"], **(traced if args.off2_env is None else {}), "PYTHONPATH": path}
-        stacks = {n: stack.enter_context(envoy_stack(backend.url, Path(tmp) / n, None, **envs[n])) for n in NAMES}
-        res = asyncio.run(run(args, stacks))
+        lives = max(1, args.restarts + 1)
+        total_blocks, total_seconds = args.blocks, args.seconds
+        args.seconds = total_seconds / lives
+        rng = random.Random(args.seed)
+        done = []
+        for life in range(lives):
+            # ``--blocks`` shared exactly: the first lives take one more when it does not divide
+            args.blocks = total_blocks // lives + (life < total_blocks % lives)
+            if lives > 1:
+                phase(f"stacks' life {life + 1} of {lives}: {args.blocks} blocks, {args.seconds:.0f} s a unit at most")
+            with ExitStack() as alive:
+                where = Path(tmp) / f"life{life}"
+                stacks = {n: alive.enter_context(envoy_stack(backend.url, where / n, None, **envs[n])) for n in NAMES}
+                done.append(asyncio.run(run(args, stacks, rng)))
+        args.blocks, args.seconds = total_blocks, total_seconds
+        res = merged(done, args.seed)
         with urllib.request.urlopen(collector["OTEL_EXPORTER_OTLP_ENDPOINT"] + "/count", timeout=10) as reply:
             res["collector"] = json.loads(reply.read())
     res["meta"] = {k: v for k, v in vars(args).items() if k not in ("out", "wait_quiet", "gc_probe")}

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span
 
     from gateway.engine.turn import TurnAssembler
+    from gateway.telemetry.tracing import Started
 
 _time_ns = time.time_ns
 
@@ -80,7 +81,7 @@ def _reasons(reason: str) -> tuple[str]:
     return made
 
 
-def agent_span(*, response: dict[str, Any], provider: str, background: bool, conversation_id: str | None) -> Span:
+def agent_span(*, response: dict[str, Any], provider: str, background: bool, conversation_id: str | None) -> Started:
     """`invoke_agent` for one run. A background run is a trace of its own, linked to the request
     that queued it (that request ends long before the run does)."""
     model = str(response.get("model") or "")
@@ -105,7 +106,9 @@ def agent_span(*, response: dict[str, Any], provider: str, background: bool, con
     return tracing.start_span("invoke_agent", attributes=attributes, own=True, preset=preset)
 
 
-def end_agent(span: Span, response: dict[str, Any], error: Any = None) -> None:
+def end_agent(span: Started, response: dict[str, Any], error: Any = None) -> None:
+    if not span.records:  # an unsampled span: no attributes to build (#31)
+        return
     usage = response.get("usage") or {}
     attributes: dict[str, Any] = {  # set with the end in one `end_with` call
         "gen_ai.usage.input_tokens": int(usage.get("input_tokens") or 0),
@@ -133,6 +136,8 @@ class ChatSpan:
         items: list[dict[str, Any]] | None = None,
         parent: Span | None = None,
     ) -> None:
+        self.first = 0  # time_ns of the first chunk (0: none yet)
+        self.token: object | None = None
         key = ("chat", model, provider, server)
         preset = _presets.get(key) or _presets.make(
             key,
@@ -153,8 +158,6 @@ class ChatSpan:
             if parent is not None
             else tracing.start_span(preset.name, "client", attributes, own=True, preset=preset)
         )
-        self.first = 0  # time_ns of the first chunk (0: none yet)
-        self.token: object | None = None
 
     def chunk(self) -> None:
         """A piece of output arrived; the first one's delay is the time to first chunk. Only its
@@ -168,6 +171,8 @@ class ChatSpan:
         replica that answered: with a fleet the span starts with the configured first replica, and
         only the call itself knows which one it reached (a pick, a retry, Envoy's fallback)."""
         s = self.span
+        if not s.records:  # an unsampled span: no attributes to build (#31)
+            return
         attributes: dict[str, Any] = {}  # set at once with the event and the end (one call), as in `end_agent`
         if served:
             host, _, port = served.rpartition("/")[2].rpartition(":")
@@ -198,7 +203,7 @@ class ChatSpan:
         s.end_with(attributes, event)  # type: ignore[attr-defined]
 
 
-def tool_span(name: str, call_id: str, tool_type: str) -> Span:
+def tool_span(name: str, call_id: str, tool_type: str) -> Started:
     key = ("tool", name, tool_type)
     preset = _presets.get(key) or _presets.make(
         key,

@@ -57,17 +57,8 @@ def _preset(key: tuple[Any, ...]) -> Preset:
 @web.middleware
 async def tracing_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
     parent = tracing.extract(request.headers)
-    key = (
-        request.method,
-        _route(request),
-        request.scheme,
-        request.host,
-        request.version,
-        request.remote,
-        request.headers.get("User-Agent"),
-    )
-    preset = _presets.get(key) or _preset(key)
-    span = tracing.start_span(preset.name, "server", {"url.path": request.path}, parent=parent, own=True, preset=preset)
+    # a request the sampler leaves out: nothing read for its span (#31)
+    span: Any = tracing.left_out(parent) or _start(request, parent)
     token = tracing.attach(span)
     done: dict[str, Any] | None = None  # set at the end with the span's end
     try:
@@ -84,15 +75,31 @@ async def tracing_middleware(request: web.Request, handler: Any) -> web.StreamRe
         tracing.fail(span, exc)
         raise
     else:
-        done = {"http.response.status_code": resp.status}
-        if rid := request.get("ctx", {}).get("response_id"):
-            done["gen_ai.response.id"] = rid
-        if resp.status >= 500:
-            tracing.fail(span, str(resp.status))
+        if span.records:  # (a recorded span: its end's attributes; an unsampled one has none)
+            done = {"http.response.status_code": resp.status}
+            if rid := request.get("ctx", {}).get("response_id"):
+                done["gen_ai.response.id"] = rid
+            if resp.status >= 500:
+                tracing.fail(span, str(resp.status))
         return resp
     finally:
         tracing.detach(token)
-        span.end_with(done)  # type: ignore[attr-defined]  # (one call: the attributes, then the end)
+        span.end_with(done)  # (one call: the attributes, then the end)
+
+
+def _start(request: web.Request, parent: Any) -> Any:
+    """The request's server span, from its preset (see `_preset`) and its path."""
+    key = (
+        request.method,
+        _route(request),
+        request.scheme,
+        request.host,
+        request.version,
+        request.remote,
+        request.headers.get("User-Agent"),
+    )
+    preset = _presets.get(key) or _preset(key)
+    return tracing.start_span(preset.name, "server", {"url.path": request.path}, parent=parent, own=True, preset=preset)
 
 
 def install(app: web.Application) -> None:

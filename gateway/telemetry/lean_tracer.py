@@ -32,65 +32,26 @@ updated; the byte-compatibility test fails first.
 
 from __future__ import annotations
 
-import logging
 import random
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from opentelemetry import trace
-from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, Status, StatusCode, TraceFlags, TraceState
+from opentelemetry.trace import Link, SpanContext, Status, StatusCode, TraceFlags, TraceState
 
 from gateway.telemetry.presets import Preset
+from gateway.telemetry.sampling import U64 as _U64
+from gateway.telemetry.sampling import Sampler, UnsampledSpan
 from gateway.telemetry.span_queue import Recorder
 from gateway.telemetry.span_records import queue_span
 
 __all__ = ["KINDS", "LeanSpan", "LeanTracer", "Recorder", "Sampler", "UnsampledSpan"]
 
-log = logging.getLogger(__name__)
-
 KINDS = {"internal": 1, "server": 2, "client": 3, "producer": 4, "consumer": 5}  # OTLP Span.SpanKind
 _SAMPLED = TraceFlags(TraceFlags.SAMPLED)
-_NOT_SAMPLED = TraceFlags(TraceFlags.DEFAULT)
-_U64 = (1 << 64) - 1
 _time_ns = time.time_ns
 _bits = random.getrandbits
-
-
-class Sampler:
-    """`OTEL_TRACES_SAMPLER`/`_ARG` (the SDK's six: always_on, always_off, traceidratio and their
-    parentbased_ forms; anything else warns and is parentbased_always_on, as the SDK does). A child
-    of a parent follows the parent's decision when parent-based; the ratio samples a trace when its
-    id's low 64 bits are below ratio * 2^64 (so every process decides alike for one trace)."""
-
-    __slots__ = ("bound", "parent_based")
-
-    def __init__(self, name: str = "parentbased_always_on", arg: str | None = None) -> None:
-        name = name.strip().lower() or "parentbased_always_on"
-        known = ("always_on", "always_off", "traceidratio")
-        base = name.removeprefix("parentbased_")
-        if base not in known:
-            log.warning("Couldn't recognize sampler %s.", name)
-            name, base = "parentbased_always_on", "always_on"
-        self.parent_based = name.startswith("parentbased_")
-        if base == "always_on":
-            rate = 1.0
-        elif base == "always_off":
-            rate = 0.0
-        else:
-            try:
-                rate = float(arg or "")
-                if not 0.0 <= rate <= 1.0:
-                    raise ValueError(rate)
-            except ValueError:
-                log.warning("Could not convert TRACES_SAMPLER_ARG to float. Using default rate 1.0.")
-                rate = 1.0
-        self.bound = round(rate * (_U64 + 1))  # sampled when the id's low 64 bits are below it
-
-    def sampled(self, trace_id: int, parent_sampled: bool | None) -> bool:
-        if parent_sampled is not None and self.parent_based:
-            return parent_sampled
-        return trace_id & _U64 < self.bound
 
 
 class LeanSpan(trace.Span):
@@ -120,6 +81,7 @@ class LeanSpan(trace.Span):
     )
     limit = 128  # attributes, events and links per span (OTEL_SPAN_*_COUNT_LIMIT, set by `setup`)
     recorder: Recorder | None = None
+    records = True  # a call site builds the span's attributes only for a recorded span (#31)
 
     def __init__(
         self,
@@ -298,16 +260,6 @@ class LeanSpan(trace.Span):
     _queue = queue_span  # (`span_records`: the record, or the bytes, put on the queue)
 
 
-class UnsampledSpan(NonRecordingSpan):
-    """A span the sampler left out: the API's `NonRecordingSpan` (it propagates its ids, sampled
-    flag off), with `LeanSpan.end_with` as the no-op it is here."""
-
-    __slots__ = ()
-
-    def end_with(self, attributes: dict[str, Any] | None, event: tuple[str, int] | None = None) -> None:
-        pass
-
-
 def new_span(
     name: str,
     kind: int,
@@ -358,7 +310,7 @@ class LeanTracer:
         links: Sequence[Link] | None = None,
         own: bool = False,
         preset: Preset | None = None,
-    ) -> trace.Span:
+    ) -> LeanSpan | UnsampledSpan:
         """A span under ``parent`` (a span, a remote `SpanContext`, or None for a new trace);
         ``own``: ``attributes`` is the caller's fresh dict, kept rather than copied; ``preset``:
         the attributes it starts with before ``attributes`` (its name is ``name``)."""
@@ -388,16 +340,16 @@ class LeanTracer:
         while not span_id:
             span_id = _bits(64)
         if not self.sampler.sampled(trace_id, parent_sampled):
-            return UnsampledSpan(SpanContext(trace_id, span_id, False, _NOT_SAMPLED, state or TraceState()))
+            return UnsampledSpan(trace_id, span_id, state or None)
         return new_span(name, kind, trace_id, parent_id, remote, state or None, attributes, own, links, preset, span_id)
 
     def start_remote(
         self, name: str, kind: int, attrs: dict[str, Any], trace_id: int, parent_id: int, sampled: bool, preset: Any
-    ) -> trace.Span:
+    ) -> LeanSpan | UnsampledSpan:
         """`start` under a remote parent given by its ids (a `traceparent` parsed by the caller, no
         `SpanContext` made: the ExtProc's server span, once per request, #31); ``attrs`` (the
         caller's fresh dict, kept) follow ``preset``'s (a `Preset`, or None)."""
         span_id = _bits(64) or _bits(64) or 1
         if not self.sampler.sampled(trace_id, sampled):
-            return UnsampledSpan(SpanContext(trace_id, span_id, False, _NOT_SAMPLED, TraceState()))
+            return UnsampledSpan(trace_id, span_id)
         return new_span(name, kind, trace_id, parent_id, True, None, attrs, True, None, preset, span_id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import collections
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -95,3 +95,42 @@ class Recorder:
         self.thread.join(5)
         if not self.thread.is_alive():  # a slow export still running keeps the queue: never two drainers
             self.drain()
+
+
+def number(env: Mapping[str, str], name: str, default: int) -> int:
+    """A positive whole number from ``env`` (the SDK's `OTEL_BSP_*`, `OTEL_*_COUNT_LIMIT`), else ``default``."""
+    try:
+        value = int(env.get(name, "").strip() or default)
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def from_env(env: Mapping[str, str], door: str, default_service: str, scope: str) -> tuple[Recorder, Any]:
+    """The process's `Recorder` and the OTLP exporter under it, as the environment configures them
+    (`OTEL_BSP_*`, the exporters' `OTEL_EXPORTER_OTLP_*`; `gateway.telemetry.tracing.setup`). The
+    `Resource` is the SDK's (`Resource.create`: `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, its
+    detectors), ``door`` added; the process has one resource and one scope, so their encodings are
+    made here once."""
+    from opentelemetry.sdk.resources import Resource
+
+    from gateway.telemetry import otlp_encode, otlp_exporter
+
+    attributes: dict[str, Any] = {"gateway.door": door}
+    named = env.get("OTEL_SERVICE_NAME") or "service.name=" in env.get("OTEL_RESOURCE_ATTRIBUTES", "")
+    if not named:
+        attributes["service.name"] = default_service
+    resource = Resource.create(attributes)
+    encoded_resource = otlp_encode.resource_part(resource.attributes, resource.schema_url or "")
+    encoded_scope = otlp_encode.scope_part(scope)
+    recorder: Recorder  # (made below, around the exporter: a record that fails to encode is dropped)
+    exporter = otlp_exporter.exporter(
+        env, lambda spans: otlp_encode.encode_batch(spans, encoded_resource, encoded_scope, recorder.lost)
+    )
+    recorder = Recorder(
+        exporter.export,
+        delay_s=number(env, "OTEL_BSP_SCHEDULE_DELAY", 5000) / 1000,
+        max_queue=number(env, "OTEL_BSP_MAX_QUEUE_SIZE", 2048),
+        max_batch=number(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512),
+    )
+    return recorder, exporter

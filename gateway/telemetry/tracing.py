@@ -37,9 +37,14 @@ from gateway.telemetry.context_bridge import CURRENT_SPAN
 from gateway.telemetry.presets import Preset
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from opentelemetry.trace import Link, Span, SpanContext
 
-    from gateway.telemetry.lean_tracer import LeanTracer, Recorder
+    from gateway.telemetry.lean_tracer import LeanSpan, LeanTracer, Recorder
+    from gateway.telemetry.sampling import UnsampledSpan
+
+    Started: TypeAlias = LeanSpan | UnsampledSpan  # what `start_span` makes: its `records` says which
 
 ON = False  # read by every call site before it touches a span: the whole cost of tracing when off
 CAPTURE_CONTENT = False  # OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: prompts and completions
@@ -58,6 +63,8 @@ _Context: Any = None
 _SPAN_KEY: Any = None
 _BAGGAGE_KEY: Any = None
 _LeanSpan: Any = None
+_Unsampled: Any = None  # `sampling.UnsampledSpan`
+_left_out: Any = None  # `sampling.left_out`
 _get_context: Any = None  # the API runtime context's get: its ContextVar's own when it is the default
 # `ContextVarsRuntimeContext` (a Python call less), else the runtime's (under our bridge's)
 _new_span: Any = None  # `lean_tracer.new_span`
@@ -82,21 +89,14 @@ def endpoint_of(environ: Mapping[str, str]) -> str | None:
     )
 
 
-def _number(env: Mapping[str, str], name: str, default: int) -> int:
-    try:
-        value = int(env.get(name, "").strip() or default)
-    except ValueError:
-        return default
-    return value if value > 0 else default
-
-
 def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     """Turn tracing on in this process when the environment names an endpoint; True if it did.
 
     Called once per door process, after any fork (the export thread does not survive one).
     """
     global ON, CAPTURE_CONTENT, _tracer, _recorder, _exporter_obj, _get_context, _follows_parent
-    global _trace, _propagate, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _w3c, _new_span
+    global _trace, _propagate, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _w3c, _new_span, _Unsampled
+    global _left_out
     env = os.environ if environ is None else environ
     if endpoint_of(env) is None or ON:
         return ON
@@ -105,34 +105,15 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     from opentelemetry.baggage import _BAGGAGE_KEY as baggage_key
     from opentelemetry.context import _RUNTIME_CONTEXT, Context
     from opentelemetry.context.contextvars_context import ContextVarsRuntimeContext
-    from opentelemetry.sdk.resources import Resource
     from opentelemetry.trace.propagation import _SPAN_KEY as span_key
     from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-    from gateway.telemetry import context_bridge, lean_tracer, otlp_encode, otlp_exporter
+    from gateway.telemetry import context_bridge, lean_tracer, sampling, span_queue
 
-    attributes: dict[str, Any] = {"gateway.door": door}
-    named = env.get("OTEL_SERVICE_NAME") or "service.name=" in env.get("OTEL_RESOURCE_ATTRIBUTES", "")
-    if not named:
-        attributes["service.name"] = DEFAULT_SERVICE_NAME
-    # Resource.create merges OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME and the SDK's detectors; the
-    # process has one resource and one scope, so their encodings are made here once.
-    resource = Resource.create(attributes)
-    encoded_resource = otlp_encode.resource_part(resource.attributes, resource.schema_url or "")
-    encoded_scope = otlp_encode.scope_part(SCOPE)
-    recorder: lean_tracer.Recorder  # (made below, around the exporter: a record that fails to encode is dropped)
-    _exporter_obj = exporter = otlp_exporter.exporter(
-        env, lambda spans: otlp_encode.encode_batch(spans, encoded_resource, encoded_scope, recorder.lost)
-    )
-    lean_tracer.LeanSpan.limit = _number(
-        env, "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", _number(env, "OTEL_ATTRIBUTE_COUNT_LIMIT", 128)
-    )
-    _recorder = recorder = lean_tracer.LeanSpan.recorder = lean_tracer.Recorder(
-        exporter.export,
-        delay_s=_number(env, "OTEL_BSP_SCHEDULE_DELAY", 5000) / 1000,
-        max_queue=_number(env, "OTEL_BSP_MAX_QUEUE_SIZE", 2048),
-        max_batch=_number(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512),
-    )
+    _recorder, _exporter_obj = span_queue.from_env(env, door, DEFAULT_SERVICE_NAME, SCOPE)
+    lean_tracer.LeanSpan.recorder = _recorder
+    limit = span_queue.number(env, "OTEL_ATTRIBUTE_COUNT_LIMIT", 128)
+    lean_tracer.LeanSpan.limit = span_queue.number(env, "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", limit)
     _tracer = lean_tracer.LeanTracer(
         lean_tracer.Sampler(env.get("OTEL_TRACES_SAMPLER", ""), env.get("OTEL_TRACES_SAMPLER_ARG"))
     )
@@ -146,6 +127,7 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     # the API's readers and writers (`get_current_span`, `context.attach`...) see ours through it
     api_context._RUNTIME_CONTEXT = bridge(inner)
     _LeanSpan, _BAGGAGE_KEY, _new_span = lean_tracer.LeanSpan, baggage_key, lean_tracer.new_span
+    _Unsampled, _left_out = sampling.UnsampledSpan, sampling.left_out
     propagators = env.get("OTEL_PROPAGATORS", "tracecontext,baggage").replace(" ", "").lower()
     if propagators in ("tracecontext,baggage", "tracecontext", "baggage,tracecontext"):
         _w3c = TraceContextTextMapPropagator._TRACEPARENT_HEADER_FORMAT_RE
@@ -191,7 +173,7 @@ def start_span(
     root: bool = False,
     own: bool = False,
     preset: Preset | None = None,
-) -> Span:
+) -> Started:
     """A started span (call only when `ON`): a child of the current span, of ``parent`` (a span,
     or what `extract` returned: a remote parent, or None for a new trace), or a new trace's root
     with ``root``. ``own``: ``attributes`` is a dict the caller built for this span alone, which
@@ -215,11 +197,25 @@ def start_span(
             # the usual span (a child of the current recorded span, whose children the sampler
             # records) made here in one step: no tracer or sampler call in between (#31)
             c = current
-            made: Span = _new_span(
+            made: LeanSpan = _new_span(
                 name, _KINDS[kind], c.trace_id, c.span_id, False, c.trace_state, attributes, own, None, preset
             )
             return made
+    if type(parent) is _Unsampled and links is None and not _tracer.sampler.sampled(parent.trace_id, False):  # type: ignore[union-attr]
+        # a child of a span the sampler left out, which it leaves out too (the same test the
+        # tracer makes, on the same trace id): its ids only, no `SpanContext` (the not-recording
+        # path: `always_off`, a ratio's left-out traces, #31)
+        unsampled: UnsampledSpan = parent.child()  # type: ignore[union-attr]
+        return unsampled
     return _tracer.start(name, _KINDS[kind], attributes, parent, links, own, preset)
+
+
+def left_out(parent: SpanContext | None) -> Started | None:
+    """The span `start_span(..., parent=parent)` makes when the sampler leaves it out, else None
+    (`sampling.left_out`): a call site that builds a span's name and attributes from the request
+    (the HTTP server span) asks first, and builds nothing for a span nobody records (#31)."""
+    assert _tracer is not None
+    return _left_out(_tracer.sampler, parent)  # type: ignore[no-any-return]
 
 
 def preset(name: str, attributes: Mapping[str, Any]) -> Preset:
@@ -233,7 +229,7 @@ _CANONICAL = re.compile(r"00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}")  # version 
 
 def start_under(
     name: str, kind: str, attrs: dict[str, Any], traceparent: str | None, state: str, preset: Preset | None = None
-) -> Span:
+) -> Started:
     """`start_span(name, kind, attrs, parent=extract(...), own=True, preset=preset)` for an
     incoming `traceparent`/`tracestate` (None: none came), in one step for the usual header (version
     00, canonical, no `tracestate`, the default W3C propagators): its ids are read by slicing, and no
@@ -269,7 +265,7 @@ def detach(token: object) -> None:
 
 
 @contextlib.contextmanager
-def span(name: str, kind: str = "internal", attributes: Mapping[str, Any] | None = None) -> Iterator[Span | None]:
+def span(name: str, kind: str = "internal", attributes: Mapping[str, Any] | None = None) -> Iterator[Started | None]:
     """A current span around a block (None, at no cost, when tracing is off); an exception that
     leaves the block marks it as an error."""
     if not ON:
@@ -306,8 +302,10 @@ class span_current:  # (lower case: used as a function, `with tracing.span_curre
         detach(self.token)
 
 
-def fail(s: Span, exc: BaseException | str) -> None:
+def fail(s: Started, exc: BaseException | str) -> None:
     """Mark ``s`` as failed: `error.type` (the error's code, or its class), status ERROR."""
+    if not s.records:  # (an unsampled span: nothing to mark)
+        return
     status = _trace.Status(_trace.StatusCode.ERROR, str(exc)[:200] if isinstance(exc, BaseException) else None)
     if isinstance(exc, BaseException):
         s.set_attribute("error.type", str(getattr(exc, "code", None) or type(exc).__name__))
@@ -326,13 +324,15 @@ def current_link() -> Link | None:
 
 
 def current_ids() -> tuple[str, str] | None:
-    """The current trace and span ids in hex (for log lines), or None outside a recorded span."""
+    """The current trace and span ids in hex (for log lines), or None outside any span: an
+    unsampled span's too, as the SDK's logging instrumentation writes them (a log line still
+    names its request's trace when the trace is not recorded)."""
     if not ON:
         return None
     current = _current_span()
     if current is None:
         return None
-    if type(current) is _LeanSpan:
+    if type(current) is _LeanSpan or type(current) is _Unsampled:
         return format(current.trace_id, "032x"), format(current.span_id, "016x")
     ctx = current.get_span_context()
     if not ctx.is_valid:
@@ -346,8 +346,10 @@ def _inject(out: dict[str, str]) -> None:
     propagators, a lean span current, no baggage) is written here: the very header the API's
     `TraceContextTextMapPropagator` writes, without its three context look-ups."""
     current = _ours()
-    if _w3c is not None and type(current) is _LeanSpan and _BAGGAGE_KEY not in _get_context():
-        out["traceparent"] = f"00-{current.trace_id:032x}-{current.span_id:016x}-01"
+    kind = type(current)
+    if _w3c is not None and (kind is _LeanSpan or kind is _Unsampled) and _BAGGAGE_KEY not in _get_context():
+        flags = "01" if kind is _LeanSpan else "00"  # (an unsampled span: the API writes its flags, 00)
+        out["traceparent"] = f"00-{current.trace_id:032x}-{current.span_id:016x}-{flags}"
         if current.trace_state_header:
             out["tracestate"] = current.trace_state_header
         return

@@ -197,3 +197,75 @@ assert type(context._RUNTIME_CONTEXT.inner).__name__ == "ContextVarsRuntimeConte
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "Failed to detach" not in done.stderr
+
+
+def test_the_not_recording_path_propagates_as_the_api_does_and_queues_nothing() -> None:
+    """A span the sampler leaves out is made from ints (no `SpanContext` until asked, #31): its
+    `SpanContext`, its children and its `traceparent`/`tracestate` are those of the API's
+    `NonRecordingSpan` (the API's propagator writes the same header); `left_out` makes the HTTP
+    server span when the sampler drops it (`test_sampling_parity` checks its every decision
+    against the SDK's); the engine's span ends queue nothing for it."""
+    code = """
+from opentelemetry import propagate
+from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, TraceState
+import gateway.telemetry.tracing as t
+from gateway.engine import spans
+from gateway.telemetry import lean_tracer
+assert t.setup("http", {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", "OTEL_TRACES_SAMPLER": "always_off"})
+queue = lean_tracer.LeanSpan.recorder.queue
+def api_carrier():
+    out = {}
+    propagate.inject(out)
+    return out
+root = t.left_out(None)
+assert isinstance(root, NonRecordingSpan) and not root.is_recording() and root.trace_id and root.span_id
+ctx = root.get_span_context()
+assert (ctx.trace_id, ctx.span_id, ctx.trace_flags, ctx.is_remote, ctx.trace_state) == (
+    root.trace_id, root.span_id, TraceFlags(0), False, TraceState())
+token = t.attach(root)
+assert t.carrier() == api_carrier() == {"traceparent": f"00-{root.trace_id:032x}-{root.span_id:016x}-00"}
+assert t.current_ids() == (f"{root.trace_id:032x}", f"{root.span_id:016x}")
+response = {"id": "resp_1", "model": "m", "usage": {"input_tokens": 5}, "status": "completed"}
+agent = spans.agent_span(response=response, provider="vllm", background=False, conversation_id=None)
+assert type(agent) is lean_tracer.UnsampledSpan and agent.trace_id == root.trace_id != 0
+assert agent.span_id != root.span_id
+t2 = t.attach(agent)
+chat = spans.ChatSpan("m", provider="vllm", server=("h", 1))
+assert chat.span.trace_id == root.trace_id and not chat.span.is_recording()
+under = spans.ChatSpan("m", provider="vllm", server=("h", 1), parent=agent)  # (the ExtProc's: a named parent)
+assert type(under.span) is lean_tracer.UnsampledSpan and under.span.trace_id == root.trace_id
+t3 = t.attach(chat.span)
+assert t.inject({"a": "b"}) == {"a": "b", **api_carrier()} and api_carrier()["traceparent"].endswith("-00")
+chat.chunk()
+t.detach(t3)
+chat.end(None, RuntimeError("x"))
+t.detach(t2)
+spans.end_agent(agent, response, RuntimeError("y"))
+t.detach(token)
+root.end_with({"a": 1})
+assert not queue
+# a remote parent's trace state is carried; the sampler decides as `start_span` does
+state = TraceState([("k", "v")])
+for sampler, flags, dropped in (("always_off", 1, True), ("parentbased_always_on", 0, True),
+                                ("parentbased_always_on", 1, False), ("traceidratio", 0, False),
+                                ("parentbased_always_off", 0, True), ("parentbased_traceidratio", 1, False)):
+    t._tracer.sampler = lean_tracer.Sampler(sampler, "0.5")
+    parent = SpanContext(0xABC, 0xDEF, True, TraceFlags(flags), state)
+    made = t.left_out(parent)
+    assert (made is not None) == dropped, sampler
+    if made is None:
+        continue
+    theirs = t.start_span("s", parent=parent)
+    assert type(theirs) is type(made) and theirs.trace_id == made.trace_id == 0xABC
+    token = t.attach(made)
+    header = f"00-{0xABC:032x}-{made.span_id:016x}-00"
+    assert t.carrier() == api_carrier() == {"traceparent": header, "tracestate": "k=v"}
+    child = t.start_span("c")
+    assert (type(child), child.trace_id, child.trace_state_header) == (type(made), 0xABC, "k=v")
+    t.detach(token)
+t._tracer.sampler = lean_tracer.Sampler("parentbased_always_on")
+assert t.left_out(None) is None and t.left_out(SpanContext(1, 2, True, TraceFlags(1))) is None
+"""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
