@@ -6,7 +6,8 @@ Five phases, per (store, query):
    n-grams, looked up in the graph) and the relation types its wording asks for (`patterns.cues`);
 2. retrieval, concurrently: vector search, keyword search and the question entities' graph rows;
 3. the relation-aware walk (`walk.py`): from the question's entities (or, when it names none, the
-   subjects of the best hybrid chunks) along the relations it asks for, one to three hops;
+   subjects of the best hybrid chunks) along the relations it asks for, one to three hops; a
+   step taken from one entity to many by the same relation is worth less to each (`specific.py`);
 4. ranking: each candidate chunk gets normalised signals (vector similarity, graph relevance,
    keyword match, recency, title match) blended by weights that sum to 1 (`GATEWAY_KG_CHAIN_WEIGHTS` when the walk
    followed a step of the question's chain, `GATEWAY_KG_WEIGHTS` otherwise, hybrid's own blend
@@ -43,6 +44,7 @@ from gateway.knowledge_graph.extract import Extractor
 from gateway.knowledge_graph.keys import longest, lower_keys, query_keys, rare_lower
 from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.question import steps
+from gateway.knowledge_graph.specific import specific
 from gateway.knowledge_graph.spread import shared_mentions
 from gateway.knowledge_graph.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
@@ -195,6 +197,8 @@ class Ranker:
         vec_hits, kw_hits, reached = await asyncio.gather(
             vec_job, kw_job, walk(self.graph, store_id, seeds, asked, hops=hops, relate=relate)
         )
+        # a step taken from one entity to many by the same relation is worth less to each (`specific.py`)
+        reached = specific(reached)
         found = _Found({h.chunk_id: h for h in [*kw_hits, *vec_hits]}, vec_hits, kw_hits)
         if (not asked and not any(len(r.matched) >= hops for r in reached.values())) or (
             hops >= 2 and not chained(reached, hops)
