@@ -7,7 +7,7 @@ Five phases, per (store, query):
 2. retrieval, concurrently: vector search, keyword search and the question entities' graph rows;
 3. the relation-aware walk (`walk.py`): from the question's entities (or, when it names none, the
    subjects of the best hybrid chunks) along the relations it asks for, one to three hops; a
-   step taken from one entity to many by the same relation is worth less to each (`specific.py`);
+   phrase step taken from one entity to many by the same phrase is worth less to each (`specific.py`);
 4. ranking: each candidate chunk gets normalised signals (vector similarity, graph relevance,
    keyword match, recency, title match) blended by weights that sum to 1 (`GATEWAY_KG_CHAIN_WEIGHTS` when the walk
    followed a step of the question's chain, `GATEWAY_KG_WEIGHTS` otherwise, hybrid's own blend
@@ -197,7 +197,7 @@ class Ranker:
         vec_hits, kw_hits, reached = await asyncio.gather(
             vec_job, kw_job, walk(self.graph, store_id, seeds, asked, hops=hops, relate=relate)
         )
-        # a step taken from one entity to many by the same relation is worth less to each (`specific.py`)
+        # a phrase step taken from one entity to many by the same phrase is worth less to each (`specific.py`)
         reached = specific(reached)
         found = _Found({h.chunk_id: h for h in [*kw_hits, *vec_hits]}, vec_hits, kw_hits)
         if (not asked and not any(len(r.matched) >= hops for r in reached.values())) or (
