@@ -41,6 +41,7 @@ from gateway.knowledge_graph import spread as pagerank
 from gateway.knowledge_graph.blend import RankedHit, blend
 from gateway.knowledge_graph.expand import completing, expansion, interleave, phrased
 from gateway.knowledge_graph.extract import Extractor
+from gateway.knowledge_graph.hops import hop_plan
 from gateway.knowledge_graph.keys import longest, lower_keys, query_keys, rare_lower
 from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.question import steps
@@ -197,8 +198,10 @@ class Ranker:
         vec_hits, kw_hits, reached = await asyncio.gather(
             vec_job, kw_job, walk(self.graph, store_id, seeds, asked, hops=hops, relate=relate)
         )
-        # a phrase step taken from one entity to many by the same phrase is worth less to each (`specific.py`)
-        reached = specific(reached)
+        # a phrase step taken from one entity to many by the same phrase is worth less to each, unless
+        # it is the question's own relation word for that hop (a name's words are none: `specific.py`)
+        named = {t for key in q_entities for t in key.split()}
+        reached = specific(reached, [[w for w in hop if w not in named] for hop in hop_plan(query).words])
         found = _Found({h.chunk_id: h for h in [*kw_hits, *vec_hits]}, vec_hits, kw_hits)
         if (not asked and not any(len(r.matched) >= hops for r in reached.values())) or (
             hops >= 2 and not chained(reached, hops)

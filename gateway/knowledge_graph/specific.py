@@ -18,16 +18,27 @@ phrase relations (`~words`, taken by likeness): a step of a type the question's 
 ("the founder" -> `founded_by`) is the question's own relation, and a hospital's two founders are
 both its founders; divided for typed steps too, the rule cost held-out a multi-hop answer and
 MRR@10 0.419 -> 0.398 (the founders of one infirmary fell below a wrong phrase path), phrase
-steps alone raised it to 0.446 (docs/ARCHITECTURE.md). Read from the walk's result only: no graph
-read, no constant tuned on a corpus (the form is the seeds' own hub weight).
+steps alone raised it to 0.446 (docs/ARCHITECTURE.md). Nor is a phrase that shares a stem with one
+of the question's own relation words for the hop it is taken at (`hops.hop_plan`, innermost first;
+compared by `phrases.stem`): it is the relation the question names, as an asked type is. "Where was
+the pupil of Hedda Moor raised?" read along her list "Pupils:" reaches each pupil, and every one is
+a pupil the question asks for; divided by two, the path along "Moor studied under Aksel Brun", a
+phrase only *like* "pupil" (her teacher, the wrong way round), ranked first. Fan-out says a phrase
+is vague about which entity it leads to only when the phrase is not the question's own word there.
+Only the hop's own words: a word of another hop ("director" for the region of a director's
+hometown) or of a name typed in lower case says nothing of this step. Read from the walk's result
+and the question's words only: no graph read, no constant tuned on a corpus (the form is the
+seeds' own hub weight).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 
 from gateway.knowledge_graph.extract import PHRASE
+from gateway.knowledge_graph.phrases import stem
 from gateway.knowledge_graph.walk import Reached
 
 
@@ -36,21 +47,27 @@ def _share(n: int) -> float:
     return 1.0 / (1.0 + math.log(max(n, 1)))
 
 
-def specific(reached: dict[str, Reached]) -> dict[str, Reached]:
+def specific(reached: dict[str, Reached], hop_words: Sequence[Sequence[str]] = ()) -> dict[str, Reached]:
     """`reached` with each entity's path weight times its phrase steps' shares (`_share`); a step of
-    an asked type, or a hop that matched no step (an unasked relation, a co-occurrence), passes
-    its parent's factor on unchanged, and the question's own entities (no parent) are unchanged."""
+    an asked type, a phrase sharing a stem with one of the question's relation words for its hop
+    (`hop_words`, innermost first), or a hop that matched no step (an unasked relation, a
+    co-occurrence), passes its parent's factor on unchanged, and the question's own entities (no
+    parent) are unchanged."""
+    own = [{stem(w) for w in words} for words in hop_words]
     fan: dict[tuple[str, frozenset[str]], int] = {}
     for r in reached.values():
-        if r.via is not None and r.via in reached and _phrase(step := r.matched - reached[r.via].matched):
-            fan[(r.via, step)] = fan.get((r.via, step), 0) + 1
+        parent = reached.get(r.via) if r.via is not None else None
+        if parent is not None and _phrase(step := r.matched - parent.matched, own, parent.hops):
+            fan[(str(r.via), step)] = fan.get((str(r.via), step), 0) + 1
     return {
-        e: dataclasses.replace(r, base=r.base * f) if (f := _factor(reached, fan, e)) != 1.0 else r
+        e: dataclasses.replace(r, base=r.base * f) if (f := _factor(reached, fan, e, own)) != 1.0 else r
         for e, r in reached.items()
     }
 
 
-def _factor(reached: dict[str, Reached], fan: dict[tuple[str, frozenset[str]], int], e: str) -> float:
+def _factor(
+    reached: dict[str, Reached], fan: dict[tuple[str, frozenset[str]], int], e: str, own: list[set[str]]
+) -> float:
     """The product of the shares of the steps on `e`'s path, read back along `via` for at most the
     path's own hops and never through an entity twice (an entity's best path may be replaced after
     another's path went through it, so `via` links can loop)."""
@@ -59,13 +76,15 @@ def _factor(reached: dict[str, Reached], fan: dict[tuple[str, frozenset[str]], i
         parent = reached.get(r.via) if r.via is not None else None
         if parent is None or r.via in seen:
             break
-        if _phrase(step := r.matched - parent.matched):
+        if _phrase(step := r.matched - parent.matched, own, parent.hops):
             value *= _share(fan[(str(r.via), step)])
         seen.add(str(r.via))
         r = parent
     return value
 
 
-def _phrase(step: frozenset[str]) -> bool:
-    """A step along a phrase relation (`~words`, matched by likeness), not a type the wording asked for."""
-    return bool(step) and all(m.startswith(PHRASE) for m in step)
+def _phrase(step: frozenset[str], own: list[set[str]], hop: int) -> bool:
+    """A step along a phrase relation (`~words`, matched by likeness), not a type the wording asked
+    for nor a phrase naming one of the question's relation words for hop `hop` (`own`: their stems)."""
+    words = own[hop] if hop < len(own) else set()
+    return bool(step) and all(m.startswith(PHRASE) and not words & {stem(t) for t in m[1:].split()} for m in step)
