@@ -25,8 +25,11 @@ the pupil of Hedda Moor raised?" read along her list "Pupils:" reaches each pupi
 a pupil the question asks for; divided by two, the path along "Moor studied under Aksel Brun", a
 phrase only *like* "pupil" (her teacher, the wrong way round), ranked first. Fan-out says a phrase
 is vague about which entity it leads to only when the phrase is not the question's own word there.
-Only the hop's own words: a word of another hop ("director" for the region of a director's
-hometown) or of a name typed in lower case says nothing of this step. Read from the walk's result
+Only the hop's own words, and only forward, from the phrase's subject to its object (as
+"Pupils:" leads from Moor to each pupil): a word of another hop ("director" for the region of a
+director's hometown) or of a name typed in lower case says nothing of this step, and the phrase
+taken backwards (from the island where many "spent her childhood" to each of them, for "where did
+the mentor spend their childhood?") leads to the many its object is the one of. Read from the walk's result
 and the question's words only: no graph read, no constant tuned on a corpus (the form is the
 seeds' own hub weight).
 """
@@ -57,7 +60,7 @@ def specific(reached: dict[str, Reached], hop_words: Sequence[Sequence[str]] = (
     fan: dict[tuple[str, frozenset[str]], int] = {}
     for r in reached.values():
         parent = reached.get(r.via) if r.via is not None else None
-        if parent is not None and _phrase(step := r.matched - parent.matched, own, parent.hops):
+        if parent is not None and _phrase(step := r.matched - parent.matched, own, parent.hops, r.into):
             fan[(str(r.via), step)] = fan.get((str(r.via), step), 0) + 1
     return {
         e: dataclasses.replace(r, base=r.base * f) if (f := _factor(reached, fan, e, own)) != 1.0 else r
@@ -76,15 +79,16 @@ def _factor(
         parent = reached.get(r.via) if r.via is not None else None
         if parent is None or r.via in seen:
             break
-        if _phrase(step := r.matched - parent.matched, own, parent.hops):
+        if _phrase(step := r.matched - parent.matched, own, parent.hops, r.into):
             value *= _share(fan[(str(r.via), step)])
         seen.add(str(r.via))
         r = parent
     return value
 
 
-def _phrase(step: frozenset[str], own: list[set[str]], hop: int) -> bool:
+def _phrase(step: frozenset[str], own: list[set[str]], hop: int, into: bool) -> bool:
     """A step along a phrase relation (`~words`, matched by likeness), not a type the wording asked
-    for nor a phrase naming one of the question's relation words for hop `hop` (`own`: their stems)."""
-    words = own[hop] if hop < len(own) else set()
+    for nor a phrase naming one of the question's relation words for hop `hop` (`own`: their stems)
+    taken forward, from the phrase's subject to its object (`into`)."""
+    words = own[hop] if into and hop < len(own) else set()
     return bool(step) and all(m.startswith(PHRASE) and not words & {stem(t) for t in m[1:].split()} for m in step)
