@@ -29,9 +29,9 @@ Only the hop's own words, and only forward, from the phrase's subject to its obj
 "Pupils:" leads from Moor to each pupil): a word of another hop ("director" for the region of a
 director's hometown) or of a name typed in lower case says nothing of this step, and the phrase
 taken backwards (from the island where many "spent her childhood" to each of them, for "where did
-the mentor spend their childhood?") leads to the many its object is the one of. Read from the walk's result
-and the question's words only: no graph read, no constant tuned on a corpus (the form is the
-seeds' own hub weight).
+the mentor spend their childhood?") leads to the many its object is the one of. Read from the
+walk's result and the question's words only: no graph read, no constant tuned on a corpus (the
+form is the seeds' own hub weight).
 """
 
 from __future__ import annotations
