@@ -32,7 +32,6 @@ with it; this is the signal that finds it.
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -45,7 +44,7 @@ from gateway.knowledge_graph.hops import hop_plan
 from gateway.knowledge_graph.keys import longest, lower_keys, query_keys, rare_lower
 from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.question import steps
-from gateway.knowledge_graph.specific import specific
+from gateway.knowledge_graph.specific import share, specific
 from gateway.knowledge_graph.spread import shared_mentions
 from gateway.knowledge_graph.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
@@ -99,11 +98,6 @@ class _Found:
     def copy(self) -> _Found:
         """The same with its own `hits`: a concurrent phase reads the chunks only it found."""
         return _Found(dict(self.hits), self.vec_hits, self.kw_hits)
-
-
-def _hub(files: int) -> float:
-    """Entities named in many files say little about any one of them."""
-    return 1.0 / (1.0 + math.log(max(files, 1)))
 
 
 class Ranker:
@@ -194,14 +188,15 @@ class Ranker:
             else _nothing()
         )
         kw_job = backend.search(store_id, vector=None, query=query, k=n, filters=filters, mode="keyword")
-        seeds = {key: Reached(_hub(spread.get(key, 1)), 0, frozenset()) for key in q_entities}
+        # entities named in many files say little about any one of them
+        seeds = {key: Reached(share(spread.get(key, 1)), 0, frozenset()) for key in q_entities}
         vec_hits, kw_hits, reached = await asyncio.gather(
             vec_job, kw_job, walk(self.graph, store_id, seeds, asked, hops=hops, relate=relate)
         )
         # a phrase step taken from one entity to many by the same phrase is worth less to each, unless
         # it is the question's own relation word for that hop (a name's words are none: `specific.py`)
         named = {t for key in q_entities for t in key.split()}
-        reached = specific(reached, [[w for w in hop if w not in named] for hop in hop_plan(query).words])
+        reached = specific(reached, [[w for w in hop if w not in named] for hop in hop_plan(query).words], hops)
         found = _Found({h.chunk_id: h for h in [*kw_hits, *vec_hits]}, vec_hits, kw_hits)
         if (not asked and not any(len(r.matched) >= hops for r in reached.values())) or (
             hops >= 2 and not chained(reached, hops)

@@ -12,7 +12,7 @@ The graph already says which step is the specific one: a question asks for *the*
 agent; an entity from which one phrase step leads to one other entity names it, while one from
 which the same phrase leads to twelve ("about ~the author" of every book a page lists) names none
 of them in particular. So each phrase step's weight is divided as the question entities' are by
-their spread (`ranker._hub`): times 1 / (1 + ln n), n the entities the same parent reached by a
+their spread (`share`, the ranker's seed weight): times 1 / (1 + ln n), n the entities the same parent reached by a
 step of the same phrase on their best paths. A path's factor is the product over its steps. Only
 phrase relations (`~words`, taken by likeness): a step of a type the question's wording asked for
 ("the founder" -> `founded_by`) is the question's own relation, and a hospital's two founders are
@@ -36,7 +36,6 @@ form is the seeds' own hub weight).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Sequence
 
@@ -45,45 +44,68 @@ from gateway.knowledge_graph.phrases import stem
 from gateway.knowledge_graph.walk import Reached
 
 
-def _share(n: int) -> float:
-    """A step one of `n` from the same entity by the same relation: 1 / (1 + ln n)."""
+def share(n: int) -> float:
+    """One of `n` (a step to one of `n` entities by the same phrase; a question entity named in `n`
+    files, `ranker`'s seed weight): 1 / (1 + ln n)."""
     return 1.0 / (1.0 + math.log(max(n, 1)))
 
 
-def specific(reached: dict[str, Reached], hop_words: Sequence[Sequence[str]] = ()) -> dict[str, Reached]:
-    """`reached` with each entity's path weight times its phrase steps' shares (`_share`); a step of
+def specific(reached: dict[str, Reached], hop_words: Sequence[Sequence[str]], hops: int) -> dict[str, Reached]:
+    """`reached` with each entity's path weight times its phrase steps' shares (`share`); a step of
     an asked type, a phrase sharing a stem with one of the question's relation words for its hop
     (`hop_words`, innermost first), or a hop that matched no step (an unasked relation, a
     co-occurrence), passes its parent's factor on unchanged, and the question's own entities (no
-    parent) are unchanged."""
+    parent) are unchanged. A one-hop question (`hops` 1) is unchanged: its one step is the
+    question's own relation, and two entities it leads to are both answers.
+
+    Only entities that matched the same number of steps are reordered: a path above the best
+    potential of the paths that matched fewer steps (`floor`) has only what it gains over that
+    floor divided, so a chain completing one more step still beats its unfinished prefix, as the
+    walk promises (`walk.py`: S -p1-> M, M -p2-> A1, A2, A3 divided whole put M above every Ai)."""
+    if hops < 2:
+        return reached
     own = [{stem(w) for w in words} for words in hop_words]
+    steps: dict[str, tuple[str, frozenset[str]] | None] = {e: _step(reached, r, own) for e, r in reached.items()}
     fan: dict[tuple[str, frozenset[str]], int] = {}
-    for r in reached.values():
-        parent = reached.get(r.via) if r.via is not None else None
-        if parent is not None and _phrase(step := r.matched - parent.matched, own, parent.hops, r.into):
-            fan[(str(r.via), step)] = fan.get((str(r.via), step), 0) + 1
-    return {
-        e: dataclasses.replace(r, base=r.base * f) if (f := _factor(reached, fan, e, own)) != 1.0 else r
-        for e, r in reached.items()
-    }
+    for key in steps.values():
+        if key is not None:
+            fan[key] = fan.get(key, 0) + 1
+    factors: dict[str, float] = {}
+    for e in sorted(reached, key=lambda x: reached[x].hops):  # a parent (one hop fewer) comes first
+        r, key = reached[e], steps[e]
+        up = factors.get(str(r.via), 1.0) if _parent(reached, r) is not None else 1.0
+        factors[e] = up * (share(fan[key]) if key is not None else 1.0)
+    out: dict[str, Reached] = {}
+    floor = 0.0
+    for tier in sorted({len(r.matched) for r in reached.values()}):
+        members = [e for e, r in reached.items() if len(r.matched) == tier]
+        for e in members:
+            r, f = reached[e], factors[e]
+            was = r.potential()
+            now = was * f if was <= floor else floor + (was - floor) * f
+            out[e] = r if now == was else Reached(r.base * now / was, r.hops, r.matched, r.via, r.into)
+        floor = max([floor, *(out[e].potential() for e in members)])
+    return out
 
 
-def _factor(
-    reached: dict[str, Reached], fan: dict[tuple[str, frozenset[str]], int], e: str, own: list[set[str]]
-) -> float:
-    """The product of the shares of the steps on `e`'s path, read back along `via` for at most the
-    path's own hops and never through an entity twice (an entity's best path may be replaced after
-    another's path went through it, so `via` links can loop)."""
-    value, seen, r = 1.0, {e}, reached[e]
-    for _hop in range(r.hops):
-        parent = reached.get(r.via) if r.via is not None else None
-        if parent is None or r.via in seen:
-            break
-        if _phrase(step := r.matched - parent.matched, own, parent.hops, r.into):
-            value *= _share(fan[(str(r.via), step)])
-        seen.add(str(r.via))
-        r = parent
-    return value
+def _parent(reached: dict[str, Reached], r: Reached) -> Reached | None:
+    """The entity `r`'s path came from, if its current path is still the one `r` extended: one hop
+    fewer and a subset of `r`'s steps. The walk can replace an entity's best path after a child
+    took it (through that child itself, even), so a `via` link can point at a path that is no
+    longer the one the child extended; read further back, it would give the child the factor of
+    another path, or loop."""
+    parent = reached.get(r.via) if r.via is not None else None
+    if parent is None or parent.hops != r.hops - 1 or not parent.matched <= r.matched:
+        return None
+    return parent
+
+
+def _step(reached: dict[str, Reached], r: Reached, own: list[set[str]]) -> tuple[str, frozenset[str]] | None:
+    """The (parent, phrase) of `r`'s last step when it is one a fan-out divides (`_phrase`)."""
+    parent = _parent(reached, r)
+    if parent is None or not _phrase(step := r.matched - parent.matched, own, parent.hops, r.into):
+        return None
+    return (str(r.via), step)
 
 
 def _phrase(step: frozenset[str], own: list[set[str]], hop: int, into: bool) -> bool:

@@ -117,6 +117,9 @@ async def walk(
             graph.edges(store_id, frontier, per_entity=PER_ENTITY),
             graph.mentions(store_id, parents, limit=PARENT_MENTIONS) if parents else _no_rows(),
         )
+        # in one order on every graph store (neither store's query orders its rows): of two paths
+        # at the same potential the first is kept, and `specific.py` reads which
+        edges = sorted(edges, key=lambda e: (e.source, e.target, e.type))
         inside = set(frontier)
         like, kinds, again, strength, other, fit = await _likeness(edges, inside, reached, asked, relate, hops, hop)
         files_of: dict[str, set[str]] = {}
@@ -198,11 +201,11 @@ async def walk(
         # "opened"), the chain's end is still reached, as two-hop expansion would, ranked below
         # every path that matched (or, with no relation asked, any)
         nxt = [x for x in improved if not (asked or relate) or reached[x].matched]
-        frontier = sorted(nxt, key=lambda x: reached[x].potential(), reverse=True)[:MAX_FRONTIER]
+        frontier = sorted(sorted(nxt), key=lambda x: reached[x].potential(), reverse=True)[:MAX_FRONTIER]
         room = min(UNSURE_FRONTIER, MAX_FRONTIER - len(frontier))
         if room > 0:
             unsure = [x for x in improved & linked if not reached[x].matched and x not in frontier]
-            frontier += sorted(unsure, key=lambda x: reached[x].potential(), reverse=True)[:room]
+            frontier += sorted(sorted(unsure), key=lambda x: reached[x].potential(), reverse=True)[:room]
     return reached
 
 
