@@ -12,10 +12,12 @@ The graph already says which step is the specific one: a question asks for *the*
 agent; an entity from which one phrase step leads to one other entity names it, while one from
 which the same phrase leads to twelve ("about ~the author" of every book a page lists) names none
 of them in particular. So each phrase step's weight is divided as the question entities' are by
-their spread (`share`, the ranker's seed weight): times 1 / (1 + ln n), n the entities the same parent reached by a
-step of the same phrase on their best paths. A path's factor is the product over its steps. Only
-phrase relations (`~words`, taken by likeness): a step of a type the question's wording asked for
-("the founder" -> `founded_by`) is the question's own relation, and a hospital's two founders are
+their spread (`share`, the ranker's seed weight): times 1 / (1 + ln n), n the entities the same
+parent reached by a step of the same phrase on their best paths. A path's factor is the product
+over its steps, read back along `via` links only while the parent's path is still the one the
+child extended (`_parent`). Only phrase relations (`~words`, taken by likeness): a step that
+matched a type (a pattern type, or a phrase standing for an asked one: "the founder" ->
+`founded_by`) is the question's own relation, and a hospital's two founders are
 both its founders; divided for typed steps too, the rule cost held-out a multi-hop answer and
 MRR@10 0.419 -> 0.398 (the founders of one infirmary fell below a wrong phrase path), phrase
 steps alone raised it to 0.446 (docs/ARCHITECTURE.md). Nor is a phrase that shares a stem with one
@@ -32,6 +34,14 @@ taken backwards (from the island where many "spent her childhood" to each of the
 the mentor spend their childhood?") leads to the many its object is the one of. Read from the
 walk's result and the question's words only: no graph read, no constant tuned on a corpus (the
 form is the seeds' own hub weight).
+
+Not on one-hop questions (their one step is the question's own relation), and only among paths
+that matched as many steps: the walk promises that a path completing one more step beats a
+shorter one, so only a path's gain over the best potential of the paths that matched fewer steps
+is divided (divided whole, S -p1-> M -p2-> A1, A2, A3 put M above every Ai). Applied after the
+walk, not inside it: an entity reached at the same potential two ways keeps the first (the walk
+reads its edges sorted, the same on every graph store), and one reached by a typed and a phrase
+path keeps whichever won before the division (left: #28 session 11 review).
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
   the question's relation words that no asked type's cue names ("was apprenticed to" is the
   "mentor" of "In which town was the mentor of X born?", not its birthplace);
 * an entity keeps its best path, ranked by `potential`: weight x 3^(relations matched), so a path
-  that completes one more step of the chain beats a shorter one that does not; paths that matched
+  that completes one more step of the chain beats a shorter one that does not (`specific.py`,
+  after the walk, reorders only paths that matched as many steps); paths that matched
   a step are widened first, then a few along stated relations that matched none (`UNSURE_FRONTIER`);
 * a relation counts only for its own hop of the chain (`hops.py`: the question's relation words
   and asked types by hop, innermost first): at the k-th hop from the question's entity, an asked

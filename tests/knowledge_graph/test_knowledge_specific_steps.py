@@ -64,3 +64,33 @@ def test_the_path_whose_phrase_steps_single_out_one_entity_ranks_first(backend: 
         assert set(placed) == towns, kg  # the towns the other paths reach all still follow
         # a how-to question about gardens (their pruning page): hybrid's first hit stays first
         assert ranked(HOW_TO, True)[0] == ranked(HOW_TO, False)[0] == "pruning.md"
+
+
+HOSPITAL = {
+    "aldric.md": "# St Aldric Infirmary\n\nSt Aldric Infirmary is a hospital of forty beds. "
+    "It was founded by Nora Vell in 1902. St Aldric Infirmary was also founded by Piet Arun. "
+    "St Aldric Infirmary was also founded by Ruth Emmet. St Aldric Infirmary was dreamed up by Lena Osk.",
+    "vell.md": "# Nora Vell\n\nNora Vell is a surgeon. Vell was born in Tasker.",
+    "arun.md": "# Piet Arun\n\nPiet Arun is a physician. Arun was born in Holm.",
+    "emmet.md": "# Ruth Emmet\n\nRuth Emmet is a nurse. Emmet was born in Brack.",
+    "brack.md": "# Brack\n\nBrack is a crossroads with an inn and a forge.",
+    "osk.md": "# Lena Osk\n\nLena Osk is a banker. Osk was born in Farrow.",
+    "tasker.md": "# Tasker\n\nTasker is a hamlet of slate cottages at the head of a long lake.",
+    "holm.md": "# Holm\n\nHolm is a fishing village on a shingle spit.",
+    "farrow.md": "# Farrow\n\nFarrow is a market town on a chalk river.",
+}
+
+
+def test_a_typed_step_to_several_entities_is_not_divided(backend: Backend, tmp_path: Path) -> None:
+    """A hospital's three founders (`founded_by`, the type the question asks for) are all its
+    founders: their birthplaces keep the walk's weight and rank above the town the one phrase
+    "was dreamed up by" leads to (a step only like "founder"). Divided by three like a phrase
+    step, the founders' towns fell below it (checked with typed steps divided too)."""
+    with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
+        own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
+        store = upload_pages(own, "kg-specific-typed", HOSPITAL)
+        question = "Where was the founder of St Aldric Infirmary born?"
+        page = own.vector_stores.search(store.id, query=question, ranking_options=KG)  # type: ignore[arg-type]
+        ranked = list(dict.fromkeys(store.names[h.file_id] for h in page.data))
+        towns = [name for name in ranked if name in {"tasker.md", "holm.md", "brack.md", "farrow.md"}]
+        assert set(towns[:3]) == {"tasker.md", "holm.md", "brack.md"}, ranked
