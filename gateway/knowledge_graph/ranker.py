@@ -6,7 +6,8 @@ Five phases, per (store, query):
    n-grams, looked up in the graph) and the relation types its wording asks for (`patterns.cues`);
 2. retrieval, concurrently: vector search, keyword search and the question entities' graph rows;
 3. the relation-aware walk (`walk.py`): from the question's entities (or, when it names none, the
-   subjects of the best hybrid chunks) along the relations it asks for, one to three hops;
+   subjects of the best hybrid chunks) along the relations it asks for, one to three hops; a
+   phrase step taken from one entity to many by the same phrase is worth less to each (`specific.py`);
 4. ranking: each candidate chunk gets normalised signals (vector similarity, graph relevance,
    keyword match, recency, title match) blended by weights that sum to 1 (`GATEWAY_KG_CHAIN_WEIGHTS` when the walk
    followed a step of the question's chain, `GATEWAY_KG_WEIGHTS` otherwise, hybrid's own blend
@@ -31,7 +32,6 @@ with it; this is the signal that finds it.
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -40,9 +40,11 @@ from gateway.knowledge_graph import spread as pagerank
 from gateway.knowledge_graph.blend import RankedHit, blend
 from gateway.knowledge_graph.expand import completing, expansion, interleave, phrased
 from gateway.knowledge_graph.extract import Extractor
+from gateway.knowledge_graph.hops import hop_plan
 from gateway.knowledge_graph.keys import longest, lower_keys, query_keys, rare_lower
 from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.question import steps
+from gateway.knowledge_graph.specific import share, specific
 from gateway.knowledge_graph.spread import shared_mentions
 from gateway.knowledge_graph.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
@@ -96,11 +98,6 @@ class _Found:
     def copy(self) -> _Found:
         """The same with its own `hits`: a concurrent phase reads the chunks only it found."""
         return _Found(dict(self.hits), self.vec_hits, self.kw_hits)
-
-
-def _hub(files: int) -> float:
-    """Entities named in many files say little about any one of them."""
-    return 1.0 / (1.0 + math.log(max(files, 1)))
 
 
 class Ranker:
@@ -191,10 +188,15 @@ class Ranker:
             else _nothing()
         )
         kw_job = backend.search(store_id, vector=None, query=query, k=n, filters=filters, mode="keyword")
-        seeds = {key: Reached(_hub(spread.get(key, 1)), 0, frozenset()) for key in q_entities}
+        # entities named in many files say little about any one of them
+        seeds = {key: Reached(share(spread.get(key, 1)), 0, frozenset()) for key in q_entities}
         vec_hits, kw_hits, reached = await asyncio.gather(
             vec_job, kw_job, walk(self.graph, store_id, seeds, asked, hops=hops, relate=relate)
         )
+        # a phrase step taken from one entity to many by the same phrase is worth less to each, unless
+        # it is the question's own relation word for that hop (a name's words are none: `specific.py`)
+        named = {t for key in q_entities for t in key.split()}
+        reached = specific(reached, [[w for w in hop if w not in named] for hop in hop_plan(query).words], hops)
         found = _Found({h.chunk_id: h for h in [*kw_hits, *vec_hits]}, vec_hits, kw_hits)
         if (not asked and not any(len(r.matched) >= hops for r in reached.values())) or (
             hops >= 2 and not chained(reached, hops)

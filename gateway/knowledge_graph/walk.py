@@ -17,7 +17,8 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
   the question's relation words that no asked type's cue names ("was apprenticed to" is the
   "mentor" of "In which town was the mentor of X born?", not its birthplace);
 * an entity keeps its best path, ranked by `potential`: weight x 3^(relations matched), so a path
-  that completes one more step of the chain beats a shorter one that does not; paths that matched
+  that completes one more step of the chain beats a shorter one that does not (`specific.py`,
+  after the walk, reorders only paths that matched as many steps); paths that matched
   a step are widened first, then a few along stated relations that matched none (`UNSURE_FRONTIER`);
 * a relation counts only for its own hop of the chain (`hops.py`: the question's relation words
   and asked types by hop, innermost first): at the k-th hop from the question's entity, an asked
@@ -117,6 +118,9 @@ async def walk(
             graph.edges(store_id, frontier, per_entity=PER_ENTITY),
             graph.mentions(store_id, parents, limit=PARENT_MENTIONS) if parents else _no_rows(),
         )
+        # in one order on every graph store (neither store's query orders its rows): of two paths
+        # at the same potential the first is kept, and `specific.py` reads which
+        edges = sorted(edges, key=lambda e: (e.source, e.target, e.type))
         inside = set(frontier)
         like, kinds, again, strength, other, fit = await _likeness(edges, inside, reached, asked, relate, hops, hop)
         files_of: dict[str, set[str]] = {}
@@ -198,11 +202,11 @@ async def walk(
         # "opened"), the chain's end is still reached, as two-hop expansion would, ranked below
         # every path that matched (or, with no relation asked, any)
         nxt = [x for x in improved if not (asked or relate) or reached[x].matched]
-        frontier = sorted(nxt, key=lambda x: reached[x].potential(), reverse=True)[:MAX_FRONTIER]
+        frontier = sorted(sorted(nxt), key=lambda x: reached[x].potential(), reverse=True)[:MAX_FRONTIER]
         room = min(UNSURE_FRONTIER, MAX_FRONTIER - len(frontier))
         if room > 0:
             unsure = [x for x in improved & linked if not reached[x].matched and x not in frontier]
-            frontier += sorted(unsure, key=lambda x: reached[x].potential(), reverse=True)[:room]
+            frontier += sorted(sorted(unsure), key=lambda x: reached[x].potential(), reverse=True)[:room]
     return reached
 
 

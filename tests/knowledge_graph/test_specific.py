@@ -1,0 +1,170 @@
+"""The rule of `specific.py` on hand-built walks, in process (#28): a phrase step one entity takes to
+n others is worth 1 / (1 + ln n) to each, except typed steps, the hop's own word taken forward and
+one-hop questions; only paths that matched the same number of steps are reordered; a stale `via`
+link (the walk replaced the parent's path later) lends no factor and never loops; and the walk
+keeps the same one of two equal paths whatever order the graph store returns its edges in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+
+import numpy as np
+
+from gateway.knowledge_graph.phrases import PhraseVectors
+from gateway.knowledge_graph.specific import share, specific
+from gateway.knowledge_graph.walk import Reached, walk
+from storage.graph import Edge, MentionRow
+
+SEED = Reached(1.0, 0, frozenset())
+
+
+def step(via: str, hops: int, *matched: str, base: float = 1.0, into: bool = True) -> Reached:
+    return Reached(base, hops, frozenset(matched), via, into)
+
+
+def potentials(reached: dict[str, Reached]) -> dict[str, float]:
+    return {e: round(r.potential(), 6) for e, r in reached.items()}
+
+
+def test_a_phrase_step_to_many_is_divided_by_its_fan_out_per_source() -> None:
+    reached = {
+        "S": SEED,
+        "T": SEED,
+        "A": step("S", 1, "~p"),
+        "B": step("S", 1, "~p"),
+        "C": step("T", 1, "~p"),  # one step from another source by the same phrase: its own fan of 1
+        "A2": step("A", 2, "~p", "~q"),
+        "C2": step("C", 2, "~p", "~q"),
+    }
+    before, after = potentials(reached), potentials(specific(reached, [[], []], 2))
+    assert after["C"] == before["C"] and after["C2"] == before["C2"]
+    assert after["A"] == after["B"] < before["A"]
+    assert after["A2"] < after["C2"]  # the path through the two-way step ranks below the specific one
+    assert share(1) == 1.0 and share(2) < 1.0
+
+
+def test_typed_steps_are_never_divided() -> None:
+    """A hospital's two founders (`founded_by`, a type the wording asked for) are both its founders."""
+    reached = {
+        "H": SEED,
+        "F1": step("H", 1, "founded_by"),
+        "F2": step("H", 1, "founded_by"),
+        "B1": step("F1", 2, "founded_by", "~was born in"),
+        "B2": step("F2", 2, "founded_by", "~was born in"),
+    }
+    assert potentials(specific(reached, [[], []], 2)) == potentials(reached)
+
+
+def test_the_hops_own_word_taken_forward_is_not_divided() -> None:
+    reached = {"M": SEED, "P1": step("M", 1, "~pupils"), "P2": step("M", 1, "~pupils")}
+    own = potentials(specific(reached, [["pupil"], ["raised"]], 2))
+    assert own == potentials(reached)
+    # the same phrase at a hop whose words it does not share, or taken backwards, is divided
+    assert potentials(specific(reached, [["raised"], ["pupil"]], 2))["P1"] < own["P1"]
+    backwards = {e: Reached(r.base, r.hops, r.matched, r.via, False) for e, r in reached.items()}
+    assert potentials(specific(backwards, [["pupil"], ["raised"]], 2))["P1"] < own["P1"]
+
+
+def test_one_hop_questions_and_empty_walks_are_unchanged() -> None:
+    reached = {"S": SEED, "R0": step("S", 1, "~p1"), "R1": step("S", 1, "~p1"), "W": step("S", 1, "~p2", base=0.95)}
+    assert specific(reached, [[]], 1) == reached  # two entities by the question's relation are both answers
+    assert specific({}, [], 2) == {}
+    assert specific({"S": SEED}, [[], []], 2) == {"S": SEED}
+
+
+def test_a_completed_chain_stays_above_its_unfinished_prefix() -> None:
+    # each phrase step's weight as the walk gives it (the weight of a likeness below 1): M 1.68, each Ai 2.40
+    reached = {"S": SEED, "M": step("S", 1, "~p1", base=0.56)} | {
+        f"A{i}": step("M", 2, "~p1", "~p2", base=0.2666) for i in range(3)
+    }
+    after = potentials(specific(reached, [[], []], 2))
+    assert all(after[f"A{i}"] > after["M"] for i in range(3)), after
+    assert after["A0"] < potentials(reached)["A0"]  # still divided above the prefix
+
+
+def test_a_stale_via_link_lends_no_factor_and_never_loops() -> None:
+    """A took P's one-hop path; the walk later replaced P's path by a longer one (through Z, which
+    took a step to two by ~p9): that is not the path A extended, so A is not divided by it."""
+    reached = {
+        "S": SEED,
+        "Z": step("S", 1, "~p1"),
+        "P": step("Z", 2, "~p1", "~p9"),
+        "P2": step("Z", 2, "~p1", "~p9"),
+        "A": step("P", 2, "~p1", "~p2"),  # P had one hop when A took it
+    }
+    after = potentials(specific(reached, [[], [], []], 3))
+    assert after["A"] == potentials(reached)["A"]
+    assert after["P"] == after["P2"] < potentials(reached)["P"]
+    # P's path replaced through A itself: the via links loop, and reading them still ends
+    looped = reached | {"P": step("A", 3, "~p1", "~p2", "~p3"), "P3": step("A", 3, "~p1", "~p2", "~p3")}
+    after = potentials(specific(looped, [[], [], []], 3))
+    assert after["A"] == potentials(looped)["A"]
+    assert after["P"] == after["P3"] < potentials(looped)["P"]
+
+
+def test_the_result_does_not_depend_on_the_walks_dict_order() -> None:
+    reached = {"S": SEED, "M": step("S", 1, "~p1"), "N": step("S", 1, "~p1")} | {
+        f"A{i}": step("M", 2, "~p1", "~p2", base=1.0 - i / 10) for i in range(3)
+    }
+    forward = potentials(specific(reached, [[], []], 2))
+    backward = potentials(specific(dict(reversed(list(reached.items()))), [[], []], 2))
+    assert forward == backward
+
+
+# the walk itself on a toy graph: a fake embedder whose phrases p1, p2 are orthogonal unit vectors
+
+
+DIM = 64
+BASIS = {"p1": 0, "p2": 1}
+
+
+async def _embed(texts: list[str]) -> list[list[float]]:
+    out = []
+    for text in texts:
+        v = np.zeros(DIM)
+        if text.strip() in BASIS:
+            v[BASIS[text.strip()]] = 1.0
+        else:
+            v = np.random.default_rng(int(hashlib.md5(text.encode()).hexdigest()[:8], 16)).normal(size=DIM)
+            v[:8] = 0
+        out.append(v.tolist())
+    return out
+
+
+class _Graph:
+    """Edges in a chosen order, as two stores with no ORDER BY may return them."""
+
+    def __init__(self, edges: list[Edge], reverse: bool) -> None:
+        self._edges, self._reverse = edges, reverse
+
+    async def edges(self, store_id: str, keys: list[str], per_entity: int = 50) -> list[Edge]:
+        out = [e for e in self._edges if e.source in keys or e.target in keys]
+        return out[::-1] if self._reverse else out
+
+    async def mentions(self, store_id: str, keys: list[str], limit: int = 200) -> list[MentionRow]:
+        return []
+
+
+def test_equal_paths_keep_the_same_parent_in_either_edge_order() -> None:
+    """V is reached at equal potential through X1 (one more step) or X2 (three): which one the walk
+    keeps decides V's factor, and must not follow the store's row order."""
+
+    def edge(source: str, target: str, phrase: str) -> Edge:
+        return Edge(source, target, "~" + phrase, 1.0, ("f",))
+
+    edges = [edge("S", "X1", "p1"), edge("S", "X2", "p1"), edge("X1", "V", "p2"), edge("X2", "V", "p2")]
+    edges += [edge("X2", "W1", "p2"), edge("X2", "W2", "p2")]
+    question = np.zeros(DIM)
+    question[[0, 1]] = 1.0
+
+    async def run(reverse: bool) -> tuple[dict[str, Reached], dict[str, float]]:
+        relate = PhraseVectors(_embed).relate(question.tolist())
+        reached = await walk(_Graph(edges, reverse), "st", {"S": SEED}, set(), hops=2, relate=relate)  # type: ignore[arg-type]
+        return reached, potentials(specific(reached, [[], []], 2))
+
+    (first, first_after), (second, second_after) = asyncio.run(run(False)), asyncio.run(run(True))
+    assert {e: r.via for e, r in first.items()} == {e: r.via for e, r in second.items()}
+    assert first_after == second_after
+    assert first_after["V"] > first_after["W1"]  # the walk's paths do matter: V's is the specific one
