@@ -14,6 +14,7 @@ from gateway.knowledge_graph.extract import _STOP
 from gateway.knowledge_graph.question_parse import parse
 from gateway.knowledge_graph.question_words import (
     ARTICLES,
+    DETS,
     ING_PREPOSITIONS,
     NO_OWNER,
     PREPS,
@@ -115,7 +116,10 @@ def as_question(query: str) -> str:
         # person who ..."), which every count reads as the copula it is
         return _WH_IS.sub(lambda m: m.group(1) + " is", query, count=1)
     if (lead := _REQUEST_LEAD.match(query)) is not None and _BARE_NP.match(query[lead.end() :]):
-        if TOKEN.findall(lead.group(0))[0].lower() not in _NOT_A_REQUEST - {"i"}:
+        # a possessive determiner's owner is the speaker's or one named elsewhere ("i need my mom's
+        # friend's number"): no chain from a name
+        opener = TOKEN.findall(query[lead.end() :])[0].lower()
+        if TOKEN.findall(lead.group(0))[0].lower() not in _NOT_A_REQUEST - {"i"} and opener not in DETS - ARTICLES:
             return _np_question(query[lead.end() :])
     if _BARE_NP.match(query) is not None and _noun_phrase(query):
         return _np_question(query)

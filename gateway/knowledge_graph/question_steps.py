@@ -242,7 +242,8 @@ def _lower_contact(query: str) -> int | None:
     (`question_parse`), which a lower-case question has none of; read by shape instead: the question
     ends on a verb and its stranded preposition, and before the verb a determined noun runs straight
     into the clause's subject, either a determined one carrying a link of its own ("the place THE
-    person WHO ... trained at", "the town THE alma mater OF ... is in") or two words or more with no
+    person WHO ... trained at", "the town THE alma mater OF ... is in", "the city THE x trust'S owner
+    operates from") or two words or more with no
     function word ("the city ACME TRUST operates from"; "the flag used for" has none, a participle's
     phrase). A determined subject with no link is a common noun's ("the file THE SERVER reads from":
     one relation, the file's), one word is as often a compound noun ("the port nginx listens on").
@@ -270,8 +271,11 @@ def _lower_contact(query: str) -> int | None:
             continue
         start = j + 2  # the subject's first word, up to the verb
         if tokens[start] in ARTICLES:
-            if any(t in RELATIVES or t in OF_LINKS for t in tokens[start + 1 : verb]):
-                return j
+            # a common noun's clause ends the search: a later determiner is inside its subject ("the
+            # street THE OLD school building is on": no noun "old" heading "school building")
+            subject = zip(tokens[start + 1 : verb], raw[start + 1 : verb], strict=True)
+            linked = any(t in RELATIVES or t in OF_LINKS or is_possessive(r) for t, r in subject)
+            return j if linked else None
         elif verb - start >= 2 and not any(function_word(t) for t in tokens[start:verb]):
             return j
     return None
