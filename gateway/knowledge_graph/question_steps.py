@@ -243,9 +243,9 @@ def _lower_contact(query: str) -> int | None:
     ends on a verb and its stranded preposition, and before the verb a determined noun runs straight
     into the clause's subject, either a determined one carrying a link of its own ("the place THE
     person WHO ... trained at", "the town THE alma mater OF ... is in", "the city THE x trust'S owner
-    operates from") or two words or more with no
-    function word ("the city ACME TRUST operates from"; "the flag used for" has none, a participle's
-    phrase). A determined subject with no link is a common noun's ("the file THE SERVER reads from":
+    operates from") or two words or more with no function word ("the city ACME TRUST operates from";
+    "the flag used for" has none, a participle's phrase; an infinitive's "the place to go TO" ends on
+    "to"). A determined subject with no link is a common noun's ("the file THE SERVER reads from":
     one relation, the file's), one word is as often a compound noun ("the port nginx listens on").
     Not when the last relative word before the verb takes its own subject ("the city that the acme
     trust board works from": that clause's preposition). A question longer than the parser reads

@@ -181,3 +181,11 @@ def test_a_participle_after_a_modified_noun_links_nothing(question: str) -> None
 )
 def test_look_alikes_of_a_participle_and_behind_keep_their_count(text: str, count: int) -> None:
     assert steps(text) == count
+
+
+def test_a_hostile_chain_is_read_within_bounds() -> None:
+    # a hundred links plan no hundred hops; a contact clause past the parser's words is not read
+    assert steps("What is " + "the founder of " * 100 + "Vell Press?") == 8
+    contains = "what is the region that contains the city "
+    assert steps(contains + "vell " * 90 + "trust operates from?") == 1
+    assert steps(contains + "vell " * 9 + "trust operates from?") == 2
