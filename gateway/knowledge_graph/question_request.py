@@ -13,6 +13,8 @@ import re
 from gateway.knowledge_graph.extract import _STOP
 from gateway.knowledge_graph.question_parse import parse
 from gateway.knowledge_graph.question_words import (
+    ARTICLES,
+    DETS,
     ING_PREPOSITIONS,
     NO_OWNER,
     PREPS,
@@ -114,7 +116,10 @@ def as_question(query: str) -> str:
         # person who ..."), which every count reads as the copula it is
         return _WH_IS.sub(lambda m: m.group(1) + " is", query, count=1)
     if (lead := _REQUEST_LEAD.match(query)) is not None and _BARE_NP.match(query[lead.end() :]):
-        if TOKEN.findall(lead.group(0))[0].lower() not in _NOT_A_REQUEST - {"i"}:
+        # a possessive determiner's owner is the speaker's or one named elsewhere ("i need my mom's
+        # friend's number"): no chain from a name
+        opener = TOKEN.findall(query[lead.end() :])[0].lower()
+        if TOKEN.findall(lead.group(0))[0].lower() not in _NOT_A_REQUEST - {"i"} and opener not in DETS - ARTICLES:
             return _np_question(query[lead.end() :])
     if _BARE_NP.match(query) is not None and _noun_phrase(query):
         return _np_question(query)
@@ -160,36 +165,36 @@ def _noun_phrase(text: str) -> bool:
         return False  # "Under whom did X's ...", "I need X's ...", "override a package's ..."
     # a name's words are capitalised; typed in lower case, a name of one word opens the text ("jenzo's
     # editor"): more lower-case words before a possessive are a verb and its object ("override
-    # package's version"), unless a second possessive follows: a chain of possession ("acme
-    # press's owner's seat"), which a verb's object does not own
-    chain = sum(map(is_possessive, tokens[owner + 1 :])) > 0
+    # package's version"), unless the text is a question ending on a chain of possession ("acme
+    # press's owner's seat?"): after its last possessive the head noun's few content words alone (a
+    # headline's or a command's verb and object follow theirs: "x's y's car was stolen", "delete x's
+    # y's data", neither asked)
+    chain = text.rstrip().endswith("?") and _chain_end(tokens)
     if not (owner == 0 or chain or all(looks_like_name(t) for t in tokens[: owner + 1])):
         return False
     return _head_links(tokens, owner + 1) and _links(tokens, text) >= 2
 
 
+def _chain_end(tokens: list[str]) -> bool:
+    """Whether one or two content words (no function word or auxiliary) follow a text's last
+    possessive, a head noun's: "x's y's seat", "x's y's alma mater", not "x's y's car was stolen",
+    "x's y's arrest sparks outrage" (a verb among three), "x's y's been arrested". (A chain's second
+    possessive is what `_noun_phrase`'s two links ask for: no word before the first is a link.)"""
+    last = max(i for i, t in enumerate(tokens) if is_possessive(t))
+    tail = [bare(t) for t in tokens[last + 1 :]]
+    return 0 < len(tail) < _MAX_HEAD and not any(map(function_word, tail))
+
+
 def _links(tokens: list[str], text: str) -> int:
     """A noun phrase's links: "of", relative words and possessives, and its contact clauses, as a
     determiner after a content word opens one ("the town THE founder ... was born in"; not "of THE
-    company") or as the parser reads them ("the school director N attended"), whichever is more, and
-    its reduced relative clauses' present participles ("the agency ACTING for N")."""
+    company") or as the parser reads them ("the school director N attended"), whichever is more."""
     words = [t.lower() for t in tokens]
-    links = sum((t in _NP_LINKS and t not in _DETERMINERS) or is_possessive(t) for t in words)
+    links = sum((t in _NP_LINKS and t not in ARTICLES) or is_possessive(t) for t in words)
     opened = sum(
-        t in _DETERMINERS and not function_word(bare(words[i - 1])) and words[i - 1] not in _STOP
+        t in ARTICLES and not function_word(bare(words[i - 1])) and words[i - 1] not in _STOP
         for i, t in enumerate(words)
         if i
-    )
-    # a present participle after a noun, then its object: a reduced relative clause ("the agency
-    # ACTING for X"), a link as "that acts for" is
-    links += sum(
-        0 < i < len(words) - 1
-        and w.endswith("ing")
-        and len(w) >= 6
-        and w not in ING_PREPOSITIONS
-        and not function_word(bare(words[i - 1]))
-        and (words[i + 1] in PREPS or words[i + 1] in _DETERMINERS)
-        for i, w in enumerate(words)
     )
     return links + max(opened, parse(_np_question(text))[1])
 
@@ -197,7 +202,6 @@ def _links(tokens: list[str], text: str) -> int:
 # a chain's links inside a noun phrase: "of", a relative word, a determiner opening a contact
 # clause's subject ("the town THE founder ... was born in"), a possessive
 _NP_LINKS = frozenset("of behind who whom whose that which where the a an".split())
-_DETERMINERS = frozenset("the a an".split())
 _MAX_HEAD = 3  # a head noun's words before its first link ("the alma mater of", "the home town the")
 
 

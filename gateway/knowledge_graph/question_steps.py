@@ -9,9 +9,10 @@ import functools
 import re
 
 from gateway.knowledge_graph.extract import _STOP
-from gateway.knowledge_graph.question_parse import opens_clause, parse
+from gateway.knowledge_graph.question_parse import MAX_TOKENS, opens_clause, parse
 from gateway.knowledge_graph.question_request import as_question
 from gateway.knowledge_graph.question_words import (
+    ARTICLES,
     AUXILIARY,
     BE,
     DETERMINER,
@@ -19,7 +20,6 @@ from gateway.knowledge_graph.question_words import (
     ING_PREPOSITIONS,
     NO_OWNER,
     OF_LINKS,
-    PREPS,
     PRONOUNS,
     PTOKEN,
     RELATIVES,
@@ -73,13 +73,8 @@ _PARTICIPLE_BY = re.compile(r"\b(\w+)\s+(\w+)(?:\s+(?:up|out|off|down|over))?\s+
 # a present participle after a determined noun: the noun's own relation to what follows, "the ship
 # carrying X", "a film starring Y" (a reduced relative clause, as "the peak attempted by X"). Not a
 # preposition after the noun ("the timeout for X", "the race at Y": the noun's modifier, one
-# relation), nor a preposition spelt like a participle ("the war during the reign of X"). The noun may
-# have one modifier before it when a preposition or a determiner follows the participle ("the literary
-# agency acting FOR X"; "the city acme broadcasting corporation ..." is a name typed in lower case)
-_PARTICIPLE = re.compile(
-    r"\b(?:the|a|an|its|their|his|her)\s+(?:(?!\w+ing\b)[a-z]\w+\s+(?=[a-z]\w+\s+\w{3,}ing\s+"
-    rf"(?:{'|'.join(sorted(PREPS | DETS))})\b))?(?!\w+ing\b)([a-z]\w+)\s+(\w{{3,}}ing)\b"
-)
+# relation), nor a preposition spelt like a participle ("the war during the reign of X")
+_PARTICIPLE = re.compile(r"\b(?:the|a|an|its|their|his|her)\s+(?!\w+ing\b)([a-z]\w+)\s+(\w{3,}ing)\b")
 # "whose" as the question's determiner, "Whose property produces X?": the possessor's relation to
 # the noun is one, the noun's to X another
 _WHOSE_NOUN = re.compile(r"^\W*whose\s+[a-z]", re.I)
@@ -173,6 +168,11 @@ def steps(query: str) -> int:
                 while lower_case and k > 0 and not function_word(bare(before)) and bare(before) not in BE:
                     k -= 1
                     before = before_tokens[k]
+                # and a determiner before two words or more, straight after the copula (read below), a
+                # name with its title's noun ("what is the novelist ada brask's alma mater?": one
+                # relation, as "the novelist Ada Brask's" is)
+                if lower_case and 0 < k < len(before_tokens) - 2 and bare(before) in ARTICLES:
+                    before = before_tokens[k - 1]
                 break
             root = token
             k -= 1
@@ -205,7 +205,7 @@ def steps(query: str) -> int:
         # compound preposition: the clause counts the relation once (unread, as when its subject is
         # a name typed in lower case, the "of" counts it)
         links -= bool(contacts and _PARTICLE_OF_END.search(query))
-    return max(1, links + int(own))
+    return max(1, min(links + int(own), _MAX_STEPS))
 
 
 def _first_link_of(text: str, at: int) -> bool:
@@ -227,6 +227,9 @@ def _copular_relation(text: str, at: int) -> bool:
     return _BARE_TO.match(text, at) is not None
 
 
+# no chain of relations is longer (a hostile text's hundreds of links plan no hundreds of hops)
+_MAX_STEPS = 8
+
 # the prepositions a contact clause's verb strands at the end of a lower-case question ("... the
 # city acme trust operates FROM", "... the house ada belongs TO")
 _STRANDED_PREPS = frozenset("in from at on to for with under near".split())
@@ -238,31 +241,41 @@ def _lower_contact(query: str) -> int | None:
     heading it, or None. The parser finds a contact clause's subject by its capitals
     (`question_parse`), which a lower-case question has none of; read by shape instead: the question
     ends on a verb and its stranded preposition, and before the verb a determined noun runs straight
-    into the clause's subject, a determiner ("the place THE person who ... trained at") or two words
-    or more with no function word ("the city ACME TRUST operates from"; "the flag used for" has none,
-    a participle's phrase). Not when the last relative word before the verb takes its own subject
-    ("the firm that THE founder works for": that clause's preposition), nor after an infinitive's
-    "to" ("the place to go to")."""
+    into the clause's subject, either a determined one carrying a link of its own ("the place THE
+    person WHO ... trained at", "the town THE alma mater OF ... is in", "the city THE x trust'S owner
+    operates from") or two words or more with no function word ("the city ACME TRUST operates from";
+    "the flag used for" has none, a participle's phrase; an infinitive's "the place to go TO" ends on
+    "to"). A determined subject with no link is a common noun's ("the file THE SERVER reads from":
+    one relation, the file's), one word is as often a compound noun ("the port nginx listens on").
+    Not when the last relative word before the verb takes its own subject ("the city that the acme
+    trust board works from": that clause's preposition). A question longer than the parser reads
+    (`MAX_TOKENS`) is not read."""
     if _COPULA_HEAD.match(query) is None:
         return None
-    tokens = [bare(t) for t in PTOKEN.findall(query)]
-    if len(tokens) < 6 or tokens[-1] not in _STRANDED_PREPS:
+    raw = PTOKEN.findall(query)
+    if not 6 <= len(raw) <= MAX_TOKENS:
+        return None
+    tokens = [bare(t) for t in raw]
+    if tokens[-1] not in _STRANDED_PREPS:
         return None
     verb = len(tokens) - 2  # the verb group's first word (auxiliaries before a participle too)
     while verb > 0 and tokens[verb - 1] in AUXILIARY:
         verb -= 1
-    if (function_word(tokens[-2]) and tokens[-2] not in BE) or tokens[verb - 1] == "to":
+    if function_word(tokens[-2]) and tokens[-2] not in BE:
         return None
     last_rel = max((i for i, t in enumerate(tokens[:verb]) if t in RELATIVES), default=-1)
     if 0 <= last_rel < verb - 1 and tokens[last_rel + 1] in DETS | PRONOUNS:
-        return None  # "the firm that THE founder works for": the relative's own clause
+        return None  # "the city that THE acme trust board works from": the relative's own clause
     for j in range(verb - 2):
-        if tokens[j] not in _DETERMINERS or function_word(tokens[j + 1]):
+        if tokens[j] not in ARTICLES or function_word(tokens[j + 1]):
             continue
-        subject = tokens[j + 2 : verb]
-        if subject[0] in _DETERMINERS or (len(subject) >= 2 and not any(map(function_word, subject))):
+        start = j + 2  # the subject's first word, up to the verb
+        if tokens[start] in ARTICLES:
+            # a common noun's clause ends the search: a later determiner is inside its subject ("the
+            # street THE OLD school building is on": no noun "old" heading "school building")
+            subject = zip(tokens[start + 1 : verb], raw[start + 1 : verb], strict=True)
+            linked = any(t in RELATIVES or t in OF_LINKS or is_possessive(r) for t, r in subject)
+            return j if linked else None
+        elif verb - start >= 2 and not any(function_word(t) for t in tokens[start:verb]):
             return j
     return None
-
-
-_DETERMINERS = frozenset("the a an".split())

@@ -33,6 +33,7 @@ PRONOUNS = frozenset("he she it they we you i".split())
 ADVERBS = frozenset("not never also first later once newly".split())
 VERB_AUX = AUXILIARY | frozenset("do does did can could will would should may might must".split())
 PARTICIPLE_DETS = frozenset("the a an its their his her".split())
+ARTICLES = frozenset("the a an".split())
 BE = frozenset("is are was were".split())
 # the short function words a title keeps in lower case between its capitalised words ("Notes from
 # Tarn", "The House on Ash Lane", "Salt for Ely"): a name runs over one when a capitalised word
