@@ -47,14 +47,18 @@ def check_deterministic_and_sized(build: Build, chains: Chains, pages: range, ho
 
 
 def check_answers_hidden(
-    pages: Pages, chains: Chains, words: Callable[[str], set[str]], start_off_answer: bool
+    pages: Pages, chains: Chains, words: Callable[[str], set[str]], start_off_answer: bool, lower: bool = False
 ) -> None:
     """A question names where its chain starts and not its answer; a multi-hop answer shares no content
-    word with the question (and, with `start_off_answer`, does not name the start either)."""
+    word with the question (and, with `start_off_answer`, does not name the start either); no chain
+    visits a page twice. `lower`: the questions are typed in lower case, so the titles are compared
+    in lower case in them."""
+    case = str.lower if lower else str
     for q, files in chains:
         assert q.answer == files[-1] and q.answer in pages.by_name and len(files) == q.hops + 1
-        assert names(q.text, pages.title(files[0])), q.text
-        assert not names(q.text, pages.title(q.answer)), q.text
+        assert len(set(files)) == len(files), q.text
+        assert names(q.text, case(pages.title(files[0]))), q.text
+        assert not names(q.text, case(pages.title(q.answer))), q.text
         if q.hops > 1:
             assert not words(q.text) & words(pages.by_name[q.answer].text), q.text
             if start_off_answer:
