@@ -13,6 +13,7 @@ first word. Nothing here names a relation word.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,9 +37,12 @@ class HopPlan:
     types: dict[str, int] = field(default_factory=dict)
 
 
+@lru_cache(maxsize=1024)
 def hop_plan(query: str) -> HopPlan:
     """The question's relation words by hop and the hop of each asked type it can place (a type cued
-    in two clauses, or by a word no clause holds, is placed in none: any hop may take it)."""
+    in two clauses, or by a word no clause holds, is placed in none: any hop may take it). Pure, and
+    read twice per walked question (the walk's `Likeness` and `specific`): kept for the last 1,024
+    questions; callers only read the plan (its lists are shared)."""
     query = as_question(query)
     groups = hop_groups(query)  # one per step, the outer clauses merged as `hop_words` has them
     if not groups:

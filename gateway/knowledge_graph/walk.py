@@ -128,12 +128,16 @@ async def walk(
             files_of.setdefault(m.entity, set()).add(m.file_id)
         improved: set[str] = set()
         linked: set[str] = set()  # reached along a stated relation, not a co-occurrence
+        # per relation type, its words (`_words` is pure: read once per type, not per edge end; a
+        # hop reads thousands of edges of a few dozen types)
+        words_of = {e.type: _words(e.type, asked, hops) for e in edges} if relate is not None else {}
+        best = {x: r.potential() for x, r in reached.items()}  # each reached entity's potential, kept current
         for e in edges:
             for u, v in ((e.source, e.target), (e.target, e.source)):
                 if u not in inside or v == u or v in seeds:
                     continue  # a path never comes back to the question's own entities
                 at = reached[u]
-                words = _words(e.type, asked, hops) if relate is not None else None
+                words = words_of.get(e.type)
                 if words is not None and at.into and u == e.target and again.get(u, {}).get(words, 0.0) >= SIBLING:
                     # into the yard as a vessel's yard and out as another vessel's, by words like the
                     # path's own: a sibling, no chain (in other words, "the physician's pupil" after
@@ -189,8 +193,10 @@ async def walk(
                     factor, matched = UNASKED * (0.5 if e.type.startswith(PHRASE) else 1.0), at.matched
                 into = len(matched) > len(at.matched) and v == e.target
                 cand = Reached(at.base * factor, at.hops + 1, matched, u, into)
-                if v not in reached or cand.potential() > reached[v].potential():
+                potential = cand.potential()
+                if v not in best or potential > best[v]:
                     reached[v] = cand
+                    best[v] = potential
                     improved.add(v)
                     if e.type == "co_occurs":
                         linked.discard(v)
@@ -202,11 +208,11 @@ async def walk(
         # "opened"), the chain's end is still reached, as two-hop expansion would, ranked below
         # every path that matched (or, with no relation asked, any)
         nxt = [x for x in improved if not (asked or relate) or reached[x].matched]
-        frontier = sorted(sorted(nxt), key=lambda x: reached[x].potential(), reverse=True)[:MAX_FRONTIER]
+        frontier = sorted(sorted(nxt), key=best.__getitem__, reverse=True)[:MAX_FRONTIER]
         room = min(UNSURE_FRONTIER, MAX_FRONTIER - len(frontier))
         if room > 0:
             unsure = [x for x in improved & linked if not reached[x].matched and x not in frontier]
-            frontier += sorted(sorted(unsure), key=lambda x: reached[x].potential(), reverse=True)[:room]
+            frontier += sorted(sorted(unsure), key=best.__getitem__, reverse=True)[:room]
     return reached
 
 
