@@ -130,8 +130,7 @@ async def walk(
         linked: set[str] = set()  # reached along a stated relation, not a co-occurrence
         # per relation type, its words (`_words` is pure: read once per type, not per edge end; a
         # hop reads thousands of edges of a few dozen types)
-        words_of = {e.type: _words(e.type, asked, hops) for e in edges} if relate is not None else {}
-        best = {x: r.potential() for x, r in reached.items()}  # each reached entity's potential, kept current
+        words_of = {t: _words(t, asked, hops) for t in {e.type for e in edges}} if relate is not None else {}
         for e in edges:
             for u, v in ((e.source, e.target), (e.target, e.source)):
                 if u not in inside or v == u or v in seeds:
@@ -193,10 +192,8 @@ async def walk(
                     factor, matched = UNASKED * (0.5 if e.type.startswith(PHRASE) else 1.0), at.matched
                 into = len(matched) > len(at.matched) and v == e.target
                 cand = Reached(at.base * factor, at.hops + 1, matched, u, into)
-                potential = cand.potential()
-                if v not in best or potential > best[v]:
+                if v not in reached or cand.potential() > reached[v].potential():
                     reached[v] = cand
-                    best[v] = potential
                     improved.add(v)
                     if e.type == "co_occurs":
                         linked.discard(v)
@@ -208,11 +205,11 @@ async def walk(
         # "opened"), the chain's end is still reached, as two-hop expansion would, ranked below
         # every path that matched (or, with no relation asked, any)
         nxt = [x for x in improved if not (asked or relate) or reached[x].matched]
-        frontier = sorted(sorted(nxt), key=best.__getitem__, reverse=True)[:MAX_FRONTIER]
+        frontier = sorted(sorted(nxt), key=lambda x: reached[x].potential(), reverse=True)[:MAX_FRONTIER]
         room = min(UNSURE_FRONTIER, MAX_FRONTIER - len(frontier))
         if room > 0:
             unsure = [x for x in improved & linked if not reached[x].matched and x not in frontier]
-            frontier += sorted(sorted(unsure), key=best.__getitem__, reverse=True)[:room]
+            frontier += sorted(sorted(unsure), key=lambda x: reached[x].potential(), reverse=True)[:room]
     return reached
 
 
@@ -272,7 +269,8 @@ async def _likeness(
     is no step); edges back to the path's previous entity are no option."""
     if relate is None:
         return {}, {}, {}, {}, {}, {}
-    named = {e.type: w for e in edges if (w := _words(e.type, asked, hops)) is not None}
+    # per relation type, not per edge: a hop reads thousands of edges of a few dozen types
+    named = {t: w for t in {e.type for e in edges} if (w := _words(t, asked, hops)) is not None}
     if not named:
         return {}, {}, {}, {}, {}, {}
     phrases = sorted(set(named.values()))
