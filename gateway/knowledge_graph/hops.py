@@ -37,12 +37,24 @@ class HopPlan:
     types: dict[str, int] = field(default_factory=dict)
 
 
-@lru_cache(maxsize=1024)
+CACHED_QUERY_CHARS = 2_000
+"""Longer queries are planned afresh each time, so a tenant's huge queries cannot fill the cache."""
+
+
 def hop_plan(query: str) -> HopPlan:
     """The question's relation words by hop and the hop of each asked type it can place (a type cued
     in two clauses, or by a word no clause holds, is placed in none: any hop may take it). Pure, and
     read twice per walked question (the walk's `Likeness` and `specific`): kept for the last 1,024
-    questions; callers only read the plan (its lists are shared)."""
+    questions of at most `CACHED_QUERY_CHARS`; callers only read the plan (its lists are shared)."""
+    return _cached_plan(query) if len(query) <= CACHED_QUERY_CHARS else _plan(query)
+
+
+@lru_cache(maxsize=1024)
+def _cached_plan(query: str) -> HopPlan:
+    return _plan(query)
+
+
+def _plan(query: str) -> HopPlan:
     query = as_question(query)
     groups = hop_groups(query)  # one per step, the outer clauses merged as `hop_words` has them
     if not groups:

@@ -11,6 +11,7 @@ import pytest
 
 from gateway.knowledge_graph.clauses import _normalise_name, normalise
 from gateway.knowledge_graph.extract import Gazetteer, RuleExtractor, extract
+from gateway.knowledge_graph.hops import CACHED_QUERY_CHARS, _cached_plan, hop_plan
 from gateway.knowledge_graph.question import MAX_RELATION_WORDS, relation_words, steps
 
 
@@ -80,3 +81,13 @@ def test_a_possessive_names_the_same_number_of_relations_as_its_of_form() -> Non
         ("Where was the Orrin Garden's designer raised?", "Where was the designer of the Orrin Garden raised?"),
     ]:
         assert steps(possessive) == steps(of_form), (possessive, of_form)
+
+
+def test_long_queries_are_not_kept_by_the_hop_plan_cache() -> None:
+    question = "Where was the founder of Acme born?"
+    assert hop_plan(question) is hop_plan(question)  # an ordinary question is planned once
+    before = _cached_plan.cache_info().currsize
+    for i in range(20):
+        long = f"Where was the founder of Acme {i} born? " + "and the rest " * (CACHED_QUERY_CHARS // 10)
+        assert hop_plan(long).words
+    assert _cached_plan.cache_info().currsize == before
