@@ -22,7 +22,7 @@ relations it states, printed as "false relations: N" (relations stored beyond th
 lists them) and the expected ones missed.
 
     .venv/bin/python -m bench.kg_link_recall
-        [--corpus draped cloaked masked veiled blind heldout sealed unseen hard easy] [--show-misses]
+        [--corpus muffled draped cloaked masked veiled blind heldout sealed unseen hard easy] [--show-misses]
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from bench.multihop_fresh import build_fresh, fresh_chains
 from bench.multihop_hard import build_hard
 from bench.multihop_heldout import heldout_paths
 from bench.multihop_masked import masked_chains, masked_world
+from bench.multihop_muffled import muffled_chains, muffled_world
 from bench.multihop_sealed import build_sealed, sealed_chains
 from bench.multihop_unseen import build_unseen
 from bench.multihop_veiled import veiled_chains, veiled_world
@@ -119,6 +120,7 @@ CORPORA: dict[str, Callable[[], tuple[list[Doc], Chains]]] = {
     "masked": lambda: (masked_world()[1], [(q, [path]) for q, path in masked_chains()]),
     "cloaked": lambda: (cloaked_world()[1], [(q, [path]) for q, path in cloaked_chains()]),
     "draped": lambda: (draped_world()[1], [(q, [path]) for q, path in draped_chains()]),
+    "muffled": lambda: (muffled_world()[1], [(q, [path]) for q, path in muffled_chains()]),
     "fresh": _fresh,
     "heldout": _heldout,
     "sealed": _sealed,

@@ -26,6 +26,7 @@ from bench.multihop_fresh import build_fresh
 from bench.multihop_hard import build_hard
 from bench.multihop_heldout import build_heldout
 from bench.multihop_masked import build_masked
+from bench.multihop_muffled import build_muffled
 from bench.multihop_sealed import build_sealed
 from bench.multihop_unseen import build_unseen
 from bench.multihop_veiled import build_veiled
@@ -43,6 +44,7 @@ CORPORA: dict[str, Callable[[], tuple[list[Doc], list[Question]]]] = {
     "masked": build_masked,
     "cloaked": build_cloaked,
     "draped": build_draped,
+    "muffled": build_muffled,
 }
 
 

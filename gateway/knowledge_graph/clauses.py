@@ -191,6 +191,23 @@ def fronted(text: str, first: Span, nxt: Span, keys: dict[int, str]) -> str | No
     return None  # "Written by A, B and C": a list, no subject after the comma
 
 
+def _modified_noun(text: str, words: list[str], span: Span, end: int) -> str | None:
+    """The noun a name modifies after a copula and an article ("He was a N player for years", "X is
+    an N restaurant", "She's a N player now"): the article is the noun's, the name its modifier, and
+    the noun says how the two relate (the player's club, the restaurant's owner), which no word
+    before the name did. The name in title case ("an HTTP connection", "a 64 bit long" are a
+    technical term's and a number's uses); not a function word or an adverb after it ("a N and
+    ...", "a N only")."""
+    if not words or words[-1] not in ("a", "an") or any(w not in _COPULA for w in words[:-1]):
+        return None
+    if not _TITLE_CASE.fullmatch(span.text):
+        return None
+    m = _NOUN_AFTER.match(text, span.end, end)
+    if m is None or m.group(1) in FUNCTION or m.group(1) in AUX or m.group(1).endswith("ly"):
+        return None
+    return m.group(1)
+
+
 def _opening(words: list[str]) -> list[str]:
     """Phrase words without the clause's own opening up to its subject pronoun ("since 1984 she has
     directed the" -> "has directed the"): the pronoun is the page's subject, the relation is the rest."""
@@ -222,6 +239,9 @@ def _head(text: str, before: list[Span]) -> Span:
 # transient stay ("Alice is in London this week", "... on Monday", "... when ..."), and a name after
 # a preposition is not the clause's subject ("Support for Wayland is in GNOME 45")
 _BE = frozenset("is are".split())
+_COPULA = frozenset("is are was were be been being s".split())  # "She's a N player": "s" is "is"
+_TITLE_CASE = re.compile(r"[A-Z][a-z]+(?: (?:[A-Z][a-z]+|of|and|the|&))*")  # "Tourker Wanderers", "Bank of X"
+_NOUN_AFTER = re.compile(r"[ \t]+([a-z]{3,})\b(?![\-'\u2019])")  # "... N player": the name's noun
 _LOCATIVE = frozenset("in near".split())
 _TRANSIENT = re.compile(
     r"\s*,?\s*(?:(?:this|last|next|that|every)\s+\w+|(?:on|until|till|through|during|since|by)\s+(?:"
@@ -352,6 +372,8 @@ def _phrases(
             )
             if src and src != right and (located or any(w not in FUNCTION and not w.isdigit() for w in words)):
                 out.append((src, right, PHRASE + " ".join(words), 1.0))
+            elif src and src != right and (noun := _modified_noun(text, words, span, end)):
+                out.append((src, right, PHRASE + " ".join([*words, noun]), 1.0))  # "He was a N player"
         if k and free(a, b) and (prep := _NOMINAL_PREP.fullmatch(between)):
             nominal = _NOMINAL_OF.search(text, start, inside[k - 1].start)
             if nominal and nominal.group(1).lower() not in FUNCTION:  # "The foundation of W by N"

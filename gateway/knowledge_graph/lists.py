@@ -45,13 +45,13 @@ PLURAL = re.compile(r"[A-Za-z][a-z\-]*[a-z](?<![su]s)(?<!is)s")
 _INCLUDED_LEAD = re.compile(r"\s*(?:the\s+)?(?P<noun>[A-Za-z][a-z\-]*)\s+of\s+(?:the\s+)?", re.IGNORECASE)
 # "Former students include A", "His plays include A": the plural noun of the page's subject
 _INCLUDED_OWN = re.compile(
-    r"\s*(?:(?:its|his|her|their|the)\s+)?(?P<noun>[A-Za-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,2}?)"
+    r"\s*(?:(?:its|his|her|their|the)\s+)?(?P<noun>[A-Za-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,3}?)"
     r"\s+include[sd]?\s+(?:the\s+)?",
     re.IGNORECASE,
 )
 _INCLUDE = re.compile(r"\s+include[sd]?\s+(?:the\s+)?", re.IGNORECASE)
 # what follows a name opening a sentence when the name is a plural noun's ("Natives of P include")
-_INCLUDE_NEXT = re.compile(r"(?P<rest>(?:\s+[a-z][a-z\-]*){0,2})\s+include[sd]?\b")
+_INCLUDE_NEXT = re.compile(r"(?P<rest>(?:\s+[a-z][a-z\-]*){0,3})\s+include[sd]?\b")
 _PRONOUNS = frozenset("i you he she it we they".split())
 Relation = tuple[str, str, str, float]
 
@@ -231,13 +231,15 @@ def included(
 ) -> tuple[list[Relation], tuple[int, int] | None]:
     """A subject "<plural noun> of A include B and C" opening the sentence: A -[the noun]-> B, C
     ("Natives of P include A and B" -> P ~natives A, B); with no "of A", the page's subject's
-    ("Former students include A", "His plays include A" -> subject ~former students A); a noun
+    ("Former students include A", "His plays include A" -> subject ~former students A; "Players
+    past and present include A": a plural and the words that qualify it); a noun
     that is a pattern's is typed so. Returns the relations and the stretch of the subject and
     "include" the phrase relations must leave alone (B is no "~include" of A), or ([], None)."""
     if not inside:
         return [], None
     own = _INCLUDED_OWN.fullmatch(text, start, inside[0].start)
-    if own and subject and PLURAL.fullmatch(own["noun"].split()[-1]):
+    noun = own["noun"].split() if own else []
+    if own and subject and (PLURAL.fullmatch(noun[-1]) or (len(noun) > 3 and PLURAL.fullmatch(noun[0]))):
         owner, first, words = subject, 0, normalise(own["noun"]).split()
         stretch = (start, inside[0].start)
     else:
@@ -255,13 +257,15 @@ def included(
 
 def plural_subject(words: list[str], body: str, end: int) -> int:
     """How many of the words of a name opening a sentence (ending at `end` of `body`) are a plural
-    noun's before "include": 2 for "Natives of P include" (P is the name), all for "Natives include"
-    or "Former students include" (a noun, no name), else 0."""
+    noun's before "include": 2 for "Natives of P include" (P is the name), all for "Natives include",
+    "Former students include" or "Players past and present include" (a noun and its modifiers, no
+    name), else 0."""
     inc = _INCLUDE_NEXT.match(body, end)
     if not inc or not words:
         return 0
     if len(words) > 2 and words[1] == "of" and PLURAL.fullmatch(words[0]):
         return 2
-    if len(words) == 1 and PLURAL.fullmatch([*words, *inc["rest"].split()][-1]):
-        return 1
+    rest = inc["rest"].split()
+    if len(words) == 1 and (PLURAL.fullmatch([*words, *rest][-1]) or (len(rest) > 2 and PLURAL.fullmatch(words[0]))):
+        return 1  # "Former students include", "Players past and present include"
     return 0

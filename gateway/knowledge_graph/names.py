@@ -34,6 +34,20 @@ _BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone o
 # ("Einstein, you may recall, was born ...", "Rome, I think, was founded ..."): the name is the subject
 _ADDRESSED = re.compile(r"\s*,\s*(?:[\u2014\u2013]\s*|-{1,2}\s*)?(?:I|[Ww]e|[Yy]ou)\b(?!(?:\s+[\w'\u2019]+){0,3}\s*,)")
 MAX_ADDRESS_WORDS = 2  # "Sir", "Dear Sir", "Dear Madam"
+# after a lone capitalised word opening a sentence, a determiner or a possessive (perhaps after one or
+# two particles or prepositions) is the object of a verb: the word is the verb of a clause whose
+# subject is left out, as a CV, a caption or a post leaves it ("Spent his playing days at P", "Came up
+# through the N", "Joined the firm in 1990", "Visit our shop"); a name is followed by its own verb, a
+# comma or a connector, not by a determiner ("Paris is", "Ada, her sister", "Ada and her sister"). Not a
+# word ending in a plural's "-s", a subject with its verb left out of a heading or a title ("Visitors
+# to the N": a verb's "-s" form, "Prints the value", says the page's subject did it, and is left too).
+# So is a noun before "of the" and a name: the page's subject's role, with the subject left out too
+_PLURAL_S = re.compile(r"[^su]s$")  # "Visitors to the N", "Tickets through the N": a plural noun, the subject
+_VERB_OBJECT = re.compile(
+    r" (?:(?:up|down|out|off|back|away|through|over|into|onto|to|in|on|at|with|from|for|under|across) ){0,2}"
+    r"(?:the|a|an|his|her|their|its|my|our|your) [A-Za-z]"
+    r"| of (?:the|a|an) [A-Z]"  # a role's noun before a name: "Winner of the N Award", "Holder of the N Star"
+)
 # a lower-case word ends names ("the Mivdrark line") once it ends this many titles of the store: one
 # title ("Meeting notes") is no naming habit, and a verb-looking word ("notes", "failed") is none
 MIN_HEAD_TITLES = 3
@@ -185,6 +199,13 @@ class RuleExtractor:
                     or (PARTICIPLE.search(words[0]) and _BY_NEXT.match(body, tokens[a].end()))
                 ):
                     words = []
+                if (
+                    a == 0
+                    and len(words) == 1
+                    and not _PLURAL_S.search(words[0])
+                    and _VERB_OBJECT.match(body, tokens[j].end())
+                ):
+                    words = []  # a subjectless clause's verb: "Spent his days at P", "Came up through the N"
                 if a == 0 and len(words) <= MAX_ADDRESS_WORDS and _ADDRESSED.match(body, tokens[j].end()):
                     words = []  # a word of address ("Dear Sir, I was born at P")
                 if a == 0 and (drop := plural_subject(words, body, tokens[j].end())):  # "Natives of P include"

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gateway.knowledge_graph.clauses import FUNCTION, MAX_PHRASE_WORDS, PARTICIPLE, STOP, Span, normalise, typed
+from gateway.knowledge_graph.clauses import FUNCTION, MAX_PHRASE_WORDS, PARTICIPLE, Span, normalise, typed
 from gateway.knowledge_graph.lists import PLURAL, PLURAL_HEADING
 
 Relation = tuple[str, str, str, float]
@@ -89,6 +89,8 @@ _JUDGEMENT = frozenset(
 _ADJECTIVE = re.compile(r"[a-z](?:ful|less|ous|ive|able|ible)$", re.IGNORECASE)
 _FIELD_END = re.compile(r"[.!?](?=\s|$)|$", re.MULTILINE)
 _MAX_CAPTION_WORDS = 6
+_QUALIFIER = re.compile(r"[ \t]+\([^()|]{1,30}\)")  # "Players (selected)": a label's bracketed note
+_COORDINATION = re.compile(r",[ \t]+(?:and[ \t]+)?|[ \t]+and[ \t]+")  # "A, B and C", "A, B, and C"
 _MIN_FIELDS = 2  # a record's fields: a lone "Label: Value" line is no record
 _BLANK = re.compile(r"\n[ \t]*\n")
 # a value opening on an "-ing" form reads as a clause, not a name ("Getting Started", "Using X")
@@ -132,12 +134,14 @@ def _cells(start: int, line: str) -> list[tuple[int, int]] | None:
 
 
 def _label(text: str) -> list[str]:
-    """The words of a label or caption when it is plain words naming no one, else none."""
+    """The words of a label or caption when it is plain words naming no one, else none. A label of
+    a relation's participle and its preposition ("Based in", "Born", "Founded by") names the
+    relation: only function words name none ("In", "Of the")."""
     words = text.strip()
     if not _PLAIN.fullmatch(words) or len(words.split()) > _MAX_CAPTION_WORDS:
         return []
     out = normalise(words).split()[:MAX_PHRASE_WORDS]
-    if _PRONOUNS & set(out) or all(w in STOP for w in out):
+    if _PRONOUNS & set(out) or all(w in FUNCTION for w in out):
         return []
     return out
 
@@ -213,6 +217,29 @@ def _caption(lines: list[tuple[int, str]], i: int, subject: str | None, names: _
     return words if words and words[-1] not in FUNCTION else []  # "See also": ends on no noun
 
 
+def _unqualified(text: str, a: int, b: int) -> tuple[int, int]:
+    """A label cell without the bracketed qualifier closing it ("Players (selected)", "Population
+    (2021)"): the qualifier says which or when, the words before it what the row states."""
+    m = _QUALIFIER.search(text, a, b)
+    return (a, m.start()) if m and m.end() == b and m.start() > a else (a, b)
+
+
+def _listed(names: _Names, a: int, b: int) -> list[str]:
+    """The keys of the names a value cell holds: one name, or a coordination of names ("A and B",
+    "A, B and C"), every part wholly a name (a cell with any other words in it is a value or a
+    note: "Former students include A and B" is read as a sentence)."""
+    key = names.cell(a, b)
+    if key is not None:
+        return [key]
+    parts, pos = [], a
+    for m in _COORDINATION.finditer(names.text, a, b):
+        parts.append((pos, m.start()))
+        pos = m.end()
+    parts.append((pos, b))
+    keys = [names.cell(*part) for part in parts] if len(parts) > 1 else []
+    return [k for k in keys if k is not None] if keys and all(keys) else []
+
+
 def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: _Names, subject: str) -> list[Relation]:
     """One table's relations (module doc). `rows` are its rows of cells, the header first ([]
     when the table has none)."""
@@ -227,13 +254,13 @@ def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: _Names,
     pair = bool(header) and len(header) == 2 and names.cell(*header[1]) is not None
     if all(len(row) == 2 for row in body) and (not header or len(header) == 2):
         rows = [header, *body] if pair else body
-        plain = all(_PLAIN.fullmatch(text[a:b]) and text[a].isupper() for a, b in (row[0] for row in rows))
-        values = [names.cell(*row[1]) for row in rows]
+        labels = [_unqualified(text, *row[0]) for row in rows]
+        plain = all(_PLAIN.fullmatch(text[a:b]) and text[a].isupper() for a, b in labels)
+        values = [_listed(names, *row[1]) for row in rows]
         if plain and any(values):
-            for row, key in zip(rows, values, strict=True):
-                label = _label(text[row[0][0] : row[0][1]]) if not names.is_name(*row[0]) else []
-                if key and label and (rel := typed(subject, key, label)):
-                    out.append(rel)
+            for row, (a, b), keys in zip(rows, labels, values, strict=True):
+                label = _label(text[a:b]) if not names.is_name(*row[0]) else []
+                out += [rel for key in keys if label and (rel := typed(subject, key, label))]
             return out
     firsts = [names.cell(*row[0]) for row in body]
     if caption and all(firsts):  # a column of names: each row is one of what the caption says

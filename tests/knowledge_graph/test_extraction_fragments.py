@@ -1,0 +1,106 @@
+"""Links a page states in fragments and fact sheets rather than in full sentences (#28, the muffled
+corpus's diagnosis): a fact sheet's row whose label is a participle ("| Based in | P |"), whose label
+carries a bracketed note ("| Players (selected) | A and B |") or whose value lists names ("A, B and
+C"); a clause whose subject is left out ("Spent his playing days at N.", "Came up through the N.",
+"Winner of the N Medal."); a name modifying the noun after a copula's article ("He was a N player
+for years."); and a plural subject with its qualifiers before "include" ("Players past and present
+include A and B."). Each with the look-alikes it must leave as they were. Through the extractor's
+API and ingestion's `build_file_graph` (the page's subject and type guess as in production);
+fictional names, the test's own wording."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway.knowledge_graph.extract import Gazetteer, RuleExtractor, extract
+from gateway.knowledge_graph.index import build_file_graph
+
+CLUB = ("Orrin Rovers", "organization")
+PERSON = ("Tove Lind", "person")
+
+
+def _typed(text: str, subject: tuple[str, str], *titles: str) -> set[tuple[str, str, str]]:
+    graph = extract(RuleExtractor(), text, known=Gazetteer([subject[0], *titles]), subject=subject)
+    return {(s, d, kind) for s, d, kind, _ in graph.relations if kind != "co_occurs"}
+
+
+def _filed(filename: str, text: str, *titles: str) -> set[tuple[str, str, str]]:
+    graph = build_file_graph(RuleExtractor(), "s", "f", filename, [("c", text)], list(titles))
+    return {(r.source, r.target, r.type) for r in graph.relations if r.type != "co_occurs"}
+
+
+FACT_SHEET = (
+    "# Orrin Rovers\n\nCLUB FACT SHEET\n\n| | |\n|---|---|\n| Founded | 1891 |\n| Based in | Kelby |\n"
+    "| Home ground | Vask Park |\n| Players past and present (selected) | Ada Vell, Bo Sarn and Cai Morl |\n"
+)
+
+
+def test_a_fact_sheets_participle_label_qualified_label_and_listed_names_are_rows() -> None:
+    got = _filed("orrin.md", FACT_SHEET, "Kelby", "Ada Vell", "Bo Sarn", "Cai Morl", "Vask Park")
+    assert ("orrin rovers", "kelby", "located_in") in got  # "Based in": a participle's label
+    assert ("orrin rovers", "vask park", "~home ground") in got
+    for player in ("ada vell", "bo sarn", "cai morl"):  # the note "(selected)" aside, each name listed
+        assert ("orrin rovers", player, "~players past and present") in got
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        "| Notes | Former players include Ada Vell and Bo Sarn |",  # a sentence in a cell: no list of names
+        "| Players | Ada Vell and some others |",  # not every part a name
+        "| In | Ada Vell |",  # a label of function words only names no relation
+    ],
+)
+def test_a_value_cell_that_is_not_wholly_names_is_no_row(row: str) -> None:
+    text = f"# Orrin Rovers\n\n| | |\n|---|---|\n| Founded | 1891 |\n{row}\n"
+    got = _filed("orrin.md", text, "Ada Vell", "Bo Sarn")
+    assert not {(s, d, k) for s, d, k in got if s == "orrin rovers" and not k.startswith("~former")}
+
+
+def test_a_clause_with_its_subject_left_out_is_the_pages_subjects() -> None:
+    text = "HALL OF FAME\nTOVE LIND (1951—)\nSpent her playing days at Orrin Rovers; the boots are from then."
+    assert ("tove lind", "orrin rovers", "~spent her playing days at") in _typed(text, PERSON, "Orrin Rovers")
+    text = "Came up through the Vask Youth Academy, same as half the league."
+    assert ("tove lind", "vask youth academy", "~came up through the") in _typed(text, PERSON)
+    text = "Winner of the Kelby Medal, 2003."
+    assert ("orrin rovers", "kelby medal", "~winner of the") in _typed(text, CLUB)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Vask and her sister moved to Kelby Town.", "vask"),  # a connector after the name: the subject
+        ("Vask, her sister says, moved to Kelby Town.", "vask"),  # a comma: the subject
+        ("Visitors to the Kelby Bridge pay a toll.", "visitors"),  # a plural noun: the subject
+    ],
+)
+def test_a_name_opening_a_sentence_stays_a_name(text: str, name: str) -> None:
+    spans = {s.text.lower() for s in RuleExtractor().spans(text, Gazetteer([]))}
+    assert name in spans
+
+
+def test_a_name_modifying_a_copulas_noun_is_linked_by_that_noun() -> None:
+    text = "Tove Lind grew up by the sea. He was a Orrin Rovers player for years."
+    assert ("tove lind", "orrin rovers", "~was a player") in _typed(text, PERSON, "Orrin Rovers")
+    text = "She's a Orrin Rovers player now, on a three-year deal."
+    assert ("tove lind", "orrin rovers", "~a player") in _typed(text, PERSON, "Orrin Rovers")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It is an HTTP connection pool.",  # no name in title case: a technical term
+        "He was a Orrin Rovers and Kelby fan.",  # a connector after the name, no noun
+        "He met a Orrin Rovers player in Kelby.",  # a verb before the article, not a copula
+    ],
+)
+def test_look_alikes_of_a_modifying_name_link_nothing_by_a_noun(text: str) -> None:
+    got = _typed(text, PERSON, "Orrin Rovers", "HTTP")
+    assert not {k for _, _, k in got if k in ("~was a player", "~is an connection", "~was a fan", "~a player")}
+
+
+def test_a_plural_subject_and_its_qualifiers_before_include_are_the_pages_relation() -> None:
+    text = "Home games are played nearby. Players past and present include Ada Vell, Bo Sarn and Cai Morl."
+    got = _typed(text, CLUB, "Ada Vell", "Bo Sarn", "Cai Morl")
+    for player in ("ada vell", "bo sarn", "cai morl"):
+        assert ("orrin rovers", player, "~players past and present") in got
