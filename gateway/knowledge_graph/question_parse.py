@@ -44,6 +44,7 @@ from gateway.knowledge_graph.question_words import (
 )
 
 MAX_TOKENS = 80
+_AT_DETS = frozenset("the a an its their his her our your my".split())  # not "that": a relative
 
 
 class _Frame:
@@ -108,6 +109,23 @@ class _Reader:
         w = bare(self.tokens[i])
         return w in DETS or w in PRONOUNS or w == "whoever" or self.is_name(i)
 
+    def noun_at(self, i: int) -> bool:
+        """Whether "at" at `i` follows a determined noun and comes before a noun phrase or a name ("the
+        chef at the restaurant X", "the coach at Acme"): the noun's relation, as `question_steps`
+        counts it (not a verb's "at", "trained at X", nor a participle's object or a participle, "the
+        person running the kitchen at X", "the route calling at X", nor "at" before a time, "at 8")."""
+        cur = self.stack[-1]
+        np = len(cur.words) - cur.mark
+        if self.prev != "noun" or not 1 <= np <= 2 or i + 1 >= len(self.tokens):
+            return False
+        det = i - 1 - np
+        if det < 0 or bare(self.tokens[det]) not in _AT_DETS or any(t.endswith("ing") for t in self.tokens[det:i]):
+            return False
+        if det > 0 and self.tokens[det - 1].lower().endswith("ing"):
+            return False
+        nxt = self.tokens[i + 1]
+        return bare(nxt) in DETS or nxt[:1].isupper()
+
     def possessive_name(self, i: int) -> bool:
         """Whether the name starting at `i` ends in a possessive ("the singer Ada Vell's real
         name"): after a noun it is an apposition that owns what follows, no contact clause's
@@ -140,15 +158,22 @@ class _Reader:
 
     def verbs_after(self, start: int) -> int:
         """How many verbs close clauses from `start` on: content words read as `verbal`."""
-        n, verbal, poss, after_prep = 0, False, False, False
+        n, verbal, poss, after_prep, owned = 0, False, False, False, False
         for j in range(start, len(self.tokens)):
             tok, w = self.tokens[j], bare(self.tokens[j])
+            nxt = bare(self.tokens[j + 1]) if j + 1 < len(self.tokens) else ""
+            if owned and not function_word(w) and nxt in VERB_AUX and nxt not in ADVERBS:
+                owned = False  # "X's youth ACADEMY is based in": the owned compound's head, no verb
+                continue
+            owned = False
             if self.is_name(j):
                 verbal, poss, after_prep = not is_possessive(tok), is_possessive(tok), False
             elif verbal and not after_prep and be_stranded(self.tokens, j):
                 n += 1
             elif w in ADVERBS or w in VERB_AUX or w in PARTICLES:
                 continue
+            elif w in PREPS and j > start and self.is_name(j - 1) and not is_possessive(self.tokens[j - 1]):
+                verbal = after_prep = False  # "the restaurant X TO cook": no verb between, an infinitive's
             elif w in PREPS:
                 after_prep = verbal
             elif function_word(w):
@@ -156,7 +181,7 @@ class _Reader:
             elif verbal and (not after_prep or stranded(self.tokens, j)):
                 n, after_prep = n + 1, False
             else:
-                verbal, poss, after_prep = poss, False, False
+                verbal, poss, after_prep, owned = poss, False, False, poss
         return n
 
     def run(self, i: int) -> int:
@@ -222,7 +247,10 @@ class _Reader:
         tok, w = self.tokens[i], bare(self.tokens[i])
         cur = self.stack[-1]
         if self.is_name(i):
-            if self.prev == "noun" and not self.possessive_name(i) and self.contact(i, strict=True):
+            np = len(cur.words) - cur.mark
+            if self.prev == "noun" and np == 1 and bare(self.tokens[i - 2]) in RELATIVES:
+                cur.take_np()  # "where chef X learned": a title before the name, the name's kind
+            elif self.prev == "noun" and not self.possessive_name(i) and self.contact(i, strict=True):
                 self.open_contact()
             elif self.prev == "noun" and bare(self.tokens[i - 1 - (len(cur.words) - cur.mark)]) in DETS:
                 cur.take_np()  # an apposition, "the trawler X": the name's kind, no relation
@@ -237,6 +265,10 @@ class _Reader:
         elif w in OF_LINKS:
             # "behind" is its own relation word ("the firm behind X"); "of" names none
             self.stack.append(_Frame(cur.take_np() + ([(w, i)] if w != "of" else [])))
+            self.prev, self.verbal = "rel", False
+        elif w == "at" and self.noun_at(i):
+            # "the chef AT the restaurant X": the noun's relation to what follows, as with "of"
+            self.stack.append(_Frame(cur.take_np()))
             self.prev, self.verbal = "rel", False
         elif w == "whoever" or (w in RELATIVES and self.prev in ("noun", "prep", "name")):
             head = cur.take_np() if self.prev in ("noun", "prep") else []

@@ -38,8 +38,8 @@ from gateway.knowledge_graph.question_words import (
 # to a bus": manual pages' NAME lines), and text opening on a lower-case word is no request
 _REQUEST = re.compile(
     r"^\W*(?:[A-Z][a-z]+|I\s+[a-z]+)(?:\s+(?:me|us))?\s+"
-    r"(?=the\s+\w|(?:[A-Z0-9][\w\-\.]*\s+){0,4}[A-Z0-9][\w\-\.]*['\u2019]s\s+[a-z])"
-)
+    r"(?=the\s+\w|(?:[a-z]+\s+(?=[A-Z][\w\-\.]*\s+[A-Z]))?(?:[A-Z0-9][\w\-\.]*\s+){0,4}[A-Z0-9][\w\-\.]*['\u2019]s\s+[a-z])"
+)  # (a kind's noun before a name of two words or more: "I need chef Ada Vell's teacher's school")
 # after a first person's request lead (`_REQUEST_LEAD`'s: "I'd like to know", "I want to know", "I'm
 # looking for"), a title's lower-case connector may join the possessed name's words: "I want to know
 # Notes from Ely's editor" (after another verb, "I sent Ada to Bo's office", "I asked Bo for Ada's
@@ -98,6 +98,7 @@ _WH_IS = re.compile(
 # (UK)'s founder": a year, an edition, a country telling namesakes apart) qualifies the name; the
 # possessive is the name's, as in "Notes from Tarn's author". Only a short bracket after a word and a
 # space, straight before "'s" ("f(x)'s value" keeps its brackets, as does any other bracket)
+_WHOEVER = re.compile(r"\s*([Ww]ho)ever\b(?=\s+[a-z])")
 _QUALIFIED_POSSESSIVE = re.compile(r"(?<=\w)\s+\([^()\n]{1,24}\)(?=['\u2019]s\b)")
 
 
@@ -111,6 +112,10 @@ def as_question(query: str) -> str:
     one relation of two). A bracketed qualifier before a possessive is dropped
     (`_QUALIFIED_POSSESSIVE`)."""
     query = _QUALIFIED_POSSESSIVE.sub("", query)
+    if (fused := _WHOEVER.match(query)) is not None and query.rstrip().endswith("?"):
+        # "Whoever set up the club X played for?" asks "Who set up ...?": the fused relative opens
+        # the question as its question word would (and a contact clause inside it counts, as in one)
+        query = fused.group(1) + query[fused.end() :]
     if WH.match(query.lstrip()):
         # a question already; a question word's "'s" is "is" ("What's the town ...", "who's the
         # person who ..."), which every count reads as the copula it is
@@ -156,12 +161,14 @@ def _noun_phrase(text: str) -> bool:
     tokens = PTOKEN.findall(text)
     if not tokens or _CLAUSE_MARK.search(text):
         return False  # "The composer of X: which town?" asks its own question after the phrase
-    if tokens[0].lower() == "the":
+    # a capitalised "The" before a capitalised word opens a title ("The Old Mill's owner's base?")
+    title = tokens[0] == "The" and len(tokens) > 1 and tokens[1][:1].isupper()
+    if tokens[0].lower() == "the" and not title:
         return _head_links(tokens, 1) and not _content_clause(text) and _links(tokens, text) >= 2
     owner = next((i for i, t in enumerate(tokens) if is_possessive(t)), None)
     if owner is None:
         return False  # "-'s x": no word owns anything
-    if any(function_word(bare(t)) or bare(t) in NO_OWNER for t in tokens[: owner + 1]):
+    if any(function_word(bare(t)) or bare(t) in NO_OWNER for t in tokens[int(title) : owner + 1]):
         return False  # "Under whom did X's ...", "I need X's ...", "override a package's ..."
     # a name's words are capitalised; typed in lower case, a name of one word opens the text ("jenzo's
     # editor"): more lower-case words before a possessive are a verb and its object ("override
@@ -170,7 +177,10 @@ def _noun_phrase(text: str) -> bool:
     # headline's or a command's verb and object follow theirs: "x's y's car was stolen", "delete x's
     # y's data", neither asked)
     chain = text.rstrip().endswith("?") and _chain_end(tokens)
-    if not (owner == 0 or chain or all(looks_like_name(t) for t in tokens[: owner + 1])):
+    # a kind's noun before a name of two words or more ("chef Ada Vell's teacher's ...") is the
+    # name's title, as "the chef Ada Vell's" would be
+    kind = int(owner >= 2 and tokens[0].islower() and all(looks_like_name(t) for t in tokens[1 : owner + 1]))
+    if not (owner == 0 or chain or all(looks_like_name(t) for t in tokens[kind : owner + 1])):
         return False
     return _head_links(tokens, owner + 1) and _links(tokens, text) >= 2
 

@@ -59,6 +59,7 @@ _KIND_COPULA = re.compile(
 # a kind's copula question ending on a bare noun and a stranded "of" ("... part of?", "... a member of?")
 _STRANDED_OF_END = re.compile(r"\s(?:an?\s+)?[a-z]\w*\s+of\s*\?\s*$")
 _PARTICLE_OF_END = re.compile(r"\s(?:out|off)\s+of\s*\??\s*$", re.I)
+_COPULA_NOUN_OF_END = re.compile(r"\s(?:is|are|was|were)\s+(?:an?\s+)?[a-z]\w*\s+of\s*\??\s*$", re.I)
 _STRANDED_END = re.compile(r"\s(?:in|from|at|on|to|for|with|under|by|near)\s*\?\s*$", re.I)
 # a copula's complement that is a bare noun with "to": "Which harbour is home to ..."
 _BARE_TO = re.compile(rf"\s+(?!{DETERMINER}\b)[a-z]\w*\s+to\b", re.I)
@@ -95,8 +96,19 @@ _RELATIVE_WHERE = re.compile(rf"{DETERMINER}\s+(?:[a-z]\w*\s+)?([a-z]\w*)\s+wher
 # apposition owning the next noun ("What is the river Ord's source?"), but a possessive whose noun
 # phrase a verb group follows ("What is the company Ada Vell's brother works for?")
 _HEAD_CLAUSE = re.compile(
-    r"\s+(?:the|a|an)\s+(?:[a-z]\w*\s+)?[a-z]\w*\s+(?:"
+    r"\s+(?:the|a|an)\s+(?:[a-z]\w*\s+)?(?!(?:that|who|whom|which|where)\b)[a-z]\w*\s+(?:"
     r"(?:that|who|whom|which|where)\b|(?:the|a|an|its|their|his|her)\s|([A-Z0-9]))"
+)
+
+
+# a determined noun and "at" before a noun phrase, "the chef AT the restaurant X", "the coach at Acme":
+# the noun's relation to what follows, as "the founder OF X" is one (a verb's "at" is its own relation's:
+# "Who trained at X?"); "at" before a number or a bare word is a time or a manner ("the show at 8", "at
+# night", "at once"), no relation; nor a participle's object ("the person running the kitchen at X":
+# the participle's relation) or a participle for the noun ("the route calling at X")
+_NOUN_AT = re.compile(
+    r"(?<!ing )\b(?i:the|an?|its|their|his|her|our|your|my)\s+(?:(?!\w+ing\b)[a-z]\w*\s+)?(?!\w+ing\b)([a-z]\w+)"
+    rf"\s+at\s+(?=(?i:{DETERMINER})\b|[A-Z])"
 )
 
 
@@ -144,6 +156,7 @@ def steps(query: str) -> int:
             for m in _PARTICIPLE.finditer(query, wh.end())
         )
         links += bool(_WHOSE_NOUN.match(query)) and not _WHOSE_OBJECT.match(query)
+        links += sum(m.group(1).lower() not in AUXILIARY | _STOP for m in _NOUN_AT.finditer(query, wh.end()))
         # a "how" question asks for a manner: its "where" clauses are conditions of the action ("How do
         # I set the timeout where the proxy is behind Nginx?"), no entity's relation
         if wh.group(0).lower() != "how":
@@ -205,6 +218,9 @@ def steps(query: str) -> int:
         # compound preposition: the clause counts the relation once (unread, as when its subject is
         # a name typed in lower case, the "of" counts it)
         links -= bool(contacts and _PARTICLE_OF_END.search(query))
+        # so is a copula's bare noun and its stranded "of" ("the region the location of X is PART OF",
+        # "the band Ada is a member of"): the clause's relation, once
+        links -= bool(contacts and kind is None and _COPULA_NOUN_OF_END.search(query))
     return max(1, min(links + int(own), _MAX_STEPS))
 
 
