@@ -91,7 +91,7 @@ _FIELD_END = re.compile(r"[.!?](?=\s|$)|$", re.MULTILINE)
 _MAX_CAPTION_WORDS = 6
 _QUALIFIER = re.compile(r"[ \t]+\([^()|]{1,30}\)")  # "Players (selected)": a label's bracketed note
 _COORDINATION = re.compile(r",[ \t]+(?:and[ \t]+)?|[ \t]+and[ \t]+")  # "A, B and C", "A, B, and C"
-_MIN_FIELDS = 2  # a record's fields: a lone "Label: Value" line is no record
+_MIN_FIELDS = 2  # a record's fields: a lone "Label: Value" line is no record unless its label names a relation
 _BLANK = re.compile(r"\n[ \t]*\n")
 # a value opening on an "-ing" form reads as a clause, not a name ("Getting Started", "Using X")
 _SENTENCE_VALUE = re.compile(r"[A-Z][a-z]+ing\b")
@@ -291,7 +291,7 @@ def _fields(text: str, names: _Names, subject: str) -> list[Relation]:
         # a record lays out two fields or more in one block (no blank line between): one "Label:
         # Value" line alone is as often a note, a tip or a heading ("Note: See Appendix B.")
         block = _blocks(text, m.start())
-        if sum(block[0] <= f.start() < block[1] for f in fields) < _MIN_FIELDS:
+        if sum(block[0] <= f.start() < block[1] for f in fields) < _MIN_FIELDS and not _names_relation(m["label"]):
             continue
         at, prep = m.end(), []
         dated = _DATED.match(text, at)
@@ -318,6 +318,14 @@ def _fields(text: str, names: _Names, subject: str) -> list[Relation]:
         if rel := typed(subject, key, label + prep):
             out.append(rel)
     return out
+
+
+def _names_relation(label: str) -> bool:
+    """Whether a field's label names a relation even on a line of its own: a participle ("Born",
+    "Founded by", "Based in") or a noun phrase of two words or more in sentence case ("Head chef",
+    "Place of birth"); a lone noun ("Note", "Tip", "Warning", "Update") heads a note as often."""
+    words = label.split()
+    return len(words) >= 2 or bool(PARTICIPLE.search(words[0]) and words[0][1:].islower() and len(words[0]) > 3)
 
 
 def _item_label(word: str, mark: str) -> bool:
