@@ -208,6 +208,16 @@ def _modified_noun(text: str, words: list[str], span: Span, end: int) -> str | N
     return m.group(1)
 
 
+def _apposed_noun(text: str, span: Span, end: int) -> str | None:
+    """The noun a name modifies in an appositive that closes after it ("X, the Kelby club, has ...":
+    "club"; "Ada, a Kelby architect, designed ..."), the appositive's head saying how the two relate
+    (the club's town, the architect's city). The name in title case, one noun, then the comma."""
+    if not _TITLE_CASE.fullmatch(span.text):
+        return None
+    m = _APPOSED_NOUN.match(text, span.end, end)
+    return m.group(1) if m and m.group(1) not in FUNCTION and m.group(1) not in AUX else None
+
+
 def _opening(words: list[str]) -> list[str]:
     """Phrase words without the clause's own opening up to its subject pronoun ("since 1984 she has
     directed the" -> "has directed the"): the pronoun is the page's subject, the relation is the rest."""
@@ -239,6 +249,9 @@ def _head(text: str, before: list[Span]) -> Span:
 # transient stay ("Alice is in London this week", "... on Monday", "... when ..."), and a name after
 # a preposition is not the clause's subject ("Support for Wayland is in GNOME 45")
 _BE = frozenset("is are".split())
+_THE_ROLE = re.compile(r"\s*the\s+(?P<noun>[a-z][a-z\-]*(?: [a-z][a-z\-]*){0,2})\s*,\s*", re.IGNORECASE)
+_APPOSED = re.compile(r"\s*,\s+(?:the|an?)\s+", re.IGNORECASE)  # "X, the " before a name
+_APPOSED_NOUN = re.compile(r"[ \t]+([a-z]{3,})[ \t]*,")  # "... P club," closing the appositive
 _COPULA = frozenset("is are was were be been being s".split())  # "She's a N player": "s" is "is"
 _TITLE_CASE = re.compile(r"[A-Z][a-z]+(?: (?:[A-Z][a-z]+|of|and|the|&))*")  # "Tourker Wanderers", "Bank of X"
 _NOUN_AFTER = re.compile(r"[ \t]+([a-z]{3,})\b(?![\-'\u2019])")  # "... N player": the name's noun
@@ -336,10 +349,18 @@ def _phrases(
         head = span_keys[_head(text, inside[:k]).start] if k else None
         owned = k > 0 and inside[k - 1].text.endswith(("'s", "\u2019s"))  # "Harrow Line's surveyor, N,"
         appositive = _APPOSITIVE.search("'s " + between.lstrip() if owned else between)
+        # the sentence's subject a role of the page's subject, the name set off after it ("The head
+        # coach, N, reported ...": the page's head coach; not "The next day, N went": no comma after N)
+        role = _THE_ROLE.fullmatch(between) if not k and _ASIDE_END.match(text, span.end, end) else None
         if appositive and free(a, b):  # "Its skipper, N," / "X's mentor, the botanist N,"
             owner = subject if appositive.group("own") else left
             if (rel := typed(owner or "", right, _words(appositive.group("noun")))) and owner:
                 out.append(rel)
+        elif role and subject and free(a, b):
+            if rel := typed(subject, right, _words(role.group("noun"))):
+                out.append(rel)
+        elif k and free(a, b) and _APPOSED.fullmatch(between) and (noun := _apposed_noun(text, span, end)):
+            out.append((span_keys[inside[k - 1].start], right, PHRASE + noun, 1.0))  # "X, the P club,"
         elif head and _RELATIVE.fullmatch(between) and free(span.end, end):  # "B, which N designed in 1943,"
             if rel := typed(right, head, _words(_clause(text, span.end, end))):
                 out.append(rel)

@@ -104,3 +104,41 @@ def test_a_plural_subject_and_its_qualifiers_before_include_are_the_pages_relati
     got = _typed(text, CLUB, "Ada Vell", "Bo Sarn", "Cai Morl")
     for player in ("ada vell", "bo sarn", "cai morl"):
         assert ("orrin rovers", player, "~players past and present") in got
+
+
+def test_a_field_line_of_its_own_names_a_relation_by_a_participle_or_a_two_word_label() -> None:
+    text = "MENU — Vask Kitchen, Kelby\n\nStarter: cured hake\n\nHead chef: Ada Vell\n\nHolder of a star."
+    assert ("vask kitchen", "ada vell", "~head chef") in _typed(text, ("Vask Kitchen", "organization"), "Ada Vell")
+    text = "HALL OF FAME\nTOVE LIND (1951—)\nBorn: Kelby.\nA winger."
+    assert ("tove lind", "kelby", "~born") in _typed(text, PERSON, "Kelby")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Note: Ada Vell.\n\nThe rest is below.",  # a lone noun heads a note
+        "Tip: Kelby Town.",
+        "Warning: Ada Vell",
+    ],
+)
+def test_a_lone_field_line_headed_by_one_noun_is_no_record(text: str) -> None:
+    assert not _typed(text, CLUB, "Ada Vell", "Kelby Town")
+
+
+def test_a_role_set_off_before_a_name_and_a_name_modifying_an_appositive_are_linked() -> None:
+    text = "3. Football. The head coach, Ada Vell, reported on the injuries."
+    assert ("orrin rovers", "ada vell", "~head coach") in _typed(text, CLUB, "Ada Vell")
+    text = "Orrin Rovers, the Kelby club, has confirmed its plans for the new season."
+    assert ("orrin rovers", "kelby", "~club") in _typed(text, CLUB, "Kelby")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The next day, Ada Vell went to Kelby.",  # a fronted time, no appositive closing after the name
+        "Orrin Rovers, the Kelby club and the Vask side met.",  # no comma closing the appositive
+    ],
+)
+def test_look_alikes_of_an_appositive_role_link_nothing_by_it(text: str) -> None:
+    got = _typed(text, CLUB, "Ada Vell", "Kelby")
+    assert not {k for _, _, k in got if k in ("~next day", "~club")}
