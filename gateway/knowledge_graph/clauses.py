@@ -218,6 +218,13 @@ def _apposed_noun(text: str, span: Span, end: int) -> str | None:
     return m.group(1) if m and m.group(1) not in FUNCTION and m.group(1) not in AUX else None
 
 
+def _entry_of(text: str, start: int, inside: list[Span]) -> bool:
+    """Whether the sentence is a dated entry of the page's own timeline naming one name, its subject
+    ("2023 — N appointed head coach", "1990 — N becomes sponsor"): a chronology's line is said
+    of the page's subject, so the verb after the name relates the two as "it" would ("N joined it")."""
+    return len(inside) == 1 and _DATED_ENTRY.fullmatch(text, start, inside[0].start) is not None
+
+
 def _opening(words: list[str]) -> list[str]:
     """Phrase words without the clause's own opening up to its subject pronoun ("since 1984 she has
     directed the" -> "has directed the"): the pronoun is the page's subject, the relation is the rest."""
@@ -252,6 +259,9 @@ _BE = frozenset("is are".split())
 _THE_ROLE = re.compile(r"\s*the\s+(?P<noun>[a-z][a-z\-]*(?: [a-z][a-z\-]*){0,2})\s*,\s*", re.IGNORECASE)
 _APPOSED = re.compile(r"\s*,\s+(?:the|an?)\s+", re.IGNORECASE)  # "X, the " before a name
 _APPOSED_NOUN = re.compile(r"[ \t]+([a-z]{3,})[ \t]*,")  # "... P club," closing the appositive
+_DATED_ENTRY = re.compile(
+    r"[ \t]*(?:[-*+][ \t]+)?\d{4}[ \t]*(?:[\u2014\u2013:]|--?)[ \t]*"
+)  # "2023 \u2014 " opening a line
 _COPULA = frozenset("is are was were be been being s".split())  # "She's a N player": "s" is "is"
 _TITLE_CASE = re.compile(r"[A-Z][a-z]+(?: (?:[A-Z][a-z]+|of|and|the|&))*")  # "Tourker Wanderers", "Bank of X"
 _NOUN_AFTER = re.compile(r"[ \t]+([a-z]{3,})\b(?![\-'\u2019])")  # "... N player": the name's noun
@@ -431,7 +441,7 @@ def _phrases(
         if cleft:  # "P is where she grew up"
             if rel := typed(subject, last, [*_words(tail[cleft.end() :]), "in"]):
                 out.append(rel)
-        elif _BACK.search(tail) and not GOVERNED.search(text, start, final.start):
+        elif (_BACK.search(tail) or _entry_of(text, start, inside)) and not GOVERNED.search(text, start, final.start):
             # "N travelled with it as physician": N and the document's subject (not "A traveller from N
             # describes the harbour": a name after a preposition is no verb's subject)
             words = normalise(tail).split()

@@ -25,7 +25,11 @@ in brackets; or a single agency word in brackets alone; then a dash) is blanked,
 opens on its real subject. A capitalised word and a dash alone ("NOTE \u2014 ...", "USA \u2014 the
 country ..."), a list of names ("IBM, Microsoft and Google \u2014 ...", "USA, Canada \u2014 ..."),
 an apposition ("NATO, the alliance ... \u2014") or a bracket of several words ("HTTP (RFC 9110)
-\u2014") are no dateline."""
+\u2014") are no dateline.
+
+Chat logs: "[20:03] <ada_v> trained at N" prefixes each line with a time and the typist's handle,
+which the sentence rules took for the line's subject ("ada_v trained at N"); the prefix is blanked,
+so the line reads as the fragment it is, said of the page's subject."""
 
 from __future__ import annotations
 
@@ -79,10 +83,23 @@ _DATELINE = re.compile(
 )
 
 
+# a chat log's line: a time in brackets and the speaker's handle in angle brackets ("[20:03] <ada_v> ")
+_CHAT = re.compile(r"^[ \t]*\[\d{1,2}:\d{2}(?::\d{2})?\][ \t]*<[^<>\s]{1,40}>[ \t]+", re.MULTILINE)
+
+
 def read_layouts(text: str, subject: tuple[str, str] | None = None) -> str:
-    """The chunk's text with its fragment answers written out and its datelines blanked (module doc);
-    `subject` is the page's (name, type), whom a pronoun of the question may name."""
-    return undated(answered(text, subject))
+    """The chunk's text with its fragment answers written out and its datelines and chat prefixes
+    blanked (module doc); `subject` is the page's (name, type), whom a pronoun of the question may name."""
+    return unprefixed(undated(answered(text, subject)))
+
+
+def unprefixed(text: str) -> str:
+    """The text with each chat log line's time and handle replaced by as many spaces (offsets kept):
+    the handle ("<saucier88>") is who typed the line, not the subject of what it says ("trained at
+    N" is said of the page's subject, as a caption's clause with its subject left out is)."""
+    if "<" not in text:
+        return text
+    return _CHAT.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def undated(text: str) -> str:

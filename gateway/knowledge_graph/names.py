@@ -24,6 +24,7 @@ from gateway.knowledge_graph.lists import plural_subject
 from gateway.knowledge_graph.tables import sentences as _sentences
 
 _WORD = re.compile(r"[^\W_][\w'\u2019\-\.&]*[^\W_]|[^\W_]", re.UNICODE)
+_I_CONTRACTION = re.compile(r"['\u2019](?:m|ve|d|ll)$")
 _CODE = re.compile(r"^(?=[^\d]*\d)(?=.*[^\W\d_])[\w\-\.]+$")  # letters and digits: X7, ZX-81, A320neo
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
 _BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone opening participle
@@ -254,4 +255,5 @@ class _Taken:
 
 
 def _namelike(word: str) -> bool:
-    return bool(word[:1].isupper() or _CODE.match(word)) and word.lower() not in {"i"}
+    # "I" and its contractions ("I'm", "I've", "I'd", "I'll") are the pronoun, no name
+    return bool(word[:1].isupper() or _CODE.match(word)) and _I_CONTRACTION.sub("", word.lower()) != "i"

@@ -142,3 +142,26 @@ def test_a_role_set_off_before_a_name_and_a_name_modifying_an_appositive_are_lin
 def test_look_alikes_of_an_appositive_role_link_nothing_by_it(text: str) -> None:
     got = _typed(text, CLUB, "Ada Vell", "Kelby")
     assert not {k for _, _, k in got if k in ("~next day", "~club")}
+
+
+def test_a_timeline_entry_naming_one_name_is_said_of_the_pages_subject() -> None:
+    text = "TIMELINE OF THE CLUB\n1886 — founded by Bo Sarn\n2023 — Ada Vell appointed head coach\n"
+    assert ("ada vell", "orrin rovers", "~appointed head coach") in _typed(text, CLUB, "Ada Vell", "Bo Sarn")
+    text = "In 2023 Ada Vell appointed a new head coach."  # a sentence, no dated entry: nothing of the club
+    assert not {r for r in _typed(text, CLUB, "Ada Vell") if r[1] == "orrin rovers"}
+
+
+def test_a_chat_lines_time_and_handle_are_not_its_subject() -> None:
+    text = "[chat log #kitchen]\n[20:01] <ada_v> who is Tove Lind anyway\n[20:03] <saucier88> trained at Vask Academy\n"
+    got = _typed(text, PERSON, "Vask Academy")
+    assert ("tove lind", "vask academy", "studied_at") in got
+    assert not {r for r in got if r[0].startswith("saucier")}
+    text = "Compare <b> tags with [20:03] marks: Ada Vell wrote both."  # no chat line: left as it is
+    assert "saucier" not in str(_typed(text, PERSON, "Ada Vell"))
+
+
+def test_i_and_its_contractions_are_no_name() -> None:
+    text = "VIV: And today? LIND: I'm head chef at Vask Kitchen."
+    got = _typed(text, PERSON, "Vask Kitchen")
+    assert ("tove lind", "vask kitchen", "~i m head chef at") in got
+    assert not {r for r in got if r[0] == "i m"}
