@@ -66,10 +66,17 @@ def _subject_list(text: str, start: int, inside: list[Span], i: int) -> bool:
     return all(w in STOP or w.isdigit() for w in normalise(lead).split()) and not GOVERNED.search(lead)
 
 
+# after an object list, a prepositional phrase naming no one ("N names A and B among those who played
+# for it", "N trained A and B in 1990"): the list is still the verb's object; a verb after it opens a
+# clause of its own ("Anna founded Acme and Bob Lee joined it")
+_TAIL_PHRASE = re.compile(r"\s+(?:among|in|at|for|from|with|as|during|since|until|over|under)\s", re.IGNORECASE)
+
+
 def coordinated(text: str, start: int, end: int, inside: list[Span]) -> list[tuple[int, int]]:
     """The coordinated lists of one sentence's mentions, as index ranges (first, last) of `inside`:
     a list that opens the sentence or a clause (its subject: "A, B and C grew up in P", "P is where A
-    and B grew up") or ends the sentence (an object: "N trained A, B and C."). Not one in
+    and B grew up") or ends the sentence's names (an object: "N trained A, B and C.", "N names A and
+    B among its players", `_TAIL_PHRASE`). Not one in
     mid-sentence ("Anna founded Acme and Bob Lee joined it": "Bob Lee" opens a clause of its own),
     which could be either."""
     out: list[tuple[int, int]] = []
@@ -83,7 +90,9 @@ def coordinated(text: str, start: int, end: int, inside: list[Span]) -> list[tup
         if j + 1 < len(inside) and _LAST_JOIN.fullmatch(text, inside[j].end, inside[j + 1].start):
             j += 1
             opens = _subject_list(text, start, inside, i)
-            if opens or (j == len(inside) - 1 and _SENTENCE_END.fullmatch(text, inside[j].end, end)):
+            last = j == len(inside) - 1
+            ends = _SENTENCE_END.fullmatch(text, inside[j].end, end) or _TAIL_PHRASE.match(text, inside[j].end, end)
+            if opens or (last and ends):
                 out.append((i, j))
         i = j + 1
     return out

@@ -165,3 +165,13 @@ def test_i_and_its_contractions_are_no_name() -> None:
     got = _typed(text, PERSON, "Vask Kitchen")
     assert ("tove lind", "vask kitchen", "~i m head chef at") in got
     assert not {r for r in got if r[0] == "i m"}
+
+
+def test_an_object_list_before_a_prepositional_phrase_shares_its_relation() -> None:
+    text = "5. Heritage. The club history names Ada Vell and Bo Sarn among those who have played for it."
+    got = _typed(text, CLUB, "Ada Vell", "Bo Sarn")
+    assert {("orrin rovers", "ada vell"), ("orrin rovers", "bo sarn")} <= {(s, d) for s, d, _ in got}
+    text = "Anna Kell founded Vask Mills and Bo Sarn joined it in 1990."  # a clause of its own after the list
+    assert not {
+        r for r in _typed(text, CLUB, "Anna Kell", "Bo Sarn", "Vask Mills") if r[2] == "founded_by" and "bo sarn" in r
+    }
