@@ -152,6 +152,26 @@ def test_a_caption_or_label_that_is_a_name_or_a_section_heading_states_nothing(d
     }, relations
 
 
+def test_a_fact_sheets_participle_label_and_a_cell_listing_names_are_rows(door: Gateway) -> None:
+    """A fact sheet under an empty header: a participle's label ("Based in") and a label with a
+    bracketed note whose cell lists names ("A, B and C") are rows of the page's subject (#28, the
+    muffled corpus's diagnosis: before, "based in" was read as function words only, and a label's
+    brackets or a cell of several names left the whole table unread)."""
+    sheet = (
+        "# Orrin Rovers\n\nCLUB FACT SHEET\n\n| | |\n|---|---|\n| Founded | 1891 |\n| Based in | Kelby |\n"
+        "| Players past and present (selected) | Ada Vell, Bo Sarn and Cai Morl |\n"
+    )
+    others = {
+        "kelby.md": "# Kelby\n\nKelby is a town.",
+        **{f"p{i}.md": f"# {n}\n\n{n} is a winger." for i, n in enumerate(("Ada Vell", "Bo Sarn", "Cai Morl"))},
+    }
+    relations = _typed_relations(door, "orrin.md", sheet, others)
+    out = {(a, rel, b) for a, rel, b, d in relations if d == "out"}
+    assert ("Orrin Rovers", "located_in", "Kelby") in out, relations
+    for player in ("Ada Vell", "Bo Sarn", "Cai Morl"):
+        assert ("Orrin Rovers", "~players past and present", player) in out, relations
+
+
 _GIVEN = ("Anna", "Bruno", "Clara", "Dmitri", "Elena", "Felix", "Greta", "Hugo", "Irene", "Jonas")
 _FAMILY = ("Adler", "Brandt", "Costa", "Dorn", "Ebert", "Fuchs", "Graf", "Hahn", "Iversen", "Jung")
 
