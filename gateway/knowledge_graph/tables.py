@@ -51,6 +51,7 @@ _PLAIN = re.compile(r"[A-Za-z][a-z\-]*(?: [a-z][a-z\-]*){0,5}")
 # what may follow an item's name: a description after a comma, a year or note in brackets
 _ITEM_REST = re.compile(r"\s*(?:[,;\u2013\u2014:]\s*[^|]*|\([^()]*\)\s*)?\.?")
 _PRONOUNS = frozenset("i you he she it we they his her its their my our your".split())
+_SUBJECTS_OWN = frozenset({"its", "their"})
 # a field of a card or a record written as a line of prose: "Maker: N, 1877.", "Engine shed: N.", a
 # label in sentence case opening the line or a sentence, then ":" and the value; or a list item's
 # field, "- Maker: N", and in a list item only, a spaced dash for the colon, "- Maker — N" (a
@@ -133,15 +134,16 @@ def _cells(start: int, line: str) -> list[tuple[int, int]] | None:
     return out
 
 
-def _label(text: str) -> list[str]:
+def _label(text: str, row: bool = False) -> list[str]:
     """The words of a label or caption when it is plain words naming no one, else none. A label of
     a relation's participle and its preposition ("Based in", "Born", "Founded by") names the
-    relation: only function words name none ("In", "Of the")."""
+    relation: only function words name none ("In", "Of the"). A key-value row's label (`row`) may
+    say "its" or "their", the page's subject's ("Towns within its borders")."""
     words = text.strip()
     if not _PLAIN.fullmatch(words) or len(words.split()) > _MAX_CAPTION_WORDS:
         return []
     out = normalise(words).split()[:MAX_PHRASE_WORDS]
-    if _PRONOUNS & set(out) or all(w in FUNCTION for w in out):
+    if (_PRONOUNS - (_SUBJECTS_OWN if row else frozenset())) & set(out) or all(w in FUNCTION for w in out):
         return []
     return out
 
@@ -173,6 +175,11 @@ class _Names:
             b -= 1
         key = self.at.get((a, b))
         return key if key is not None and self._named(self.text[a:b]) else None
+
+    def word(self, a: int, b: int) -> str | None:
+        """The key of a lone capitalised word the extractor found that is the whole of text[a:b]."""
+        key = self.at.get((a, b))
+        return key if key is not None and self.text[a:b].isalpha() and self.text[a].isupper() else None
 
     def item(self, a: int, b: int) -> str | None:
         """The key of the name an item opens with, when only a description or a note follows it."""
@@ -236,7 +243,9 @@ def _listed(names: _Names, a: int, b: int) -> list[str]:
         parts.append((pos, m.start()))
         pos = m.end()
     parts.append((pos, b))
-    keys = [names.cell(*part) for part in parts] if len(parts) > 1 else []
+    # in a list of two or more, a lone capitalised word the extractor found is a name too ("Prannport
+    # and Veyrtton" before their pages are in the store): a value, "None" or "Auto", stands alone
+    keys = [names.cell(*part) or names.word(*part) for part in parts] if len(parts) > 1 else []
     return [k for k in keys if k is not None] if keys and all(keys) else []
 
 
@@ -259,7 +268,7 @@ def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: _Names,
         values = [_listed(names, *row[1]) for row in rows]
         if plain and any(values):
             for row, (a, b), keys in zip(rows, labels, values, strict=True):
-                label = _label(text[a:b]) if not names.is_name(*row[0]) else []
+                label = _label(text[a:b], row=True) if not names.is_name(*row[0]) else []
                 out += [rel for key in keys if label and (rel := typed(subject, key, label))]
             return out
     firsts = [names.cell(*row[0]) for row in body]

@@ -175,3 +175,22 @@ def test_an_object_list_before_a_prepositional_phrase_shares_its_relation() -> N
     assert not {
         r for r in _typed(text, CLUB, "Anna Kell", "Bo Sarn", "Vask Mills") if r[2] == "founded_by" and "bo sarn" in r
     }
+
+
+def test_a_row_listing_one_word_names_not_yet_in_the_store_and_its_label_saying_its() -> None:
+    text = "# Brask\n\n| | |\n|---|---|\n| Landscape | hill |\n| Towns within its borders | Kelby and Vask |\n"
+    got = _filed("brask.md", text)
+    assert {("brask", "kelby", "~towns within its borders"), ("brask", "vask", "~towns within its borders")} <= got
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        "| Default | Auto |",  # one capitalised word alone is a value
+        "| Values | Never, Always or Auto |",  # "or": a choice, no list of names
+        "| Colour | Red |",
+    ],
+)
+def test_one_word_values_alone_or_as_a_choice_are_no_names(row: str) -> None:
+    text = f"# Brask\n\n| | |\n|---|---|\n| Landscape | hill |\n{row}\n"
+    assert not _filed("brask.md", text)
