@@ -24,6 +24,7 @@ from gateway.knowledge_graph.lists import plural_subject
 from gateway.knowledge_graph.tables import sentences as _sentences
 
 _WORD = re.compile(r"[^\W_][\w'\u2019\-\.&]*[^\W_]|[^\W_]", re.UNICODE)
+_TITLE_THE = re.compile(r"(?:[,;]|\b(?:and|or|to|at|by|from|of|with|for|in|on))\s+$")  # "..., The X Y"
 _I_CONTRACTION = re.compile(r"['\u2019](?:m|ve|d|ll)$")
 _CODE = re.compile(r"^(?=[^\d]*\d)(?=.*[^\W\d_])[\w\-\.]+$")  # letters and digits: X7, ZX-81, A320neo
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
@@ -190,7 +191,13 @@ class RuleExtractor:
                 words = [t.group() for t in tokens[i : j + 1]]
                 a = i
                 # drop capitalised function words that open the span ("The Orbis", "After Quillon")
-                while words and normalise(words[0]) in _STOP and not _CODE.match(words[0]):  # "It's"
+                # but not a capitalised "The" inside a sentence before two capitalised words or more: a
+                # title's own ("home to Kinda Farm, The Boundis Guide and ..."; at a sentence's start it
+                # is as often the article: "The Orbis was ...")
+                title_the = (
+                    i > 0 and words[0] == "The" and len(words) >= 3 and _TITLE_THE.search(body[: tokens[i].start()])
+                )
+                while words and not title_the and normalise(words[0]) in _STOP and not _CODE.match(words[0]):  # "It's"
                     words.pop(0)
                     a += 1
                 # a lone opening word is no name when the text also writes it in lower case, or when it is

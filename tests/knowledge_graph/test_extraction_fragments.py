@@ -194,3 +194,27 @@ def test_a_row_listing_one_word_names_not_yet_in_the_store_and_its_label_saying_
 def test_one_word_values_alone_or_as_a_choice_are_no_names(row: str) -> None:
     text = f"# Brask\n\n| | |\n|---|---|\n| Landscape | hill |\n{row}\n"
     assert not _filed("brask.md", text)
+
+
+def test_a_capitalised_the_inside_a_sentence_opens_a_titles_name() -> None:
+    spans = {
+        s.text
+        for s in RuleExtractor().spans(
+            "Kelby is home to Vask Farm, The Orrin Table Guide and The Grey Arms.", Gazetteer([])
+        )
+    }
+    assert {"Vask Farm", "The Orrin Table Guide", "The Grey Arms"} <= spans
+    got = _typed("Kelby is home to Vask Farm and The Orrin Table Guide.", ("Kelby", "place"))
+    assert ("kelby", "the orrin table guide", "~is home to") in got  # the key of the page titled so
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("The Orrin Table opened in 1990.", "Orrin Table"),  # a sentence's first word: the article
+        ("She ran the Orrin Table for years.", "Orrin Table"),  # lower case: the article
+        ("It went to The Orrin.", "Orrin"),  # one word after it: the article's
+    ],
+)
+def test_the_article_before_a_name_stays_out_of_it(text: str, name: str) -> None:
+    assert name in {s.text for s in RuleExtractor().spans(text, Gazetteer([]))}
