@@ -113,7 +113,8 @@ class _Reader:
         """Whether "at" at `i` follows a determined noun and comes before a noun phrase or a name ("the
         chef at the restaurant X", "the coach at Acme"): the noun's relation, as `question_steps`
         counts it (not a verb's "at", "trained at X", nor a participle's object or a participle, "the
-        person running the kitchen at X", "the route calling at X", nor "at" before a time, "at 8")."""
+        person running the kitchen at X", "the route calling at X", nor "at" before a time, "at 8"),
+        where the noun phrase is a clause's subject or an "of" phrase's, no verb's object."""
         cur = self.stack[-1]
         np = len(cur.words) - cur.mark
         if self.prev != "noun" or not 1 <= np <= 2 or i + 1 >= len(self.tokens):
@@ -121,8 +122,10 @@ class _Reader:
         det = i - 1 - np
         if det < 0 or bare(self.tokens[det]) not in _AT_DETS or any(t.endswith("ing") for t in self.tokens[det:i]):
             return False
-        if det > 0 and self.tokens[det - 1].lower().endswith("ing"):
-            return False
+        if det > 0 and not (
+            bare(self.tokens[det - 1]) in VERB_AUX | RELATIVES | {"of"} or WH.fullmatch(self.tokens[det - 1])
+        ):
+            return False  # a verb's object: "at X" may be the verb's ("Who won the race at Monza?")
         nxt = self.tokens[i + 1]
         return bare(nxt) in DETS or nxt[:1].isupper()
 

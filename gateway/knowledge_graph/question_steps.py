@@ -24,6 +24,7 @@ from gateway.knowledge_graph.question_words import (
     PTOKEN,
     RELATIVES,
     TOKEN,
+    VERB_AUX,
     WH,
     bare,
     function_word,
@@ -105,7 +106,10 @@ _HEAD_CLAUSE = re.compile(
 # the noun's relation to what follows, as "the founder OF X" is one (a verb's "at" is its own relation's:
 # "Who trained at X?"); "at" before a number or a bare word is a time or a manner ("the show at 8", "at
 # night", "at once"), no relation; nor a participle's object ("the person running the kitchen at X":
-# the participle's relation) or a participle for the noun ("the route calling at X")
+# the participle's relation) or a participle for the noun ("the route calling at X"). Only where the noun
+# phrase is no verb's object (`_subject_position`): after a verb, "at X" may say where the verb's
+# action was ("Who won the race AT Monza?": one relation, the race's winner), as any prepositional
+# modifier may; a subject's or an "of" phrase's "at" can only be the noun's
 _NOUN_AT = re.compile(
     r"(?<!ing )\b(?i:the|an?|its|their|his|her|our|your|my)\s+(?:(?!\w+ing\b)[a-z]\w*\s+)?(?!\w+ing\b)([a-z]\w+)"
     rf"\s+at\s+(?=(?i:{DETERMINER})\b|[A-Z])"
@@ -156,7 +160,10 @@ def steps(query: str) -> int:
             for m in _PARTICIPLE.finditer(query, wh.end())
         )
         links += bool(_WHOSE_NOUN.match(query)) and not _WHOSE_OBJECT.match(query)
-        links += sum(m.group(1).lower() not in AUXILIARY | _STOP for m in _NOUN_AT.finditer(query, wh.end()))
+        links += sum(
+            m.group(1).lower() not in AUXILIARY | _STOP and _subject_position(query, m.start())
+            for m in _NOUN_AT.finditer(query, wh.end())
+        )
         # a "how" question asks for a manner: its "where" clauses are conditions of the action ("How do
         # I set the timeout where the proxy is behind Nginx?"), no entity's relation
         if wh.group(0).lower() != "how":
@@ -222,6 +229,16 @@ def steps(query: str) -> int:
         # "the band Ada is a member of"): the clause's relation, once
         links -= bool(contacts and kind is None and _COPULA_NOUN_OF_END.search(query))
     return max(1, min(links + int(own), _MAX_STEPS))
+
+
+def _subject_position(text: str, at: int) -> bool:
+    """Whether the noun phrase opening at `at` follows an auxiliary, a relative word, "of" or a
+    question word (a clause's subject, "Where did THE chef at X train", "where THE chef at X learned",
+    "the hometown of THE chef at X"), not a verb whose object it would be."""
+    before = TOKEN.findall(text[:at])
+    return bool(before) and (
+        before[-1].lower() in VERB_AUX | RELATIVES | {"of"} or WH.fullmatch(before[-1]) is not None
+    )
 
 
 def _first_link_of(text: str, at: int) -> bool:
