@@ -1,12 +1,13 @@
 """How a chain question's count and hop words read a role and a clause's shape (#28, the muffled
 corpus's diagnosis): a determined noun and "at" before a name where the noun phrase is a clause's
 subject or an "of" phrase's ("where the chef at X trained": a relation, as "the chef of X" is; after
-a verb, "won the race at X", the "at" may be the verb's), a fused relative opening a question ("Whoever set up ...?"), a copula's bare noun
-and stranded "of" closing a contact clause ("the region X's seat is part of"), a kind's noun
-before a name after "where" ("where chef X trained") or in a request ("I need chef X's ..."), an
-owned compound before a verb group ("the footballer X's youth academy is based in"), a possessive
-after "where" ("the college where X's chef trained"), a title's "The" ("The Old Mill's owner's
-base?"). Each with the look-alikes it must leave as they were. Fictional names."""
+a verb, "won the race at X", the "at" may be the verb's), a fused relative opening a question
+("Whoever set up ...?"), a copula's bare noun and stranded "of" closing a contact clause ("the
+region X's seat is part of"), a kind's noun before a name after "where" ("where chef X trained") or
+in a request ("I need chef X's ..."), an owned compound before a verb group ("the footballer X's
+youth academy is based in"), a possessive after "where" ("the college where X's chef trained"), a
+title's "The" ("The Old Mill's owner's base?"). Each with the look-alikes it must leave as they
+were. Fictional names."""
 
 from __future__ import annotations
 
