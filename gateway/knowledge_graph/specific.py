@@ -93,7 +93,7 @@ def specific(reached: dict[str, Reached], hop_words: Sequence[Sequence[str]], ho
             r, f = reached[e], factors[e]
             was = r.potential()
             now = was * f if was <= floor else floor + (was - floor) * f
-            out[e] = r if now == was else Reached(r.base * now / was, r.hops, r.matched, r.via, r.into)
+            out[e] = r if now == was else Reached(r.base * now / was, r.hops, r.matched, r.via, r.into, r.trail)
         floor = max([floor, *(out[e].potential() for e in members)])
     return out
 

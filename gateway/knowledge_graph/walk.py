@@ -87,6 +87,7 @@ class Reached:
     matched: frozenset[str]
     via: str | None = None  # the entity before this one on the path
     into: bool = False  # reached as the target of a phrase relation (the yard a vessel "left the slipway of")
+    trail: frozenset[str] = frozenset()  # the entities before this one on its path, which it never revisits
 
     def potential(self) -> float:
         return self.base * (STEP_GAIN ** len(self.matched))
@@ -122,6 +123,10 @@ async def walk(
         # at the same potential the first is kept, and `specific.py` reads which
         edges = sorted(edges, key=lambda e: (e.source, e.target, e.type))
         inside = set(frontier)
+        # each frontier entity's path as the hop starts: an entity a path reaches during this hop
+        # goes on from the next one (read mid-hop, its new path took a fourth step in a three-hop
+        # walk, or came back through the entity it had just left)
+        start = {u: reached[u] for u in frontier}
         like, kinds, again, strength, other, fit = await _likeness(edges, inside, reached, asked, relate, hops, hop)
         files_of: dict[str, set[str]] = {}
         for m in rows:
@@ -135,7 +140,9 @@ async def walk(
             for u, v in ((e.source, e.target), (e.target, e.source)):
                 if u not in inside or v == u or v in seeds:
                     continue  # a path never comes back to the question's own entities
-                at = reached[u]
+                at = start[u]
+                if v in at.trail:
+                    continue  # nor to any entity it passed: a chain's relations lead on, not round
                 words = words_of.get(e.type)
                 if words is not None and at.into and u == e.target and again.get(u, {}).get(words, 0.0) >= SIBLING:
                     # into the yard as a vessel's yard and out as another vessel's, by words like the
@@ -191,7 +198,7 @@ async def walk(
                 else:
                     factor, matched = UNASKED * (0.5 if e.type.startswith(PHRASE) else 1.0), at.matched
                 into = len(matched) > len(at.matched) and v == e.target
-                cand = Reached(at.base * factor, at.hops + 1, matched, u, into)
+                cand = Reached(at.base * factor, at.hops + 1, matched, u, into, at.trail | {u})
                 if v not in reached or cand.potential() > reached[v].potential():
                     reached[v] = cand
                     improved.add(v)
@@ -290,7 +297,7 @@ async def _likeness(
             continue
         for u, v in ((e.source, e.target), (e.target, e.source)):
             at = reached.get(u)
-            if at is None or u not in inside or e.type in at.matched or v == at.via or v == u:
+            if at is None or u not in inside or e.type in at.matched or v in at.trail or v == u:
                 continue  # not a step from u (used already, or back)
             options.setdefault(u, set()).add(w)
             if at.into and u == e.target:
