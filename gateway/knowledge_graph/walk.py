@@ -155,7 +155,12 @@ async def walk(
                     if hop > 0:
                         continue
                     factor, matched = CO_OCCURS * min(1.0, e.weight), at.matched
-                elif e.type in asked and e.type not in at.matched and own_type(relate, e.type, at.hops):
+                elif (
+                    e.type in asked
+                    and e.type not in at.matched
+                    and own_type(relate, e.type, at.hops)
+                    and not _passed(relate, e.type, at)
+                ):
                     factor, matched = DECAY, at.matched | {e.type}
                     # the step continues the path when a file stating it also names the entity
                     # before: of two people called the same, the one the company's founder is
@@ -168,6 +173,7 @@ async def walk(
                     and (sure := _kind(kinds, words, asked - at.matched))[0] in asked - at.matched
                     and other.get(u, {}).get(words, 0.0) <= kinds[words][str(sure[0])]
                     and own_type(relate, str(sure[0]), at.hops, fit.get(words))
+                    and not _passed(relate, str(sure[0]), at)
                 ):
                     # a phrase standing for a relation type the question asks for ("came into the world
                     # in" for "born"): that type's step, once per path like the type itself
@@ -181,6 +187,7 @@ async def walk(
                     and e.type not in at.matched
                     and _near(like, words, u)
                     and own(relate, fit.get(words), at.hops)
+                    and not _passed(relate, e.type, at)  # an asked type held to its hop is no step by its words either
                 ):
                     kind = _kind(kinds, words)[0]
                     # standing for a type on the path only when more like that type's words than like
@@ -218,6 +225,27 @@ async def walk(
             unsure = [x for x in improved & linked if not reached[x].matched and x not in frontier]
             frontier += sorted(sorted(unsure), key=lambda x: reached[x].potential(), reverse=True)[:room]
     return reached
+
+
+def _passed(relate: Relate | None, kind: str, at: Reached) -> bool:
+    """Whether an asked type (or a phrase standing for it) belongs to a hop that `at`'s path has passed: a
+    type the question places at hop k is the chain's (k+1)-th relation, so a path that matched more
+    than k steps took another relation in its place ("the county containing the town X's chef was
+    born in": after "X part of Y" and "Z is home to Y", a person born in Z is no third step). A path
+    that matched fewer (a step its words did not match, walked at its low weight) may still take it;
+    a later hop's type is `hops.own_type`'s."""
+    placed = relate.hop_types.get(kind) if relate is not None and at.hops < relate.hop_count else None
+    return placed is not None and placed < len(at.matched) and _trusted(relate)
+
+
+def _trusted(relate: Relate | None) -> bool:
+    """Whether the question's hop plan is read well enough to hold a type to its hop: a chain of three
+    relations (a two-relation plan misread a lower-case name as a hop's words: "where is novelist x's
+    agent based?" placed "based" at the first hop) placing no two asked types in one hop."""
+    if relate is None or relate.hop_count < 3:
+        return False
+    placed = list(relate.hop_types.values())
+    return len(placed) == len(set(placed))
 
 
 async def _no_rows() -> list[MentionRow]:

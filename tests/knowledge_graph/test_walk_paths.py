@@ -1,13 +1,21 @@
 """The walk's paths on hand-built graphs, in process (#28, session 12): a path never comes back to an
 entity it passed (a cycle completed "steps" by going round, and the entity it came back to then
 ranked as the chain's answer), and each hop extends the paths as they stood when it started (an
-entity a path reached during a hop went on within that same hop, one hop more than the walk takes).
+entity a path reached during a hop went on within that same hop, one hop more than the walk takes);
+an asked type the question places at a hop is no step of a path that has passed that hop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 
+import numpy as np
+
+from gateway.knowledge_graph.hops import hop_plan
+from gateway.knowledge_graph.patterns import cues
+from gateway.knowledge_graph.phrases import PhraseVectors
+from gateway.knowledge_graph.question import kind_nouns, relation_words
 from gateway.knowledge_graph.walk import Reached, walk
 from storage.graph import Edge, MentionRow
 
@@ -54,3 +62,48 @@ def test_a_hop_extends_the_paths_as_they_stood_when_it_started() -> None:
     assert reached["C"].hops == 2 and reached["C"].matched == {"a", "c"}, reached["C"]
     assert reached["B"].matched == {"a", "b"}  # B's own better path stands; the walk ends there
     assert all(r.hops <= 2 for r in reached.values())
+
+
+# a question's hops, with a fake embedder: the phrases ~p1..~p3 are orthogonal unit vectors, the
+# question is like each of them, and every other text (the question's words, the types' words) is
+# orthogonal to all four
+DIM = 64
+BASIS = {"p1": 0, "p2": 1, "p3": 2}
+
+
+async def _embed(texts: list[str]) -> list[list[float]]:
+    out = []
+    for text in texts:
+        v = np.zeros(DIM)
+        if text.strip() in BASIS:
+            v[BASIS[text.strip()]] = 1.0
+        else:
+            v = np.random.default_rng(int(hashlib.md5(text.encode()).hexdigest()[:8], 16)).normal(size=DIM)
+            v[:8] = 0
+        out.append(v.tolist())
+    return out
+
+
+def test_a_type_the_question_places_at_a_hop_is_no_step_after_the_path_passed_it() -> None:
+    """ "Which county contains the town the chef of Dunmore Inn was born in?" places born_in at the
+    second hop. The chain: the inn -p1-> its chef -born_in-> the town -p3-> the county. A path that
+    took two other steps first (the inn -p1-> G -p2-> Z) and then a person born in Z is no chain of
+    the question: it once tied the county, every step matched at the same weights."""
+    question = "Which county contains the town the chef of Dunmore Inn was born in?"
+    plan = hop_plan(question)
+    assert plan.types == {"born_in": 1} and len(plan.words) == 3
+    edges = [_edge("S", "C", "~p1"), _edge("C", "T", "born_in"), _edge("T", "K", "~p3")]
+    edges += [_edge("S", "G", "~p1"), _edge("G", "Z", "~p2"), _edge("Q", "Z", "born_in")]
+    vector = np.zeros(DIM)
+    vector[[0, 1, 2, 3]] = 1.0
+
+    async def run() -> dict[str, Reached]:
+        relate = PhraseVectors(_embed).relate(
+            vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
+        )
+        return await walk(_Graph(edges), "st", {"S": SEED}, cues(question), hops=3, relate=relate)  # type: ignore[arg-type]
+
+    reached = asyncio.run(run())
+    assert reached["K"].matched == {"~p1", "born_in", "~p3"}, reached["K"]
+    assert "born_in" not in reached["Q"].matched, reached["Q"]
+    assert reached["K"].potential() > reached["Q"].potential()
