@@ -194,7 +194,12 @@ async def walk(
                     # a word of the question no relation on the path accounts for ("taught", a little
                     # like "founded by", is the "mentor" of "the mentor of X's founder")
                     typed_again = kind is not None and kind in at.matched and kinds[words][kind] >= strength[u][words]
-                    if typed_again or again.get(u, {}).get(words, 0.0) >= SAME:
+                    # the same relation onward: the path entered u as its last step's target and
+                    # leaves it as this one's source ("X is based in T", "T lies in the canton of
+                    # R"), one relation twice in a chain, when the question's grammar has a step its
+                    # wording named no type for ("the province the town where X is based belongs to")
+                    onward = at.into and u == e.source and len(asked) < hops
+                    if (typed_again or again.get(u, {}).get(words, 0.0) >= SAME) and not onward:
                         # the same relation again, in other words ("is a ferry that left the slipway
                         # of" back to the yard's other vessel, "a research vessel that left ...")
                         factor, matched = UNASKED, at.matched

@@ -68,7 +68,8 @@ def test_a_hop_extends_the_paths_as_they_stood_when_it_started() -> None:
 # question is like each of them, and every other text (the question's words, the types' words) is
 # orthogonal to all four
 DIM = 64
-BASIS = {"p1": 0, "p2": 1, "p3": 2}
+# "p2 lie", "p2 lie too": p2 in other words (the second sharing a word with the question)
+BASIS = {"p1": 0, "p2": 1, "p3": 2, "p2 lie": 1, "p2 lie too": 1}
 
 
 async def _embed(texts: list[str]) -> list[list[float]]:
@@ -107,3 +108,29 @@ def test_a_type_the_question_places_at_a_hop_is_no_step_after_the_path_passed_it
     assert reached["K"].matched == {"~p1", "born_in", "~p3"}, reached["K"]
     assert "born_in" not in reached["Q"].matched, reached["Q"]
     assert reached["K"].potential() > reached["Q"].potential()
+
+
+def test_one_relation_twice_onward_is_two_steps_of_the_chain() -> None:
+    """ "In which province does the town where the school that trained Ana Vell stands lie?": the
+    school stands in the town (p2), the town lies in the province ("p2 lie", the same relation in
+    other words). Leaving the town as the source of the relation the path entered it as the target
+    of is the chain going on, a step (it was "the same relation again", no step); leaving it as the
+    target again (another school in the town) is a sibling, none."""
+    question = "In which province does the town where the school that trained Ana Vell stands lie?"
+    plan = hop_plan(question)
+    assert len(plan.words) == 3 and not cues(question)
+    edges = [_edge("S", "A", "~p1"), _edge("A", "T", "~p2"), _edge("T", "R", "~p2 lie")]
+    edges += [_edge("B", "T", "~p2 lie too")]  # another school in the town
+    vector = np.zeros(DIM)
+    vector[[0, 1, 2, 3]] = 1.0
+
+    async def run() -> dict[str, Reached]:
+        relate = PhraseVectors(_embed).relate(
+            vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
+        )
+        return await walk(_Graph(edges), "st", {"S": SEED}, set(), hops=3, relate=relate)  # type: ignore[arg-type]
+
+    reached = asyncio.run(run())
+    assert reached["R"].matched == {"~p1", "~p2", "~p2 lie"}, reached["R"]
+    assert len(reached["B"].matched) == 2, reached["B"]
+    assert reached["R"].potential() > reached["B"].potential()
