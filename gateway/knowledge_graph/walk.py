@@ -355,7 +355,11 @@ async def _likeness(
             # words the path has not accounted for ("mentor" for "~taught" in "where was the mentor
             # of X's founder raised?", whose vector is mostly "raised")
             rest = (table @ relate.rest(sorted(used)))[:, None]
-            by_path[used] = np.hstack([rest, relate.words_like(known, table, sorted(used))])
+            # a three-hop chain's words of a later hop are no reason to step at this one (two-hop
+            # questions often name their first relation by a kind noun alone, "the place X was in",
+            # and the second's words, "belongs to", were the only likeness it had)
+            upto = len(used) if relate.hop_count >= 3 else None
+            by_path[used] = np.hstack([rest, relate.words_like(known, table, sorted(used), upto=upto)])
         mine = sorted(w for w in words if w in index)
         if not mine:
             continue

@@ -134,3 +134,41 @@ def test_one_relation_twice_onward_is_two_steps_of_the_chain() -> None:
     assert reached["R"].matched == {"~p1", "~p2", "~p2 lie"}, reached["R"]
     assert len(reached["B"].matched) == 2, reached["B"]
     assert reached["R"].potential() > reached["B"].potential()
+
+
+# words with chosen likenesses to the phrases p1 (e0) and p9 (e6): "captain" 0.6 like p1, "harbour"
+# 0.45 like p9 (under the 0.5 at which `hops.own` calls a relation plainly a later hop's)
+WORDS = {"p9": {6: 1.0}, "captain": {0: 0.6, 5: 0.8}, "harbour": {6: 0.45, 7: 0.893}}
+
+
+async def _embed_words(texts: list[str]) -> list[list[float]]:
+    out = []
+    for text, v in zip(texts, await _embed(texts), strict=True):
+        if text.strip() in WORDS:
+            v = [0.0] * DIM
+            for i, x in WORDS[text.strip()].items():
+                v[i] = x
+        out.append(v)
+    return out
+
+
+def test_a_later_hops_words_are_no_reason_to_step_at_this_one() -> None:
+    """ "Which harbour is home to the academy that trained the captain of the Orla Vey?": at the
+    vessel, "p1" (like "captain", the first hop's word) is a step; "p9", like only "harbour" (the
+    third hop's), is none there."""
+    question = "Which harbour is home to the academy that trained the captain of the Orla Vey?"
+    plan = hop_plan(question)
+    assert plan.words[0] == ["captain"] and "harbour" in plan.words[2]
+    edges = [_edge("S", "A", "~p1"), _edge("S", "W", "~p9")]
+    vector = np.zeros(DIM)
+    vector[0] = 1.0
+
+    async def run() -> dict[str, Reached]:
+        relate = PhraseVectors(_embed_words).relate(
+            vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
+        )
+        return await walk(_Graph(edges), "st", {"S": SEED}, set(), hops=3, relate=relate)  # type: ignore[arg-type]
+
+    reached = asyncio.run(run())
+    assert reached["A"].matched == {"~p1"}, reached["A"]
+    assert not reached["W"].matched, reached["W"]
