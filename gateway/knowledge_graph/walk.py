@@ -26,7 +26,16 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
   or type, is no step ("In which town was the mentor of X born?": X's own birthplace is no step
   from X; taking it there, a wrong path then "matched" the mentoring too, as many steps as the chain);
 * a path never comes back to the question's own entities (a note on X repeating the question's
-  relations about X would lead X back to itself with steps matched);
+  relations about X would lead X back to itself with steps matched), nor to any entity it passed
+  (`Reached.trail`: going round a cycle "completed" steps at the chain's first entity), and each hop
+  extends the paths as they stood when it started;
+* an asked type the question places at hop k is no step of a path that matched more than k steps
+  (`turns.py`); in a three-hop chain a relation is judged at hop k against the question's words of
+  hops up to k only (`Likeness.words_like(upto=)`: "was laid down at", like "harbour", is no step
+  for "the captain of X");
+* one relation twice is two steps when the path goes on through the entity, entering it as the
+  last step's target and leaving it as this one's source ("X is based in T", "T lies in the canton
+  of R"), and the question's grammar has a step its wording named no type for;
 * a step is worth a little less (`UNSUPPORTED`) when no file stating it also names the entity
   before it on the path: of two people called the same (one entity, keys are names), the
   birthplace stated in the biography that names the company they founded wins.
@@ -50,6 +59,7 @@ import numpy as np
 from gateway.knowledge_graph.extract import PHRASE
 from gateway.knowledge_graph.hops import own, own_type
 from gateway.knowledge_graph.phrases import Likeness as Relate
+from gateway.knowledge_graph.turns import passed
 from storage.graph import Edge, GraphStore, MentionRow
 
 DECAY = 0.85  # per hop along a relation the question asks for
@@ -106,7 +116,8 @@ async def walk(
     With `relate`, relations no pattern typed (`~words`) are steps too when the question is like
     their words: among an entity's phrase relations, those nearly as like the question as the best
     one; a phrase, like a type, is used once per path (the label that issued an album does not lead
-    on to the label's other albums by the same words)."""
+    on to the label's other albums by the same words) unless the path goes on through the entity in
+    its direction (the town the school stands in, then the province the town lies in)."""
     reached = dict(seeds)
     frontier = list(seeds)
     if relate is not None:
@@ -159,7 +170,7 @@ async def walk(
                     e.type in asked
                     and e.type not in at.matched
                     and own_type(relate, e.type, at.hops)
-                    and not _passed(relate, e.type, at)
+                    and not passed(relate, e.type, at.hops, len(at.matched))
                 ):
                     factor, matched = DECAY, at.matched | {e.type}
                     # the step continues the path when a file stating it also names the entity
@@ -173,7 +184,7 @@ async def walk(
                     and (sure := _kind(kinds, words, asked - at.matched))[0] in asked - at.matched
                     and other.get(u, {}).get(words, 0.0) <= kinds[words][str(sure[0])]
                     and own_type(relate, str(sure[0]), at.hops, fit.get(words))
-                    and not _passed(relate, str(sure[0]), at)
+                    and not passed(relate, str(sure[0]), at.hops, len(at.matched))
                 ):
                     # a phrase standing for a relation type the question asks for ("came into the world
                     # in" for "born"): that type's step, once per path like the type itself
@@ -187,7 +198,9 @@ async def walk(
                     and e.type not in at.matched
                     and _near(like, words, u)
                     and own(relate, fit.get(words), at.hops)
-                    and not _passed(relate, e.type, at)  # an asked type held to its hop is no step by its words either
+                    and not passed(
+                        relate, e.type, at.hops, len(at.matched)
+                    )  # an asked type held to its hop is no step by its words either
                 ):
                     kind = _kind(kinds, words)[0]
                     # standing for a type on the path only when more like that type's words than like
@@ -230,27 +243,6 @@ async def walk(
             unsure = [x for x in improved & linked if not reached[x].matched and x not in frontier]
             frontier += sorted(sorted(unsure), key=lambda x: reached[x].potential(), reverse=True)[:room]
     return reached
-
-
-def _passed(relate: Relate | None, kind: str, at: Reached) -> bool:
-    """Whether an asked type (or a phrase standing for it) belongs to a hop that `at`'s path has passed: a
-    type the question places at hop k is the chain's (k+1)-th relation, so a path that matched more
-    than k steps took another relation in its place ("the county containing the town X's chef was
-    born in": after "X part of Y" and "Z is home to Y", a person born in Z is no third step). A path
-    that matched fewer (a step its words did not match, walked at its low weight) may still take it;
-    a later hop's type is `hops.own_type`'s."""
-    placed = relate.hop_types.get(kind) if relate is not None and at.hops < relate.hop_count else None
-    return placed is not None and placed < len(at.matched) and _trusted(relate)
-
-
-def _trusted(relate: Relate | None) -> bool:
-    """Whether the question's hop plan is read well enough to hold a type to its hop: a chain of three
-    relations (a two-relation plan misread a lower-case name as a hop's words: "where is novelist x's
-    agent based?" placed "based" at the first hop) placing no two asked types in one hop."""
-    if relate is None or relate.hop_count < 3:
-        return False
-    placed = list(relate.hop_types.values())
-    return len(placed) == len(set(placed))
 
 
 async def _no_rows() -> list[MentionRow]:
