@@ -223,9 +223,10 @@ async def walk(
                 else:
                     factor, matched = UNASKED * (0.5 if e.type.startswith(PHRASE) else 1.0), at.matched
                 into = len(matched) > len(at.matched) and v == e.target
-                cand = Reached(at.base * factor, at.hops + 1, matched, u, into, at.trail | {u})
-                if v not in reached or cand.potential() > reached[v].potential():
-                    reached[v] = cand
+                base = at.base * factor
+                # as `Reached.potential`; the path (and its trail) is built only when it wins
+                if v not in reached or base * (STEP_GAIN ** len(matched)) > reached[v].potential():
+                    reached[v] = Reached(base, at.hops + 1, matched, u, into, at.trail | {u})
                     improved.add(v)
                     if e.type == "co_occurs":
                         linked.discard(v)
