@@ -41,7 +41,9 @@ shorter one, so only a path's gain over the best potential of the paths that mat
 is divided (divided whole, S -p1-> M -p2-> A1, A2, A3 put M above every Ai). Applied after the
 walk, not inside it: an entity reached at the same potential two ways keeps the first (the walk
 reads its edges sorted, the same on every graph store), and one reached by a typed and a phrase
-path keeps whichever won before the division (left: #28 session 11 review).
+path keeps whichever won before the division (left: #28 session 11 review; deciding that inside
+the walk, by each path's product of shares, was tried in session 12 and measured no better:
+docs/ARCHITECTURE.md, "Three-hop chains").
 """
 
 from __future__ import annotations
