@@ -134,7 +134,12 @@ class Likeness:
             await self._vectors.warm([PHRASE_MARK + w for w in self._words])
 
     def words_like(
-        self, phrases: Sequence[str], table: np.ndarray, used: Sequence[str], relations_only: bool = False
+        self,
+        phrases: Sequence[str],
+        table: np.ndarray,
+        used: Sequence[str],
+        relations_only: bool = False,
+        upto: int | None = None,
     ) -> np.ndarray:
         """Per phrase (`table`'s rows) and question relation word no relation on the path (`used`)
         accounts for already, their cosine; 1 for a word sharing its stem with one of the phrase's
@@ -146,6 +151,8 @@ class Likeness:
         open_ = self._unexplained(used)
         if relations_only:
             open_ = open_ & ~self._kinds
+        if upto is not None:
+            open_ = open_ & ~self._later(upto)
         if not open_.any():
             return np.zeros((len(phrases), 0), dtype=np.float32)
         if self._word_rows is None:  # the question's words are embedded once (`prepare`): stacked once
@@ -153,6 +160,15 @@ class Likeness:
         sims = table @ self._word_rows.T  # phrases x words
         stems = self._stem_rows(phrases) if len(phrases) else np.zeros_like(sims, dtype=bool)
         return np.asarray(np.where(stems, 1.0, sims)[:, open_], dtype=np.float32)
+
+    def _later(self, k: int) -> np.ndarray:
+        """The question's words that name only hops after hop `k` of its chain (`hops.hop_plan`,
+        innermost first): a relation the path takes at hop `k` is no step for being like them ("was
+        laid down at", like "harbour", is no step for "the captain of X" at the chain's first hop)."""
+        first = np.full(len(self._words), -1)
+        for j in reversed(range(len(self._hop_columns))):
+            first[self._hop_columns[j]] = j
+        return first > k
 
     def _rows(self) -> np.ndarray | None:
         """The question's words' vectors, stacked once (None until `prepare` embedded them all)."""

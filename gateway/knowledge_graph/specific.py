@@ -41,7 +41,9 @@ shorter one, so only a path's gain over the best potential of the paths that mat
 is divided (divided whole, S -p1-> M -p2-> A1, A2, A3 put M above every Ai). Applied after the
 walk, not inside it: an entity reached at the same potential two ways keeps the first (the walk
 reads its edges sorted, the same on every graph store), and one reached by a typed and a phrase
-path keeps whichever won before the division (left: #28 session 11 review).
+path keeps whichever won before the division (left: #28 session 11 review; deciding that inside
+the walk, by each path's product of shares, was tried in session 12 and measured no better:
+docs/ARCHITECTURE.md, "Three-hop chains").
 """
 
 from __future__ import annotations
@@ -93,7 +95,7 @@ def specific(reached: dict[str, Reached], hop_words: Sequence[Sequence[str]], ho
             r, f = reached[e], factors[e]
             was = r.potential()
             now = was * f if was <= floor else floor + (was - floor) * f
-            out[e] = r if now == was else Reached(r.base * now / was, r.hops, r.matched, r.via, r.into)
+            out[e] = r if now == was else Reached(r.base * now / was, r.hops, r.matched, r.via, r.into, r.trail)
         floor = max([floor, *(out[e].potential() for e in members)])
     return out
 

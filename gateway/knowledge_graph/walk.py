@@ -26,7 +26,16 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
   or type, is no step ("In which town was the mentor of X born?": X's own birthplace is no step
   from X; taking it there, a wrong path then "matched" the mentoring too, as many steps as the chain);
 * a path never comes back to the question's own entities (a note on X repeating the question's
-  relations about X would lead X back to itself with steps matched);
+  relations about X would lead X back to itself with steps matched), nor to any entity it passed
+  (`Reached.trail`: going round a cycle "completed" steps at the chain's first entity), and each hop
+  extends the paths as they stood when it started;
+* an asked type the question places at hop k is no step of a path that matched more than k steps
+  (`turns.py`); in a three-hop chain a relation is judged at hop k against the question's words of
+  hops up to k only (`Likeness.words_like(upto=)`: "was laid down at", like "harbour", is no step
+  for "the captain of X");
+* one relation twice is two steps when the path goes on through the entity, entering it as the
+  last step's target and leaving it as this one's source ("X is based in T", "T lies in the canton
+  of R"), and the question's grammar has a step its wording named no type for;
 * a step is worth a little less (`UNSUPPORTED`) when no file stating it also names the entity
   before it on the path: of two people called the same (one entity, keys are names), the
   birthplace stated in the biography that names the company they founded wins.
@@ -50,6 +59,7 @@ import numpy as np
 from gateway.knowledge_graph.extract import PHRASE
 from gateway.knowledge_graph.hops import own, own_type
 from gateway.knowledge_graph.phrases import Likeness as Relate
+from gateway.knowledge_graph.turns import passed
 from storage.graph import Edge, GraphStore, MentionRow
 
 DECAY = 0.85  # per hop along a relation the question asks for
@@ -87,6 +97,7 @@ class Reached:
     matched: frozenset[str]
     via: str | None = None  # the entity before this one on the path
     into: bool = False  # reached as the target of a phrase relation (the yard a vessel "left the slipway of")
+    trail: frozenset[str] = frozenset()  # the entities before this one on its path, which it never revisits
 
     def potential(self) -> float:
         return self.base * (STEP_GAIN ** len(self.matched))
@@ -105,7 +116,8 @@ async def walk(
     With `relate`, relations no pattern typed (`~words`) are steps too when the question is like
     their words: among an entity's phrase relations, those nearly as like the question as the best
     one; a phrase, like a type, is used once per path (the label that issued an album does not lead
-    on to the label's other albums by the same words)."""
+    on to the label's other albums by the same words) unless the path goes on through the entity in
+    its direction (the town the school stands in, then the province the town lies in)."""
     reached = dict(seeds)
     frontier = list(seeds)
     if relate is not None:
@@ -122,6 +134,10 @@ async def walk(
         # at the same potential the first is kept, and `specific.py` reads which
         edges = sorted(edges, key=lambda e: (e.source, e.target, e.type))
         inside = set(frontier)
+        # each frontier entity's path as the hop starts: an entity a path reaches during this hop
+        # goes on from the next one (read mid-hop, its new path took a fourth step in a three-hop
+        # walk, or came back through the entity it had just left)
+        start = {u: reached[u] for u in frontier}
         like, kinds, again, strength, other, fit = await _likeness(edges, inside, reached, asked, relate, hops, hop)
         files_of: dict[str, set[str]] = {}
         for m in rows:
@@ -135,7 +151,9 @@ async def walk(
             for u, v in ((e.source, e.target), (e.target, e.source)):
                 if u not in inside or v == u or v in seeds:
                     continue  # a path never comes back to the question's own entities
-                at = reached[u]
+                at = start[u]
+                if v in at.trail:
+                    continue  # nor to any entity it passed: a chain's relations lead on, not round
                 words = words_of.get(e.type)
                 if words is not None and at.into and u == e.target and again.get(u, {}).get(words, 0.0) >= SIBLING:
                     # into the yard as a vessel's yard and out as another vessel's, by words like the
@@ -148,7 +166,12 @@ async def walk(
                     if hop > 0:
                         continue
                     factor, matched = CO_OCCURS * min(1.0, e.weight), at.matched
-                elif e.type in asked and e.type not in at.matched and own_type(relate, e.type, at.hops):
+                elif (
+                    e.type in asked
+                    and e.type not in at.matched
+                    and own_type(relate, e.type, at.hops)
+                    and not passed(relate, e.type, at.hops, len(at.matched))
+                ):
                     factor, matched = DECAY, at.matched | {e.type}
                     # the step continues the path when a file stating it also names the entity
                     # before: of two people called the same, the one the company's founder is
@@ -161,6 +184,7 @@ async def walk(
                     and (sure := _kind(kinds, words, asked - at.matched))[0] in asked - at.matched
                     and other.get(u, {}).get(words, 0.0) <= kinds[words][str(sure[0])]
                     and own_type(relate, str(sure[0]), at.hops, fit.get(words))
+                    and not passed(relate, str(sure[0]), at.hops, len(at.matched))
                 ):
                     # a phrase standing for a relation type the question asks for ("came into the world
                     # in" for "born"): that type's step, once per path like the type itself
@@ -174,13 +198,21 @@ async def walk(
                     and e.type not in at.matched
                     and _near(like, words, u)
                     and own(relate, fit.get(words), at.hops)
+                    and not passed(
+                        relate, e.type, at.hops, len(at.matched)
+                    )  # an asked type held to its hop is no step by its words either
                 ):
                     kind = _kind(kinds, words)[0]
                     # standing for a type on the path only when more like that type's words than like
                     # a word of the question no relation on the path accounts for ("taught", a little
                     # like "founded by", is the "mentor" of "the mentor of X's founder")
                     typed_again = kind is not None and kind in at.matched and kinds[words][kind] >= strength[u][words]
-                    if typed_again or again.get(u, {}).get(words, 0.0) >= SAME:
+                    # the same relation onward: the path entered u as its last step's target and
+                    # leaves it as this one's source ("X is based in T", "T lies in the canton of
+                    # R"), one relation twice in a chain, when the question's grammar has a step its
+                    # wording named no type for ("the province the town where X is based belongs to")
+                    onward = at.into and u == e.source and len(asked) < hops
+                    if (typed_again or again.get(u, {}).get(words, 0.0) >= SAME) and not onward:
                         # the same relation again, in other words ("is a ferry that left the slipway
                         # of" back to the yard's other vessel, "a research vessel that left ...")
                         factor, matched = UNASKED, at.matched
@@ -191,9 +223,10 @@ async def walk(
                 else:
                     factor, matched = UNASKED * (0.5 if e.type.startswith(PHRASE) else 1.0), at.matched
                 into = len(matched) > len(at.matched) and v == e.target
-                cand = Reached(at.base * factor, at.hops + 1, matched, u, into)
-                if v not in reached or cand.potential() > reached[v].potential():
-                    reached[v] = cand
+                base = at.base * factor
+                # as `Reached.potential`; the path (and its trail) is built only when it wins
+                if v not in reached or base * (STEP_GAIN ** len(matched)) > reached[v].potential():
+                    reached[v] = Reached(base, at.hops + 1, matched, u, into, at.trail | {u})
                     improved.add(v)
                     if e.type == "co_occurs":
                         linked.discard(v)
@@ -290,7 +323,7 @@ async def _likeness(
             continue
         for u, v in ((e.source, e.target), (e.target, e.source)):
             at = reached.get(u)
-            if at is None or u not in inside or e.type in at.matched or v == at.via or v == u:
+            if at is None or u not in inside or e.type in at.matched or v in at.trail or v == u:
                 continue  # not a step from u (used already, or back)
             options.setdefault(u, set()).add(w)
             if at.into and u == e.target:
@@ -315,7 +348,11 @@ async def _likeness(
             # words the path has not accounted for ("mentor" for "~taught" in "where was the mentor
             # of X's founder raised?", whose vector is mostly "raised")
             rest = (table @ relate.rest(sorted(used)))[:, None]
-            by_path[used] = np.hstack([rest, relate.words_like(known, table, sorted(used))])
+            # a three-hop chain's words of a later hop are no reason to step at this one (two-hop
+            # questions often name their first relation by a kind noun alone, "the place X was in",
+            # and the second's words, "belongs to", were the only likeness it had)
+            upto = len(used) if relate.hop_count >= 3 else None
+            by_path[used] = np.hstack([rest, relate.words_like(known, table, sorted(used), upto=upto)])
         mine = sorted(w for w in words if w in index)
         if not mine:
             continue

@@ -1,0 +1,174 @@
+"""The walk's paths on hand-built graphs, in process (#28, session 12): a path never comes back to an
+entity it passed (a cycle completed "steps" by going round, and the entity it came back to then
+ranked as the chain's answer), and each hop extends the paths as they stood when it started (an
+entity a path reached during a hop went on within that same hop, one hop more than the walk takes);
+an asked type the question places at a hop is no step of a path that has passed that hop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+
+import numpy as np
+
+from gateway.knowledge_graph.hops import hop_plan
+from gateway.knowledge_graph.patterns import cues
+from gateway.knowledge_graph.phrases import PhraseVectors
+from gateway.knowledge_graph.question import kind_nouns, relation_words
+from gateway.knowledge_graph.walk import Reached, walk
+from storage.graph import Edge, MentionRow
+
+SEED = Reached(1.0, 0, frozenset())
+
+
+class _Graph:
+    """A fixed set of edges, read as the store reads them: both ends of each frontier entity."""
+
+    def __init__(self, edges: list[Edge]) -> None:
+        self._edges = edges
+
+    async def edges(self, store_id: str, keys: list[str], per_entity: int = 50) -> list[Edge]:
+        return [e for e in self._edges if e.source in keys or e.target in keys]
+
+    async def mentions(self, store_id: str, keys: list[str], limit: int = 200) -> list[MentionRow]:
+        return []
+
+
+def _edge(source: str, target: str, kind: str) -> Edge:
+    return Edge(source, target, kind, 1.0, ("f",))
+
+
+def _walk(edges: list[Edge], asked: set[str], hops: int) -> dict[str, Reached]:
+    return asyncio.run(walk(_Graph(edges), "st", {"S": SEED}, asked, hops=hops))  # type: ignore[arg-type]
+
+
+def test_a_path_never_comes_back_to_an_entity_it_passed() -> None:
+    """S -a-> X -b-> Y, and Y states relation c with X as well as with the answer Z: going back to X
+    along c "completes" the three asked relations at X, the chain's first entity."""
+    edges = [_edge("S", "X", "a"), _edge("X", "Y", "b"), _edge("Y", "X", "c"), _edge("Y", "Z", "c")]
+    reached = _walk(edges, {"a", "b", "c"}, 3)
+    assert reached["X"].hops == 1 and reached["X"].matched == {"a"}, reached["X"]
+    assert reached["Z"].matched == {"a", "b", "c"}
+    best = max(reached, key=lambda e: reached[e].potential())
+    assert best == "Z"
+
+
+def test_a_hop_extends_the_paths_as_they_stood_when_it_started() -> None:
+    """A and B are both one hop out; A also leads to B by b. B's edge to C is read in the same hop
+    as A's to B: C is two hops from S, by B's one-hop path, not three by the path B took mid-hop."""
+    edges = [_edge("S", "A", "a"), _edge("S", "B", "a"), _edge("A", "B", "b"), _edge("B", "C", "c")]
+    reached = _walk(edges, {"a", "b", "c"}, 2)
+    assert reached["C"].hops == 2 and reached["C"].matched == {"a", "c"}, reached["C"]
+    assert reached["B"].matched == {"a", "b"}  # B's own better path stands; the walk ends there
+    assert all(r.hops <= 2 for r in reached.values())
+
+
+# a question's hops, with a fake embedder: the phrases ~p1..~p3 are orthogonal unit vectors, the
+# question is like each of them, and every other text (the question's words, the types' words) is
+# orthogonal to all four
+DIM = 64
+# "p2 lie", "p2 lie too": p2 in other words (the second sharing a word with the question)
+BASIS = {"p1": 0, "p2": 1, "p3": 2, "p2 lie": 1, "p2 lie too": 1}
+
+
+async def _embed(texts: list[str]) -> list[list[float]]:
+    out = []
+    for text in texts:
+        v = np.zeros(DIM)
+        if text.strip() in BASIS:
+            v[BASIS[text.strip()]] = 1.0
+        else:
+            v = np.random.default_rng(int(hashlib.md5(text.encode()).hexdigest()[:8], 16)).normal(size=DIM)
+            v[:8] = 0
+        out.append(v.tolist())
+    return out
+
+
+def test_a_type_the_question_places_at_a_hop_is_no_step_after_the_path_passed_it() -> None:
+    """ "Which county contains the town the chef of Dunmore Inn was born in?" places born_in at the
+    second hop. The chain: the inn -p1-> its chef -born_in-> the town -p3-> the county. A path that
+    took two other steps first (the inn -p1-> G -p2-> Z) and then a person born in Z is no chain of
+    the question: it once tied the county, every step matched at the same weights."""
+    question = "Which county contains the town the chef of Dunmore Inn was born in?"
+    plan = hop_plan(question)
+    assert plan.types == {"born_in": 1} and len(plan.words) == 3
+    edges = [_edge("S", "C", "~p1"), _edge("C", "T", "born_in"), _edge("T", "K", "~p3")]
+    edges += [_edge("S", "G", "~p1"), _edge("G", "Z", "~p2"), _edge("Q", "Z", "born_in")]
+    vector = np.zeros(DIM)
+    vector[[0, 1, 2, 3]] = 1.0
+
+    async def run() -> dict[str, Reached]:
+        relate = PhraseVectors(_embed).relate(
+            vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
+        )
+        return await walk(_Graph(edges), "st", {"S": SEED}, cues(question), hops=3, relate=relate)  # type: ignore[arg-type]
+
+    reached = asyncio.run(run())
+    assert reached["K"].matched == {"~p1", "born_in", "~p3"}, reached["K"]
+    assert "born_in" not in reached["Q"].matched, reached["Q"]
+    assert reached["K"].potential() > reached["Q"].potential()
+
+
+def test_one_relation_twice_onward_is_two_steps_of_the_chain() -> None:
+    """ "In which province does the town where the school that trained Ana Vell stands lie?": the
+    school stands in the town (p2), the town lies in the province ("p2 lie", the same relation in
+    other words). Leaving the town as the source of the relation the path entered it as the target
+    of is the chain going on, a step (it was "the same relation again", no step); leaving it as the
+    target again (another school in the town) is a sibling, none."""
+    question = "In which province does the town where the school that trained Ana Vell stands lie?"
+    plan = hop_plan(question)
+    assert len(plan.words) == 3 and not cues(question)
+    edges = [_edge("S", "A", "~p1"), _edge("A", "T", "~p2"), _edge("T", "R", "~p2 lie")]
+    edges += [_edge("B", "T", "~p2 lie too")]  # another school in the town
+    vector = np.zeros(DIM)
+    vector[[0, 1, 2, 3]] = 1.0
+
+    async def run() -> dict[str, Reached]:
+        relate = PhraseVectors(_embed).relate(
+            vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
+        )
+        return await walk(_Graph(edges), "st", {"S": SEED}, set(), hops=3, relate=relate)  # type: ignore[arg-type]
+
+    reached = asyncio.run(run())
+    assert reached["R"].matched == {"~p1", "~p2", "~p2 lie"}, reached["R"]
+    assert len(reached["B"].matched) == 2, reached["B"]
+    assert reached["R"].potential() > reached["B"].potential()
+
+
+# words with chosen likenesses to the phrases p1 (e0) and p9 (e6): "captain" 0.6 like p1, "harbour"
+# 0.45 like p9 (under the 0.5 at which `hops.own` calls a relation plainly a later hop's)
+WORDS = {"p9": {6: 1.0}, "captain": {0: 0.6, 5: 0.8}, "harbour": {6: 0.45, 7: 0.893}}
+
+
+async def _embed_words(texts: list[str]) -> list[list[float]]:
+    out = []
+    for text, v in zip(texts, await _embed(texts), strict=True):
+        if text.strip() in WORDS:
+            v = [0.0] * DIM
+            for i, x in WORDS[text.strip()].items():
+                v[i] = x
+        out.append(v)
+    return out
+
+
+def test_a_later_hops_words_are_no_reason_to_step_at_this_one() -> None:
+    """ "Which harbour is home to the academy that trained the captain of the Orla Vey?": at the
+    vessel, "p1" (like "captain", the first hop's word) is a step; "p9", like only "harbour" (the
+    third hop's), is none there."""
+    question = "Which harbour is home to the academy that trained the captain of the Orla Vey?"
+    plan = hop_plan(question)
+    assert plan.words[0] == ["captain"] and "harbour" in plan.words[2]
+    edges = [_edge("S", "A", "~p1"), _edge("S", "W", "~p9")]
+    vector = np.zeros(DIM)
+    vector[0] = 1.0
+
+    async def run() -> dict[str, Reached]:
+        relate = PhraseVectors(_embed_words).relate(
+            vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
+        )
+        return await walk(_Graph(edges), "st", {"S": SEED}, set(), hops=3, relate=relate)  # type: ignore[arg-type]
+
+    reached = asyncio.run(run())
+    assert reached["A"].matched == {"~p1"}, reached["A"]
+    assert not reached["W"].matched, reached["W"]
