@@ -12,6 +12,7 @@ anywhere go too).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -75,6 +76,16 @@ class MentionRow:
     subject: bool
 
 
+@dataclass(frozen=True, slots=True)
+class ChunkSignals:
+    """What the `kg` ranker reads about its candidates, in one round (`GraphStore.chunk_signals`)."""
+
+    rows: list[MentionRow]  # `mentions(keys, limit)`: the reached entities' chunks
+    chunk_rows: list[MentionRow]  # `chunk_mentions` of the candidates, those of the given entities
+    stated: dict[str, set[str]]  # `chunk_relation_types` of the candidates, the given types
+    times: dict[str, tuple[str, int]]  # `file_times` of the candidates' files
+
+
 class GraphStore(Protocol):
     name: str
 
@@ -111,6 +122,93 @@ class GraphStore(Protocol):
     async def file_times(self, store_id: str, file_ids: Sequence[str]) -> dict[str, tuple[str, int]]: ...
 
     async def unextracted(self, limit: int) -> list[tuple[str, str]]: ...
+
+    # Combined reads (#28): what a kg search reads together, in one round. On SQLite every read is
+    # a hop to the store's one reader thread, where a query's reads queued one after another; the
+    # results are exactly those of the single reads named in each docstring.
+
+    async def entity_counts(self, store_id: str, keys: Sequence[str]) -> tuple[dict[str, Entity], dict[str, int]]:
+        """`entities(keys)` and `mention_counts(keys)`."""
+        ...
+
+    async def hop(
+        self, store_id: str, keys: Sequence[str], per_entity: int, parents: Sequence[str], parent_limit: int
+    ) -> tuple[list[Edge], list[MentionRow]]:
+        """`edges(keys, per_entity)` and `mentions(parents, parent_limit)` (no rows for no parents)."""
+        ...
+
+    async def mentions_each(self, store_id: str, keys: Sequence[str], limit: int) -> list[MentionRow]:
+        """`mentions([key], limit)` of each of `keys` in turn, concatenated."""
+        ...
+
+    async def chunk_signals(
+        self,
+        store_id: str,
+        keys: Sequence[str],
+        limit: int,
+        chunk_ids: Sequence[str],
+        file_ids: Collection[str],
+        entities: Collection[str],
+        types: Collection[str],
+    ) -> ChunkSignals:
+        """`rows = mentions(keys, limit)`; then, for the candidate chunks `chunk_ids` + those of
+        `rows` (first seen first) and the files `file_ids` + those of `rows`: `chunk_mentions(...,
+        entities)`, `chunk_relation_types(..., types)` and `file_times(...)`."""
+        ...
+
+
+class ComposedReads:
+    """The combined reads as the single reads they are made of, run concurrently: for a store whose
+    reads do not queue on one thread (PostgreSQL's connection pool, Neo4j's driver)."""
+
+    async def entity_counts(
+        self: GraphStore, store_id: str, keys: Sequence[str]
+    ) -> tuple[dict[str, Entity], dict[str, int]]:
+        return await asyncio.gather(self.entities(store_id, keys), self.mention_counts(store_id, keys))
+
+    async def hop(
+        self: GraphStore, store_id: str, keys: Sequence[str], per_entity: int, parents: Sequence[str], parent_limit: int
+    ) -> tuple[list[Edge], list[MentionRow]]:
+        return await asyncio.gather(
+            self.edges(store_id, keys, per_entity=per_entity),
+            self.mentions(store_id, parents, limit=parent_limit) if parents else _nothing(),
+        )
+
+    async def mentions_each(self: GraphStore, store_id: str, keys: Sequence[str], limit: int) -> list[MentionRow]:
+        parts = await asyncio.gather(*(self.mentions(store_id, [key], limit) for key in keys))
+        return [m for part in parts for m in part]
+
+    async def chunk_signals(
+        self: GraphStore,
+        store_id: str,
+        keys: Sequence[str],
+        limit: int,
+        chunk_ids: Sequence[str],
+        file_ids: Collection[str],
+        entities: Collection[str],
+        types: Collection[str],
+    ) -> ChunkSignals:
+        rows = await self.mentions(store_id, keys, limit=limit)
+        ids, files = candidates(rows, chunk_ids, file_ids)
+        chunk_rows, stated, times = await asyncio.gather(
+            self.chunk_mentions(store_id, ids, entities=entities),
+            self.chunk_relation_types(store_id, ids, types=types),
+            self.file_times(store_id, files),
+        )
+        return ChunkSignals(rows, chunk_rows, stated, times)
+
+
+def candidates(
+    rows: Sequence[MentionRow], chunk_ids: Sequence[str], file_ids: Collection[str]
+) -> tuple[list[str], list[str]]:
+    """`chunk_signals`' candidate chunks (`chunk_ids`, then those of `rows`, each once) and files."""
+    ids = list(dict.fromkeys([*chunk_ids, *(m.chunk_id for m in rows)]))
+    files = list(set(file_ids) | {m.file_id for m in rows})
+    return ids, files
+
+
+async def _nothing() -> list[MentionRow]:
+    return []
 
 
 MAX_ALIASES = 8

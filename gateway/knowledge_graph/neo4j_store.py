@@ -15,7 +15,7 @@ import time
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from storage.graph import Edge, Entity, FileGraph, MentionRow
+from storage.graph import ComposedReads, Edge, Entity, FileGraph, MentionRow
 
 _SCHEMA = (
     "CREATE INDEX kg_entity_key IF NOT EXISTS FOR (e:KgEntity) ON (e.store_id, e.key)",
@@ -77,7 +77,7 @@ RETURN a.key AS source, b.key AS target, r.type AS type, SUM(r.weight) AS weight
 """
 
 
-class Neo4jGraphStore:
+class Neo4jGraphStore(ComposedReads):
     name = "neo4j"
 
     def __init__(self, uri: str, user: str, password: str | None) -> None:

@@ -135,11 +135,7 @@ class Ranker:
         else:
             keys = await asyncio.to_thread(query_keys, self.extractor, query)
         # entities and their spread in one round (keys the graph does not know count nothing)
-        known, spread = (
-            await asyncio.gather(self.graph.entities(store_id, keys), self.graph.mention_counts(store_id, keys))
-            if keys
-            else ({}, {})
-        )
+        known, spread = await self.graph.entity_counts(store_id, keys) if keys else ({}, {})
         chain = steps(query)  # relations in the question's chain, by its grammar alone
         lowered = not keys and chain >= 2  # the question's entities are lower-case runs (page titles)
         if lowered:
@@ -148,11 +144,7 @@ class Ranker:
             # a one-relation one is hybrid's (on 200 manual pages' NAME lines and the single-hop
             # corpus, looking up theirs cost 0.009 and 0.007 nDCG@10)
             lower = lower_keys(query)
-            known, spread = (
-                await asyncio.gather(self.graph.entities(store_id, lower), self.graph.mention_counts(store_id, lower))
-                if lower
-                else ({}, {})
-            )
+            known, spread = await self.graph.entity_counts(store_id, lower) if lower else ({}, {})
             rare = rare_lower(longest(list(known)), spread)
             # and only a run the store has a page about (the title of one of its documents: their
             # subject rows come first): a name typed in lower case is a page's title ("winter in
@@ -260,16 +252,19 @@ class Ranker:
         entities; second, the entities reached, best first."""
         store_id, hits = search.store_id, found.hits
         ranked_entities = sorted(reached, key=lambda e: reached[e].potential(), reverse=True)[:MAX_FRONTIER]
-        graph_rows = await self.graph.mentions(store_id, ranked_entities[:MAX_ENTITIES], limit=MAX_MENTIONS)
-        ids = list(dict.fromkeys([*hits, *(m.chunk_id for m in graph_rows)]))
-        files = list({h.file_id for h in hits.values()} | {m.file_id for m in graph_rows})
-        # a chunk scores by the entities the walk reached and the asked relations it states: only
-        # those rows are read (a long page names hundreds of others, and states co-occurrences)
-        chunk_rows, stated, times = await asyncio.gather(
-            self.graph.chunk_mentions(store_id, ids, entities=list(reached)),
-            self.graph.chunk_relation_types(store_id, ids, types=asked) if asked else _no_types(),
-            self.graph.file_times(store_id, files),
+        # the reached entities' chunks join the candidates; a chunk scores by the entities the walk
+        # reached and the asked relations it states: only those rows are read (a long page names
+        # hundreds of others, and states co-occurrences); all in one read (`chunk_signals`)
+        signals = await self.graph.chunk_signals(
+            store_id,
+            ranked_entities[:MAX_ENTITIES],
+            MAX_MENTIONS,
+            chunk_ids=list(hits),
+            file_ids={h.file_id for h in hits.values()},
+            entities=list(reached),
+            types=asked,
         )
+        graph_rows, chunk_rows, stated, times = signals.rows, signals.chunk_rows, signals.stated, signals.times
         paged = frozenset(m.entity for m in graph_rows if m.subject)
         graph_score = chunk_scores(chunk_rows, stated, reached, asked, one_step=hops == 1, paged=paged)
         weights = self.chain_weights if chained(reached, hops) else self.weights
@@ -337,10 +332,6 @@ class Ranker:
 
 async def _nothing() -> list[Hit]:
     return []
-
-
-async def _no_types() -> dict[str, set[str]]:
-    return {}
 
 
 def _hybrid_hit(h: Hit) -> RankedHit:

@@ -145,10 +145,12 @@ async def spread(
     done: set[str] = set()
     frontier = list(seeds)[:WIDTH]
     for round_ in range(ROUNDS):
-        edges, rows = await asyncio.gather(
-            graph.edges(store_id, frontier, per_entity=PER_ENTITY),
-            _seed_mentions(graph, store_id, frontier) if round_ == 0 else graph.mentions(store_id, frontier, MENTIONS),
-        )
+        if round_ == 0:
+            edges, rows = await asyncio.gather(
+                graph.edges(store_id, frontier, per_entity=PER_ENTITY), _seed_mentions(graph, store_id, frontier)
+            )
+        else:
+            edges, rows = await graph.hop(store_id, frontier, PER_ENTITY, frontier, MENTIONS)
         done.update(frontier)
         g.add_edges(edges)
         fresh = list(dict.fromkeys(m.chunk_id for m in rows if m.chunk_id not in chunks))
@@ -191,8 +193,7 @@ async def shared_mentions(
     if len(keys) <= 1:
         return await graph.mentions(store_id, keys, total)
     share = max(least, total // len(keys))
-    parts = await asyncio.gather(*(graph.mentions(store_id, [key], share) for key in keys))
-    return [m for part in parts for m in part]
+    return await graph.mentions_each(store_id, keys, share)
 
 
 def _per_chunk(rows: list[MentionRow]) -> list[MentionRow]:

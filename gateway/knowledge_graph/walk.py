@@ -51,7 +51,6 @@ Compared on bench/multihop_hard.py against two-hop entity expansion and personal
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 
 import numpy as np
@@ -126,10 +125,7 @@ async def walk(
         if not frontier:
             break
         parents = list({p for u in frontier if (p := reached[u].via) is not None})
-        edges, rows = await asyncio.gather(
-            graph.edges(store_id, frontier, per_entity=PER_ENTITY),
-            graph.mentions(store_id, parents, limit=PARENT_MENTIONS) if parents else _no_rows(),
-        )
+        edges, rows = await graph.hop(store_id, frontier, PER_ENTITY, parents, PARENT_MENTIONS)
         # in one order on every graph store (neither store's query orders its rows): of two paths
         # at the same potential the first is kept, and `specific.py` reads which
         edges = sorted(edges, key=lambda e: (e.source, e.target, e.type))
@@ -244,10 +240,6 @@ async def walk(
             unsure = [x for x in improved & linked if not reached[x].matched and x not in frontier]
             frontier += sorted(sorted(unsure), key=lambda x: reached[x].potential(), reverse=True)[:room]
     return reached
-
-
-async def _no_rows() -> list[MentionRow]:
-    return []
 
 
 def _words(kind: str, asked: set[str], hops: int) -> str | None:

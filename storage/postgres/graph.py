@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from storage.graph import Edge, Entity, FileGraph, MentionRow, merge_aliases
+from storage.graph import ComposedReads, Edge, Entity, FileGraph, MentionRow, merge_aliases
 from storage.postgres.db import Database
 
 
@@ -41,7 +41,10 @@ def _rows(records: list[Any]) -> list[MentionRow]:
     return [MentionRow(r[0], r[1], r[2], int(r[3]), bool(r[4])) for r in records]
 
 
-class PostgresGraphStore:
+class PostgresGraphStore(ComposedReads):
+    """The combined reads (`entity_counts`, `hop`, ...) are the single ones run concurrently on the
+    pool's connections (`ComposedReads`): nothing here queues on one thread."""
+
     name = "postgres"
 
     def __init__(self, db: Database) -> None:

@@ -10,24 +10,11 @@ from typing import Any
 
 import orjson
 
-from storage.graph import (
-    Edge,
-    Entity,
-    FileGraph,
-    MentionRow,
-    merge_aliases,
-)
+from storage.graph import ChunkSignals, Edge, Entity, FileGraph, MentionRow, merge_aliases
+from storage.sqlite import graph_reads as reads
 from storage.sqlite.conn import ThreadConnection, WriterConnection
-
-MAX_IN = 500  # keys per IN (...) list: well under SQLite's variable limit
-
-
-def _marks(n: int) -> str:
-    return ",".join("?" * n)
-
-
-def _chunks(items: Sequence[str]) -> list[Sequence[str]]:
-    return [items[i : i + MAX_IN] for i in range(0, len(items), MAX_IN)] or [[]]
+from storage.sqlite.graph_reads import marks as _marks
+from storage.sqlite.graph_reads import parts as _chunks
 
 
 def _delete_file_rows(c: Any, store_id: str, file_id: str) -> None:
@@ -126,20 +113,7 @@ class SQLiteGraphStore:
         return [r[0] for r in rows if r[0]]
 
     async def entities(self, store_id: str, keys: Sequence[str]) -> dict[str, Entity]:
-        def read(c: Any) -> dict[str, Entity]:
-            found: dict[str, Entity] = {}
-            for part in _chunks(list(dict.fromkeys(keys))):
-                if not part:
-                    continue
-                for key, name, kind, aliases in c.execute(
-                    "SELECT key, name, type, aliases FROM kg_entities WHERE store_id = ? "
-                    f"AND key IN ({_marks(len(part))})",
-                    (store_id, *part),
-                ):
-                    found[key] = Entity(key, name, kind, tuple(orjson.loads(aliases)))
-            return found
-
-        return await self._reader.run(read)
+        return await self._reader.run(reads.entities, store_id, keys)
 
     async def search_entities(
         self, store_id: str, text: str, limit: int, file_id: str | None = None
@@ -169,138 +143,61 @@ class SQLiteGraphStore:
         return await self._reader.run(read)
 
     async def mention_counts(self, store_id: str, keys: Sequence[str]) -> dict[str, int]:
-        def read(c: Any) -> dict[str, int]:
-            counts: dict[str, int] = {}
-            for part in _chunks(list(dict.fromkeys(keys))):
-                if part:
-                    counts.update(
-                        c.execute(
-                            f"SELECT entity, COUNT(DISTINCT file_id) FROM kg_mentions WHERE store_id = ? "
-                            f"AND entity IN ({_marks(len(part))}) GROUP BY entity",
-                            (store_id, *part),
-                        ).fetchall()
-                    )
-            return counts
-
-        return await self._reader.run(read)
+        return await self._reader.run(reads.mention_counts, store_id, keys)
 
     async def edges(self, store_id: str, keys: Sequence[str], per_entity: int = 50) -> list[Edge]:
         """Relations touching `keys` (either end), summed over files; typed relations before
         co-occurrence and heavier before lighter, at most `per_entity` for each key and direction."""
-
-        def read(c: Any) -> list[Edge]:
-            out: list[Edge] = []
-            for part in _chunks(list(dict.fromkeys(keys))):
-                if not part:
-                    continue
-                for end in ("source", "target"):
-                    # INDEXED BY: for `target IN (...)` the planner otherwise walks the source index
-                    # (the GROUP BY's order) over the whole store's relations, a full scan per hop
-                    rows = c.execute(
-                        f"SELECT source, target, type, w, files FROM (SELECT source, target, type, SUM(weight) AS w, "
-                        "group_concat(file_id, char(31)) AS files, "
-                        f"ROW_NUMBER() OVER (PARTITION BY {end} ORDER BY (type = 'co_occurs'), SUM(weight) DESC) AS rn "
-                        f"FROM kg_relations INDEXED BY kg_relations_{end} "
-                        f"WHERE store_id = ? AND {end} IN ({_marks(len(part))}) "
-                        "GROUP BY source, target, type) WHERE rn <= ?",
-                        (store_id, *part, per_entity),
-                    )
-                    out.extend(
-                        Edge(s, t, kind, float(w), tuple(sorted(files.split("\x1f")))) for s, t, kind, w, files in rows
-                    )
-            return list(dict.fromkeys(out))
-
-        return await self._reader.run(read)
+        return await self._reader.run(reads.edges, store_id, keys, per_entity)
 
     async def mentions(self, store_id: str, keys: Sequence[str], limit: int = 200) -> list[MentionRow]:
         """Chunks mentioning `keys`: subjects first, then by count, at most `limit`."""
-
-        def read(c: Any) -> list[MentionRow]:
-            out: list[MentionRow] = []
-            for part in _chunks(list(dict.fromkeys(keys))):
-                if part:
-                    out.extend(
-                        MentionRow(r[0], r[1], r[2], int(r[3]), bool(r[4]))
-                        for r in c.execute(
-                            "SELECT entity, file_id, chunk_id, count, subject FROM kg_mentions WHERE store_id = ? "
-                            f"AND entity IN ({_marks(len(part))}) ORDER BY subject DESC, count DESC LIMIT ?",
-                            (store_id, *part, limit),
-                        )
-                    )
-            return out
-
-        return await self._reader.run(read)
+        return await self._reader.run(reads.mentions, store_id, keys, limit)
 
     async def chunk_mentions(
         self, store_id: str, chunk_ids: Sequence[str], entities: Collection[str] | None = None
     ) -> list[MentionRow]:
         """The mention rows of `chunk_ids`; with `entities`, only theirs (the `kg` ranker scores a
         chunk by the entities its walk reached: a long page names hundreds it never reached)."""
-        wanted = None if entities is None else list(dict.fromkeys(entities))
-        if wanted is not None and not wanted:
+        if entities is not None and not entities:
             return []
-        # the entities go into the statement when they fit beside a part of the chunk ids (SQLite
-        # before 3.32 allows 999 variables a statement), else the rows are filtered here
-        in_sql = wanted is not None and len(wanted) <= MAX_IN // 2  # with a part's MAX_IN ids: < 999
-        keep = None if wanted is None or in_sql else set(wanted)
-        extra = f" AND entity IN ({_marks(len(wanted))})" if in_sql and wanted else ""
-
-        def read(c: Any) -> list[MentionRow]:
-            out: list[MentionRow] = []
-            for part in _chunks(list(dict.fromkeys(chunk_ids))):
-                if part:
-                    out.extend(
-                        MentionRow(r[0], r[1], r[2], int(r[3]), bool(r[4]))
-                        for r in c.execute(
-                            "SELECT entity, file_id, chunk_id, count, subject FROM kg_mentions WHERE store_id = ? "
-                            f"AND chunk_id IN ({_marks(len(part))}){extra}",
-                            (store_id, *part, *(wanted if in_sql and wanted else ())),
-                        )
-                        if keep is None or r[0] in keep
-                    )
-            return out
-
-        return await self._reader.run(read)
+        return await self._reader.run(reads.chunk_mentions, store_id, chunk_ids, entities)
 
     async def chunk_relation_types(
         self, store_id: str, chunk_ids: Sequence[str], types: Collection[str] | None = None
     ) -> dict[str, set[str]]:
         """The typed relations (not co-occurrence) each chunk states; with `types`, only those."""
-        wanted = None if types is None else sorted(set(types) - {"co_occurs"})
-        if wanted is not None and not wanted:
+        if types is not None and not set(types) - {"co_occurs"}:
             return {}
-        only = "type != 'co_occurs'" if wanted is None else f"type IN ({_marks(len(wanted))})"
-
-        def read(c: Any) -> dict[str, set[str]]:
-            out: dict[str, set[str]] = {}
-            for part in _chunks(list(dict.fromkeys(chunk_ids))):
-                if part:
-                    for chunk_id, kind in c.execute(
-                        f"SELECT DISTINCT chunk_id, type FROM kg_relations WHERE store_id = ? AND {only} "
-                        f"AND chunk_id IN ({_marks(len(part))})",
-                        (store_id, *(wanted or ()), *part),
-                    ):
-                        out.setdefault(chunk_id, set()).add(kind)
-            return out
-
-        return await self._reader.run(read)
+        return await self._reader.run(reads.chunk_relation_types, store_id, chunk_ids, types)
 
     async def file_times(self, store_id: str, file_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
         """(title, extracted_at) per extracted file."""
+        return await self._reader.run(reads.file_times, store_id, file_ids)
 
-        def read(c: Any) -> dict[str, tuple[str, int]]:
-            out: dict[str, tuple[str, int]] = {}
-            for part in _chunks(list(dict.fromkeys(file_ids))):
-                if part:
-                    for fid, title, at in c.execute(
-                        "SELECT file_id, title, extracted_at FROM kg_files WHERE store_id = ? "
-                        f"AND file_id IN ({_marks(len(part))})",
-                        (store_id, *part),
-                    ):
-                        out[fid] = (title, int(at))
-            return out
+    # -- combined reads: one hop to the reader thread each (`storage.graph.GraphStore`) -------------
+    async def entity_counts(self, store_id: str, keys: Sequence[str]) -> tuple[dict[str, Entity], dict[str, int]]:
+        return await self._reader.run(reads.entity_counts, store_id, keys)
 
-        return await self._reader.run(read)
+    async def hop(
+        self, store_id: str, keys: Sequence[str], per_entity: int, parents: Sequence[str], parent_limit: int
+    ) -> tuple[list[Edge], list[MentionRow]]:
+        return await self._reader.run(reads.hop, store_id, keys, per_entity, parents, parent_limit)
+
+    async def mentions_each(self, store_id: str, keys: Sequence[str], limit: int) -> list[MentionRow]:
+        return await self._reader.run(reads.mentions_each, store_id, keys, limit) if keys else []
+
+    async def chunk_signals(
+        self,
+        store_id: str,
+        keys: Sequence[str],
+        limit: int,
+        chunk_ids: Sequence[str],
+        file_ids: Collection[str],
+        entities: Collection[str],
+        types: Collection[str],
+    ) -> ChunkSignals:
+        return await self._reader.run(reads.chunk_signals, store_id, keys, limit, chunk_ids, file_ids, entities, types)
 
     async def unextracted(self, limit: int) -> list[tuple[str, str]]:
         """(store, file) of completed vector-store files that have no graph yet (ingested before the

@@ -110,6 +110,52 @@ async def test_replace_read_and_delete(graph: GraphStore) -> None:
     assert await graph.edges(sid, ["orro works"]) == [] and await graph.titles(sid) == []
 
 
+async def test_combined_reads_are_the_single_reads(graph: GraphStore) -> None:
+    """The reads a kg search makes together, in one round (#28): each returns what the single
+    reads it stands for return, on every store."""
+    sid = _sid()
+    await graph.replace_file(_file(sid, "f1"))
+    await graph.replace_file(_file(sid, "f2", founder="Bo Quell", chunk="c1"))
+    await graph.replace_file(_file(sid, "f3", founder="Cy Dorn", chunk="c2"))
+    c1, c2, c3 = f"{sid}:f1:c0", f"{sid}:f2:c1", f"{sid}:f3:c2"
+    keys = ["orro works", "ada vell", "nobody"]
+    known, counts = await graph.entity_counts(sid, keys)
+    assert set(known) == {"orro works", "ada vell"} and known["ada vell"].name == "Ada Vell"
+    assert counts == {"orro works": 3, "ada vell": 1}
+    assert (known, counts) == (await graph.entities(sid, keys), await graph.mention_counts(sid, keys))
+    # a walk's hop: the frontier's edges (at most `per_entity` per key and direction) and the
+    # mention rows of the entities before it on the paths (none read for none)
+    edges, rows = await graph.hop(sid, ["orro works"], 2, ["ada vell", "cy dorn"], 1)
+    assert set(edges) == set(await graph.edges(sid, ["orro works"], per_entity=2))
+    assert {e.type for e in edges} == {"founded_by", "co_occurs"} and len(edges) == 4
+    assert len(rows) == 1 and rows == await graph.mentions(sid, ["ada vell", "cy dorn"], limit=1)
+    edges, rows = await graph.hop(sid, ["bo quell", "nobody"], 40, [], 5)
+    assert {(e.source, e.target) for e in edges} == {("orro works", "bo quell"), ("bo quell", "orro works")}
+    assert rows == []
+    # each key's own rows, in the keys' order (one LIMIT over them all lets one key use it up)
+    each = await graph.mentions_each(sid, ["cy dorn", "orro works", "ada vell"], 2)
+    assert [(m.entity, m.file_id) for m in each][:1] == [("cy dorn", "f3")] and each[-1].entity == "ada vell"
+    assert [m.entity for m in each].count("orro works") == 2
+    singles = [m for key in ["cy dorn", "orro works", "ada vell"] for m in await graph.mentions(sid, [key], 2)]
+    assert {(m.entity, m.chunk_id) for m in each} == {(m.entity, m.chunk_id) for m in singles}
+    assert await graph.mentions_each(sid, [], 2) == []
+    # the ranker's candidates: its hits' chunks and files with the chunks the reached entities are named in
+    signals = await graph.chunk_signals(
+        sid, ["bo quell"], 10, chunk_ids=[c1], file_ids={"f1"}, entities=["ada vell", "bo quell"], types={"founded_by"}
+    )
+    assert [(m.entity, m.chunk_id) for m in signals.rows] == [("bo quell", c2)]
+    assert {(m.entity, m.chunk_id) for m in signals.chunk_rows} == {("ada vell", c1), ("bo quell", c2)}
+    assert signals.stated == {c1: {"founded_by"}, c2: {"founded_by"}}
+    assert set(signals.times) == {"f1", "f2"} and signals.times["f2"][0] == "Orro Works"
+    ids = [c1, c2]
+    assert set(signals.chunk_rows) == set(await graph.chunk_mentions(sid, ids, entities=["ada vell", "bo quell"]))
+    assert signals.stated == await graph.chunk_relation_types(sid, ids, types={"founded_by"})
+    assert signals.times == await graph.file_times(sid, ["f1", "f2"])
+    # no relation type asked: none read; no entity reached: no rows
+    quiet = await graph.chunk_signals(sid, [], 10, chunk_ids=[c3], file_ids={"f3"}, entities=[], types=set())
+    assert quiet.rows == [] and quiet.chunk_rows == [] and quiet.stated == {} and set(quiet.times) == {"f3"}
+
+
 async def test_replace_is_idempotent_and_stores_are_separate(graph: GraphStore) -> None:
     sid, other = _sid(), _sid()
     await graph.replace_file(_file(sid, "f1"))

@@ -146,6 +146,11 @@ class _Graph:
     async def mentions(self, store_id: str, keys: list[str], limit: int = 200) -> list[MentionRow]:
         return []
 
+    async def hop(
+        self, store_id: str, keys: list[str], per_entity: int, parents: list[str], parent_limit: int
+    ) -> tuple[list[Edge], list[MentionRow]]:
+        return await self.edges(store_id, keys, per_entity), []
+
 
 def test_equal_paths_keep_the_same_parent_in_either_edge_order() -> None:
     """V is reached at equal potential through X1 (one more step) or X2 (three): which one the walk
