@@ -34,6 +34,11 @@ class _Graph:
     async def mentions(self, store_id: str, keys: list[str], limit: int = 200) -> list[MentionRow]:
         return []
 
+    async def hop(
+        self, store_id: str, keys: list[str], per_entity: int, parents: list[str], parent_limit: int
+    ) -> tuple[list[Edge], list[MentionRow]]:
+        return await self.edges(store_id, keys, per_entity), []
+
 
 def _edge(source: str, target: str, kind: str) -> Edge:
     return Edge(source, target, kind, 1.0, ("f",))
