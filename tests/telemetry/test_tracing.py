@@ -790,3 +790,33 @@ def test_encoded_attributes_match_the_library_on_edge_values() -> None:
     for attrs in cases:
         library = PB2Resource(attributes=_encode_attributes(attrs)).SerializeToString()
         assert b"".join(otlp_encode.attributes(b"\x0a", attrs)) == library, attrs
+
+
+def test_span_attributes_match_the_library_through_each_memo_path() -> None:
+    """A span's own attributes (`otlp_encode.span_attributes`, a memo per key) encode as the library
+    does whether a value is met first, again (memoised) or past a key's memo bound (written out):
+    equal values of other types (1, 1.0, True), 0.0 and -0.0, strings whose UTF-8 length differs
+    from their length, at and across the one-byte length limit, ints beyond int64 dropped."""
+    from opentelemetry.exporter.otlp.proto.common._internal import _encode_attributes
+    from opentelemetry.proto.trace.v1.trace_pb2 import Span as PB2Span
+
+    from gateway.telemetry import otlp_encode
+
+    cases: list[dict[str, Any]] = [
+        {"n": 1, "b": True},
+        {"n": 1.0, "b": 1},
+        {"n": True, "b": 1.0},
+        {"z": 0.0, "w": -0.0, "nan": float("nan")},
+        {"z": -0.0},
+        {"s": "café", "k€y": "€" * 40},
+        {"s": "x" * 100, "t": ("stop", "length"), "u": ("a", 1)},
+        {"s": "y" * 300, "long key " * 20: "v"},
+        {"big": 2**63, "ok": -5, "l": ["a", "b"]},
+    ]
+    for attrs in cases * 2:  # met first, then from the memo
+        library = PB2Span(attributes=_encode_attributes(attrs)).SerializeToString()
+        assert b"".join(otlp_encode.span_attributes(tuple(attrs), tuple(attrs.values()))) == library, attrs
+    for i in range(otlp_encode._KEY_VALUES + 5):  # past the key's bound: written out, not memoised
+        attrs = {"id": f"resp_{i:040d}", "count": i}
+        library = PB2Span(attributes=_encode_attributes(attrs)).SerializeToString()
+        assert b"".join(otlp_encode.span_attributes(tuple(attrs), tuple(attrs.values()))) == library, attrs
