@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import json
 import os
 import socket
@@ -58,8 +59,14 @@ def make_request(keep: list[Any] | None = None) -> Callable[[], None]:
     from gateway.telemetry import tracing
 
     response = {"id": "resp_1", "model": "m", "usage": {"input_tokens": 5, "output_tokens": 7}, "status": "completed"}
+    count = itertools.count()
 
     def request() -> None:
+        # a fresh response id and token count a request, as the doors' are (the encoder memoises
+        # repeated values: a constant id would measure only its memo's hits)
+        n = next(count)
+        response["id"] = f"resp_{n:048x}"
+        response["usage"] = {"input_tokens": 5 + n % 3000, "output_tokens": 7}
         server = tracing.start_span("POST /v1/responses", "server", {"http.request.method": "POST",
                                     "url.path": "/v1/responses", "url.scheme": "http", "server.address": "h",
                                     "server.port": 8082, "client.address": "127.0.0.1",
@@ -76,7 +83,7 @@ def make_request(keep: list[Any] | None = None) -> Callable[[], None]:
         tracing.detach(t2)
         spans.end_agent(agent, response)
         tracing.detach(t1)
-        server.end_with({"http.response.status_code": 200, "gen_ai.response.id": "resp_1"})  # type: ignore[attr-defined]
+        server.end_with({"http.response.status_code": 200, "gen_ai.response.id": response["id"]})  # type: ignore[attr-defined]
         if keep is not None:
             keep.extend((chat.span, agent, server))
 

@@ -101,10 +101,11 @@ def key_value(key: str, value: Any) -> bytes:
 # (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT) is long, unique, and would pin memory.
 _MEMO_STR_MAX = 256
 _KEY_VALUES = 256  # memoised values per attribute key: past it (response ids, token counts) encoded each time
-# attribute key -> its memo: value (a str) or (type, value) -> the encoded `KeyValue` field, and under
-# the keys `str` and `float` (never an attribute value) the key's own parts of a field, made once.
-# (Written by two threads: see `_names`.)
-_by_key: dict[str, dict[Any, bytes]] = {}
+_KEY_HEADS = 1024  # remembered field heads per key, one per length of value (a bound for long content)
+# attribute key -> (its memo: a str, an int or (type, value) -> the encoded `KeyValue` field; the
+# field heads of a string value by its UTF-8 length; of an `AnyValue` body by its length; a double's
+# field head). (Written by two threads: see `_names`.)
+_by_key: dict[str, tuple[dict[Any, bytes], dict[int, bytes], dict[int, bytes], bytes]] = {}
 
 
 def attributes(tag: bytes, attrs: Mapping[str, Any] | None) -> list[bytes]:
@@ -122,14 +123,31 @@ def attributes(tag: bytes, attrs: Mapping[str, Any] | None) -> list[bytes]:
     return out
 
 
-def _key_memo(key: str) -> dict[Any, bytes]:
+def _key_memo(key: str) -> tuple[dict[Any, bytes], dict[int, bytes], dict[int, bytes], bytes]:
+    """A key's entry in `_by_key`, made when first met."""
     if len(_by_key) >= _MEMO_MAX:
         _by_key.clear()
     field = _field(b"\x0a", key.encode()) if key else b""
-    float_head = b"\x4a" + varint(len(field) + 11) + field + b"\x12\x09\x21"  # a double's field but its 8 bytes
-    memo: dict[Any, bytes] = {str: field + b"\x12", float: float_head}
-    _by_key[key] = memo
-    return memo
+    entry = _by_key[key] = ({}, {}, {}, b"\x4a" + varint(len(field) + 11) + field + b"\x12\x09\x21")
+    return entry
+
+
+def _any_head(key: str, size: int, heads: dict[int, bytes]) -> bytes:
+    """A `KeyValue` field of ``key`` up to its `AnyValue` body of ``size`` bytes (remembered)."""
+    field = _field(b"\x0a", key.encode()) if key else b""
+    head = b"\x4a" + varint(len(field) + 1 + len(varint(size)) + size) + field + b"\x12" + varint(size)
+    if len(heads) < _KEY_HEADS:
+        heads[size] = head
+    return head
+
+
+def _str_head(key: str, size: int, strings: dict[int, bytes], anys: dict[int, bytes]) -> bytes:
+    """A `KeyValue` field of ``key`` up to a string value of ``size`` UTF-8 bytes (remembered)."""
+    tail = b"\x0a" + varint(size)
+    head = (anys.get(size + len(tail)) or _any_head(key, size + len(tail), anys)) + tail
+    if len(strings) < _KEY_HEADS:
+        strings[size] = head
+    return head
 
 
 def span_attributes(keys: Sequence[str], values: Sequence[Any]) -> list[bytes]:
@@ -137,40 +155,42 @@ def span_attributes(keys: Sequence[str], values: Sequence[Any]) -> list[bytes]:
     fields (field 9), as `attributes` encodes them.
 
     Why the shape (#31: this runs for every attribute of every span, in the export thread): one
-    memo per key (`_by_key`), so a value is looked up alone, not as a tuple made per attribute. A
-    short string (most values) is its own memo key (a string never equals a number); a number or
-    a boolean carries its type (1, 1.0 and True are equal and hash alike but encode apart); a
-    tuple of short strings (finish reasons) is memoised too. A key keeps at most `_KEY_VALUES`
-    values: a unique value (a response id) is encoded each time, written out for a short string
-    (one-byte lengths), instead of churning the memo. A float is never memoised (time to first
-    chunk: unique): its field is the key's prefix, made once, and its 8 bytes."""
+    entry per key (`_by_key`), so a value is looked up alone, not as a tuple made per attribute. A
+    short string (most values) or an int is its own memo key (a string never equals a number; a
+    bool, equal to 1 or 0, is keyed with its type); a tuple of short strings (finish reasons) is
+    memoised too. A key keeps at most `_KEY_VALUES` values: a unique value (a response id, a token
+    count) is then written as the key's field head for its length, made once, and the value's own
+    bytes, instead of churning the memo. A float is never memoised (time to first chunk: unique;
+    0.0 and -0.0 are equal but encode apart): the key's double head and its 8 bytes."""
     out: list[bytes] = []
     append = out.append
     by_key = _by_key
     for key, value in zip(keys, values, strict=True):
-        memo = by_key.get(key) or _key_memo(key)
+        memo, strings, anys, double = by_key.get(key) or _key_memo(key)
         kind = type(value)
-        if kind is str:
+        if kind is str or kind is int:
             encoded = memo.get(value)
             if encoded is None:
-                body = value.encode()
-                size = len(body)
-                head = memo[str]
-                if len(head) + size < 125:  # every length one byte: the field written out
-                    encoded = b"".join(
-                        (b"\x4a", _SMALL[len(head) + size + 3], head, _SMALL[size + 2], b"\x0a", _SMALL[size], body)
-                    )
-                else:
-                    encoded = _field(b"\x4a", key_value(key, value))
-                if size <= _MEMO_STR_MAX and len(memo) < _KEY_VALUES:
+                if kind is str:
+                    body = value.encode()
+                    size = len(body)
+                    encoded = (strings.get(size) or _str_head(key, size, strings, anys)) + body
+                    keep = size <= _MEMO_STR_MAX
+                elif _INT64_MIN <= value <= _INT64_MAX:
+                    body = b"\x18" + varint(value)
+                    encoded = (anys.get(len(body)) or _any_head(key, len(body), anys)) + body
+                    keep = True
+                else:  # beyond int64: protobuf refuses it; the library drops the attribute
+                    continue
+                if keep and len(memo) < _KEY_VALUES:
                     memo[value] = encoded
             append(encoded)
             continue
-        if kind is float:  # (by its bytes: 0.0 and -0.0 are equal but encode apart; NaN too)
-            append(memo[float] + _pack_d(value))
+        if kind is float:
+            append(double + _pack_d(value))
             continue
-        if kind is int or kind is bool:
-            memo_key: Any = (kind, value)
+        if kind is bool:
+            memo_key: Any = (bool, value)
         elif kind is tuple and all(type(v) is str and len(v) <= _MEMO_STR_MAX for v in value):
             memo_key = (tuple, value)
         elif value is None:  # not an attribute value: the SDK never records it
@@ -183,10 +203,7 @@ def span_attributes(keys: Sequence[str], values: Sequence[Any]) -> list[bytes]:
             continue
         encoded = memo.get(memo_key)
         if encoded is None:
-            try:
-                encoded = _field(b"\x4a", key_value(key, value))
-            except TypeError:  # an int beyond int64: dropped, as the library drops it
-                continue
+            encoded = _field(b"\x4a", key_value(key, value))
             if len(memo) < _KEY_VALUES:
                 memo[memo_key] = encoded
         append(encoded)
@@ -321,6 +338,10 @@ def record_bytes(record: tuple[Any, ...], events: Any = None, links: Any = None)
     return b"".join(parts)
 
 
+_SPANS_HEADED = 2048  # a span field's tag and length made once for bodies shorter than this
+_SPAN_HEADS = [b"\x12" + varint(size) for size in range(_SPANS_HEADED)]  # (no copy of a body to prefix it)
+
+
 def encode_batch(
     bodies: Sequence[bytes | tuple[Any, ...]],
     resource: tuple[bytes, bytes],
@@ -344,7 +365,9 @@ def encode_batch(
                 if lost is not None:
                     lost()
                 continue
-        append(b"\x12" + varint(len(body)) + body)
+        size = len(body)
+        append(_SPAN_HEADS[size] if size < _SPANS_HEADED else b"\x12" + varint(size))
+        append(body)
     append(scope[1])
     scope_spans = b"".join(fields)
     resource_spans = resource[0] + _field(b"\x12", scope_spans) + resource[1]

@@ -770,9 +770,9 @@ for sampler, arg in (("always_on", None), ("parentbased_always_on", None), ("alw
 
 
 def test_encoded_attributes_match_the_library_on_edge_values() -> None:
-    """The memoised attribute encoding writes the library's bytes where equal values encode apart
-    (0.0 and -0.0 share a dict key; a float is memoised by its bytes) and drops an int protobuf
-    cannot carry (beyond int64), as the library drops it, instead of wrapping it."""
+    """The attribute encoding of presets, the resource, events and links writes the library's bytes
+    where equal values encode apart (0.0 and -0.0) and drops an int protobuf cannot carry (beyond
+    int64), as the library drops it, instead of wrapping it (a span's own attributes: below)."""
     from opentelemetry.exporter.otlp.proto.common._internal import _encode_attributes
     from opentelemetry.proto.resource.v1.resource_pb2 import Resource as PB2Resource
 
