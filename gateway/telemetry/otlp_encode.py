@@ -100,8 +100,12 @@ def key_value(key: str, value: Any) -> bytes:
 # Only short strings are memoised: names, models, ids repeat; captured message content
 # (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT) is long, unique, and would pin memory.
 _MEMO_STR_MAX = 256
-_KEY_VALUES = 256  # memoised values per attribute key: past it (response ids, token counts) encoded each time
-_KEY_HEADS = 1024  # remembered field heads per key, one per length of value (a bound for long content)
+# Bounds of `_by_key` (worst case ~5 MB, typically a few hundred kB): attribute keys (the call
+# sites use a few dozen; past it all are dropped and made again), memoised values a key (past it:
+# response ids, token counts are encoded each time), remembered field heads a key (one a length).
+_KEYS_MAX = 128
+_KEY_VALUES = 128
+_KEY_HEADS = 64
 # attribute key -> (its memo: a str, an int or (type, value) -> the encoded `KeyValue` field; the
 # field heads of a string value by its UTF-8 length; of an `AnyValue` body by its length; a double's
 # field head). (Written by two threads: see `_names`.)
@@ -125,7 +129,7 @@ def attributes(tag: bytes, attrs: Mapping[str, Any] | None) -> list[bytes]:
 
 def _key_memo(key: str) -> tuple[dict[Any, bytes], dict[int, bytes], dict[int, bytes], bytes]:
     """A key's entry in `_by_key`, made when first met."""
-    if len(_by_key) >= _MEMO_MAX:
+    if len(_by_key) >= _KEYS_MAX:
         _by_key.clear()
     field = _field(b"\x0a", key.encode()) if key else b""
     entry = _by_key[key] = ({}, {}, {}, b"\x4a" + varint(len(field) + 11) + field + b"\x12\x09\x21")
