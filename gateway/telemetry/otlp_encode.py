@@ -101,7 +101,7 @@ def key_value(key: str, value: Any) -> bytes:
 # Only short strings are memoised: names, models, ids repeat; captured message content
 # (OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT) is long, unique, and would pin memory.
 _MEMO_STR_MAX = 256
-# Bounds of `_by_key` (worst case ~5 MB, typically a few hundred kB): attribute keys (the call
+# Bounds of `_by_key` (worst case ~15 MB, typically a few hundred kB): attribute keys (the call
 # sites use a few dozen; past it all are dropped and made again), memoised values a key (past it:
 # response ids, token counts are encoded each time), remembered field heads a key (one a length).
 _KEYS_MAX = 128
@@ -163,10 +163,11 @@ def span_attributes(keys: Sequence[str], values: Sequence[Any]) -> list[bytes]:
     entry per key (`_by_key`), so a value is looked up alone, not as a tuple made per attribute. A
     short string (most values) or an int is its own memo key (a string never equals a number; a
     bool, equal to 1 or 0, is keyed with its type); a tuple of short strings (finish reasons) is
-    memoised too. A key keeps at most `_KEY_VALUES` values: a unique value (a response id, a token
-    count) is then written as the key's field head for its length, made once, and the value's own
-    bytes, instead of churning the memo. A float is never memoised (time to first chunk: unique;
-    0.0 and -0.0 are equal but encode apart): the key's double head and its 8 bytes. The memo's
+    memoised too. A miss (a response id, a token count) is written as the key's field head for its
+    length, made once, and the value's own bytes; a key keeps at most `_KEY_VALUES` values and
+    starts again when full, so no request's value stays in memory for the process's life. A float
+    is never memoised (time to first chunk: unique; 0.0 and -0.0 are equal but encode apart): the
+    key's double head and its 8 bytes. The memo's
     keys are strings and ints, which the garbage collector does not track: a memo of tuple keys
     (an earlier version, thousands alive until its clear) had them promoted to the oldest
     generation, and the full collections they set off cost the HTTP door ~20 us a request."""
@@ -190,7 +191,9 @@ def span_attributes(keys: Sequence[str], values: Sequence[Any]) -> list[bytes]:
                     keep = True
                 else:  # beyond int64: protobuf refuses it; the library drops the attribute
                     continue
-                if keep and len(memo) < _KEY_VALUES:
+                if keep:
+                    if len(memo) >= _KEY_VALUES:  # full: start again (no value pinned for good)
+                        memo.clear()
                     memo[value] = encoded
             append(encoded)
             continue
@@ -212,8 +215,9 @@ def span_attributes(keys: Sequence[str], values: Sequence[Any]) -> list[bytes]:
         encoded = memo.get(memo_key)
         if encoded is None:
             encoded = _field(b"\x4a", key_value(key, value))
-            if len(memo) < _KEY_VALUES:
-                memo[memo_key] = encoded
+            if len(memo) >= _KEY_VALUES:
+                memo.clear()
+            memo[memo_key] = encoded
         append(encoded)
     return out
 

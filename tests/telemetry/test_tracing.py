@@ -820,3 +820,35 @@ def test_span_attributes_match_the_library_through_each_memo_path() -> None:
         attrs = {"id": f"resp_{i:040d}", "count": i}
         library = PB2Span(attributes=_encode_attributes(attrs)).SerializeToString()
         assert b"".join(otlp_encode.span_attributes(tuple(attrs), tuple(attrs.values()))) == library, attrs
+
+
+def test_span_attributes_match_the_library_when_the_memo_bounds_are_small(monkeypatch: Any) -> None:
+    """With the memo's bounds shrunk (a few keys, values and heads), every path past a bound (a key's
+    memo full and started again, a key's heads full, the key table cleared) still writes the library's
+    bytes, for strings at the one-, two- and three-byte length limits, bools, ints, tuples and floats;
+    and a full key's memo starts again rather than keeping its first values for good."""
+    import random
+
+    from opentelemetry.exporter.otlp.proto.common._internal import _encode_attributes
+    from opentelemetry.proto.trace.v1.trace_pb2 import Span as PB2Span
+
+    from gateway.telemetry import otlp_encode
+
+    monkeypatch.setattr(otlp_encode, "_KEYS_MAX", 3)
+    monkeypatch.setattr(otlp_encode, "_KEY_VALUES", 5)
+    monkeypatch.setattr(otlp_encode, "_KEY_HEADS", 3)
+    monkeypatch.setattr(otlp_encode, "_by_key", {})
+    rng = random.Random(31)
+    lengths = [0, 1, 127, 128, 200, 16383, 16384, 70000]
+    values: list[Any] = [True, False, 0, 1, -1, 2**40, 0.5, -0.0, ("stop",), ("a", "b"), "é" * 70]
+    for _ in range(600):
+        attrs: dict[str, Any] = {}
+        for key in rng.sample(["k0", "k1", "k2", "k3", "k4"], 3):
+            attrs[key] = rng.choice(values) if rng.random() < 0.4 else "x" * rng.choice(lengths)
+        library = PB2Span(attributes=_encode_attributes(attrs)).SerializeToString()
+        assert b"".join(otlp_encode.span_attributes(tuple(attrs), tuple(attrs.values()))) == library, attrs
+    monkeypatch.setattr(otlp_encode, "_by_key", {})
+    for i in range(12):
+        otlp_encode.span_attributes(("id",), (f"v{i}",))
+    memo = otlp_encode._by_key["id"][0]
+    assert "v0" not in memo and "v11" in memo and len(memo) <= 5
