@@ -704,12 +704,22 @@ ok = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 cases = [ok, ok[:-2] + "00", " " + ok, ok.upper(), "ff" + ok[2:], ok + "-x", "01" + ok[2:] + "-x",
          "00-" + "0" * 32 + "-00f067aa0ba902b7-01", "00-4bf92f3577b34da6a3ce929d0e0e4736-" + "0" * 16 + "-01",
          "junk", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7", "x" * 600]
+# the canonical length (55), where a header is read by slicing: what `int(x, 16)` would accept
+# and the pattern does not (a sign, "0x", "_", spaces, upper case), dashes moved, other flags
+tid, sid = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+cases += [f"00-{tid}-{sid}-{f}" for f in ("03", "ff", "fe", "0F", "0g", "+1", " 1")]
+cases += [f"00-{t_}-{sid}-01" for t_ in ("+" + tid[1:], "-" + tid[1:], "0x" + tid[2:], tid[:8] + "_" + tid[9:],
+                                          " " + tid[1:], tid[:-1] + " ", tid[:5] + "A" + tid[6:])]
+cases += [f"00-{tid}-{s_}-01" for s_ in ("+" + sid[1:], "0x" + sid[2:], sid[:4] + "_" + sid[5:], "0" * 15 + "1")]
+cases += ["00_" + ok[3:], ok[:35] + "_" + ok[36:], ok[:52] + "x" + ok[53:], "01" + ok[2:], "0f" + ok[2:], "ff" + ok[2:]]
+assert sum(len(c) == 55 for c in cases) >= 25
 for header in cases:
     ours = t.extract({"traceparent": header})
     theirs = trace.get_current_span(api.extract({"traceparent": header})).get_span_context()
     assert (ours if ours is not None else trace.INVALID_SPAN_CONTEXT) == theirs, header
     if ours is not None:
-        assert ours.is_remote and ours.trace_flags == theirs.trace_flags
+        assert ours.is_remote and ours.trace_flags == theirs.trace_flags and ours.is_valid
+        assert type(ours.trace_flags) is type(theirs.trace_flags) and ours.trace_state == theirs.trace_state
 state = t.extract({"traceparent": ok, "tracestate": "k=v"})
 assert state is not None and state.trace_state.to_header() == "k=v"
 span = t.start_span("s", parent=state)
