@@ -265,19 +265,18 @@ def span_bytes(span: Any) -> bytes:
         span.start,
         span.end_ns,
         None if preset is None else preset_bytes(preset),
+        tuple(attrs),
+        tuple(attrs.values()),
         span.dropped_attributes,
         None,
         0,
         span.status_code,
         span.status_message,
-        *attrs,
-        *attrs.values(),
     )
     return record_bytes(record, span.events, span.links)
 
 
 _M64 = (1 << 64) - 1
-_FIXED = 15  # a record's fields before its attribute keys and values (`span_records.queue_span`)
 _pack_ids = struct.Struct(">HQQHQ").pack  # the trace id (two halves) and span id fields, tags included
 _pack_ids_parent = struct.Struct(">HQQHQHQ").pack  # ... and the parent span id's
 _pack_parent = struct.Struct(">HQ").pack
@@ -286,16 +285,14 @@ _pack_parent = struct.Struct(">HQ").pack
 def record_bytes(record: tuple[Any, ...], events: Any = None, links: Any = None) -> bytes:
     """The body of one OTLP `Span`, in the proto's field order, from the record `span_records.queue_span`
     queued: ids, parent, trace state header, name, kind, times, the preset's encoded attributes,
-    dropped count, its one event's name (or None) and time, status code and message, then the span's
-    attribute keys and their values (in the record itself: see `gateway.telemetry.span_records`);
+    the span's attribute keys and values (two tuples), dropped count, its one event's name (or None)
+    and time, status code and message (one level of tuples only: see `gateway.telemetry.span_records`);
     ``events`` and ``links`` those of a span encoded at its end (`span_bytes`). One body for both, so
     the two paths cannot encode a span apart. The fixed fields are packed with their tags in one
     `struct` call (ids) and another (kind and times); what is shared is encoded once (the name, the
     preset, an event's name, an unset status); only the span's own attribute values are not (#31)."""
-    (trace_id, span_id, parent_id, remote, state, name, kind, start, end, preset, dropped, event, at, code,
-     message) = record[:_FIXED]  # fmt: skip
-    count = (len(record) - _FIXED) >> 1  # the span's own attributes: keys, then values
-    keys, values = record[_FIXED : _FIXED + count], record[_FIXED + count :]
+    (trace_id, span_id, parent_id, remote, state, name, kind, start, end, preset, keys, values, dropped,
+     event, at, code, message) = record  # fmt: skip
     if state:
         head = _pack_ids(0x0A10, trace_id >> 64, trace_id & _M64, 0x1208, span_id) + _field(b"\x1a", state.encode())
         if remote is not None:

@@ -7,16 +7,14 @@ Why (#31): a span waits in the queue for its batch up to `OTEL_BSP_SCHEDULE_DELA
 (a slotted object holding dicts, a `Preset`, a `TraceState`, lists), it and its containers outlived
 the young collections and were promoted to the oldest generation, so tracing on fed the full
 collections that walk it (~31 us a request in the HTTP door). A record holds only atoms (ints,
-strings, the preset's encoded bytes), its lone first-chunk event's name and time, and the span's
-attribute keys then values, laid out in the record itself when its dict holds only atoms (an
-untracked dict; a tuple holding any dict is never untracked): the collector untracks the record at
-the first young collection it meets, so nothing a request leaves in the queue reaches an older
-generation; the span itself is freed by reference counting. One tuple a span, not three (the keys
-and the values were two tuples of their own, eleventh pass): a queued record is a tracked
-allocation that outlives the young collections' count until its batch goes, so three a span made
-the HTTP door's young collections, and with them the full ones, come more often. Encoding at the
-end, on the event loop, cost ~15 us a span in place (3-8 hot); here the loop only builds one tuple
-(the encoding moved to the export thread, it did not vanish).
+strings, the preset's encoded bytes), the span's attribute keys and values as two tuples when its
+dict holds only atoms (an untracked dict; a tuple holding any dict is never untracked), and its lone
+first-chunk event's name and time: the collector untracks those two tuples at the first young
+collection and the record (one level above them) at the next collection of its generation, before
+any reaches the oldest, so nothing a request leaves in the queue reaches an older generation; the
+span itself is freed by reference counting. Encoding at the end, on the event loop, cost ~15 us a
+span in place (3-8 hot); here the loop only builds one tuple (the encoding moved to the export
+thread, it did not vanish).
 
 A record holds the attribute values by reference and is encoded later, so it may only hold values
 nothing can change after the end: immutable atoms (str, bool, int, float, bytes, exactly those
@@ -45,7 +43,7 @@ def queue_span(span: Any) -> None:
     times its hot-loop time (#31)."""
     attributes, events, recorder = span.attributes, span.events, span.recorder
     if span.links is None and (events is None or type(events) is tuple) and not _is_tracked(attributes):
-        values = attributes.values()
+        values = tuple(attributes.values())
         for value in values:  # (each an atom or a tuple of atoms, else the bytes now)
             kind = type(value)
             if kind not in _ATOMS:
@@ -75,13 +73,13 @@ def queue_span(span: Any) -> None:
                     span.start,
                     span.end_ns,
                     None if preset is None else (preset.encoded or preset_bytes(preset)),
+                    tuple(attributes),  # keys and values: a tuple holding a dict is never untracked
+                    values,
                     span.dropped_attributes,
                     None if events is None else events[0][0],  # (one event: `end_with`'s)
                     0 if events is None else events[0][1],
                     span.status_code,
                     span.status_message,
-                    *attributes,  # then the keys and the values, in the record itself (see the module)
-                    *values,
                 )
             )
             if len(queue) >= recorder.max_batch and not recorder.wake.is_set():
