@@ -342,14 +342,3 @@ class LeanTracer:
         if not self.sampler.sampled(trace_id, parent_sampled):
             return UnsampledSpan(trace_id, span_id, state or None)
         return new_span(name, kind, trace_id, parent_id, remote, state or None, attributes, own, links, preset, span_id)
-
-    def start_remote(
-        self, name: str, kind: int, attrs: dict[str, Any], trace_id: int, parent_id: int, sampled: bool, preset: Any
-    ) -> LeanSpan | UnsampledSpan:
-        """`start` under a remote parent given by its ids (a `traceparent` parsed by the caller, no
-        `SpanContext` made: the ExtProc's server span, once per request, #31); ``attrs`` (the
-        caller's fresh dict, kept) follow ``preset``'s (a `Preset`, or None)."""
-        span_id = _bits(64) or _bits(64) or 1
-        if not self.sampler.sampled(trace_id, sampled):
-            return UnsampledSpan(trace_id, span_id)
-        return new_span(name, kind, trace_id, parent_id, True, None, attrs, True, None, preset, span_id)

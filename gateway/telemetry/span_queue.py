@@ -34,7 +34,8 @@ class Recorder:
     def put(self, item: Any) -> None:
         """Queue an ended span's record (`span_records.queue_span`, encoded by the export thread) or
         its bytes (`add`), waking the export thread when a full batch waits; a full queue drops it
-        (rather than grow or wait). The one queueing path: the hot one, so no helper call in it."""
+        (rather than grow or wait). `span_records.queue_span` writes this out for a record (the hot
+        path, a call less a span): change both together."""
         queue = self.queue
         if len(queue) >= self.max_queue:
             self.dropped += 1

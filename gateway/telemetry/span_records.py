@@ -34,30 +34,34 @@ _ATOMS = frozenset({str, bool, int, float, bytes})  # exact types: a subclass ma
 _is_tracked = gc.is_tracked
 
 
-def frozen(values: tuple[Any, ...]) -> bool:
-    """Whether every value is an immutable atom or a tuple of atoms (finish reasons): what a record
-    may hold (see the module). Loops written out: it runs at every span's end on the event loop,
-    and a set of the values' types (or `issuperset` over a `map`) cost up to ~0.3 us a span more."""
-    for value in values:
-        kind = type(value)
-        if kind not in _ATOMS:
-            if kind is not tuple:
-                return False
-            for item in value:
-                if type(item) not in _ATOMS:
-                    return False
-    return True
-
-
 def queue_span(span: Any) -> None:
     """`LeanSpan._queue`: put the ended ``span`` on its recorder's queue as its record, or as its
-    bytes when it holds containers or values that could change before the export (see the module)."""
+    bytes when it holds containers or values that could change before the export (see the module).
+
+    The test of the values (exact atoms, or tuples of them) and `Recorder.put` are written out here: this runs at every
+    span's end on the event loop, three times a request, and each call of ours there costs several
+    times its hot-loop time (#31)."""
     attributes, events, recorder = span.attributes, span.events, span.recorder
     if span.links is None and (events is None or type(events) is tuple) and not _is_tracked(attributes):
         values = tuple(attributes.values())
-        if frozen(values):
+        for value in values:  # (each an atom or a tuple of atoms, else the bytes now)
+            kind = type(value)
+            if kind not in _ATOMS:
+                if kind is not tuple:
+                    break
+                for item in value:
+                    if type(item) not in _ATOMS:
+                        break
+                else:
+                    continue
+                break
+        else:
+            queue = recorder.queue  # (`Recorder.put`)
+            if len(queue) >= recorder.max_queue:
+                recorder.dropped += 1
+                return
             preset = span.preset
-            recorder.put(
+            queue.append(
                 (
                     span.trace_id,
                     span.span_id,
@@ -78,5 +82,7 @@ def queue_span(span: Any) -> None:
                     span.status_message,
                 )
             )
+            if len(queue) >= recorder.max_batch and not recorder.wake.is_set():
+                recorder.wake.set()
             return
     recorder.add(span, span_bytes)

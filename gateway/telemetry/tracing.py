@@ -30,7 +30,7 @@ import contextlib
 import os
 import re
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gateway.telemetry.context_bridge import CURRENT_SPAN
@@ -69,8 +69,14 @@ _get_context: Any = None  # the API runtime context's get: its ContextVar's own 
 # `ContextVarsRuntimeContext` (a Python call less), else the runtime's (under our bridge's)
 _new_span: Any = None  # `lean_tracer.new_span`
 _w3c: Any = None  # the traceparent pattern, when the propagators are the default W3C ones
+_SpanContext: Any = None  # `opentelemetry.trace.SpanContext`, made by `extract` as `tuple.__new__` makes it
+_new_context = tuple.__new__
+_NO_STATE: Any = None  # the API's `DEFAULT_TRACE_STATE` (what a `SpanContext` made without one holds)
+_FLAGS: dict[str, Any] = {}  # a `traceparent`'s two hex digits of flags -> their `TraceFlags`
 _KINDS: dict[str, int] = {}
 _follows_parent = False  # a recorded parent's children are recorded (`LeanTracer.follows_parent`)
+_U64 = (1 << 64) - 1  # (`sampling.U64`: a sampler whose bound is above it records every new trace)
+_bits: Any = None  # `random.getrandbits`
 _ours = CURRENT_SPAN.get  # the current span when our code made it current (`attach`), else None
 _set_ours, _reset_ours = CURRENT_SPAN.set, CURRENT_SPAN.reset
 CURRENT: Any = object()  # `start_span`'s default parent: the current span
@@ -96,7 +102,7 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     """
     global ON, CAPTURE_CONTENT, _tracer, _recorder, _exporter_obj, _get_context, _follows_parent
     global _trace, _propagate, _Context, _SPAN_KEY, _BAGGAGE_KEY, _LeanSpan, _w3c, _new_span, _Unsampled
-    global _left_out
+    global _left_out, _bits, _SpanContext, _NO_STATE
     env = os.environ if environ is None else environ
     if endpoint_of(env) is None or ON:
         return ON
@@ -107,6 +113,7 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     from opentelemetry.context.contextvars_context import ContextVarsRuntimeContext
     from opentelemetry.trace.propagation import _SPAN_KEY as span_key
     from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+    from opentelemetry.trace.span import DEFAULT_TRACE_STATE
 
     from gateway.telemetry import context_bridge, lean_tracer, sampling, span_queue
 
@@ -127,10 +134,12 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     # the API's readers and writers (`get_current_span`, `context.attach`...) see ours through it
     api_context._RUNTIME_CONTEXT = bridge(inner)
     _LeanSpan, _BAGGAGE_KEY, _new_span = lean_tracer.LeanSpan, baggage_key, lean_tracer.new_span
-    _Unsampled, _left_out = sampling.UnsampledSpan, sampling.left_out
+    _Unsampled, _left_out, _bits = sampling.UnsampledSpan, sampling.left_out, sampling._bits
     propagators = env.get("OTEL_PROPAGATORS", "tracecontext,baggage").replace(" ", "").lower()
     if propagators in ("tracecontext,baggage", "tracecontext", "baggage,tracecontext"):
         _w3c = TraceContextTextMapPropagator._TRACEPARENT_HEADER_FORMAT_RE
+    _SpanContext, _NO_STATE = trace.SpanContext, DEFAULT_TRACE_STATE
+    _FLAGS.update({f"{n:02x}": trace.TraceFlags(n) for n in range(256)})
     _KINDS.update(lean_tracer.KINDS)
     CAPTURE_CONTENT = env.get("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "").strip().lower() == "true"
     ON = True
@@ -201,6 +210,18 @@ def start_span(
                 name, _KINDS[kind], c.trace_id, c.span_id, False, c.trace_state, attributes, own, None, preset
             )
             return made
+    if (
+        parent is None
+        and _tracer.sampler.bound > _U64  # (read here, not kept: tests swap the sampler)
+        and links is None
+        and (preset is None or not attributes or preset.keys.isdisjoint(attributes))
+    ):
+        # a new trace's root when every trace is recorded (the HTTP door's server span without a
+        # `traceparent`) in one step, as `LeanTracer.start` makes it (a trace id, then the span's)
+        root_span: LeanSpan = _new_span(
+            name, _KINDS[kind], _bits(128) or _bits(128) or 1, 0, None, None, attributes, own, None, preset
+        )
+        return root_span
     if type(parent) is _Unsampled and links is None and not _tracer.sampler.sampled(parent.trace_id, False):  # type: ignore[union-attr]
         # a child of a span the sampler left out, which it leaves out too (the same test the
         # tracer makes, on the same trace id): its ids only, no `SpanContext` (the not-recording
@@ -238,20 +259,26 @@ def start_under(
         if _CANONICAL.fullmatch(traceparent) is not None:
             trace_id, parent_id = int(traceparent[3:35], 16), int(traceparent[36:52], 16)
             if trace_id and parent_id:  # (all-zero ids are invalid: a new trace, as `extract` says)
-                assert _tracer is not None
                 sampled = traceparent[54] in "13579bdf"  # the flags' low bit
-                return _tracer.start_remote(name, _KINDS[kind], attrs, trace_id, parent_id, sampled, preset)
+                assert _tracer is not None
+                span_id = _bits(64) or _bits(64) or 1
+                if not _tracer.sampler.sampled(trace_id, sampled):
+                    return _Unsampled(trace_id, span_id)  # type: ignore[no-any-return]
+                # (`attrs` is the caller's fresh dict, kept; they follow ``preset``'s)
+                return _new_span(
+                    name, _KINDS[kind], trace_id, parent_id, True, None, attrs, True, None, preset, span_id
+                )  # type: ignore[no-any-return]
     carrier = {"traceparent": traceparent} if traceparent else {}
     if traceparent and state:
         carrier["tracestate"] = state
     return start_span(name, kind, attrs, parent=extract(carrier), own=True, preset=preset)
 
 
-def attach(span: Span) -> object:
-    """Make ``span`` current in this context; give the token to `detach`. One `ContextVar.set` of
-    our own variable: no OpenTelemetry `Context` is built (the API sees the span through
-    `context_bridge.Bridge`, #31)."""
-    return _set_ours(span)
+# `attach(span)`: make ``span`` current in this context; give the token to `detach`. It *is* our
+# context variable's `set` (`context_bridge.CURRENT_SPAN`): no OpenTelemetry `Context` is built (the
+# API sees the span through `context_bridge.Bridge`), and no Python frame either: it runs three times
+# a request at the HTTP door, each cold, and a frame of ours cost more than the set itself (#31).
+attach: Callable[[Span], object] = _set_ours  # type: ignore[assignment]
 
 
 def detach(token: object) -> None:
@@ -387,6 +414,14 @@ def extract(headers: Mapping[str, str]) -> SpanContext | None:  # (lower-case ke
         return None
     state = headers.get("tracestate")
     if _w3c is not None and not state:
+        if len(parent) == 55 and _CANONICAL.fullmatch(parent) is not None:
+            # the canonical header (version 00, nothing before or after: what Envoy and the SDKs
+            # write), read by slicing; the `SpanContext` laid out as its constructor lays it out,
+            # its ids checked valid here (#31: half the general path's time, no match groups)
+            trace_id, span_id = int(parent[3:35], 16), int(parent[36:52], 16)
+            if not trace_id or not span_id:
+                return None
+            return _new_context(_SpanContext, (trace_id, span_id, True, _FLAGS[parent[53:]], _NO_STATE, True))  # type: ignore[no-any-return]
         found = _w3c.search(parent) if len(parent) <= 512 else None
         if found is None:
             return None

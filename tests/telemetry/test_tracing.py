@@ -704,12 +704,22 @@ ok = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 cases = [ok, ok[:-2] + "00", " " + ok, ok.upper(), "ff" + ok[2:], ok + "-x", "01" + ok[2:] + "-x",
          "00-" + "0" * 32 + "-00f067aa0ba902b7-01", "00-4bf92f3577b34da6a3ce929d0e0e4736-" + "0" * 16 + "-01",
          "junk", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7", "x" * 600]
+# the canonical length (55), where a header is read by slicing: what `int(x, 16)` would accept
+# and the pattern does not (a sign, "0x", "_", spaces, upper case), dashes moved, other flags
+tid, sid = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+cases += [f"00-{tid}-{sid}-{f}" for f in ("03", "ff", "fe", "0F", "0g", "+1", " 1")]
+cases += [f"00-{t_}-{sid}-01" for t_ in ("+" + tid[1:], "-" + tid[1:], "0x" + tid[2:], tid[:8] + "_" + tid[9:],
+                                          " " + tid[1:], tid[:-1] + " ", tid[:5] + "A" + tid[6:])]
+cases += [f"00-{tid}-{s_}-01" for s_ in ("+" + sid[1:], "0x" + sid[2:], sid[:4] + "_" + sid[5:], "0" * 15 + "1")]
+cases += ["00_" + ok[3:], ok[:35] + "_" + ok[36:], ok[:52] + "x" + ok[53:], "01" + ok[2:], "0f" + ok[2:], "ff" + ok[2:]]
+assert sum(len(c) == 55 for c in cases) >= 25
 for header in cases:
     ours = t.extract({"traceparent": header})
     theirs = trace.get_current_span(api.extract({"traceparent": header})).get_span_context()
     assert (ours if ours is not None else trace.INVALID_SPAN_CONTEXT) == theirs, header
     if ours is not None:
-        assert ours.is_remote and ours.trace_flags == theirs.trace_flags
+        assert ours.is_remote and ours.trace_flags == theirs.trace_flags and ours.is_valid
+        assert type(ours.trace_flags) is type(theirs.trace_flags) and ours.trace_state == theirs.trace_state
 state = t.extract({"traceparent": ok, "tracestate": "k=v"})
 assert state is not None and state.trace_state.to_header() == "k=v"
 span = t.start_span("s", parent=state)
@@ -770,9 +780,9 @@ for sampler, arg in (("always_on", None), ("parentbased_always_on", None), ("alw
 
 
 def test_encoded_attributes_match_the_library_on_edge_values() -> None:
-    """The memoised attribute encoding writes the library's bytes where equal values encode apart
-    (0.0 and -0.0 share a dict key; a float is memoised by its bytes) and drops an int protobuf
-    cannot carry (beyond int64), as the library drops it, instead of wrapping it."""
+    """The attribute encoding of presets, the resource, events and links writes the library's bytes
+    where equal values encode apart (0.0 and -0.0) and drops an int protobuf cannot carry (beyond
+    int64), as the library drops it, instead of wrapping it (a span's own attributes: below)."""
     from opentelemetry.exporter.otlp.proto.common._internal import _encode_attributes
     from opentelemetry.proto.resource.v1.resource_pb2 import Resource as PB2Resource
 
@@ -790,3 +800,65 @@ def test_encoded_attributes_match_the_library_on_edge_values() -> None:
     for attrs in cases:
         library = PB2Resource(attributes=_encode_attributes(attrs)).SerializeToString()
         assert b"".join(otlp_encode.attributes(b"\x0a", attrs)) == library, attrs
+
+
+def test_span_attributes_match_the_library_through_each_memo_path() -> None:
+    """A span's own attributes (`otlp_encode.span_attributes`, a memo per key) encode as the library
+    does whether a value is met first, again (memoised) or past a key's memo bound (written out):
+    equal values of other types (1, 1.0, True), 0.0 and -0.0, strings whose UTF-8 length differs
+    from their length, at and across the one-byte length limit, ints beyond int64 dropped."""
+    from opentelemetry.exporter.otlp.proto.common._internal import _encode_attributes
+    from opentelemetry.proto.trace.v1.trace_pb2 import Span as PB2Span
+
+    from gateway.telemetry import otlp_encode
+
+    cases: list[dict[str, Any]] = [
+        {"n": 1, "b": True},
+        {"n": 1.0, "b": 1},
+        {"n": True, "b": 1.0},
+        {"z": 0.0, "w": -0.0, "nan": float("nan")},
+        {"z": -0.0},
+        {"s": "café", "k€y": "€" * 40},
+        {"s": "x" * 100, "t": ("stop", "length"), "u": ("a", 1)},
+        {"s": "y" * 300, "long key " * 20: "v"},
+        {"big": 2**63, "ok": -5, "l": ["a", "b"]},
+    ]
+    for attrs in cases * 2:  # met first, then from the memo
+        library = PB2Span(attributes=_encode_attributes(attrs)).SerializeToString()
+        assert b"".join(otlp_encode.span_attributes(tuple(attrs), tuple(attrs.values()))) == library, attrs
+    for i in range(otlp_encode._KEY_VALUES + 5):  # past the key's bound: written out, not memoised
+        attrs = {"id": f"resp_{i:040d}", "count": i}
+        library = PB2Span(attributes=_encode_attributes(attrs)).SerializeToString()
+        assert b"".join(otlp_encode.span_attributes(tuple(attrs), tuple(attrs.values()))) == library, attrs
+
+
+def test_span_attributes_match_the_library_when_the_memo_bounds_are_small(monkeypatch: Any) -> None:
+    """With the memo's bounds shrunk (a few keys, values and heads), every path past a bound (a key's
+    memo full and started again, a key's heads full, the key table cleared) still writes the library's
+    bytes, for strings at the one-, two- and three-byte length limits, bools, ints, tuples and floats;
+    and a full key's memo starts again rather than keeping its first values for good."""
+    import random
+
+    from opentelemetry.exporter.otlp.proto.common._internal import _encode_attributes
+    from opentelemetry.proto.trace.v1.trace_pb2 import Span as PB2Span
+
+    from gateway.telemetry import otlp_encode
+
+    monkeypatch.setattr(otlp_encode, "_KEYS_MAX", 3)
+    monkeypatch.setattr(otlp_encode, "_KEY_VALUES", 5)
+    monkeypatch.setattr(otlp_encode, "_KEY_HEADS", 3)
+    monkeypatch.setattr(otlp_encode, "_by_key", {})
+    rng = random.Random(31)
+    lengths = [0, 1, 127, 128, 200, 16383, 16384, 70000]
+    values: list[Any] = [True, False, 0, 1, -1, 2**40, 0.5, -0.0, ("stop",), ("a", "b"), "é" * 70]
+    for _ in range(600):
+        attrs: dict[str, Any] = {}
+        for key in rng.sample(["k0", "k1", "k2", "k3", "k4"], 3):
+            attrs[key] = rng.choice(values) if rng.random() < 0.4 else "x" * rng.choice(lengths)
+        library = PB2Span(attributes=_encode_attributes(attrs)).SerializeToString()
+        assert b"".join(otlp_encode.span_attributes(tuple(attrs), tuple(attrs.values()))) == library, attrs
+    monkeypatch.setattr(otlp_encode, "_by_key", {})
+    for i in range(12):
+        otlp_encode.span_attributes(("id",), (f"v{i}",))
+    memo = otlp_encode._by_key["id"][0]
+    assert "v0" not in memo and "v11" in memo and len(memo) <= 5
