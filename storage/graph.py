@@ -164,15 +164,17 @@ class ComposedReads:
     async def entity_counts(
         self: GraphStore, store_id: str, keys: Sequence[str]
     ) -> tuple[dict[str, Entity], dict[str, int]]:
-        return await asyncio.gather(self.entities(store_id, keys), self.mention_counts(store_id, keys))
+        entities, counts = await asyncio.gather(self.entities(store_id, keys), self.mention_counts(store_id, keys))
+        return entities, counts
 
     async def hop(
         self: GraphStore, store_id: str, keys: Sequence[str], per_entity: int, parents: Sequence[str], parent_limit: int
     ) -> tuple[list[Edge], list[MentionRow]]:
-        return await asyncio.gather(
+        edges, mentions = await asyncio.gather(
             self.edges(store_id, keys, per_entity=per_entity),
             self.mentions(store_id, parents, limit=parent_limit) if parents else _nothing(),
         )
+        return edges, mentions
 
     async def mentions_each(self: GraphStore, store_id: str, keys: Sequence[str], limit: int) -> list[MentionRow]:
         parts = await asyncio.gather(*(self.mentions(store_id, [key], limit) for key in keys))
