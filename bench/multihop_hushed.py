@@ -154,10 +154,15 @@ def _populate(rng: random.Random, nm: Names) -> World:
     medschools = _orgs(rng, w, "medschool", _titled(rng, nm, 7, ["School of Medicine", "Medical College"]), towns, (1850, 1960))
     institutes = _orgs(rng, w, "institute", _titled(rng, nm, 8, ["Institute", "Research Institute"], twin[:1]), towns, (1950, 2005))
     for org in makers + airlines[:8] + hospitals[:10] + institutes[:3]:
-        w.tie("founded", org, rng.choice(founders), side(rng))
+        founder = rng.choice(founders)
+        org.facts["year"] = max(int(org.facts["year"]), int(founder.facts["year"]) + 25)  # founded by a grown-up
+        w.tie("founded", org, founder, side(rng))
     for a in aircraft:
-        w.tie("maker", a, rng.choice(makers), side(rng))
-        w.tie("first_flight", a, rng.choice(pilots), side(rng))
+        maker, pilot = rng.choice(makers), rng.choice(pilots)
+        # first flown (and built) once its maker existed and its pilot was grown up
+        a.facts["year"] = max(int(a.facts["year"]), int(maker.facts["year"]) + 2, int(pilot.facts["year"]) + 25)
+        w.tie("maker", a, maker, side(rng))
+        w.tie("first_flight", a, pilot, side(rng))
     for p in pilots:
         w.tie("flying_school", p, rng.choice(schools), side(rng))
     for p, m in zip(rng.sample(pilots, len(makers)), makers, strict=True):

@@ -34,8 +34,9 @@ KIND_WORD = {
 
 
 def _year(w: World, rel: str, src: Ent, dst: Ent, rng: random.Random) -> int:
-    """One year per link, the same on both its pages: a birth for `born`, else after both ends began."""
-    if rel == "born":
+    """One year per link, the same on both its pages: the subject's own year (a birth, a founding, a
+    first flight) for its first relations, else a year after both ends began."""
+    if rel in ("born", "in", "founded", "maker", "first_flight"):  # a birth, a founding, a first flight
         return int(src.facts["year"])
     key = f"y_{rel}"
     if key not in src.facts:

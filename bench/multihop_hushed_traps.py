@@ -70,7 +70,7 @@ def _namesakes(w: World, rng: random.Random) -> list[Doc]:
             f"namesake_{i:02d}.md",
             f"# {p.title} ({job})\n\n{p.title}, the {job}, was born in {other.title} in {rng.randint(1900, 1995)}. "
             f"Not to be confused with any namesake in aviation or medicine. Trained at the conservatoire; "
-            f"based in {other.title} all {rng.choice(['her', 'his'])} working life.\n",
+            f"based in {other.title} all {'her' if p.facts['female'] else 'his'} working life.\n",
         ))  # fmt: skip
     return out
 

@@ -155,3 +155,14 @@ def test_mentors_older_than_their_pupils(made: tuple[World, list[Doc], Chains]) 
     w = made[0]
     for pupil, mentor in w.link["mentor"].items():
         assert int(w.ents[mentor].facts["year"]) <= int(w.ents[pupil].facts["year"]) - 10
+
+
+def test_dates_agree(made: tuple[World, list[Doc], Chains]) -> None:
+    """Organisations founded by grown-ups, aircraft first flown by grown-up pilots after their maker
+    began, and no page dated past 2025."""
+    w, docs, _chains = made
+    year = {f: int(e.facts["year"]) for f, e in w.ents.items()}
+    assert all(year[org] >= year[founder] + 25 for org, founder in w.link["founded"].items())
+    assert all(year[a] >= year[p] + 25 for a, p in w.link["first_flight"].items())
+    assert all(year[a] > year[m] for a, m in w.link["maker"].items())
+    assert max(int(y) for d in docs for y in re.findall(r"\b(1[89]\d\d|20\d\d)\b", d.text)) <= 2025
