@@ -66,7 +66,7 @@ def words(text: str) -> set[str]:
     return stemmed_words(text, _FUNCTION)
 
 
-def side(rng: random.Random, fwd: int = 55, both: int = 20, back: int = 25) -> str:
+def side(rng: random.Random, fwd: int = 60, both: int = 20, back: int = 20) -> str:
     return world_side(rng, fwd, both, back)
 
 

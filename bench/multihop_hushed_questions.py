@@ -94,6 +94,8 @@ def make_questions(
             [(q, f) for q, f in pool if f[0] not in used and (len(f) == 2 or f[0] not in naming[f[-1]])]
             for pool in pools
         ]
+        if patterns is ONE_HOP:  # controls start on the entities most pages name, as real questions' do
+            pools = [sorted(pool, key=lambda qf: len(naming[qf[1][0]])) for pool in pools]
         got = draw(pools, want, cap=4)
         used |= {f[0] for _q, f in got}
         taken = got + taken
