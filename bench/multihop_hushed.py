@@ -139,20 +139,56 @@ def _populate(rng: random.Random, nm: Names) -> World:
     surgeons = people.make("surgeon", 70, (1930, 1990))
     twin = [nm.word() for _ in range(3)]  # stems shared by two organisations each
     town_named = [t.title for t in rng.sample(towns, 5)]  # organisations named after towns they are not in
-    makers = _orgs(rng, w, "maker", _titled(rng, nm, 9, ["Aero", "Aircraft", "Aviation", "Aeroworks"], twin[:1]), towns, (1910, 1975))
+    makers = _orgs(
+        rng,
+        w,
+        "maker",
+        _titled(rng, nm, 9, ["Aero", "Aircraft", "Aviation", "Aeroworks"], twin[:1]),
+        towns,
+        (1910, 1975),
+    )
     aircraft = [
-        w.add(Ent(f"aircraft_{i:02d}.md", f"{nm.word()} {rng.randint(2, 9)}{rng.choice('05')}", "aircraft", facts={"year": rng.randint(1950, 2015)}))
+        w.add(
+            Ent(
+                f"aircraft_{i:02d}.md",
+                f"{nm.word()} {rng.randint(2, 9)}{rng.choice('05')}",
+                "aircraft",
+                facts={"year": rng.randint(1950, 2015)},
+            )
+        )
         for i in range(32)
     ]
-    airline_titles = _titled(rng, nm, 10, ["Air", "Airways", "Airlines"], twin[1:2]) + [f"{t} Airways" for t in town_named[:2]]
+    airline_titles = _titled(rng, nm, 10, ["Air", "Airways", "Airlines"], twin[1:2]) + [
+        f"{t} Airways" for t in town_named[:2]
+    ]
     airlines = _orgs(rng, w, "airline", airline_titles, towns, (1930, 2000))
-    airports = _orgs(rng, w, "airport", _titled(rng, nm, 11, ["Airport", "Airfield", "International"], twin[2:3]), towns, (1920, 1990))
-    schools = _orgs(rng, w, "school", _titled(rng, nm, 6, ["Flying School", "School of Flight", "Aero Club"], twin[1:2]), towns, (1920, 1970))
-    hospital_titles = _titled(rng, nm, 13, ["General Hospital", "Royal Infirmary", "Cottage Hospital", "Infirmary"], twin[2:3])
+    airports = _orgs(
+        rng,
+        w,
+        "airport",
+        _titled(rng, nm, 11, ["Airport", "Airfield", "International"], twin[2:3]),
+        towns,
+        (1920, 1990),
+    )
+    schools = _orgs(
+        rng,
+        w,
+        "school",
+        _titled(rng, nm, 6, ["Flying School", "School of Flight", "Aero Club"], twin[1:2]),
+        towns,
+        (1920, 1970),
+    )
+    hospital_titles = _titled(
+        rng, nm, 13, ["General Hospital", "Royal Infirmary", "Cottage Hospital", "Infirmary"], twin[2:3]
+    )
     hospital_titles += [f"{t} Children's Hospital" for t in town_named[2:]]
     hospitals = _orgs(rng, w, "hospital", hospital_titles, towns, (1850, 1980))
-    medschools = _orgs(rng, w, "medschool", _titled(rng, nm, 7, ["School of Medicine", "Medical College"]), towns, (1850, 1960))
-    institutes = _orgs(rng, w, "institute", _titled(rng, nm, 8, ["Institute", "Research Institute"], twin[:1]), towns, (1950, 2005))
+    medschools = _orgs(
+        rng, w, "medschool", _titled(rng, nm, 7, ["School of Medicine", "Medical College"]), towns, (1850, 1960)
+    )
+    institutes = _orgs(
+        rng, w, "institute", _titled(rng, nm, 8, ["Institute", "Research Institute"], twin[:1]), towns, (1950, 2005)
+    )
     for org in makers + airlines[:8] + hospitals[:10] + institutes[:3]:
         founder = rng.choice(founders)
         org.facts["year"] = max(int(org.facts["year"]), int(founder.facts["year"]) + 25)  # founded by a grown-up

@@ -87,15 +87,16 @@ def statements(w: World, e: Ent) -> list[Statement]:
 def _lines(w: World, e: Ent, rng: random.Random, modes: tuple[int, int, int]) -> list[str]:
     sts = statements(w, e)
     rng.shuffle(sts)
-    return [
-        say(w, e, st, rng.choices(["third", "first", "kv"], modes)[0], i == 0, rng) for i, st in enumerate(sts)
-    ]
+    return [say(w, e, st, rng.choices(["third", "first", "kv"], modes)[0], i == 0, rng) for i, st in enumerate(sts)]
 
 
 def plaque(w: World, e: Ent, rng: random.Random) -> str:
     body = " ".join(_lines(w, e, rng, (1, 0, 0)))
     n = rng.randint(1, 9)
-    return f"Gallery {n}, case {rng.randint(10, 60)}\n\n**{e.title}**\n\n{body}\n\n_Object on display. Please do not touch the glass._"
+    return (
+        f"Gallery {n}, case {rng.randint(10, 60)}\n\n**{e.title}**\n\n{body}\n\n"
+        "_Object on display. Please do not touch the glass._"
+    )
 
 
 def bulletin(w: World, e: Ent, rng: random.Random) -> str:
@@ -139,7 +140,8 @@ def social(w: World, e: Ent, rng: random.Random) -> str:
     for x in _lines(w, e, rng, (2, 3, 0)):
         out.append(f"{handle} · {rng.randint(1, 23)}h\n{x} #{rng.choice(['throwback', 'news', 'proud', 'history'])}")
         if rng.random() < 0.3:
-            out.append(f"  ↳ @{rng.choice(['plane_spotter', 'localnews', 'mags_k', 'aviatrix'])}: {rng.choice(['Love this', 'Did not know that!', 'Source?'])}")
+            who = rng.choice(["plane_spotter", "localnews", "mags_k", "aviatrix"])
+            out.append(f"  ↳ @{who}: {rng.choice(['Love this', 'Did not know that!', 'Source?'])}")
     return "\n\n".join(out)
 
 
@@ -147,7 +149,9 @@ def inquiry(w: World, e: Ent, rng: random.Random) -> str:
     who = e.title if e.kind == "person" else f"the chief executive, for {e.title}"
     out = [f"Record of the inquiry, day {rng.randint(2, 19)}. Witness: {who}."]
     for x in _lines(w, e, rng, (1, 3, 0)):
-        out.append(f"Q. {rng.choice(['Go on.', 'Tell the panel about that.', 'And before that?', 'For the record?'])}\nA. {x}")
+        out.append(
+            f"Q. {rng.choice(['Go on.', 'Tell the panel about that.', 'And before that?', 'For the record?'])}\nA. {x}"
+        )
     out.append("The witness withdrew.")
     return "\n\n".join(out)
 
@@ -193,7 +197,8 @@ def letter(w: World, e: Ent, rng: random.Random) -> str:
 
 def newsletter(w: World, e: Ent, rng: random.Random) -> str:
     body = "\n\n".join(_lines(w, e, rng, (2, 1, 0)))
-    return f"Ward Round, the staff newsletter, issue {rng.randint(3, 90)}\n\nIn focus: {e.title}\n\n{body}\n\nWash your hands."
+    issue = rng.randint(3, 90)
+    return f"Ward Round, the staff newsletter, issue {issue}\n\nIn focus: {e.title}\n\n{body}\n\nWash your hands."
 
 
 Style = Callable[[World, Ent, random.Random], str]

@@ -26,36 +26,78 @@ _JOBS = [
 ]  # fmt: skip
 
 _NOTES = [
-    ("maiden flights", "A maiden flight is rarely more than an hour. The test pilot flies gentle turns, lowers "
-     "the gear once and lands; the first flight of a new type is a ceremony more than a test."),
-    ("hub airports", "An airline's hub is the airport its network runs out of. A main base needs hangars, crew "
-     "rooms and slots at the busy hours; most carriers are based at one hub and keep a few outstations."),
-    ("chief test pilots", "A manufacturer's chief test pilot signs off each new type. The post is usually held "
-     "for a decade; a chief test pilot who learned to fly in the forces is the rule, not the exception."),
-    ("registrars", "A registrar trains under a consultant for years. Surgeons still speak of whom they trained "
-     "under as of a family; the registrar who was taught to operate by a famous name is marked for life."),
-    ("medical schools", "Where a surgeon qualified matters less than it did. Graduates of the old medical "
-     "schools studied medicine for six years and then trained under a consultant as registrars; the new "
-     "schools graduate in five."),
-    ("founders", "Companies, airlines and hospitals tend to be remembered by who founded them. A founder who set "
-     "up a firm with borrowed money, based in a back room, is a favourite of the company histories."),
-    ("air ambulances", "An air ambulance is usually flown by a commercial operator under contract. The hospital "
-     "holds the air-ambulance contract; the airline supplies crews and the helicopter from its main base."),
-    ("research partnerships", "A hospital that runs its research with an institute sends its trials there. "
-     "Research partners share data, not staff, and are seldom based in the same town."),
-    ("birthplaces", "Biographical dictionaries list where people were born; a native of a small town is often "
-     "claimed by the larger one next door, or by the region it lies in."),
-    ("headquarters", "A firm is based where its headquarters are registered, not where it builds. Many are "
-     "based in one town and have their works on the edge of another."),
-    ("regions", "Every town lies in a region, and the regions' boundaries were redrawn twice last century; a "
-     "town that belongs to one region on a map may be part of another on the signposts, and a man born "
-     "in one may die in the other."),
-    ("fleets", "The backbone of a fleet is its main type. An airline that flies one type saves on spares; "
-     "operators of several keep bigger hangars at their hub."),
-    ("directors", "An institute is directed by a scientist or a surgeon; most directors have headed their "
-     "institute for under ten years, are led by a board and still operate at a hospital two days a week."),
-    ("flying schools", "Most pilots learned to fly at a club and earned their wings at a school; alumni lists "
-     "of the old schools are full of names that later went to the airlines or became chief test pilots."),
+    (
+        "maiden flights",
+        "A maiden flight is rarely more than an hour. The test pilot flies gentle turns, lowers "
+        "the gear once and lands; the first flight of a new type is a ceremony more than a test.",
+    ),
+    (
+        "hub airports",
+        "An airline's hub is the airport its network runs out of. A main base needs hangars, crew "
+        "rooms and slots at the busy hours; most carriers are based at one hub and keep a few outstations.",
+    ),
+    (
+        "chief test pilots",
+        "A manufacturer's chief test pilot signs off each new type. The post is usually held "
+        "for a decade; a chief test pilot who learned to fly in the forces is the rule, not the exception.",
+    ),
+    (
+        "registrars",
+        "A registrar trains under a consultant for years. Surgeons still speak of whom they trained "
+        "under as of a family; the registrar who was taught to operate by a famous name is marked for life.",
+    ),
+    (
+        "medical schools",
+        "Where a surgeon qualified matters less than it did. Graduates of the old medical "
+        "schools studied medicine for six years and then trained under a consultant as registrars; the new "
+        "schools graduate in five.",
+    ),
+    (
+        "founders",
+        "Companies, airlines and hospitals tend to be remembered by who founded them. A founder who set "
+        "up a firm with borrowed money, based in a back room, is a favourite of the company histories.",
+    ),
+    (
+        "air ambulances",
+        "An air ambulance is usually flown by a commercial operator under contract. The hospital "
+        "holds the air-ambulance contract; the airline supplies crews and the helicopter from its main base.",
+    ),
+    (
+        "research partnerships",
+        "A hospital that runs its research with an institute sends its trials there. "
+        "Research partners share data, not staff, and are seldom based in the same town.",
+    ),
+    (
+        "birthplaces",
+        "Biographical dictionaries list where people were born; a native of a small town is often "
+        "claimed by the larger one next door, or by the region it lies in.",
+    ),
+    (
+        "headquarters",
+        "A firm is based where its headquarters are registered, not where it builds. Many are "
+        "based in one town and have their works on the edge of another.",
+    ),
+    (
+        "regions",
+        "Every town lies in a region, and the regions' boundaries were redrawn twice last century; a "
+        "town that belongs to one region on a map may be part of another on the signposts, and a man born "
+        "in one may die in the other.",
+    ),
+    (
+        "fleets",
+        "The backbone of a fleet is its main type. An airline that flies one type saves on spares; "
+        "operators of several keep bigger hangars at their hub.",
+    ),
+    (
+        "directors",
+        "An institute is directed by a scientist or a surgeon; most directors have headed their "
+        "institute for under ten years, are led by a board and still operate at a hospital two days a week.",
+    ),
+    (
+        "flying schools",
+        "Most pilots learned to fly at a club and earned their wings at a school; alumni lists "
+        "of the old schools are full of names that later went to the airlines or became chief test pilots.",
+    ),
 ]
 
 
@@ -128,12 +170,17 @@ def _listings(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
             f"Paid-up members this year: {join_and(members)}. Membership is open to friends of {school.title}.\n",
         ))  # fmt: skip
     for i in range(6):
-        rows = "\n".join(f"- {h.title}: 0{rng.randint(1000, 9999)} {rng.randint(100000, 999999)}" for h in rng.sample(by["hospital"], 6))
+        rows = "\n".join(
+            f"- {h.title}: 0{rng.randint(1000, 9999)} {rng.randint(100000, 999999)}"
+            for h in rng.sample(by["hospital"], 6)
+        )
         out.append(Doc(f"switchboard_{i:02d}.md", f"# Switchboard numbers, list {i + 1}\n\n{rows}\n"))
     for i in range(6):
         stands = [e.title for e in rng.sample(by["airline"], 3) + rng.sample(by["hospital"], 3)]
         rng.shuffle(stands)
-        out.append(Doc(f"careers_{i:02d}.md", f"# Careers fair {2015 + i}: exhibitors\n\nStands: {join_and(stands)}.\n"))
+        out.append(
+            Doc(f"careers_{i:02d}.md", f"# Careers fair {2015 + i}: exhibitors\n\nStands: {join_and(stands)}.\n")
+        )
     for i in range(8):
         kept = "\n".join(f"- Bay {j + 1}: {a.title}" for j, a in enumerate(rng.sample(by["aircraft"], 5)))
         out.append(Doc(f"hangar_{i:02d}.md", f"# Museum hangar {i + 1}: inventory\n\nAirframes held:\n{kept}\n"))

@@ -4,7 +4,8 @@ test checks every walked link against `CUES`, so a page states a link in a wordi
 and never by merely listing two names.
 
 Placeholders: {S} the subject at a sentence's start (its name, surname or pronoun), {N} the same
-mid-sentence, {n} its pronoun, {O} its object form, {P} its possessive ({P_cap} capitalised), {t} the other end's full name (fwd); on the other end's page
+mid-sentence, {n} its pronoun, {O} its object form, {P} its possessive ({P_cap} capitalised), {t} the
+other end's full name (fwd); on the other end's page
 {T}/{TO}/{TP} stand for that page's entity and {s} for the subject's full name (back); {y} a year.
 """
 

@@ -124,7 +124,9 @@ def test_traps(made: tuple[World, list[Doc], Chains]) -> None:
     titles = {d.name: Pages(docs).title(d.name) for d in docs}
     # namesakes: another page of a chain person's name, stating a birthplace not theirs
     namesakes = [d for d in docs if d.name.startswith("namesake_")]
-    assert len(namesakes) >= 10 and all(any(titles[d.name].startswith(p.title + " (") for p in people) for d in namesakes)
+    assert len(namesakes) >= 10 and all(
+        any(titles[d.name].startswith(p.title + " (") for p in people) for d in namesakes
+    )
     walked = {f for _q, files in chains for f in files}
     assert any(titles[d.name].split(" (")[0] in {w.ents[f].title for f in walked} for d in namesakes)
     # shared surnames
