@@ -38,8 +38,10 @@ NOUN: dict[str, list[str]] = {
 }
 
 # controls end on pages naming many entities (towns, hospitals, schools, makers), as a real question's answer does
-ONE_HOP = [(r,) for r in ["born", "in", "maker", "works", "studied", "flying_school", "region", "hub"]]
-TWO_HOP = [
+ONE_HOP: list[tuple[str, ...]] = [
+    (r,) for r in ["born", "in", "maker", "works", "studied", "flying_school", "region", "hub"]
+]
+TWO_HOP: list[tuple[str, ...]] = [
     ("maker", "in"), ("maker", "founded"), ("first_flight", "born"), ("first_flight", "flying_school"),
     ("first_flight", "chief_pilot"), ("flying_school", "in"), ("chief_pilot", "in"), ("hub", "in"),
     ("fleet", "maker"), ("fleet", "first_flight"), ("founded", "born"), ("works", "in"), ("works", "partner"),
@@ -47,7 +49,7 @@ TWO_HOP = [
     ("directs", "works"), ("directs", "studied"), ("directs", "mentor"), ("partner", "directs"),
     ("air_ambulance", "hub"), ("air_ambulance", "fleet"), ("in", "region"), ("born", "region"),
 ]  # fmt: skip
-THREE_HOP = [
+THREE_HOP: list[tuple[str, ...]] = [
     ("fleet", "maker", "in"), ("fleet", "maker", "founded"), ("fleet", "first_flight", "born"),
     ("hub", "in", "region"), ("maker", "in", "region"), ("first_flight", "flying_school", "in"),
     ("mentor", "works", "in"), ("directs", "works", "in"), ("partner", "directs", "studied"),

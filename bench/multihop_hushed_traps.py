@@ -170,11 +170,11 @@ def _listings(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
             f"Paid-up members this year: {join_and(members)}. Membership is open to friends of {school.title}.\n",
         ))  # fmt: skip
     for i in range(6):
-        rows = "\n".join(
+        listed = "\n".join(
             f"- {h.title}: 0{rng.randint(1000, 9999)} {rng.randint(100000, 999999)}"
             for h in rng.sample(by["hospital"], 6)
         )
-        out.append(Doc(f"switchboard_{i:02d}.md", f"# Switchboard numbers, list {i + 1}\n\n{rows}\n"))
+        out.append(Doc(f"switchboard_{i:02d}.md", f"# Switchboard numbers, list {i + 1}\n\n{listed}\n"))
     for i in range(6):
         stands = [e.title for e in rng.sample(by["airline"], 3) + rng.sample(by["hospital"], 3)]
         rng.shuffle(stands)

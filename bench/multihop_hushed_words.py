@@ -11,7 +11,7 @@ other end's full name (fwd); on the other end's page
 
 from __future__ import annotations
 
-Wording = dict[str, dict[str, list[str]]]
+Wording = dict[str, list[str]]  # "fwd", "fwd_first", "fwd_kv", "back", "back_first" -> templates
 
 REL: dict[str, Wording] = {
     "born": {
