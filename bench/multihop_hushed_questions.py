@@ -5,7 +5,8 @@ a fifth all in lower case (names too).
 Chains are drawn by bench/corpus_world.py's `question_pools` and `draw`: each link stated, no page
 visited twice, a multi-hop answer page sharing no content word with its question nor naming the
 start, and no page off the chain naming both ends. Here also: the start's page does not name the
-answer, and a start entity begins one question only (three-hop questions drawn first).
+answer, and a start entity begins one question only (the controls drawn first, on the entities
+most pages name; then the three-hop questions, then the two-hop).
 """
 
 from __future__ import annotations
@@ -88,9 +89,9 @@ def make_questions(
     """36 one-hop controls, 90 two-hop and 48 three-hop questions with their chains' files."""
     text = {d.name: d.text for d in docs}
     naming = {f: {d.name for d in docs if e.title in d.text and names(d.text, e.title)} for f, e in w.ents.items()}
-    taken: list[tuple[Question, list[str]]] = []
     used: set[str] = set()
-    for patterns, want in ((THREE_HOP, 48), (TWO_HOP, 90), (ONE_HOP, 36)):
+    drawn: dict[int, list[tuple[Question, list[str]]]] = {}
+    for patterns, want in ((ONE_HOP, 36), (THREE_HOP, 48), (TWO_HOP, 90)):
         pools = question_pools(w, text, naming, patterns, rng, words, phrase)
         pools = [
             [(q, f) for q, f in pool if f[0] not in used and (len(f) == 2 or f[0] not in naming[f[-1]])]
@@ -100,5 +101,6 @@ def make_questions(
             pools = [sorted(pool, key=lambda qf: len(naming[qf[1][0]])) for pool in pools]
         got = draw(pools, want, cap=4)
         used |= {f[0] for _q, f in got}
-        taken = got + taken
+        drawn[len(patterns[0])] = got
+    taken = drawn[1] + drawn[2] + drawn[3]
     return [(replace(q, text=q.text.lower()) if i % 5 == 2 else q, f) for i, (q, f) in enumerate(taken)]

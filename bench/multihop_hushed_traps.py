@@ -1,13 +1,14 @@
 """The hushed corpus's traps (#28): pages off every chain that a ranker following names or
 shared words alone would take for an answer.
 
-- namesakes: another person of a chain person's name (a cellist, a rower, ...) with a birthplace,
-  a school or an employer of their own, stated in the relation's words;
+- namesakes: another person of a chain person's name (a cellist, a rower, ...; the nine much-listed
+  people below among them) with a birthplace and a base of their own, stated in the relation's words;
 - renamed airlines and hospitals: a page under the old name, with where it flew from or stood then;
-- listings naming many entities in passing: departure boards (airlines and aircraft types at an
-  airport), theatre rotas (surgeons), air-show programmes (aircraft flown by pilots who did not first
-  fly them), alumni-association lists (a school's members, some of them not its graduates),
-  switchboard lists (hospitals) and careers-fair exhibitor lists (airlines and hospitals);
+- listings naming many entities in passing, nine people (five surgeons, four pilots) in most of
+  them: departure boards (airlines and aircraft types at an airport), theatre rotas (surgeons),
+  air-show programmes (aircraft flown by pilots who did not first fly them), alumni-association
+  lists (a school's members, some of them not its graduates), switchboard lists (hospitals),
+  careers-fair exhibitor lists (airlines and hospitals) and museum hangar inventories (aircraft);
 - notes sharing the relation words (maiden flights, hubs, registrars, founders ...) and no names.
 (Shared surnames, organisations named after towns they are not in and two organisations on one
 stem are made with the world itself: bench/multihop_hushed.py.)
@@ -101,11 +102,12 @@ _NOTES = [
 ]
 
 
-def _namesakes(w: World, rng: random.Random) -> list[Doc]:
-    people = [e for e in w.ents.values() if e.kind == "person"]
+def _namesakes(w: World, famous: list[Ent], rng: random.Random) -> list[Doc]:
+    people = [e for e in w.ents.values() if e.kind == "person" and e not in famous]
     towns = [e for e in w.ents.values() if e.kind == "town"]
     out = []
-    for i, (p, job) in enumerate(zip(rng.sample(people, len(_JOBS)), _JOBS, strict=True)):
+    chosen = famous + rng.sample(people, len(_JOBS) - len(famous))
+    for i, (p, job) in enumerate(zip(chosen, _JOBS, strict=True)):
         home = w.target("born", p)
         other = rng.choice([t for t in towns if t is not home])
         out.append(Doc(
@@ -138,7 +140,15 @@ def _renamed(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
     return out
 
 
-def _listings(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
+def _some(rng: random.Random, famous: list[Ent], many: list[Ent], k: int, n: int) -> list[Ent]:
+    """`n` of `many`, `k` of them among `famous` (the few people every listing seems to name)."""
+    picked = rng.sample([e for e in famous if e in many], k)
+    picked += rng.sample([e for e in many if e not in picked], n - k)
+    rng.shuffle(picked)
+    return picked
+
+
+def _listings(w: World, nm: NameMaker, famous: list[Ent], rng: random.Random) -> list[Doc]:
     by = {k: [e for e in w.ents.values() if e.kind == k or e.domain == k] for k in
           ("airport", "airline", "aircraft", "surgeon", "pilot", "school", "medschool", "hospital")}  # fmt: skip
     out = []
@@ -152,18 +162,20 @@ def _listings(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
         table = "\n".join(["| time | to | carrier | equipment | status |", "|---|---|---|---|---|", *rows])
         out.append(Doc(f"board_{i:02d}.md", f"# Departures board, {port.title}, day {i + 1}\n\n{table}\n"))
     for i in range(10):
-        rota = "\n".join(f"- Theatre {j + 1}: {s.title}" for j, s in enumerate(rng.sample(by["surgeon"], 6)))
+        rota = "\n".join(f"- Theatre {j + 1}: {s.title}" for j, s in enumerate(_some(rng, famous, by["surgeon"], 3, 6)))
         out.append(Doc(f"rota_{i:02d}.md", f"# Theatre rota, week {i + 7}\n\nOn call this week:\n{rota}\n"))
     for i in range(8):
         acts = [
             f"- {12 + j}:00 {a.title}, displayed by {p.title}"
-            for j, (a, p) in enumerate(zip(rng.sample(by["aircraft"], 5), rng.sample(by["pilot"], 5), strict=True))
+            for j, (a, p) in enumerate(
+                zip(rng.sample(by["aircraft"], 5), _some(rng, famous, by["pilot"], 2, 5), strict=True)
+            )
         ]
         out.append(Doc(f"airshow_{i:02d}.md", f"# Air show {2000 + i}: flying display\n\n" + "\n".join(acts) + "\n"))
     for i in range(10):
         school = rng.choice(by["school"] + by["medschool"])
         people = by["pilot"] if school.kind == "school" else by["surgeon"]
-        members = [p.title for p in rng.sample(people, 6)]
+        members = [p.title for p in _some(rng, famous, people, 3, 6)]
         out.append(Doc(
             f"alumni_{i:02d}.md",
             f"# Alumni association of {school.title}: members' list {2010 + i}\n\n"
@@ -189,7 +201,7 @@ def _listings(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
 
 def add_traps(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
     notes = [Doc(f"note_{i:02d}.md", f"# A note on {topic}\n\n{body}\n") for i, (topic, body) in enumerate(_NOTES)]
-    return _namesakes(w, rng) + _renamed(w, nm, rng) + _listings(w, nm, rng) + notes
-
-
-_ = Ent  # the entities traps read
+    people = [e for e in w.ents.values() if e.kind == "person"]
+    famous = rng.sample([p for p in people if p.domain == "surgeon"], 5)
+    famous += rng.sample([p for p in people if p.domain == "pilot"], 4)
+    return _namesakes(w, famous, rng) + _renamed(w, nm, rng) + _listings(w, nm, famous, rng) + notes
