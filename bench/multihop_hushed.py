@@ -205,12 +205,16 @@ def _populate(rng: random.Random, nm: Names) -> World:
     )
     for org in makers + airlines[:8] + hospitals[:10] + institutes[:3]:
         founder = rng.choice(founders)
-        org.facts["year"] = max(int(org.facts["year"]), int(founder.facts["year"]) + 25)  # founded by a grown-up
+        # founded by a grown-up, and not by someone past seventy
+        org.facts["year"] = min(
+            max(int(org.facts["year"]), int(founder.facts["year"]) + 25), int(founder.facts["year"]) + 70
+        )
         w.tie("founded", org, founder, side(rng))
     for a in aircraft:
         maker, pilot = rng.choice(makers), rng.choice(pilots)
-        # first flown (and built) once its maker existed and its pilot was grown up
-        a.facts["year"] = max(int(a.facts["year"]), int(maker.facts["year"]) + 2, int(pilot.facts["year"]) + 25)
+        # first flown (and built) once its maker existed and its pilot was grown up (and not yet sixty)
+        ready = max(int(maker.facts["year"]) + 2, int(pilot.facts["year"]) + 25)
+        a.facts["year"] = max(min(int(a.facts["year"]), int(pilot.facts["year"]) + 60), ready)
         w.tie("maker", a, maker, side(rng))
         w.tie("first_flight", a, pilot, side(rng))
     for p in pilots:
@@ -233,7 +237,24 @@ def _populate(rng: random.Random, nm: Names) -> World:
             w.tie("mentor", s, rng.choice(elders), side(rng))
     for inst, s in zip(institutes, rng.sample(surgeons, len(institutes)), strict=True):
         w.tie("directs", inst, s, side(rng))
+    _careers(w, pilots, surgeons, aircraft)
     return w
+
+
+def _careers(w: World, pilots: list[Ent], surgeons: list[Ent], aircraft: list[Ent]) -> None:
+    """The years a career is built on, fixed before any page is written (no draw from the world's rng):
+    a surgeon qualifies at 23 to 27 and after the school opened (posts, registrar years and
+    directorships come later: bench/multihop_hushed_text.py's `_year`); a pilot earns wings at 18 to
+    21 and after the school opened, and first flies a type (or becomes a chief test pilot) only after."""
+    for s in surgeons:
+        school = w.ents[w.link["studied"][s.file]]
+        s.facts["y_studied"] = max(int(school.facts["year"]) + 1, int(s.facts["year"]) + 23 + len(s.title) % 5)
+    for p in pilots:
+        school = w.ents[w.link["flying_school"][p.file]]
+        p.facts["y_flying_school"] = max(int(school.facts["year"]) + 1, int(p.facts["year"]) + 18 + len(p.title) % 4)
+    for a in aircraft:
+        wings = int(w.ents[w.link["first_flight"][a.file]].facts["y_flying_school"])
+        a.facts["year"] = max(int(a.facts["year"]), wings + 1)
 
 
 _RECIPE = Recipe(

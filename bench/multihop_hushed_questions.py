@@ -24,7 +24,8 @@ NOUN: dict[str, list[str]] = {
     "in": ["location", "home town", "seat", "base town", "city"],
     "region": ["region", "province", "county", "district", "area"],
     "maker": ["manufacturer", "maker", "builder", "constructor", "airframer", "plane maker"],
-    "first_flight": ["maiden-flight pilot", "first pilot", "test pilot", "first aviator", "debut pilot"],
+    "first_flight": ["maiden-flight pilot", "first pilot", "first aviator", "debut pilot"],  # not "test pilot":
+    # the maker's chief test pilot would fit that too
     "chief_pilot": ["employer", "aircraft firm", "test-flying employer", "plane company"],
     "flying_school": ["flight academy", "flying school", "aviation academy", "flight training school"],
     "hub": ["hub", "home airport", "main airport", "base airport"],
@@ -60,10 +61,18 @@ THREE_HOP: list[tuple[str, ...]] = [
 ]  # fmt: skip
 
 
+# a surgeon who directs an institute has two employers and two workplaces: name the hospital as one
+DIRECTOR_WORKS = ["hospital", "clinic"]
+
+
 def phrase(w: World, files: list[str], pattern: tuple[str, ...], rng: random.Random) -> str:
     """One way a user might ask for the end of `pattern`'s chain from its start."""
     start = w.ents[files[0]].title
-    nouns = [rng.choice(NOUN[r]) for r in pattern]
+    directors = set(w.link.get("directs", {}).values())
+    nouns = [
+        rng.choice(DIRECTOR_WORKS if r == "works" and f in directors else NOUN[r])
+        for r, f in zip(pattern, files, strict=False)
+    ]
     person = w.ents[files[-1]].kind == "person"
     poss = start + "".join(f"'s {n}" for n in nouns)
     of = " of ".join(f"the {n}" for n in reversed(nouns)) + f" of {start}"
@@ -88,13 +97,15 @@ def make_questions(
 ) -> list[tuple[Question, list[str]]]:
     """36 one-hop controls, 90 two-hop and 48 three-hop questions with their chains' files."""
     text = {d.name: d.text for d in docs}
+    # a start another page's person also bears (a namesake: "# Name (cellist)") fits two entities
+    twins = {f for f, e in w.ents.items() for d in docs if d.text.startswith(f"# {e.title} (")}
     naming = {f: {d.name for d in docs if e.title in d.text and names(d.text, e.title)} for f, e in w.ents.items()}
     used: set[str] = set()
     drawn: dict[int, list[tuple[Question, list[str]]]] = {}
     for patterns, want in ((ONE_HOP, 36), (THREE_HOP, 48), (TWO_HOP, 90)):
         pools = question_pools(w, text, naming, patterns, rng, words, phrase)
         pools = [
-            [(q, f) for q, f in pool if f[0] not in used and (len(f) == 2 or f[0] not in naming[f[-1]])]
+            [(q, f) for q, f in pool if f[0] not in used | twins and (len(f) == 2 or f[0] not in naming[f[-1]])]
             for pool in pools
         ]
         if patterns is ONE_HOP:  # controls start on the entities most pages name, as real questions' do

@@ -41,6 +41,10 @@ def _year(w: World, rel: str, src: Ent, dst: Ent, rng: random.Random) -> int:
     key = f"y_{rel}"
     if key not in src.facts:
         lo = max(int(e.facts["year"]) + (24 if e.kind == "person" else 0) for e in (src, dst))
+        # a post, a registrar's years or a directorship after qualifying; a chief test pilot after the wings
+        lo = max(
+            [lo] + [int(e.facts[k]) + 1 for e in (src, dst) for k in ("y_studied", "y_flying_school") if k in e.facts]
+        )
         src.facts[key] = rng.randint(min(lo, 2022), 2023)
     return int(src.facts[key])
 
@@ -56,7 +60,8 @@ def _refs(e: Ent, first: bool, rng: random.Random) -> dict[str, str]:
     word = KIND_WORD.get(e.kind, "it")
     name = e.title if first else rng.choice([e.title, word, "it"])
     poss = "its" if name in ("it", word) else f"{name}'s"
-    return {"S": cap(name), "N": name, "n": "it", "O": name, "P": poss, "P_cap": cap(poss), "p_obj": "it"}
+    obj = word if name == "it" else name  # "born in the town", not "born in it"
+    return {"S": cap(name), "N": name, "n": "it", "O": obj, "P": poss, "P_cap": cap(poss), "p_obj": "it"}
 
 
 def say(w: World, e: Ent, st: Statement, mode: str, first: bool, rng: random.Random) -> str:
@@ -85,9 +90,16 @@ def statements(w: World, e: Ent) -> list[Statement]:
 
 
 def _lines(w: World, e: Ent, rng: random.Random, modes: tuple[int, int, int]) -> list[str]:
+    """The page's statements; after one led by another person, the next names its subject again
+    (a "he" or "she" there could be either of them)."""
     sts = statements(w, e)
     rng.shuffle(sts)
-    return [say(w, e, st, rng.choices(["third", "first", "kv"], modes)[0], i == 0, rng) for i, st in enumerate(sts)]
+    out: list[str] = []
+    for i, st in enumerate(sts):
+        prev = sts[i - 1][2] if i else None
+        other_led = prev is not None and prev.kind == "person" and out[-1].startswith(prev.title)
+        out.append(say(w, e, st, rng.choices(["third", "first", "kv"], modes)[0], i == 0 or other_led, rng))
+    return out
 
 
 def plaque(w: World, e: Ent, rng: random.Random) -> str:

@@ -3,11 +3,11 @@ shared words alone would take for an answer.
 
 - namesakes: another person of a chain person's name (a cellist, a rower, ...; the nine much-listed
   people below among them) with a birthplace and a base of their own, stated in the relation's words;
-- renamed airlines and hospitals: a page under the old name, with where it flew from or stood then;
+- renamed airlines and hospitals: a page under the old name, with where it flew from or ran a clinic then;
 - listings naming many entities in passing, nine people (five surgeons, four pilots) in most of
   them: departure boards (airlines and aircraft types at an airport), theatre rotas (surgeons),
-  air-show programmes (aircraft flown by pilots who did not first fly them), alumni-association
-  lists (a school's members, some of them not its graduates), switchboard lists (hospitals),
+  air-show programmes (aircraft flown by pilots who did not first fly them), supporters' lists of
+  a school's friends (never called its alumni: most are not its graduates), switchboard lists (hospitals),
   careers-fair exhibitor lists (airlines and hospitals) and museum hangar inventories (aircraft);
 - notes sharing the relation words (maiden flights, hubs, registrars, founders ...) and no names.
 (Shared surnames, organisations named after towns they are not in and two organisations on one
@@ -126,13 +126,13 @@ def _renamed(w: World, nm: NameMaker, rng: random.Random) -> list[Doc]:
     out = []
     for i, org in enumerate(rng.sample(orgs, 12)):
         old = f"{nm.word()} {org.title.split()[-1]}"
-        y = rng.randint(1960, 2015)
+        y = rng.randint(max(1960, int(org.facts["year"]) + 1), 2015)  # renamed after it was founded
         if org.kind == "airline":
             then = rng.choice([a for a in airports if a is not w.target("hub", org)])
             fact = f"In those years it flew out of {then.title}."
         else:
             then = rng.choice([t for t in towns if t is not w.target("in", org)])
-            fact = f"It stood then in {then.title}, before the move."
+            fact = f"In those years it also ran an outpatient clinic in {then.title}."  # it never moved
         out.append(Doc(
             f"renamed_{i:02d}.md",
             f"# {old}\n\n{old} was the name of {org.title} until {y}, when it was renamed. {fact}\n",
@@ -177,9 +177,9 @@ def _listings(w: World, nm: NameMaker, famous: list[Ent], rng: random.Random) ->
         people = by["pilot"] if school.kind == "school" else by["surgeon"]
         members = [p.title for p in _some(rng, famous, people, 3, 6)]
         out.append(Doc(
-            f"alumni_{i:02d}.md",
-            f"# Alumni association of {school.title}: members' list {2010 + i}\n\n"
-            f"Paid-up members this year: {join_and(members)}. Membership is open to friends of {school.title}.\n",
+            f"friends_{i:02d}.md",
+            f"# Friends of {school.title}: supporters' list {2010 + i}\n\n"
+            f"Paid-up supporters this year: {join_and(members)}. Anyone may join the friends of {school.title}.\n",
         ))  # fmt: skip
     for i in range(6):
         listed = "\n".join(

@@ -63,7 +63,7 @@ REL: dict[str, Wording] = {
         "back": [
             "{T} built the {s}.",
             "The {s}, first rolled out in {y}, is one of {TP} designs.",
-            "The {s} came out of the {TO} works.",
+            "The {s} came out of {TP} workshops.",
         ],
         "back_first": ["We built the {s}.", "Our works turned out the {s} from {y}."],
     },
