@@ -24,28 +24,32 @@ Questions (bench/multihop_hushed_questions.py): 36 one-hop controls, 90 two-hop 
 a fifth typed all in lower case: questions, instructions, possessive chains and bare noun phrases,
 with relation words mostly not the pages'. A multi-hop answer page shares no content word with its
 question (a crude stem) and does not name the chain's start, the start's page does not name the
-answer, no page off the chain names both its ends, and no chain visits a page twice.
+answer, no page off the chain names both its ends, no chain visits a page twice, and no start is
+a name a namesake also bears. Dates agree: founders 25 to 70, maiden-flight pilots 25 to 60 and past
+their wings, surgeons' posts, registrar years and directorships after they qualified.
 Traps (bench/multihop_hushed_traps.py): namesakes, shared surnames, airlines and hospitals named
 after towns they are not in, two organisations on one stem (a manufacturer and an institute, an
 airline and a flying school, a hospital and an airport), renamed airlines and hospitals, departure
-boards, theatre rotas, air-show programmes and alumni lists naming many entities in passing, and
-notes sharing the relation words.
+boards, theatre rotas, air-show programmes and schools' supporters' lists naming many entities in
+passing, and notes sharing the relation words.
 
 Shape: 366 pages (120 people: 70 surgeons, 32 test pilots, 18 founders; 40 towns, 9 regions, 32
 aircraft types, 16 hospitals, 12 airlines, 11 airports, 9 manufacturers, 8 institutes, 7 medical
 schools, 6 flying schools; traps: 12 namesakes, 12 renamed airlines and hospitals, 58 listings,
 14 notes); 615 links, 376 meant for the subject's page only, 126 for both and 113 for the other
-end's only; of the 274 links the questions walk, 158 are named on the subject's page only, 66 on
-both and 50 on the other end's only. Two airlines and three hospitals bear a town's name and are
+end's only; of the 268 links the questions walk, 155 are named on the subject's page only, 61 on
+both and 52 on the other end's only. Two airlines and three hospitals bear a town's name and are
 not in it; three stems are shared by two organisations; five surnames by two people. Three-hop
-chains start on surgeons (15), hospitals (9), airlines (8), aircraft (8), institutes, pilots and
-manufacturers; 35 questions are typed all in lower case.
+chains start on surgeons (15), hospitals (9), aircraft (8), airlines (7), institutes, pilots and
+manufacturers (3 each); 35 questions are typed all in lower case.
 
 Calibrated without `kg` (`flock /work/wt/kg.lock env PYTHONPATH=$PWD .venv/bin/python -m
 bench.bench_multihop --corpus hushed --per-hops 0 --speed-repeat 1 --no-single --methods hybrid
 two-hop ppr`), top-10 hit rate / MRR@10 on the 138 multi-hop questions (hybrid / two-hop expansion
-/ PPR): 0.0 % / 31.2 % / 6.5 % (MRR 0.000 / 0.050 / 0.009); two-hop expansion 46.7 % on two-hop
-and 2.1 % on three-hop questions; one-hop controls 77.8 % / 75.0 % / 77.8 %.
+/ PPR): 0.0 % / 19.6 % / 9.4 % (MRR 0.000 / 0.037 / 0.012); two-hop expansion 28.9 % on two-hop
+and 2.1 % on three-hop questions; one-hop controls 88.9 % / 61.1 % / 83.3 % (after u28r's review
+fixes; before them 0.0 % / 31.2 % / 6.5 % and controls 77.8 % / 75.0 % / 77.8 %). Now off two
+calibration targets: two-hop expansion just under 20 % and hybrid's controls above 80 %.
 """
 
 from __future__ import annotations
