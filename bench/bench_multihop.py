@@ -50,6 +50,7 @@ from bench.multihop_draped import build_draped
 from bench.multihop_fresh import build_fresh
 from bench.multihop_hard import build_hard
 from bench.multihop_heldout import build_heldout
+from bench.multihop_hushed import build_hushed
 from bench.multihop_masked import build_masked
 from bench.multihop_muffled import build_muffled
 from bench.multihop_sealed import build_sealed
@@ -434,6 +435,7 @@ async def main(args: argparse.Namespace) -> None:
         "cloaked": build_cloaked(),
         "draped": build_draped(),
         "muffled": build_muffled(),
+        "hushed": build_hushed(),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for label in args.corpus:
@@ -472,6 +474,7 @@ if __name__ == "__main__":
             "cloaked",
             "draped",
             "muffled",
+            "hushed",
             "real",
         ],
         default=["easy", "hard"],
