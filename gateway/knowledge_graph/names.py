@@ -50,6 +50,21 @@ _PAST = re.compile(rf"(?:[a-z]{{2}}ed|^(?:{'|'.join(_IRREGULAR_PAST.split())}))$
 # Award", "Holder of the N Star", "Founder of ..."); "Crew of the Endeavour", "Museum of the Moving
 # Image", "Rome of the Caesars" are names
 _AGENT = re.compile(r"[a-z](?:er|or|ist|ant|ent)$")
+# a participle's "-ing" straight before its object's determiner ("Winning the N Prize"); not before a
+# preposition, where a place's "-ing" is as likely ("Reading in the 1990s", "Beijing at the Games")
+_GERUND = re.compile(r"[a-z]{2}ing$")
+_DETERMINED = re.compile(r" (?:the|a|an|his|her|their|its|my|our|your) ")
+
+
+def _subjectless_verb(word: str, after: str) -> bool:
+    """Whether a lone capitalised word opening a sentence, followed by `after` (`_VERB_OBJECT`'s
+    match), is the verb of a clause whose subject is left out (`_PAST`, `_GERUND`) or, before "of the",
+    a role's agent noun (`_AGENT`)."""
+    if after.startswith(" of "):
+        return _AGENT.search(word) is not None
+    return _PAST.search(word) is not None or (_GERUND.search(word) is not None and _DETERMINED.match(after) is not None)
+
+
 MAX_ADDRESS_WORDS = 2  # "Sir", "Dear Sir", "Dear Madam"
 # after a lone capitalised word opening a sentence, a determiner or a possessive (perhaps after one or
 # two particles or prepositions) is the object of a verb: the word is the verb of a clause whose
@@ -230,7 +245,7 @@ class RuleExtractor:
                     and len(words) == 1
                     and not _PLURAL_S.search(words[0])
                     and (m_vo := _VERB_OBJECT.match(body, tokens[j].end())) is not None
-                    and (_PAST.search(words[0]) if not m_vo.group(0).startswith(" of ") else _AGENT.search(words[0]))
+                    and _subjectless_verb(words[0], m_vo.group(0))
                 ):
                     words = []  # a subjectless clause's verb: "Spent his days at P", "Came up through the N"
                 if a == 0 and len(words) <= MAX_ADDRESS_WORDS and _ADDRESSED.match(body, tokens[j].end()):

@@ -64,6 +64,8 @@ def test_a_clause_with_its_subject_left_out_is_the_pages_subjects() -> None:
     assert ("tove lind", "vask youth academy", "~came up through the") in _typed(text, PERSON)
     text = "Winner of the Kelby Medal, 2003."
     assert ("orrin rovers", "kelby medal", "~winner of the") in _typed(text, CLUB)
+    text = "Winning the Kelby Medal made her name."  # an "-ing" form straight before its object
+    assert ("tove lind", "kelby medal", "~winning the") in _typed(text, PERSON)
 
 
 @pytest.mark.parametrize(
@@ -79,6 +81,7 @@ def test_a_clause_with_its_subject_left_out_is_the_pages_subjects() -> None:
         ("Microsoft with its partners shipped Windows.", "microsoft"),
         ("Obama at the White House signed it.", "obama"),
         ("Fred at the door knocked twice.", "fred"),  # "-ed" after one letter: a name's
+        ("Reading in the 1990s grew fast.", "reading"),  # "-ing" before a preposition: a place's too
         # before "of the" and a name, a noun that is no agent's stays a name
         ("Crew of the Endeavour sailed home.", "crew"),
         ("Museum of the Moving Image opened.", "museum"),
