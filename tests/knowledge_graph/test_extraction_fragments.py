@@ -138,6 +138,8 @@ def test_a_field_line_of_its_own_names_a_relation_by_a_participle_or_a_two_word_
         "Note: Ada Vell.\n\nThe rest is below.",  # a lone noun heads a note
         "Tip: Kelby Town.",
         "Warning: Ada Vell",
+        "Setup\n\nNext page: Kelby Town\n",  # a navigation label: a link to another page
+        "Setup\n\nPrevious chapter: Kelby Town\n",
     ],
 )
 def test_a_lone_field_line_headed_by_one_noun_is_no_record(text: str) -> None:
@@ -211,8 +213,11 @@ def test_an_object_list_before_a_prepositional_phrase_shares_its_relation() -> N
 
 def test_a_row_listing_one_word_names_not_yet_in_the_store_and_its_label_saying_its() -> None:
     text = "# Brask\n\n| | |\n|---|---|\n| Landscape | hill |\n| Towns within its borders | Kelby and Vask |\n"
+    text += "\nThe road runs from Kelby to Vask."  # both written mid-sentence: names
     got = _filed("brask.md", text)
     assert {("brask", "kelby", "~towns within its borders"), ("brask", "vask", "~towns within its borders")} <= got
+    text = "# Brask\n\n| | |\n|---|---|\n| Landscape | hill |\n| Towns within its borders | Kelby and Vask Town |\n"
+    assert ("brask", "kelby", "~towns within its borders") in _filed("brask.md", text)  # beside a name
 
 
 @pytest.mark.parametrize(
@@ -221,6 +226,8 @@ def test_a_row_listing_one_word_names_not_yet_in_the_store_and_its_label_saying_
         "| Default | Auto |",  # one capitalised word alone is a value
         "| Values | Never, Always or Auto |",  # "or": a choice, no list of names
         "| Colour | Red |",
+        "| Options | Fast, Slow and Auto |",  # values listed, written nowhere else
+        "| Modes | Fast and Slow |",
     ],
 )
 def test_one_word_values_alone_or_as_a_choice_are_no_names(row: str) -> None:
