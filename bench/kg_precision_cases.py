@@ -9,7 +9,8 @@ given names that are places, descriptions that are someone else, asides, lower-c
 names opening a sentence before "by"/"of"), and a few plain sentences besides; then (third round) for
 coordinated lists, "here", "who ... its" and enumerations after a colon; then (the review of that
 round) the sentences those rules misread: a clause or a name as a colon's label, "it" with another
-antecedent, "here" negated, modal or after a verb of motion, "respectively", a title after "The". No
+antecedent, "here" negated, modal or after a verb of motion, "respectively", a title after "The"; then
+(session 12's review) names before a preposition, imperatives, timelines and tables of values. No
 corpus wording.
 """
 
@@ -234,4 +235,21 @@ CASES: tuple[Case, ...] = (
         "Anna Jones founded Acme Corp | Bob Lee joined in 1990.",
         expected=frozenset({("acme corp", "anna jones", "founded_by")}),
     ),
+    # session 12's review: a one-word name before a preposition and a determiner is no subjectless
+    # clause's verb, nor an imperative; a noun before "of the" no role unless an agent's; a dated entry
+    # of a lone verb says nothing of the page; a list of values in a cell, a navigation label no relation
+    Case(
+        "Rome under the Caesars grew rich. Google in the early days hired Larry Page.",
+        ("Old Empires", "work"),
+        frozenset({("rome", "caesars", "~under the"), ("google", "larry page", "~in the early days hired")}),
+    ),
+    Case(
+        "Open the Settings page. Click the Save button. Install the Debian package.",
+        ("Nginx", "software"),
+        titles=("Debian",),
+    ),
+    Case("Crew of the Endeavour sailed home. Museum of the Moving Image opened.", ("Sea Stories", "work")),
+    Case("History\n\n2019 — Linux 5.0 released\n", ("Rust", "software"), titles=("Linux",)),
+    Case("| | |\n|---|---|\n| Options | Fast, Slow and Auto |\n| Modes | Quick and Full |", ("Syncit", "software")),
+    Case("Setup\n\nNext page: Installation Guide\n", ("Syncit", "software"), titles=("Installation Guide",)),
 )

@@ -218,11 +218,17 @@ def _apposed_noun(text: str, span: Span, end: int) -> str | None:
     return m.group(1) if m and m.group(1) not in FUNCTION and m.group(1) not in AUX else None
 
 
-def _entry_of(text: str, start: int, inside: list[Span]) -> bool:
+def _entry_of(text: str, start: int, inside: list[Span], tail: str) -> bool:
     """Whether the sentence is a dated entry of the page's own timeline naming one name, its subject
     ("2023 — N appointed head coach", "1990 — N becomes sponsor"): a chronology's line is said
-    of the page's subject, so the verb after the name relates the two as "it" would ("N joined it")."""
-    return len(inside) == 1 and _DATED_ENTRY.fullmatch(text, start, inside[0].start) is not None
+    of the page's subject, so the verb after the name relates the two as "it" would ("N joined it").
+    The verb must have words after it: a lone verb says what befell the name itself ("2019 — Linux
+    5.0 released" on another page: no relation to that page's subject)."""
+    return (
+        len(inside) == 1
+        and len(_ALPHA_WORD.findall(tail)) >= 2
+        and _DATED_ENTRY.fullmatch(text, start, inside[0].start) is not None
+    )
 
 
 def _opening(words: list[str]) -> list[str]:
@@ -262,6 +268,7 @@ _APPOSED_NOUN = re.compile(r"[ \t]+([a-z]{3,})[ \t]*,")  # "... P club," closing
 _DATED_ENTRY = re.compile(
     r"[ \t]*(?:[-*+][ \t]+)?\d{4}[ \t]*(?:[\u2014\u2013:]|--?)[ \t]*"
 )  # "2023 \u2014 " opening a line
+_ALPHA_WORD = re.compile(r"[^\W\d_]+")  # a word of letters ("5.0" is none)
 _COPULA = frozenset("is are was were be been being s".split())  # "She's a N player": "s" is "is"
 _TITLE_CASE = re.compile(r"[A-Z][a-z]+(?: (?:[A-Z][a-z]+|of|and|the|&))*")  # "Tourker Wanderers", "Bank of X"
 _NOUN_AFTER = re.compile(r"[ \t]+([a-z]{3,})\b(?![\-'\u2019])")  # "... N player": the name's noun
@@ -441,7 +448,9 @@ def _phrases(
         if cleft:  # "P is where she grew up"
             if rel := typed(subject, last, [*_words(tail[cleft.end() :]), "in"]):
                 out.append(rel)
-        elif (_BACK.search(tail) or _entry_of(text, start, inside)) and not GOVERNED.search(text, start, final.start):
+        elif (_BACK.search(tail) or _entry_of(text, start, inside, tail)) and not GOVERNED.search(
+            text, start, final.start
+        ):
             # "N travelled with it as physician": N and the document's subject (not "A traveller from N
             # describes the harbour": a name after a preposition is no verb's subject)
             words = normalise(tail).split()

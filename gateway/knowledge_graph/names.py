@@ -35,6 +35,36 @@ _BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone o
 # sentence relates. Not a parenthetical, an I/we/you clause a comma closes within three words
 # ("Einstein, you may recall, was born ...", "Rome, I think, was founded ..."): the name is the subject
 _ADDRESSED = re.compile(r"\s*,\s*(?:[\u2014\u2013]\s*|-{1,2}\s*)?(?:I|[Ww]e|[Yy]ou)\b(?!(?:\s+[\w'\u2019]+){0,3}\s*,)")
+# the subjectless clause's verb is a past form (a CV's, a caption's: "Spent", "Joined", "Came"): a
+# regular "-ed" after two letters or more ("Fred" stays a name) or a closed list of English irregular
+# past forms; an imperative ("Open the Settings page") or a name before a preposition ("Napoleon at the
+# Battle of W", "Rome under the Caesars") is no such verb
+_IRREGULAR_PAST = (
+    "Came Went Spent Grew Made Took Left Won Led Ran Began Became Wrote Built Taught Brought Bought Held "
+    "Saw Met Got Gave Found Fought Sold Kept Lost Rose Fell Sang Drove Rode Flew Stood Sat Told Said "
+    "Thought Sent Spoke Chose Knew Drew Threw Wore Broke Stole Swam Struck Caught Dealt Felt Heard Meant "
+    "Paid Slept Shot Lent Dug Fed Hung Rang Shook Sought Spun Stuck Swore Swept Tore Wept"
+)
+_PAST = re.compile(rf"(?:[a-z]{{2}}ed|^(?:{'|'.join(_IRREGULAR_PAST.split())}))$")
+# before "of the" and a name, only an agent noun is a role with its subject left out ("Winner of the N
+# Award", "Holder of the N Star", "Founder of ..."); "Crew of the Endeavour", "Museum of the Moving
+# Image", "Rome of the Caesars" are names
+_AGENT = re.compile(r"[a-z](?:er|or|ist|ant|ent)$")
+# a participle's "-ing" straight before its object's determiner ("Winning the N Prize"); not before a
+# preposition, where a place's "-ing" is as likely ("Reading in the 1990s", "Beijing at the Games")
+_GERUND = re.compile(r"[a-z]{2}ing$")
+_DETERMINED = re.compile(r" (?:the|a|an|his|her|their|its|my|our|your) ")
+
+
+def _subjectless_verb(word: str, after: str) -> bool:
+    """Whether a lone capitalised word opening a sentence, followed by `after` (`_VERB_OBJECT`'s
+    match), is the verb of a clause whose subject is left out (`_PAST`, `_GERUND`) or, before "of the",
+    a role's agent noun (`_AGENT`)."""
+    if after.startswith(" of "):
+        return _AGENT.search(word) is not None
+    return _PAST.search(word) is not None or (_GERUND.search(word) is not None and _DETERMINED.match(after) is not None)
+
+
 MAX_ADDRESS_WORDS = 2  # "Sir", "Dear Sir", "Dear Madam"
 # after a lone capitalised word opening a sentence, a determiner or a possessive (perhaps after one or
 # two particles or prepositions) is the object of a verb: the word is the verb of a clause whose
@@ -195,7 +225,10 @@ class RuleExtractor:
                 # title's own ("home to Kinda Farm, The Boundis Guide and ..."; at a sentence's start it
                 # is as often the article: "The Orbis was ...")
                 title_the = (
-                    i > 0 and words[0] == "The" and len(words) >= 3 and _TITLE_THE.search(body[: tokens[i].start()])
+                    i > 0
+                    and words[0] == "The"
+                    and len(words) >= 3
+                    and _TITLE_THE.search(body[max(0, tokens[i].start() - 12) : tokens[i].start()])
                 )
                 while words and not title_the and normalise(words[0]) in _STOP and not _CODE.match(words[0]):  # "It's"
                     words.pop(0)
@@ -211,7 +244,8 @@ class RuleExtractor:
                     a == 0
                     and len(words) == 1
                     and not _PLURAL_S.search(words[0])
-                    and _VERB_OBJECT.match(body, tokens[j].end())
+                    and (m_vo := _VERB_OBJECT.match(body, tokens[j].end())) is not None
+                    and _subjectless_verb(words[0], m_vo.group(0))
                 ):
                     words = []  # a subjectless clause's verb: "Spent his days at P", "Came up through the N"
                 if a == 0 and len(words) <= MAX_ADDRESS_WORDS and _ADDRESSED.match(body, tokens[j].end()):

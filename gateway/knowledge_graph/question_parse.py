@@ -127,7 +127,7 @@ class _Reader:
         ):
             return False  # a verb's object: "at X" may be the verb's ("Who won the race at Monza?")
         nxt = self.tokens[i + 1]
-        return bare(nxt) in DETS or nxt[:1].isupper()
+        return nxt[:1].isupper() or (bare(nxt) in DETS and any(t[:1].isupper() for t in self.tokens[i + 2 : i + 5]))
 
     def possessive_name(self, i: int) -> bool:
         """Whether the name starting at `i` ends in a possessive ("the singer Ada Vell's real

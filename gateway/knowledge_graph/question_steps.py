@@ -112,7 +112,7 @@ _HEAD_CLAUSE = re.compile(
 # modifier may; a subject's or an "of" phrase's "at" can only be the noun's
 _NOUN_AT = re.compile(
     r"(?<!ing )\b(?i:the|an?|its|their|his|her|our|your|my)\s+(?:(?!\w+ing\b)[a-z]\w*\s+)?(?!\w+ing\b)([a-z]\w+)"
-    rf"\s+at\s+(?=(?i:{DETERMINER})\b|[A-Z])"
+    rf"\s+at\s+(?=(?:(?i:{DETERMINER})\s+(?:[a-z]\w*\s+){{0,2}})?[A-Z])"
 )
 
 
@@ -231,11 +231,16 @@ def steps(query: str) -> int:
     return max(1, min(links + int(own), _MAX_STEPS))
 
 
+_BEFORE_WINDOW = 40  # characters: longer than any auxiliary, relative or question word
+
+
 def _subject_position(text: str, at: int) -> bool:
     """Whether the noun phrase opening at `at` follows an auxiliary, a relative word, "of" or a
     question word (a clause's subject, "Where did THE chef at X train", "where THE chef at X learned",
     "the hometown of THE chef at X"), not a verb whose object it would be."""
-    before = TOKEN.findall(text[:at])
+    # only the word just before matters: a window, not the whole prefix (a long question's every
+    # "the X at" would tokenise all the text before it again: quadratic)
+    before = TOKEN.findall(text[max(0, at - _BEFORE_WINDOW) : at])
     return bool(before) and (
         before[-1].lower() in VERB_AUX | RELATIVES | {"of"} or WH.fullmatch(before[-1]) is not None
     )

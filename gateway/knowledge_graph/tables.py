@@ -148,6 +148,10 @@ def _label(text: str, row: bool = False) -> list[str]:
     return out
 
 
+_SEQUENCE = frozenset("next previous prev see related back".split())  # a navigation label's first word
+_MID_SENTENCE = re.compile(r"\b[a-z]+[ \t]+([A-Z][a-z]+)\b")  # "moved to Kelby": a capitalised word mid-sentence
+
+
 class _Names:
     """The names of a chunk by their span, so a cell or item is a name when one span is it exactly.
     A lone word only when it is a title of the store: capitalised single words in tables are as often
@@ -159,6 +163,15 @@ class _Names:
         self.starting = {s.start: s for s in spans if s.start in keys}
         self.keys = keys
         self.titles = titles
+        self._in_prose: frozenset[str] | None = None
+
+    def in_prose(self, word: str) -> bool:
+        """Whether the page writes `word` capitalised after a lower-case word, in the middle of a
+        sentence ("moved to Kelby"): a name's use; a value ("Fast", "Auto") is capitalised only as a
+        cell's first word. Collected once per chunk (a table of thousands of rows asks for each)."""
+        if self._in_prose is None:
+            self._in_prose = frozenset(m.group(1) for m in _MID_SENTENCE.finditer(self.text))
+        return word in self._in_prose
 
     def is_name(self, a: int, b: int) -> bool:
         """Whether text[a:b] is itself a name: a title of the store, or a name of two or more words the
@@ -244,9 +257,18 @@ def _listed(names: _Names, a: int, b: int) -> list[str]:
         pos = m.end()
     parts.append((pos, b))
     # in a list of two or more, a lone capitalised word the extractor found is a name too ("Prannport
-    # and Veyrtton" before their pages are in the store): a value, "None" or "Auto", stands alone
-    keys = [names.cell(*part) or names.word(*part) for part in parts] if len(parts) > 1 else []
-    return [k for k in keys if k is not None] if keys and all(keys) else []
+    # and Veyrtton" before their pages are in the store) when the page also writes it in a sentence's
+    # middle ("moved to Prannport") or another part is a name already: a value, "None" or "Auto",
+    # stands alone, and a list of values ("Fast, Slow and Auto") is written nowhere else
+    if len(parts) < 2:
+        return []
+    named = [names.cell(*part) for part in parts]
+    lone = [names.word(*part) for part in parts]
+    keys = [
+        n or (w if w is not None and (any(named) or names.in_prose(names.text[p[0] : p[1]].strip())) else None)
+        for n, w, p in zip(named, lone, parts, strict=True)
+    ]
+    return [k for k in keys if k is not None] if all(keys) else []
 
 
 def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: _Names, subject: str) -> list[Relation]:
@@ -334,6 +356,8 @@ def _names_relation(label: str) -> bool:
     "Founded by", "Based in") or a noun phrase of two words or more in sentence case ("Head chef",
     "Place of birth"); a lone noun ("Note", "Tip", "Warning", "Update") heads a note as often."""
     words = label.split()
+    if words[0].lower() in _SEQUENCE:
+        return False  # a link to another page ("Next page: N", "See also: N"), no relation
     return len(words) >= 2 or bool(PARTICIPLE.search(words[0]) and words[0][1:].islower() and len(words[0]) > 3)
 
 

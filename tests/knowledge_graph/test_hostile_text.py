@@ -5,10 +5,13 @@ spaces takes minutes, these take well under a second); they catch a shape, not a
 
 from __future__ import annotations
 
+import re
 import time
+from typing import Any
 
 import pytest
 
+from gateway.knowledge_graph import names, question_steps
 from gateway.knowledge_graph.clauses import _normalise_name, normalise
 from gateway.knowledge_graph.extract import Gazetteer, RuleExtractor, extract
 from gateway.knowledge_graph.hops import CACHED_QUERY_CHARS, _cached_plan, hop_plan
@@ -91,3 +94,40 @@ def test_long_queries_are_not_kept_by_the_hop_plan_cache() -> None:
         long = f"Where was the founder of Acme {i} born? " + "and the rest " * (CACHED_QUERY_CHARS // 10)
         assert hop_plan(long).words
     assert _cached_plan.cache_info().currsize == before
+
+
+class _Scanned:
+    """A compiled pattern's stand-in that counts the characters handed to it: the work a rule does,
+    counted rather than timed (a rule scanning the whole prefix at every match is quadratic)."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern, self.chars = pattern, 0
+
+    def search(self, text: str, *args: int) -> re.Match[str] | None:
+        self.chars += len(text)
+        return self.pattern.search(text, *args)
+
+    def findall(self, text: str, *args: int) -> list[Any]:
+        self.chars += len(text)
+        return self.pattern.findall(text, *args)
+
+
+def test_a_capitalised_the_in_a_sentence_without_end_looks_back_a_few_characters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = ("word The Orrin Table Guide and more words, the things of The Vask House " * 2_800)[:200_000]
+    scanned = _Scanned(names._TITLE_THE)
+    monkeypatch.setattr(names, "_TITLE_THE", scanned)
+    spans = {s.text for s in RuleExtractor().spans(text, Gazetteer([]))}
+    assert {"Orrin Table Guide", "The Vask House"} <= spans  # after "word": the article; after "of": the title
+    assert 0 < scanned.chars < 20 * len(text)  # the whole prefix at each "The": 10**9 characters
+
+
+def test_a_long_question_of_nouns_at_names_reads_a_few_characters_before_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    question = "Where did the chef at the Vask Kitchen of the town learn to cook? " * 650  # 42,900 characters
+    scanned = _Scanned(question_steps.TOKEN)
+    monkeypatch.setattr(question_steps, "TOKEN", scanned)
+    assert steps(question) > 1
+    assert scanned.chars < 20 * len(question)  # the whole prefix at each "the chef at": 14 million

@@ -249,3 +249,23 @@ def test_a_stranded_of_ending_the_text_is_read_as_with_a_question_mark(text: str
     raised IndexError in `plain_of`, a failed search, before)."""
     assert steps(text) == steps(text + "?")
     assert len(hop_words(text)) == steps(text)
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        # "at" and a determiner before no name: a place or a position, no relation of its own
+        ("What is the price of the ticket at the door?", 1),
+        ("Who is the author of the book at the top?", 1),
+        ("What is the status of the job at the head of the queue?", 2),
+        ("Where is the config of the server at the edge stored?", 2),
+        ("what does the cache at the proxy store?", 1),
+        ("Where was the player at the club born?", 1),
+        # a name within the phrase after "at": the noun's relation
+        ("Where did the chef at the restaurant Vask Kitchen train?", 2),
+        ("Where did the chef at Vask Kitchen train?", 2),
+    ],
+)
+def test_a_nouns_at_counts_a_step_only_before_a_name(question: str, count: int) -> None:
+    assert steps(question) == count
+    assert len(hop_words(question)) == count
