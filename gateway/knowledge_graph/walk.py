@@ -212,7 +212,10 @@ async def walk(
                     # R"), one relation twice in a chain, when the question's grammar has a step its
                     # wording named no type for ("the province the town where X is based belongs to")
                     onward = at.into and u == e.source and len(asked) < hops
-                    if (typed_again or again.get(u, {}).get(words, 0.0) >= SAME) and not onward:
+                    # (only the typed half: a phrase this like the path's last relation's words is
+                    # mostly that relation stated from the other side, "was trained at" / "trained",
+                    # onward to a sibling: another pupil of the school)
+                    if (typed_again and not onward) or again.get(u, {}).get(words, 0.0) >= SAME:
                         # the same relation again, in other words ("is a ferry that left the slipway
                         # of" back to the yard's other vessel, "a research vessel that left ...")
                         factor, matched = UNASKED, at.matched
