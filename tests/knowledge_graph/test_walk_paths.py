@@ -2,7 +2,10 @@
 entity it passed (a cycle completed "steps" by going round, and the entity it came back to then
 ranked as the chain's answer), and each hop extends the paths as they stood when it started (an
 entity a path reached during a hop went on within that same hop, one hop more than the walk takes);
-an asked type the question places at a hop is no step of a path that has passed that hop.
+an asked type the question places at a hop is no step of a path that has passed that hop; one
+relation twice onward is two steps (the same relation from the other side, to a sibling, is not);
+a three-hop chain's later words are no reason to step early, and two-hop plans are exempt from
+both hop rules.
 """
 
 from __future__ import annotations
@@ -190,3 +193,47 @@ def test_a_later_hops_words_are_no_reason_to_step_at_this_one() -> None:
     reached = asyncio.run(run())
     assert reached["A"].matched == {"~p1"}, reached["A"]
     assert not reached["W"].matched, reached["W"]
+
+
+def test_a_two_hop_plan_judges_its_first_relation_against_every_word() -> None:
+    """ "Which harbour is home to the captain of the Orla Vey?" read as two hops: a relation only a
+    little like the second hop's word ("p9", 0.45 like "harbour") is still a step at the first. Two-
+    hop questions often name their first relation by a kind noun alone ("the area the place X was in
+    belongs to"), and the second's words were its only likeness (masked lost six two-hop answers when
+    two-hop plans were judged as three-hop ones are)."""
+    question = "Which harbour is home to the captain of the Orla Vey?"
+    plan = hop_plan(question)
+    assert len(plan.words) == 2 and "harbour" in plan.words[1]
+    vector = np.zeros(DIM)
+    vector[0] = 1.0
+
+    async def run() -> dict[str, Reached]:
+        relate = PhraseVectors(_embed_words).relate(
+            vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
+        )
+        return await walk(_Graph([_edge("S", "W", "~p9")]), "st", {"S": SEED}, set(), hops=2, relate=relate)  # type: ignore[arg-type]
+
+    reached = asyncio.run(run())
+    assert reached["W"].matched == {"~p9"}, reached["W"]
+
+
+def test_a_two_hop_plan_holds_no_type_to_its_hop() -> None:
+    """ "where is novelist ana vell's agent based?" is misread as two hops placing located_in at the
+    first ("novelist ana vell" taken for the second hop's words): held to that hop, the agent's own
+    located_in, the answer, was no step after the path matched "p1" (the agent). Only plans of three
+    hops or more hold a type to its hop (`turns.trusted`)."""
+    question = "where is novelist ana vell's agent based?"
+    plan = hop_plan(question)
+    assert plan.types == {"located_in": 0} and len(plan.words) == 2
+    edges = [_edge("S", "A", "~p1"), _edge("A", "Z", "located_in")]
+    vector = np.zeros(DIM)
+    vector[[0, 1, 2, 3]] = 1.0
+
+    async def run() -> dict[str, Reached]:
+        relate = PhraseVectors(_embed).relate(
+            vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
+        )
+        return await walk(_Graph(edges), "st", {"S": SEED}, cues(question), hops=2, relate=relate)  # type: ignore[arg-type]
+
+    reached = asyncio.run(run())
+    assert reached["Z"].matched == {"~p1", "located_in"}, reached["Z"]
