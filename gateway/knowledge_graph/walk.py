@@ -28,14 +28,19 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
 * a path never comes back to the question's own entities (a note on X repeating the question's
   relations about X would lead X back to itself with steps matched), nor to any entity it passed
   (`Reached.trail`: going round a cycle "completed" steps at the chain's first entity), and each hop
-  extends the paths as they stood when it started;
+  extends the paths as they stood when it started (so an answer that is an entity seen earlier on
+  the path in another role, a founder who also works at the company, or namesakes sharing a key, is
+  not reached along that path);
 * an asked type the question places at hop k is no step of a path that matched more than k steps
-  (`turns.py`); in a three-hop chain a relation is judged at hop k against the question's words of
-  hops up to k only (`Likeness.words_like(upto=)`: "was laid down at", like "harbour", is no step
-  for "the captain of X");
+  (`turns.py`; counted in matched steps, not hops walked; a phrase standing for that type is not
+  held by this rule: see `turns.py`); in a three-hop chain a relation after k matched steps is
+  judged against the question's words of its first k + 1 hops only (`Likeness.words_like(upto=)`:
+  "was laid down at", like "harbour", is no step for "the captain of X");
 * one relation twice is two steps when the path goes on through the entity, entering it as the
   last step's target and leaving it as this one's source ("X is based in T", "T lies in the canton
-  of R"), and the question's grammar has a step its wording named no type for;
+  of R"), and the question's grammar has a step its wording named no type for; only when the phrase
+  stands for the path's type, not when it is as like the path's last relation as `SAME` (mostly
+  that relation from the other side: "was trained at", then "trained", reaches another pupil);
 * a step is worth a little less (`UNSUPPORTED`) when no file stating it also names the entity
   before it on the path: of two people called the same (one entity, keys are names), the
   birthplace stated in the biography that names the company they founded wins.
