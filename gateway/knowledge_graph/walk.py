@@ -32,8 +32,8 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
   the path in another role, a founder who also works at the company, or namesakes sharing a key, is
   not reached along that path);
 * an asked type the question places at hop k is no step of a path that matched more than k steps
-  (`turns.py`; counted in matched steps, not hops walked; a phrase standing for that type is not
-  held by this rule: see `turns.py`); in a three-hop chain a relation after k matched steps is
+  (`turns.py`; counted in matched steps, not hops walked; nor is a phrase standing for that type,
+  unless it is that relation again onward); in a three-hop chain a relation after k matched steps is
   judged against the question's words of its first k + 1 hops only (`Likeness.words_like(upto=)`:
   "was laid down at", like "harbour", is no step for "the captain of X");
 * one relation twice is two steps when the path goes on through the entity, entering it as the
@@ -203,9 +203,17 @@ async def walk(
                     and e.type not in at.matched
                     and _near(like, words, u)
                     and own(relate, fit.get(words), at.hops)
-                    and not passed(
-                        relate, e.type, at.hops, len(at.matched)
-                    )  # an asked type held to its hop is no step by its words either
+                    and not passed(relate, e.type, at.hops, len(at.matched))
+                    # nor is a phrase standing for such a type (more like its words than like any
+                    # open word of the question), unless it is that relation again onward: the path
+                    # used the type already, or goes on through the entity it entered (`onward`)
+                    and not (
+                        (held := _kind(kinds, words)[0]) is not None
+                        and held not in at.matched
+                        and not (at.into and u == e.source and len(asked) < hops)
+                        and passed(relate, held, at.hops, len(at.matched))
+                        and kinds[words][held] >= strength.get(u, {}).get(words, 1.0)
+                    )
                 ):
                     kind = _kind(kinds, words)[0]
                     # standing for a type on the path only when more like that type's words than like

@@ -141,6 +141,12 @@ def test_one_relation_twice_onward_is_two_steps_of_the_chain() -> None:
     reached = _minilm_walk(question, edges)
     assert reached["R"].matched == {"~works for", "located_in", "~is situated in"}, reached["R"]
     assert reached["R"].potential() > 2 * reached["B"].potential()
+    # both phrased ("is situated in" taken as located_in's step): "lies in" stands for located_in,
+    # whose hop the path has passed, but is that relation again onward, no type after its hop
+    edges = [_edge("S", "C", "~works for"), _edge("C", "T", "~is situated in"), _edge("T", "R", "~lies in")]
+    edges += [_edge("B", "T", "~is based in")]
+    reached = _minilm_walk(question, edges)
+    assert reached["R"].matched == {"~works for", "located_in", "~lies in"}, reached["R"]
 
 
 def test_the_same_relation_from_the_other_side_is_no_step_onward() -> None:
@@ -237,3 +243,43 @@ def test_a_two_hop_plan_holds_no_type_to_its_hop() -> None:
 
     reached = asyncio.run(run())
     assert reached["Z"].matched == {"~p1", "located_in"}, reached["Z"]
+
+
+async def _embed_born(texts: list[str]) -> list[list[float]]:
+    """`_embed`, with "born in" (born_in's words) on an axis of its own and "q" ("came into the
+    world in") mostly like it, a little like the question."""
+    born = np.zeros(DIM)
+    born[10] = 1.0
+    q = 0.9 * born
+    q[3] = 0.44
+    out = []
+    for text, v in zip(texts, await _embed(texts), strict=True):
+        if text.strip() == "born in":
+            v = born.tolist()
+        elif text.strip() == "q":
+            v = (q / np.linalg.norm(q)).tolist()
+        out.append(v)
+    return out
+
+
+def test_a_phrase_standing_for_a_type_after_its_hop_is_no_step_either() -> None:
+    """As `test_a_type_the_question_places_at_a_hop_is_no_step_after_the_path_passed_it`, with the
+    third relation phrased ("Q came into the world in Z"): a phrase standing for born_in is held to
+    born_in's hop as the type is (it was checked under its own words, never placed, and stepped)."""
+    question = "Which county contains the town the chef of Dunmore Inn was born in?"
+    plan = hop_plan(question)
+    edges = [_edge("S", "C", "~p1"), _edge("C", "T", "born_in"), _edge("T", "K", "~p3")]
+    edges += [_edge("S", "G", "~p1"), _edge("G", "Z", "~p2"), _edge("Q", "Z", "~q")]
+    vector = np.zeros(DIM)
+    vector[[0, 1, 2, 3]] = 1.0
+
+    async def run() -> dict[str, Reached]:
+        relate = PhraseVectors(_embed_born).relate(
+            vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
+        )
+        return await walk(_Graph(edges), "st", {"S": SEED}, cues(question), hops=3, relate=relate)  # type: ignore[arg-type]
+
+    reached = asyncio.run(run())
+    assert reached["K"].matched == {"~p1", "born_in", "~p3"}, reached["K"]
+    assert "~q" not in reached["Q"].matched, reached["Q"]
+    assert reached["K"].potential() > 4 * reached["Q"].potential()
