@@ -10,7 +10,15 @@ right one, on the spent corpora's three-hop questions). A path that matched fewe
 words did not match, walked at its low weight) may still take the type. Only a plan that can be
 trusted so far holds a type to its hop: three relations or more, no two asked types in one hop (a
 two-relation plan misread a lower-case name as a hop's words: "where is novelist x's agent based?"
-placed "based" at the first hop, and draped lost two two-hop answers when it held).
+placed "based" at the first hop, and draped lost two two-hop answers when it held). "Hop k" here
+is counted in matched steps (`len(Reached.matched)`), not in hops walked.
+
+A phrase taken by its words (not as an asked type's step) is held too when it stands for the
+passed type: its likest type, more like the phrase than any open word of the question is. Not when
+it is that relation again onward (the path used the type already, or goes on through the entity it
+entered: "headquartered in T", "T lies in the canton of R"). Held by its likest type alone (any
+phrase whose nearest type was the passed one, "learned the trade from" for made_by), blind's
+three-hop questions fell 75.6 → 68.9 % (reviewer's run); held this way, none lost (MRR up).
 """
 
 from __future__ import annotations

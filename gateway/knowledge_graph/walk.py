@@ -28,14 +28,19 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
 * a path never comes back to the question's own entities (a note on X repeating the question's
   relations about X would lead X back to itself with steps matched), nor to any entity it passed
   (`Reached.trail`: going round a cycle "completed" steps at the chain's first entity), and each hop
-  extends the paths as they stood when it started;
+  extends the paths as they stood when it started (so an answer that is an entity seen earlier on
+  the path in another role, a founder who also works at the company, or namesakes sharing a key, is
+  not reached along that path);
 * an asked type the question places at hop k is no step of a path that matched more than k steps
-  (`turns.py`); in a three-hop chain a relation is judged at hop k against the question's words of
-  hops up to k only (`Likeness.words_like(upto=)`: "was laid down at", like "harbour", is no step
-  for "the captain of X");
+  (`turns.py`; counted in matched steps, not hops walked; nor is a phrase standing for that type,
+  unless it is that relation again onward); in a three-hop chain a relation after k matched steps is
+  judged against the question's words of its first k + 1 hops only (`Likeness.words_like(upto=)`:
+  "was laid down at", like "harbour", is no step for "the captain of X");
 * one relation twice is two steps when the path goes on through the entity, entering it as the
   last step's target and leaving it as this one's source ("X is based in T", "T lies in the canton
-  of R"), and the question's grammar has a step its wording named no type for;
+  of R"), and the question's grammar has a step its wording named no type for; only when the phrase
+  stands for the path's type, not when it is as like the path's last relation as `SAME` (mostly
+  that relation from the other side: "was trained at", then "trained", reaches another pupil);
 * a step is worth a little less (`UNSUPPORTED`) when no file stating it also names the entity
   before it on the path: of two people called the same (one entity, keys are names), the
   birthplace stated in the biography that names the company they founded wins.
@@ -194,9 +199,17 @@ async def walk(
                     and e.type not in at.matched
                     and _near(like, words, u)
                     and own(relate, fit.get(words), at.hops)
-                    and not passed(
-                        relate, e.type, at.hops, len(at.matched)
-                    )  # an asked type held to its hop is no step by its words either
+                    and not passed(relate, e.type, at.hops, len(at.matched))
+                    # nor is a phrase standing for such a type (more like its words than like any
+                    # open word of the question), unless it is that relation again onward: the path
+                    # used the type already, or goes on through the entity it entered (`onward`)
+                    and not (
+                        (held := _kind(kinds, words)[0]) is not None
+                        and held not in at.matched
+                        and not (at.into and u == e.source and len(asked) < hops)
+                        and passed(relate, held, at.hops, len(at.matched))
+                        and kinds[words][held] >= strength.get(u, {}).get(words, 1.0)
+                    )
                 ):
                     kind = _kind(kinds, words)[0]
                     # standing for a type on the path only when more like that type's words than like
@@ -208,7 +221,10 @@ async def walk(
                     # R"), one relation twice in a chain, when the question's grammar has a step its
                     # wording named no type for ("the province the town where X is based belongs to")
                     onward = at.into and u == e.source and len(asked) < hops
-                    if (typed_again or again.get(u, {}).get(words, 0.0) >= SAME) and not onward:
+                    # (only the typed half: a phrase this like the path's last relation's words is
+                    # mostly that relation stated from the other side, "was trained at" / "trained",
+                    # onward to a sibling: another pupil of the school)
+                    if (typed_again and not onward) or again.get(u, {}).get(words, 0.0) >= SAME:
                         # the same relation again, in other words ("is a ferry that left the slipway
                         # of" back to the yard's other vessel, "a research vessel that left ...")
                         factor, matched = UNASKED, at.matched
