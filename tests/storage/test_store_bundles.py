@@ -12,14 +12,24 @@ import pytest
 from gateway.bootstrap import build_stores
 from gateway.config import Settings
 from storage.bundle import Stores
+from storage.graph import ComposedReads
+
+# backend-neutral helpers a store may inherit: the graph's combined reads composed from its own
+# single reads (PostgreSQL, Neo4j); they hold no state and reach no database of their own
+NEUTRAL = (ComposedReads,)
 
 FAMILIES = ("state", "files", "blobs", "vector_stores", "prompts", "connectors", "keys", "graph", "research", "usage")
 
 
 def _homes(stores: Stores) -> dict[str, set[str]]:
-    """Each family's store: the packages of its class and of every class it inherits."""
+    """Each family's store: the packages of its class and of every class it inherits (but the
+    backend-neutral helpers)."""
     return {
-        name: {c.__module__.rsplit(".", 1)[0] for c in type(getattr(stores, name)).__mro__ if c is not object}
+        name: {
+            c.__module__.rsplit(".", 1)[0]
+            for c in type(getattr(stores, name)).__mro__
+            if c is not object and c not in NEUTRAL
+        }
         for name in FAMILIES
     }
 
