@@ -8,14 +8,14 @@ keeps the same one of two equal paths whatever order the graph store returns its
 from __future__ import annotations
 
 import asyncio
-import hashlib
 
 import numpy as np
 
 from gateway.knowledge_graph.phrases import PhraseVectors
 from gateway.knowledge_graph.specific import share, specific
 from gateway.knowledge_graph.walk import Reached, walk
-from storage.graph import Edge, MentionRow
+from storage.graph import Edge
+from tests.support.toy_graph import ToyGraph, basis_embedder
 
 SEED = Reached(1.0, 0, frozenset())
 
@@ -120,36 +120,7 @@ DIM = 64
 BASIS = {"p1": 0, "p2": 1}
 
 
-async def _embed(texts: list[str]) -> list[list[float]]:
-    out = []
-    for text in texts:
-        v = np.zeros(DIM)
-        if text.strip() in BASIS:
-            v[BASIS[text.strip()]] = 1.0
-        else:
-            v = np.random.default_rng(int(hashlib.md5(text.encode()).hexdigest()[:8], 16)).normal(size=DIM)
-            v[:8] = 0
-        out.append(v.tolist())
-    return out
-
-
-class _Graph:
-    """Edges in a chosen order, as two stores with no ORDER BY may return them."""
-
-    def __init__(self, edges: list[Edge], reverse: bool) -> None:
-        self._edges, self._reverse = edges, reverse
-
-    async def edges(self, store_id: str, keys: list[str], per_entity: int = 50) -> list[Edge]:
-        out = [e for e in self._edges if e.source in keys or e.target in keys]
-        return out[::-1] if self._reverse else out
-
-    async def mentions(self, store_id: str, keys: list[str], limit: int = 200) -> list[MentionRow]:
-        return []
-
-    async def hop(
-        self, store_id: str, keys: list[str], per_entity: int, parents: list[str], parent_limit: int
-    ) -> tuple[list[Edge], list[MentionRow]]:
-        return await self.edges(store_id, keys, per_entity), []
+_embed = basis_embedder(BASIS, DIM)
 
 
 def test_equal_paths_keep_the_same_parent_in_either_edge_order() -> None:
@@ -166,7 +137,7 @@ def test_equal_paths_keep_the_same_parent_in_either_edge_order() -> None:
 
     async def run(reverse: bool) -> tuple[dict[str, Reached], dict[str, float]]:
         relate = PhraseVectors(_embed).relate(question.tolist())
-        reached = await walk(_Graph(edges, reverse), "st", {"S": SEED}, set(), hops=2, relate=relate)  # type: ignore[arg-type]
+        reached = await walk(ToyGraph(edges, reverse), "st", {"S": SEED}, set(), hops=2, relate=relate)  # type: ignore[arg-type]
         return reached, potentials(specific(reached, [[], []], 2))
 
     (first, first_after), (second, second_after) = asyncio.run(run(False)), asyncio.run(run(True))

@@ -11,7 +11,6 @@ both hop rules.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 
 import numpy as np
 
@@ -20,28 +19,11 @@ from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.phrases import PhraseVectors
 from gateway.knowledge_graph.question import kind_nouns, relation_words
 from gateway.knowledge_graph.walk import Reached, walk
-from storage.graph import Edge, MentionRow
+from storage.graph import Edge
+from tests.support.toy_graph import ToyGraph, basis_embedder
 from vectorstore.embedders import LocalEmbedder
 
 SEED = Reached(1.0, 0, frozenset())
-
-
-class _Graph:
-    """A fixed set of edges, read as the store reads them: both ends of each frontier entity."""
-
-    def __init__(self, edges: list[Edge]) -> None:
-        self._edges = edges
-
-    async def edges(self, store_id: str, keys: list[str], per_entity: int = 50) -> list[Edge]:
-        return [e for e in self._edges if e.source in keys or e.target in keys]
-
-    async def mentions(self, store_id: str, keys: list[str], limit: int = 200) -> list[MentionRow]:
-        return []
-
-    async def hop(
-        self, store_id: str, keys: list[str], per_entity: int, parents: list[str], parent_limit: int
-    ) -> tuple[list[Edge], list[MentionRow]]:
-        return await self.edges(store_id, keys, per_entity), []
 
 
 def _edge(source: str, target: str, kind: str) -> Edge:
@@ -49,7 +31,7 @@ def _edge(source: str, target: str, kind: str) -> Edge:
 
 
 def _walk(edges: list[Edge], asked: set[str], hops: int) -> dict[str, Reached]:
-    return asyncio.run(walk(_Graph(edges), "st", {"S": SEED}, asked, hops=hops))  # type: ignore[arg-type]
+    return asyncio.run(walk(ToyGraph(edges), "st", {"S": SEED}, asked, hops=hops))  # type: ignore[arg-type]
 
 
 def test_a_path_never_comes_back_to_an_entity_it_passed() -> None:
@@ -80,17 +62,7 @@ DIM = 64
 BASIS = {"p1": 0, "p2": 1, "p3": 2}
 
 
-async def _embed(texts: list[str]) -> list[list[float]]:
-    out = []
-    for text in texts:
-        v = np.zeros(DIM)
-        if text.strip() in BASIS:
-            v[BASIS[text.strip()]] = 1.0
-        else:
-            v = np.random.default_rng(int(hashlib.md5(text.encode()).hexdigest()[:8], 16)).normal(size=DIM)
-            v[:8] = 0
-        out.append(v.tolist())
-    return out
+_embed = basis_embedder(BASIS, DIM)
 
 
 def test_a_type_the_question_places_at_a_hop_is_no_step_after_the_path_passed_it() -> None:
@@ -110,7 +82,7 @@ def test_a_type_the_question_places_at_a_hop_is_no_step_after_the_path_passed_it
         relate = PhraseVectors(_embed).relate(
             vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
         )
-        return await walk(_Graph(edges), "st", {"S": SEED}, cues(question), hops=3, relate=relate)  # type: ignore[arg-type]
+        return await walk(ToyGraph(edges), "st", {"S": SEED}, cues(question), hops=3, relate=relate)  # type: ignore[arg-type]
 
     reached = asyncio.run(run())
     assert reached["K"].matched == {"~p1", "born_in", "~p3"}, reached["K"]
@@ -128,7 +100,7 @@ def _minilm_walk(question: str, edges: list[Edge]) -> dict[str, Reached]:
         relate = PhraseVectors(embedder.embed).relate(
             vector, relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
         )
-        return await walk(_Graph(edges), "st", {"S": SEED}, cues(question), hops=3, relate=relate)  # type: ignore[arg-type]
+        return await walk(ToyGraph(edges), "st", {"S": SEED}, cues(question), hops=3, relate=relate)  # type: ignore[arg-type]
 
     return asyncio.run(run())
 
@@ -199,7 +171,7 @@ def test_a_later_hops_words_are_no_reason_to_step_at_this_one() -> None:
         relate = PhraseVectors(_embed_words).relate(
             vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
         )
-        return await walk(_Graph(edges), "st", {"S": SEED}, set(), hops=3, relate=relate)  # type: ignore[arg-type]
+        return await walk(ToyGraph(edges), "st", {"S": SEED}, set(), hops=3, relate=relate)  # type: ignore[arg-type]
 
     reached = asyncio.run(run())
     assert reached["A"].matched == {"~p1"}, reached["A"]
@@ -222,7 +194,7 @@ def test_a_two_hop_plan_judges_its_first_relation_against_every_word() -> None:
         relate = PhraseVectors(_embed_words).relate(
             vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
         )
-        return await walk(_Graph([_edge("S", "W", "~p9")]), "st", {"S": SEED}, set(), hops=2, relate=relate)  # type: ignore[arg-type]
+        return await walk(ToyGraph([_edge("S", "W", "~p9")]), "st", {"S": SEED}, set(), hops=2, relate=relate)  # type: ignore[arg-type]
 
     reached = asyncio.run(run())
     assert reached["W"].matched == {"~p9"}, reached["W"]
@@ -244,7 +216,7 @@ def test_a_two_hop_plan_holds_no_type_to_its_hop() -> None:
         relate = PhraseVectors(_embed).relate(
             vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
         )
-        return await walk(_Graph(edges), "st", {"S": SEED}, cues(question), hops=2, relate=relate)  # type: ignore[arg-type]
+        return await walk(ToyGraph(edges), "st", {"S": SEED}, cues(question), hops=2, relate=relate)  # type: ignore[arg-type]
 
     reached = asyncio.run(run())
     assert reached["Z"].matched == {"~p1", "located_in"}, reached["Z"]
@@ -282,7 +254,7 @@ def test_a_phrase_standing_for_a_type_after_its_hop_is_no_step_either() -> None:
         relate = PhraseVectors(_embed_born).relate(
             vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
         )
-        return await walk(_Graph(edges), "st", {"S": SEED}, cues(question), hops=3, relate=relate)  # type: ignore[arg-type]
+        return await walk(ToyGraph(edges), "st", {"S": SEED}, cues(question), hops=3, relate=relate)  # type: ignore[arg-type]
 
     reached = asyncio.run(run())
     assert reached["K"].matched == {"~p1", "born_in", "~p3"}, reached["K"]
