@@ -20,7 +20,7 @@ from gateway.knowledge_graph.phrases import PhraseVectors
 from gateway.knowledge_graph.question import kind_nouns, relation_words
 from gateway.knowledge_graph.walk import Reached, walk
 from storage.graph import Edge
-from tests.support.toy_graph import ToyGraph, basis_embedder
+from tests.support.toy_graph import Embed, ToyGraph, basis_embedder
 from vectorstore.embedders import LocalEmbedder
 
 SEED = Reached(1.0, 0, frozenset())
@@ -65,6 +65,25 @@ BASIS = {"p1": 0, "p2": 1, "p3": 2}
 _embed = basis_embedder(BASIS, DIM)
 
 
+def _question_walk(
+    question: str, edges: list[Edge], embed: Embed, axes: tuple[int, ...], hops: int, typed: bool = True
+) -> dict[str, Reached]:
+    """The walk over `edges` from S for `question` under the toy embedder `embed`, the question's
+    vector a unit on each of `axes`; the question's cued types asked unless `typed` is False."""
+    plan = hop_plan(question)
+    vector = np.zeros(DIM)
+    vector[list(axes)] = 1.0
+
+    async def run() -> dict[str, Reached]:
+        relate = PhraseVectors(embed).relate(
+            vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
+        )
+        asked = cues(question) if typed else set()
+        return await walk(ToyGraph(edges), "st", {"S": SEED}, asked, hops=hops, relate=relate)  # type: ignore[arg-type]
+
+    return asyncio.run(run())
+
+
 def test_a_type_the_question_places_at_a_hop_is_no_step_after_the_path_passed_it() -> None:
     """ "Which county contains the town the chef of Dunmore Inn was born in?" places born_in at the
     second hop. The chain: the inn -p1-> its chef -born_in-> the town -p3-> the county. A path that
@@ -75,16 +94,7 @@ def test_a_type_the_question_places_at_a_hop_is_no_step_after_the_path_passed_it
     assert plan.types == {"born_in": 1} and len(plan.words) == 3
     edges = [_edge("S", "C", "~p1"), _edge("C", "T", "born_in"), _edge("T", "K", "~p3")]
     edges += [_edge("S", "G", "~p1"), _edge("G", "Z", "~p2"), _edge("Q", "Z", "born_in")]
-    vector = np.zeros(DIM)
-    vector[[0, 1, 2, 3]] = 1.0
-
-    async def run() -> dict[str, Reached]:
-        relate = PhraseVectors(_embed).relate(
-            vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
-        )
-        return await walk(ToyGraph(edges), "st", {"S": SEED}, cues(question), hops=3, relate=relate)  # type: ignore[arg-type]
-
-    reached = asyncio.run(run())
+    reached = _question_walk(question, edges, _embed, (0, 1, 2, 3), hops=3)
     assert reached["K"].matched == {"~p1", "born_in", "~p3"}, reached["K"]
     assert "born_in" not in reached["Q"].matched, reached["Q"]
     assert reached["K"].potential() > reached["Q"].potential()
@@ -164,16 +174,7 @@ def test_a_later_hops_words_are_no_reason_to_step_at_this_one() -> None:
     plan = hop_plan(question)
     assert plan.words[0] == ["captain"] and "harbour" in plan.words[2]
     edges = [_edge("S", "A", "~p1"), _edge("S", "W", "~p9")]
-    vector = np.zeros(DIM)
-    vector[0] = 1.0
-
-    async def run() -> dict[str, Reached]:
-        relate = PhraseVectors(_embed_words).relate(
-            vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
-        )
-        return await walk(ToyGraph(edges), "st", {"S": SEED}, set(), hops=3, relate=relate)  # type: ignore[arg-type]
-
-    reached = asyncio.run(run())
+    reached = _question_walk(question, edges, _embed_words, (0,), hops=3, typed=False)
     assert reached["A"].matched == {"~p1"}, reached["A"]
     assert not reached["W"].matched, reached["W"]
 
@@ -187,16 +188,7 @@ def test_a_two_hop_plan_judges_its_first_relation_against_every_word() -> None:
     question = "Which harbour is home to the captain of the Orla Vey?"
     plan = hop_plan(question)
     assert len(plan.words) == 2 and "harbour" in plan.words[1]
-    vector = np.zeros(DIM)
-    vector[0] = 1.0
-
-    async def run() -> dict[str, Reached]:
-        relate = PhraseVectors(_embed_words).relate(
-            vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
-        )
-        return await walk(ToyGraph([_edge("S", "W", "~p9")]), "st", {"S": SEED}, set(), hops=2, relate=relate)  # type: ignore[arg-type]
-
-    reached = asyncio.run(run())
+    reached = _question_walk(question, [_edge("S", "W", "~p9")], _embed_words, (0,), hops=2, typed=False)
     assert reached["W"].matched == {"~p9"}, reached["W"]
 
 
@@ -209,16 +201,7 @@ def test_a_two_hop_plan_holds_no_type_to_its_hop() -> None:
     plan = hop_plan(question)
     assert plan.types == {"located_in": 0} and len(plan.words) == 2
     edges = [_edge("S", "A", "~p1"), _edge("A", "Z", "located_in")]
-    vector = np.zeros(DIM)
-    vector[[0, 1, 2, 3]] = 1.0
-
-    async def run() -> dict[str, Reached]:
-        relate = PhraseVectors(_embed).relate(
-            vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
-        )
-        return await walk(ToyGraph(edges), "st", {"S": SEED}, cues(question), hops=2, relate=relate)  # type: ignore[arg-type]
-
-    reached = asyncio.run(run())
+    reached = _question_walk(question, edges, _embed, (0, 1, 2, 3), hops=2)
     assert reached["Z"].matched == {"~p1", "located_in"}, reached["Z"]
 
 
@@ -244,19 +227,9 @@ def test_a_phrase_standing_for_a_type_after_its_hop_is_no_step_either() -> None:
     third relation phrased ("Q came into the world in Z"): a phrase standing for born_in is held to
     born_in's hop as the type is (it was checked under its own words, never placed, and stepped)."""
     question = "Which county contains the town the chef of Dunmore Inn was born in?"
-    plan = hop_plan(question)
     edges = [_edge("S", "C", "~p1"), _edge("C", "T", "born_in"), _edge("T", "K", "~p3")]
     edges += [_edge("S", "G", "~p1"), _edge("G", "Z", "~p2"), _edge("Q", "Z", "~q")]
-    vector = np.zeros(DIM)
-    vector[[0, 1, 2, 3]] = 1.0
-
-    async def run() -> dict[str, Reached]:
-        relate = PhraseVectors(_embed_born).relate(
-            vector.tolist(), relation_words(question), kind_nouns(question), lambda: (plan.words, plan.types)
-        )
-        return await walk(ToyGraph(edges), "st", {"S": SEED}, cues(question), hops=3, relate=relate)  # type: ignore[arg-type]
-
-    reached = asyncio.run(run())
+    reached = _question_walk(question, edges, _embed_born, (0, 1, 2, 3), hops=3)
     assert reached["K"].matched == {"~p1", "born_in", "~p3"}, reached["K"]
     assert "~q" not in reached["Q"].matched, reached["Q"]
     assert reached["K"].potential() > 4 * reached["Q"].potential()

@@ -10,6 +10,8 @@ import numpy as np
 
 from storage.graph import Edge, MentionRow
 
+Embed = Callable[[list[str]], Awaitable[list[list[float]]]]
+
 
 class ToyGraph:
     """A fixed set of edges read as the store reads them (both ends of each frontier entity), in the
@@ -31,7 +33,7 @@ class ToyGraph:
         return await self.edges(store_id, keys, per_entity), []
 
 
-def basis_embedder(basis: dict[str, int], dim: int = 64) -> Callable[[list[str]], Awaitable[list[list[float]]]]:
+def basis_embedder(basis: dict[str, int], dim: int = 64) -> Embed:
     """An embedder whose texts named in `basis` are orthogonal unit vectors (axis `basis[text]`) and
     every other text a fixed random vector orthogonal to the first eight axes."""
 
