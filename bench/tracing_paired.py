@@ -4,7 +4,7 @@ A/A control and bootstrap confidence intervals (#31).
     .venv/bin/python -m bench.tracing_paired [--blocks B] [--seconds S] [--requests R] [--clients N]
                                              [--streams M] [--deltas K] [--no-streams] [--seed X]
                                              [--gc-probe] [--off2-env KEY=VALUE ...] [--off2-src DIR]
-                                             [--restarts N]
+                                             [--restarts N] [--env KEY=VALUE ...]
 
 Why not `bench.bench_tracing`: it loads a door's stacks side by side, so they compete for the two
 cores (and their caches) with each other and with the machine's other load, and two runs of the same
@@ -320,10 +320,26 @@ def report(res: dict[str, Any]) -> str:
                 u = max(1, served)
                 lines.append(f"  {n:5} {g0 * scale / u:8.2f} {g1 * scale / u:7.2f} {g2 * scale / u:7.3f}"
                              f"   {seconds * 1e6 / u:7.3f} us")  # fmt: skip
+    if rss := res.get("rss_mb"):  # each life's end: the HTTP server; Envoy + the ExtProc
+        for d in DOORS:
+            lines.append(f"RSS at each life's end, {d} door, MB: "
+                         + "; ".join(f"{n} " + " ".join(f"{life[n][d]:.0f}" for life in rss) for n in NAMES))  # fmt: skip
     lines += ["", *verdicts]
     if machine := res.get("machine"):
         lines.append(f"machine: {json.dumps(machine)}")
     return "\n".join(lines)
+
+
+def rss_mb(pids: list[int]) -> float:
+    """Resident memory of these processes (`VmRSS`), MB: what a life's traffic left them holding."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/status") as fh:
+                total += next((int(line.split()[1]) for line in fh if line.startswith("VmRSS:")), 0)
+        except OSError:
+            continue
+    return round(total / 1024, 1)
 
 
 async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack], rng: random.Random) -> dict[str, Any]:
@@ -338,6 +354,7 @@ async def run(args: argparse.Namespace, stacks: dict[str, EnvoyStack], rng: rand
         if "gc" in data[kind]:
             collected[kind] = data[kind].pop("gc")
     res = {"machine": watch.stop(), "blocks": data, "seconds": time.monotonic() - t0}
+    res["rss_mb"] = {n: {d: rss_mb(p) for d, p in door_pids(s).items()} for n, s in stacks.items()}
     if collected:
         res["gc"] = collected
     return res
@@ -359,6 +376,7 @@ def merged(lives: list[dict[str, Any]], seed: int) -> dict[str, Any]:
     machine = {k: round(sum(m[k] * t for m, t in timed) / total, 2) for k in timed[0][0]} if timed else {}
     blocks = [life["blocks"] for life in lives]
     res = {"figures": figures(blocks, seed), "machine": machine, "lives": len(lives)}
+    res["rss_mb"] = [life["rss_mb"] for life in lives if "rss_mb" in life]
     res["blocks"] = blocks[0] if len(lives) == 1 else blocks  # (one life: as before `--restarts`)
     if gcs:
         res["gc"] = gcs
@@ -382,6 +400,8 @@ def main(argv: list[str] | None = None) -> int:
     variant = "trace `off2` too, with these variables over the `on` stack's (e.g. OTEL_TRACES_SAMPLER=always_off)"
     ap.add_argument("--off2-env", nargs="+", default=None, metavar="KEY=VALUE",
                     help=variant + ": off2 - off is then that variant's cost, not the A/A control")  # fmt: skip
+    ap.add_argument("--env", nargs="+", default=None, metavar="KEY=VALUE",
+                    help="variables of every stack's doors (e.g. GATEWAY_GC_THRESHOLDS=...; off2's variant over them)")  # fmt: skip
     ap.add_argument("--off2-src", default=None, metavar="DIR",
                     help="trace `off2` as `on`, with the code of this source tree first on its PYTHONPATH (before "
                     "the inherited one): an A/B of two trees in the same blocks; off2 runs all of DIR's code, not "
@@ -407,6 +427,7 @@ def main(argv: list[str] | None = None) -> int:
             site = str(Path(__file__).resolve().parent / "gc_probe")
             same["PYTHONPATH"] = os.pathsep.join(p for p in (site, os.environ.get("PYTHONPATH", "")) if p)
             same["BENCH_GC_PROBE"] = str(args.gc_probe)
+        same.update(dict(kv.split("=", 1) for kv in args.env or ()))  # every stack's, e.g. GATEWAY_GC_THRESHOLDS
         traced: dict[str, Any] = {**collector, **otel_env(args), **same}
         envs = {"off": same, "off2": same, "on": traced}
         if args.off2_env is not None:  # a variant of `on` in the control's place

@@ -248,6 +248,11 @@ class Settings(BaseModel):
     event_loop: Literal["uvloop", "asyncio"] = Field(
         default="uvloop", description="the doors' event loop (uvloop: less CPU per streamed token)"
     )
+    gc_thresholds: tuple[int, int, int] = Field(
+        default=(700, 10, 10),
+        description="the doors' garbage-collector thresholds (gc.set_threshold), e.g. 700,10,10: "
+        "young allocations a collection, then collections of each generation before the next's",
+    )
     drain_seconds: float = Field(
         default=30.0, ge=0, description="on SIGTERM, how long streams in flight may take to finish"
     )
@@ -362,6 +367,22 @@ class Settings(BaseModel):
     @property
     def db_path(self) -> Path:
         return self.data_dir / "gateway.db"
+
+    @field_validator("gc_thresholds", mode="before")
+    @classmethod
+    def _gc_thresholds(cls, value: Any) -> Any:
+        """`GATEWAY_GC_THRESHOLDS` is three integers, comma-separated, each at least 1 (0 would turn
+        the collector off, which reference cycles would then leak into)."""
+        parts = [p.strip() for p in value.split(",")] if isinstance(value, str) else value
+        if not isinstance(parts, list | tuple) or len(parts) != 3:
+            raise ValueError(f"gc_thresholds: three integers N0,N1,N2, not {value!r}")
+        try:
+            numbers = tuple(int(p) for p in parts)
+        except (TypeError, ValueError):
+            raise ValueError(f"gc_thresholds: three integers N0,N1,N2, not {value!r}") from None
+        if not all(1 <= n <= 10_000_000 for n in numbers):
+            raise ValueError(f"gc_thresholds: each of N0,N1,N2 from 1 to 10,000,000, not {value!r}")
+        return numbers
 
     @field_validator("backends", mode="before")
     @classmethod

@@ -28,7 +28,7 @@ def run(main: Coroutine[Any, Any, T], settings: Settings) -> T:
     return asyncio.run(main)
 
 
-def settle_heap() -> None:
+def settle_heap(thresholds: tuple[int, int, int] | None = None) -> None:
     """Call once a door is built, just before it listens: what start-up made (modules, the app,
     the settings, ~125k objects) moves to the collector's permanent generation (`gc.freeze`),
     which collections no longer walk.
@@ -40,6 +40,11 @@ def settle_heap() -> None:
     `gc.callbacks` in the HTTP door (none in the same window with tracing off). Frozen, a full
     collection walks only what was made since. What start-up made and later drops is reclaimed by
     reference counting as before; only start-up's own cycles are kept (made once). Before
-    listening, not after: the ~80 ms collection delays no first connection."""
+    listening, not after: the ~80 ms collection delays no first connection.
+
+    ``thresholds`` (`GATEWAY_GC_THRESHOLDS`) are set here too, tracing on or off: see `Settings`
+    and ARCHITECTURE "Tracing", twelfth pass, for the values measured."""
     gc.collect()  # start-up's garbage cycles go first, rather than frozen
     gc.freeze()
+    if thresholds is not None:
+        gc.set_threshold(*thresholds)
