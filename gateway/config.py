@@ -249,9 +249,11 @@ class Settings(BaseModel):
         default="uvloop", description="the doors' event loop (uvloop: less CPU per streamed token)"
     )
     gc_thresholds: tuple[int, int, int] = Field(
-        default=(700, 10, 10),
-        description="the doors' garbage-collector thresholds (gc.set_threshold), e.g. 700,10,10: "
-        "young allocations a collection, then collections of each generation before the next's",
+        # not Python's 700,10,10: with tracing on, spans waiting for their batch outlived the young
+        # collections and set off full ones, ~8-24 us a request at the HTTP door (#31, twelfth pass)
+        default=(10_000, 10, 10),
+        description="the doors' garbage-collector thresholds (gc.set_threshold N0,N1,N2): tracked "
+        "objects made a young collection, then collections of each generation before the next's",
     )
     drain_seconds: float = Field(
         default=30.0, ge=0, description="on SIGTERM, how long streams in flight may take to finish"

@@ -4,7 +4,7 @@ Python imports `sitecustomize` at start-up from the path: a benchmark puts this 
 the doors' `PYTHONPATH` and names a directory in `BENCH_GC_PROBE`; each process then counts its
 collections by generation and the CPU time (`time.thread_time`, the collecting thread's) spent in
 them, through `gc.callbacks`, and a daemon thread writes the totals to `<dir>/<pid>.json` every
-half second. Nothing happens without `BENCH_GC_PROBE`, and nothing of the gateway is imported.
+half second, with the thresholds in force (`gc.get_threshold`). Nothing happens without `BENCH_GC_PROBE`, and nothing of the gateway is imported.
 
 Why a probe in the door rather than in-process figures: how many objects outlive the young
 collections (and so how often a full one comes) depends on the door's whole heap and traffic,
@@ -38,10 +38,10 @@ def _install(directory: str) -> None:
         path = os.path.join(directory, f"{os.getpid()}.json")
         last = None
         while True:
-            now = (list(counts), spent[0])
+            now = (list(counts), spent[0], gc.get_threshold())
             if now != last:
                 with open(path + ".tmp", "w") as fh:
-                    json.dump({"collections": now[0], "seconds": now[1]}, fh)
+                    json.dump({"collections": now[0], "seconds": now[1], "thresholds": now[2]}, fh)
                 os.replace(path + ".tmp", path)
                 last = now
             time.sleep(0.5)
