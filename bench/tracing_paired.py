@@ -322,8 +322,8 @@ def report(res: dict[str, Any]) -> str:
                              f"   {seconds * 1e6 / u:7.3f} us")  # fmt: skip
     if rss := res.get("rss_mb"):  # each life's end: the HTTP server; Envoy + the ExtProc
         for d in DOORS:
-            lines.append(f"RSS at each life's end, {d} door, MB: "
-                         + "; ".join(f"{n} " + " ".join(f"{life[n][d]:.0f}" for life in rss) for n in NAMES))  # fmt: skip
+            each = "; ".join(f"{n} " + " ".join(f"{life[n][d]:.0f}" for life in rss) for n in NAMES)
+            lines.append(f"RSS at each life's end, {d} door, MB: {each}")
     lines += ["", *verdicts]
     if machine := res.get("machine"):
         lines.append(f"machine: {json.dumps(machine)}")
@@ -401,7 +401,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--off2-env", nargs="+", default=None, metavar="KEY=VALUE",
                     help=variant + ": off2 - off is then that variant's cost, not the A/A control")  # fmt: skip
     ap.add_argument("--env", nargs="+", default=None, metavar="KEY=VALUE",
-                    help="variables of every stack's doors (e.g. GATEWAY_GC_THRESHOLDS=...; off2's variant over them)")  # fmt: skip
+                    help="variables of every stack's doors (e.g. GATEWAY_GC_THRESHOLDS=...; "
+                    "off2's variant over them)")  # fmt: skip
     ap.add_argument("--off2-src", default=None, metavar="DIR",
                     help="trace `off2` as `on`, with the code of this source tree first on its PYTHONPATH (before "
                     "the inherited one): an A/B of two trees in the same blocks; off2 runs all of DIR's code, not "

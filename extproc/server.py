@@ -99,7 +99,8 @@ async def _serve(
         ep_grpc.add_ExternalProcessorServicer_to_server(processor, server)  # type: ignore[no-untyped-call]
         health = HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health, server)
-        settle_heap(settings.gc_thresholds)  # start-up's objects out of the collector's way, before a stream waits on it
+        # start-up's objects out of the collector's way, before a stream waits on it; its thresholds
+        settle_heap(settings.gc_thresholds)
         await server.start()
         for name in ("", SERVICE_NAME):
             await health.set(name, health_pb2.HealthCheckResponse.SERVING)

@@ -4,7 +4,8 @@ Python imports `sitecustomize` at start-up from the path: a benchmark puts this 
 the doors' `PYTHONPATH` and names a directory in `BENCH_GC_PROBE`; each process then counts its
 collections by generation and the CPU time (`time.thread_time`, the collecting thread's) spent in
 them, through `gc.callbacks`, and a daemon thread writes the totals to `<dir>/<pid>.json` every
-half second, with the thresholds in force (`gc.get_threshold`). Nothing happens without `BENCH_GC_PROBE`, and nothing of the gateway is imported.
+half second, with the thresholds in force (`gc.get_threshold`). Nothing happens without
+`BENCH_GC_PROBE`, and nothing of the gateway is imported.
 
 Why a probe in the door rather than in-process figures: how many objects outlive the young
 collections (and so how often a full one comes) depends on the door's whole heap and traffic,

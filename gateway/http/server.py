@@ -70,7 +70,8 @@ async def serve_http(settings: Settings, *, worker: int = 0, reuse_port: bool = 
         loop.add_signal_handler(sig, stop.set)
     try:
         site = web.TCPSite(runner, settings.host, settings.http_port, reuse_port=reuse_port or None)
-        settle_heap(settings.gc_thresholds)  # start-up's objects out of the collector's way, before a connection waits on it
+        # start-up's objects out of the collector's way, before a connection waits on it; its thresholds
+        settle_heap(settings.gc_thresholds)
         await site.start()
         announce(f"gateway HTTP server on http://{settings.host}:{settings.http_port} (worker {worker})")
         if worker == 0 and (warning := open_to_network(settings, [settings.host])):
