@@ -374,8 +374,9 @@ class Settings(BaseModel):
     @classmethod
     def _gc_thresholds(cls, value: Any) -> Any:
         """`GATEWAY_GC_THRESHOLDS` is three integers, comma-separated, each at least 1 (0 would turn
-        the collector off, which reference cycles would then leak into)."""
-        parts = [p.strip() for p in value.split(",")] if isinstance(value, str) else value
+        the collector off, which reference cycles would then leak into); brackets around them are
+        read too, as a parent process writes a chosen tuple for its workers (`child_env`)."""
+        parts = [p.strip() for p in value.strip().strip("()[]").split(",")] if isinstance(value, str) else value
         if not isinstance(parts, list | tuple) or len(parts) != 3:
             raise ValueError(f"gc_thresholds: three integers N0,N1,N2, not {value!r}")
         try:

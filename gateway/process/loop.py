@@ -44,12 +44,13 @@ def settle_heap(thresholds: tuple[int, int, int] | None = None) -> None:
 
     ``thresholds`` (`GATEWAY_GC_THRESHOLDS`, 10000,10,10 by default, Python's 700,10,10) are set
     here too, tracing on or off. Why (#31, twelfth pass): at 700 a young collection came every
-    ~250 requests with tracing on, and each one promoted the spans waiting for their batch (freed
-    by reference counting seconds later, but by then in an older generation), which set off full
-    collections: 8-24 us a request in the collector at the HTTP door. At 10,000 the door made no
-    collection at all in a run's ~5,000 requests, on or off; the ExtProc's young collections
-    (there with tracing off too) fell ~20x, each ~3 ms instead of ~0.3: about half the time in
-    the collector. Memory: unchanged within 1 MB (`bench.tracing_paired` prints the doors' RSS)."""
+    few hundred requests with tracing on, and each one promoted the spans waiting for their batch
+    (freed by reference counting seconds later, but by then in an older generation), which set off
+    full collections: 1-23 us a request in the collector at the HTTP door, run to run. At 10,000
+    the door made no collection at all in a run's ~5,000 requests, on or off; the ExtProc's young
+    collections (there with tracing off too) fell ~20x, each ~3 ms instead of ~0.3: about half the
+    time in the collector. Memory: unchanged within 1 MB (`bench.tracing_paired` prints the doors'
+    RSS); streamed tokens' gap p99 no worse within the noise (`bench.bench_stream --pace-ms 1`)."""
     gc.collect()  # start-up's garbage cycles go first, rather than frozen
     gc.freeze()
     if thresholds is not None:

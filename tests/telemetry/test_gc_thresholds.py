@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from gateway.config import Settings, load_settings
+from gateway.process.workers import child_env
 from tests.support.procs import VENV_BIN, Backend, gateway_env, scripted_backend
 from tests.support.stack import envoy_stack
 
@@ -39,6 +40,14 @@ def test_the_default_and_a_yaml_list(tmp_path: Path) -> None:
     config = tmp_path / "gateway.yaml"
     config.write_text("gc_thresholds: [5000, 20, 40]\n")
     assert load_settings(env={"GATEWAY_CONFIG": str(config)}).gc_thresholds == (5000, 20, 40)
+
+
+def test_chosen_thresholds_reach_a_pool_s_workers(tmp_path: Path) -> None:
+    """A value from the YAML file is handed to the door's worker processes in their environment."""
+    config = tmp_path / "gateway.yaml"
+    config.write_text("gc_thresholds: [5000, 20, 40]\n")
+    chosen = load_settings(env={"GATEWAY_CONFIG": str(config)})
+    assert load_settings(env=child_env(chosen, base={})).gc_thresholds == (5000, 20, 40)
 
 
 @pytest.mark.parametrize("bad", ["0,10,10", "700,10", "700,10,10,10", "a,b,c", "700;10;10", "-1,10,10", "1.5,10,10"])
