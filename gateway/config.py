@@ -250,7 +250,7 @@ class Settings(BaseModel):
     )
     gc_thresholds: tuple[int, int, int] = Field(
         # not Python's 700,10,10: with tracing on, spans waiting for their batch outlived the young
-        # collections and set off full ones, ~8-24 us a request at the HTTP door (#31, twelfth pass)
+        # collections and set off full ones, 1-23 us a request at the HTTP door (#31, twelfth pass)
         default=(10_000, 10, 10),
         description="the doors' garbage-collector thresholds (gc.set_threshold N0,N1,N2): tracked "
         "objects made a young collection, then collections of each generation before the next's",
