@@ -49,8 +49,9 @@ def settle_heap(thresholds: tuple[int, int, int] | None = None) -> None:
     full collections: 1-23 us a request in the collector at the HTTP door, run to run. At 10,000
     the door made no collection at all in a run's ~5,000 requests, on or off; the ExtProc's young
     collections (there with tracing off too) fell ~20x, each ~3 ms instead of ~0.3: about half the
-    time in the collector. Memory: unchanged within 1 MB (`bench.tracing_paired` prints the doors'
-    RSS); streamed tokens' gap p99 no worse within the noise (`bench.bench_stream --pace-ms 1`)."""
+    time in the collector. Memory (`bench.tracing_paired` prints the doors' RSS): the HTTP server's
+    unchanged within 1 MB, the ExtProc's ~2 MB more; streamed tokens' gap p99 no worse within the
+    noise (`bench.bench_stream --pace-ms 1`)."""
     gc.collect()  # start-up's garbage cycles go first, rather than frozen
     gc.freeze()
     if thresholds is not None:
