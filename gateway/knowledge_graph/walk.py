@@ -30,7 +30,9 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
   (`Reached.trail`: going round a cycle "completed" steps at the chain's first entity), and each hop
   extends the paths as they stood when it started (so an answer that is an entity seen earlier on
   the path in another role, a founder who also works at the company, or namesakes sharing a key, is
-  not reached along that path);
+  not reached along that path); a path keeps the one it extended (`Reached.prior`), which need not
+  be its `via` entity's best path at the end: the same hop or a later one may give that entity a
+  better path, and read there the step described another path (`specific.py`, `chunk_scores`);
 * an asked type the question places at hop k is no step of a path that matched more than k steps
   (`turns.py`; counted in matched steps, not hops walked; nor is a phrase standing for that type,
   unless it is that relation again onward); in a three-hop chain a relation after k matched steps is
@@ -56,7 +58,7 @@ Compared on bench/multihop_hard.py against two-hop entity expansion and personal
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -102,6 +104,10 @@ class Reached:
     via: str | None = None  # the entity before this one on the path
     into: bool = False  # reached as the target of a phrase relation (the yard a vessel "left the slipway of")
     trail: frozenset[str] = frozenset()  # the entities before this one on its path, which it never revisits
+    # the path this one extended: `via`'s path as the step left it, which need not be `via`'s best
+    # path at the end (a hop extends the paths as they stood when it started, and the same hop or a
+    # later one may give `via` a better path); read this, not the walk's result at `via`
+    prior: Reached | None = field(default=None, repr=False)
 
     def potential(self) -> float:
         return self.base * (STEP_GAIN ** len(self.matched))
@@ -139,7 +145,7 @@ async def walk(
         # goes on from the next one (read mid-hop, its new path took a fourth step in a three-hop
         # walk, or came back through the entity it had just left)
         start = {u: reached[u] for u in frontier}
-        like, kinds, again, strength, other, fit = await _likeness(edges, inside, reached, asked, relate, hops, hop)
+        like, kinds, again, strength, other, fit = await _likeness(edges, inside, start, asked, relate, hops, hop)
         files_of: dict[str, set[str]] = {}
         for m in rows:
             files_of.setdefault(m.entity, set()).add(m.file_id)
@@ -238,7 +244,7 @@ async def walk(
                 base = at.base * factor
                 # as `Reached.potential`; the path (and its trail) is built only when it wins
                 if v not in reached or base * (STEP_GAIN ** len(matched)) > reached[v].potential():
-                    reached[v] = Reached(base, at.hops + 1, matched, u, into, at.trail | {u})
+                    reached[v] = Reached(base, at.hops + 1, matched, u, into, at.trail | {u}, at)
                     improved.add(v)
                     if e.type == "co_occurs":
                         linked.discard(v)
@@ -410,12 +416,17 @@ def chunk_scores(
     when that entity has no page of its own (`paged`: entities some document is about; "the
     hometown of the founder of X" where the town has none) it is the answer: either way it scores
     as that entity does."""
-    led = {r.via for e, r in reached.items() if r.via is not None and e in paged and r.matched - reached[r.via].matched}
+    # (a step's own `prior` path, not `reached[via]`: the entity before may have a better path since)
+    led = {
+        r.via
+        for e, r in reached.items()
+        if r.via is not None and r.prior is not None and e in paged and r.matched - r.prior.matched
+    }
     # entity -> the entities a step of the chain led to from it, whose page (or lack of one) it speaks for
     leads: dict[str, list[str]] = {}
     for x, r in reached.items():
-        if r.via is not None and len(r.matched) > len(reached[r.via].matched):
-            if (one_step and reached[r.via].hops == 0) or x not in paged:
+        if r.via is not None and r.prior is not None and len(r.matched) > len(r.prior.matched):
+            if (one_step and r.prior.hops == 0) or x not in paged:
                 leads.setdefault(r.via, []).append(x)
     named: dict[str, set[str]] = {}  # chunk -> the entities it mentions
     if leads:
