@@ -61,13 +61,12 @@ async def likeness(
     hops: int,
     hop: int = 0,
 ) -> Tables:
-    """Per frontier entity, the likeness of the words of each relation it could step along to what
-    the question still asks after the entity's path (`Likeness.rest`: the question with the path's
-    relations projected out), with the best of them under the key "" ; each phrase's nearest
-    pattern type. Scored against the rest, not the whole question: a question is as a whole most
-    like its first relation, which the path has used already. Third, per frontier entity, each
-    phrase's likeness to the relations on the entity's path (a sibling's or the same relation again
-    is no step); edges back to the path's previous entity are no option."""
+    """The hop's tables (`Tables`) for the frontier `inside`, each entity judged by its path as the
+    hop started (`start`): per entity, each relation it could step along by its words, as like what
+    the question still asks after the path (`Likeness.rest`: the question with the path's relations
+    projected out) or one of its open words, as a share of the entity's likest. Scored against the
+    rest, not the whole question: a question is as a whole most like its first relation, which the
+    path has used already. Relations back along the path, or used on it, are no option."""
     if relate is None:
         return Tables()
     # per relation type, not per edge: a hop reads thousands of edges of a few dozen types

@@ -1,7 +1,8 @@
 """The walk's paths on hand-built graphs, in process (#28, session 12): a path never comes back to an
 entity it passed (a cycle completed "steps" by going round, and the entity it came back to then
 ranked as the chain's answer), and each hop extends the paths as they stood when it started (an
-entity a path reached during a hop went on within that same hop, one hop more than the walk takes);
+entity a path reached during a hop went on within that same hop, one hop more than the walk takes),
+and a step is read from the path it extended (`Reached.prior`), not the one its entity ends with;
 an asked type the question places at a hop is no step of a path that has passed that hop; one
 relation twice onward is two steps (the same relation from the other side, to a sibling, is not);
 a three-hop chain's later words are no reason to step early, and two-hop plans are exempt from
