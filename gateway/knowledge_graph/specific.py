@@ -13,9 +13,11 @@ agent; an entity from which one phrase step leads to one other entity names it, 
 which the same phrase leads to twelve ("about ~the author" of every book a page lists) names none
 of them in particular. So each phrase step's weight is divided as the question entities' are by
 their spread (`share`, the ranker's seed weight): times 1 / (1 + ln n), n the entities the same
-parent reached by a step of the same phrase on their best paths. A path's factor is the product
-over its steps, read back along `via` links only while the parent's path is still the one the
-child extended (`_parent`). Only phrase relations (`~words`, taken by likeness): a step that
+parent reached by a step of the same phrase on the paths the walk kept (each entity's best, and the
+paths those extended). A path's factor is the product over its steps, read back along `prior`, the
+path each step extended: not the parent's best path when the walk ends, which can be another (the
+walk may give the parent a better path later, in the same hop even; read through `via`, such a
+child got no factor at all). Only phrase relations (`~words`, taken by likeness): a step that
 matched a type (a pattern type, or a phrase standing for an asked one: "the founder" ->
 `founded_by`) is the question's own relation, and a hospital's two founders are
 both its founders; divided for typed steps too, the rule cost held-out a multi-hop answer and
@@ -50,6 +52,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 from gateway.knowledge_graph.extract import PHRASE
 from gateway.knowledge_graph.phrases import stem
@@ -77,47 +80,45 @@ def specific(reached: dict[str, Reached], hop_words: Sequence[Sequence[str]], ho
     if hops < 2:
         return reached
     own = [{stem(w) for w in words} for words in hop_words]
-    steps: dict[str, tuple[str, frozenset[str]] | None] = {e: _step(reached, r, own) for e, r in reached.items()}
-    fan: dict[tuple[str, frozenset[str]], int] = {}
-    for key in steps.values():
+    # every path the result rests on: each entity's best one and the paths they extended (`prior`:
+    # an entity's best path can change after a child took it, and the child's factor is its own
+    # prefix's), each with its entity
+    kept: dict[int, tuple[str, Reached]] = {}
+    for e, r in reached.items():
+        at: tuple[str | None, Reached | None] = (e, r)
+        while at[0] is not None and at[1] is not None and id(at[1]) not in kept:
+            kept[id(at[1])] = (at[0], at[1])
+            at = (at[1].via, at[1].prior)
+    steps = {i: _step(r, own) for i, (_, r) in kept.items()}
+    fan: dict[tuple[str, frozenset[str]], set[str]] = {}
+    for i, key in steps.items():
         if key is not None:
-            fan[key] = fan.get(key, 0) + 1
-    factors: dict[str, float] = {}
-    for e in sorted(reached, key=lambda x: reached[x].hops):  # a parent (one hop fewer) comes first
-        r, key = reached[e], steps[e]
-        up = factors.get(str(r.via), 1.0) if _parent(reached, r) is not None else 1.0
-        factors[e] = up * (share(fan[key]) if key is not None else 1.0)
+            fan.setdefault(key, set()).add(kept[i][0])
+    factors: dict[int, float] = {}
+    for i in sorted(kept, key=lambda i: kept[i][1].hops):  # a prior path (one hop fewer) comes first
+        r, key = kept[i][1], steps[i]
+        up = factors[id(r.prior)] if r.prior is not None else 1.0
+        factors[i] = up * (share(len(fan[key])) if key is not None else 1.0)
     out: dict[str, Reached] = {}
     floor = 0.0
     for tier in sorted({len(r.matched) for r in reached.values()}):
         members = [e for e, r in reached.items() if len(r.matched) == tier]
         for e in members:
-            r, f = reached[e], factors[e]
+            r, f = reached[e], factors[id(reached[e])]
             was = r.potential()
             now = was * f if was <= floor else floor + (was - floor) * f
-            out[e] = r if now == was else Reached(r.base * now / was, r.hops, r.matched, r.via, r.into, r.trail)
+            out[e] = r if now == was else replace(r, base=r.base * now / was)
         floor = max([floor, *(out[e].potential() for e in members)])
     return out
 
 
-def _parent(reached: dict[str, Reached], r: Reached) -> Reached | None:
-    """The entity `r`'s path came from, if its current path is still the one `r` extended: one hop
-    fewer and a subset of `r`'s steps. The walk can replace an entity's best path after a child
-    took it (through that child itself, even), so a `via` link can point at a path that is no
-    longer the one the child extended; read further back, it would give the child the factor of
-    another path, or loop."""
-    parent = reached.get(r.via) if r.via is not None else None
-    if parent is None or parent.hops != r.hops - 1 or not parent.matched <= r.matched:
+def _step(r: Reached, own: list[set[str]]) -> tuple[str, frozenset[str]] | None:
+    """The (parent, phrase) of `r`'s last step (from its `prior` path) when it is one a fan-out
+    divides (`_phrase`)."""
+    parent = r.prior
+    if parent is None or r.via is None or not _phrase(step := r.matched - parent.matched, own, parent.hops, r.into):
         return None
-    return parent
-
-
-def _step(reached: dict[str, Reached], r: Reached, own: list[set[str]]) -> tuple[str, frozenset[str]] | None:
-    """The (parent, phrase) of `r`'s last step when it is one a fan-out divides (`_phrase`)."""
-    parent = _parent(reached, r)
-    if parent is None or not _phrase(step := r.matched - parent.matched, own, parent.hops, r.into):
-        return None
-    return (str(r.via), step)
+    return (r.via, step)
 
 
 def _phrase(step: frozenset[str], own: list[set[str]], hop: int, into: bool) -> bool:

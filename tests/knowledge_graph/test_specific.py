@@ -1,13 +1,14 @@
 """The rule of `specific.py` on hand-built walks, in process (#28): a phrase step one entity takes to
 n others is worth 1 / (1 + ln n) to each, except typed steps, the hop's own word taken forward and
-one-hop questions; only paths that matched the same number of steps are reordered; a stale `via`
-link (the walk replaced the parent's path later) lends no factor and never loops; and the walk
+one-hop questions; only paths that matched the same number of steps are reordered; a step keeps the
+factor of the path it extended (`prior`), not its parent's later one, and reading it ends; and the walk
 keeps the same one of two equal paths whatever order the graph store returns its edges in.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import numpy as np
 
@@ -20,8 +21,20 @@ from tests.support.toy_graph import ToyGraph, basis_embedder
 SEED = Reached(1.0, 0, frozenset())
 
 
-def step(via: str, hops: int, *matched: str, base: float = 1.0, into: bool = True) -> Reached:
-    return Reached(base, hops, frozenset(matched), via, into)
+def step(
+    via: str, hops: int, *matched: str, base: float = 1.0, into: bool = True, prior: Reached | None = None
+) -> Reached:
+    return Reached(base, hops, frozenset(matched), via, into, prior=prior)
+
+
+def linked(reached: dict[str, Reached]) -> dict[str, Reached]:
+    """`reached` with each path's `prior` the path its `via` entity has here (as the walk gives it
+    when no entity's path changed after a child took it), one hop fewer first."""
+    out: dict[str, Reached] = {}
+    for e in sorted(reached, key=lambda x: reached[x].hops):
+        r = reached[e]
+        out[e] = replace(r, prior=out[r.via]) if r.via is not None and r.prior is None else r
+    return {e: out[e] for e in reached}
 
 
 def potentials(reached: dict[str, Reached]) -> dict[str, float]:
@@ -29,15 +42,17 @@ def potentials(reached: dict[str, Reached]) -> dict[str, float]:
 
 
 def test_a_phrase_step_to_many_is_divided_by_its_fan_out_per_source() -> None:
-    reached = {
-        "S": SEED,
-        "T": SEED,
-        "A": step("S", 1, "~p"),
-        "B": step("S", 1, "~p"),
-        "C": step("T", 1, "~p"),  # one step from another source by the same phrase: its own fan of 1
-        "A2": step("A", 2, "~p", "~q"),
-        "C2": step("C", 2, "~p", "~q"),
-    }
+    reached = linked(
+        {
+            "S": SEED,
+            "T": SEED,
+            "A": step("S", 1, "~p"),
+            "B": step("S", 1, "~p"),
+            "C": step("T", 1, "~p"),  # one step from another source by the same phrase: its own fan of 1
+            "A2": step("A", 2, "~p", "~q"),
+            "C2": step("C", 2, "~p", "~q"),
+        }
+    )
     before, after = potentials(reached), potentials(specific(reached, [[], []], 2))
     assert after["C"] == before["C"] and after["C2"] == before["C2"]
     assert after["A"] == after["B"] < before["A"]
@@ -47,28 +62,32 @@ def test_a_phrase_step_to_many_is_divided_by_its_fan_out_per_source() -> None:
 
 def test_typed_steps_are_never_divided() -> None:
     """A hospital's two founders (`founded_by`, a type the wording asked for) are both its founders."""
-    reached = {
-        "H": SEED,
-        "F1": step("H", 1, "founded_by"),
-        "F2": step("H", 1, "founded_by"),
-        "B1": step("F1", 2, "founded_by", "~was born in"),
-        "B2": step("F2", 2, "founded_by", "~was born in"),
-    }
+    reached = linked(
+        {
+            "H": SEED,
+            "F1": step("H", 1, "founded_by"),
+            "F2": step("H", 1, "founded_by"),
+            "B1": step("F1", 2, "founded_by", "~was born in"),
+            "B2": step("F2", 2, "founded_by", "~was born in"),
+        }
+    )
     assert potentials(specific(reached, [[], []], 2)) == potentials(reached)
 
 
 def test_the_hops_own_word_taken_forward_is_not_divided() -> None:
-    reached = {"M": SEED, "P1": step("M", 1, "~pupils"), "P2": step("M", 1, "~pupils")}
+    reached = linked({"M": SEED, "P1": step("M", 1, "~pupils"), "P2": step("M", 1, "~pupils")})
     own = potentials(specific(reached, [["pupil"], ["raised"]], 2))
     assert own == potentials(reached)
     # the same phrase at a hop whose words it does not share, or taken backwards, is divided
     assert potentials(specific(reached, [["raised"], ["pupil"]], 2))["P1"] < own["P1"]
-    backwards = {e: Reached(r.base, r.hops, r.matched, r.via, False) for e, r in reached.items()}
+    backwards = {e: replace(r, into=False) for e, r in reached.items()}
     assert potentials(specific(backwards, [["pupil"], ["raised"]], 2))["P1"] < own["P1"]
 
 
 def test_one_hop_questions_and_empty_walks_are_unchanged() -> None:
-    reached = {"S": SEED, "R0": step("S", 1, "~p1"), "R1": step("S", 1, "~p1"), "W": step("S", 1, "~p2", base=0.95)}
+    reached = linked(
+        {"S": SEED, "R0": step("S", 1, "~p1"), "R1": step("S", 1, "~p1"), "W": step("S", 1, "~p2", base=0.95)}
+    )
     assert specific(reached, [[]], 1) == reached  # two entities by the question's relation are both answers
     assert specific({}, [], 2) == {}
     assert specific({"S": SEED}, [[], []], 2) == {"S": SEED}
@@ -76,38 +95,44 @@ def test_one_hop_questions_and_empty_walks_are_unchanged() -> None:
 
 def test_a_completed_chain_stays_above_its_unfinished_prefix() -> None:
     # each phrase step's weight as the walk gives it (the weight of a likeness below 1): M 1.68, each Ai 2.40
-    reached = {"S": SEED, "M": step("S", 1, "~p1", base=0.56)} | {
-        f"A{i}": step("M", 2, "~p1", "~p2", base=0.2666) for i in range(3)
-    }
+    reached = linked(
+        {"S": SEED, "M": step("S", 1, "~p1", base=0.56)}
+        | {f"A{i}": step("M", 2, "~p1", "~p2", base=0.2666) for i in range(3)}
+    )
     after = potentials(specific(reached, [[], []], 2))
     assert all(after[f"A{i}"] > after["M"] for i in range(3)), after
     assert after["A0"] < potentials(reached)["A0"]  # still divided above the prefix
 
 
-def test_a_stale_via_link_lends_no_factor_and_never_loops() -> None:
-    """A took P's one-hop path; the walk later replaced P's path by a longer one (through Z, which
-    took a step to two by ~p9): that is not the path A extended, so A is not divided by it."""
+def test_a_step_keeps_the_factor_of_the_path_it_extended() -> None:
+    """A took P's one-hop path (S -~p1-> P, one of two by that phrase, with Z); the walk later gave P a
+    longer one (through Z, one of two by ~p9): A's factor is its own path's (S's ~p1 to two), not the
+    one P ends with, and reading it ends even when P's later path goes through A itself."""
+    one_hop = step("S", 1, "~p1", prior=SEED)
+    z = step("S", 1, "~p1", prior=SEED)
     reached = {
         "S": SEED,
-        "Z": step("S", 1, "~p1"),
-        "P": step("Z", 2, "~p1", "~p9"),
-        "P2": step("Z", 2, "~p1", "~p9"),
-        "A": step("P", 2, "~p1", "~p2"),  # P had one hop when A took it
+        "Z": z,
+        "P": step("Z", 2, "~p1", "~p9", prior=z),
+        "P2": step("Z", 2, "~p1", "~p9", prior=z),
+        "A": step("P", 2, "~p1", "~p2", prior=one_hop),  # P had one hop when A took it
     }
     after = potentials(specific(reached, [[], [], []], 3))
-    assert after["A"] == potentials(reached)["A"]
+    assert after["Z"] < potentials(reached)["Z"]  # S's ~p1 led to two: Z, and P as A's step left it
+    assert after["A"] < potentials(reached)["A"]  # that step's factor (its own step, to one, none)
     assert after["P"] == after["P2"] < potentials(reached)["P"]
-    # P's path replaced through A itself: the via links loop, and reading them still ends
-    looped = reached | {"P": step("A", 3, "~p1", "~p2", "~p3"), "P3": step("A", 3, "~p1", "~p2", "~p3")}
+    # P's path replaced through A itself: reading the priors back still ends
+    looped = reached | {"P": step("A", 3, "~p1", "~p2", "~p3", prior=reached["A"])}
+    looped["P3"] = step("A", 3, "~p1", "~p2", "~p3", prior=reached["A"])
     after = potentials(specific(looped, [[], [], []], 3))
-    assert after["A"] == potentials(looped)["A"]
     assert after["P"] == after["P3"] < potentials(looped)["P"]
 
 
 def test_the_result_does_not_depend_on_the_walks_dict_order() -> None:
-    reached = {"S": SEED, "M": step("S", 1, "~p1"), "N": step("S", 1, "~p1")} | {
-        f"A{i}": step("M", 2, "~p1", "~p2", base=1.0 - i / 10) for i in range(3)
-    }
+    reached = linked(
+        {"S": SEED, "M": step("S", 1, "~p1"), "N": step("S", 1, "~p1")}
+        | {f"A{i}": step("M", 2, "~p1", "~p2", base=1.0 - i / 10) for i in range(3)}
+    )
     forward = potentials(specific(reached, [[], []], 2))
     backward = potentials(specific(dict(reversed(list(reached.items()))), [[], []], 2))
     assert forward == backward

@@ -1,7 +1,8 @@
 """The walk's paths on hand-built graphs, in process (#28, session 12): a path never comes back to an
 entity it passed (a cycle completed "steps" by going round, and the entity it came back to then
 ranked as the chain's answer), and each hop extends the paths as they stood when it started (an
-entity a path reached during a hop went on within that same hop, one hop more than the walk takes);
+entity a path reached during a hop went on within that same hop, one hop more than the walk takes),
+and a step is read from the path it extended (`Reached.prior`), not the one its entity ends with;
 an asked type the question places at a hop is no step of a path that has passed that hop; one
 relation twice onward is two steps (the same relation from the other side, to a sibling, is not);
 a three-hop chain's later words are no reason to step early, and two-hop plans are exempt from
@@ -18,6 +19,7 @@ from gateway.knowledge_graph.hops import hop_plan
 from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.phrases import PhraseVectors
 from gateway.knowledge_graph.question import kind_nouns, relation_words
+from gateway.knowledge_graph.specific import specific
 from gateway.knowledge_graph.walk import Reached, walk
 from storage.graph import Edge
 from tests.support.toy_graph import Embed, ToyGraph, basis_embedder
@@ -233,3 +235,27 @@ def test_a_phrase_standing_for_a_type_after_its_hop_is_no_step_either() -> None:
     assert reached["K"].matched == {"~p1", "born_in", "~p3"}, reached["K"]
     assert "~q" not in reached["Q"].matched, reached["Q"]
     assert reached["K"].potential() > 4 * reached["Q"].potential()
+
+
+def test_a_step_is_judged_by_the_path_it_extended_not_its_parents_later_one() -> None:
+    """B is one hop out (S -c-> B); in the next hop A -c-> B gives B a better path (two steps), while
+    B's one-hop path, as the hop started, leads on by ~p2 to C1 and C2 (two entities by one phrase), as
+    D's leads to E alone. C1 and C2 extended B's one-hop path (`Reached.prior`), not the one B ends
+    with: their phrase step to two is divided (`specific.py`) and ranks below E's step to one. Read
+    through `via` (B's best path at the end, two hops like theirs), the step looked like no step of
+    theirs: undivided, tied with E."""
+    edges = [_edge("S", "A", "b"), _edge("S", "B", "c"), _edge("S", "D", "c"), _edge("A", "B", "c")]
+    edges += [_edge("B", "C1", "~p2"), _edge("B", "C2", "~p2"), _edge("D", "E", "~p2")]
+    question = np.zeros(DIM)
+    question[BASIS["p2"]] = 1.0
+
+    async def run() -> dict[str, Reached]:
+        relate = PhraseVectors(_embed).relate(question.tolist())
+        return await walk(ToyGraph(edges), "st", {"S": SEED}, {"b", "c"}, hops=2, relate=relate)  # type: ignore[arg-type]
+
+    reached = asyncio.run(run())
+    assert reached["B"].matched == {"b", "c"} and reached["B"].via == "A", reached["B"]  # B's better path
+    assert reached["C1"].via == "B" and reached["C1"].prior is not None and reached["C1"].prior.matched == {"c"}
+    assert reached["C1"].potential() == reached["E"].potential()  # the walk weighs the steps' kinds alone
+    after = specific(reached, [[], []], 2)
+    assert after["C1"].potential() == after["C2"].potential() < after["E"].potential()
