@@ -32,6 +32,7 @@ from gateway.knowledge_graph.clauses import (
 )
 from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.coref import Coreference as Coreference  # read here by the index
+from gateway.knowledge_graph import fallback
 from gateway.knowledge_graph.here import here_relations
 from gateway.knowledge_graph.layouts import read_layouts
 from gateway.knowledge_graph.lists import coordinated, enumerated, included, spread, unpaired
@@ -179,6 +180,10 @@ def extract(
         )
         label = (start, inside)
     graph.relations += structured(text, spans, span_keys, subject_key, known.lower)  # tables and lists of names
+    # names no rule relates to the subject or their sentence: subject ~<their clause's words> name
+    graph.relations += fallback.fallback_links(
+        text, _windows(_sentences(text)), spans, span_keys, subject_key, graph.relations, known.lower
+    )
     keys = list(graph.counts)[:25]
     if subject_key and subject_key not in keys:
         keys.append(subject_key)
