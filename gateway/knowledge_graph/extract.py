@@ -61,6 +61,9 @@ class ChunkGraph:
     entities: dict[str, tuple[str, str]] = field(default_factory=dict)  # key -> (name, type)
     counts: Counter[str] = field(default_factory=Counter)
     relations: list[tuple[str, str, str, float]] = field(default_factory=list)  # (source, target, type, weight)
+    # the fallback's weak links (`fallback.py`): the subject to names no rule relates; stored with the
+    # relations by `index.build_file_graph`, kept apart here so what the rules state reads alone
+    loose: list[tuple[str, str, str, float]] = field(default_factory=list)
     aliases: dict[str, set[str]] = field(default_factory=dict)  # key -> the short forms resolved to it
 
 
@@ -181,7 +184,7 @@ def extract(
         label = (start, inside)
     graph.relations += structured(text, spans, span_keys, subject_key, known.lower)  # tables and lists of names
     # names no rule relates to the subject or their sentence: subject ~<their clause's words> name
-    graph.relations += fallback.fallback_links(
+    graph.loose = fallback.fallback_links(
         text, _windows(_sentences(text)), spans, span_keys, subject_key, graph.relations, known.lower
     )
     keys = list(graph.counts)[:25]

@@ -38,6 +38,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 _EMPTY = FUNCTION | frozenset("see also via per etc".split())
 # a clause denied or only possible states no link ("N was never here", "N could have died here")
 _UNSAID = frozenset("not never no nor n't didn't doesn't don't wasn't weren't isn't hasn't hadn't could would might may".split())
+_BACK = frozenset("it its him her them us our here".split())  # words standing for the page's subject
+_POSSESSIVE = re.compile(r"\W*(?:its|his|her|their)\s", re.IGNORECASE)
 _PRONOUNS = frozenset("i we you he she it they this that there".split())
 _OWNER = re.compile(r"['’]s\b")  # "N's son grew up here": the son's clause, not N's
 
@@ -54,7 +56,12 @@ def _label(text: str, a: int, b: int, span: Span, others: list[Span]) -> list[st
                 piece = piece[: o.start - lo] + " " * (o.end - o.start) + piece[o.end - lo :]
         return [w.lower() for w in _WORD.findall(piece)]
 
-    for side in (words(a, span.start)[-MAX_PHRASE_WORDS:], words(span.end, b)[:MAX_PHRASE_WORDS]):
+    before, after = words(a, span.start), words(span.end, b)[:MAX_PHRASE_WORDS]
+    if not _BACK.intersection(before + after):
+        # "N had two children": said of N; "N founded us", "N, surgeon here", "It is where N grew up":
+        # of the page's subject
+        after = []
+    for side in (before[-MAX_PHRASE_WORDS:], after):
         while side and side[0] in FUNCTION and side[0] not in ("by",):
             side = side[1:]
         while side and side[-1] in ("the", "a", "an", "and", "or", "but", "its", "his", "her", "their"):
@@ -78,10 +85,10 @@ def _instruction(sentence: str, start: int, inside: list[Span], known: frozenset
 
 
 def _keyed(text: str, sentences: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """The sentences, a "Key:" joined to the rest of its line (extraction cuts a sentence at ":")."""
+    """The sentences, a "Key:" line's joined again (extraction cuts a sentence at ":" and ";")."""
     out: list[tuple[int, str]] = []
     for start, sentence in sentences:
-        if out and out[-1][1].rstrip().endswith(":") and "\n" not in text[out[-1][0] : start]:
+        if out and _KEY.match(out[-1][1]) and "\n" not in text[out[-1][0] : start]:
             out[-1] = (out[-1][0], text[out[-1][0] : start + len(sentence)])
         else:
             out.append((start, sentence))
@@ -117,9 +124,13 @@ def fallback_links(
         names = {keys[s.start] for s in inside}
         if len(names) > CROWD:
             continue
+        if _POSSESSIVE.match(sentence):
+            continue  # "Its rival, in B, is owned by O": the rival's relation, not the subject's
         key = _KEY.match(sentence)
         if not key and _instruction(sentence, start, inside, known):
             continue
+        if key and len({keys[s.start] for s in inside if s.start >= start + key.end()}) > 2:
+            continue  # a field listing names ("Entries: A; B; C"): a register, no one relation
         if key and (
             any(  # a key is a word or two of a label, not a name ("Headquarters: P", not "Anna Jones: A")
                 start + key.start(1) <= s.start < start + key.end(1) and (" " in s.text.strip() or keys[s.start] in known)
