@@ -202,7 +202,8 @@ def measure(corpus: str, show: bool, repeat: int = 3, with_fallback: bool = Fals
             (a, b, t)
             for (a, b), files in links.items()
             for f in files
-            if (t := added[f].get(frozenset((a, b)))) and not any(frozenset((a, b)) in typed[g] and g != f for g in files)
+            if (t := added[f].get(frozenset((a, b))))
+            and not any(frozenset((a, b)) in typed[g] and g != f for g in files)
         ]
         rules = found - len({(a, b) for a, b, _ in by_fallback})
         total = sum(len(v) for v in added.values())
@@ -223,13 +224,13 @@ def measure(corpus: str, show: bool, repeat: int = 3, with_fallback: bool = Fals
             print(f"    [{title[fb]}] {_sentence(text[fb], title[fb], title[fa])}")
 
 
-def stated(
-    text: str, subject: tuple[str, str] | None, titles: tuple[str, ...], loose: bool = False
-) -> set[Relation]:
+def stated(text: str, subject: tuple[str, str] | None, titles: tuple[str, ...], loose: bool = False) -> set[Relation]:
     """The typed relations the rules state in one text (co-occurrence aside), or with `loose` the
     fallback's weak links (`ChunkGraph.loose`)."""
     graph = extract(RuleExtractor(), text, known=Gazetteer(list(titles)), subject=subject)
-    return {(src, dst, kind) for src, dst, kind, _ in (graph.loose if loose else graph.relations) if kind != "co_occurs"}
+    return {
+        (src, dst, kind) for src, dst, kind, _ in (graph.loose if loose else graph.relations) if kind != "co_occurs"
+    }
 
 
 def precision(show: bool) -> int:

@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from gateway.knowledge_graph import fallback
 from gateway.knowledge_graph.captions import read_captions
 from gateway.knowledge_graph.clauses import (
     _BY,
@@ -32,7 +33,6 @@ from gateway.knowledge_graph.clauses import (
 )
 from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.coref import Coreference as Coreference  # read here by the index
-from gateway.knowledge_graph import fallback
 from gateway.knowledge_graph.here import here_relations
 from gateway.knowledge_graph.layouts import read_layouts
 from gateway.knowledge_graph.lists import coordinated, enumerated, included, spread, unpaired

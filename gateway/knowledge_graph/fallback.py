@@ -23,25 +23,29 @@ from __future__ import annotations
 
 import re
 
-from gateway.knowledge_graph.clauses import FUNCTION, MAX_PHRASE_WORDS, PHRASE, STOP, Span, normalise
+from gateway.knowledge_graph.clauses import FUNCTION, MAX_PHRASE_WORDS, PHRASE, STOP, Span
 from gateway.knowledge_graph.names import _PAST
 
 ENABLED = True  # off only in benches that measure what it adds (`bench/kg_link_recall.py --fallback`)
 WEIGHT = 0.5  # one fallback link, against a rule's 1.0
 CROWD = 4  # a sentence naming more names than this is a list: no fallback link from it
-_CUT = re.compile(r"[,;:()\[\]\"“”|—–]|\s-\s|\n")  # clause bounds within a sentence
-_KEY = re.compile(r"^\s*[*\-•]?\s*([A-Za-z][a-z\-']+(?: [A-Za-z][a-z\-']*){0,3})\s*:\s*")  # "Birthplace: P", not "A:"
+_CUT = re.compile(r"[,;:()\[\]\"\u201c\u201d|\u2014\u2013]|\s-\s|\n")  # clause bounds within a sentence
+_KEY = re.compile(
+    r"^\s*[*\-\u2022]?\s*([A-Za-z][a-z\-']+(?: [A-Za-z][a-z\-']*){0,3})\s*:\s*"
+)  # "Birthplace: P", not "A:"
 # keys that announce a remark, not a relation ("Note: A and B", "See also: A")
 _REMARK = frozenset("note notes warning caution tip tips see also example examples previously next previous".split())
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 # a clause that is only these words links nothing ("and N", "see also N", "with N")
 _EMPTY = FUNCTION | frozenset("see also via per etc".split())
 # a clause denied or only possible states no link ("N was never here", "N could have died here")
-_UNSAID = frozenset("not never no nor n't didn't doesn't don't wasn't weren't isn't hasn't hadn't could would might may".split())
+_UNSAID = frozenset(
+    "not never no nor n't didn't doesn't don't wasn't weren't isn't hasn't hadn't could would might may".split()
+)
 _BACK = frozenset("it its him her them us our here".split())  # words standing for the page's subject
 _POSSESSIVE = re.compile(r"\W*(?:its|his|her|their)\s", re.IGNORECASE)
 _PRONOUNS = frozenset("i we you he she it they this that there".split())
-_OWNER = re.compile(r"['’]s\b")  # "N's son grew up here": the son's clause, not N's
+_OWNER = re.compile(r"['\u2019]s\b")  # "N's son grew up here": the son's clause, not N's
 
 
 def _label(text: str, a: int, b: int, span: Span, others: list[Span]) -> list[str]:
@@ -133,14 +137,15 @@ def fallback_links(
             continue  # a field listing names ("Entries: A; B; C"): a register, no one relation
         if key and (
             any(  # a key is a word or two of a label, not a name ("Headquarters: P", not "Anna Jones: A")
-                start + key.start(1) <= s.start < start + key.end(1) and (" " in s.text.strip() or keys[s.start] in known)
+                start + key.start(1) <= s.start < start + key.end(1)
+                and (" " in s.text.strip() or keys[s.start] in known)
                 for s in inside
             )
             or set(key.group(1).lower().split()) & _REMARK
             or key.group(1).split()[0].lower() in _PRONOUNS
         ):
             key = None  # "Anna Jones: A", "He thanked B: A", "Note: A": no key naming a relation
-        lead = start + len(sentence) - len(sentence.lstrip(" *-•#>\t"))
+        lead = start + len(sentence) - len(sentence.lstrip(" *-\u2022#>\t"))
         lone = [
             s
             for s in inside
