@@ -4,8 +4,9 @@ An extractor only finds entity spans (`spans`); relations come from the same pla
 extractor (`extract`): a relation pattern between two mentions in one sentence ("X was founded by
 Y"), with the document's subject (its title) standing in when the sentence opens with a pronoun
 ("It was founded by Y"), and co-occurrence within a chunk otherwise, weighted by how many entities
-share it; relations in other word orders and phrase relations come from `clauses`. Everything here
-is plain CPU work, run in a thread by the caller.
+share it; relations in other word orders and phrase relations come from `clauses`, and the weak
+fallback links of names no rule relates (`ChunkGraph.loose`) from `fallback`. Everything here is
+plain CPU work, run in a thread by the caller.
 
 `RuleExtractor` (the default), the corpus's titles (`Gazetteer`) and `guess_type` are `names.py`'s,
 re-exported here.
