@@ -6,9 +6,10 @@ of the pages lead to.
 piece's page states twice: "was composed by Hensa Grethm", "was composed by Olaf Brinde") and the
 birthplace, which no page states: each composer's page only lists towns ("Letters: Tarrin,
 Ulm, Vard.", a register: no fallback link either). No entity completes the chain, so two-hop
-expansion joins the walk's ranking after its first hit and follows the names: the piece's page (hybrid's best), a composer's, the town's, which
-shares no word with the question. A chain the walk completes at one entity keeps the walk's
-ranking (the bench figures in docs/ARCHITECTURE.md, step 3c).
+expansion joins the walk's ranking after its first hit and follows the names: the piece's page
+(hybrid's best), a composer's, the town's, which shares no word with the question. A chain the
+walk completes at one entity keeps the walk's ranking (the bench figures in docs/ARCHITECTURE.md,
+step 3c).
 """
 
 from __future__ import annotations
