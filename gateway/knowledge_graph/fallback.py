@@ -42,7 +42,8 @@ _EMPTY = FUNCTION | frozenset("see also via per etc".split())
 _UNSAID = frozenset(
     "not never no nor n't didn't doesn't don't wasn't weren't isn't hasn't hadn't could would might may".split()
 )
-_BACK = frozenset("it its him her them us our here".split())  # words standing for the page's subject
+# words standing for the page's subject (no possessive: "N ... its architect" is N's own)
+_BACK = frozenset("it him them us our here".split())
 _POSSESSIVE = re.compile(r"\W*(?:its|his|her|their)\s", re.IGNORECASE)
 _PRONOUNS = frozenset("i we you he she it they this that there".split())
 _OWNER = re.compile(r"['\u2019]s\b")  # "N's son grew up here": the son's clause, not N's
