@@ -53,6 +53,7 @@ def test_a_name_a_rule_relates_gets_no_fallback() -> None:
         "Ada Vell was never here. Bob Lee could have worked there.",  # denied, only possible
         "Ada Vell had two children. Bob Lee works in Kelby.",  # said of the name, not the subject
         "Its rival, in Kelby, is owned by Beta Ltd.",  # the rival's relation
+        "Visitors to the Orlo Bridge often ask about its architect.",  # the bridge's own architect
         "Note: Ada Vell and Bob Lee.",  # a remark's key
     ],
 )
