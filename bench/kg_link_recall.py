@@ -21,8 +21,16 @@ the ordinary English sentences of `bench/kg_precision_cases.py`, each with exact
 relations it states, printed as "false relations: N" (relations stored beyond those; `--show-misses`
 lists them) and the expected ones missed.
 
+With `--fallback` each corpus is extracted twice, without and with the general fallback link
+(`gateway/knowledge_graph/fallback.py`: the page's subject to each name no rule relates, labelled by
+its clause's words): the recall of both, the fallback links stored per file, and (with
+`--show-misses`) the missed links it adds and their labels; `--real N` counts the fallback links on N
+manual pages (`bench/real_pages.py`, text where every such link is junk or nearly so) and prints a
+sample; the precision cases are read without and with it.
+
     .venv/bin/python -m bench.kg_link_recall
         [--corpus muffled draped cloaked masked veiled blind heldout sealed unseen hard easy] [--show-misses]
+        [--fallback] [--real 200]
 """
 
 from __future__ import annotations
@@ -41,11 +49,13 @@ from bench.multihop_draped import draped_chains, draped_world
 from bench.multihop_fresh import build_fresh, fresh_chains
 from bench.multihop_hard import build_hard
 from bench.multihop_heldout import heldout_paths
+from bench.multihop_hushed import hushed_chains, hushed_world
 from bench.multihop_masked import masked_chains, masked_world
 from bench.multihop_muffled import muffled_chains, muffled_world
 from bench.multihop_sealed import build_sealed, sealed_chains
 from bench.multihop_unseen import build_unseen
 from bench.multihop_veiled import veiled_chains, veiled_world
+from gateway.knowledge_graph import fallback
 from gateway.knowledge_graph.extract import Gazetteer, RuleExtractor, extract, normalise
 from gateway.knowledge_graph.index import build_file_graph, title_of
 
@@ -120,6 +130,7 @@ CORPORA: dict[str, Callable[[], tuple[list[Doc], Chains]]] = {
     "masked": lambda: (masked_world()[1], [(q, [path]) for q, path in masked_chains()]),
     "cloaked": lambda: (cloaked_world()[1], [(q, [path]) for q, path in cloaked_chains()]),
     "draped": lambda: (draped_world()[1], [(q, [path]) for q, path in draped_chains()]),
+    "hushed": lambda: (hushed_world()[1], [(q, [path]) for q, path in hushed_chains()]),
     "muffled": lambda: (muffled_world()[1], [(q, [path]) for q, path in muffled_chains()]),
     "fresh": _fresh,
     "heldout": _heldout,
@@ -140,21 +151,39 @@ def _sentence(text: str, a: str, b: str) -> str:
     return (both or either or ["(neither title named)"])[0]
 
 
-def measure(corpus: str, show: bool, repeat: int = 3) -> None:
-    docs, chains = CORPORA[corpus]()
-    titles = [title_of(d.name, d.text) for d in docs]
-    key_of = {d.name: normalise(t) for d, t in zip(docs, titles, strict=True)}
-    title = dict(zip((d.name for d in docs), titles, strict=True))
-    text = {d.name: d.text for d in docs}
+Typed = dict[str, dict[frozenset[str], str]]  # per file, its typed links and one type of each
+
+
+def _typed(docs: list[Doc], titles: list[str], repeat: int) -> tuple[Typed, float]:
+    """Each file's typed links, extracted as ingestion does; the fastest pass's CPU seconds."""
     extractor = RuleExtractor()
-    typed: dict[str, set[frozenset[str]]] = {}
+    typed: Typed = {}
     elapsed = float("inf")
     for _ in range(repeat):  # the fastest pass: the machine is shared, a slow pass measures the others
         started = time.process_time()
         for i, d in enumerate(docs):
             graph = build_file_graph(extractor, "bench", f"file_{i}", d.name, [("chunk", d.text)], titles[:i])
-            typed[d.name] = {frozenset((r.source, r.target)) for r in graph.relations if r.type != "co_occurs"}
+            typed[d.name] = {frozenset((r.source, r.target)): r.type for r in graph.relations if r.type != "co_occurs"}
         elapsed = min(elapsed, time.process_time() - started)
+    return typed, elapsed
+
+
+def measure(corpus: str, show: bool, repeat: int = 3, with_fallback: bool = False) -> None:
+    docs, chains = CORPORA[corpus]()
+    titles = [title_of(d.name, d.text) for d in docs]
+    key_of = {d.name: normalise(t) for d, t in zip(docs, titles, strict=True)}
+    title = dict(zip((d.name for d in docs), titles, strict=True))
+    text = {d.name: d.text for d in docs}
+    added: Typed = {}
+    if with_fallback:
+        fallback.ENABLED = False
+        typed, _ = _typed(docs, titles, 1)
+        fallback.ENABLED = True
+        full, elapsed = _typed(docs, titles, repeat)
+        added = {f: {k: t for k, t in full[f].items() if k not in typed[f]} for f in full}
+        typed = full
+    else:
+        typed, elapsed = _typed(docs, titles, repeat)
     links: dict[tuple[str, str], tuple[str, str]] = {}
     unchained = 0
     for question, paths in chains:
@@ -164,10 +193,25 @@ def measure(corpus: str, show: bool, repeat: int = 3) -> None:
         for path in paths:
             for a, b in itertools.pairwise(path):
                 links.setdefault((key_of[a], key_of[b]), (a, b))
-    missed = [(a, b) for (a, b), files in links.items() if not any({a, b} in typed[f] for f in files)]
+    missed = [(a, b) for (a, b), files in links.items() if not any(frozenset((a, b)) in typed[f] for f in files)]
     found = len(links) - len(missed)
     share = found / len(links) if links else 0.0
     print(f"{corpus}: {len(links)} unique chain links; stated-link recall {found}/{len(links)} = {share:.1%}")
+    if with_fallback:
+        by_fallback = [
+            (a, b, t)
+            for (a, b), files in links.items()
+            for f in files
+            if (t := added[f].get(frozenset((a, b))))
+            and not any(frozenset((a, b)) in typed[g] and g != f for g in files)
+        ]
+        rules = found - len({(a, b) for a, b, _ in by_fallback})
+        total = sum(len(v) for v in added.values())
+        print(f"  without the fallback {rules}/{len(links)} = {rules / max(1, len(links)):.1%}; the fallback adds")
+        print(f"  {len(by_fallback)} chain links ({total} links in all, {total / len(docs):.1f} a file)")
+        if show:
+            for a, b, t in by_fallback:
+                print(f"  fallback: {a} -[{t}]- {b}")
     if unchained:
         print(f"  ({unchained} multi-hop questions with no derived chain)")
     per_file = 1000 * elapsed / len(docs)
@@ -180,10 +224,13 @@ def measure(corpus: str, show: bool, repeat: int = 3) -> None:
             print(f"    [{title[fb]}] {_sentence(text[fb], title[fb], title[fa])}")
 
 
-def stated(text: str, subject: tuple[str, str] | None, titles: tuple[str, ...]) -> set[Relation]:
-    """The typed relations extraction stores for one text (co-occurrence aside)."""
+def stated(text: str, subject: tuple[str, str] | None, titles: tuple[str, ...], loose: bool = False) -> set[Relation]:
+    """The typed relations the rules state in one text (co-occurrence aside), or with `loose` the
+    fallback's weak links (`ChunkGraph.loose`)."""
     graph = extract(RuleExtractor(), text, known=Gazetteer(list(titles)), subject=subject)
-    return {(src, dst, kind) for src, dst, kind, _ in graph.relations if kind != "co_occurs"}
+    return {
+        (src, dst, kind) for src, dst, kind, _ in (graph.loose if loose else graph.relations) if kind != "co_occurs"
+    }
 
 
 def precision(show: bool) -> int:
@@ -200,7 +247,34 @@ def precision(show: bool) -> int:
     if show:
         for text, (src, dst, kind) in false:
             print(f"  false: {src} -[{kind}]-> {dst}   ({text})")
+    if fallback.ENABLED:  # the fallback's weak links on them: any is one the rules chose not to read
+        loose = [(case.text, r) for case in CASES for r in sorted(stated(case.text, case.subject, case.titles, True))]
+        print(f"  fallback links on them: {len(loose)}")
+        for text, (src, dst, kind) in loose if show else []:
+            print(f"  fallback: {src} -[{kind}]-> {dst}   ({text})")
     return len(false)
+
+
+def real(n: int, show: bool) -> None:
+    """The fallback links stored on `n` manual pages (nearly all junk: a page names commands,
+    options and authors) and the typed links in all, for scale."""
+    from bench.real_pages import load
+
+    docs, _ = load(n)
+    if not docs:
+        print("real pages: none on this machine")
+        return
+    titles = [title_of(d.name, d.text) for d in docs]
+    fallback.ENABLED = False
+    before, _ = _typed(docs, titles, 1)
+    fallback.ENABLED = True
+    after, _ = _typed(docs, titles, 1)
+    added = [(titles[i], t, k) for i, d in enumerate(docs) for k, t in after[d.name].items() if k not in before[d.name]]
+    typed = sum(len(v) for v in after.values())
+    print(f"real pages: {len(docs)} manual pages; {typed} typed links, {len(added)} by the fallback")
+    if show:
+        for page, kind, pair in added[:60]:
+            print(f"  fallback: [{page}] {' / '.join(sorted(pair))} {kind}")
 
 
 def main() -> None:
@@ -208,9 +282,13 @@ def main() -> None:
     parser.add_argument("--corpus", nargs="+", choices=sorted(CORPORA), default=["heldout"])
     parser.add_argument("--show-misses", "--show", action="store_true", help="each missed link and its sentences")
     parser.add_argument("--repeat", type=int, default=3, help="extraction passes; the fastest is reported")
+    parser.add_argument("--fallback", action="store_true", help="recall without and with the fallback link")
+    parser.add_argument("--real", type=int, default=0, help="fallback links on this many manual pages")
     args = parser.parse_args()
     for corpus in args.corpus:
-        measure(corpus, args.show_misses, max(1, args.repeat))
+        measure(corpus, args.show_misses, max(1, args.repeat), args.fallback)
+    if args.real:
+        real(args.real, args.show_misses)
     precision(args.show_misses)
 
 

@@ -4,8 +4,9 @@ An extractor only finds entity spans (`spans`); relations come from the same pla
 extractor (`extract`): a relation pattern between two mentions in one sentence ("X was founded by
 Y"), with the document's subject (its title) standing in when the sentence opens with a pronoun
 ("It was founded by Y"), and co-occurrence within a chunk otherwise, weighted by how many entities
-share it; relations in other word orders and phrase relations come from `clauses`. Everything here
-is plain CPU work, run in a thread by the caller.
+share it; relations in other word orders and phrase relations come from `clauses`, and the weak
+fallback links of names no rule relates (`ChunkGraph.loose`) from `fallback`. Everything here is
+plain CPU work, run in a thread by the caller.
 
 `RuleExtractor` (the default), the corpus's titles (`Gazetteer`) and `guess_type` are `names.py`'s,
 re-exported here.
@@ -18,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from gateway.knowledge_graph import fallback
 from gateway.knowledge_graph.captions import read_captions
 from gateway.knowledge_graph.clauses import (
     _BY,
@@ -60,6 +62,9 @@ class ChunkGraph:
     entities: dict[str, tuple[str, str]] = field(default_factory=dict)  # key -> (name, type)
     counts: Counter[str] = field(default_factory=Counter)
     relations: list[tuple[str, str, str, float]] = field(default_factory=list)  # (source, target, type, weight)
+    # the fallback's weak links (`fallback.py`): the subject to names no rule relates; stored with the
+    # relations by `index.build_file_graph`, kept apart here so what the rules state reads alone
+    loose: list[tuple[str, str, str, float]] = field(default_factory=list)
     aliases: dict[str, set[str]] = field(default_factory=dict)  # key -> the short forms resolved to it
 
 
@@ -179,6 +184,10 @@ def extract(
         )
         label = (start, inside)
     graph.relations += structured(text, spans, span_keys, subject_key, known.lower)  # tables and lists of names
+    # names no rule relates to the subject or their sentence: subject ~<their clause's words> name
+    graph.loose = fallback.fallback_links(
+        text, _windows(_sentences(text)), spans, span_keys, subject_key, graph.relations, known.lower
+    )
     keys = list(graph.counts)[:25]
     if subject_key and subject_key not in keys:
         keys.append(subject_key)

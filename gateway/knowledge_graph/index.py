@@ -61,7 +61,7 @@ def build_file_graph(
             mentions[(key, chunk_id)] = Mention(key, chunk_id, count, key == subject_key)
         if subject_key and (subject_key, chunk_id) not in mentions:  # the whole document is about its title
             mentions[(subject_key, chunk_id)] = Mention(subject_key, chunk_id, 0, True)
-        for src, dst, kind, weight in cg.relations:
+        for src, dst, kind, weight in [*cg.relations, *cg.loose]:  # the fallback's weak links too
             key3 = (src, dst, kind)
             found = relations.get(key3)
             relations[key3] = Relation(

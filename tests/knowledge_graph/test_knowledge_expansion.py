@@ -4,11 +4,12 @@ of the pages lead to.
 
 "Where was the composer of Nahan Tone Poem born?" asks for two relations: the composer (which the
 piece's page states twice: "was composed by Hensa Grethm", "was composed by Olaf Brinde") and the
-birthplace, which no page states: each composer's page only lists a town ("Letters: Tarrin,
-Ulm."). No entity completes the chain, so two-hop expansion joins the walk's ranking after its
-first hit and follows the names: the piece's page (hybrid's best), a composer's, the town's, which
-shares no word with the question. A chain the walk completes at one entity keeps the walk's
-ranking (the bench figures in docs/ARCHITECTURE.md, step 3c).
+birthplace, which no page states: each composer's page only lists towns ("Letters: Tarrin,
+Ulm, Vard.", a register: no fallback link either). No entity completes the chain, so two-hop
+expansion joins the walk's ranking after its first hit and follows the names: the piece's page
+(hybrid's best), a composer's, the town's, which shares no word with the question. A chain the
+walk completes at one entity keeps the walk's ranking (the bench figures in docs/ARCHITECTURE.md,
+step 3c).
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ NOTES = {
 PAGES = {
     "nahan.md": "# Nahan Tone Poem\n\nNahan Tone Poem is a piece for oboe. Nahan Tone Poem was composed by "
     "Hensa Grethm. Nahan Tone Poem was composed by Olaf Brinde.",
-    "hensa.md": "# Hensa Grethm\n\nHensa Grethm is an oboist. Letters: Tarrin, Ulm.",
+    "hensa.md": "# Hensa Grethm\n\nHensa Grethm is an oboist. Letters: Tarrin, Ulm, Vard.",
     "tarrin.md": "# Tarrin\n\nTarrin is a harbour with a slate church.",
-    "olaf.md": "# Olaf Brinde\n\nOlaf Brinde is a cellist. Letters: Kessel, Ulm.",
+    "olaf.md": "# Olaf Brinde\n\nOlaf Brinde is a cellist. Letters: Kessel, Ulm, Vard.",
     "kessel.md": "# Kessel\n\nKessel is a mill on a river.",
     **NOTES,
 }
