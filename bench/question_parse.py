@@ -25,6 +25,7 @@ from bench.multihop_draped import build_draped
 from bench.multihop_fresh import build_fresh
 from bench.multihop_hard import build_hard
 from bench.multihop_heldout import build_heldout
+from bench.multihop_hushed import build_hushed
 from bench.multihop_masked import build_masked
 from bench.multihop_muffled import build_muffled
 from bench.multihop_sealed import build_sealed
@@ -45,6 +46,7 @@ CORPORA: dict[str, Callable[[], tuple[list[Doc], list[Question]]]] = {
     "cloaked": build_cloaked,
     "draped": build_draped,
     "muffled": build_muffled,
+    "hushed": build_hushed,
 }
 
 
@@ -80,7 +82,7 @@ def report(label: str, questions: list[Question], show: bool) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    spent = [c for c in CORPORA if c != "fresh"]
+    spent = list(CORPORA)
     parser.add_argument("--corpus", nargs="+", choices=list(CORPORA), default=spent)
     parser.add_argument("--show-misses", nargs="*", default=[], choices=list(CORPORA))
     args = parser.parse_args()

@@ -71,9 +71,10 @@ class RankOutcome:
     # completed none when no relation type was asked: PageRank fused with hybrid, two-hop expansion
     # interleaved), "unsure" (the walk followed steps of the chain but no entity completes it: its
     # ranking with two-hop expansion interleaved), "chain" (entities complete a two- or
-    # three-relation chain: the walk's ranking) or "one-step" (the same for a one-relation
-    # question walked one hop)
-    path: Literal["hybrid", "fallback", "unsure", "chain", "one-step"]
+    # three-relation chain: the walk's ranking), "one-step" (the same for a one-relation
+    # question walked one hop), or "one-phrase" (a one-relation question naming no relation type:
+    # hybrid's ranking with the pages one phrase step away after its first hit)
+    path: Literal["hybrid", "fallback", "unsure", "chain", "one-step", "one-phrase"]
     tied: int = 0  # entities completing the chain at the best weight (the walk's paths; else 0)
 
 
@@ -264,7 +265,7 @@ class Ranker:
         ]
         entities = {e: round(reached[e].potential(), 4) for e, _h in pages}
         ranked = interleave(plain, walked, search.k, slots=ONE_PHRASE_SLOTS)
-        return RankOutcome(ranked, q_entities, entities, path="one-step", tied=len(pages))
+        return RankOutcome(ranked, q_entities, entities, path="one-phrase", tied=0)
 
     async def _pages(self, search: _Search, keys: list[str]) -> list[tuple[str, Hit]]:
         """The page about each of `keys` that has one (its first subject row's chunk), in their
