@@ -34,6 +34,22 @@ BOATS = {
 }
 QUESTION = "Who was the captain of the Swift Otter?"
 
+# a title keeping lower-case function words ("A Summer at Tarn"): looked up whole, not as its parts,
+# whose "Tarn" is a village with neighbours of its own (the namesake start)
+NOVELS = {
+    "summer.md": "# A Summer at Tarn\n\nA Summer at Tarn is a novel of 1931 about a family of lake fishers.",
+    "brenn.md": "# Ola Brenn\n\nOla Brenn is an engraver from the coast. Brenn drew the pictures for A Summer at Tarn.",
+    "tarn.md": "# Tarn\n\nTarn is a lake village. Ivo Hald illustrated the Tarn museum guide. "
+    "Kari Lunn illustrated the Tarn church book.",
+    "hald.md": "# Ivo Hald\n\nIvo Hald is a painter of lakes and boats.",
+    "lunn.md": "# Kari Lunn\n\nKari Lunn is a painter of churches.",
+    "velm.md": "# A Summer at Velm\n\nA Summer at Velm is an illustrated novel about a summer at a lake.",
+    "books.md": "# Illustrated books\n\nWho illustrated a book is told on its title page: summer books of "
+    "Tarn were illustrated by many.",
+    "guide.md": "# Lake summer guide\n\nAn illustrated guide to a lake summer, with Tarn on its map.",
+}
+TITLED = "Who illustrated A Summer at Tarn?"
+
 
 def test_a_one_relation_question_ranks_the_page_one_phrase_step_away(backend: Backend, tmp_path: Path) -> None:
     """The captain's page right after the ship's own page under kg; hybrid search ranks it lower."""
@@ -48,3 +64,9 @@ def test_a_one_relation_question_ranks_the_page_one_phrase_step_away(backend: Ba
         assert "tordal.md" in ranked[:2], ranked
         # hybrid's first hit keeps its place
         assert ranked[0] == plain[0], (ranked, plain)
+        novels = upload_pages(client, "kg-one-hop-title", NOVELS)
+        page = client.vector_stores.search(novels.id, query=TITLED, ranking_options=KG)  # type: ignore[arg-type]
+        ranked = list(dict.fromkeys(novels.names[h.file_id] for h in page.data))
+        hybrid = client.vector_stores.search(novels.id, query=TITLED)
+        plain = list(dict.fromkeys(novels.names[h.file_id] for h in hybrid.data))
+        assert "brenn.md" in ranked[:3] and ranked.index("brenn.md") < plain.index("brenn.md"), (ranked, plain)
