@@ -141,12 +141,15 @@ class Ranker:
         # entities and their spread in one round (keys the graph does not know count nothing)
         known, spread = await self.graph.entity_counts(store_id, keys) if keys else ({}, {})
         chain = steps(query)  # relations in the question's chain, by its grammar alone
-        lowered = not keys and chain >= 2  # the question's entities are lower-case runs (page titles)
+        # the question's entities are lower-case runs (page titles): a chain's, or (placing only the
+        # pages one phrase step away after hybrid's first hit, `_one_phrase`) a one-relation question's
+        lowered = not keys and (chain >= 2 or (chain == 1 and relate is not None))
         if lowered:
             # a chain question typed in lower case names nothing capitalised: its plain word runs
             # are looked up instead (one batch), the longest known kept, a single word only if rare;
-            # a one-relation one is hybrid's (on 200 manual pages' NAME lines and the single-hop
-            # corpus, looking up theirs cost 0.009 and 0.007 nDCG@10)
+            # a one-relation one only for `_one_phrase` (hybrid's ranking leads: ranked by the walk,
+            # 200 manual pages' NAME lines and the single-hop corpus lost 0.009 and 0.007 nDCG@10;
+            # this way neither lost any, #28 session 13)
             lower = lower_keys(query)
             known, spread = await self.graph.entity_counts(store_id, lower) if lower else ({}, {})
             rare = rare_lower(longest(list(known)), spread)
@@ -168,7 +171,7 @@ class Ranker:
         # one-relation question, or a manual page's NAME line, is what hybrid search answers (walked
         # one hop and fused with hybrid's ranking, every page about the entity or a neighbour tied
         # with the answer page, and "Where does Nginx write its access log?" lost its logging page)
-        if q_entities and not asked and relate is not None and chain == 1:
+        if q_entities and (not asked or lowered) and relate is not None and chain == 1:
             return await self._one_phrase(search, q_entities, spread, relate)
         if not q_entities or not (asked or (relate is not None and hops >= 2)):
             plain = await self._hybrid(search)
