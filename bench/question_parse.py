@@ -5,10 +5,10 @@ then need no merging).
 
     .venv/bin/python -m bench.question_parse [--corpus easy hard ...] [--show-misses CORPUS ...]
 
-`masked` (the third blind check) is spent and offered since its diagnosis (#28); `fresh` is still
-blind, so it is run only when named (not by default). Figures "before" come from running this file
-against an older tree, from outside the worktree (`cd /tmp; PYTHONPATH=<old tree>:<worktree>`: `-m`
-puts the current directory first on the path, so run from the worktree `gateway` is the new one);
+Every corpus offered is spent and run by default (`fresh` and `hushed` since #28 session 13).
+Figures "before" come from running this file against an older tree, from outside the worktree
+(`cd /tmp; PYTHONPATH=<old tree>:<worktree>`: `-m` puts the current directory first on the path, so
+run from the worktree `gateway` is the new one);
 `hop_words` is reported only where the tree has it. In-process, no gateway: ~10 s.
 """
 
