@@ -250,16 +250,19 @@ class Ranker:
         at most `ONE_PHRASE_SLOTS` places. The answer page is one link from the named entity and
         shares no word with the question but the name, so hybrid ranked it 11th-20th, below the
         entity's namesakes (all eight spent corpora's one-hop controls, #28 session 13)."""
-        # only from an entity some page is about (its title): the question's subject, not a word a
-        # manual page's NAME line capitalises ("a PostgreSQL database", "ASCII output"), whose
-        # neighbours pushed the page it describes down (bench_multihop --corpus real)
-        paged = await self._paged(search.store_id, q_entities)
-        if not paged:
-            return RankOutcome(await self._hybrid(search), q_entities, {}, path="hybrid")
-        seeds = {key: Reached(share(spread.get(key, 1)), 0, frozenset()) for key in q_entities if key in paged}
-        plain, reached = await asyncio.gather(
-            self._hybrid(search), walk(self.graph, search.store_id, seeds, set(), hops=1, relate=relate)
-        )
+
+        async def stepped() -> tuple[dict[str, Reached], set[str]]:
+            # only from an entity some page is about (its title): the question's subject, not a word a
+            # manual page's NAME line capitalises ("a PostgreSQL database", "ASCII output"), whose
+            # neighbours pushed the page it describes down (bench_multihop --corpus real)
+            paged = await self._paged(search.store_id, q_entities)
+            seeds = {key: Reached(share(spread.get(key, 1)), 0, frozenset()) for key in q_entities if key in paged}
+            if not seeds:
+                return {}, set()
+            return await walk(self.graph, search.store_id, seeds, set(), hops=1, relate=relate), set(seeds)
+
+        # hybrid search runs beside the page read and the walk
+        plain, (reached, seeds) = await asyncio.gather(self._hybrid(search), stepped())
         led = sorted(
             (e for e, r in reached.items() if r.hops == 1 and r.matched and e not in seeds),
             key=lambda e: reached[e].potential(),
