@@ -302,8 +302,9 @@ async def run_corpus(
 async def print_paths(r: Retrieval, store_id: str, questions: list[Question], compared: dict[str, Method]) -> None:
     """Per phase of the kg ranker that answered (`RankOutcome.path`: "hybrid" only, the PageRank
     "fallback", the walk "unsure" with two-hop expansion interleaved, a completed "chain", a
-    "one-step" walk), how many multi-hop questions took it and each method's top-10 hit rate on
-    them; then the same by the number of entities completing the chain at the best weight
+    "one-step" walk, a "one-phrase" one: hybrid's ranking with the pages one phrase step away),
+    how many multi-hop questions took it and each method's top-10 hit rate on them; then the same
+    by the number of entities completing the chain at the best weight
     (`RankOutcome.tied`, walk paths only; counted after `specific.py`'s division since #28 session
     11, so groups from before it hold other questions): where the kg ranker loses to two-hop
     expansion (#28)."""
@@ -323,7 +324,7 @@ async def print_paths(r: Retrieval, store_id: str, questions: list[Question], co
             by_ties.setdefault(min(outcome.tied, 3), []).append(hit)
     print("multi-hop questions by the kg ranker's path (top-10 hit rate per method):")
     for path, hits in sorted(rows.items()):
-        print(f"  {path:9} {len(hits):4} questions  {_rates(hits, compared)}")
+        print(f"  {path:10} {len(hits):4} questions  {_rates(hits, compared)}")
     print("walked multi-hop questions by entities completing the chain at the best weight (3: 3 or more):")
     for ties, hits in sorted(by_ties.items()):
         print(f"  tied {ties}    {len(hits):4} questions  {_rates(hits, compared)}")

@@ -5,10 +5,10 @@ then need no merging).
 
     .venv/bin/python -m bench.question_parse [--corpus easy hard ...] [--show-misses CORPUS ...]
 
-`masked` (the third blind check) is spent and offered since its diagnosis (#28); `fresh` is still
-blind, so it is run only when named (not by default). Figures "before" come from running this file
-against an older tree, from outside the worktree (`cd /tmp; PYTHONPATH=<old tree>:<worktree>`: `-m`
-puts the current directory first on the path, so run from the worktree `gateway` is the new one);
+Every corpus offered is spent and run by default (`fresh` and `hushed` since #28 session 13).
+Figures "before" come from running this file against an older tree, from outside the worktree
+(`cd /tmp; PYTHONPATH=<old tree>:<worktree>`: `-m` puts the current directory first on the path, so
+run from the worktree `gateway` is the new one);
 `hop_words` is reported only where the tree has it. In-process, no gateway: ~10 s.
 """
 
@@ -25,6 +25,7 @@ from bench.multihop_draped import build_draped
 from bench.multihop_fresh import build_fresh
 from bench.multihop_hard import build_hard
 from bench.multihop_heldout import build_heldout
+from bench.multihop_hushed import build_hushed
 from bench.multihop_masked import build_masked
 from bench.multihop_muffled import build_muffled
 from bench.multihop_sealed import build_sealed
@@ -45,6 +46,7 @@ CORPORA: dict[str, Callable[[], tuple[list[Doc], list[Question]]]] = {
     "cloaked": build_cloaked,
     "draped": build_draped,
     "muffled": build_muffled,
+    "hushed": build_hushed,
 }
 
 
@@ -80,7 +82,7 @@ def report(label: str, questions: list[Question], show: bool) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    spent = [c for c in CORPORA if c != "fresh"]
+    spent = list(CORPORA)
     parser.add_argument("--corpus", nargs="+", choices=list(CORPORA), default=spent)
     parser.add_argument("--show-misses", nargs="*", default=[], choices=list(CORPORA))
     args = parser.parse_args()

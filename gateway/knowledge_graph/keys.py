@@ -6,6 +6,7 @@ from __future__ import annotations
 from gateway.knowledge_graph.extract import _CONNECTORS, _STOP, Extractor, Gazetteer, normalise
 from gateway.knowledge_graph.question import _AUXILIARY, _acronym, _name
 from gateway.knowledge_graph.question import TOKEN as _TOKEN
+from gateway.knowledge_graph.question_words import TITLE_CONNECTORS
 
 
 def query_keys(extractor: Extractor, query: str) -> list[str]:
@@ -20,6 +21,11 @@ def query_keys(extractor: Extractor, query: str) -> list[str]:
         for i in range(len(tokens) - n + 1):
             gram = tokens[i : i + n]
             if not (_name(gram[0]) and _name(gram[-1])) or not all(_name(t) or t in _CONNECTORS for t in gram):
+                if _titled(gram):
+                    # a title keeping its short function words in lower case ("A Summer at Tarn",
+                    # "The House on Ash Lane", "Salt for Ely", "Ely and Tarn Railway"): looked up
+                    # whole too; unknown runs count nothing, and a known one drops its parts
+                    keys.append(normalise(" ".join(gram)))
                 continue
             if n == 1 and (gram[0].lower() in _STOP or len(gram[0]) < 2 or (i == 0 and not _acronym(gram[0]))):
                 continue
@@ -32,6 +38,20 @@ def query_keys(extractor: Extractor, query: str) -> list[str]:
                     break
                 keys.append(normalise(" ".join(gram + tail[:m])))
     return list(dict.fromkeys(k for k in keys if k))
+
+
+def _titled(gram: list[str]) -> bool:
+    """Whether a run of words reads as a title with lower-case function words inside: names at both
+    ends, each lower-case word inside one of the short words titles keep in lower case
+    (`TITLE_CONNECTORS`), right before a name."""
+    inner = gram[1:-1]
+    return (
+        len(gram) >= 3
+        and _name(gram[0])
+        and _name(gram[-1])
+        and any(not _name(t) for t in inner)
+        and all(_name(t) or (t in TITLE_CONNECTORS and _name(n)) for t, n in zip(inner, gram[2:], strict=True))
+    )
 
 
 def longest(keys: list[str]) -> list[str]:

@@ -253,6 +253,8 @@ class _Reader:
             np = len(cur.words) - cur.mark
             if self.prev == "noun" and np == 1 and bare(self.tokens[i - 2]) in RELATIVES:
                 cur.take_np()  # "where chef X learned": a title before the name, the name's kind
+            elif self.prev == "noun" and i - 1 - np >= 0 and bare(self.tokens[i - 1 - np]) in VERB_AUX:
+                cur.take_np()  # "Who does footballer X play for?": a bare title after an auxiliary, the name's kind
             elif self.prev == "noun" and not self.possessive_name(i) and self.contact(i, strict=True):
                 self.open_contact()
             elif self.prev == "noun" and bare(self.tokens[i - 1 - (len(cur.words) - cur.mark)]) in DETS:

@@ -102,6 +102,15 @@ _WHOEVER = re.compile(r"\s*([Ww]ho)ever\b(?=\s+[a-z])")
 _QUALIFIED_POSSESSIVE = re.compile(r"(?<=\w)\s+\([^()\n]{1,24}\)(?=['\u2019]s\b)")
 
 
+# an indirect question ending on its copula: a short lead of lower-case words (no question word),
+# then "what"/"who"/"which" and a determined noun phrase, then the bare copula ("any idea what the
+# employer of X is?", "do you know who the founder of Y was?")
+_INDIRECT_COPULA = re.compile(
+    r"^\W*(?:(?!(?:what|who|which|where|when|how|whose|whom)\b)[a-z]+\s+){1,4}?(what|who|which)\s+"
+    r"((?:the|a|an)\s+[^?.!]+?)\s+(is|are|was|were)\s*\??\s*$"
+)
+
+
 @functools.lru_cache(maxsize=256)
 def as_question(query: str) -> str:
     """A request for a definite thing as the question it asks (`_REQUEST`): "Name the town where X
@@ -116,6 +125,11 @@ def as_question(query: str) -> str:
         # "Whoever set up the club X played for?" asks "Who set up ...?": the fused relative opens
         # the question as its question word would (and a contact clause inside it counts, as in one)
         query = fused.group(1) + query[fused.end() :]
+    if (indirect := _INDIRECT_COPULA.match(query)) is not None:
+        # an indirect question ending on its copula, "any idea what the employer of X is?", "do you
+        # know who the founder of Y was?": the direct question it embeds, "What is the employer of
+        # X?" (read as it stands, its lead's words were a relation and its copula one more)
+        query = f"{indirect.group(1)} {indirect.group(3)} {indirect.group(2)}?"
     if WH.match(query.lstrip()):
         # a question already; a question word's "'s" is "is" ("What's the town ...", "who's the
         # person who ..."), which every count reads as the copula it is

@@ -68,7 +68,10 @@ _BARE_TO = re.compile(rf"\s+(?!{DETERMINER}\b)[a-z]\w*\s+to\b", re.I)
 _POSSESSIVE = re.compile(r"\b(\w+)(?:['\u2019]s|s['\u2019])\s+(?=[a-z])")
 # a question ending on a name's possession ("What is Ada Kettle's birthplace?"): the possessed noun
 # is the copular question's head, as in "What is the birthplace of Ada Kettle?"
-_POSSESSED_END = re.compile(r"\b(\w+)(?:['\u2019]s|s['\u2019])\s+\w+(?:\s+\w+)?\W*$")
+# (a compound with a bare noun's "of" too, "What is Ada Kettle's place of birth?": `plain_of`)
+_POSSESSED_END = re.compile(
+    rf"\b(\w+)(?:['\u2019]s|s['\u2019])\s+\w+(?:\s+\w+)?(?P<compound>\s+of\s+(?!{DETERMINER}\b)[a-z]\w*)?\W*$"
+)
 # a participle after a noun, then "by": a reduced relative clause, "the peak attempted by X", "the
 # hospital set up by Y" (after an auxiliary, "was headed by", it is the question's own verb)
 _PARTICIPLE_BY = re.compile(r"\b(\w+)\s+(\w+)(?:\s+(?:up|out|off|down|over))?\s+by\b", re.I)
@@ -172,6 +175,8 @@ def steps(query: str) -> int:
     if not ends_on_name and (possessed := _POSSESSED_END.search(query)) is not None:
         # a chain of possessives ends on the name it starts from: "What is Acme's founder's birthplace?"
         root, before = possessed.group(1), ""
+        # the possessed compound's own "of" ("Ada Kettle's place OF birth") joins no two relations
+        links -= possessed.group("compound") is not None and wh is not None and possessed.start() >= wh.end()
         before_tokens = PTOKEN.findall(query[: possessed.start()])  # a plural's "Letters'" too
         k = len(before_tokens) - 1
         while k >= 0:

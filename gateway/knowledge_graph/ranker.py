@@ -55,6 +55,9 @@ MAX_FRONTIER = 40
 MAX_ENTITIES = 24  # reached entities whose chunks become candidates
 MAX_MENTIONS = 150
 MAX_GRAPH_FILES = 30
+# a one-relation question naming no relation type: the pages its walk reaches in one phrase step
+# placed after hybrid's first hit (`Ranker._one_phrase`)
+ONE_PHRASE_SLOTS = 2
 MAX_GRAPH_CHUNKS = 60  # chunks only the graph found that are ranked (their text is read for the top k only)
 
 
@@ -68,9 +71,10 @@ class RankOutcome:
     # completed none when no relation type was asked: PageRank fused with hybrid, two-hop expansion
     # interleaved), "unsure" (the walk followed steps of the chain but no entity completes it: its
     # ranking with two-hop expansion interleaved), "chain" (entities complete a two- or
-    # three-relation chain: the walk's ranking) or "one-step" (the same for a one-relation
-    # question walked one hop)
-    path: Literal["hybrid", "fallback", "unsure", "chain", "one-step"]
+    # three-relation chain: the walk's ranking), "one-step" (the same for a one-relation
+    # question walked one hop), or "one-phrase" (a one-relation question naming no relation type:
+    # hybrid's ranking with the pages one phrase step away after its first hit)
+    path: Literal["hybrid", "fallback", "unsure", "chain", "one-step", "one-phrase"]
     tied: int = 0  # entities completing the chain at the best weight (the walk's paths; else 0)
 
 
@@ -137,12 +141,15 @@ class Ranker:
         # entities and their spread in one round (keys the graph does not know count nothing)
         known, spread = await self.graph.entity_counts(store_id, keys) if keys else ({}, {})
         chain = steps(query)  # relations in the question's chain, by its grammar alone
-        lowered = not keys and chain >= 2  # the question's entities are lower-case runs (page titles)
+        # the question's entities are lower-case runs (page titles): a chain's, or (placing only the
+        # pages one phrase step away after hybrid's first hit, `_one_phrase`) a one-relation question's
+        lowered = not keys and (chain >= 2 or (chain == 1 and relate is not None))
         if lowered:
             # a chain question typed in lower case names nothing capitalised: its plain word runs
             # are looked up instead (one batch), the longest known kept, a single word only if rare;
-            # a one-relation one is hybrid's (on 200 manual pages' NAME lines and the single-hop
-            # corpus, looking up theirs cost 0.009 and 0.007 nDCG@10)
+            # a one-relation one only for `_one_phrase` (hybrid's ranking leads: ranked by the walk,
+            # 200 manual pages' NAME lines and the single-hop corpus lost 0.009 and 0.007 nDCG@10;
+            # this way neither lost any, #28 session 13)
             lower = lower_keys(query)
             known, spread = await self.graph.entity_counts(store_id, lower) if lower else ({}, {})
             rare = rare_lower(longest(list(known)), spread)
@@ -164,6 +171,8 @@ class Ranker:
         # one-relation question, or a manual page's NAME line, is what hybrid search answers (walked
         # one hop and fused with hybrid's ranking, every page about the entity or a neighbour tied
         # with the answer page, and "Where does Nginx write its access log?" lost its logging page)
+        if q_entities and (not asked or lowered) and relate is not None and chain == 1:
+            return await self._one_phrase(search, q_entities, spread, relate)
         if not q_entities or not (asked or (relate is not None and hops >= 2)):
             plain = await self._hybrid(search)
             # a chain question (by its grammar) naming no entity the graph knows keeps hybrid's
@@ -229,6 +238,62 @@ class Ranker:
             return RankOutcome(scored, q_entities, entities, path="unsure", tied=0)
         path: Literal["chain", "one-step"] = "chain" if hops >= 2 else "one-step"
         return RankOutcome(scored, q_entities, entities, path=path, tied=len(best))
+
+    async def _one_phrase(
+        self, search: _Search, q_entities: list[str], spread: dict[str, int], relate: Relate
+    ) -> RankOutcome:
+        """A one-relation question naming no relation type ("Who supplies X?", "The chef at X?"):
+        hybrid search's ranking leads (the entity's own page, which states the relation, is mostly
+        its first hit), and the pages of the entities the walk reaches from the question's entities
+        in one phrase step (the relations likest the question's word for it: "~skippered the" for
+        "captain", "~trained" for "Under whom did X train?") are placed after hybrid's first hit, in
+        at most `ONE_PHRASE_SLOTS` places. The answer page is one link from the named entity and
+        shares no word with the question but the name, so hybrid ranked it 11th-20th, below the
+        entity's namesakes (all eight spent corpora's one-hop controls, #28 session 13)."""
+
+        async def stepped() -> tuple[dict[str, Reached], set[str]]:
+            # only from an entity some page is about (its title): the question's subject, not a word a
+            # manual page's NAME line capitalises ("a PostgreSQL database", "ASCII output"), whose
+            # neighbours pushed the page it describes down (bench_multihop --corpus real)
+            paged = await self._paged(search.store_id, q_entities)
+            seeds = {key: Reached(share(spread.get(key, 1)), 0, frozenset()) for key in q_entities if key in paged}
+            if not seeds:
+                return {}, set()
+            return await walk(self.graph, search.store_id, seeds, set(), hops=1, relate=relate), set(seeds)
+
+        # hybrid search runs beside the page read and the walk
+        plain, (reached, seeds) = await asyncio.gather(self._hybrid(search), stepped())
+        led = sorted(
+            (e for e, r in reached.items() if r.hops == 1 and r.matched and e not in seeds),
+            key=lambda e: reached[e].potential(),
+            reverse=True,
+        )[: 4 * ONE_PHRASE_SLOTS]
+        pages = await self._pages(search, led)
+        if not pages:
+            return RankOutcome(plain, q_entities, {}, path="hybrid")
+        walked = [
+            RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, {"graph": round(p, 4), "hops": 1})
+            for h, p in ((h, reached[e].potential()) for e, h in pages)
+        ]
+        entities = {e: round(reached[e].potential(), 4) for e, _h in pages}
+        ranked = interleave(plain, walked, search.k, slots=ONE_PHRASE_SLOTS)
+        return RankOutcome(ranked, q_entities, entities, path="one-phrase", tied=0)
+
+    async def _pages(self, search: _Search, keys: list[str]) -> list[tuple[str, Hit]]:
+        """The page about each of `keys` that has one (its first subject row's chunk), in their
+        order, read from the backend (attribute filters applied)."""
+        if not keys:
+            return []
+        rows = await shared_mentions(self.graph, search.store_id, keys, len(keys), 1)
+        first = {m.entity: m for m in rows if m.subject}
+        wanted = [first[e] for e in keys if e in first]
+        hits: dict[str, Hit] = {}
+        await self._load_chunks(search, [Hit(m.chunk_id, m.file_id, "", "", 0.0) for m in wanted], hits)
+        out: list[tuple[str, Hit]] = []
+        for m in wanted:
+            if m.chunk_id in hits and all(h.file_id != m.file_id for _e, h in out):
+                out.append((m.entity, hits[m.chunk_id]))
+        return out
 
     async def _paged(self, store_id: str, keys: list[str]) -> set[str]:
         """Those of `keys` that title a page of the store (an entity's first mention row is a

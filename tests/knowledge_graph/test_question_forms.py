@@ -167,3 +167,21 @@ def test_a_kinds_copula_and_a_particles_of_count_once(question: str, count: int)
 )
 def test_look_alikes_of_the_kinds_copula_keep_their_count(question: str, count: int) -> None:
     assert steps(question) == count
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        # an indirect question ending on its copula: the direct one it embeds (#28, session 13)
+        ("any idea what the employer of Ada Vell is?", 1),
+        ("do you know who the founder of the maker of the Brask Lamp was?", 2),
+        # a possessed compound's own "of" links nothing, as in "the place of birth of X"
+        ("Ada Vell's place of birth?", 1),
+        ("What is the place of birth of Ada Vell?", 1),
+        # a bare title after an auxiliary is the name's kind, no contact clause
+        ("Who does footballer Ada Vell play for?", 1),
+        ("Where did the company Ada Vell works for start?", 2),
+    ],
+)
+def test_one_relation_forms_of_the_one_hop_controls(question: str, count: int) -> None:
+    assert steps(question) == count, hop_words(question)
