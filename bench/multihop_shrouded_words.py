@@ -41,7 +41,7 @@ REL: dict[str, Wording] = {
         "group": ["{T} is home to {L}.", "Organisations based in {T} include {L}."],
     },
     "region": {
-        "fwd": ["{S} lies in {t}.", "{S} is a market town in {t}.", "{S} belongs to {t}."],
+        "fwd": ["{S} lies in {t}.", "{S} is one of the towns of {t}.", "{S} belongs to {t}."],
         "kv": ["Region: {t}"],
         "back": ["{s} lies within {TO}.", "The towns of {TO} include {s}."],
         "group": ["The towns of {T} include {L}.", "{T} takes in the towns of {L}."],
