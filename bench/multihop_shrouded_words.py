@@ -19,7 +19,7 @@ REL: dict[str, Wording] = {
     "born": {
         "fwd": [
             "{S} was born in {t} in {y}.",
-            "{S} is a native of {t}.",
+            "{S} grew up in {t}, where {n} was born in {y}.",
             "{S} was born and schooled in {t}.",
             "{P_cap} birthplace was {t}, where {n} kept a house all {P} life.",
             "{S}, a native of {t}, left it young.",
@@ -125,7 +125,7 @@ REL: dict[str, Wording] = {
         "fwd": [
             "{S} trained at {t}.",
             "{S} studied at {t}, graduating in {y}.",
-            "{S} is a graduate of {t}.",
+            "{S} graduated from {t} in {y}.",
             "{S} learned pattern cutting at {t}.",
         ],
         "kv": ["Education: {t}", "Trained: {t}, {y}"],
@@ -134,12 +134,12 @@ REL: dict[str, Wording] = {
     },
     "house": {
         "fwd": [
-            "{S} designs for {t}.",
-            "{S} has been creative director of {t} since {y}.",
+            "{S} designed for {t} from {y}.",
+            "{S} was appointed creative director of {t} in {y}.",
             "{S} joined the fashion house {t} in {y}.",
         ],
         "kv": ["Fashion house: {t}"],
-        "back": ["{T} appointed {s} creative director in {y}.", "{s} designs for {TO}."],
+        "back": ["{T} appointed {s} creative director in {y}.", "{s} designed for {TO} from {y}."],
         "group": ["Designers at {T} include {L}."],
     },
     "designed": {
