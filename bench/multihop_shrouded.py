@@ -228,10 +228,12 @@ def _populate(rng: random.Random, nm: Names) -> World:
         w.tie("trained", d, sch, side(rng))
         w.tie("house", d, house, side(rng))
     for c in collections:
-        d = rng.choice(designers)
-        c.facts["year"] = c.facts["y_designed"] = _after(rng, int(d.facts["y_trained"]) + 1, 2025)
+        d, f = rng.choice(designers), rng.choice(fabrics)  # shown once trained and once its cloth was woven
+        c.facts["year"] = c.facts["y_designed"] = _after(
+            rng, max(int(d.facts["y_trained"]) + 1, int(f.facts["y_woven"])), 2025
+        )
         w.tie("designed", c, d, side(rng))
-        w.tie("fabric", c, rng.choice(fabrics), side(rng))
+        w.tie("fabric", c, f, side(rng))
     return w
 
 

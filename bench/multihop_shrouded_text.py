@@ -6,8 +6,8 @@ paragraphs of statements: the subject named in full, by surname or by pronoun ("
 sentence now and then stating two relations ("Born in X in 1901, Y joined Z ..."), and several
 subjects of one relation in one sentence ("Natives of X include A, B and C."). The other kinds: an
 article with an infobox-like "Key: value" block, a register table, a timeline, a news item and a
-list page. After a sentence led by another person the next names the page's own entity again (a
-"he" or "she" there could mean either).
+list page. After a sentence led by another entity the next names the page's own entity again (a
+"he", "she" or "it" there could mean either), and a timeline's or list page's items name it in full.
 """
 
 from __future__ import annotations
@@ -106,27 +106,30 @@ def _refs(e: Ent, first: bool, rng: random.Random) -> dict[str, str]:
 class Page:
     """One page's statements, written in turn; remembers who led the last sentence."""
 
-    def __init__(self, w: World, e: Ent, rng: random.Random) -> None:
+    def __init__(self, w: World, e: Ent, rng: random.Random, items: bool = False) -> None:
         self.w, self.e, self.rng = w, e, rng
+        self.items = items  # each statement a list item of its own: the entity named in full in each
         self.fwd = [(r, d) for r in REL if (d := w.out(r, e)) is not None]
         self.back = [(r, srcs) for r in REL if (srcs := w.incoming(r, e))]
         rng.shuffle(self.fwd)
         rng.shuffle(self.back)
         self.fresh = True  # name the entity in full next time
-        self.people = {x.title for x in w.ents.values() if x.kind == "person"} - {e.title}
+        self.others = {x.title for x in w.ents.values()} - {e.title}
 
     def _done(self, said: str) -> str:
-        self.fresh = any(said.startswith(p) for p in self.people)
+        """After a sentence led by another entity (a person, an organisation, a place) the next names
+        the page's own again: a "he", "she", "it" or "the mill" there could mean either."""
+        self.fresh = self.items or any(said.startswith(x) for x in self.others)
         return said
 
     def fwd_said(self, rel: str, other: Ent, kv: bool = False) -> str:
         tpl = self.rng.choice(REL[rel]["kv" if kv else "fwd"])
-        r = _refs(self.e, self.fresh or "{S}," in tpl, self.rng)
+        r = _refs(self.e, self.fresh or self.items or "{S}," in tpl, self.rng)
         said = tpl.format(**r, t=other.title, y=link_year(self.w, rel, self.e))
         return said if kv else self._done(cap(said))
 
     def back_said(self, rel: str, srcs: list[Ent], group: bool) -> list[str]:
-        r = _refs(self.e, self.fresh, self.rng)
+        r = _refs(self.e, self.fresh or self.items, self.rng)
         kw = dict(r, T=r["S"], TO=r["O"])
         if group and len(srcs) > 1:
             tpl = self.rng.choice(REL[rel]["group"])
@@ -135,7 +138,7 @@ class Page:
         for s in srcs:
             tpl = self.rng.choice(REL[rel]["back"])
             out.append(self._done(cap(tpl.format(**kw, s=s.title, y=link_year(self.w, rel, s)))))
-            r = _refs(self.e, self.fresh, self.rng)
+            r = _refs(self.e, self.fresh or self.items, self.rng)
             kw = dict(r, T=r["S"], TO=r["O"])
         return out
 
@@ -221,7 +224,7 @@ def register(w: World, e: Ent, rng: random.Random) -> str:
 
 
 def timeline(w: World, e: Ent, rng: random.Random) -> str:
-    p = Page(w, e, rng)
+    p = Page(w, e, rng, items=True)
     lines = p.sentences()
     items = "\n".join(f"- {x}" for x in lines)
     return _join(_define(w, e, rng), "## Chronology", items, _filler(e, rng))
@@ -236,7 +239,7 @@ def news(w: World, e: Ent, rng: random.Random) -> str:
 
 
 def listing(w: World, e: Ent, rng: random.Random) -> str:
-    p = Page(w, e, rng)
+    p = Page(w, e, rng, items=True)
     own = [p.fwd_said(r, d) for r, d in p.fwd]
     items = [x for r, srcs in p.back for x in p.back_said(r, srcs, group=False)]
     bullets = "\n".join(f"- {x}" for x in items)

@@ -61,7 +61,7 @@ def _namesakes(w: World, rng: random.Random) -> list[Doc]:
     for i, (p, job) in enumerate(zip(rng.sample(people, len(_JOBS)), _JOBS, strict=True)):
         home = w.target("born", p)
         born, lives = rng.sample([t for t in towns if t is not home], 2)
-        y = rng.randint(1900, 1995)
+        y = rng.randint(1935, 1995)  # alive: no older than 90
         out.append(Doc(
             f"namesake_{i:02d}.md",
             f"# {p.title} ({job})\n\n{p.title} (born {y}) is a {job}. {p.title} was born in {born.title} and "
