@@ -145,7 +145,8 @@ class Page:
     def lead(self) -> list[str]:
         """One sentence stating two of the page's own relations, when it has a fitting pair."""
         firsts = [(r, d) for r, d in self.fwd if r in LEAD]
-        rests = [(r, d) for r, d in self.fwd if (r, d) not in firsts[:1]]
+        # nor a birth after a later life's opening ("Trained at X, Y was born in Z")
+        rests = [(r, d) for r, d in self.fwd if (r, d) not in firsts[:1] and r != "born"]
         if not firsts or not rests or self.rng.random() < 0.4:
             return []
         (r1, d1), (r2, d2) = firsts[0], rests[0]

@@ -21,7 +21,7 @@ REL: dict[str, Wording] = {
             "{S} was born in {t} in {y}.",
             "{S} grew up in {t}, where {n} was born in {y}.",
             "{S} was born and schooled in {t}.",
-            "{P_cap} birthplace was {t}, where {n} kept a house all {P} life.",
+            "{P_cap} birthplace was {t}, where {n} kept a house for many years.",
             "{S}, a native of {t}, left it young.",
         ],
         "kv": ["Born: {y}, {t}", "Place of birth: {t}"],
@@ -145,13 +145,13 @@ REL: dict[str, Wording] = {
     "designed": {
         "fwd": ["{S} was designed by {t}.", "{S} is the work of {t}.", "{t} showed {O} in {y}."],
         "kv": ["Designer: {t}"],
-        "back": ["{T} designed {s}.", "{T} showed {s} in {y}.", "{s} is the work of {TO}."],
+        "back": ["{T} designed {s}.", "{T} showed {s} in {y}.", "{s} was designed by {TO}."],
         "group": ["{T} designed {L}."],
     },
     "fabric": {
         "fwd": ["{S} is cut from {t}.", "{S} uses {t} throughout.", "{P_cap} coats are tailored from {t}."],
         "kv": ["Cloth: {t}", "Fabric: {t}"],
-        "back": ["{s} is cut from {TO}.", "{T} is the cloth of {s}."],
+        "back": ["{s} is cut from {TO}.", "{s} is made up in {TO}."],
         "group": ["{T} is the cloth of {L}."],
     },
 }
@@ -181,5 +181,5 @@ CUES: dict[str, str] = {
     "trained": r"train|studied|graduat|learned|education",
     "house": r"design|creative director|fashion house",
     "designed": r"design|work of|showed",
-    "fabric": r"cut from|uses|cloth|tailored|fabric",
+    "fabric": r"cut from|uses|cloth|tailored|fabric|made up in",
 }

@@ -74,6 +74,14 @@ def test_pages_read_as_english(made: tuple[World, list[Doc], Chains]) -> None:
     w, docs, _chains = made
     bad = re.compile(r"\b(the|a|an) (it|its|the|he|she|him|her|his)\b|\{|\}|\b(of|by|at) (he|she|it)\b", re.I)
     assert not [(d.name, m.group(0)) for d in docs for m in bad.finditer(d.text)]
+    # nor "the work of her" nor a noun defined as itself ("The cloth is the cloth of X"), nor a birth
+    # after an opening on a later part of a life ("Trained at X, Y was born in Z"), nor "all her
+    # life" of somebody alive
+    later = r"^(- )?(Trained at|Woven at|A summit of|Based in|Situated in) [^,]+, [^.]*\b(born|native)\b"
+    odd = re.compile(rf"\bof (him|her)\b|\b[Tt]he (\w+) is the \2\b|{later}", re.M)
+    assert not [(d.name, m.group(0)) for d in docs for m in odd.finditer(d.text)]
+    alive = [d for d in docs if re.search(r"\(born \d{4}\) is\b", d.text)]
+    assert not [d.name for d in alive if re.search(r" all (his|her) life", d.text)]
     people = [e.title for e in w.ents.values() if e.kind == "person"]
     for d in docs:
         for before, s in itertools.pairwise(_sentences(d.text)):
