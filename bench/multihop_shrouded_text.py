@@ -13,6 +13,7 @@ list page. After a sentence led by another entity the next names the page's own 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 
 from bench.corpus_world import Ent, World, cap, join_and
@@ -224,9 +225,14 @@ def register(w: World, e: Ent, rng: random.Random) -> str:
     )
 
 
+def _when(line: str) -> int:
+    """The earliest year a statement gives (a timeline's order), or one past every year if none."""
+    return min((int(y) for y in re.findall(r"\b(1[789]\d\d|20\d\d)\b", line)), default=9999)
+
+
 def timeline(w: World, e: Ent, rng: random.Random) -> str:
     p = Page(w, e, rng, items=True)
-    lines = p.sentences()
+    lines = sorted(p.sentences(), key=_when)  # in the order of their years, the undated last
     items = "\n".join(f"- {x}" for x in lines)
     return _join(_define(w, e, rng), "## Chronology", items, _filler(e, rng))
 

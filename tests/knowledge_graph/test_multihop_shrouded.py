@@ -188,6 +188,16 @@ def test_encyclopaedia_pages_and_a_fifth_of_other_kinds(made: tuple[World, list[
     assert sum(s in surnames for s in alone) >= 20
 
 
+def test_a_chronology_runs_in_the_order_of_its_years(made: tuple[World, list[Doc], Chains]) -> None:
+    """A timeline's items in the order of the earliest year each gives, the undated ones last."""
+    chronologies = [d.text.split("## Chronology\n\n", 1)[1] for d in made[1] if "## Chronology" in d.text]
+    assert len(chronologies) >= 6
+    for text in chronologies:
+        items = [x for x in text.split("\n\n", 1)[0].splitlines() if x.startswith("- ")]
+        when = [min((int(y) for y in re.findall(r"\b(1[789]\d\d|20\d\d)\b", x)), default=9999) for x in items]
+        assert when == sorted(when), items
+
+
 def test_traps(made: tuple[World, list[Doc], Chains]) -> None:
     w, docs, chains = made
     pages = Pages(docs)
