@@ -54,6 +54,7 @@ from bench.multihop_hushed import build_hushed
 from bench.multihop_masked import build_masked
 from bench.multihop_muffled import build_muffled
 from bench.multihop_sealed import build_sealed
+from bench.multihop_shrouded import build_shrouded
 from bench.multihop_unseen import build_unseen
 from bench.multihop_veiled import build_veiled
 from gateway.bootstrap import build_stores
@@ -437,6 +438,7 @@ async def main(args: argparse.Namespace) -> None:
         "draped": build_draped(),
         "muffled": build_muffled(),
         "hushed": build_hushed(),
+        "shrouded": build_shrouded(),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for label in args.corpus:
@@ -476,6 +478,7 @@ if __name__ == "__main__":
             "draped",
             "muffled",
             "hushed",
+            "shrouded",
             "real",
         ],
         default=["easy", "hard"],
