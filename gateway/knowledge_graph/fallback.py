@@ -59,7 +59,10 @@ _POSSESSIVE = re.compile(r"\W*(?:its|his|her|their)\s", re.IGNORECASE)
 _PRONOUNS = frozenset("i we you he she it they this that there".split())
 _OWNER = re.compile(r"['\u2019]s\b")  # "N's son grew up here": the son's clause, not N's
 _COORDINATOR = frozenset(("and", "but", "or"))
-# a determiner before "it": the clause has a noun of its own "it" can stand for ("bought a farm ... it")
+# a key of only these names no relation ("From:", "To:", "Via:"; "Part of:" does)
+_PARTICLES = frozenset("from to via per at by in on of for with and or the a an re".split())
+# a determiner before "it" or "them": the clause has a noun of its own for it ("sold the farm beside it");
+# not before "here" or "us" ("N is a surgeon here")
 _DETERMINER = frozenset("a an the this that these those his her their my your".split())
 # the words after a name say what it did only when a verb follows it, not a preposition or a
 # determiner ("Contact Bob Lee for details about us": no statement of Bob Lee)
@@ -95,7 +98,12 @@ def _label(text: str, a: int, b: int, span: Span, others: list[Span]) -> tuple[l
     after = after[:cut][:MAX_PHRASE_WORDS]  # "N bought a farm and sold it": not the second verb's "it"
     back = next((i for i, w in enumerate(after) if w in _BACK), None)
     refers = back is not None or bool(_BACK.intersection(before))  # "It is where N grew up"
-    if not refers or not after or after[0] in _NO_VERB or (back is not None and _DETERMINER.intersection(after[:back])):
+    if (
+        not refers
+        or not after
+        or after[0] in _NO_VERB
+        or (back is not None and after[back] in ("it", "them") and _DETERMINER.intersection(after[:back]))
+    ):
         # "N had two children": said of N; "N founded us", "It is where N grew up": of the subject
         after = []
     where = bool(before) and before[-1] == "where"
@@ -135,27 +143,35 @@ def _code(text: str) -> list[tuple[int, int]]:
 
 
 def _keyed(text: str, sentences: list[tuple[int, str]], starts: list[int]) -> list[tuple[int, str, bool]]:
-    """The sentences, a bare "Key:" piece joined to the one piece after it on its line (extraction
-    cuts a sentence at ":" and ";"), each with whether it is a register: a field whose value and
-    the key-less pieces after it on its line name more than two names ("Entries: A; B; C")."""
+    """The sentences, a bare "Key:" piece joined to its value (extraction cuts a sentence at ":"
+    and ";"): the piece after it on its line and the key-less pieces that piece continues with ";"
+    or "," ("Other contributors: A (editor); B (illustrator)"; not "Opened: 1901. Architect: A",
+    nor "Updated: May 2020. Contact A"), at most CROWD + 1 pieces; each with whether it is a
+    register, a field naming more than two names ("Entries: A; B; C")."""
     out: list[tuple[int, str, bool]] = []
     i = 0
     while i < len(sentences):
         start, sentence = sentences[i]
         key = _KEY.match(sentence)
-        if key and not sentence[key.end() :].strip() and i + 1 < len(sentences):
-            nxt, value = sentences[i + 1]
-            if "\n" not in text[start:nxt]:
-                end = j = nxt + len(value)
-                for later, piece in sentences[i + 2 : i + 3 + CROWD]:  # bounded: a line of fields is no cost
-                    if "\n" in text[j:later] or _KEY.match(piece):
-                        break
-                    j = later + len(piece)
-                out.append(
-                    (start, text[start:end], bisect_left(starts, j) - bisect_left(starts, key.end() + start) > 2)
-                )
-                i += 2
-                continue
+        if (
+            key
+            and not sentence[key.end() :].strip()
+            and i + 1 < len(sentences)
+            and "\n" not in text[start : sentences[i + 1][0]]
+        ):
+            k = i + 1  # the value's last piece
+            while (
+                k + 1 < len(sentences)
+                and k - i <= CROWD  # bounded: a line of fields is no cost
+                and sentences[k][1].rstrip().endswith((";", ","))
+                and "\n" not in text[sentences[k][0] : sentences[k + 1][0]]
+                and not _KEY.match(sentences[k + 1][1])
+            ):
+                k += 1
+            end = sentences[k][0] + len(sentences[k][1])
+            out.append((start, text[start:end], bisect_left(starts, end) - bisect_left(starts, start + key.end()) > 2))
+            i = k + 1
+            continue
         out.append((start, sentence, False))
         i += 1
     return out
@@ -177,7 +193,7 @@ def _field(
         )
         or set(words) & _REMARK
         or words[0] in _PRONOUNS
-        or all(w in _EMPTY for w in words)
+        or all(w in _PARTICLES for w in words)
         or len("".join(words)) <= 2
     )
 

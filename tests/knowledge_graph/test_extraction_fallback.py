@@ -41,6 +41,18 @@ def test_a_link_shared_by_the_names_of_one_sentence_is_weaker() -> None:
     assert links[("vask mill", "tarn guild")] == ("~supply wool", WEIGHT / 2)
 
 
+def test_a_field_value_continued_by_semicolons_keeps_its_key() -> None:
+    links = _links("# Tarn Guild\n\nPart of: Kelby\n\nOther contributors: Ada Vell (editor); Bob Lee (printer)")
+    assert links[("tarn guild", "kelby")] == ("~part of", WEIGHT)  # a key of a noun and "of"
+    assert links[("tarn guild", "ada vell")] == ("~other contributors", WEIGHT / 2)
+    assert links[("tarn guild", "bob lee")] == ("~other contributors", WEIGHT / 2)
+
+
+def test_here_after_a_noun_refers_back_to_the_subject() -> None:
+    links = _links("# Tarn Guild\n\nAda Vell is a master weaver here.")
+    assert links[("ada vell", "tarn guild")] == ("~master weaver in", WEIGHT)
+
+
 @pytest.mark.parametrize(
     ("body", "key"),
     [
@@ -73,6 +85,7 @@ def test_a_name_a_rule_relates_gets_no_fallback() -> None:
         "Its rival, in Kelby, is owned by Beta Ltd.",  # the rival's relation
         "Visitors to the Orlo Bridge often ask about its architect.",  # the bridge's own architect
         "Note: Ada Vell and Bob Lee.",  # a remark's key
+        "Updated: May 2020. Contact Ada Vell for details.",  # a key's value ends at its sentence
         "The Tarn River rises in the Orlo Hills.\n\nSource: Kelby Press",  # an attribution
         "From: Bob Lee\nTo: Ada Vell\nCc: Carl Berg",  # keys of a function word or two letters
         "A sample page:\n\n```markdown\nAda Vell founded us in 1961.\n```\n",  # a code block
