@@ -26,17 +26,43 @@ def test_a_field_line_links_the_subject_by_its_key() -> None:
     assert links[("tarn guild", "kelby")] == ("~headquarters", WEIGHT)
 
 
-def test_words_that_refer_back_to_the_subject_label_the_link() -> None:
+def test_words_that_refer_back_to_the_subject_label_the_link_from_the_name() -> None:
+    # the words after the name say what it did to the subject: name -> subject, as the rules read
+    # "It is where N spent his childhood" ("where" is "in which")
     links = _links("# Tarn Guild\n\nAda Vell founded us in 1961.")
-    assert links[("tarn guild", "ada vell")] == ("~founded us in", WEIGHT)
+    assert links[("ada vell", "tarn guild")] == ("~founded", WEIGHT)
     links = _links("# Kelby\n\nIt is where Ivo Maren spent a childhood.")
-    assert links[("kelby", "ivo maren")] == ("~spent a childhood", WEIGHT)
+    assert links[("ivo maren", "kelby")] == ("~spent a childhood in", WEIGHT)
 
 
 def test_a_link_shared_by_the_names_of_one_sentence_is_weaker() -> None:
     links = _links("# Tarn Guild\n\nOrlo Farm and Vask Mill supply our wool.")
-    assert links[("tarn guild", "orlo farm")] == ("~supply our wool", WEIGHT / 2)
-    assert links[("tarn guild", "vask mill")] == ("~supply our wool", WEIGHT / 2)
+    assert links[("orlo farm", "tarn guild")] == ("~supply wool", WEIGHT / 2)
+    assert links[("vask mill", "tarn guild")] == ("~supply wool", WEIGHT / 2)
+
+
+def test_a_field_value_continued_by_semicolons_keeps_its_key() -> None:
+    links = _links("# Tarn Guild\n\nPart of: Kelby\n\nOther contributors: Ada Vell (editor); Bob Lee (printer)")
+    assert links[("tarn guild", "kelby")] == ("~part of", WEIGHT)  # a key of a noun and "of"
+    assert links[("tarn guild", "ada vell")] == ("~other contributors", WEIGHT / 2)
+    assert links[("tarn guild", "bob lee")] == ("~other contributors", WEIGHT / 2)
+
+
+def test_here_after_a_noun_refers_back_to_the_subject() -> None:
+    links = _links("# Tarn Guild\n\nAda Vell is a master weaver here.")
+    assert links[("ada vell", "tarn guild")] == ("~master weaver in", WEIGHT)
+
+
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        ("Opened: 1901. Architect: Ada Vell.", "~architect"),  # not the line's first key
+        ("Built: 1890; owner: Ada Vell; town: Kelby.", "~owner"),
+    ],
+)
+def test_each_field_of_a_line_is_labelled_by_its_own_key(body: str, key: str) -> None:
+    links = _links(f"# Orlo House\n\n{body}")
+    assert links[("orlo house", "ada vell")] == (key, links[("orlo house", "ada vell")][1])
 
 
 def test_a_name_a_rule_relates_gets_no_fallback() -> None:
@@ -48,15 +74,24 @@ def test_a_name_a_rule_relates_gets_no_fallback() -> None:
     "body",
     [
         "Members: Ada Vell; Bob Lee; Carl Berg; Dana Ek.",  # a field listing names
-        "Ada Vell, Bob Lee, Carl Berg, Dana Ek and Eva Lund met in Kelby.",  # a crowded sentence
+        "Ada Vell, Bob Lee, Carl Berg, Dana Ek and Eva Lund founded us.",  # a crowded sentence
         "Open the Settings page. Click the Save button. Install the Debian package.",  # instructions
+        "Contact Bob Lee for details about us.",  # an instruction read as a name: no verb after it
         "Ada Vell was never here. Bob Lee could have worked there.",  # denied, only possible
+        "Ada Vell didn\u2019t found us. Bob Lee can\u2019t join us. Carl Berg should join us.",  # curly, modal
+        "Ada Vell grew apples and sold them.",  # "them" is the apples: the words stop at "and"
+        "Ada Vell's son founded us.",  # the son's clause, not Ada Vell's
         "Ada Vell had two children. Bob Lee works in Kelby.",  # said of the name, not the subject
         "Its rival, in Kelby, is owned by Beta Ltd.",  # the rival's relation
         "Visitors to the Orlo Bridge often ask about its architect.",  # the bridge's own architect
         "Note: Ada Vell and Bob Lee.",  # a remark's key
+        "Updated: May 2020. Contact Ada Vell for details.",  # a key's value ends at its sentence
+        "The Tarn River rises in the Orlo Hills.\n\nSource: Kelby Press",  # an attribution
+        "From: Bob Lee\nTo: Ada Vell\nCc: Carl Berg",  # keys of a function word or two letters
+        "A sample page:\n\n```markdown\nAda Vell founded us in 1961.\n```\n",  # a code block
     ],
 )
 def test_look_alikes_give_no_fallback_link(body: str) -> None:
     links = _links(f"# Tarn Guild\n\n{body}")
-    assert not any(src == "tarn guild" for src, _ in links), links
+    # the fallback's links either way (a rule's weigh 1.0: "depends: Orlo Cache" is the field rule's)
+    assert not any("tarn guild" in pair and weight <= WEIGHT for pair, (_, weight) in links.items()), links

@@ -131,3 +131,26 @@ def test_a_long_question_of_nouns_at_names_reads_a_few_characters_before_each(
     monkeypatch.setattr(question_steps, "TOKEN", scanned)
     assert steps(question) > 1
     assert scanned.chars < 20 * len(question)  # the whole prefix at each "the chef at": 14 million
+
+
+# the fallback link's shapes (#28, `fallback.py`): a "Key:" piece after each name, one remark field
+# of one repeated name, a page of one-name sentences; each page against one four times longer
+_FALLBACK_SHAPES = {
+    "colons after names": lambda n: "Kelby: " * n,
+    "a remark field of one name": lambda n: "Note: " + "; ".join(["Kelby"] * n) + "\n",
+    "one name a sentence": lambda n: " ".join(f"Name{i} Town." for i in range(n)),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_FALLBACK_SHAPES))
+def test_the_fallback_link_is_linear_in_the_page(shape: str) -> None:
+    def cost(n: int) -> float:
+        started = time.process_time()
+        extract(
+            RuleExtractor(), _FALLBACK_SHAPES[shape](n), known=Gazetteer(["Kelby"]), subject=("Sela Mill", "entity")
+        )
+        return time.process_time() - started
+
+    size = 8_000 if shape == "one name a sentence" else 2_500
+    short, long = cost(size), cost(4 * size)
+    assert long < 8 * short + 1.0, (shape, short, long)  # quadratic work: 16 times as long
