@@ -94,11 +94,15 @@ DOCS = {
     "certificate and key files. Restart the broker for TLS to take effect.",
     "certs.md": "# Kestrel certificates\n\nKestrel reads its TLS certificate and private key from PEM files. "
     "Rotate them with kestrelctl certs reload; TLS clients then see the new certificate.",
-    "logging.md": "# Kestrel logging\n\nKestrel writes its log to /var/log/kestrel/broker.log. Set log.level in kestrel.yaml.",
+    "logging.md": "# Kestrel logging\n\nKestrel writes its log to /var/log/kestrel/broker.log. "
+    "Set log.level in kestrel.yaml.",
     "levels.md": "# Log levels\n\nThe log levels of Kestrel are debug, info, warn and error; the default is info.",
-    "metrics.md": "# Kestrel metrics\n\nKestrel exports Prometheus metrics on port 9400: queue depth, delivery latency.",
-    "queues.md": "# Kestrel queues\n\nCreate a queue with kestrelctl queue create NAME; delete it with kestrelctl queue delete.",
-    "retention.md": "# Queue retention\n\nKestrel keeps messages of a queue for seven days; set queue.retention to change it.",
+    "metrics.md": "# Kestrel metrics\n\nKestrel exports Prometheus metrics on port 9400: "
+    "queue depth, delivery latency.",
+    "queues.md": "# Kestrel queues\n\nCreate a queue with kestrelctl queue create NAME; "
+    "delete it with kestrelctl queue delete.",
+    "retention.md": "# Queue retention\n\nKestrel keeps messages of a queue for seven days; "
+    "set queue.retention to change it.",
     "install.md": "# Installing Kestrel\n\nInstall Kestrel from the apt repository or the tarball.",
 }
 HOW_TO = [
