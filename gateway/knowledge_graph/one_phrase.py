@@ -105,7 +105,7 @@ async def _pages(
     first = await paged(graph, store_id, keys)
     hybrids: dict[str, Hit] = {}
     for h in plain:
-        hybrids.setdefault(h.file_id, Hit(h.chunk_id, h.file_id, h.filename, h.text, h.score, h.attributes))
+        hybrids.setdefault(h.file_id, h)  # hybrid's best chunk of each file
     # the chunks of each answer page that name the seed it was reached from (most mentions first)
     vias = sorted({v for e in keys if e in first and (v := reached[e].via) is not None})
     naming: dict[tuple[str, str], str] = {}
