@@ -8,6 +8,8 @@ from gateway.knowledge_graph.question import _AUXILIARY, _acronym, _name
 from gateway.knowledge_graph.question import TOKEN as _TOKEN
 from gateway.knowledge_graph.question_words import TITLE_CONNECTORS
 
+MAX_TITLED_KEYS = 8  # titles with lower-case function words looked up per question (`_titled`)
+
 
 def query_keys(extractor: Extractor, query: str) -> list[str]:
     """Candidate entity keys of a question: its 1-5 word runs of names (capitalised words, codes with
@@ -17,15 +19,18 @@ def query_keys(extractor: Extractor, query: str) -> list[str]:
     is the name of something in a large enough store ("Files", "Command" in manual pages)."""
     keys = [] if extractor.name == "rules" else [normalise(s.text) for s in extractor.spans(query, Gazetteer(()))]
     tokens = _TOKEN.findall(query)
+    titled = 0
     for n in range(1, 6):
         for i in range(len(tokens) - n + 1):
             gram = tokens[i : i + n]
             if not (_name(gram[0]) and _name(gram[-1])) or not all(_name(t) or t in _CONNECTORS for t in gram):
-                if _titled(gram):
+                if titled < MAX_TITLED_KEYS and _titled(gram):
                     # a title keeping its short function words in lower case ("A Summer at Tarn",
                     # "The House on Ash Lane", "Salt for Ely", "Ely and Tarn Railway"): looked up
-                    # whole too; unknown runs count nothing, and a known one drops its parts
+                    # whole too; unknown runs count nothing, and a known one drops its parts (a
+                    # few per question: a long text pasted as one is no question naming titles)
                     keys.append(normalise(" ".join(gram)))
+                    titled += 1
                 continue
             if n == 1 and (gram[0].lower() in _STOP or len(gram[0]) < 2 or (i == 0 and not _acronym(gram[0]))):
                 continue

@@ -58,7 +58,7 @@ _ENTITY_MENTIONS = """
 MATCH (e:KgEntity {store_id: $store}) WHERE e.key IN $keys
 MATCH (f:KgFile {store_id: $store})-[m:MENTIONS]->(e)
 RETURN e.key AS entity, f.file_id AS file_id, m.chunk_id AS chunk_id, m.count AS n, m.subject AS subject
-ORDER BY m.subject DESC, m.count DESC LIMIT $limit
+ORDER BY m.subject DESC, m.count DESC, f.file_id, m.chunk_id LIMIT $limit
 """
 _CHUNK_MENTIONS = """
 MATCH (f:KgFile {store_id: $store})-[m:MENTIONS]->(e:KgEntity) WHERE m.chunk_id IN $ids

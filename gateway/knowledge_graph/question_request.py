@@ -102,12 +102,14 @@ _WHOEVER = re.compile(r"\s*([Ww]ho)ever\b(?=\s+[a-z])")
 _QUALIFIED_POSSESSIVE = re.compile(r"(?<=\w)\s+\([^()\n]{1,24}\)(?=['\u2019]s\b)")
 
 
-# an indirect question ending on its copula: a short lead of lower-case words (no question word),
-# then "what"/"who"/"which" and a determined noun phrase, then the bare copula ("any idea what the
-# employer of X is?", "do you know who the founder of Y was?")
+# an indirect question ending on its copula: a short lead of one to four words (no question word),
+# then "what"/"who"/"which" and a determined noun phrase, then the bare copula, in any case ("any
+# idea what the employer of X is?", "Do you know who the founder of Y was?", "I wonder what the
+# employer of X is.")
 _INDIRECT_COPULA = re.compile(
     r"^\W*(?:(?!(?:what|who|which|where|when|how|whose|whom)\b)[a-z]+\s+){1,4}?(what|who|which)\s+"
-    r"((?:the|a|an)\s+[^?.!]+?)\s+(is|are|was|were)\s*\??\s*$"
+    r"((?:the|a|an)\s+[^?.!]+?)\s+(is|are|was|were)\s*[?.]?\s*$",
+    re.I,
 )
 
 
@@ -129,7 +131,10 @@ def as_question(query: str) -> str:
         # an indirect question ending on its copula, "any idea what the employer of X is?", "do you
         # know who the founder of Y was?": the direct question it embeds, "What is the employer of
         # X?" (read as it stands, its lead's words were a relation and its copula one more)
-        query = f"{indirect.group(1)} {indirect.group(3)} {indirect.group(2)}?"
+        word = indirect.group(1).lower()
+        # the direct question in the case the question was typed in ("Do you know who ..." -> "Who ...")
+        word = word.capitalize() if query.lstrip()[:1].isupper() else word
+        query = f"{word} {indirect.group(3).lower()} {indirect.group(2)}?"
     if WH.match(query.lstrip()):
         # a question already; a question word's "'s" is "is" ("What's the town ...", "who's the
         # person who ..."), which every count reads as the copula it is

@@ -42,10 +42,11 @@ from gateway.knowledge_graph.expand import completing, expansion, interleave, ph
 from gateway.knowledge_graph.extract import Extractor
 from gateway.knowledge_graph.hops import hop_plan
 from gateway.knowledge_graph.keys import longest, lower_keys, query_keys, rare_lower
+from gateway.knowledge_graph.one_phrase import one_phrase
+from gateway.knowledge_graph.one_phrase import paged as titled_pages
 from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.question import steps
 from gateway.knowledge_graph.specific import share, specific
-from gateway.knowledge_graph.spread import shared_mentions
 from gateway.knowledge_graph.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
 from vectorstore import filters as flt
@@ -55,9 +56,6 @@ MAX_FRONTIER = 40
 MAX_ENTITIES = 24  # reached entities whose chunks become candidates
 MAX_MENTIONS = 150
 MAX_GRAPH_FILES = 30
-# a one-relation question naming no relation type: the pages its walk reaches in one phrase step
-# placed after hybrid's first hit (`Ranker._one_phrase`)
-ONE_PHRASE_SLOTS = 2
 MAX_GRAPH_CHUNKS = 60  # chunks only the graph found that are ranked (their text is read for the top k only)
 
 
@@ -158,7 +156,7 @@ class Ranker:
             # jolkova"), while a common word the text capitalised somewhere ("Remove", "Directory":
             # a sentence's first word, a heading) titles no page; taken as the question's entity,
             # the walk ranked how-to questions' answers out (bench/doc_questions.py)
-            paged = await self._paged(store_id, rare)
+            paged = await titled_pages(self.graph, store_id, rare)
             known = {key: known[key] for key in rare if key in paged}
         q_entities = longest(list(known))
         # A question that names nothing the graph knows is answered by hybrid search itself; so is
@@ -172,7 +170,7 @@ class Ranker:
         # one hop and fused with hybrid's ranking, every page about the entity or a neighbour tied
         # with the answer page, and "Where does Nginx write its access log?" lost its logging page)
         if q_entities and (not asked or lowered) and relate is not None and chain == 1:
-            return await self._one_phrase(search, q_entities, spread, relate)
+            return await self._one_phrase(search, q_entities, spread, relate, asked)
         if not q_entities or not (asked or (relate is not None and hops >= 2)):
             plain = await self._hybrid(search)
             # a chain question (by its grammar) naming no entity the graph knows keeps hybrid's
@@ -217,7 +215,8 @@ class Ranker:
         # after the walk's first hit and in at most half the places after it (`expand.interleave`)
         walked = self._walked(search, found, reached, asked, hops)
         best = completing(reached, hops)
-        if best and not asked and phrased(reached, best) and (lowered or not await self._paged(store_id, q_entities)):
+        untitled = lowered or not await titled_pages(self.graph, store_id, q_entities) if best and not asked else False
+        if best and not asked and phrased(reached, best) and untitled:
             # a chain completed by phrase relations alone, in a question naming no relation type,
             # from a start that is no page's title (a product the pages only mention, "SHA256") or a
             # lower-case word that happens to title one ("groups"): some phrase at every entity is
@@ -240,66 +239,22 @@ class Ranker:
         return RankOutcome(scored, q_entities, entities, path=path, tied=len(best))
 
     async def _one_phrase(
-        self, search: _Search, q_entities: list[str], spread: dict[str, int], relate: Relate
+        self, search: _Search, q_entities: list[str], spread: dict[str, int], relate: Relate, asked: set[str]
     ) -> RankOutcome:
-        """A one-relation question naming no relation type ("Who supplies X?", "The chef at X?"):
-        hybrid search's ranking leads (the entity's own page, which states the relation, is mostly
-        its first hit), and the pages of the entities the walk reaches from the question's entities
-        in one phrase step (the relations likest the question's word for it: "~skippered the" for
-        "captain", "~trained" for "Under whom did X train?") are placed after hybrid's first hit, in
-        at most `ONE_PHRASE_SLOTS` places. The answer page is one link from the named entity and
-        shares no word with the question but the name, so hybrid ranked it 11th-20th, below the
-        entity's namesakes (all eight spent corpora's one-hop controls, #28 session 13)."""
+        """A one-relation question naming no relation type, or one typed in lower case
+        (`one_phrase.py`): hybrid's ranking with the pages one phrase step away after its first hit;
+        hybrid's own ranking when that path does not apply."""
 
-        async def stepped() -> tuple[dict[str, Reached], set[str]]:
-            # only from an entity some page is about (its title): the question's subject, not a word a
-            # manual page's NAME line capitalises ("a PostgreSQL database", "ASCII output"), whose
-            # neighbours pushed the page it describes down (bench_multihop --corpus real)
-            paged = await self._paged(search.store_id, q_entities)
-            seeds = {key: Reached(share(spread.get(key, 1)), 0, frozenset()) for key in q_entities if key in paged}
-            if not seeds:
-                return {}, set()
-            return await walk(self.graph, search.store_id, seeds, set(), hops=1, relate=relate), set(seeds)
+        async def load(rows: Sequence[Hit]) -> dict[str, Hit]:
+            hits: dict[str, Hit] = {}
+            await self._load_chunks(search, rows, hits)
+            return hits
 
-        # hybrid search runs beside the page read and the walk
-        plain, (reached, seeds) = await asyncio.gather(self._hybrid(search), stepped())
-        led = sorted(
-            (e for e, r in reached.items() if r.hops == 1 and r.matched and e not in seeds),
-            key=lambda e: reached[e].potential(),
-            reverse=True,
-        )[: 4 * ONE_PHRASE_SLOTS]
-        pages = await self._pages(search, led)
-        if not pages:
-            return RankOutcome(plain, q_entities, {}, path="hybrid")
-        walked = [
-            RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, {"graph": round(p, 4), "hops": 1})
-            for h, p in ((h, reached[e].potential()) for e, h in pages)
-        ]
-        entities = {e: round(reached[e].potential(), 4) for e, _h in pages}
-        ranked = interleave(plain, walked, search.k, slots=ONE_PHRASE_SLOTS)
-        return RankOutcome(ranked, q_entities, entities, path="one-phrase", tied=0)
-
-    async def _pages(self, search: _Search, keys: list[str]) -> list[tuple[str, Hit]]:
-        """The page about each of `keys` that has one (its first subject row's chunk), in their
-        order, read from the backend (attribute filters applied)."""
-        if not keys:
-            return []
-        rows = await shared_mentions(self.graph, search.store_id, keys, len(keys), 1)
-        first = {m.entity: m for m in rows if m.subject}
-        wanted = [first[e] for e in keys if e in first]
-        hits: dict[str, Hit] = {}
-        await self._load_chunks(search, [Hit(m.chunk_id, m.file_id, "", "", 0.0) for m in wanted], hits)
-        out: list[tuple[str, Hit]] = []
-        for m in wanted:
-            if m.chunk_id in hits and all(h.file_id != m.file_id for _e, h in out):
-                out.append((m.entity, hits[m.chunk_id]))
-        return out
-
-    async def _paged(self, store_id: str, keys: list[str]) -> set[str]:
-        """Those of `keys` that title a page of the store (an entity's first mention row is a
-        subject row when it has one: subjects come first); one row read per key."""
-        rows = await shared_mentions(self.graph, store_id, keys, len(keys), 1) if keys else []
-        return {m.entity for m in rows if m.subject}
+        hybrid = self._hybrid(search)
+        ranked, entities = await one_phrase(
+            self.graph, search.store_id, hybrid, load, search.k, q_entities, spread, relate, asked
+        )
+        return RankOutcome(ranked, q_entities, entities, path="one-phrase" if entities else "hybrid")
 
     async def _spread(self, search: _Search, found: _Found, seeds: dict[str, Reached], hops: int) -> list[RankedHit]:
         """The candidates ranked by PageRank mass around the seeds fused with hybrid's order."""

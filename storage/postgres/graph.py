@@ -174,7 +174,8 @@ class PostgresGraphStore(ComposedReads):
     async def mentions(self, store_id: str, keys: Sequence[str], limit: int = 200) -> list[MentionRow]:
         rows = await self._db.pool.fetch(
             "SELECT entity, file_id, chunk_id, count, subject FROM kg_mentions WHERE store_id = $1 "
-            "AND entity = ANY($2::text[]) ORDER BY subject DESC, count DESC LIMIT $3",
+            "AND entity = ANY($2::text[]) "
+            'ORDER BY subject DESC, count DESC, file_id COLLATE "C", chunk_id COLLATE "C" LIMIT $3',
             store_id,
             list(keys),
             limit,

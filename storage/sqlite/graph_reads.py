@@ -82,7 +82,7 @@ def mentions(c: Any, store_id: str, keys: Sequence[str], limit: int) -> list[Men
                 MentionRow(r[0], r[1], r[2], int(r[3]), bool(r[4]))
                 for r in c.execute(
                     "SELECT entity, file_id, chunk_id, count, subject FROM kg_mentions WHERE store_id = ? "
-                    f"AND entity IN ({marks(len(part))}) ORDER BY subject DESC, count DESC LIMIT ?",
+                    f"AND entity IN ({marks(len(part))}) ORDER BY subject DESC, count DESC, file_id, chunk_id LIMIT ?",
                     (store_id, *part, limit),
                 )
             )

@@ -156,6 +156,18 @@ async def test_combined_reads_are_the_single_reads(graph: GraphStore) -> None:
     assert quiet.rows == [] and quiet.chunk_rows == [] and quiet.stated == {} and set(quiet.times) == {"f3"}
 
 
+async def test_mention_rows_tied_on_subject_and_count_come_in_file_and_chunk_order(graph: GraphStore) -> None:
+    """Rows tied on subject and count are ordered by file then chunk id, byte by byte, on every
+    store (the one-phrase path reads a page's first subject row: SQLite and PostgreSQL agree on it;
+    a locale's collation would put "fa" before "f-b", and insertion order "fa" first too)."""
+    sid = _sid()
+    await graph.replace_file(_file(sid, "fa"))
+    await graph.replace_file(_file(sid, "f-b", chunk="c1"))
+    rows = await graph.mentions(sid, ["orro works"])
+    assert [m.file_id for m in rows] == ["f-b", "fa"]
+    assert [m.file_id for m in await graph.mentions(sid, ["orro works"], limit=1)] == ["f-b"]
+
+
 async def test_replace_is_idempotent_and_stores_are_separate(graph: GraphStore) -> None:
     sid, other = _sid(), _sid()
     await graph.replace_file(_file(sid, "f1"))

@@ -175,6 +175,11 @@ def test_look_alikes_of_the_kinds_copula_keep_their_count(question: str, count: 
         # an indirect question ending on its copula: the direct one it embeds (#28, session 13)
         ("any idea what the employer of Ada Vell is?", 1),
         ("do you know who the founder of the maker of the Brask Lamp was?", 2),
+        # in any case, with any short lead, ending on a full stop too
+        ("Do you know who the founder of Acme was?", 1),
+        ("I wonder what the employer of Ada Vell is?", 1),
+        ("Any idea who the founder of the maker of the Brask Lamp was?", 2),
+        ("I wonder who the founder of Acme was.", 1),
         # a possessed compound's own "of" links nothing, as in "the place of birth of X"
         ("Ada Vell's place of birth?", 1),
         ("What is the place of birth of Ada Vell?", 1),
