@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import replace
 
 from gateway.knowledge_graph.extract import PHRASE
 from gateway.knowledge_graph.phrases import stem
@@ -107,7 +106,9 @@ def specific(reached: dict[str, Reached], hop_words: Sequence[Sequence[str]], ho
             r, f = reached[e], factors[id(reached[e])]
             was = r.potential()
             now = was * f if was <= floor else floor + (was - floor) * f
-            out[e] = r if now == was else replace(r, base=r.base * now / was)
+            out[e] = (
+                r if now == was else Reached(r.base * now / was, r.hops, r.matched, r.via, r.into, r.trail, r.prior)
+            )
         floor = max([floor, *(out[e].potential() for e in members)])
     return out
 

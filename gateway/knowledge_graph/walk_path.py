@@ -26,7 +26,8 @@ class Reached:
     # the path this one extended: `via`'s path as the step left it, which need not be `via`'s best
     # path at the end (a hop extends the paths as they stood when it started, and the same hop or a
     # later one may give `via` a better path); read this, not the walk's result at `via`
-    prior: Reached | None = field(default=None, repr=False)
+    # (not compared nor hashed: two paths are equal by their own fields, not by a chain of priors)
+    prior: Reached | None = field(default=None, repr=False, compare=False, hash=False)
 
     def potential(self) -> float:
         return self.base * (STEP_GAIN ** len(self.matched))

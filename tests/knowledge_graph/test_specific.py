@@ -117,10 +117,12 @@ def test_a_step_keeps_the_factor_of_the_path_it_extended() -> None:
         "P2": step("Z", 2, "~p1", "~p9", prior=z),
         "A": step("P", 2, "~p1", "~p2", prior=one_hop),  # P had one hop when A took it
     }
-    after = potentials(specific(reached, [[], [], []], 3))
-    assert after["Z"] < potentials(reached)["Z"]  # S's ~p1 led to two: Z, and P as A's step left it
-    assert after["A"] < potentials(reached)["A"]  # that step's factor (its own step, to one, none)
-    assert after["P"] == after["P2"] < potentials(reached)["P"]
+    before, after = potentials(reached), potentials(specific(reached, [[], [], []], 3))
+    assert after["Z"] < before["Z"]  # S's ~p1 led to two: Z, and P as A's step left it
+    assert after["A"] < before["A"]  # that step's factor (its own step, to one, none)
+    assert after["P"] == after["P2"] < before["P"]
+    # A's path is divided once (S's ~p1), P's twice (and Z's ~p9): A's factor is not P's final one
+    assert after["A"] / before["A"] > after["P"] / before["P"]
     # P's path replaced through A itself: reading the priors back still ends
     looped = reached | {"P": step("A", 3, "~p1", "~p2", "~p3", prior=reached["A"])}
     looped["P3"] = step("A", 3, "~p1", "~p2", "~p3", prior=reached["A"])

@@ -20,8 +20,8 @@ from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.phrases import PhraseVectors
 from gateway.knowledge_graph.question import kind_nouns, relation_words
 from gateway.knowledge_graph.specific import specific
-from gateway.knowledge_graph.walk import Reached, walk
-from storage.graph import Edge
+from gateway.knowledge_graph.walk import Reached, chunk_scores, walk
+from storage.graph import Edge, MentionRow
 from tests.support.toy_graph import Embed, ToyGraph, basis_embedder
 from vectorstore.embedders import LocalEmbedder
 
@@ -259,3 +259,19 @@ def test_a_step_is_judged_by_the_path_it_extended_not_its_parents_later_one() ->
     assert reached["C1"].potential() == reached["E"].potential()  # the walk weighs the steps' kinds alone
     after = specific(reached, [[], []], 2)
     assert after["C1"].potential() == after["C2"].potential() < after["E"].potential()
+
+
+def test_a_page_speaks_for_the_step_its_entity_took_not_its_later_path() -> None:
+    """B ends with a better two-hop path ({a, b}, through A), while C (no page of its own) extended B's
+    one-hop path ({a}) by c, and B's page names C: that page states C's step, so it scores as C does
+    (`chunk_scores` reads the step from C's `prior`). Read through `reached[via]`, B's two-step path
+    left C's step matching nothing new: the page scored as B's own."""
+    b_one_hop = Reached(0.85, 1, frozenset({"a"}), "S", False, frozenset({"S"}), SEED)
+    a = Reached(0.85, 1, frozenset({"x"}), "S", False, frozenset({"S"}), SEED)
+    b = Reached(0.5, 2, frozenset({"a", "b"}), "A", False, frozenset({"S", "A"}), a)
+    c = Reached(0.614, 2, frozenset({"a", "c"}), "B", False, frozenset({"S", "B"}), b_one_hop)
+    reached = {"S": SEED, "A": a, "B": b, "C": c}
+    rows = [MentionRow("B", "fB", "cB", 1, True), MentionRow("C", "fB", "cB", 1, False)]
+    assert c.potential() > b.potential()
+    scores = chunk_scores(rows, {}, reached, {"a", "b", "c"}, paged=frozenset({"B"}))
+    assert scores["cB"] == c.potential()
