@@ -2,7 +2,8 @@
 entity it passed (a cycle completed "steps" by going round, and the entity it came back to then
 ranked as the chain's answer), and each hop extends the paths as they stood when it started (an
 entity a path reached during a hop went on within that same hop, one hop more than the walk takes),
-and a step is read from the path it extended (`Reached.prior`), not the one its entity ends with;
+and a step is read from the path it extended (`Reached.prior`), not the one its entity ends with
+(by `specific.py`, whose fan-out is what that path stepped to, and by `chunk_scores`);
 an asked type the question places at a hop is no step of a path that has passed that hop; one
 relation twice onward is two steps (the same relation from the other side, to a sibling, is not);
 a three-hop chain's later words are no reason to step early, and two-hop plans are exempt from
@@ -275,3 +276,28 @@ def test_a_page_speaks_for_the_step_its_entity_took_not_its_later_path() -> None
     assert c.potential() > b.potential()
     scores = chunk_scores(rows, {}, reached, {"a", "b", "c"}, paged=frozenset({"B"}))
     assert scores["cB"] == c.potential()
+
+
+def test_a_steps_fan_out_is_what_its_path_stepped_to_not_what_survives() -> None:
+    """A's path leads by ~p1 to B and C; B later gets a better path (S -x-> Y -y-> W -a-> B). C's step
+    is one of two whatever else the walk holds: with or without B's child D (reached in hop 3 from
+    B's hop-2 path), C's factor is the same (`Reached.fan`, recorded as the steps are taken; counted
+    over the paths the walk kept, D's prior alone kept B's stale path and with it B in the count)."""
+
+    def factor(with_child: bool) -> float:
+        edges = [_edge("S", "A", "a"), _edge("A", "B", "~p1"), _edge("A", "C", "~p1")]
+        edges += [_edge("S", "Y", "x"), _edge("Y", "W", "y"), _edge("W", "B", "a")]
+        edges += [_edge("B", "D", "~p2")] if with_child else []
+        question = np.zeros(DIM)
+        question[[BASIS["p1"], BASIS["p2"]]] = 1.0
+
+        async def run() -> dict[str, Reached]:
+            relate = PhraseVectors(_embed).relate(question.tolist())
+            return await walk(ToyGraph(edges), "st", {"S": SEED}, {"a", "x", "y"}, hops=3, relate=relate)  # type: ignore[arg-type]
+
+        reached = asyncio.run(run())
+        assert reached["B"].via == "W" and reached["C"].via == "A", reached
+        assert ("D" in reached) == with_child
+        return specific(reached, [[], [], []], 3)["C"].potential() / reached["C"].potential()
+
+    assert factor(False) == factor(True) < 1.0
