@@ -301,3 +301,22 @@ def test_a_steps_fan_out_is_what_its_path_stepped_to_not_what_survives() -> None
         return specific(reached, [[], [], []], 3)["C"].potential() / reached["C"].potential()
 
     assert factor(False) == factor(True) < 1.0
+
+
+def test_a_step_that_lost_its_entity_still_counts_in_its_paths_fan_out() -> None:
+    """P and Q are one hop out; each leads by ~p1 to B, and on to C (from P) or D (from Q). B keeps
+    P's path (the first of two equal ones), yet Q's path stepped to two entities by ~p1 as P's did:
+    D's step is one of two, as C's is, not the one specific step Q's surviving children suggest."""
+    edges = [_edge("S", "P", "a"), _edge("S", "Q", "a"), _edge("P", "B", "~p1"), _edge("P", "C", "~p1")]
+    edges += [_edge("Q", "B", "~p1"), _edge("Q", "D", "~p1")]
+    question = np.zeros(DIM)
+    question[BASIS["p1"]] = 1.0
+
+    async def run() -> dict[str, Reached]:
+        relate = PhraseVectors(_embed).relate(question.tolist())
+        return await walk(ToyGraph(edges), "st", {"S": SEED}, {"a"}, hops=2, relate=relate)  # type: ignore[arg-type]
+
+    reached = asyncio.run(run())
+    assert reached["B"].via == "P" and reached["D"].via == "Q", reached
+    after = specific(reached, [[], []], 2)
+    assert after["D"].potential() == after["C"].potential() < reached["D"].potential()
