@@ -118,6 +118,8 @@ async def walk(
         for m in rows:
             files_of.setdefault(m.entity, set()).add(m.file_id)
         improved: set[str] = set()
+        # per frontier entity, the entities its path stepped to, per step (`Reached.fan`)
+        fans: dict[str, dict[frozenset[str], set[str]]] = {}
         linked: set[str] = set()  # reached along a stated relation, not a co-occurrence
         # per relation type, its words (`compared_words` is pure: read once per type, not per edge
         # end; a hop reads thousands of edges of a few dozen types)
@@ -134,11 +136,13 @@ async def walk(
                 if taken is None:
                     continue
                 factor, matched = taken
+                fan = fans.setdefault(u, {})
+                fan.setdefault(matched - at.matched, set()).add(v)
                 into = len(matched) > len(at.matched) and v == e.target
                 base = at.base * factor
                 # as `Reached.potential`; the path (and its trail) is built only when it wins
                 if v not in reached or base * (STEP_GAIN ** len(matched)) > reached[v].potential():
-                    reached[v] = Reached(base, at.hops + 1, matched, u, into, at.trail | {u}, at)
+                    reached[v] = Reached(base, at.hops + 1, matched, u, into, at.trail | {u}, at, fan)
                     improved.add(v)
                     if e.type == "co_occurs":
                         linked.discard(v)

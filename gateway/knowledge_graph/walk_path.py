@@ -8,6 +8,7 @@ chain's first page then scored within a few per cent of the answer).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 STEP_GAIN = 3  # a path is worth this much more for each step of the chain it completes
@@ -26,7 +27,12 @@ class Reached:
     # the path this one extended: `via`'s path as the step left it, which need not be `via`'s best
     # path at the end (a hop extends the paths as they stood when it started, and the same hop or a
     # later one may give `via` a better path); read this, not the walk's result at `via`
-    prior: Reached | None = field(default=None, repr=False)
+    # (not compared nor hashed: two paths are equal by their own fields, not by a chain of priors)
+    prior: Reached | None = field(default=None, repr=False, compare=False, hash=False)
+    # the entities `prior` stepped to, per the steps they matched (`matched - prior.matched`), each
+    # step the walk took from it, whether or not it won: shared by every path that extended `prior`,
+    # and complete when the hop that extended it ends (`specific.py`'s fan-out)
+    fan: Mapping[frozenset[str], set[str]] = field(default_factory=dict, repr=False, compare=False, hash=False)
 
     def potential(self) -> float:
         return self.base * (STEP_GAIN ** len(self.matched))

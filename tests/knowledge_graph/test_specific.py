@@ -21,19 +21,36 @@ from tests.support.toy_graph import ToyGraph, basis_embedder
 SEED = Reached(1.0, 0, frozenset())
 
 
+Fan = dict[frozenset[str], set[str]]
+
+
 def step(
-    via: str, hops: int, *matched: str, base: float = 1.0, into: bool = True, prior: Reached | None = None
+    via: str,
+    hops: int,
+    *matched: str,
+    base: float = 1.0,
+    into: bool = True,
+    prior: Reached | None = None,
+    fan: Fan | None = None,
 ) -> Reached:
-    return Reached(base, hops, frozenset(matched), via, into, prior=prior)
+    return Reached(base, hops, frozenset(matched), via, into, prior=prior, fan=fan if fan is not None else {})
 
 
 def linked(reached: dict[str, Reached]) -> dict[str, Reached]:
     """`reached` with each path's `prior` the path its `via` entity has here (as the walk gives it
-    when no entity's path changed after a child took it), one hop fewer first."""
+    when no entity's path changed after a child took it), one hop fewer first, and as its `fan` the
+    entities here each step from that path led to (as if no step the walk took from it lost)."""
+    fans: dict[str, Fan] = {}
+    for e, r in reached.items():
+        if r.via is not None:
+            fans.setdefault(r.via, {}).setdefault(r.matched - reached[r.via].matched, set()).add(e)
     out: dict[str, Reached] = {}
     for e in sorted(reached, key=lambda x: reached[x].hops):
         r = reached[e]
-        out[e] = replace(r, prior=out[r.via]) if r.via is not None and r.prior is None else r
+        if r.via is not None and r.prior is None:
+            out[e] = replace(r, prior=out[r.via], fan=fans[r.via])
+        else:
+            out[e] = r
     return {e: out[e] for e in reached}
 
 
@@ -108,22 +125,29 @@ def test_a_step_keeps_the_factor_of_the_path_it_extended() -> None:
     """A took P's one-hop path (S -~p1-> P, one of two by that phrase, with Z); the walk later gave P a
     longer one (through Z, one of two by ~p9): A's factor is its own path's (S's ~p1 to two), not the
     one P ends with, and reading it ends even when P's later path goes through A itself."""
-    one_hop = step("S", 1, "~p1", prior=SEED)
-    z = step("S", 1, "~p1", prior=SEED)
+    # each path's `fan`: the entities the path it extended stepped to, per step
+    from_s: Fan = {frozenset({"~p1"}): {"P", "Z"}}
+    from_z: Fan = {frozenset({"~p9"}): {"P", "P2"}}
+    one_hop = step("S", 1, "~p1", prior=SEED, fan=from_s)
+    z = step("S", 1, "~p1", prior=SEED, fan=from_s)
     reached = {
         "S": SEED,
         "Z": z,
-        "P": step("Z", 2, "~p1", "~p9", prior=z),
-        "P2": step("Z", 2, "~p1", "~p9", prior=z),
-        "A": step("P", 2, "~p1", "~p2", prior=one_hop),  # P had one hop when A took it
+        "P": step("Z", 2, "~p1", "~p9", prior=z, fan=from_z),
+        "P2": step("Z", 2, "~p1", "~p9", prior=z, fan=from_z),
+        # P had one hop when A took it
+        "A": step("P", 2, "~p1", "~p2", prior=one_hop, fan={frozenset({"~p2"}): {"A"}}),
     }
-    after = potentials(specific(reached, [[], [], []], 3))
-    assert after["Z"] < potentials(reached)["Z"]  # S's ~p1 led to two: Z, and P as A's step left it
-    assert after["A"] < potentials(reached)["A"]  # that step's factor (its own step, to one, none)
-    assert after["P"] == after["P2"] < potentials(reached)["P"]
+    before, after = potentials(reached), potentials(specific(reached, [[], [], []], 3))
+    assert after["Z"] < before["Z"]  # S's ~p1 led to two: Z, and P as A's step left it
+    assert after["A"] < before["A"]  # that step's factor (its own step, to one, none)
+    assert after["P"] == after["P2"] < before["P"]
+    # A's path is divided once (S's ~p1), P's twice (and Z's ~p9): A's factor is not P's final one
+    assert after["A"] / before["A"] > after["P"] / before["P"]
     # P's path replaced through A itself: reading the priors back still ends
-    looped = reached | {"P": step("A", 3, "~p1", "~p2", "~p3", prior=reached["A"])}
-    looped["P3"] = step("A", 3, "~p1", "~p2", "~p3", prior=reached["A"])
+    from_a: Fan = {frozenset({"~p3"}): {"P", "P3"}}
+    looped = reached | {"P": step("A", 3, "~p1", "~p2", "~p3", prior=reached["A"], fan=from_a)}
+    looped["P3"] = step("A", 3, "~p1", "~p2", "~p3", prior=reached["A"], fan=from_a)
     after = potentials(specific(looped, [[], [], []], 3))
     assert after["P"] == after["P3"] < potentials(looped)["P"]
 

@@ -2,7 +2,8 @@
 entity it passed (a cycle completed "steps" by going round, and the entity it came back to then
 ranked as the chain's answer), and each hop extends the paths as they stood when it started (an
 entity a path reached during a hop went on within that same hop, one hop more than the walk takes),
-and a step is read from the path it extended (`Reached.prior`), not the one its entity ends with;
+and a step is read from the path it extended (`Reached.prior`), not the one its entity ends with
+(by `specific.py`, whose fan-out is what that path stepped to, and by `chunk_scores`);
 an asked type the question places at a hop is no step of a path that has passed that hop; one
 relation twice onward is two steps (the same relation from the other side, to a sibling, is not);
 a three-hop chain's later words are no reason to step early, and two-hop plans are exempt from
@@ -20,8 +21,8 @@ from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.phrases import PhraseVectors
 from gateway.knowledge_graph.question import kind_nouns, relation_words
 from gateway.knowledge_graph.specific import specific
-from gateway.knowledge_graph.walk import Reached, walk
-from storage.graph import Edge
+from gateway.knowledge_graph.walk import Reached, chunk_scores, walk
+from storage.graph import Edge, MentionRow
 from tests.support.toy_graph import Embed, ToyGraph, basis_embedder
 from vectorstore.embedders import LocalEmbedder
 
@@ -259,3 +260,63 @@ def test_a_step_is_judged_by_the_path_it_extended_not_its_parents_later_one() ->
     assert reached["C1"].potential() == reached["E"].potential()  # the walk weighs the steps' kinds alone
     after = specific(reached, [[], []], 2)
     assert after["C1"].potential() == after["C2"].potential() < after["E"].potential()
+
+
+def test_a_page_speaks_for_the_step_its_entity_took_not_its_later_path() -> None:
+    """B ends with a better two-hop path ({a, b}, through A), while C (no page of its own) extended B's
+    one-hop path ({a}) by c, and B's page names C: that page states C's step, so it scores as C does
+    (`chunk_scores` reads the step from C's `prior`). Read through `reached[via]`, B's two-step path
+    left C's step matching nothing new: the page scored as B's own."""
+    b_one_hop = Reached(0.85, 1, frozenset({"a"}), "S", False, frozenset({"S"}), SEED)
+    a = Reached(0.85, 1, frozenset({"x"}), "S", False, frozenset({"S"}), SEED)
+    b = Reached(0.5, 2, frozenset({"a", "b"}), "A", False, frozenset({"S", "A"}), a)
+    c = Reached(0.614, 2, frozenset({"a", "c"}), "B", False, frozenset({"S", "B"}), b_one_hop)
+    reached = {"S": SEED, "A": a, "B": b, "C": c}
+    rows = [MentionRow("B", "fB", "cB", 1, True), MentionRow("C", "fB", "cB", 1, False)]
+    assert c.potential() > b.potential()
+    scores = chunk_scores(rows, {}, reached, {"a", "b", "c"}, paged=frozenset({"B"}))
+    assert scores["cB"] == c.potential()
+
+
+def test_a_steps_fan_out_is_what_its_path_stepped_to_not_what_survives() -> None:
+    """A's path leads by ~p1 to B and C; B later gets a better path (S -x-> Y -y-> W -a-> B). C's step
+    is one of two whatever else the walk holds: with or without B's child D (reached in hop 3 from
+    B's hop-2 path), C's factor is the same (`Reached.fan`, recorded as the steps are taken; counted
+    over the paths the walk kept, D's prior alone kept B's stale path and with it B in the count)."""
+
+    def factor(with_child: bool) -> float:
+        edges = [_edge("S", "A", "a"), _edge("A", "B", "~p1"), _edge("A", "C", "~p1")]
+        edges += [_edge("S", "Y", "x"), _edge("Y", "W", "y"), _edge("W", "B", "a")]
+        edges += [_edge("B", "D", "~p2")] if with_child else []
+        question = np.zeros(DIM)
+        question[[BASIS["p1"], BASIS["p2"]]] = 1.0
+
+        async def run() -> dict[str, Reached]:
+            relate = PhraseVectors(_embed).relate(question.tolist())
+            return await walk(ToyGraph(edges), "st", {"S": SEED}, {"a", "x", "y"}, hops=3, relate=relate)  # type: ignore[arg-type]
+
+        reached = asyncio.run(run())
+        assert reached["B"].via == "W" and reached["C"].via == "A", reached
+        assert ("D" in reached) == with_child
+        return specific(reached, [[], [], []], 3)["C"].potential() / reached["C"].potential()
+
+    assert factor(False) == factor(True) < 1.0
+
+
+def test_a_step_that_lost_its_entity_still_counts_in_its_paths_fan_out() -> None:
+    """P and Q are one hop out; each leads by ~p1 to B, and on to C (from P) or D (from Q). B keeps
+    P's path (the first of two equal ones), yet Q's path stepped to two entities by ~p1 as P's did:
+    D's step is one of two, as C's is, not the one specific step Q's surviving children suggest."""
+    edges = [_edge("S", "P", "a"), _edge("S", "Q", "a"), _edge("P", "B", "~p1"), _edge("P", "C", "~p1")]
+    edges += [_edge("Q", "B", "~p1"), _edge("Q", "D", "~p1")]
+    question = np.zeros(DIM)
+    question[BASIS["p1"]] = 1.0
+
+    async def run() -> dict[str, Reached]:
+        relate = PhraseVectors(_embed).relate(question.tolist())
+        return await walk(ToyGraph(edges), "st", {"S": SEED}, {"a"}, hops=2, relate=relate)  # type: ignore[arg-type]
+
+    reached = asyncio.run(run())
+    assert reached["B"].via == "P" and reached["D"].via == "Q", reached
+    after = specific(reached, [[], []], 2)
+    assert after["D"].potential() == after["C"].potential() < reached["D"].potential()
