@@ -36,5 +36,5 @@ def test_a_field_lines_link_completes_the_chain(backend: Backend, tmp_path: Path
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
         store = upload_pages(own, "kg-fallback-link", PAGES)
         page = own.vector_stores.search(store.id, query=QUESTION, ranking_options=KG)  # type: ignore[arg-type]
-        ranked = list(dict.fromkeys(store.names[h.file_id] for h in page.data))
+        ranked = store.ranked(page.data)
         assert ranked[0] == "kelby.md", ranked

@@ -60,9 +60,9 @@ def test_a_one_relation_question_ranks_the_page_one_phrase_step_away(backend: Ba
         client = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
         store = upload_pages(client, "kg-one-hop", BOATS)
         page = client.vector_stores.search(store.id, query=QUESTION, ranking_options=KG)  # type: ignore[arg-type]
-        ranked = list(dict.fromkeys(store.names[h.file_id] for h in page.data))
+        ranked = store.ranked(page.data)
         hybrid = client.vector_stores.search(store.id, query=QUESTION)
-        plain = list(dict.fromkeys(store.names[h.file_id] for h in hybrid.data))
+        plain = store.ranked(hybrid.data)
         assert plain.index("tordal.md") > 2, plain
         assert "tordal.md" in ranked[:2], ranked
         # hybrid's first hit keeps its place
@@ -70,15 +70,15 @@ def test_a_one_relation_question_ranks_the_page_one_phrase_step_away(backend: Ba
         # typed in lower case, the ship's name is a page's title: looked up as a lower-case run
         lower = QUESTION.lower()
         page = client.vector_stores.search(store.id, query=lower, ranking_options=KG)  # type: ignore[arg-type]
-        ranked = list(dict.fromkeys(store.names[h.file_id] for h in page.data))
+        ranked = store.ranked(page.data)
         hybrid = client.vector_stores.search(store.id, query=lower)
-        plain = list(dict.fromkeys(store.names[h.file_id] for h in hybrid.data))
+        plain = store.ranked(hybrid.data)
         assert plain.index("tordal.md") > 2 and "tordal.md" in ranked[:2], (ranked, plain)
         novels = upload_pages(client, "kg-one-hop-title", NOVELS)
         page = client.vector_stores.search(novels.id, query=TITLED, ranking_options=KG)  # type: ignore[arg-type]
-        ranked = list(dict.fromkeys(novels.names[h.file_id] for h in page.data))
+        ranked = novels.ranked(page.data)
         hybrid = client.vector_stores.search(novels.id, query=TITLED)
-        plain = list(dict.fromkeys(novels.names[h.file_id] for h in hybrid.data))
+        plain = novels.ranked(hybrid.data)
         assert "brenn.md" in ranked[:3] and ranked.index("brenn.md") < plain.index("brenn.md"), (ranked, plain)
 
 
@@ -148,9 +148,9 @@ def test_the_one_phrase_path_leaves_how_to_questions_and_places_the_chunk_statin
         docs = upload_pages(client, "kg-one-hop-docs", DOCS)
         for question in HOW_TO:
             page = client.vector_stores.search(docs.id, query=question, ranking_options=KG)  # type: ignore[arg-type]
-            ranked = list(dict.fromkeys(docs.names[h.file_id] for h in page.data))
+            ranked = docs.ranked(page.data)
             hybrid = client.vector_stores.search(docs.id, query=question)
-            plain = list(dict.fromkeys(docs.names[h.file_id] for h in hybrid.data))
+            plain = docs.ranked(hybrid.data)
             assert ranked[:5] == plain[:5], (question, ranked, plain)
         # the long page: its chunk naming the ship, and no second chunk of it, right after the ship's
         boats = upload_pages(client, "kg-one-hop-long", LONG)
@@ -161,5 +161,5 @@ def test_the_one_phrase_path_leaves_how_to_questions_and_places_the_chunk_statin
         assert "Swift Otter" in "".join(c.text for c in top[1][1].content), top[1][1].content
         born = upload_pages(client, "kg-one-hop-born", BORN)
         page = client.vector_stores.search(born.id, query="where was ivo tordal born", ranking_options=KG)  # type: ignore[arg-type]
-        ranked = list(dict.fromkeys(born.names[h.file_id] for h in page.data))
+        ranked = born.ranked(page.data)
         assert "vesterby.md" in ranked[:2], ranked

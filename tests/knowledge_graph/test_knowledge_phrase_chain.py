@@ -53,7 +53,7 @@ def test_a_chain_of_phrases_alone_keeps_hybrids_first_hit(backend: Backend, tmp_
         def ranked(question: str, kg: bool) -> list[str]:
             options = {"ranking_options": KG} if kg else {}
             page = own.vector_stores.search(store.id, query=question, **options)  # type: ignore[arg-type]
-            return list(dict.fromkeys(store.names[h.file_id] for h in page.data))
+            return store.ranked(page.data)
 
         # the how-to question: hybrid's right page stays first; the walk's pages (hardlink, Linux: the
         # path went through hardlink to Linux) are interleaved after it

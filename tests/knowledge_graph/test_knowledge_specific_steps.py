@@ -53,7 +53,7 @@ def test_the_path_whose_phrase_steps_single_out_one_entity_ranks_first(backend: 
         def ranked(question: str, kg: bool) -> list[str]:
             options = {"ranking_options": KG} if kg else {}
             page = own.vector_stores.search(store.id, query=question, **options)  # type: ignore[arg-type]
-            return list(dict.fromkeys(store.names[h.file_id] for h in page.data))
+            return store.ranked(page.data)
 
         towns = {"dunmere.md", "ulm.md", "brest.md", "kiel.md"}
         hybrid = ranked(CHAIN, False)
@@ -91,6 +91,6 @@ def test_a_typed_step_to_several_entities_is_not_divided(backend: Backend, tmp_p
         store = upload_pages(own, "kg-specific-typed", HOSPITAL)
         question = "Where was the founder of St Aldric Infirmary born?"
         page = own.vector_stores.search(store.id, query=question, ranking_options=KG)  # type: ignore[arg-type]
-        ranked = list(dict.fromkeys(store.names[h.file_id] for h in page.data))
+        ranked = store.ranked(page.data)
         towns = [name for name in ranked if name in {"tasker.md", "holm.md", "brack.md", "farrow.md"}]
         assert set(towns[:3]) == {"tasker.md", "holm.md", "brack.md"}, ranked

@@ -7,7 +7,7 @@ import asyncio
 import io
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -93,6 +93,11 @@ class Uploaded:
     def names(self) -> dict[str, str]:
         """File name by file id (search hits carry the id)."""
         return {v: k for k, v in self.ids.items()}
+
+    def ranked(self, hits: Iterable[Any]) -> list[str]:
+        """The files of search hits (anything with a `file_id`) by name, each once, in rank order."""
+        names = self.names
+        return list(dict.fromkeys(names[h.file_id] for h in hits))
 
 
 def upload_pages(
