@@ -13,7 +13,7 @@ import itertools
 import random
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from bench.multihop_corpus import Doc, Question
@@ -210,6 +210,45 @@ def draw(pools: list[list[tuple[str, list[str]]]], want: int, cap: int) -> list[
                 taken.append((Question(q, files[-1], len(files) - 1), files))
                 break
     return taken
+
+
+Patterns = list[tuple[str, ...]]
+
+
+def draw_questions(
+    w: World,
+    docs: list[Doc],
+    rng: random.Random,
+    words: Callable[[str], set[str]],
+    phrase: Callable[[World, list[str], tuple[str, ...], random.Random], str],
+    plan: Sequence[tuple[Patterns, int]],
+    lower: Callable[[int], bool],
+    controls_by_fame: bool = False,
+) -> list[tuple[Question, list[str]]]:
+    """A corpus's questions with their chains' files, drawn per `plan` (patterns and how many, in the
+    order drawn) and returned by hop count: one start per question, never a start a namesake's page
+    ("# Name (cellist)") also bears, and a multi-hop answer page that does not name its start. The
+    `i`-th question is typed in lower case when `lower(i)`; with `controls_by_fame` one-hop controls
+    start on the entities fewest pages name last, so the most-named are drawn first, as real
+    questions' starts are."""
+    text = {d.name: d.text for d in docs}
+    twins = {f for f, e in w.ents.items() for d in docs if d.text.startswith(f"# {e.title} (")}
+    naming = {f: {d.name for d in docs if e.title in d.text and names(d.text, e.title)} for f, e in w.ents.items()}
+    used: set[str] = set()
+    drawn: dict[int, list[tuple[Question, list[str]]]] = {}
+    for patterns, want in plan:
+        pools = question_pools(w, text, naming, patterns, rng, words, phrase)
+        pools = [
+            [(q, f) for q, f in pool if f[0] not in used | twins and (len(f) == 2 or f[0] not in naming[f[-1]])]
+            for pool in pools
+        ]
+        if controls_by_fame and len(patterns[0]) == 1:
+            pools = [sorted(pool, key=lambda qf: len(naming[qf[1][0]])) for pool in pools]
+        got = draw(pools, want, cap=4)
+        used |= {f[0] for _q, f in got}
+        drawn[len(patterns[0])] = got
+    taken = [qf for hops in sorted(drawn) for qf in drawn[hops]]
+    return [(replace(q, text=q.text.lower()) if lower(i) else q, f) for i, (q, f) in enumerate(taken)]
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import replace
 
-from bench.corpus_world import World, draw, names, question_pools
+from bench.corpus_world import World, draw_questions
 from bench.multihop_corpus import Doc, Question
 
 # what a user might call the far end of each relation
@@ -108,19 +107,5 @@ def make_questions(
     w: World, docs: list[Doc], rng: random.Random, words: Callable[[str], set[str]]
 ) -> list[tuple[Question, list[str]]]:
     """36 one-hop controls, 90 two-hop and 48 three-hop questions with their chains' files."""
-    text = {d.name: d.text for d in docs}
-    twins = {f for f, e in w.ents.items() for d in docs if d.text.startswith(f"# {e.title} (")}
-    naming = {f: {d.name for d in docs if e.title in d.text and names(d.text, e.title)} for f, e in w.ents.items()}
-    used: set[str] = set()
-    drawn: dict[int, list[tuple[Question, list[str]]]] = {}
-    for patterns, want in ((ONE_HOP, 36), (THREE_HOP, 48), (TWO_HOP, 90)):
-        pools = question_pools(w, text, naming, patterns, rng, words, phrase)
-        pools = [
-            [(q, f) for q, f in pool if f[0] not in used | twins and (len(f) == 2 or f[0] not in naming[f[-1]])]
-            for pool in pools
-        ]
-        got = draw(pools, want, cap=4)
-        used |= {f[0] for _q, f in got}
-        drawn[len(patterns[0])] = got
-    taken = drawn[1] + drawn[2] + drawn[3]
-    return [(replace(q, text=q.text.lower()) if i % 10 == 3 else q, f) for i, (q, f) in enumerate(taken)]
+    plan = ((ONE_HOP, 36), (THREE_HOP, 48), (TWO_HOP, 90))
+    return draw_questions(w, docs, rng, words, phrase, plan, lambda i: i % 10 == 3)
