@@ -55,6 +55,7 @@ from bench.multihop_masked import build_masked
 from bench.multihop_muffled import build_muffled
 from bench.multihop_sealed import build_sealed
 from bench.multihop_shrouded import build_shrouded
+from bench.multihop_swathed import build_swathed
 from bench.multihop_unseen import build_unseen
 from bench.multihop_veiled import build_veiled
 from gateway.bootstrap import build_stores
@@ -439,6 +440,7 @@ async def main(args: argparse.Namespace) -> None:
         "muffled": build_muffled(),
         "hushed": build_hushed(),
         "shrouded": build_shrouded(),
+        "swathed": build_swathed(),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for label in args.corpus:
@@ -479,6 +481,7 @@ if __name__ == "__main__":
             "muffled",
             "hushed",
             "shrouded",
+            "swathed",
             "real",
         ],
         default=["easy", "hard"],

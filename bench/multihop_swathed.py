@@ -1,0 +1,259 @@
+"""The swathed multi-hop corpus (#28): a ninth blind check of the `kg` ranker, never tuned on.
+
+Written by a helper that read no code under gateway/knowledge_graph/ and no other corpus's
+questions, and that never ran `kg` (or `kg+2hop`) on it; it is calibrated with hybrid search,
+two-hop expansion and PPR only. Nobody tuning a ranker is to read this file,
+bench/multihop_swathed_text.py, _words.py, _traps.py or _questions.py, or its test.
+
+A fictional encyclopaedia of opera and recorded music, horticulture and porcelain generated from a
+fixed seed (domains no other corpus uses): operas, their composers and the opera houses that gave
+their premieres; recordings, their labels, soloists and the operas they record; singers, their
+teachers and conservatories; garden cultivars, their breeders, the nurseries that introduced them
+and the singers some are named after; botanic gardens, their curators and the breeders they
+trained; porcelain services, the manufactories that made them and the cultivars painted on them;
+founders of houses, labels, nurseries and manufactories; where people were born, where
+organisations are and the provinces the towns lie in (18 relation types, each worded three ways in
+prose and two as key-value lines: bench/multihop_swathed_words.py). Pages are narrative articles,
+infoboxes, tables, timelines, news items and register entries (bench/multihop_swathed_text.py).
+Traps (bench/multihop_swathed_traps.py), questions (bench/multihop_swathed_questions.py).
+"""
+
+from __future__ import annotations
+
+import random
+
+from bench.corpus_world import FUNCTION_WORDS, Ent, Names, Recipe, World, stemmed_words
+from bench.corpus_world import side as world_side
+from bench.multihop_swathed_questions import make_questions
+from bench.multihop_swathed_text import render
+from bench.multihop_swathed_traps import add_traps
+
+_ON = ["b", "d", "g", "k", "l", "r", "v", "z", "gr", "dr", "tr", "sk", "sl", "kl", "or", "el", "ar"]
+_NU = ["a", "e", "i", "o", "u", "ae", "ei", "ou", "ia", "y"]
+_CO = ["nd", "rk", "lt", "zz", "nn", "sk", "rg", "lv", "dd", "rn", "st", "gg", "tt", "rb"]
+_END = ["esca", "ina", "oro", "ante", "ello", "ana", "isse", "ova", "iero", "alda"]
+_PLACE = ["wick", "ness", "dale", "bury", "holm", "field", "stead", "brook", "worth", "gate", "ton", "minster"]
+_SURN = ["ini", "elli", "ova", "sky", "berg", "mann", "quist", "etti", "ardo", "lund"]
+_GIVEN = (
+    "Adela Bruno Carlotta Dario Elsa Felix Giulia Hugo Ilse Jonas Katya Leon Magda Nils Olga Pavel Renata "
+    "Sven Tilde Ugo Vera Walter Xenia Yuri Zelda Anton Greta Marco Lotte Emil"
+).split()
+FEMALE = set("Adela Carlotta Elsa Giulia Ilse Katya Magda Olga Renata Tilde Vera Xenia Zelda Greta Lotte".split())
+_NOT_NAMES = r"(.)\1\1|^(errand|bridge|dress|grass|glass|barn|trend|stand|board)"
+
+_FUNCTION = FUNCTION_WORDS | {
+    "name",
+    "tell",
+    "find",
+    "know",
+    "looking",
+    "could",
+    "would",
+    "please",
+    "wondering",
+    "trying",
+    "someone",
+}
+
+
+def words(text: str) -> set[str]:
+    """Crude stems of the content words: a multi-hop question and its answer page share none."""
+    return stemmed_words(text, _FUNCTION)
+
+
+def side(rng: random.Random) -> str:
+    return world_side(rng, 55, 20, 25)
+
+
+def _names(rng: random.Random) -> Names:
+    return Names(rng, (_ON, _NU, _CO, _END), shortest=5, reject=_NOT_NAMES)
+
+
+class _People:
+    """People with fresh names; up to six surnames end up shared by two people (a trap)."""
+
+    def __init__(self, rng: random.Random, nm: Names, w: World, towns: list[Ent]) -> None:
+        self.rng, self.nm, self.w, self.towns = rng, nm, w, towns
+        self.surnames: list[str] = []
+        self.titles: set[str] = set()
+        self.shared = 0
+
+    def make(self, role: str, n: int, years: tuple[int, int]) -> list[Ent]:
+        out = []
+        for i in range(n):
+            while True:
+                given = self.rng.choice(_GIVEN)
+                again = bool(self.surnames) and self.shared < 6 and self.rng.random() < 0.08
+                surname = self.rng.choice(self.surnames) if again else self.nm.word(last=_SURN)
+                if f"{given} {surname}" not in self.titles:
+                    break
+            self.shared += again
+            self.surnames.append(surname)
+            self.titles.add(f"{given} {surname}")
+            facts = {"female": given in FEMALE, "year": self.rng.randint(*years), "role": role}
+            p = self.w.add(Ent(f"{role}_{i:02d}.md", f"{given} {surname}", "person", role, facts))
+            self.w.tie("born", p, self.rng.choice(self.towns), side(self.rng))
+            out.append(p)
+        return out
+
+
+def _orgs(
+    rng: random.Random, nm: Names, w: World, kind: str, spec: tuple[int, list[str], tuple[int, int]], extra: list[str]
+) -> list[Ent]:
+    """`spec`'s count of organisations of one kind (a fresh word and a suffix, then `extra`'s titles,
+    the traps), each in a town its title does not name."""
+    n, suffixes, years = spec
+    titles = [f"{nm.word()} {rng.choice(suffixes)}" for _ in range(n)] + extra
+    towns = [e for e in w.ents.values() if e.kind == "town"]
+    out = []
+    for i, title in enumerate(titles):
+        e = w.add(Ent(f"{kind}_{i:02d}.md", title, kind, facts={"year": rng.randint(*years)}))
+        w.tie("in", e, rng.choice([t for t in towns if t.title not in title]), side(rng))
+        out.append(e)
+    return out
+
+
+def _works(rng: random.Random, nm: Names, w: World, kind: str, n: int, forms: list[str]) -> list[Ent]:
+    return [
+        w.add(Ent(f"{kind}_{i:02d}.md", rng.choice(forms).format(nm.word()), kind, facts={"year": 0})) for i in range(n)
+    ]
+
+
+def _populate(rng: random.Random, nm: Names) -> World:
+    w = World()
+    provinces = [
+        w.add(Ent(f"province_{i}.md", f"{nm.word()} {s}", "province", facts={"year": 1650}))
+        for i, s in enumerate(["Riding", "March", "Palatinate", "Coast", "Uplands", "Lowlands", "Basin", "Shire"])
+    ]
+    towns = [w.add(Ent(f"town_{i:02d}.md", nm.word(last=_PLACE), "town", facts={"year": 1600})) for i in range(40)]
+    for t in towns:
+        w.tie("province", t, rng.choice(provinces), side(rng))
+    people = _People(rng, nm, w, towns)
+    founders = people.make("founder", 16, (1790, 1930))
+    composers = people.make("composer", 20, (1800, 1960))
+    singers = people.make("singer", 44, (1860, 1990))
+    breeders = people.make("breeder", 30, (1830, 1985))
+    stem = [nm.word() for _ in range(3)]  # three stems, each borne by two organisations
+    named = [t.title for t in rng.sample(towns, 6)]  # organisations named after towns they are not in
+    houses = _orgs(rng, nm, w, "house", (8, ["Opera House", "Lyric Theatre", "Opera"], (1760, 1900)), [
+        f"{named[0]} Opera House", f"{stem[0]} Opera"])  # fmt: skip
+    schools = _orgs(rng, nm, w, "conservatory", (6, ["Conservatory", "Academy of Music"], (1780, 1920)), [
+        f"{stem[1]} Conservatory"])  # fmt: skip
+    labels = _orgs(rng, nm, w, "label", (6, ["Records", "Gramophone", "Classics"], (1895, 1985)), [
+        f"{named[1]} Records", f"{stem[2]} Records"])  # fmt: skip
+    nurseries = _orgs(rng, nm, w, "nursery", (7, ["Nurseries", "Seed Company", "Plant Nursery"], (1790, 1980)), [
+        f"{named[2]} Nurseries", f"{stem[2]} Nurseries"])  # fmt: skip
+    gardens = _orgs(rng, nm, w, "garden", (6, ["Botanic Garden", "Arboretum", "Physic Garden"], (1680, 1940)), [
+        f"{named[3]} Botanic Garden", f"{stem[1]} Arboretum"])  # fmt: skip
+    factories = _orgs(rng, nm, w, "works", (4, ["Porcelain", "China Works", "Porcelain Works"], (1720, 1900)), [
+        f"{named[4]} Porcelain", f"{stem[0]} China Works"])  # fmt: skip
+    for org in houses[:8] + labels + nurseries[:7] + factories:
+        founder = rng.choice(founders)
+        born = int(founder.facts["year"])
+        org.facts["year"] = min(max(int(org.facts["year"]), born + 25), born + 70)
+        w.tie("founded", org, founder, side(rng))
+    for p in composers + singers:
+        school = rng.choice(schools)
+        p.facts["y_studied"] = max(int(p.facts["year"]) + 18, int(school.facts["year"]) + 1)
+        w.tie("studied", p, school, side(rng))
+    for s in singers:
+        elders = [m for m in singers if int(m.facts["year"]) <= int(s.facts["year"]) - 15]
+        if elders:
+            s.facts["y_teacher"] = int(s.facts["year"]) + 16
+            w.tie("teacher", s, rng.choice(elders), side(rng))
+    for b in breeders:
+        garden = rng.choice(gardens)
+        b.facts["y_trained"] = max(int(b.facts["year"]) + 19, int(garden.facts["year"]) + 1)
+        w.tie("trained", b, garden, side(rng))
+    for g, b in zip(
+        gardens, rng.sample([b for b in breeders if int(b.facts["year"]) < 1980], len(gardens)), strict=True
+    ):
+        g.facts["y_curator"] = min(max(int(b.facts["year"]) + 35, int(g.facts["year"]) + 1), 2024)
+        w.tie("curator", g, b, side(rng))
+    _music(rng, nm, w, composers, singers, houses, labels)
+    _plants(rng, nm, w, breeders, singers, nurseries, factories)
+    return w
+
+
+def _music(
+    rng: random.Random,
+    nm: Names,
+    w: World,
+    composers: list[Ent],
+    singers: list[Ent],
+    houses: list[Ent],
+    labels: list[Ent],
+) -> None:
+    """Operas premiered by composers of 25 to 75 in houses already open; recordings of them made
+    after the premiere, on a label already trading, with a soloist of 20 to 70."""
+    operas = _works(rng, nm, w, "opera", 28, ["{}"])
+    for o in operas:
+        while True:
+            c, h = rng.choice(composers), rng.choice(houses)
+            lo = max(int(c.facts["year"]) + 25, int(h.facts["year"]) + 1)
+            hi = min(int(c.facts["year"]) + 75, 2023)
+            if lo <= hi:
+                break
+        o.facts["year"] = rng.randint(lo, hi)
+        w.tie("composed", o, c, side(rng))
+        w.tie("premiered", o, h, side(rng))
+    recordings = _works(rng, nm, w, "recording", 30, ["{} Sessions", "Songs from {}", "{} Live", "{} Nights"])
+    for r in recordings:
+        while True:
+            o, s, lab = rng.choice(operas), rng.choice(singers), rng.choice(labels)
+            lo = max(int(o.facts["year"]), int(lab.facts["year"]), int(s.facts["year"]) + 20) + 1
+            hi = min(int(s.facts["year"]) + 70, 2024)
+            if lo <= hi:
+                break
+        r.facts["year"] = rng.randint(lo, hi)
+        w.tie("of_opera", r, o, side(rng))
+        w.tie("soloist", r, s, side(rng))
+        w.tie("label", r, lab, side(rng))
+
+
+def _plants(
+    rng: random.Random,
+    nm: Names,
+    w: World,
+    breeders: list[Ent],
+    singers: list[Ent],
+    nurseries: list[Ent],
+    factories: list[Ent],
+) -> None:
+    """Cultivars raised by breeders of 25 to 80 and introduced by a nursery already trading, half of
+    them named after a singer already grown; porcelain painted with a cultivar once it existed."""
+    cultivars = _works(rng, nm, w, "cultivar", 36, ["{} Rose", "{} Camellia", "{} Tulip", "{} Peony", "{} Dahlia"])
+    for c in cultivars:
+        while True:
+            b, n = rng.choice(breeders), rng.choice(nurseries)
+            lo = max(int(b.facts["year"]) + 25, int(n.facts["year"]) + 1)
+            hi = min(int(b.facts["year"]) + 80, 2024)
+            if lo <= hi:
+                break
+        c.facts["year"] = rng.randint(lo, hi)
+        w.tie("bred", c, b, side(rng))
+        w.tie("introduced", c, n, side(rng))
+        honoured = [s for s in singers if int(s.facts["year"]) + 20 <= int(c.facts["year"])]
+        if honoured and rng.random() < 0.5:
+            w.tie("named_for", c, rng.choice(honoured), side(rng))
+    services = _works(rng, nm, w, "service", 14, ["{} Service", "{} Vase", "{} Tureen", "{} Figure Group"])
+    for s in services:
+        c = rng.choice([c for c in cultivars if int(c.facts["year"]) <= 2015])
+        f = rng.choice(factories)
+        s.facts["year"] = rng.randint(max(int(c.facts["year"]), int(f.facts["year"])) + 1, 2024)
+        w.tie("made_by", s, f, side(rng))
+        w.tie("depicts", s, c, side(rng))
+
+
+_RECIPE = Recipe(
+    names=_names,
+    populate=_populate,
+    render=render,
+    traps=add_traps,
+    questions=lambda w, docs, rng: make_questions(w, docs, rng, words),
+    seed=91,
+)
+
+build_swathed = _RECIPE.build
+swathed_world = _RECIPE.world
+swathed_chains = _RECIPE.chains

@@ -1,0 +1,154 @@
+"""The swathed corpus's questions (#28), phrased as a person writes them: "the X of the Y of Z",
+relative clauses ("the town where the founder of Z was born"), possessives on the start's name,
+indirect questions and requests, a fifth typed all in lower case.
+
+Chains are drawn by bench/corpus_world.py's `draw_questions`: each link stated, no page visited
+twice, a multi-hop answer page sharing no content word with its question nor naming the start, no
+page off the chain naming both ends, and one question per start entity (controls first, on the
+entities most pages name; then three-hop, then two-hop).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from bench.corpus_world import World, draw_questions
+from bench.multihop_corpus import Doc, Question
+
+# how a person names a relation's far end, given the near end's phrase {x}; "'s" forms only on a name
+ASK: dict[str, list[str]] = {
+    "born": ["the birthplace of {x}", "the town where {x} was born", "{x}'s hometown", "the place {x} hails from"],
+    "in": ["the town where {x} is based", "the home of {x}", "{x}'s location", "the place where {x} operates"],
+    "province": [
+        "the province containing {x}",
+        "the region {x} belongs to",
+        "{x}'s county",
+        "the district that includes {x}",
+    ],
+    "founded": ["the founder of {x}", "the person who established {x}", "{x}'s founder", "whoever set up {x}"],
+    "composed": [
+        "the composer of {x}",
+        "the person who wrote the music for {x}",
+        "{x}'s composer",
+        "whoever scored {x}",
+    ],
+    "premiered": [
+        "the venue of {x}'s first night",
+        "the theatre where {x} premiered",
+        "the house that first staged {x}",
+        "the stage on which {x} was first heard",
+    ],
+    "label": [
+        "the label that issued {x}",
+        "the record company behind {x}",
+        "{x}'s label",
+        "the company that released {x}",
+    ],
+    "soloist": [
+        "the lead singer on {x}",
+        "the voice in the title role of {x}",
+        "{x}'s star soloist",
+        "the vocalist featured on {x}",
+    ],
+    "of_opera": [
+        "the work recorded on {x}",
+        "the opera captured on {x}",
+        "the piece performed on {x}",
+        "the stage work heard on {x}",
+    ],
+    "studied": [
+        "the conservatory {x} attended",
+        "the music school where {x} trained",
+        "{x}'s alma mater",
+        "the academy where {x} studied",
+    ],
+    "teacher": ["the teacher of {x}", "the singer who coached {x}", "{x}'s vocal coach", "whoever gave {x} lessons"],
+    "bred": ["the breeder of {x}", "the hybridiser who raised {x}", "{x}'s raiser", "the grower who selected {x}"],
+    "introduced": [
+        "the nursery that introduced {x}",
+        "the firm that first sold {x}",
+        "{x}'s introducer",
+        "the business that brought {x} to market",
+    ],
+    "named_for": [
+        "the person {x} is named after",
+        "the namesake of {x}",
+        "the singer honoured by {x}",
+        "the artist commemorated in {x}",
+    ],
+    "curator": ["the curator of {x}", "the keeper of {x}", "the person in charge of {x}", "{x}'s head gardener"],
+    "trained": [
+        "the garden where {x} was apprenticed",
+        "the place where {x} learned horticulture",
+        "{x}'s training ground",
+        "the institution that schooled {x} in gardening",
+    ],
+    "made_by": ["the manufacturer of {x}", "the factory that made {x}", "the pottery behind {x}", "{x}'s maker"],
+    "depicts": [
+        "the flower painted on {x}",
+        "the plant shown on {x}",
+        "the bloom that decorates {x}",
+        "{x}'s floral motif",
+    ],
+}
+
+PERSON_ENDS = {"founded", "composed", "soloist", "teacher", "bred", "named_for", "curator"}
+
+ONE_HOP: list[tuple[str, ...]] = [
+    (r,) for r in ["born", "in", "composed", "studied", "bred", "introduced", "label", "premiered", "made_by"]
+]
+TWO_HOP: list[tuple[str, ...]] = [
+    ("composed", "born"), ("composed", "studied"), ("premiered", "in"), ("premiered", "founded"),
+    ("label", "founded"), ("label", "in"), ("soloist", "born"), ("soloist", "teacher"), ("soloist", "studied"),
+    ("of_opera", "composed"), ("of_opera", "premiered"), ("bred", "born"), ("bred", "trained"),
+    ("introduced", "in"), ("introduced", "founded"), ("named_for", "born"), ("named_for", "studied"),
+    ("curator", "born"), ("made_by", "in"), ("made_by", "founded"), ("depicts", "bred"), ("depicts", "introduced"),
+    ("teacher", "born"), ("in", "province"), ("born", "province"), ("studied", "in"), ("trained", "in"),
+    ("founded", "born"), ("teacher", "studied"), ("depicts", "named_for"),
+]  # fmt: skip
+THREE_HOP: list[tuple[str, ...]] = [
+    ("of_opera", "composed", "born"), ("of_opera", "premiered", "in"), ("soloist", "teacher", "born"),
+    ("label", "founded", "born"), ("premiered", "in", "province"), ("composed", "born", "province"),
+    ("bred", "trained", "in"), ("introduced", "founded", "born"), ("depicts", "bred", "born"),
+    ("depicts", "named_for", "born"), ("made_by", "founded", "born"), ("named_for", "teacher", "studied"),
+    ("curator", "born", "province"), ("soloist", "studied", "in"), ("of_opera", "premiered", "founded"),
+    ("introduced", "in", "province"), ("label", "in", "province"), ("depicts", "introduced", "in"),
+    ("soloist", "teacher", "teacher"), ("curator", "trained", "in"),
+]  # fmt: skip
+
+
+def _np(pattern: tuple[str, ...], start: str, rng: random.Random) -> str:
+    """The chain's end as one noun phrase built outwards from the start's name."""
+    x = start
+    for i, rel in enumerate(pattern):
+        forms = [f for f in ASK[rel] if i == 0 or "{x}'s" not in f]
+        x = rng.choice(forms).format(x=x)
+    return x
+
+
+def phrase(w: World, files: list[str], pattern: tuple[str, ...], rng: random.Random) -> str:
+    """One way a person might ask for the end of `pattern`'s chain from its start."""
+    np = _np(pattern, w.ents[files[0]].title, rng)
+    who = "Who" if pattern[-1] in PERSON_ENDS else "What"
+    asks = [
+        f"{who} is {np}?",
+        f"{np}?",
+        f"Name {np}.",
+        f"I'm looking for {np}.",
+        f"Could you tell me {np}?",
+        f"do you know {np}",
+        f"{np}",
+        f"Find {np}.",
+        f"I'd like to know {np}, please.",
+    ]
+    q = rng.choice(asks)
+    return q[0].upper() + q[1:] if q[0].islower() and rng.random() < 0.5 else q
+
+
+def make_questions(
+    w: World, docs: list[Doc], rng: random.Random, words: Callable[[str], set[str]]
+) -> list[tuple[Question, list[str]]]:
+    """36 one-hop controls, 90 two-hop and 48 three-hop questions with their chains' files."""
+    plan = ((ONE_HOP, 36), (THREE_HOP, 48), (TWO_HOP, 90))
+    return draw_questions(w, docs, rng, words, phrase, plan, lambda i: i % 5 == 2, controls_by_fame=True)

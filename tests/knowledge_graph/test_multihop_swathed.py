@@ -1,0 +1,229 @@
+"""Contract of the swathed multi-hop corpus (#28, bench/multihop_swathed*.py): a blind check of the
+kg ranker, so its promises are pinned here and not by a ranker's score. Nobody tuning a ranker reads it.
+
+Shared checks (tests/support/corpus_pages.py) plus this corpus's own: every walked link stated in a
+wording of its relation, no page contradicting another's link, the traps (namesakes, shared
+surnames, organisations named after towns they are not in, shared stems, listings, notes), the six
+page styles, the question forms, pronouns and dates."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import replace
+
+import pytest
+
+from bench.corpus_world import World
+from bench.multihop_corpus import Doc
+from bench.multihop_swathed import build_swathed, swathed_chains, swathed_world, words
+from bench.multihop_swathed_words import CUES
+from tests.support.corpus_pages import (
+    Chains,
+    Pages,
+    check_answers_hidden,
+    check_deterministic_and_sized,
+    check_links_stated,
+    check_no_page_off_the_chain_names_both_ends,
+    link_sides,
+    names,
+)
+
+
+@pytest.fixture(scope="module")
+def made() -> tuple[World, list[Doc], Chains]:
+    w, docs = swathed_world()
+    return w, docs, swathed_chains()
+
+
+def _units(text: str) -> list[str]:
+    """A page's sentences, key-value pairs and table rows: the spans one link is stated in."""
+    return [u for line in text.splitlines() for u in re.split(r"(?<=\.) (?=[A-Z])|; ", line) if u.strip()]
+
+
+def _named(text: str, titles: list[str]) -> set[str]:
+    """The titles `text` names, the longest first (a town's name inside an organisation's is not the town)."""
+    found: set[str] = set()
+    for t in sorted(titles, key=len, reverse=True):
+        for m in re.finditer(rf"(?<!\w){re.escape(t)}(?!\w)", text):
+            found.add(t)
+            text = text[: m.start()] + "#" * len(t) + text[m.end() :]
+    return found
+
+
+def test_deterministic_sized_and_every_start_once(made: tuple[World, list[Doc], Chains]) -> None:
+    check_deterministic_and_sized(build_swathed, made[2], range(370, 411), (36, 90, 48))
+    starts = [files[0] for _q, files in made[2]]
+    assert len(set(starts)) == len(starts)
+
+
+def test_answers_hidden_links_stated_and_no_page_off_the_chain_names_both_ends(
+    made: tuple[World, list[Doc], Chains],
+) -> None:
+    _w, docs, chains = made
+    pages = Pages(docs)
+    lowered = [(replace(q, text=q.text.lower()), files) for q, files in chains]
+    check_answers_hidden(pages, lowered, words, start_off_answer=True, lower=True)
+    check_links_stated(pages, chains)
+    check_no_page_off_the_chain_names_both_ends(pages, chains)
+    for q, files in chains:
+        if q.hops > 1:  # nor does the start's page name the answer
+            assert not names(pages.by_name[files[0]].text, pages.title(files[-1])), q.text
+
+
+def test_every_walked_link_is_stated_in_a_wording_of_its_relation(made: tuple[World, list[Doc], Chains]) -> None:
+    w, docs, chains = made
+    pages = Pages(docs)
+    for q, files in chains:
+        for a, b in itertools.pairwise(files):
+            rels = [r for r, links in w.link.items() if links.get(a) == b]
+            assert len(rels) == 1, (q.text, a, b)
+            cue = re.compile(CUES[rels[0]], re.I)
+            said = [u for u in _units(pages.by_name[a].text) if names(u, pages.title(b))]
+            said += [u for u in _units(pages.by_name[b].text) if names(u, pages.title(a))]
+            assert any(cue.search(u) for u in said), (q.text, a, b, said)
+
+
+def test_no_page_contradicts_a_link(made: tuple[World, list[Doc], Chains]) -> None:
+    """Where a span names a link's subject (or is on its page) with the relation's wording, it names no
+    other entity of the link's target's kind in its target's place: one birthplace, one composer, ..."""
+    w, docs, _chains = made
+    by_title = {e.title: e for e in w.ents.values()}
+    titles = list(by_title)
+    for d in docs:
+        if d.name.startswith("namesake_"):  # another person of the same name: checked in test_traps
+            continue
+        own = Pages([d]).title(d.name)
+        for u in _units(d.text)[1:]:
+            here = _named(u, titles) | ({own} if own in by_title else set())
+            for rel, links in w.link.items():
+                if not re.search(CUES[rel], u, re.I):
+                    continue
+                for s in here:
+                    dst = links.get(by_title[s].file)
+                    if dst is None:
+                        continue
+                    kind = w.ents[dst].facts.get("role", w.ents[dst].kind)
+                    # the same relation the other way ("X was coached by S" on S's page) is no rival
+                    pupils = {t for t in here if links.get(by_title[t].file) == by_title[s].file}
+                    rivals = {t for t in here - {s} - pupils if by_title[t].facts.get("role", by_title[t].kind) == kind}
+                    assert not rivals or w.ents[dst].title in here, (d.name, rel, u)
+
+
+def test_links_are_stated_on_either_side_or_both(made: tuple[World, list[Doc], Chains]) -> None:
+    subject_only, other_only, both, total = link_sides(Pages(made[1]), made[2])
+    assert total > 250 and min(subject_only, other_only, both) >= 40, (subject_only, other_only, both)
+
+
+def test_questions_as_people_write_them(made: tuple[World, list[Doc], Chains]) -> None:
+    w, _docs, chains = made
+    texts = [q.text for q, _ in chains]
+    lower = [t for t in texts if t == t.lower()]
+    assert len(texts) // 5 <= len(lower) <= len(texts) // 5 + 1, len(lower)
+    forms = {
+        "question": [t for t in texts if t.endswith("?")],
+        "request": [t for t in texts if re.match(r"(name|find|i'm looking|i'd like) ", t, re.I)],
+        "indirect": [t for t in texts if re.match(r"(could you tell me|do you know) ", t, re.I)],
+        "relative clause": [t for t in texts if re.search(r"\b(where|who|that) ", t)],
+        "possessive": [t for t in texts if "'s " in t],
+        "of-chain": [t for t in texts if re.search(r"\bof the\b", t)],
+    }
+    assert all(len(v) >= 10 for v in forms.values()), {k: len(v) for k, v in forms.items()}
+    rels = {
+        r for _q, files in chains for a, b in itertools.pairwise(files) for r, ls in w.link.items() if ls.get(a) == b
+    }
+    assert len(rels) >= 15, rels
+
+
+_STYLES = {
+    "timeline": "\nTimeline\n- ",
+    "table": "| Field | Detail |",
+    "news": "From the archive of",
+    "register": "Register entry ",
+}
+
+
+def test_six_styles(made: tuple[World, list[Doc], Chains]) -> None:
+    w, docs, _chains = made
+    core = [d for d in docs if d.name in w.ents]
+    used = {style: sum(mark in d.text for d in core) for style, mark in _STYLES.items()}
+    plain = [d for d in core if not any(mark in d.text for mark in _STYLES.values())]
+    used["infobox"] = sum(bool(re.search(r"\n[A-Z][A-Za-z ]+: \S", d.text)) for d in plain)
+    used["prose"] = len(plain) - used["infobox"]
+    assert min(used.values()) >= 15, used
+
+
+def test_pages_read_as_english(made: tuple[World, list[Doc], Chains]) -> None:
+    """No article before a pronoun, no "at it"-like object pronoun for an organisation, and no "he"
+    or "she" right after a sentence led by someone else (it could mean either)."""
+    w, docs, _chains = made
+    bad = re.compile(r"\b(the|a|an) (it|its|the|he|she|him|her|his)\b|\b(at|by|from|of|in) it\b", re.I)
+    assert not [(d.name, m.group(0)) for d in docs for m in bad.finditer(d.text)]
+    people = [e.title for e in w.ents.values() if e.kind == "person"]
+    for d in docs:
+        own = Pages([d]).title(d.name).split(" (")[0]
+        for line in d.text.splitlines():
+            said = re.split(r"(?<=\.) (?=[A-Z])", line)
+            for before, s in itertools.pairwise(said):
+                other = [p for p in people if p != own and before.startswith(p)]
+                assert not (other and re.match(r"(He|She|His|Her) ", s)), (d.name, before, s)
+    # the living and the dead alike "were born": no "is born"; nobody born before 1935 "is" a singer
+    assert not [d.name for d in docs if re.search(r"\b(is|are) born\b", d.text)]
+    old = re.compile(r"\((?:b\. )?1([6-8]\d\d|9[0-2]\d|93[0-4])\) is |, born 1([6-8]\d\d|9[0-2]\d|93[0-4]), is ")
+    assert not [d.name for d in docs if old.search(d.text)]
+    # a news item reports nothing later than its own date
+    for d in docs:
+        m = re.search(r"From the archive of [\w ]+, (\d{4}):", d.text)
+        assert not m or int(m.group(1)) >= max(int(y) for y in re.findall(r"\b(1[6-9]\d\d|20\d\d)\b", d.text)), d.name
+
+
+def test_traps(made: tuple[World, list[Doc], Chains]) -> None:
+    w, docs, chains = made
+    titles = {d.name: Pages(docs).title(d.name) for d in docs}
+    people = [e for e in w.ents.values() if e.kind == "person"]
+    # namesakes: another page of a person's name, stating a birthplace not theirs
+    namesakes = [d for d in docs if d.name.startswith("namesake_")]
+    assert len(namesakes) >= 10
+    walked = {w.ents[f].title for _q, files in chains for f in files}
+    assert any(titles[d.name].split(" (")[0] in walked for d in namesakes)
+    for d in namesakes:
+        p = next(p for p in people if titles[d.name].startswith(p.title + " ("))
+        home = w.target("born", p)
+        assert home is not None and not names(d.text, home.title), d.name
+    surnames = [p.title.split()[-1] for p in people]
+    assert sum(surnames.count(s) > 1 for s in set(surnames)) >= 3
+    towns = {e.title: e for e in w.ents.values() if e.kind == "town"}
+    misnamed = [e for e in w.ents.values() if e.kind != "town" and e.title.split()[0] in towns]
+    assert len(misnamed) >= 5 and all(w.target("in", e) is not towns[e.title.split()[0]] for e in misnamed)
+    orgs = [e for e in w.ents.values() if "in" in w.link and e.file in w.link["in"]]
+    stems = [e.title.split()[0] for e in orgs]
+    assert sum(stems.count(s) == 2 and s not in towns for s in set(stems)) >= 3
+    ents = list(w.ents.values())
+    listings = [d for d in docs if re.match(r"(season|seeds|auction|chart|gazetteer|roll|brief)_", d.name)]
+    assert len(listings) >= 40 and all(sum(names(d.text, e.title) for e in ents) >= 5 for d in listings)
+    # a listing names entities in passing and states no link
+    assert not [(d.name, r) for d in listings for r, c in CUES.items() if re.search(c, d.text, re.I)]
+    notes = [d for d in docs if d.name.startswith("note_")]
+    assert len(notes) >= 12
+    for d in notes:
+        assert not any(names(d.text, e.title) for e in ents), d.name
+        assert sum(bool(re.search(c, d.text, re.I)) for c in CUES.values()) >= 2, d.name
+
+
+def test_dates_agree(made: tuple[World, list[Doc], Chains]) -> None:
+    """Founders 25 to 70 at a founding, composers 25 to 75 at a premiere in a house already open,
+    recordings after their opera and label with a soloist of 20 to 70, breeders 25 to 80 at a
+    cultivar introduced by a nursery already trading, a cultivar named after a grown singer,
+    porcelain after its factory and its flower, teachers 15 years older, no page past 2025."""
+    w, docs, _chains = made
+    y = {f: int(e.facts["year"]) for f, e in w.ents.items()}
+    assert all(25 <= y[o] - y[p] <= 70 for o, p in w.link["founded"].items())
+    assert all(25 <= y[o] - y[c] <= 75 for o, c in w.link["composed"].items())
+    assert all(y[o] > y[h] for o, h in w.link["premiered"].items())
+    assert all(y[r] > y[w.link["of_opera"][r]] and y[r] > y[w.link["label"][r]] for r in w.link["label"])
+    assert all(20 <= y[r] - y[s] <= 70 for r, s in w.link["soloist"].items())
+    assert all(25 <= y[c] - y[b] <= 80 and y[c] > y[w.link["introduced"][c]] for c, b in w.link["bred"].items())
+    assert all(y[c] - y[s] >= 20 for c, s in w.link["named_for"].items())
+    assert all(y[s] > y[f] and y[s] > y[w.link["depicts"][s]] for s, f in w.link["made_by"].items())
+    assert all(y[t] <= y[s] - 15 for s, t in w.link["teacher"].items())
+    assert max(int(x) for d in docs for x in re.findall(r"\b(1[6-9]\d\d|20\d\d)\b", d.text)) <= 2025
