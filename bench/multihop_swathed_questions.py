@@ -26,12 +26,12 @@ ASK: dict[str, list[str]] = {
         "{x}'s county",
         "the district that includes {x}",
     ],
-    "founded": ["the founder of {x}", "the person who established {x}", "{x}'s founder", "whoever set up {x}"],
+    "founded": ["the founder of {x}", "the person who established {x}", "{x}'s founder", "the one who set up {x}"],
     "composed": [
         "the composer of {x}",
         "the person who wrote the music for {x}",
         "{x}'s composer",
-        "whoever scored {x}",
+        "the musician who scored {x}",
     ],
     "premiered": [
         "the venue of {x}'s first night",
@@ -63,7 +63,12 @@ ASK: dict[str, list[str]] = {
         "{x}'s alma mater",
         "the academy where {x} studied",
     ],
-    "teacher": ["the teacher of {x}", "the singer who coached {x}", "{x}'s vocal coach", "whoever gave {x} lessons"],
+    "teacher": [
+        "the teacher of {x}",
+        "the singer who coached {x}",
+        "{x}'s vocal coach",
+        "the teacher who gave {x} lessons",
+    ],
     "bred": ["the breeder of {x}", "the hybridiser who raised {x}", "{x}'s raiser", "the grower who selected {x}"],
     "introduced": [
         "the nursery that introduced {x}",
@@ -93,6 +98,24 @@ ASK: dict[str, list[str]] = {
     ],
 }
 
+# two hops told as one "whose" clause ("the town whose native composed X"), as people often fold them
+WHOSE: dict[tuple[str, str], list[str]] = {
+    ("of_opera", "composed"): ["the composer whose opera is heard on {x}"],
+    ("soloist", "teacher"): ["the singer whose pupil sings the lead on {x}"],
+    ("bred", "trained"): ["the garden whose former apprentice raised {x}"],
+    ("introduced", "founded"): ["the person whose firm introduced {x}"],
+    ("label", "founded"): ["the person whose company released {x}"],
+    ("made_by", "founded"): ["the person whose factory produced {x}"],
+    ("premiered", "founded"): ["the person whose theatre first staged {x}"],
+    ("composed", "born"): ["the town whose native composed {x}"],
+    ("bred", "born"): ["the town whose native raised {x}"],
+    ("soloist", "born"): ["the town whose native sings the lead on {x}"],
+    ("premiered", "in"): ["the town whose theatre first staged {x}"],
+    ("introduced", "in"): ["the town whose nursery introduced {x}"],
+    ("made_by", "in"): ["the town whose pottery made {x}"],
+    ("trained", "curator"): ["the person whose garden schooled {x}"],
+}
+
 PERSON_ENDS = {"founded", "composed", "soloist", "teacher", "bred", "named_for", "curator"}
 
 ONE_HOP: list[tuple[str, ...]] = [
@@ -105,7 +128,7 @@ TWO_HOP: list[tuple[str, ...]] = [
     ("introduced", "in"), ("introduced", "founded"), ("named_for", "born"), ("named_for", "studied"),
     ("curator", "born"), ("made_by", "in"), ("made_by", "founded"), ("depicts", "bred"), ("depicts", "introduced"),
     ("teacher", "born"), ("in", "province"), ("born", "province"), ("studied", "in"), ("trained", "in"),
-    ("founded", "born"), ("teacher", "studied"), ("depicts", "named_for"),
+    ("founded", "born"), ("teacher", "studied"), ("depicts", "named_for"), ("trained", "curator"),
 ]  # fmt: skip
 THREE_HOP: list[tuple[str, ...]] = [
     ("of_opera", "composed", "born"), ("of_opera", "premiered", "in"), ("soloist", "teacher", "born"),
@@ -114,16 +137,22 @@ THREE_HOP: list[tuple[str, ...]] = [
     ("depicts", "named_for", "born"), ("made_by", "founded", "born"), ("named_for", "teacher", "studied"),
     ("curator", "born", "province"), ("soloist", "studied", "in"), ("of_opera", "premiered", "founded"),
     ("introduced", "in", "province"), ("label", "in", "province"), ("depicts", "introduced", "in"),
-    ("soloist", "teacher", "teacher"), ("curator", "trained", "in"),
+    ("soloist", "teacher", "teacher"), ("curator", "trained", "in"), ("founded", "born", "province"),
+    ("teacher", "born", "province"), ("trained", "curator", "born"), ("teacher", "studied", "in"),
+    ("studied", "in", "province"),
 ]  # fmt: skip
 
 
 def _np(pattern: tuple[str, ...], start: str, rng: random.Random) -> str:
     """The chain's end as one noun phrase built outwards from the start's name."""
-    x = start
-    for i, rel in enumerate(pattern):
-        forms = [f for f in ASK[rel] if i == 0 or "{x}'s" not in f]
-        x = rng.choice(forms).format(x=x)
+    x, i = start, 0
+    while i < len(pattern):
+        fused = WHOSE.get(tuple(pattern[i : i + 2]))  # type: ignore[arg-type]
+        if fused and rng.random() < 0.3:
+            x, i = rng.choice(fused).format(x=x), i + 2
+            continue
+        forms = [f for f in ASK[pattern[i]] if i == 0 or "{x}'s" not in f]
+        x, i = rng.choice(forms).format(x=x), i + 1
     return x
 
 
