@@ -136,6 +136,12 @@ def timeline(w: World, e: Ent, rng: random.Random) -> str:
     return f"# {e.title}\n\n{_intro(e, rng)}\n\nTimeline\n{lines}\n"
 
 
+def _clause(s: str) -> str:
+    """A sentence as a subordinate clause: a template's first word in lower case, a name as it is."""
+    first = s.split()[0]
+    return s[0].lower() + s[1:] if first in ("Among", "In", "The", "A", "It", "Its", "His", "Her", "Sprays") else s
+
+
 def news(w: World, e: Ent, rng: random.Random) -> str:
     dated = _sentences(w, e, rng, always_full=True)
     said = [s for _y, s in dated]
@@ -143,7 +149,7 @@ def news(w: World, e: Ent, rng: random.Random) -> str:
     latest = max([y for y, _s in dated] + [int(e.facts["year"]), 1950])  # no archive reports what came later
     lead = f"From the archive of {paper}, {rng.randint(min(latest, 2024), 2025)}: {_intro(e, rng)}"
     heard = ["It was reported that", "Readers learned that", "Our correspondent notes that"]
-    body = " ".join(f"{rng.choice(heard)} {s}" if i % 2 else s for i, s in enumerate(said))
+    body = " ".join(f"{rng.choice(heard)} {_clause(s)}" if i % 2 else s for i, s in enumerate(said))
     return f"# {e.title}\n\n{lead}\n\n{body}\n"
 
 
