@@ -1,6 +1,8 @@
 """The swathed corpus's questions (#28), phrased as a person writes them: "the X of the Y of Z",
-relative clauses ("the town where the founder of Z was born"), possessives on the start's name,
-indirect questions and requests, a fifth typed all in lower case.
+relative clauses ("the town where the founder of Z was born"), "whose" clauses folding two hops
+("the town whose native composed Z"), possessives on the start's name, wh-questions on the last
+hop ("Which label issued the album on which Z sings the lead?"), indirect questions and requests,
+a fifth typed all in lower case.
 
 Chains are drawn by bench/corpus_world.py's `draw_questions`: each link stated, no page visited
 twice, a multi-hop answer page sharing no content word with its question nor naming the start, no
@@ -116,6 +118,28 @@ WHOSE: dict[tuple[str, str], list[str]] = {
     ("trained", "curator"): ["the person whose garden schooled {x}"],
 }
 
+# the last hop asked as a question of its own ("Which label issued X?"), {x} the rest of the chain
+WHICH: dict[str, list[str]] = {
+    "born": ["Which town was {x} born in?", "In what town was {x} born?"],
+    "in": ["In which town is {x} based?", "Where is {x} located?"],
+    "province": ["Which province is {x} in?", "In what province does {x} lie?"],
+    "founded": ["Who founded {x}?", "Who started {x}?"],
+    "composed": ["Who composed {x}?", "Who wrote the music of {x}?"],
+    "premiered": ["At which theatre did {x} premiere?", "Where was {x} first staged?"],
+    "label": ["Which label issued {x}?", "On what label did {x} come out?"],
+    "soloist": ["Who sings the lead on {x}?", "Who takes the title role on {x}?"],
+    "of_opera": ["Which opera is recorded on {x}?", "What work does {x} capture?"],
+    "studied": ["Which conservatory did {x} attend?", "Where did {x} study music?"],
+    "teacher": ["Who taught {x}?", "Who coached {x}?"],
+    "bred": ["Who bred {x}?", "Who raised {x}?"],
+    "introduced": ["Which nursery introduced {x}?", "Which firm first sold {x}?"],
+    "named_for": ["After whom is {x} named?", "Who is {x} named after?"],
+    "curator": ["Who looks after {x}?", "Who is in charge of {x}?"],
+    "trained": ["Where was {x} apprenticed?", "Which garden trained {x}?"],
+    "made_by": ["Which factory made {x}?", "Who manufactured {x}?"],
+    "depicts": ["Which flower is painted on {x}?", "What plant decorates {x}?"],
+}
+
 PERSON_ENDS = {"founded", "composed", "soloist", "teacher", "bred", "named_for", "curator"}
 
 ONE_HOP: list[tuple[str, ...]] = [
@@ -144,7 +168,8 @@ THREE_HOP: list[tuple[str, ...]] = [
 
 
 def _np(pattern: tuple[str, ...], start: str, rng: random.Random) -> str:
-    """The chain's end as one noun phrase built outwards from the start's name."""
+    """The chain's end as one noun phrase built outwards from the start's name (the start itself
+    for an empty pattern)."""
     x, i = start, 0
     while i < len(pattern):
         fused = WHOSE.get(tuple(pattern[i : i + 2]))  # type: ignore[arg-type]
@@ -158,7 +183,10 @@ def _np(pattern: tuple[str, ...], start: str, rng: random.Random) -> str:
 
 def phrase(w: World, files: list[str], pattern: tuple[str, ...], rng: random.Random) -> str:
     """One way a person might ask for the end of `pattern`'s chain from its start."""
-    np = _np(pattern, w.ents[files[0]].title, rng)
+    start = w.ents[files[0]].title
+    if rng.random() < 0.3:
+        return rng.choice(WHICH[pattern[-1]]).format(x=_np(pattern[:-1], start, rng))
+    np = _np(pattern, start, rng)
     who = "Who" if pattern[-1] in PERSON_ENDS else "What"
     asks = [
         f"{who} is {np}?",
