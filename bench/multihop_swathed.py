@@ -21,9 +21,12 @@ a fifth typed all in lower case: "the X of the Y of Z", relative clauses, "whose
 two hops, possessives, wh-questions on the last hop, requests and indirect questions. A multi-hop
 answer page shares no content word (a crude stem) with its question and does not name the start,
 the start's page does not name the answer, no page off the chain names both ends, no chain visits
-a page twice, no start is a name a namesake also bears. Dates agree (founders 25 to 70, composers
-25 to 75 at a premiere in a house already open, recordings after their opera and label with a
-soloist of 20 to 70, breeders 25 to 80, teachers 15 years older, nothing after 2025).
+a page twice, no start is a name a namesake also bears. Dates agree (founders 25 to 70, no record
+label before 1895, composers 25 to 75 at a premiere in a house already open, recordings after their
+opera and label with a soloist of 20 to 70, students of 18 to 24 at a school already open,
+apprentices of 19 to 24 before their first cultivar, breeders 25 to 80, teachers 15 to 50 years
+older, curators living breeders appointed at 30 to 44, listings naming only what existed in their
+year, nothing after 2025).
 Traps (bench/multihop_swathed_traps.py): 12 namesakes, six shared surnames, five organisations
 named after towns they are not in, three stems borne by two organisations each, 49 listings naming
 entities in passing (festival seasons, seed lists, auction lots, sales charts, gazetteer sheets,
@@ -32,10 +35,10 @@ society rolls, news in brief) and 14 notes sharing the relation words.
 Shape: 389 pages (110 people: 44 singers, 30 breeders, 20 composers, 16 founders; 40 towns, 8
 provinces; 48 organisations: 10 opera houses, 9 nurseries, 8 labels, 8 gardens, 7 conservatories,
 6 porcelain works; 108 works: 36 cultivars, 30 recordings, 28 operas, 14 porcelain pieces; 75
-trap pages); 631 links, 351 meant for the subject's page only, 136 for both, 144 for the other
-end's only; of the 291 links the questions walk, 146 are named on the subject's page only, 64 on
-both and 81 on the other end's only. Styles of the 314 entity pages: 84 narrative, 62 infobox,
-31 table, 29 timeline, 67 news item, 41 register entry.
+trap pages); 630 links, 345 meant for the subject's page only, 144 for both, 141 for the other
+end's only; of the 283 links the questions walk, 144 are named on the subject's page only, 72 on
+both and 67 on the other end's only (tests.support.corpus_pages.link_sides). Styles of the 314
+entity pages: 95 narrative, 65 infobox, 49 table, 36 timeline, 37 news item, 32 register entry.
 
 Calibrated without `kg` (`flock /work/wt/kg.lock env PYTHONPATH=$PWD .venv/bin/python -m
 bench.bench_multihop --corpus swathed --per-hops 0 --speed-repeat 1 --no-single --methods hybrid
@@ -175,27 +178,40 @@ def _populate(rng: random.Random, nm: Names) -> World:
     factories = _orgs(rng, nm, w, "works", (4, ["Porcelain", "China Works", "Porcelain Works"], (1720, 1900)), [
         f"{named[4]} Porcelain", f"{stem[0]} China Works"])  # fmt: skip
     for org in houses[:8] + labels + nurseries[:7] + factories:
-        founder = rng.choice(founders)
+        # a founder of 25 to 70 at the organisation's own date where one fits (a record label stays
+        # after the gramophone), else the nearest founder with the date moved into their span
+        year = int(org.facts["year"])
+        fit = [f for f in founders if 25 <= year - int(f.facts["year"]) <= 70]
+        founder = rng.choice(fit) if fit else min(founders, key=lambda f: abs(year - int(f.facts["year"]) - 47))
         born = int(founder.facts["year"])
-        org.facts["year"] = min(max(int(org.facts["year"]), born + 25), born + 70)
+        org.facts["year"] = min(max(year, born + 25), born + 70)
         w.tie("founded", org, founder, side(rng))
-    for p in composers + singers:
-        school = rng.choice(schools)
-        p.facts["y_studied"] = max(int(p.facts["year"]) + 18, int(school.facts["year"]) + 1)
-        w.tie("studied", p, school, side(rng))
-    for s in singers:
-        elders = [m for m in singers if int(m.facts["year"]) <= int(s.facts["year"]) - 15]
+    for p in composers + singers:  # a student of 18 to 24 at a school already open
+        born = int(p.facts["year"])
+        open_ = [s for s in schools if int(s.facts["year"]) < born + 24]
+        if open_:
+            school = rng.choice(open_)
+            p.facts["y_studied"] = max(born + 18, int(school.facts["year"]) + 1)
+            w.tie("studied", p, school, side(rng))
+    for s in singers:  # a teacher 15 to 50 years older (31 to 66 at the first lesson)
+        elders = [m for m in singers if 15 <= int(s.facts["year"]) - int(m.facts["year"]) <= 50]
         if elders:
             s.facts["y_teacher"] = int(s.facts["year"]) + 16
             w.tie("teacher", s, rng.choice(elders), side(rng))
-    for b in breeders:
-        garden = rng.choice(gardens)
-        b.facts["y_trained"] = max(int(b.facts["year"]) + 19, int(garden.facts["year"]) + 1)
+    # a garden's curator is its present one, so a living breeder (born 1950 to 1980)
+    keepers = rng.sample(breeders, len(gardens))
+    for b in keepers:
+        b.facts["year"] = rng.randint(1950, 1980)
+    for b in breeders:  # an apprentice of 19 to 24 at a garden already laid out
+        born = int(b.facts["year"])
+        laid_out = [g for g in gardens if int(g.facts["year"]) < born + 24]
+        if not laid_out:
+            continue
+        garden = rng.choice(laid_out)
+        b.facts["y_trained"] = max(born + 19, int(garden.facts["year"]) + 1)
         w.tie("trained", b, garden, side(rng))
-    for g, b in zip(
-        gardens, rng.sample([b for b in breeders if int(b.facts["year"]) < 1980], len(gardens)), strict=True
-    ):
-        g.facts["y_curator"] = min(max(int(b.facts["year"]) + 35, int(g.facts["year"]) + 1), 2024)
+    for g, b in zip(gardens, keepers, strict=True):
+        g.facts["y_curator"] = int(b.facts["year"]) + rng.randint(30, 44)
         w.tie("curator", g, b, side(rng))
     _music(rng, nm, w, composers, singers, houses, labels)
     _plants(rng, nm, w, breeders, singers, nurseries, factories)

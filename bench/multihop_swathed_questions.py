@@ -13,6 +13,7 @@ entities most pages name; then three-hop, then two-hop).
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 
 from bench.corpus_world import World, draw_questions
@@ -64,6 +65,7 @@ ASK: dict[str, list[str]] = {
         "the music school where {x} trained",
         "{x}'s alma mater",
         "the academy where {x} studied",
+        "the alma mater of {x}",
     ],
     "teacher": [
         "the teacher of {x}",
@@ -90,6 +92,7 @@ ASK: dict[str, list[str]] = {
         "the place where {x} learned horticulture",
         "{x}'s training ground",
         "the institution that schooled {x} in gardening",
+        "the institution that trained {x}",
     ],
     "made_by": ["the manufacturer of {x}", "the factory that made {x}", "the pottery behind {x}", "{x}'s maker"],
     "depicts": [
@@ -167,26 +170,44 @@ THREE_HOP: list[tuple[str, ...]] = [
 ]  # fmt: skip
 
 
-def _np(pattern: tuple[str, ...], start: str, rng: random.Random) -> str:
+def _tail(form: str) -> bool:
+    """Whether a form has words after the phrase it wraps ("the town where {x} was born")."""
+    return not re.search(r"\{x\}('s)?\W*$", form)
+
+
+def _wrap(form: str, x: str) -> str:
+    """`form` around `x`, a name ending in s taking a bare apostrophe ("Vilvova Nurseries' location")."""
+    return form.replace("{x}'s", "{x}'" if x.endswith("s") else "{x}'s").format(x=x)
+
+
+def _np(pattern: tuple[str, ...], start: str, rng: random.Random) -> tuple[str, int]:
     """The chain's end as one noun phrase built outwards from the start's name (the start itself
-    for an empty pattern)."""
-    x, i = start, 0
+    for an empty pattern), and how many forms with words after their phrase close it. No such form
+    wraps a phrase closed by one of the same opening ("the place where the place where ...
+    operates") and at most two close a phrase together, as people write."""
+    x, i, last, depth = start, 0, "", 0
     while i < len(pattern):
         fused = WHOSE.get(tuple(pattern[i : i + 2]))  # type: ignore[arg-type]
-        if fused and rng.random() < 0.3:
-            x, i = rng.choice(fused).format(x=x), i + 2
-            continue
-        forms = [f for f in ASK[pattern[i]] if i == 0 or "{x}'s" not in f]
-        x, i = rng.choice(forms).format(x=x), i + 1
-    return x
+        form = rng.choice(fused) if fused and rng.random() < 0.3 else ""
+        if not form:
+            forms = [f for f in ASK[pattern[i]] if i == 0 or "{x}'s" not in f]
+            fits = [f for f in forms if not (_tail(f) and depth and (depth >= 2 or f.split("{")[0] == last))]
+            form = rng.choice(fits or [f for f in forms if not _tail(f)])
+        depth = depth + 1 if _tail(form) else 0
+        last = form.split("{")[0]
+        x, i = _wrap(form, x), i + (2 if form in WHOSE.get(tuple(pattern[i : i + 2]), []) else 1)  # type: ignore[arg-type]
+    return x, depth
 
 
 def phrase(w: World, files: list[str], pattern: tuple[str, ...], rng: random.Random) -> str:
     """One way a person might ask for the end of `pattern`'s chain from its start."""
     start = w.ents[files[0]].title
     if rng.random() < 0.3:
-        return rng.choice(WHICH[pattern[-1]]).format(x=_np(pattern[:-1], start, rng))
-    np = _np(pattern, start, rng)
+        inner, depth = _np(pattern[:-1], start, rng)
+        forms = [f for f in WHICH[pattern[-1]] if depth < 2 or not _tail(f.rstrip("?"))]
+        if forms:
+            return rng.choice(forms).format(x=inner)
+    np, _depth = _np(pattern, start, rng)
     who = "Who" if pattern[-1] in PERSON_ENDS else "What"
     asks = [
         f"{who} is {np}?",

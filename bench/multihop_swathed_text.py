@@ -9,9 +9,13 @@ subordinate clause) and a terse register entry (key-value pairs on one line).
 from __future__ import annotations
 
 import random
+import re
 
 from bench.corpus_world import Ent, World, cap
 from bench.multihop_swathed_words import REL
+
+_STREET_NAMES = ["Quay", "Mill", "Chapel", "Market", "Orchard", "Bridge", "Station", "Abbey", "Kiln", "Tower"]
+_STREET_KINDS = ["Row", "Street", "Lane", "Road", "Square", "Walk"]
 
 Statement = tuple[str, str, Ent]  # relation, "fwd" (this page is the subject's) or "back", the other end
 
@@ -36,24 +40,44 @@ INTRO: dict[str, list[str]] = {
     "province": ["{T} is one of the country's provinces.", "{T} is an administrative province."],
     "composer": ["{T} (b. {y}) {is} a composer.", "{T} {is} a composer of stage music, born in {y}."],
     "singer": ["{T} (b. {y}) {is} an opera singer.", "{T} (b. {y}) {is} a concert and opera singer."],
-    "breeder": ["{T} (b. {y}) {is} a plant breeder.", "{T}, born {y}, {is} a nurseryman and hybridiser."],
+    "breeder": ["{T} (b. {y}) {is} a plant breeder.", "{T}, born {y}, {is} a hybridiser of ornamental plants."],
     "founder": ["{T} (b. {y}) {is} a patron and entrepreneur.", "{T} (b. {y}) {is} a merchant and philanthropist."],
     "house": ["{T} is a lyric theatre, opened in {y}.", "{T} is an auditorium for opera dating from {y}."],
     "conservatory": ["{T} is a college of music, chartered in {y}.", "{T} is a music academy dating from {y}."],
     "label": ["{T} is a gramophone company dating from {y}.", "{T} is a classical record label begun in {y}."],
     "nursery": ["{T} is a plant nursery trading since {y}.", "{T} is a seed and plant merchant of {y}."],
-    "garden": ["{T} is a botanic garden laid out in {y}.", "{T} is a walled physic garden of {y}."],
+    "garden": ["{T} is a garden of living collections, dating from {y}."],
     "works": ["{T} is a porcelain manufactory, fired first in {y}.", "{T} is a pottery making fine china since {y}."],
     "opera": ["{T} is an opera.", "{T} is a lyric drama in three acts.", "{T} is a comic opera."],
-    "recording": ["{T} is a studio album.", "{T} is a recording issued on disc.", "{T} is a live album."],
+    "recording": ["{T} is a recording issued on disc.", "{T} is an album of the complete opera."],
     "cultivar": ["{T} is a garden cultivar.", "{T} is a hybrid grown for its flowers."],
-    "service": ["{T} is a dinner service.", "{T} is a porcelain figure group.", "{T} is a painted vase."],
+    "service": ["{T} is a piece of painted porcelain.", "{T} is a piece of fine china."],
+}
+
+# what a page's first sentence may also call an entity whose title ends so (never what the title denies:
+# no "Vase" called a dinner service, no "Live" album called a studio one)
+BY_SUFFIX: dict[str, list[str]] = {
+    "Service": ["{T} is a dinner service.", "{T} is a tea and coffee service."],
+    "Vase": ["{T} is a painted vase.", "{T} is a porcelain vase."],
+    "Tureen": ["{T} is a soup tureen.", "{T} is a covered tureen in porcelain."],
+    "Figure Group": ["{T} is a porcelain figure group."],
+    "Live": ["{T} is a live album."],
+    "Nights": ["{T} is a live album."],
+    "Sessions": ["{T} is a studio album."],
+    "Botanic Garden": ["{T} is a botanic garden laid out in {y}."],
+    "Arboretum": ["{T} is an arboretum planted in {y}."],
+    "Physic Garden": ["{T} is a walled physic garden of {y}."],
 }
 
 
 def _year(w: World, rel: str, src: Ent, dst: Ent) -> int:
     """One year per link, the same on both its pages: the link's own (fixed by the world) or the subject's."""
     return int(src.facts.get(f"y_{rel}", src.facts["year"]))
+
+
+def possessive(name: str) -> str:
+    """A name's possessive: "Lowlands'" and "Works'" for a name ending in s, else "'s"."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
 
 
 def _refs(e: Ent, full: bool, rng: random.Random) -> dict[str, str]:
@@ -63,11 +87,11 @@ def _refs(e: Ent, full: bool, rng: random.Random) -> dict[str, str]:
         him, his = ("her", "her") if e.facts["female"] else ("him", "his")
         name = e.title if full else rng.choice([e.title.split()[-1], he, he])
         obj = him if name == he else name
-        poss = his if name == he else f"{name}'s"
+        poss = his if name == he else possessive(name)
         return {"S": cap(name), "N": name, "O": obj, "P": poss, "P_cap": cap(poss)}
     word = KIND_WORD[e.kind]
     name = e.title if full else rng.choice([word, "it"])
-    poss = "its" if name in ("it", word) else f"{name}'s"
+    poss = "its" if name in ("it", word) else possessive(name)
     obj = word if name == "it" else name
     return {"S": cap(name), "N": name, "O": obj, "P": poss, "P_cap": cap(poss)}
 
@@ -87,7 +111,9 @@ def say(w: World, e: Ent, st: Statement, kv: bool, full: bool, rng: random.Rando
     rel, way, other = st
     src, dst = (e, other) if way == "fwd" else (other, e)
     tpl = rng.choice(REL[rel][f"{way}_kv" if kv else way])
-    said = tpl.format(t=other.title, y=_year(w, rel, src, dst), **_refs(e, full, rng))
+    street = f"{rng.choice(_STREET_NAMES)} {rng.choice(_STREET_KINDS)}"
+    where = {"no": rng.randint(1, 120), "street": street}
+    said = tpl.format(t=other.title, y=_year(w, rel, src, dst), **where, **_refs(e, full, rng))
     return said if kv else cap(said)
 
 
@@ -110,7 +136,8 @@ def _intro(e: Ent, rng: random.Random) -> str:
     kind = str(e.facts.get("role", e.kind))
     # the living "is", the long dead "was"
     tense = "was" if int(e.facts["year"]) < 1935 else "is"
-    return rng.choice(INTRO[kind]).format(T=e.title, y=e.facts["year"], **{"is": tense})
+    forms = INTRO[kind] + next((v for k, v in BY_SUFFIX.items() if e.title.endswith(" " + k)), [])
+    return rng.choice(forms).format(T=e.title, y=e.facts["year"], **{"is": tense})
 
 
 def prose(w: World, e: Ent, rng: random.Random) -> str:
@@ -170,4 +197,7 @@ def render(w: World, e: Ent, rng: random.Random) -> str:
     """`e`'s page in a style drawn for its kind (people mostly narrative, works mostly infoboxes)."""
     weights = WEIGHTS.get(e.kind, (2, 3, 2, 1, 2, 1) if e.kind in KIND_WORD else (3, 2, 1, 2, 2, 1))
     style = rng.choices(list(STYLES), weights)[0]
-    return STYLES[style](w, e, rng)
+    if not statements(w, e):  # no "Timeline" heading or table header with nothing under it
+        style = "prose"
+    # a page stating no link of its own ends after its first sentence, with no run of blank lines
+    return re.sub(r"\n{3,}", "\n\n", STYLES[style](w, e, rng)).rstrip() + "\n"

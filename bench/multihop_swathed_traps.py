@@ -14,14 +14,20 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from bench.corpus_world import Ent, Names, World, join_and
+from bench.corpus_world import Ent, Names, World, article, join_and
 from bench.multihop_corpus import Doc
 
+_ROLE_WORD = {"singer": "singer", "composer": "composer", "breeder": "plant breeder", "founder": "patron"}
 _TRADES = ["cellist", "fencer", "chemist", "architect", "novelist", "cartoonist", "jurist", "sculptor"]
 
 
-def _of(w: World, *kinds: str) -> list[Ent]:
-    return [e for e in w.ents.values() if e.kind in kinds or e.facts.get("role") in kinds]
+def _of(w: World, *kinds: str, year: int | None = None) -> list[Ent]:
+    """The entities of `kinds`; with `year`, only those a listing of that year could name: works and
+    organisations already made, people aged 20 to 70."""
+    out = [e for e in w.ents.values() if e.kind in kinds or e.facts.get("role") in kinds]
+    if year is None:
+        return out
+    return [e for e in out if (20 <= year - e.facts["year"] <= 70 if e.kind == "person" else e.facts["year"] < year)]
 
 
 def _namesakes(w: World, rng: random.Random) -> list[Doc]:
@@ -35,9 +41,10 @@ def _namesakes(w: World, rng: random.Random) -> list[Doc]:
         trade = rng.choice(_TRADES)
         he = "She" if p.facts["female"] else "He"
         tense = "was" if year < 1935 else "is"
+        other = _ROLE_WORD[str(p.facts["role"])]
         text = (
-            f"# {p.title} ({trade})\n\n{p.title} (b. {year}) {tense} a {trade}, born in {town.title}. "
-            f"{he} {tense} not to be confused with the musician or gardener of the same name.\n"
+            f"# {p.title} ({trade})\n\n{p.title} (b. {year}) {tense} {article(trade)}, born in {town.title}. "
+            f"{he} is not to be confused with the {other} of the same name.\n"
         )
         out.append(Doc(f"namesake_{i:02d}.md", text))
     return out
@@ -48,8 +55,8 @@ def _season(w: World, rng: random.Random, i: int, year: int) -> str:
         f"| {d} | {o.title} | {s.title} |"
         for d, o, s in zip(
             ["Mon", "Tue", "Thu", "Fri", "Sat", "Sun"],
-            rng.sample(_of(w, "opera"), 6),
-            rng.sample(_of(w, "singer"), 6),
+            rng.sample(_of(w, "opera", year=year), 6),
+            rng.sample(_of(w, "singer", year=year), 6),
             strict=True,
         )
     ]
@@ -60,20 +67,22 @@ def _season(w: World, rng: random.Random, i: int, year: int) -> str:
 
 
 def _seeds(w: World, rng: random.Random, i: int, year: int) -> str:
-    items = "\n".join(f"- {c.title}: {rng.randint(2, 19)} shillings a dozen" for c in rng.sample(_of(w, "cultivar"), 7))
+    items = "\n".join(
+        f"- {c.title}: {rng.randint(2, 19)} shillings a dozen" for c in rng.sample(_of(w, "cultivar", year=year), 7)
+    )
     return f"# Spring list {year}\n\nPlants on offer this spring, prices per dozen.\n\n{items}\n"
 
 
 def _auction(w: World, rng: random.Random, i: int, year: int) -> str:
     lots = [
         f"Lot {rng.randint(10, 400)}: {s.title}, consigned from {t.title}, estimate {rng.randint(2, 90)}00."
-        for s, t in zip(rng.sample(_of(w, "service"), 4), rng.sample(_of(w, "town"), 4), strict=True)
+        for s, t in zip(rng.sample(_of(w, "service", year=year), 4), rng.sample(_of(w, "town"), 4), strict=True)
     ]
     return f"# Ceramics sale {year}\n\nLots in the order of sale.\n\n" + "\n".join(lots) + "\n"
 
 
 def _chart(w: World, rng: random.Random, i: int, year: int) -> str:
-    rows = "\n".join(f"| {n} | {r.title} |" for n, r in enumerate(rng.sample(_of(w, "recording"), 6), 1))
+    rows = "\n".join(f"| {n} | {r.title} |" for n, r in enumerate(rng.sample(_of(w, "recording", year=year), 6), 1))
     head = f"# Classical chart, week {i + 1}, {year}\n\nBest-selling albums of the week."
     return f"{head}\n\n| Rank | Album |\n|---|---|\n{rows}\n"
 
@@ -84,14 +93,14 @@ def _gazetteer(w: World, rng: random.Random, i: int, year: int) -> str:
 
 
 def _roll(w: World, rng: random.Random, i: int, year: int) -> str:
-    members = [p.title for p in rng.sample(_of(w, "breeder", "singer", "founder", "composer"), 7)]
+    members = [p.title for p in rng.sample(_of(w, "breeder", "singer", "founder", "composer", year=year), 7)]
     return f"# Members' roll {year}\n\nSubscribers to the flower show committee this year: {join_and(members)}.\n"
 
 
 def _brief(w: World, rng: random.Random, i: int, year: int) -> str:
-    p, q = rng.sample(_of(w, "singer", "composer", "breeder"), 2)
+    p, q = rng.sample(_of(w, "singer", "composer", "breeder", year=year), 2)
     a, b = rng.sample(_of(w, "town"), 2)
-    g = rng.choice(_of(w, "garden", "house", "nursery", "label", "conservatory"))
+    g = rng.choice(_of(w, "garden", "house", "nursery", "label", "conservatory", year=year))
     return (
         f"# News in brief, {year}\n\n{p.title} will give a talk in {a.title} next month. "
         f"A charity evening at {g.title} collected record sums. {q.title} was seen at the county show in {b.title}. "
@@ -158,11 +167,20 @@ _NOTES = [
 
 
 def add_traps(w: World, nm: Names, rng: random.Random) -> list[Doc]:
-    """Namesakes, listings (seven of each kind, each on a year of its own) and notes."""
+    """Namesakes, listings (seven of each kind, each on a year of its own, naming only the people
+    alive and the works and organisations made by then) and notes."""
     docs = _namesakes(w, rng)
     for kind, make in _LISTINGS:
-        for i, year in enumerate(rng.sample(range(1950, 2025), 7)):
-            docs.append(Doc(f"{kind}_{i:02d}.md", make(w, rng, i, year)))
+        made = 0
+        for year in rng.sample(range(1950, 2025), 75):  # a year with too few of its kinds yet is passed over
+            if made == 7:
+                break
+            try:
+                text = make(w, rng, made, year)
+            except (ValueError, IndexError):
+                continue
+            docs.append(Doc(f"{kind}_{made:02d}.md", text))
+            made += 1
     for i, (title, text) in enumerate(_NOTES):
         docs.append(Doc(f"note_{i:02d}.md", f"# {title}\n\n{text}\n"))
     return docs

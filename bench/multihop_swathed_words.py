@@ -3,8 +3,9 @@
 `fwd` templates sit on the subject's page, `back` ones on the other end's; `*_kv` are key-value
 lines for infoboxes, tables and registers. Placeholders: {S} the page's own entity at a sentence's
 start (its name, surname, a pronoun or its kind), {N} the same mid-sentence, {O} as an object,
-{P}/{P_cap} its possessive, {t} the other end's title and {y} the link's year. Some statements are
-passive, some put the relation in a subordinate clause, some on the object's page only.
+{P}/{P_cap} its possessive, {t} the other end's title, {y} the link's year, {no} {street} a street
+address. Some statements are passive, some put the relation in a subordinate clause, some on the
+object's page only.
 `CUES` is what the contract test looks for in a sentence stating a link (one regex per relation).
 """
 
@@ -14,7 +15,7 @@ REL: dict[str, dict[str, list[str]]] = {
     "born": {
         "fwd": [
             "{S} was born in {t} in {y}.",
-            "{P_cap} birthplace was {t}, in {y}.",
+            "{P_cap} birthplace was {t}.",
             "{S} came into the world at {t} in {y}.",
         ],
         "back": [
@@ -28,7 +29,7 @@ REL: dict[str, dict[str, list[str]]] = {
     "in": {
         "fwd": ["{S} stands in {t}.", "{S} has been based in {t} since {y}.", "{P_cap} premises are in {t}."],
         "back": ["{t} is based here.", "{S} is home to {t}.", "{t} has had its premises in {O} since {y}."],
-        "fwd_kv": ["Location: {t}", "Address: 4 Quay Row, {t}"],
+        "fwd_kv": ["Location: {t}", "Address: {no} {street}, {t}"],
         "back_kv": ["Institutions: {t}", "Located here: {t}"],
     },
     "province": {

@@ -230,3 +230,122 @@ def test_dates_agree(made: tuple[World, list[Doc], Chains]) -> None:
     assert all(y[s] > y[f] and y[s] > y[w.link["depicts"][s]] for s, f in w.link["made_by"].items())
     assert all(y[t] <= y[s] - 15 for s, t in w.link["teacher"].items())
     assert max(int(x) for d in docs for x in re.findall(r"\b(1[6-9]\d\d|20\d\d)\b", d.text)) <= 2025
+
+
+def test_lifetimes_agree(made: tuple[World, list[Doc], Chains]) -> None:
+    """Review n28r: students of 18 to 24 at a school already open (not "graduated in 1921" at 70),
+    apprentices of 19 to 24 before their first cultivar, teachers 15 to 50 years older (no lessons
+    from someone of 127), curators alive (the pages and questions say "is curator", "who looks
+    after") and appointed at 30 to 44, no record label before the gramophone."""
+    w, _docs, _chains = made
+    y = {f: int(e.facts["year"]) for f, e in w.ents.items()}
+    fact = {f: e.facts for f, e in w.ents.items()}
+    for p, school in w.link["studied"].items():
+        assert 18 <= fact[p]["y_studied"] - y[p] <= 24 and y[school] < fact[p]["y_studied"], p
+    first_bred: dict[str, int] = {}
+    for c, b in w.link["bred"].items():
+        first_bred[b] = min(first_bred.get(b, 9999), y[c])
+    for b, garden in w.link["trained"].items():
+        assert 19 <= fact[b]["y_trained"] - y[b] <= 24 and y[garden] < fact[b]["y_trained"], b
+        assert fact[b]["y_trained"] <= first_bred.get(b, 9999), b
+    assert all(15 <= y[s] - y[t] <= 50 for s, t in w.link["teacher"].items())
+    for g, b in w.link["curator"].items():
+        assert y[b] >= 1945 and 30 <= fact[g]["y_curator"] - y[b] <= 44, (g, b)
+    assert all(y[lab] >= 1895 for lab in w.link["in"] if w.ents[lab].kind == "label")
+
+
+_LISTING_YEAR = re.compile(
+    r"^# (?:Festival season|Spring list|Ceramics sale|Members' roll|News in brief,) ?(\d{4})"
+    r"|^# Classical chart, week \d+, (\d{4})",
+    re.M,
+)
+
+
+def test_listings_name_only_what_existed_then(made: tuple[World, list[Doc], Chains]) -> None:
+    """Review n28r: a festival season, seed list, sale, chart, roll or news in brief of year Y names
+    people aged 20 to 70 in Y and works and organisations made before Y (not a 1950 cast with a
+    singer born in 1983, nor a 1966 list offering a plant introduced in 2017)."""
+    w, docs, _chains = made
+    ents = [e for e in w.ents.values() if e.kind != "town"]
+    listings = [d for d in docs if re.match(r"(season|seeds|auction|chart|roll|brief)_", d.name)]
+    assert len(listings) >= 40
+    for d in listings:
+        m = _LISTING_YEAR.search(d.text)
+        assert m, d.name
+        year = int(m.group(1) or m.group(2))
+        for e in ents:
+            if names(d.text, e.title):
+                age = year - int(e.facts["year"])
+                assert (20 <= age <= 70) if e.kind == "person" else age > 0, (d.name, e.title)
+
+
+_SUFFIX_WORD = {"Vase": "vase", "Tureen": "tureen", "Service": "service", "Figure Group": "figure group",
+                "Botanic Garden": "botanic", "Physic Garden": "physic", "Arboretum": "arboretum"}  # fmt: skip
+
+
+def test_first_sentence_agrees_with_the_title(made: tuple[World, list[Doc], Chains]) -> None:
+    """Review n28r: a page's first sentence calls its entity nothing its title denies (no "X Vase is
+    a dinner service", "X Live is a studio album", "X Arboretum is a walled physic garden")."""
+    w, docs, _chains = made
+    for d in docs:
+        e = w.ents.get(d.name)
+        if e is None or e.kind not in ("service", "recording", "garden"):
+            continue
+        first = re.search(rf"{re.escape(e.title)} (?:is|was) [^.]*\.", d.text)
+        assert first, d.name
+        said = first.group(0)
+        for suffix, word in _SUFFIX_WORD.items():
+            if e.title.endswith(" " + suffix):
+                kinds = ("vase", "tureen", "service", "figure group", "botanic", "physic", "arboretum")
+                assert not any(k in said.lower() for k in kinds if k != word), said
+        if e.title.endswith((" Live", " Nights")):
+            assert "studio" not in said, said
+        if e.title.endswith(" Sessions"):
+            assert "live album" not in said, said
+
+
+def test_namesake_pages_read_as_english(made: tuple[World, list[Doc], Chains]) -> None:
+    """Review n28r: "an architect" (not "a architect"), "is not to be confused" whatever the
+    namesake's dates, and the person confused with named by their own trade (a founder is no
+    "musician or gardener")."""
+    w, docs, _chains = made
+    roles = {"singer": "singer", "composer": "composer", "breeder": "plant breeder", "founder": "patron"}
+    assert not [(d.name, m.group(0)) for d in docs for m in re.finditer(r"\ba [aeiou]\w+", d.text)]
+    people = {e.title: e for e in w.ents.values() if e.kind == "person"}
+    for d in docs:
+        if d.name.startswith("namesake_"):
+            p = people[Pages([d]).title(d.name).split(" (")[0]]
+            assert re.search(rf" is not to be confused with the {roles[p.facts['role']]} of the same name", d.text)
+
+
+def test_pages_tidy(made: tuple[World, list[Doc], Chains]) -> None:
+    """Review n28r: a plural-looking name's possessive is "Lowlands'" (not "Lowlands's"); a birthplace
+    is not "Skiarbbury, in 1857"; no run of blank lines nor a heading with nothing under it; no woman
+    "a nurseryman"; each organisation at its own street address (not every one at "4 Quay Row")."""
+    _w, docs, chains = made
+    texts = [d.text for d in docs] + [q.text for q, _files in chains]
+    assert not [t for t in texts if re.search(r"s's\b", t)]
+    assert not [d.name for d in docs if re.search(r"birthplace was [A-Z]\w+, in \d", d.text)]
+    assert not [d.name for d in docs if "\n\n\n" in d.text]
+    assert not [d.name for d in docs if re.search(r"\nTimeline\n*$|\|---\|---\|\n*$", d.text)]  # a bare heading
+    women = {e.file for e in _w.ents.values() if e.kind == "person" and e.facts["female"]}
+    assert not [d.name for d in docs if d.name in women and re.search(r"\b[a-z]+man\b", d.text)]  # "a nurseryman"
+    addresses = [m.group(1) for d in docs for m in re.finditer(r"Address:? \|? ?(\d+ [A-Z]\w+ [A-Z]\w+),", d.text)]
+    assert len(addresses) >= 5 and len(set(addresses)) == len(addresses), addresses
+
+
+_TAILS = (
+    r"(?:was born|hails from|is based|operates|belongs to|attended|trained|studied|premiered|was first heard|"
+    r"lessons|is named after|was apprenticed|learned horticulture|in gardening|to market|born in|located|based|"
+    r"attend|premiere|lie|study music|named|apprenticed)"
+)
+
+
+def test_questions_nest_as_people_write(made: tuple[World, list[Doc], Chains]) -> None:
+    """Review n28r: no word said twice in a row ("lessons lessons"), no relative clause opened twice
+    in a row ("the place where the place where"), no three clauses closing together ("... was first
+    heard operates belongs to?")."""
+    texts = [q.text for q, _files in made[2]]
+    assert not [t for t in texts if re.search(r"\b(\w+) \1\b", t, re.I)]
+    assert not [t for t in texts if re.search(r"\b(the \w+ (?:where|who \w+|that \w+|on which)) \1\b", t, re.I)]
+    assert not [t for t in texts if re.search(rf"\b{_TAILS} {_TAILS} {_TAILS}\b", t)]
