@@ -16,7 +16,6 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from gateway.config import Settings
-from gateway.telemetry import tracing
 
 T = TypeVar("T")
 
@@ -25,18 +24,8 @@ def run(main: Coroutine[Any, Any, T], settings: Settings) -> T:
     if settings.event_loop == "uvloop":
         import uvloop
 
-        return uvloop.run(_traced(main))
-    return asyncio.run(_traced(main))
-
-
-async def _traced(main: Coroutine[Any, Any, T]) -> T:
-    """``main`` with tracing's export on this loop while it runs (`tracing.on_loop`: plain-http
-    collectors; a no-op with tracing off), and what it holds sent before the loop ends."""
-    tracing.on_loop()
-    try:
-        return await main
-    finally:
-        await tracing.off_loop()
+        return uvloop.run(main)
+    return asyncio.run(main)
 
 
 def settle_heap(thresholds: tuple[int, int, int] | None = None) -> None:

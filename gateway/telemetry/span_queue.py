@@ -26,8 +26,7 @@ class Recorder:
         self.max_queue = max_queue
         self.max_batch = max_batch
         self.dropped = 0
-        self.encode: Callable[[list[Any]], bytes] | None = None  # a batch's request body (`from_env`)
-        self.wake: Any = threading.Event()  # (on the loop, `otlp_loop.Wake`)
+        self.wake = threading.Event()
         self.stopping = False
         self.thread = threading.Thread(target=self._run, name="otel-export", daemon=True)
         self.thread.start()
@@ -91,13 +90,6 @@ class Recorder:
             except Exception:  # the exporter logs its own failures; nothing may kill this thread
                 log.exception("exporting %d spans failed", len(batch))
 
-    def hand_over(self) -> None:
-        """Stop the export thread, leaving the queue to another drainer (`otlp_loop.LoopExporter`;
-        an export under way finishes first, within a second or alongside)."""
-        self.stopping = True
-        self.wake.set()
-        self.thread.join(1)
-
     def stop(self) -> None:
         self.stopping = True
         self.wake.set()
@@ -133,16 +125,13 @@ def from_env(env: Mapping[str, str], door: str, default_service: str, scope: str
     encoded_resource = otlp_encode.resource_part(resource.attributes, resource.schema_url or "")
     encoded_scope = otlp_encode.scope_part(scope)
     recorder: Recorder  # (made below, around the exporter: a record that fails to encode is dropped)
-
-    def encode(spans: list[Any]) -> bytes:
-        return otlp_encode.encode_batch(spans, encoded_resource, encoded_scope, recorder.lost)
-
-    exporter = otlp_exporter.exporter(env, encode)
+    exporter = otlp_exporter.exporter(
+        env, lambda spans: otlp_encode.encode_batch(spans, encoded_resource, encoded_scope, recorder.lost)
+    )
     recorder = Recorder(
         exporter.export,
         delay_s=number(env, "OTEL_BSP_SCHEDULE_DELAY", 5000) / 1000,
         max_queue=number(env, "OTEL_BSP_MAX_QUEUE_SIZE", 2048),
         max_batch=number(env, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 512),
     )
-    recorder.encode = encode
     return recorder, exporter

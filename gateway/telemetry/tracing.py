@@ -55,7 +55,6 @@ SCOPE = "gateway"  # the instrumentation scope of every span
 _tracer: LeanTracer | None = None
 _recorder: Recorder | None = None
 _exporter_obj: Any = None
-_loop_exporter: Any = None  # `otlp_loop.LoopExporter` while the door's loop runs the export
 # The API, bound once by `setup` (a `from … import` inside a function costs microseconds per call,
 # and these run several times per request): `opentelemetry.trace`, `.propagate`, `Context`, keys.
 _trace: Any = None
@@ -164,33 +163,6 @@ def shutdown() -> None:
     worker = threading.Thread(target=flush, name="otel-shutdown", daemon=True)
     worker.start()
     worker.join(SHUTDOWN_SECONDS)
-
-
-def on_loop() -> None:
-    """On the door's running event loop (`gateway.process.loop.run`): the export moves from the
-    thread onto the loop when the collector is plain http/protobuf (`gateway.telemetry.otlp_loop`:
-    no GIL hand-offs, #31); otherwise, or with tracing off, nothing changes."""
-    global _loop_exporter
-    if not ON or _recorder is None or _loop_exporter is not None:
-        return
-    import asyncio
-
-    from gateway.telemetry import otlp_loop
-
-    exporter = otlp_loop.loop_exporter(_recorder, _exporter_obj, asyncio.get_running_loop())
-    if exporter is not None:
-        _recorder.hand_over()
-        exporter.start()
-        _loop_exporter = exporter
-
-
-async def off_loop() -> None:
-    """Before the door's loop ends: what is queued is sent from it, within `SHUTDOWN_SECONDS`; any
-    rest is left to the exit flush (`shutdown`)."""
-    global _loop_exporter
-    exporter, _loop_exporter = _loop_exporter, None
-    if exporter is not None:
-        await exporter.close(SHUTDOWN_SECONDS)
 
 
 # -- spans ------------------------------------------------------------------------------------------
