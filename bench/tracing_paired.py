@@ -44,6 +44,11 @@ recorded or exported), in the same blocks as on - off; there is then no A/A cont
 door processes' PYTHONPATH (before the inherited one): off2 - off is then that code's cost beside
 this code's on - off, in the same blocks (an A/B; runs apart spread by +-3-4 points, more than most
 changes). off2 runs all of the code DIR holds, not only its tracing.
+(`bench.tracing_variants DIR noqueue|drop` writes probe trees of this checkout: spans never queued,
+or batches never encoded nor sent.)
+``--off2-envoy-only``: `off2`'s doors untraced, its Envoy tracing as `on`'s: off2 - off at the Envoy
+door is Envoy's tracer alone (its process, and what its spans' metadata cost the ExtProc), on - off2
+our spans beside it; at the HTTP door (no Envoy on the way) it is the A/A control.
 ``--restarts N``: the three stacks are started afresh N times within the run (``--blocks`` split
 exactly and ``--seconds`` evenly among the N + 1 lives, each block pairing stacks of one life): a
 process keeps its speed for its life (hash layout, memory placement), which made one A/B spread +-3
@@ -283,7 +288,7 @@ def report(res: dict[str, Any]) -> str:
         lines.append(f"{d} door, CPU per {'non-streamed request' if kind == 'request' else 'streamed token'}"
                      f" ({f['blocks']} blocks{of}), us: {cpu}")  # fmt: skip
         meta = res.get("meta", {})
-        variant = bool(meta.get("off2_env") or meta.get("off2_src"))
+        variant = bool(meta.get("off2_env") or meta.get("off2_src") or meta.get("off2_envoy_only"))
         second = f"{Path(meta['off2_src']).name} off2 - off" if meta.get("off2_src") else "variant off2 - off"
         second = second if variant else "A/A control off2 - off"
         for label, name in (("tracing on - off", "on-off"), (second[:23], "off2-off")):
@@ -294,10 +299,10 @@ def report(res: dict[str, Any]) -> str:
                 f"   (event loops {c['loop']:+.2f}, {'Envoy' if d == 'envoy' else 'process'} {c['first']:+.2f})"
                 + _lives(c)
             )
-        if meta.get("off2_src"):
+        if meta.get("off2_src") or meta.get("off2_envoy_only"):
             c = f["on-off2"]
             lines.append(
-                f"  {'A/B on - off2':23} ratio {c['ratio']:+7.2f} {unit}"
+                f"  {'A/B on - off2' if meta.get('off2_src') else 'doors on - off2':23} ratio {c['ratio']:+7.2f} {unit}"
                 f" [{c['ratio_ci'][0]:+.2f} .. {c['ratio_ci'][1]:+.2f}]"
                 f"   median of blocks {c['median']:+7.2f} {unit} [{c['median_ci'][0]:+.2f} .. {c['median_ci'][1]:+.2f}]"
                 f"   (event loops {c['loop']:+.2f})" + _lives(c)
@@ -411,10 +416,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="start the three stacks afresh this many times within the run (blocks and seconds "
                     "shared among the lives): a process keeps its speed for its life, so one life's stacks "
                     "read apart by a few points; more lives put that in the interval")  # fmt: skip
+    ap.add_argument("--off2-envoy-only", action="store_true",
+                    help="`off2`'s doors untraced, its Envoy tracing as `on`'s: off2 - off is Envoy's tracer alone "
+                    "(at the HTTP door an A/A control), on - off2 the doors' spans beside it")  # fmt: skip
     ap.add_argument("--gc-probe", action="store_true",
                     help="count the doors' garbage collections (bench/gc_probe) and report them per unit")  # fmt: skip
     add_run_args(ap, RESULTS)
     args = ap.parse_args(argv)
+    if args.off2_envoy_only and (args.off2_env is not None or args.off2_src is not None):
+        ap.error("--off2-envoy-only is a variant of its own: not with --off2-env or --off2-src")
     if args.wait_quiet:
         print(f"other processes: {wait_quiet(args.wait_quiet):.2f} cores", file=sys.stderr)
     print("starting the backend, a local OTLP collector and three stacks ...", file=sys.stderr)
@@ -452,7 +462,13 @@ def main(argv: list[str] | None = None) -> int:
                 phase(f"stacks' life {life + 1} of {lives}: {args.blocks} blocks, {args.seconds:.0f} s a unit at most")
             with ExitStack() as alive:
                 where = Path(tmp) / f"life{life}"
-                stacks = {n: alive.enter_context(envoy_stack(backend.url, where / n, None, **envs[n])) for n in NAMES}
+                envoys = {"off2": traced} if args.off2_envoy_only else {}  # what Envoy's tracer is rendered from
+                stacks = {
+                    n: alive.enter_context(
+                        envoy_stack(backend.url, where / n, None, envoy_otel_env=envoys.get(n), **envs[n])
+                    )
+                    for n in NAMES
+                }
                 done.append(asyncio.run(run(args, stacks, rng)))
         args.blocks, args.seconds = total_blocks, total_seconds
         res = merged(done, args.seed)
