@@ -9,11 +9,15 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
   it decays the path's weight a little (`DECAY`) and adds its type to the path's `matched` set;
 * any other typed edge decays it a lot (`UNASKED`), a co-occurrence edge more (`CO_OCCURS`), and
   only on the first hop: passing mentions (a directory table naming forty companies) lead nowhere;
+  a weak phrase link (weight < 1: the fallback's, `fallback.py`) that is no step is read as the
+  co-occurrence it is;
 * relations no pattern typed (`~words`) and, for steps the question's grammar has but its wording
   named no type for, pattern types the question did not name, are steps too when they are like
   what the question still asks after the path (`Likeness.rest`: the question's vector with the
-  path's relations projected out), or when their words are nearly as like an asked type as their
-  likest type ("owes its existence to" for "the person behind"), unless they are more like one of
+  path's relations projected out; a weak link, `fallback.py`'s, only when also at least
+  `walk_step.WEAK_MIN` like it: an entity's only phrase is always its own likest), or when their
+  words are nearly as like an asked type as their likest type ("owes its existence to" for "the
+  person behind"), unless they are more like one of
   the question's relation words that no asked type's cue names ("was apprenticed to" is the
   "mentor" of "In which town was the mentor of X born?", not its birthplace);
 * an entity keeps its best path, ranked by `potential`: weight x 3^(relations matched), so a path

@@ -4,7 +4,8 @@ question's chain, and what it leaves the path weighing.
 `step` reads one edge end `u -> v` from the path `at` (u's path as the hop started) and returns the
 factor the path's weight is multiplied by and the relations it has matched after the step: an asked
 type (`DECAY`), a phrase standing for one (`KIND_STEP`), a phrase like what the question still asks
-(`PHRASE_STEP`), or no step of the chain (`UNASKED`, `CO_OCCURS` on the first hop only); the rules
+(`PHRASE_STEP`; a weak link, the fallback's, only when also `WEAK_MIN` like it), or no step of the
+chain (`UNASKED`, `CO_OCCURS` on the first hop only, as a weak link that is no step); the rules
 each kind of step is held to are `walk.py`'s docstring. The walk's frontier loop (`walk.walk`) keeps
 each entity's best path; this module decides nothing about which paths go on.
 """
@@ -31,6 +32,9 @@ KIND_STEP = 0.8  # per hop along a phrase standing for a relation type the quest
 KIND_NEAR = 0.7  # an asked type this like a phrase, relative to the phrase's likest type, is what it stands for
 SAME = 0.8  # a phrase this like one already on the path is that relation again
 PHRASE_NEAR = 0.75  # a phrase much less like the question than the entity's best one is no step of its chain
+# a weak link (weight < 1: the fallback's, labelled by any clause's words or a key) is a step by its
+# words only when at least this like the question (`Tables.strength`), not for being its entity's likest
+WEAK_MIN = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +101,7 @@ def step(e: Edge, u: str, v: str, at: Reached, hop: Hop) -> tuple[float, frozens
         and words is not None
         and e.type not in at.matched
         and _near(like, words, u)
+        and (e.weight >= 1.0 or strength.get(u, {}).get(words, 0.0) >= WEAK_MIN)
         and own(relate, fit.get(words), at.hops)
         and not passed(relate, e.type, at.hops, len(at.matched))
         # nor is a phrase standing for such a type (more like its words than like any
@@ -133,6 +138,12 @@ def step(e: Edge, u: str, v: str, at: Reached, hop: Hop) -> tuple[float, frozens
                 factor *= UNSUPPORTED
     else:
         factor, matched = UNASKED * (0.5 if e.type.startswith(PHRASE) else 1.0), at.matched
+    if matched == at.matched and e.type.startswith(PHRASE) and e.weight < 1.0:
+        # a weak link (the fallback's, `fallback.WEIGHT`, stated once) that is no step of the chain
+        # says no more than that the two are named together: a co-occurrence, read as one
+        if hop.index > 0:
+            return None
+        factor = CO_OCCURS * e.weight
     return factor, matched
 
 
