@@ -140,7 +140,8 @@ def step(e: Edge, u: str, v: str, at: Reached, hop: Hop) -> tuple[float, frozens
         factor, matched = UNASKED * (0.5 if e.type.startswith(PHRASE) else 1.0), at.matched
     if matched == at.matched and e.type.startswith(PHRASE) and e.weight < 1.0:
         # a weak link (the fallback's, `fallback.WEIGHT`, stated once) that is no step of the chain
-        # says no more than that the two are named together: a co-occurrence, read as one
+        # says no more than that the two are named together: weighed as a co-occurrence, first hop
+        # only (still a stated link for `walk.UNSURE_FRONTIER`, as before)
         if hop.index > 0:
             return None
         factor = CO_OCCURS * e.weight
