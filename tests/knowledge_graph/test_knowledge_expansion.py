@@ -112,40 +112,44 @@ def test_one_entity_completing_the_chain_keeps_the_walks_ranking_and_filters_hol
         assert found.get("kessel.md", {}).get("hops") == 2.0, found
 
 
-def test_a_lone_weak_link_unlike_the_step_is_none_while_a_like_one_completes_the_chain(
+def test_a_lone_link_unlike_the_step_is_none_while_a_like_one_completes_the_chain(
     backend: Backend, tmp_path: Path
 ) -> None:
-    """At an entity whose only relation onward is a weak fallback link, the link is a step only
-    when it is like what the question asks in absolute terms (`walk_step.WEAK_MIN`), not for being
-    the entity's likest relation (which it always is): "Travels: Tarrin, Ulm." (`~travels`, 0.05
-    like it) is no "born" step, so no entity completes the chain and the expansion reaches the
-    town (hops 2); taken as the step (relative likeness 1.0), the chain completed at the towns and
-    they ranked as the walk's answers. "Birthplace: Kessel.", a weak link like the step, still
-    completes its chain: the walk's ranking stands, the town first."""
+    """At an entity whose only relation onward is one phrase link, the link is a step only when it
+    is like what the question asks in absolute terms (`walk_step.WEAK_MIN`), not for being the
+    entity's likest relation (which it always is). "Travels: Tarrin, Ulm." (a weak fallback link,
+    `~travels`, at most 0.05 like "born") is no step: no entity completes the chain and the
+    expansion reaches the town (hops 2). "Travels: Dorn." (one name: a rule-made link, weight 1)
+    is no step either: the chain does not complete at the town, whose path ranks below the
+    composer's (taken as the step, with a relative likeness of 0.8, the chain completed at the
+    towns and they ranked first as the walk's answers). "Burial: Kessel, Ulm.", a weak link like
+    "die" that stands for no pattern type (so judged by its words, not as `born_in`'s), completes
+    its chain: the walk's ranking stands, the town with the walk's best score."""
     pages = {
         **NOTES,
         "nahan.md": "# Nahan Tone Poem\n\nNahan Tone Poem is a piece for oboe. Nahan Tone Poem was composed by "
         "Hensa Grethm.",
         "hensa.md": "# Hensa Grethm\n\nHensa Grethm is an oboist. Travels: Tarrin, Ulm.",
         "tarrin.md": PAGES["tarrin.md"],
+        "reel.md": "# Wedda Reel\n\nWedda Reel is a piece for fiddle. Wedda Reel was composed by Pira Solde.",
+        "pira.md": "# Pira Solde\n\nPira Solde is a fiddler. Travels: Dorn.",
+        "dorn.md": "# Dorn\n\nDorn is a ford with a stone bridge.",
         "lute.md": "# Lute Suite\n\nLute Suite is a piece for lute. Lute Suite was composed by Olaf Brinde.",
-        "olaf.md": "# Olaf Brinde\n\nOlaf Brinde is a cellist. Birthplace: Kessel.",
+        "olaf.md": "# Olaf Brinde\n\nOlaf Brinde is a cellist. Burial: Kessel, Ulm.",
         "kessel.md": PAGES["kessel.md"],
     }
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
         store = upload_pages(own, "kg-lone-link", pages)
-        unlike = own.vector_stores.search(
-            store.id,
-            query="Where was the composer of Nahan Tone Poem born?",
-            ranking_options=KG,  # type: ignore[arg-type]
-        )
-        found = {store.names[h.file_id]: (h.model_extra or {})["score_breakdown"] for h in unlike.data}
-        assert found.get("tarrin.md", {}).get("hops") == 2.0, found
-        like = own.vector_stores.search(
-            store.id,
-            query="Where was the composer of Lute Suite born?",
-            ranking_options=KG,  # type: ignore[arg-type]
-        )
-        assert store.ranked(like.data)[0] == "kessel.md", store.ranked(like.data)
-        assert all("hops" not in (h.model_extra or {})["score_breakdown"] for h in like.data), like.data
+
+        def kg(question: str) -> dict[str, dict[str, float]]:
+            found = own.vector_stores.search(store.id, query=question, ranking_options=KG)  # type: ignore[arg-type]
+            return {store.names[h.file_id]: (h.model_extra or {})["score_breakdown"] for h in found.data}
+
+        weak = kg("Where was the composer of Nahan Tone Poem born?")
+        assert weak.get("tarrin.md", {}).get("hops") == 2.0, weak
+        ruled = kg("Where was the composer of Wedda Reel born?")
+        assert ruled["dorn.md"]["graph"] < ruled["pira.md"]["graph"], ruled
+        like = kg("Where did the composer of Lute Suite die?")
+        assert like["kessel.md"]["graph"] == max(b["graph"] for b in like.values()), like
+        assert all("hops" not in b for b in like.values()), like
