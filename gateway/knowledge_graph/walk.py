@@ -9,13 +9,17 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
   it decays the path's weight a little (`DECAY`) and adds its type to the path's `matched` set;
 * any other typed edge decays it a lot (`UNASKED`), a co-occurrence edge more (`CO_OCCURS`), and
   only on the first hop: passing mentions (a directory table naming forty companies) lead nowhere;
+  a weak phrase link (`walk_step.weak`: the fallback's, `fallback.py`) that is no step is read as
+  the co-occurrence it is, and is no stated relation for `UNSURE_FRONTIER`;
 * relations no pattern typed (`~words`) and, for steps the question's grammar has but its wording
   named no type for, pattern types the question did not name, are steps too when they are like
   what the question still asks after the path (`Likeness.rest`: the question's vector with the
-  path's relations projected out), or when their words are nearly as like an asked type as their
-  likest type ("owes its existence to" for "the person behind"), unless they are more like one of
-  the question's relation words that no asked type's cue names ("was apprenticed to" is the
-  "mentor" of "In which town was the mentor of X born?", not its birthplace);
+  path's relations projected out; also at least `walk_step.WEAK_MIN` like it or an open word in
+  absolute terms: an entity's only phrase is always its own likest), or when their words are
+  nearly as like an asked type as their likest type ("owes its existence to" for "the person
+  behind"), unless they are more like one of the question's relation words that no asked type's
+  cue names ("was apprenticed to" is the "mentor" of "In which town was the mentor of X born?",
+  not its birthplace);
 * an entity keeps its best path, ranked by `potential`: weight x 3^(relations matched), so a path
   that completes one more step of the chain beats a shorter one that does not (`specific.py`,
   after the walk, reorders only paths that matched as many steps); paths that matched
@@ -67,7 +71,7 @@ from gateway.knowledge_graph.extract import PHRASE
 from gateway.knowledge_graph.phrases import Likeness as Relate
 from gateway.knowledge_graph.walk_likeness import compared_words, likeness
 from gateway.knowledge_graph.walk_path import STEP_GAIN, Reached
-from gateway.knowledge_graph.walk_step import Hop, step
+from gateway.knowledge_graph.walk_step import Hop, stated, step
 from storage.graph import GraphStore, MentionRow
 
 __all__ = ["MAX_HOPS", "Reached", "Relate", "chained", "chunk_scores", "walk"]
@@ -144,10 +148,10 @@ async def walk(
                 if v not in reached or base * (STEP_GAIN ** len(matched)) > reached[v].potential():
                     reached[v] = Reached(base, at.hops + 1, matched, u, into, at.trail | {u}, at, fan)
                     improved.add(v)
-                    if e.type == "co_occurs":
-                        linked.discard(v)
-                    else:
+                    if stated(e, at, matched):
                         linked.add(v)
+                    else:
+                        linked.discard(v)
         # paths that still follow the chain are widened first; after them (at most MAX_FRONTIER in
         # all), paths along stated relations that matched no step yet, at their low weight: where the
         # question's words for a step match none of the text's (MiniLM sees nothing of founding in

@@ -4,7 +4,8 @@ question's chain, and what it leaves the path weighing.
 `step` reads one edge end `u -> v` from the path `at` (u's path as the hop started) and returns the
 factor the path's weight is multiplied by and the relations it has matched after the step: an asked
 type (`DECAY`), a phrase standing for one (`KIND_STEP`), a phrase like what the question still asks
-(`PHRASE_STEP`), or no step of the chain (`UNASKED`, `CO_OCCURS` on the first hop only); the rules
+(`PHRASE_STEP`, when also at least `WEAK_MIN` like it), or no step of the chain (`UNASKED`,
+`CO_OCCURS` on the first hop only, as a `weak` link that is no step); the rules
 each kind of step is held to are `walk.py`'s docstring. The walk's frontier loop (`walk.walk`) keeps
 each entity's best path; this module decides nothing about which paths go on.
 """
@@ -31,6 +32,14 @@ KIND_STEP = 0.8  # per hop along a phrase standing for a relation type the quest
 KIND_NEAR = 0.7  # an asked type this like a phrase, relative to the phrase's likest type, is what it stands for
 SAME = 0.8  # a phrase this like one already on the path is that relation again
 PHRASE_NEAR = 0.75  # a phrase much less like the question than the entity's best one is no step of its chain
+# a phrase is a step by its words only when at least this like what the question still asks or an
+# open word of it (`Tables.strength`, its best cosine), not just for being its entity's likest (an
+# entity's only phrase always is: "Travels: T" taken for "born"). At the spread MiniLM gives short
+# labels unrelated to a question ("letters" 0.03, "travels" 0.05 to "Where was the composer of X
+# born?"), not at `walk_likeness.WORD_MIN` (0.2), which says whether a word is named at an entity
+# at all. A thin margin on the spent corpora (`ARCHITECTURE.md`): blind lost a step 0.094 like its
+# question and gained two ranks from non-steps 0.02 and 0.08 like theirs; no other corpus lost any
+WEAK_MIN = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +106,7 @@ def step(e: Edge, u: str, v: str, at: Reached, hop: Hop) -> tuple[float, frozens
         and words is not None
         and e.type not in at.matched
         and _near(like, words, u)
+        and strength.get(u, {}).get(words, 0.0) >= WEAK_MIN
         and own(relate, fit.get(words), at.hops)
         and not passed(relate, e.type, at.hops, len(at.matched))
         # nor is a phrase standing for such a type (more like its words than like any
@@ -133,7 +143,28 @@ def step(e: Edge, u: str, v: str, at: Reached, hop: Hop) -> tuple[float, frozens
                 factor *= UNSUPPORTED
     else:
         factor, matched = UNASKED * (0.5 if e.type.startswith(PHRASE) else 1.0), at.matched
+    if matched == at.matched and weak(e):
+        # a weak link that is no step of the chain says no more than that the two are named
+        # together: weighed as a co-occurrence, first hop only, and no stated relation (`stated`)
+        if hop.index > 0:
+            return None
+        factor = CO_OCCURS * e.weight
     return factor, matched
+
+
+def weak(e: Edge) -> bool:
+    """A phrase link no rule made: the fallback's (`fallback.WEIGHT` < 1 per statement, split among
+    the names it links; every rule writes 1.0). The weight is the one the store sums over the chunks
+    and files stating the link (`index.py`, `GraphStore.hop`), so a fallback link stated in 2 to 4
+    places reaches 1.0 and reads as rule-made: a label repeated is taken as some evidence of the
+    relation (which rule made a link is not stored)."""
+    return e.type.startswith(PHRASE) and e.weight < 1.0
+
+
+def stated(e: Edge, at: Reached, matched: frozenset[str]) -> bool:
+    """Whether the step along `e` reached its entity by a stated relation (`walk.UNSURE_FRONTIER`):
+    not along a co-occurrence, nor a weak link that is no step of the chain (read as one)."""
+    return e.type != "co_occurs" and not (matched == at.matched and weak(e))
 
 
 def _kind(kinds: dict[str, dict[str, float]], words: str, wanted: set[str] | None = None) -> tuple[str | None, float]:

@@ -16,12 +16,11 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-import pytest
 from openai import OpenAI
 
 from tests.knowledge_graph.test_knowledge_graph import KG
 from tests.support.procs import Backend, gateway
-from tests.support.retrieval_helpers import wait_ingested
+from tests.support.retrieval_helpers import upload_pages, wait_ingested
 
 # pages sharing the question's words (so hybrid search fills its top 10 with them)
 NOTES = {
@@ -41,20 +40,10 @@ PAGES = {
 
 
 # With the fallback link (#28 session 13, `fallback.py`) the composers' "Letters: Tarrin, Ulm." is
-# `composer ~letters town` (weight 0.25 each), and the walk steps along it as the chain's "born"
-# step, so the chain completes at the towns and expansion never runs: `walk._likeness` scores a
-# phrase relative to the likest option at its entity (`ratio = sims / best`), and the column of the
-# rest of the question counts at any positive cosine (`valid[0] = best[0] > 0`), so an entity's only
-# phrase is always "near" (0.8 >= PHRASE_NEAR) however unlike "born" it is. Expected: a phrase this
-# unlike what the question asks is no step (an absolute floor on the rest column, or a phrase
-# step's weight). The walk is not the fallback's file (being split into `walk_step.py`); strict, so
-# the mark goes when the walk is mended.
-_LETTERS_AS_BORN = pytest.mark.xfail(
-    strict=True, reason="the walk takes a lone weak `~letters` phrase for the question's 'born' step"
-)
-
-
-@_LETTERS_AS_BORN
+# `composer ~letters town` (weight 0.25 each), a link no rule made. "letters" is no step of the
+# question's chain; the walk used to follow it anyway as a non-step (`UNASKED`, as "written by"
+# again), so the towns were the walk's own hits and the expansion placed none of them. A weak link
+# that is no step is read as the co-occurrence it is (`walk_step.step`): on the first hop only.
 def test_a_chain_no_entity_completes_lets_the_names_of_pages_reach_the_answer(backend: Backend, tmp_path: Path) -> None:
     question = "Where was the composer of Nahan Tone Poem born?"
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
@@ -85,7 +74,6 @@ def test_a_chain_no_entity_completes_lets_the_names_of_pages_reach_the_answer(ba
                 assert scores[i] <= below[0], (i, scores, hops)
 
 
-@_LETTERS_AS_BORN
 def test_one_entity_completing_the_chain_keeps_the_walks_ranking_and_filters_hold(
     backend: Backend, tmp_path: Path
 ) -> None:
@@ -122,3 +110,46 @@ def test_one_entity_completing_the_chain_keeps_the_walks_ranking_and_filters_hol
         found = {names[h.file_id]: (h.model_extra or {})["score_breakdown"] for h in tied.data}
         assert "tarrin.md" not in found, list(found)
         assert found.get("kessel.md", {}).get("hops") == 2.0, found
+
+
+def test_a_lone_link_unlike_the_step_is_none_while_a_like_one_completes_the_chain(
+    backend: Backend, tmp_path: Path
+) -> None:
+    """At an entity whose only relation onward is one phrase link, the link is a step only when it
+    is like what the question asks in absolute terms (`walk_step.WEAK_MIN`), not for being the
+    entity's likest relation (which it always is). "Travels: Tarrin, Ulm." (a weak fallback link,
+    `~travels`, at most 0.05 like "born") is no step: no entity completes the chain and the
+    expansion reaches the town (hops 2). "Travels: Dorn." (one name: a rule-made link, weight 1)
+    is no step either: the chain does not complete at the town, whose path ranks below the
+    composer's (taken as the step, with a relative likeness of 0.8, the chain completed at the
+    towns and they ranked first as the walk's answers). "Burial: Kessel, Ulm.", a weak link like
+    "die" that stands for no pattern type (so judged by its words, not as `born_in`'s), completes
+    its chain: the walk's ranking stands, the town with the walk's best score."""
+    pages = {
+        **NOTES,
+        "nahan.md": "# Nahan Tone Poem\n\nNahan Tone Poem is a piece for oboe. Nahan Tone Poem was composed by "
+        "Hensa Grethm.",
+        "hensa.md": "# Hensa Grethm\n\nHensa Grethm is an oboist. Travels: Tarrin, Ulm.",
+        "tarrin.md": PAGES["tarrin.md"],
+        "reel.md": "# Wedda Reel\n\nWedda Reel is a piece for fiddle. Wedda Reel was composed by Pira Solde.",
+        "pira.md": "# Pira Solde\n\nPira Solde is a fiddler. Travels: Dorn.",
+        "dorn.md": "# Dorn\n\nDorn is a ford with a stone bridge.",
+        "lute.md": "# Lute Suite\n\nLute Suite is a piece for lute. Lute Suite was composed by Olaf Brinde.",
+        "olaf.md": "# Olaf Brinde\n\nOlaf Brinde is a cellist. Burial: Kessel, Ulm.",
+        "kessel.md": PAGES["kessel.md"],
+    }
+    with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
+        own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
+        store = upload_pages(own, "kg-lone-link", pages)
+
+        def kg(question: str) -> dict[str, dict[str, float]]:
+            found = own.vector_stores.search(store.id, query=question, ranking_options=KG)  # type: ignore[arg-type]
+            return {store.names[h.file_id]: (h.model_extra or {})["score_breakdown"] for h in found.data}
+
+        weak = kg("Where was the composer of Nahan Tone Poem born?")
+        assert weak.get("tarrin.md", {}).get("hops") == 2.0, weak
+        ruled = kg("Where was the composer of Wedda Reel born?")
+        assert ruled["dorn.md"]["graph"] < ruled["pira.md"]["graph"], ruled
+        like = kg("Where did the composer of Lute Suite die?")
+        assert like["kessel.md"]["graph"] == max(b["graph"] for b in like.values()), like
+        assert all("hops" not in b for b in like.values()), like

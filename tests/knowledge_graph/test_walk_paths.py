@@ -7,7 +7,7 @@ and a step is read from the path it extended (`Reached.prior`), not the one its 
 an asked type the question places at a hop is no step of a path that has passed that hop; one
 relation twice onward is two steps (the same relation from the other side, to a sibling, is not);
 a three-hop chain's later words are no reason to step early, and two-hop plans are exempt from
-both hop rules.
+both hop rules. A link is weak (`walk_step.weak`) when the fallback made it, not a rule.
 """
 
 from __future__ import annotations
@@ -16,12 +16,16 @@ import asyncio
 
 import numpy as np
 
+from gateway.knowledge_graph import fallback
+from gateway.knowledge_graph.extract import RuleExtractor
 from gateway.knowledge_graph.hops import hop_plan
+from gateway.knowledge_graph.index import build_file_graph
 from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.phrases import PhraseVectors
 from gateway.knowledge_graph.question import kind_nouns, relation_words
 from gateway.knowledge_graph.specific import specific
 from gateway.knowledge_graph.walk import Reached, chunk_scores, walk
+from gateway.knowledge_graph.walk_step import weak
 from storage.graph import Edge, MentionRow
 from tests.support.toy_graph import Embed, ToyGraph, basis_embedder
 from vectorstore.embedders import LocalEmbedder
@@ -320,3 +324,20 @@ def test_a_step_that_lost_its_entity_still_counts_in_its_paths_fan_out() -> None
     assert reached["B"].via == "P" and reached["D"].via == "Q", reached
     after = specific(reached, [[], []], 2)
     assert after["D"].potential() == after["C"].potential() < reached["D"].potential()
+
+
+def test_a_link_is_weak_when_the_fallback_made_it_not_a_rule() -> None:
+    """`walk_step.weak` tells the fallback's links from the rules' by weight alone: the fallback writes
+    less than 1 per statement (`fallback.WEIGHT`, split among the names), a rule 1.0. Should either
+    change, this fails rather than the walk silently holding rule-made links to the fallback's
+    reading (or the reverse)."""
+    assert fallback.WEIGHT < 1.0
+    text = "# Pira Solde\n\nPira Solde is a fiddler. Travels: Dorn. Burial: Kessel, Ulm."
+    graph = build_file_graph(RuleExtractor(), "s", "f", "pira.md", [("c", text)], [])
+    links = {
+        (r.type, r.target): weak(Edge(r.source, r.target, r.type, r.weight, ("f",)))
+        for r in graph.relations
+        if r.type != "co_occurs"
+    }
+    # a one-name key line is read by a rule; the two-name one only by the fallback
+    assert links == {("~travels", "dorn"): False, ("~burial", "kessel"): True, ("~burial", "ulm"): True}, links
