@@ -17,6 +17,7 @@ from gateway.knowledge_graph.question_words import (
     DETS,
     ING_PREPOSITIONS,
     NO_OWNER,
+    PARTICLES,
     PREPS,
     PTOKEN,
     TITLE_CONNECTORS,
@@ -74,6 +75,16 @@ _REQUEST_LEAD = re.compile(
     r"|(?-i:i\s+(?:need|want)|find))\s+",
     re.I,
 )
+# an imperative phrasal verb, its particle after it, before a definite noun phrase ("look up the ...",
+# "dig out the ...", "Pull up the ..."): a request to find the thing the phrase names, whatever the
+# verb (the listed leads, `_REQUEST_LEAD`, name the request verbs that take no particle). Read as one
+# only when the phrase after it is a chain's noun phrase alone (`_noun_phrase`: it runs into a link
+# and holds two, "the hometown of X's founder"); a verb with an object pronoun is no such request
+# ("send me the invoice of ...": a recipient), nor one with a plain object ("list the contents of a
+# directory": a manual page's NAME line, no particle)
+_PHRASAL_REQUEST = re.compile(rf"^\W*([A-Za-z][a-z]+)\s+(?:{'|'.join(sorted(PARTICLES))})\s+(?=the\s+[a-z0-9])")
+
+
 # a definite noun phrase standing alone as the query, in either case, with or without "?": "The
 # town the founder of X was born in", "the alma mater of the producer who set up Y?", "X's
 # editor's birthplace" (a search box's phrasing of "What is ...?"): it opens on "the" and a
@@ -147,6 +158,10 @@ def as_question(query: str) -> str:
             return _np_question(query[lead.end() :])
     if _BARE_NP.match(query) is not None and _noun_phrase(query):
         return _np_question(query)
+    if (verb := _PHRASAL_REQUEST.match(query)) is not None and verb.group(1).lower() not in _NOT_A_REQUEST:
+        rest = query[verb.end() :]
+        if _noun_phrase(rest):
+            return _np_question(rest)
     if query.rstrip().endswith("?"):
         return query  # one put without its question word ("Does X ...?")
     m = _REQUEST.match(query) or _I_REQUEST_TITLE.match(query)

@@ -52,6 +52,40 @@ def test_a_bare_chain_counts_its_relations(text: str, count: int) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "asked", "count"),
+    [
+        ("look up the hometown of Tove Lind's teacher", "What is the hometown of Tove Lind's teacher?", 2),
+        (
+            "look up the founder of Brask Lamp's maker's publisher",
+            "What is the founder of Brask Lamp's maker's publisher?",
+            3,
+        ),
+        ("Dig out the birthplace of Orrin Dale's old boss", "What is the birthplace of Orrin Dale's old boss?", 2),
+    ],
+)
+def test_a_phrasal_verbs_request_reads_as_the_question(text: str, asked: str, count: int) -> None:
+    """An imperative phrasal verb before a chain's noun phrase ("look up the ...") asks what "What is
+    ...?" asks: its possessives link relations as a question's do (read as text with no question
+    word, the possessives counted nothing: one relation)."""
+    assert as_question(text) == asked
+    assert steps(text) == count
+    assert hop_words(text) == hop_words(asked)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a phrasal verb before a phrase holding no chain, or with no definite object
+        "set up the timeout of the proxy",
+        "look up a word in the dictionary of Tove Lind's school",
+        "back up files of the user's home",
+    ],
+)
+def test_a_phrasal_verb_before_no_chain_is_left_as_it_is(text: str) -> None:
+    assert as_question(text) == text
+
+
+@pytest.mark.parametrize(
     "text",
     [
         # statements about a definite noun phrase (it runs into an auxiliary)
