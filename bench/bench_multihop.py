@@ -326,7 +326,7 @@ async def print_paths(
         rows.setdefault(outcome.path, []).append(hit)
         if outcome.path in show:
             hits = " ".join(f"{name}={int(h)}" for name, h in hit.items())
-            print(f"    [{outcome.path}] {q.hops}-hop {q.text!r} entities={outcome.q_entities} {hits}")
+            print(f"    [{outcome.path}] {q.hops}-hop {q.text!r} entities={outcome.query_entities} {hits}")
         if outcome.path in ("unsure", "chain", "one-step"):
             by_ties.setdefault(min(outcome.tied, 3), []).append(hit)
     print("multi-hop questions by the kg ranker's path (top-10 hit rate per method):")
