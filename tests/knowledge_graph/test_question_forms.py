@@ -183,6 +183,10 @@ def test_a_question_words_has_is_not_the_copula(text: str) -> None:
         ("What kind of region is Brask Works' home village in?", 2),
         # a particle's "out of" at the end is the contact clause's preposition, counted once
         ("What is the city the maker of Brask Lamp operates out of?", 2),
+        # the classifier as a copular question's head before a contact clause, asked or requested
+        ("What is the part of the country the hometown of Tove Lind lies in?", 2),
+        ("tell me the part of the country the birthplace of the founder of Brask Works lies in", 3),
+        ("Looking for the part of the city the founder of Brask Works lives in", 2),
     ],
 )
 def test_a_kinds_copula_and_a_particles_of_count_once(question: str, count: int) -> None:
@@ -197,6 +201,8 @@ def test_a_kinds_copula_and_a_particles_of_count_once(question: str, count: int)
         ("What is the province it is part of?", 1),  # a stranded "of" after no particle
         ("Which county is Tove Lind's birthplace?", 1),  # no stranded preposition, a possessive's head
         ("Which member of the band is the song about?", 2),  # "member" is no classifier: its "of" links
+        # "member" heading a contact clause: its "of" links too
+        ("What is the member of the band the founder of Brask Works hired?", 3),
     ],
 )
 def test_look_alikes_of_the_kinds_copula_keep_their_count(question: str, count: int) -> None:
