@@ -41,7 +41,7 @@ from gateway.knowledge_graph.blend import RankedHit, blend
 from gateway.knowledge_graph.expand import completing, expansion, interleave, phrased
 from gateway.knowledge_graph.extract import Extractor
 from gateway.knowledge_graph.hops import hop_plan
-from gateway.knowledge_graph.keys import longest, lower_keys, query_keys, rare_lower
+from gateway.knowledge_graph.keys import longest, lower_keys, numeric, query_keys, rare_lower
 from gateway.knowledge_graph.one_phrase import one_phrase
 from gateway.knowledge_graph.one_phrase import paged as titled_pages
 from gateway.knowledge_graph.patterns import cues
@@ -141,7 +141,8 @@ class Ranker:
         chain = steps(query)  # relations in the question's chain, by its grammar alone
         # the question's entities are lower-case runs (page titles): a chain's, or (placing only the
         # pages one phrase step away after hybrid's first hit, `_one_phrase`) a one-relation question's
-        lowered = not keys and (chain >= 2 or (chain == 1 and relate is not None))
+        # (a key opening on a number, "2012 documentary", names nothing: a year before a title)
+        lowered = all(map(numeric, keys)) and (chain >= 2 or (chain == 1 and relate is not None))
         if lowered:
             # a chain question typed in lower case names nothing capitalised: its plain word runs
             # are looked up instead (one batch), the longest known kept, a single word only if rare;
