@@ -16,11 +16,18 @@ from pathlib import Path
 
 from openai import OpenAI
 
-from gateway.knowledge_graph.keys import MAX_LOWER_WORD_FILES, lower_keys
+from gateway.knowledge_graph.keys import MAX_LOWER_WORD_FILES, lower_keys, numeric
 from tests.knowledge_graph.test_knowledge_expansion import PAGES
 from tests.knowledge_graph.test_knowledge_graph import KG
 from tests.support.procs import Backend, gateway
 from tests.support.retrieval_helpers import wait_ingested
+
+# a page whose title opens on an article, as a film's or a book's does ("The Quell Affair"): the
+# store's key for it keeps the article (`index.title_of`)
+QUELL = {
+    "quell.md": "# The Quell Affair\n\nThe Quell Affair is a tone poem of 1931. The Quell Affair was composed by "
+    "Olaf Brinde."
+}
 
 # a word some text capitalises ("the Oboe") in more files than a typed name is likely to be in
 OBOE = {
@@ -32,7 +39,7 @@ OBOE = {
 def test_lower_case_questions(backend: Backend, tmp_path: Path) -> None:
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
-        pages = {**PAGES, **OBOE}
+        pages = {**PAGES, **OBOE, **QUELL}
         ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in pages.items()}
         store = own.vector_stores.create(name="kg-lower", file_ids=list(ids.values()))
         wait_ingested(own, store.id, timeout=180)
@@ -69,3 +76,28 @@ def test_lower_case_questions(backend: Backend, tmp_path: Path) -> None:
         common = "which composer cared for the oboe reed"
         assert "oboe" in lower_keys(common)
         assert entities(common) == [] and ranked(common, ranking_options=KG) == ranked(common)
+
+        # a year before a lower-case title ("the 1931 tone poem ..."): a key opening on a number names
+        # nothing capitalised, so the question is read as typed in lower case; the title opens on an
+        # article, which the page's title keeps: the run "the quell affair" is looked up too
+        dated = "where was the composer of the 1931 tone poem the quell affair born"
+        assert "the quell affair" in lower_keys(dated)
+        assert [e.lower() for e in entities(dated)] == ["the quell affair"], entities(dated)
+        assert "kessel.md" not in ranked(dated), ranked(dated)
+        assert "kessel.md" in ranked(dated, ranking_options=KG)[:5], ranked(dated, ranking_options=KG)
+
+
+def test_a_key_opening_on_a_number_names_nothing() -> None:
+    """A year or a count typed before a lower-case title is no name ("2012 documentary"); a code
+    whose number follows its letters is ("xr 500")."""
+    assert numeric("1931") and numeric("2012 documentary winter")
+    assert not numeric("xr 500") and not numeric("nahan tone poem")
+
+
+def test_a_lower_case_title_may_open_on_an_article_or_a_preposition() -> None:
+    """Runs of two words or more opening on an article or a preposition are candidates too, after
+    the others; never one ending on a function word, nor the word alone."""
+    keys = lower_keys("who photographed after prinzheim and the drystar affair")
+    assert {"after prinzheim", "the drystar affair"} <= set(keys)
+    assert "the" not in keys and "after" not in keys and "and the" not in keys
+    assert keys.index("the drystar affair") > keys.index("drystar affair")
