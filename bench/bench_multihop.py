@@ -325,8 +325,8 @@ async def print_paths(
         hit = {name: q.answer in (await method(q.text))[:K] for name, method in compared.items()}
         rows.setdefault(outcome.path, []).append(hit)
         if outcome.path in show:
-            hits = " ".join(f"{name}={int(h)}" for name, h in hit.items())
-            print(f"    [{outcome.path}] {q.hops}-hop {q.text!r} entities={outcome.query_entities} {hits}")
+            marks = " ".join(f"{name}={int(h)}" for name, h in hit.items())
+            print(f"    [{outcome.path}] {q.hops}-hop {q.text!r} entities={outcome.query_entities} {marks}")
         if outcome.path in ("unsure", "chain", "one-step"):
             by_ties.setdefault(min(outcome.tied, 3), []).append(hit)
     print("multi-hop questions by the kg ranker's path (top-10 hit rate per method):")
