@@ -74,6 +74,7 @@ MAX_LOWER_KEYS = 48  # a lower-case question's candidate runs looked up (one bat
 # it, while a common word some text capitalised ("files", "linux") is all over a large store
 MAX_LOWER_WORD_FILES = 10
 MAX_OPENED_KEYS = 16  # runs opening on an article or a preposition (`lower_keys`), looked up too
+_OPENERS = ARTICLES | PREPS  # the words such a run opens on
 
 
 def _edge(token: str) -> bool:
@@ -106,7 +107,7 @@ def lower_keys(query: str) -> list[str]:
         normalise(" ".join(tokens[i : i + n]))
         for n in range(5, 1, -1)
         for i in range(len(tokens) - n + 1)
-        if tokens[i].lower() in ARTICLES | PREPS
+        if tokens[i].lower() in _OPENERS
         and not _edge(tokens[i + n - 1])
         and not any(t.lower() in _AUXILIARY for t in tokens[i : i + n])
         and not _edge(tokens[i + 1])
@@ -117,7 +118,8 @@ def lower_keys(query: str) -> list[str]:
 
 def numeric(key: str) -> bool:
     """Whether a key opens on a number ("2012", "2012 documentary"): a year or a count typed before a
-    lower-case title names nothing capitalised, so the question is read as typed in lower case."""
+    lower-case title names nothing capitalised, so the question is read as typed in lower case (a
+    number that is itself a title, "1984", is looked up there too: the ranker's lower-case path)."""
     return key.split(" ", 1)[0].isdigit()
 
 

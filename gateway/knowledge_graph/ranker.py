@@ -149,9 +149,12 @@ class Ranker:
             # a one-relation one only for `_one_phrase` (hybrid's ranking leads: ranked by the walk,
             # 200 manual pages' NAME lines and the single-hop corpus lost 0.009 and 0.007 nDCG@10;
             # this way neither lost any, #28 session 13)
-            lower = lower_keys(query)
+            lower = list(dict.fromkeys([*lower_keys(query), *keys]))  # `keys`: numbers alone here
             known, spread = await self.graph.entity_counts(store_id, lower) if lower else ({}, {})
             rare = rare_lower(longest(list(known)), spread)
+            # the question's own number keys too, whatever their spread, as capitalised keys are
+            # taken: a number may title a page ("the author of 1984"), and a year is in many files
+            rare += [k for k in keys if k in known and k not in rare]
             # and only a run the store has a page about (the title of one of its documents: their
             # subject rows come first): a name typed in lower case is a page's title ("winter in
             # jolkova"), while a common word the text capitalised somewhere ("Remove", "Directory":
