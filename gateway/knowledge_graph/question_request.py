@@ -17,7 +17,6 @@ from gateway.knowledge_graph.question_words import (
     DETS,
     ING_PREPOSITIONS,
     NO_OWNER,
-    PARTICLES,
     PREPS,
     PTOKEN,
     TITLE_CONNECTORS,
@@ -75,14 +74,21 @@ _REQUEST_LEAD = re.compile(
     r"|(?-i:i\s+(?:need|want)|find))\s+",
     re.I,
 )
-# an imperative phrasal verb, its particle after it, before a definite noun phrase ("look up the ...",
-# "dig out the ...", "Pull up the ..."): a request to find the thing the phrase names, whatever the
-# verb (the listed leads, `_REQUEST_LEAD`, name the request verbs that take no particle). Read as one
-# only when the phrase after it is a chain's noun phrase alone (`_noun_phrase`: it runs into a link
-# and holds two, "the hometown of X's founder"); a verb with an object pronoun is no such request
-# ("send me the invoice of ...": a recipient), nor one with a plain object ("list the contents of a
-# directory": a manual page's NAME line, no particle)
-_PHRASAL_REQUEST = re.compile(rf"^\W*([A-Za-z][a-z]+)\s+(?:{'|'.join(sorted(PARTICLES))})\s+(?=the\s+[a-z0-9])")
+# an imperative phrasal verb of finding before a noun phrase ("look up the ...", "dig out the ...",
+# "Track down X's ..."), bare or asked politely ("please look up ...", "can you look up ..."): a
+# request to find the thing the phrase names, as `_REQUEST_LEAD`'s verbs with no particle are. A
+# closed class of English (a finding verb with its particle: look up, dig out, track down, hunt up,
+# seek out, find out, work out, pull up, ...): any verb with a particle read
+# action commands as chains ("back up the database of the user's account" is no question). Read as
+# one only when the phrase after it is a chain's noun phrase alone (`_noun_phrase`: it runs into a
+# link and holds two, "the hometown of X's founder"), and not a possessive determiner's ("look up my
+# mom's friend's number": the owner is the speaker's)
+_PHRASAL_REQUEST = re.compile(
+    r"^\W*(?:please\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
+    r"(?:look\s+up|dig\s+(?:up|out)|track\s+down|hunt\s+(?:up|out|down)|(?:seek|search|find|figure|work"
+    r"|fish|ferret)\s+out|pull\s+up)\s+(?=\w)",
+    re.I,
+)
 
 
 # a definite noun phrase standing alone as the query, in either case, with or without "?": "The
@@ -158,9 +164,10 @@ def as_question(query: str) -> str:
             return _np_question(query[lead.end() :])
     if _BARE_NP.match(query) is not None and _noun_phrase(query):
         return _np_question(query)
-    if (verb := _PHRASAL_REQUEST.match(query)) is not None and verb.group(1).lower() not in _NOT_A_REQUEST:
+    if (verb := _PHRASAL_REQUEST.match(query)) is not None:
         rest = query[verb.end() :]
-        if _noun_phrase(rest):
+        opener = TOKEN.findall(rest)[0].lower()
+        if _BARE_NP.match(rest) and opener not in DETS - ARTICLES and _noun_phrase(rest):
             return _np_question(rest)
     if query.rstrip().endswith("?"):
         return query  # one put without its question word ("Does X ...?")
