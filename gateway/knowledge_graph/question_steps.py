@@ -73,6 +73,10 @@ _STRANDED_OF_END = re.compile(r"\s(?:an?\s+)?[a-z]\w*\s+of\s*\?\s*$")
 _PARTICLE_OF_END = re.compile(r"\s(?:out|off)\s+of\s*\??\s*$", re.I)
 _COPULA_NOUN_OF_END = re.compile(r"\s(?:is|are|was|were)\s+(?:an?\s+)?[a-z]\w*\s+of\s*\??\s*$", re.I)
 _STRANDED_END = re.compile(r"\s(?:in|from|at|on|to|for|with|under|by|near)\s*\?\s*$", re.I)
+# the same stranded preposition closing a contact clause, asked or requested ("... lies in"): the
+# locative clause `_KIND_HEAD` reads; "the genre of the film the director of X made" asks the
+# genre of the film, its "of" a relation
+_STRANDED_CLAUSE_END = re.compile(r"\s(?:in|from|at|on|to|for|with|under|by|near)\s*\??\s*$", re.I)
 # a copula's complement that is a bare noun with "to": "Which harbour is home to ..."
 _BARE_TO = re.compile(rf"\s+(?!{DETERMINER}\b)[a-z]\w*\s+to\b", re.I)
 # a possessive naming a relation of what it follows: "X's founder", "the Skiers' captain" (not "it's")
@@ -223,7 +227,7 @@ def steps(query: str) -> int:
     lowered = _lower_contact(query) if lower_case and kind is None and wh is not None else None
     if kind is not None and kind.group(1) is not None:
         links -= 1  # "What part OF the country is ...": the kind's own "of"
-    elif _KIND_HEAD.match(query):
+    elif _KIND_HEAD.match(query) and _STRANDED_CLAUSE_END.search(query):
         links -= 1  # "What is the part OF the country the ... lies in?": the same "of"
     if kind is not None and _STRANDED_END.search(query):
         pass  # "Which region is the location of X in?": the preposition is the question's own relation
