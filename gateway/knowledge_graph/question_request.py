@@ -81,8 +81,8 @@ _REQUEST_LEAD = re.compile(
 # seek out, find out, work out, pull up, ...): any verb with a particle read
 # action commands as chains ("back up the database of the user's account" is no question). Read as
 # one only when the phrase after it is a chain's noun phrase alone (`_noun_phrase`: it runs into a
-# link and holds two, "the hometown of X's founder"), and not a possessive determiner's ("look up my
-# mom's friend's number": the owner is the speaker's)
+# link and holds two, "the hometown of X's founder"; a possessive determiner owns no name's chain,
+# "look up my mom's friend's number")
 _PHRASAL_REQUEST = re.compile(
     r"^\W*(?:please\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
     r"(?:look\s+up|dig\s+(?:up|out)|track\s+down|hunt\s+(?:up|out|down)|(?:seek|search|find|figure|work"
@@ -166,8 +166,7 @@ def as_question(query: str) -> str:
         return _np_question(query)
     if (verb := _PHRASAL_REQUEST.match(query)) is not None:
         rest = query[verb.end() :]
-        opener = TOKEN.findall(rest)[0].lower()
-        if _BARE_NP.match(rest) and opener not in DETS - ARTICLES and _noun_phrase(rest):
+        if _BARE_NP.match(rest) and _noun_phrase(rest):
             return _np_question(rest)
     if query.rstrip().endswith("?"):
         return query  # one put without its question word ("Does X ...?")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from openai import OpenAI
 
-from gateway.knowledge_graph.keys import MAX_LOWER_WORD_FILES, lower_keys, numeric
+from gateway.knowledge_graph.keys import MAX_LOWER_KEYS, MAX_LOWER_WORD_FILES, MAX_OPENED_KEYS, lower_keys, numeric
 from tests.knowledge_graph.test_knowledge_expansion import PAGES
 from tests.knowledge_graph.test_knowledge_graph import KG
 from tests.support.procs import Backend, gateway
@@ -29,6 +29,18 @@ QUELL = {
     "Olaf Brinde."
 }
 
+# a title that is a number ("1984"), and a year many pages mention: a question whose only key is
+# that number is read on the lower-case path, which must still take the number that titles a page
+NOVEL = {
+    "novel.md": "# 1984\n\n1984 is a novel of a grim state. 1984 was written by Edric Vale.",
+    "vale.md": "# Edric Vale\n\nEdric Vale is a writer. Edric Vale was born in Morrowby.",
+    "morrowby.md": "# Morrowby\n\nMorrowby is a market town with a stone bridge.",
+    **{
+        f"ledger{i}.md": f"# Guild ledger {i}\n\nIn 1984 the guild met {i} times; the 1984 ledger grew."
+        for i in range(MAX_LOWER_WORD_FILES + 2)
+    },
+}
+
 # a word some text capitalises ("the Oboe") in more files than a typed name is likely to be in
 OBOE = {
     f"oboe{i}.md": f"# Reed care {i}\n\nSoak the reed of the Oboe for a minute; tip {i} on reeds and cane."
@@ -39,7 +51,7 @@ OBOE = {
 def test_lower_case_questions(backend: Backend, tmp_path: Path) -> None:
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
-        pages = {**PAGES, **OBOE, **QUELL}
+        pages = {**PAGES, **OBOE, **QUELL, **NOVEL}
         ids = {n: own.files.create(file=(n, io.BytesIO(t.encode())), purpose="assistants").id for n, t in pages.items()}
         store = own.vector_stores.create(name="kg-lower", file_ids=list(ids.values()))
         wait_ingested(own, store.id, timeout=180)
@@ -86,12 +98,28 @@ def test_lower_case_questions(backend: Backend, tmp_path: Path) -> None:
         assert "kessel.md" not in ranked(dated), ranked(dated)
         assert "kessel.md" in ranked(dated, ranking_options=KG)[:5], ranked(dated, ranking_options=KG)
 
+        # a number that is a title ("1984"), the question's only key: its page is the entity (in more
+        # files than a typed lower-case name, as a year is), and the walk reaches the writer's town
+        for numbered in ("Where was the author of 1984 born?", "where was the author of 1984 born"):
+            assert entities(numbered) == ["1984"], entities(numbered)
+            assert "morrowby.md" in ranked(numbered, ranking_options=KG)[:3], ranked(numbered, ranking_options=KG)
+
 
 def test_a_key_opening_on_a_number_names_nothing() -> None:
     """A year or a count typed before a lower-case title is no name ("2012 documentary"); a code
     whose number follows its letters is ("xr 500")."""
     assert numeric("1931") and numeric("2012 documentary winter")
     assert not numeric("xr 500") and not numeric("nahan tone poem")
+
+
+def test_runs_opening_on_an_article_have_their_own_cap() -> None:
+    """The runs opening on an article or a preposition go into the same one batch lookup as the
+    others: at most MAX_OPENED_KEYS of them (longest first), however long the question."""
+    long = "who drew " + " and ".join(f"the {w} mill by the {w} weir" for w in "red tan ash oak elm yew fir".split())
+    keys = lower_keys(long)
+    opened = [k for k in keys if k.split(" ", 1)[0] in {"the", "by"}]
+    assert len(opened) == MAX_OPENED_KEYS, opened
+    assert len(keys) <= MAX_LOWER_KEYS + MAX_OPENED_KEYS
 
 
 def test_a_lower_case_title_may_open_on_an_article_or_a_preposition() -> None:
