@@ -78,11 +78,11 @@ _REQUEST_LEAD = re.compile(
 # "Track down X's ..."), bare or asked politely ("please look up ...", "can you look up ..."): a
 # request to find the thing the phrase names, as `_REQUEST_LEAD`'s verbs with no particle are. A
 # closed class of English (a finding verb with its particle: look up, dig out, track down, hunt up,
-# seek out, find out, work out, pull up, ...): any verb with a particle read
-# action commands as chains ("back up the database of the user's account" is no question). Read as
-# one only when the phrase after it is a chain's noun phrase alone (`_noun_phrase`: it runs into a
-# link and holds two, "the hometown of X's founder"; a possessive determiner owns no name's chain,
-# "look up my mom's friend's number")
+# seek out, find out, work out, pull up, ...): any verb with a particle read action commands as
+# chains ("back up the database of the user's account" is no question). Read as one only when the
+# phrase after it is a chain's noun phrase alone (`_noun_phrase`: it runs into a link and holds two,
+# "the hometown of X's founder"; a possessive determiner owns no name's chain, "look up my mom's
+# friend's number")
 _PHRASAL_REQUEST = re.compile(
     r"^\W*(?:please\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
     r"(?:look\s+up|dig\s+(?:up|out)|track\s+down|hunt\s+(?:up|out|down)|(?:seek|search|find|figure|work"
