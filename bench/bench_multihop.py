@@ -37,7 +37,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -271,7 +271,7 @@ async def run_corpus(
                         await method(questions[0].text)
                 results = {name: await evaluate(questions, method) for name, method in compared.items()}
                 if args.paths:
-                    await print_paths(r, store_id, questions, compared)
+                    await print_paths(r, store_id, questions, compared, args.show_path)
                 texts = [q.text for q in questions]
                 if {"kg", "hybrid"} <= compared.keys():
                     speed = await interleaved(texts, compared["kg"], compared["hybrid"], args.speed_repeat)
@@ -301,7 +301,9 @@ async def run_corpus(
     return results
 
 
-async def print_paths(r: Retrieval, store_id: str, questions: list[Question], compared: dict[str, Method]) -> None:
+async def print_paths(
+    r: Retrieval, store_id: str, questions: list[Question], compared: dict[str, Method], show: Sequence[str] = ()
+) -> None:
     """Per phase of the kg ranker that answered (`RankOutcome.path`: "hybrid" only, the PageRank
     "fallback", the walk "unsure" with two-hop expansion interleaved, a completed "chain", a
     "one-step" walk, a "one-phrase" one: hybrid's ranking with the pages one phrase step away),
@@ -309,7 +311,8 @@ async def print_paths(r: Retrieval, store_id: str, questions: list[Question], co
     by the number of entities completing the chain at the best weight
     (`RankOutcome.tied`, walk paths only; counted after `specific.py`'s division since #28 session
     11, so groups from before it hold other questions): where the kg ranker loses to two-hop
-    expansion (#28)."""
+    expansion (#28). The questions of the paths in `show` are printed with their hop count, the
+    entities the ranker read and each method's hit (`--show-path`, spent corpora only)."""
     knowledge = await r.knowledge()
     backend = await r.backend()
     embedder = await r.embedder()
@@ -322,6 +325,9 @@ async def print_paths(r: Retrieval, store_id: str, questions: list[Question], co
         outcome = await knowledge.rank(backend, store_id, q.text, vector, k=K, filters=None)
         hit = {name: q.answer in (await method(q.text))[:K] for name, method in compared.items()}
         rows.setdefault(outcome.path, []).append(hit)
+        if outcome.path in show:
+            marks = " ".join(f"{name}={int(h)}" for name, h in hit.items())
+            print(f"    [{outcome.path}] {q.hops}-hop {q.text!r} entities={outcome.query_entities} {marks}")
         if outcome.path in ("unsure", "chain", "one-step"):
             by_ties.setdefault(min(outcome.tied, 3), []).append(hit)
     print("multi-hop questions by the kg ranker's path (top-10 hit rate per method):")
@@ -502,6 +508,13 @@ if __name__ == "__main__":
         action="store_true",
         help="multi-hop questions per kg ranker path (hybrid / fallback / unsure / chain / one-step) and per "
         "number of entities tied for the chain, with each method's top-10 hit rate",
+    )
+    parser.add_argument(
+        "--show-path",
+        nargs="*",
+        default=[],
+        help="with --paths, print the multi-hop questions taking these kg paths (e.g. one-phrase one-step; "
+        "spent corpora only: never on a blind one)",
     )
     parser.add_argument(
         "--lower", action="store_true", help="ask every question of the corpora in lower case, names too (#28)"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from gateway.knowledge_graph.extract import _CONNECTORS, _STOP, Extractor, Gazetteer, normalise
 from gateway.knowledge_graph.question import _AUXILIARY, _acronym, _name
 from gateway.knowledge_graph.question import TOKEN as _TOKEN
-from gateway.knowledge_graph.question_words import TITLE_CONNECTORS
+from gateway.knowledge_graph.question_words import ARTICLES, PREPS, TITLE_CONNECTORS
 
 MAX_TITLED_KEYS = 8  # titles with lower-case function words looked up per question (`_titled`)
 
@@ -73,6 +73,8 @@ MAX_LOWER_KEYS = 48  # a lower-case question's candidate runs looked up (one bat
 # files: a name the user typed in lower case ("jolkova") is on its page and a few that mention
 # it, while a common word some text capitalised ("files", "linux") is all over a large store
 MAX_LOWER_WORD_FILES = 10
+MAX_OPENED_KEYS = 16  # runs opening on an article or a preposition (`lower_keys`), looked up too
+_OPENERS = ARTICLES | PREPS  # the words such a run opens on
 
 
 def _edge(token: str) -> bool:
@@ -97,7 +99,28 @@ def lower_keys(query: str) -> list[str]:
             if _edge(gram[0]) or _edge(gram[-1]) or any(t.lower() in _AUXILIARY for t in gram):
                 continue
             keys.append(normalise(" ".join(gram)))
-    return list(dict.fromkeys(k for k in keys if k))[:MAX_LOWER_KEYS]
+    # a title opening on an article or a preposition ("the drystar affair", "after tarn", "the last
+    # of ely": a page's title keeps them, `index.title_of`): its runs of two words or more that open
+    # on one, looked up after the others (own budget: they are what the walk needs when the rest are
+    # common words) and kept only if the graph knows them and a page is titled by them (the caller's)
+    opened = [
+        normalise(" ".join(tokens[i : i + n]))
+        for n in range(5, 1, -1)
+        for i in range(len(tokens) - n + 1)
+        if tokens[i].lower() in _OPENERS
+        and not _edge(tokens[i + n - 1])
+        and not any(t.lower() in _AUXILIARY for t in tokens[i : i + n])
+        and not _edge(tokens[i + 1])
+    ]
+    plain = list(dict.fromkeys(k for k in keys if k))[:MAX_LOWER_KEYS]
+    return plain + [k for k in dict.fromkeys(opened) if k and k not in plain][:MAX_OPENED_KEYS]
+
+
+def numeric(key: str) -> bool:
+    """Whether a key opens on a number ("2012", "2012 documentary"): a year or a count typed before a
+    lower-case title names nothing capitalised, so the question is read as typed in lower case (a
+    number that is itself a title, "1984", is looked up there too: the ranker's lower-case path)."""
+    return key.split(" ", 1)[0].isdigit()
 
 
 def rare_lower(known: list[str], files: dict[str, int]) -> list[str]:

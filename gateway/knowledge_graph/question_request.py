@@ -74,6 +74,23 @@ _REQUEST_LEAD = re.compile(
     r"|(?-i:i\s+(?:need|want)|find))\s+",
     re.I,
 )
+# an imperative phrasal verb of finding before a noun phrase ("look up the ...", "dig out the ...",
+# "Track down X's ..."), bare or asked politely ("please look up ...", "can you look up ..."): a
+# request to find the thing the phrase names, as `_REQUEST_LEAD`'s verbs with no particle are. A
+# closed class of English (a finding verb with its particle: look up, dig out, track down, hunt up,
+# seek out, find out, work out, pull up, ...): any verb with a particle read action commands as
+# chains ("back up the database of the user's account" is no question). Read as one only when the
+# phrase after it is a chain's noun phrase alone (`_noun_phrase`: it runs into a link and holds two,
+# "the hometown of X's founder"; a possessive determiner owns no name's chain, "look up my mom's
+# friend's number")
+_PHRASAL_REQUEST = re.compile(
+    r"^\W*(?:please\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
+    r"(?:look\s+up|dig\s+(?:up|out)|track\s+down|hunt\s+(?:up|out|down)|(?:seek|search|find|figure|work"
+    r"|fish|ferret)\s+out|pull\s+up)\s+(?=\w)",
+    re.I,
+)
+
+
 # a definite noun phrase standing alone as the query, in either case, with or without "?": "The
 # town the founder of X was born in", "the alma mater of the producer who set up Y?", "X's
 # editor's birthplace" (a search box's phrasing of "What is ...?"): it opens on "the" and a
@@ -147,6 +164,10 @@ def as_question(query: str) -> str:
             return _np_question(query[lead.end() :])
     if _BARE_NP.match(query) is not None and _noun_phrase(query):
         return _np_question(query)
+    if (verb := _PHRASAL_REQUEST.match(query)) is not None:
+        rest = query[verb.end() :]
+        if _BARE_NP.match(rest) and _noun_phrase(rest):
+            return _np_question(rest)
     if query.rstrip().endswith("?"):
         return query  # one put without its question word ("Does X ...?")
     m = _REQUEST.match(query) or _I_REQUEST_TITLE.match(query)

@@ -51,17 +51,32 @@ _COPULA_HEAD = re.compile(
 # ("What part OF the country is ...") joins no two relations of the chain when the kind is a
 # classifier noun (a closed class of English: kind, type, sort, part, form, ...): group 1; "Which
 # member OF the band is ..." keeps its "of"
+_CLASSIFIERS = (
+    r"(?:kind|kinds|type|types|sort|sorts|part|parts|form|forms|variety|varieties"
+    r"|category|categories|class|classes|style|styles|genre|genres)"
+)
 _KIND_COPULA = re.compile(
-    r"^\W*(?:which|what)\s+(?:(?:kind|kinds|type|types|sort|sorts|part|parts|form|forms|variety|varieties"
-    r"|category|categories|class|classes|style|styles|genre|genres)\s+(of)\s+(?:the\s+)?[a-z]\w*"
+    rf"^\W*(?:which|what)\s+(?:{_CLASSIFIERS}\s+(of)\s+(?:the\s+)?[a-z]\w*"
     r"|(?!(?:is|are|was|were)\b)[a-z]\w*(?:\s+of\s+(?:the\s+)?[a-z]\w*)?)\s+(?:is|are|was|were)\s",
     re.I,
+)
+# the same classifier phrase as a copular question's head noun before a contact clause ("What is the
+# part OF the country the hometown of X lies in?", a request's "the part of the country the ..."
+# read as one, `as_question`): the kind asked for, as "Which part of the country is ...?" asks it;
+# its "of" joins no two relations, the clause's stranded preposition is the question's relation (a
+# determined noun after it, as the parser reads such a clause: "the kind of region the ..." is left)
+_KIND_HEAD = re.compile(
+    rf"^\W*what\s+(?:is|are|was|were)\s+the\s+{_CLASSIFIERS}\s+of\s+the\s+[a-z]\w*\s+(?:the|a|an)\s", re.I
 )
 # a kind's copula question ending on a bare noun and a stranded "of" ("... part of?", "... a member of?")
 _STRANDED_OF_END = re.compile(r"\s(?:an?\s+)?[a-z]\w*\s+of\s*\?\s*$")
 _PARTICLE_OF_END = re.compile(r"\s(?:out|off)\s+of\s*\??\s*$", re.I)
 _COPULA_NOUN_OF_END = re.compile(r"\s(?:is|are|was|were)\s+(?:an?\s+)?[a-z]\w*\s+of\s*\??\s*$", re.I)
 _STRANDED_END = re.compile(r"\s(?:in|from|at|on|to|for|with|under|by|near)\s*\?\s*$", re.I)
+# the same stranded preposition closing a contact clause, asked or requested ("... lies in"): the
+# locative clause `_KIND_HEAD` reads; "the genre of the film the director of X made" asks the
+# genre of the film, its "of" a relation
+_STRANDED_CLAUSE_END = re.compile(r"\s(?:in|from|at|on|to|for|with|under|by|near)\s*\??\s*$", re.I)
 # a copula's complement that is a bare noun with "to": "Which harbour is home to ..."
 _BARE_TO = re.compile(rf"\s+(?!{DETERMINER}\b)[a-z]\w*\s+to\b", re.I)
 # a possessive naming a relation of what it follows: "X's founder", "the Skiers' captain" (not "it's")
@@ -212,6 +227,8 @@ def steps(query: str) -> int:
     lowered = _lower_contact(query) if lower_case and kind is None and wh is not None else None
     if kind is not None and kind.group(1) is not None:
         links -= 1  # "What part OF the country is ...": the kind's own "of"
+    elif _KIND_HEAD.match(query) and _STRANDED_CLAUSE_END.search(query):
+        links -= 1  # "What is the part OF the country the ... lies in?": the same "of"
     if kind is not None and _STRANDED_END.search(query):
         pass  # "Which region is the location of X in?": the preposition is the question's own relation
     elif kind is not None and _STRANDED_OF_END.search(query):

@@ -41,7 +41,7 @@ from gateway.knowledge_graph.blend import RankedHit, blend
 from gateway.knowledge_graph.expand import completing, expansion, interleave, phrased
 from gateway.knowledge_graph.extract import Extractor
 from gateway.knowledge_graph.hops import hop_plan
-from gateway.knowledge_graph.keys import longest, lower_keys, query_keys, rare_lower
+from gateway.knowledge_graph.keys import longest, lower_keys, numeric, query_keys, rare_lower
 from gateway.knowledge_graph.one_phrase import one_phrase
 from gateway.knowledge_graph.one_phrase import paged as titled_pages
 from gateway.knowledge_graph.patterns import cues
@@ -141,16 +141,20 @@ class Ranker:
         chain = steps(query)  # relations in the question's chain, by its grammar alone
         # the question's entities are lower-case runs (page titles): a chain's, or (placing only the
         # pages one phrase step away after hybrid's first hit, `_one_phrase`) a one-relation question's
-        lowered = not keys and (chain >= 2 or (chain == 1 and relate is not None))
+        # (a key opening on a number, "2012 documentary", names nothing: a year before a title)
+        lowered = all(map(numeric, keys)) and (chain >= 2 or (chain == 1 and relate is not None))
         if lowered:
             # a chain question typed in lower case names nothing capitalised: its plain word runs
             # are looked up instead (one batch), the longest known kept, a single word only if rare;
             # a one-relation one only for `_one_phrase` (hybrid's ranking leads: ranked by the walk,
             # 200 manual pages' NAME lines and the single-hop corpus lost 0.009 and 0.007 nDCG@10;
             # this way neither lost any, #28 session 13)
-            lower = lower_keys(query)
+            lower = list(dict.fromkeys([*lower_keys(query), *keys]))  # `keys`: numbers alone here
             known, spread = await self.graph.entity_counts(store_id, lower) if lower else ({}, {})
             rare = rare_lower(longest(list(known)), spread)
+            # the question's own number keys too, whatever their spread, as capitalised keys are
+            # taken: a number may title a page ("the author of 1984"), and a year is in many files
+            rare += [k for k in keys if k in known and k not in rare]
             # and only a run the store has a page about (the title of one of its documents: their
             # subject rows come first): a name typed in lower case is a page's title ("winter in
             # jolkova"), while a common word the text capitalised somewhere ("Remove", "Directory":

@@ -52,6 +52,55 @@ def test_a_bare_chain_counts_its_relations(text: str, count: int) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "asked", "count"),
+    [
+        ("look up the hometown of Tove Lind's teacher", "What is the hometown of Tove Lind's teacher?", 2),
+        (
+            "look up the founder of Brask Lamp's maker's publisher",
+            "What is the founder of Brask Lamp's maker's publisher?",
+            3,
+        ),
+        ("Dig out the birthplace of Orrin Dale's old boss", "What is the birthplace of Orrin Dale's old boss?", 2),
+        # asked politely, or before a possessive noun phrase
+        ("please look up the hometown of Tove Lind's teacher", "What is the hometown of Tove Lind's teacher?", 2),
+        ("can you track down the hometown of Tove Lind's teacher?", "What is the hometown of Tove Lind's teacher?", 2),
+        ("look up Tove Lind's teacher's hometown", "What is Tove Lind's teacher's hometown?", 2),
+    ],
+)
+def test_a_phrasal_verbs_request_reads_as_the_question(text: str, asked: str, count: int) -> None:
+    """An imperative phrasal verb before a chain's noun phrase ("look up the ...") asks what "What is
+    ...?" asks: its possessives link relations as a question's do (read as text with no question
+    word, the possessives counted nothing: one relation)."""
+    assert as_question(text) == asked
+    assert steps(text) == count
+    assert hop_words(text) == hop_words(asked)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a phrasal verb before a phrase holding no chain, or with no definite object
+        "set up the timeout of the proxy",
+        "look up a word in the dictionary of Tove Lind's school",
+        "back up files of the user's home",
+        # a possessive determiner's owner is the speaker's: no chain from a name
+        "look up my mom's friend's number",
+        # a command's phrasal verb (no verb of finding) before a chain-like phrase: an action on it
+        "back up the database of the user's account",
+        "turn off the notifications of John's account",
+        "Set up the proxy of the cluster's ingress",
+        "shut down the process of the user's session",
+        "look out the window of Ada's car",
+    ],
+)
+def test_a_phrasal_verb_before_no_chain_is_left_as_it_is(text: str) -> None:
+    """Only a verb of finding with its particle makes a request of the phrase after it: a command
+    holding a possessive chain keeps its reading (one relation, as any text with no question word)."""
+    assert as_question(text) == text
+    assert steps(text) == 1
+
+
+@pytest.mark.parametrize(
     "text",
     [
         # statements about a definite noun phrase (it runs into an auxiliary)
@@ -149,6 +198,10 @@ def test_a_question_words_has_is_not_the_copula(text: str) -> None:
         ("What kind of region is Brask Works' home village in?", 2),
         # a particle's "out of" at the end is the contact clause's preposition, counted once
         ("What is the city the maker of Brask Lamp operates out of?", 2),
+        # the classifier as a copular question's head before a contact clause, asked or requested
+        ("What is the part of the country the hometown of Tove Lind lies in?", 2),
+        ("tell me the part of the country the birthplace of the founder of Brask Works lies in", 3),
+        ("Looking for the part of the city the founder of Brask Works lives in", 2),
     ],
 )
 def test_a_kinds_copula_and_a_particles_of_count_once(question: str, count: int) -> None:
@@ -163,6 +216,15 @@ def test_a_kinds_copula_and_a_particles_of_count_once(question: str, count: int)
         ("What is the province it is part of?", 1),  # a stranded "of" after no particle
         ("Which county is Tove Lind's birthplace?", 1),  # no stranded preposition, a possessive's head
         ("Which member of the band is the song about?", 2),  # "member" is no classifier: its "of" links
+        # "member" heading a contact clause: its "of" links too
+        ("What is the member of the band the founder of Brask Works hired?", 3),
+        # an attribute noun heading a contact clause that ends on no stranded preposition: the
+        # genre OF the film the director made, its "of" a relation
+        ("What is the genre of the film the director of Brask Works made?", 3),
+        ("What is the class of the ship the captain of the Endeavour commanded?", 3),
+        ("What is the style of the house the architect of the museum built?", 2),
+        ("What is the form of the verb the author of the grammar prefers?", 2),
+        ("What is the sort of the fish the chef at Brask Works cooks?", 2),
     ],
 )
 def test_look_alikes_of_the_kinds_copula_keep_their_count(question: str, count: int) -> None:
