@@ -24,9 +24,21 @@ from gateway.knowledge_graph.lists import plural_subject
 from gateway.knowledge_graph.tables import sentences as _sentences
 
 _WORD = re.compile(r"[^\W_][\w'\u2019\-\.&]*[^\W_]|[^\W_]", re.UNICODE)
-_TITLE_THE = re.compile(r"(?:[,;]|\b(?:and|or|to|at|by|from|of|with|for|in|on))\s+$")  # "..., The X Y"
+# a capitalised "The" after a comma or a lower-case word inside a sentence is a title's own: "..., The X
+# Y", "at The X Y", and after a verb, "He wrote The Broken Masque", "Its plays include The X Y" (only a
+# title keeps a capital there; at a sentence's start it is as often the article)
+_TITLE_THE = re.compile(r"(?:[,;]|\b[a-z][a-z'\u2019]*)\s+$")
 _I_CONTRACTION = re.compile(r"['\u2019](?:m|ve|d|ll)$")
 _CODE = re.compile(r"^(?=[^\d]*\d)(?=.*[^\W\d_])[\w\-\.]+$")  # letters and digits: X7, ZX-81, A320neo
+# a model's number after its name, "the Semmeth 95", "Boeing 747", "Route 66": one to three digits, a
+# lone word that is no date's (a month's name before a day, "May 5", is a date) and no stop word
+_NUMBER = re.compile(r"\d{1,3}")
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+# but a number before a plural noun counts it: "Paris 12 times", "Kell 3 goals" (not "was", "has", "is")
+_COUNTED = re.compile(r" (?!(?:was|has|is)\b)[a-z]+[^su\W]s\b")
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
 _BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone opening participle
 # a word of address: an opening word or two ("Sir", "Dear Sir") set off by a comma (a dash may follow)
@@ -218,6 +230,16 @@ class RuleExtractor:
                     and body[tokens[j].end() : tokens[j + 1].start()] == " "
                 ):
                     j += 1
+                if (  # "the Semmeth 95": a number of one to three digits straight after the name is its own
+                    j + 1 < len(tokens)
+                    and _NUMBER.fullmatch(tokens[j + 1].group())
+                    and body[tokens[j].end() : tokens[j + 1].start()] == " "
+                    and tokens[j].group().lower() not in _MONTHS
+                    and normalise(tokens[j].group()) not in _STOP
+                    and not (j + 2 < len(tokens) and body[tokens[j + 1].end() : tokens[j + 2].start()] in (".", ","))
+                    and not _COUNTED.match(body, tokens[j + 1].end())
+                ):
+                    j += 1
                 words = [t.group() for t in tokens[i : j + 1]]
                 a = i
                 # drop capitalised function words that open the span ("The Orbis", "After Quillon")
@@ -229,6 +251,7 @@ class RuleExtractor:
                     and words[0] == "The"
                     and len(words) >= 3
                     and _TITLE_THE.search(body[max(0, tokens[i].start() - 12) : tokens[i].start()])
+                    and " ".join(words[1:]).lower() not in known.lower  # "The Hague Court" of a title "Hague Court"
                 )
                 while words and not title_the and normalise(words[0]) in _STOP and not _CODE.match(words[0]):  # "It's"
                     words.pop(0)
