@@ -44,6 +44,7 @@ from gateway.knowledge_graph.names import guess_type as guess_type  # read here 
 from gateway.knowledge_graph.patterns import PATTERNS
 from gateway.knowledge_graph.tables import sentences as _sentences  # read here by gliner
 from gateway.knowledge_graph.tables import structured
+from gateway.knowledge_graph.headed import headed_links
 
 _CLAUSE = re.compile(r"\s(?:and|but|then|while)\s", re.IGNORECASE)  # a new clause: its subject is the sentence's
 _NO_OBJECT = re.compile(r"\s+(?:in|at|on|during|near|from)\s", re.IGNORECASE)  # after an active verb
@@ -188,6 +189,13 @@ def extract(
     graph.loose = fallback.fallback_links(
         text, _windows(_sentences(text)), spans, span_keys, subject_key, graph.relations, known.lower
     )
+    # a short table's or labelled list's names: subject ~<header or label> name, as weak
+    seen = {(src, dst) for src, dst, _, _ in graph.loose}
+    graph.loose += [
+        rel
+        for rel in headed_links(text, spans, span_keys, subject_key, known.lower, graph.relations)
+        if rel[:2] not in seen
+    ]
     keys = list(graph.counts)[:25]
     if subject_key and subject_key not in keys:
         keys.append(subject_key)
