@@ -34,6 +34,7 @@ from gateway.knowledge_graph.clauses import (
 )
 from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.coref import Coreference as Coreference  # read here by the index
+from gateway.knowledge_graph.headed import headed_links
 from gateway.knowledge_graph.here import here_relations
 from gateway.knowledge_graph.layouts import read_layouts
 from gateway.knowledge_graph.lists import coordinated, enumerated, included, spread, unpaired
@@ -44,7 +45,6 @@ from gateway.knowledge_graph.names import guess_type as guess_type  # read here 
 from gateway.knowledge_graph.patterns import PATTERNS
 from gateway.knowledge_graph.tables import sentences as _sentences  # read here by gliner
 from gateway.knowledge_graph.tables import structured
-from gateway.knowledge_graph.headed import headed_links
 
 _CLAUSE = re.compile(r"\s(?:and|but|then|while)\s", re.IGNORECASE)  # a new clause: its subject is the sentence's
 _NO_OBJECT = re.compile(r"\s+(?:in|at|on|during|near|from)\s", re.IGNORECASE)  # after an active verb

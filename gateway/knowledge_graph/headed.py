@@ -18,12 +18,22 @@ pass over the page's lines.
 
 from __future__ import annotations
 
-from gateway.knowledge_graph.clauses import PHRASE, Span
+import re
+
 from gateway.knowledge_graph import fallback
+from gateway.knowledge_graph.clauses import PHRASE, Span
 from gateway.knowledge_graph.fallback import _REMARK, CROWD, WEIGHT
 from gateway.knowledge_graph.tables import _ITEM, _LABEL_LINE, _QUALIFIER, _ROW, _RULE, _cells, _label, _lines, _Names
 
 Relation = tuple[str, str, str, float]
+
+
+_NUMERIC = re.compile(r"[\d][\d,. ]*")
+
+
+def _counted(text: str, cells: list[tuple[int, int]]) -> bool:
+    """Whether a row's other cells are all numbers ("| 38,900 |", "| 1,204 | 3 |")."""
+    return bool(cells) and all(_NUMERIC.fullmatch(text[a:b]) for a, b in cells)
 
 
 def _header(text: str, a: int, b: int, names: _Names) -> list[str]:
@@ -72,12 +82,14 @@ def headed_links(
                 j += 1
             if len(rows) >= 3 and all(_RULE.fullmatch(text[a:b]) for a, b in rows[1]):  # a header, a rule
                 body = rows[2:]
-                # a lone capitalised word too ("| Laitchford | 38,900 |" before its page is in the store):
-                # a value ("| Auto |") is as likely, but at most CROWD rows of it give a weak link or none
-                add(
-                    _header(text, *rows[0][0], names),
-                    [(names.cell(*row[0]) or names.word(*row[0])) if row else None for row in body],
-                )
+                # a lone capitalised word too when the rest of its row is numbers ("| Laitchford | 38,900 |"
+                # before the town's page is in the store: a count of a named thing); beside words it is
+                # as likely a value ("| Auto | Pick one automatically |")
+                found = [
+                    (names.cell(*row[0]) or (names.word(*row[0]) if _counted(text, row[1:]) else None)) if row else None
+                    for row in body
+                ]
+                add(_header(text, *rows[0][0], names), found)
             i = j
         elif (label := _LABEL_LINE.match(line)) and i + 1 < len(lines) and _ITEM.match(lines[i + 1][1]):
             j, items = i + 1, []

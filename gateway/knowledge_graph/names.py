@@ -31,7 +31,7 @@ _TITLE_THE = re.compile(r"(?:[,;]|\b[a-z][a-z'\u2019]*)\s+$")
 _I_CONTRACTION = re.compile(r"['\u2019](?:m|ve|d|ll)$")
 _CODE = re.compile(r"^(?=[^\d]*\d)(?=.*[^\W\d_])[\w\-\.]+$")  # letters and digits: X7, ZX-81, A320neo
 # a model's number after its name, "the Semmeth 95", "Boeing 747", "Route 66": one to three digits, a
-# lone word that is no date's (a month's name before a day, "Oct 5", is a date; its full name is a stop word) and no stop word
+# word that is no date's (a month's name before a day, "Oct 5", is a date; a full name is a stop word)
 _NUMBER = re.compile(r"\d{1,3}")
 _MONTHS = frozenset(
     "january february march april may june july august september october november december "

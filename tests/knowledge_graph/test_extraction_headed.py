@@ -20,10 +20,8 @@ def _links(text: str, *titles: str) -> dict[tuple[str, str], tuple[str, float]]:
 
 def test_a_short_table_of_names_links_the_subject_by_its_header() -> None:
     # "Vask" is no title yet (its page comes later): a lone capitalised word in such a column counts
-    links = _links(
-        "# Orlo\n\nThe Orlo district is hilly.\n\n| Town | Population (1901) |\n|---|---|\n| Kelby | 9,100 |\n| Vask | 3,000 |\n",
-        "Kelby",
-    )
+    table = "| Town | Population (1901) |\n|---|---|\n| Kelby | 9,100 |\n| Vask | 3,000 |\n"
+    links = _links(f"# Orlo\n\nThe Orlo district is hilly.\n\n{table}", "Kelby")
     assert links[("orlo", "kelby")] == ("~town", WEIGHT / 2)
     assert links[("orlo", "vask")] == ("~town", WEIGHT / 2)
 
@@ -41,6 +39,7 @@ def test_a_short_list_under_a_label_links_the_subject_by_the_label() -> None:
         "| Town | Population |\n|---|---|\n| Kelby | 9,100 |\n| many | 3,000 |\n",  # a cell that is no name
         "See also:\n- Kelby Star\n- Orlo Maid\n",  # a remark's label
         "| Option | Meaning |\n|---|---|\n| -v | Kelby Star |\n",  # names in the second column only
+        "| Value | Meaning |\n|---|---|\n| Auto | Pick one |\n| Never | Skip it |\n",  # lone words beside words
     ],
 )
 def test_look_alikes_give_no_headed_link(body: str) -> None:

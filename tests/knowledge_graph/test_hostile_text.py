@@ -119,7 +119,7 @@ def test_a_capitalised_the_in_a_sentence_without_end_looks_back_a_few_characters
     scanned = _Scanned(names._TITLE_THE)
     monkeypatch.setattr(names, "_TITLE_THE", scanned)
     spans = {s.text for s in RuleExtractor().spans(text, Gazetteer([]))}
-    assert {"Orrin Table Guide", "The Vask House"} <= spans  # after "word": the article; after "of": the title
+    assert {"The Orrin Table Guide", "The Vask House"} <= spans  # a capital "The" after a lower-case word: a title's
     assert 0 < scanned.chars < 20 * len(text)  # the whole prefix at each "The": 10**9 characters
 
 
