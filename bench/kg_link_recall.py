@@ -23,9 +23,8 @@ lists them) and the expected ones missed.
 
 With `--fallback` each corpus is extracted twice, without and with the general fallback link
 (`gateway/knowledge_graph/fallback.py`: the page's subject to each name no rule relates, labelled by
-its clause's words; with it `headed.py`'s weak links from short tables and labelled lists): the
-recall of both, the fallback links stored per file, and (with `--show-misses`) the missed links it
-adds and their labels; `--real N` counts the fallback links on N
+its clause's words): the recall of both, the fallback links stored per file, and (with
+`--show-misses`) the missed links it adds and their labels; `--real N` counts the fallback links on N
 manual pages (`bench/real_pages.py`, text where every such link is junk or nearly so) and prints a
 sample; the precision cases are read without and with it.
 

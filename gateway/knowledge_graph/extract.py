@@ -34,7 +34,6 @@ from gateway.knowledge_graph.clauses import (
 )
 from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.coref import Coreference as Coreference  # read here by the index
-from gateway.knowledge_graph.headed import headed_links
 from gateway.knowledge_graph.here import here_relations
 from gateway.knowledge_graph.layouts import read_layouts
 from gateway.knowledge_graph.lists import coordinated, enumerated, included, spread, unpaired
@@ -189,13 +188,6 @@ def extract(
     graph.loose = fallback.fallback_links(
         text, _windows(_sentences(text)), spans, span_keys, subject_key, graph.relations, known.lower
     )
-    # a short table's or labelled list's names: subject ~<header or label> name, as weak
-    seen = {(src, dst) for src, dst, _, _ in graph.loose}
-    graph.loose += [
-        rel
-        for rel in headed_links(text, spans, span_keys, subject_key, known.lower, graph.relations)
-        if rel[:2] not in seen
-    ]
     keys = list(graph.counts)[:25]
     if subject_key and subject_key not in keys:
         keys.append(subject_key)
