@@ -43,8 +43,10 @@ _KEY = re.compile(
 _FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)  # a code block's fence: its lines are no prose
 # markdown's inline code span (`like this`; it may run on past a line break, not past a blank line):
 # an identifier, a command or a path, no name the page relates to, and no words of a relation ("The
-# answer is `CompactedResponse`"); each match ends at the next backtick, so finding them is linear
-_INLINE = re.compile(r"`(?:[^`\n]|\n(?![ \t]*\n))+`")
+# answer is `CompactedResponse`"); only a lone backtick opens or closes one, so a fence's ``` pairs
+# with no later backtick of the prose (which would blank the prose between); each match ends at the
+# next backtick, so finding them is linear
+_INLINE = re.compile(r"(?<!`)`(?!`)(?:[^`\n]|\n(?![ \t]*\n))+(?<!`)`(?!`)")
 # keys that announce a remark or an attribution, not a relation ("Note: A and B", "See also: A",
 # "Source: W", "Photo: P")
 _REMARK = frozenset(

@@ -31,14 +31,24 @@ _TITLE_THE = re.compile(r"(?:[,;]|\b[a-z][a-z'\u2019]*)\s+$")
 _I_CONTRACTION = re.compile(r"['\u2019](?:m|ve|d|ll)$")
 _CODE = re.compile(r"^(?=[^\d]*\d)(?=.*[^\W\d_])[\w\-\.]+$")  # letters and digits: X7, ZX-81, A320neo
 # a model's number after its name, "the Semmeth 95", "Boeing 747", "Route 66": one to three digits, a
-# word that is no date's (a month's name before a day, "Oct 5", is a date; a full name is a stop word)
+# word that is no date's (a month's or a weekday's short name before a day, "Oct 5", "Sun 25 Apr", is a
+# date; a full name is a stop word)
 _NUMBER = re.compile(r"\d{1,3}")
-_MONTHS = frozenset(
+_DATED = frozenset(
     "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+    "jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun".split()
 )
-# but a number before a plural noun counts it: "Paris 12 times", "Kell 3 goals" (not "was", "has", "is")
-_COUNTED = re.compile(r" (?!(?:was|has|is)\b)[a-z]+[^su\W]s\b")
+# what may follow a name's number: the sentence's end, a clause's punctuation (not a thousands group
+# "1,000", a figure "95 %", "1/2", a range "1 - 4", "0 -> 9"), a capitalised word, or a lower-case word
+# (group 1), read by `_numbered`
+_AFTER_NUMBER = re.compile(r"\s*(?:$|[.;:!?()\[\]\"'\u201d\u2019]|,(?!\d)|(?=[A-Z])|([a-z][a-z'\u2019]*))")
+# the stop words that may follow a name's number: function words and auxiliaries ("was", "and", "of"),
+# not a title, a count or a quantifier ("ms", "one", "first", "many": "CPU 30 ms", "Gate 7 first")
+_AFTER_NAME = _STOP - frozenset(
+    "mr mrs ms dr st one two three first second last new old other another such many much more most all "
+    "some each every no".split()
+)
+_VERB_S = re.compile(r"[a-z]{2,}[^su\W]s$|[a-z]{3,}ed$")  # "supports", "runs", "carried"; not "ms", "class"
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
 _BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone opening participle
 # a word of address: an opening word or two ("Sir", "Dear Sir") set off by a comma (a dash may follow)
@@ -230,15 +240,7 @@ class RuleExtractor:
                     and body[tokens[j].end() : tokens[j + 1].start()] == " "
                 ):
                     j += 1
-                if (  # "the Semmeth 95": a number of one to three digits straight after the name is its own
-                    j + 1 < len(tokens)
-                    and _NUMBER.fullmatch(tokens[j + 1].group())
-                    and body[tokens[j].end() : tokens[j + 1].start()] == " "
-                    and tokens[j].group().lower() not in _MONTHS
-                    and normalise(tokens[j].group()) not in _STOP
-                    and not (j + 2 < len(tokens) and body[tokens[j + 1].end() : tokens[j + 2].start()] in (".", ","))
-                    and not _COUNTED.match(body, tokens[j + 1].end())
-                ):
+                if _numbered(tokens, i, j, body):  # "the Semmeth 95": the number is the name's own
                     j += 1
                 words = [t.group() for t in tokens[i : j + 1]]
                 a = i
@@ -321,3 +323,31 @@ class _Taken:
 def _namelike(word: str) -> bool:
     # "I" and its contractions ("I'm", "I've", "I'd", "I'll") are the pronoun, no name
     return bool(word[:1].isupper() or _CODE.match(word)) and _I_CONTRACTION.sub("", word.lower()) != "i"
+
+
+def _numbered(tokens: list[re.Match[str]], i: int, j: int, body: str) -> bool:
+    """Whether the one-to-three-digit number straight after the name `tokens[i..j]` is the name's own
+    ("the Semmeth 95", "Boeing 747", "GCC 12"): a title named before its page is known must be found
+    whole, or its link is stored under "semmeth" and never meets the title's page. Not a date's day
+    ("Oct 5", "Sun 25 Apr"), not after a function word, and only when what follows the number ends
+    the name: the sentence's end, a clause's punctuation, a capitalised word or a function word or
+    auxiliary ("the Semmeth 95 was ...", "Windows 10 and 11"). Any other lower-case word makes the
+    number a count or a measure ("Kelby 12 times", "Rome 3 km", "Paris 1 day", "CPU 30 ms"), except
+    a verb's present or past form when the name opens its sentence, the verb's subject ("Python 3
+    supports type hints", "The Semmeth 95 carries ..."). A score ("Leeds 2, Hull 1") or an age ("John
+    Smith 42, a teacher") reads as a model's number: grammar alone does not tell them from a list of
+    models ("Windows 10, Windows 11") or an apposition ("the Boeing 747, a wide-body jet")."""
+    if not (
+        j + 1 < len(tokens)
+        and _NUMBER.fullmatch(tokens[j + 1].group())
+        and body[tokens[j].end() : tokens[j + 1].start()] == " "
+        and tokens[j].group().lower() not in _DATED
+        and normalise(tokens[j].group()) not in _STOP
+    ):
+        return False
+    after = _AFTER_NUMBER.match(body, tokens[j + 1].end())
+    if after is None:
+        return False
+    word = after.group(1)
+    opens = i == 0 or (i == 1 and tokens[0].group() in ("the", "a", "an"))  # "* the Semmeth 95 carries ..."
+    return word is None or word in _AFTER_NAME or (opens and _VERB_S.search(word) is not None)

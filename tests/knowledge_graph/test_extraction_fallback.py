@@ -111,6 +111,12 @@ def test_the_guards_look_alikes_link_without_what_they_guard() -> None:
     assert links[("tarn guild", "orlo cache")] == ("~deleted specified from", WEIGHT)
 
 
+def test_prose_after_a_code_block_keeps_its_link_before_an_inline_code_span() -> None:
+    # the fence's closing ``` is no inline code span's opening backtick: the prose up to `tg` is prose
+    links = _links("# Tarn Guild\n\n```\nx = 1\n```\nAfter Ada Vell bought it, the road was widened. Run `tg`.\n")
+    assert links[("ada vell", "tarn guild")] == ("~bought", WEIGHT)
+
+
 def test_a_name_in_inline_code_gets_no_fallback_link_but_its_field_neighbour_does() -> None:
     # the key's value names two: the one in `code` is an identifier, the other keeps the whole link
     links = _links("# Tarn Guild\n\nBackend: Orlo Cache or `Vask Store`")

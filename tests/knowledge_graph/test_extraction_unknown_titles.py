@@ -3,8 +3,8 @@ titles grow file by file, so the gazetteer does not know it yet and the rule ext
 find the whole name, or the link is stored under another key than the title's page (the question's
 start) and the two never meet. A capitalised "The" after a lower-case word inside a sentence is the
 title's own ("He wrote The Broken Masque"; not when the rest is a known title, "The Hague Court" of
-"Hague Court"), and a model's number after its name is part of it ("the Semmeth 95"; not a day of a
-month, a count before a plural noun, a thousands group). Through ingestion's `build_file_graph` with
+"Hague Court"), and a model's number after its name is part of it ("the Semmeth 95"; not a date's day, a
+count or a measure, a figure, a range, a thousands group). Through ingestion's `build_file_graph` with
 no titles known; fictional names, the test's own wording."""
 
 from __future__ import annotations
@@ -39,12 +39,25 @@ def test_a_models_number_is_part_of_its_name() -> None:
     assert any(src == "orlo aeroworks" and dst == "vask 95" for src, dst, _ in links), links
 
 
+def test_a_verb_after_the_number_of_the_sentences_subject_keeps_it() -> None:
+    # the subject's verb, not a counted noun: one page must not key one model two ways
+    assert _names("Python 3 supports type hints.") == ["Python 3"]
+    assert _names("the Semmeth 95 carries ten.") == ["Semmeth 95"]
+
+
 @pytest.mark.parametrize(
     ("text", "names"),
     [
         ("Ada Vell came home on Oct 5.", ["Ada Vell", "Oct"]),  # a day of a month, abbreviated
-        ("The Vask flew to Kelby 12 times.", ["Vask", "Kelby"]),  # a count before a plural noun
+        ("Sun 25 Apr 2021 was fine.", ["Sun", "Apr"]),  # a weekday's short name before a day
+        ("The Vask flew to Kelby 12 times.", ["Vask", "Kelby"]),  # a count: the name is no subject
         ("Kelby 1,000 strong marched.", ["Kelby"]),  # a thousands group
+        ("They went to Rome 3 km away.", ["Rome"]),  # a measure: a lower-case word, not a verb's form
+        ("They stayed in Paris 1 day.", ["Paris"]),
+        ("CPU 30 ms is the budget.", ["CPU"]),  # "ms": a stop word (a title's), still a unit
+        ("Kelby 95 % up.", ["Kelby"]),  # a figure
+        ("Bin 0 -> 358596 bytes.", ["Bin"]),  # a range
+        ("By 30, Ada Vell was famous.", ["Ada Vell"]),  # a function word is no name a number follows
     ],
 )
 def test_a_number_that_is_no_part_of_the_name(text: str, names: list[str]) -> None:
