@@ -139,6 +139,11 @@ _FALLBACK_SHAPES = {
     "colons after names": lambda n: "Kelby: " * n,
     "a remark field of one name": lambda n: "Note: " + "; ".join(["Kelby"] * n) + "\n",
     "one name a sentence": lambda n: " ".join(f"Name{i} Town." for i in range(n)),
+    # markdown's inline code spans (each scan stops at the next backtick or blank line): runs of
+    # backticks, lone backticks between names, one unclosed backtick before a long page
+    "runs of backticks": lambda n: "Kelby ``` " * n,
+    "lone backticks": lambda n: "Kelby `a " * n,
+    "an unclosed backtick": lambda n: "`" + "Kelby was here.\n" * n,
 }
 
 
