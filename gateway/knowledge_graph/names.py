@@ -38,17 +38,17 @@ _DATED = frozenset(
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun".split()
 )
-# what may follow a name's number: the sentence's end, a clause's punctuation (not a thousands group
-# "1,000", a figure "95 %", "1/2", a range "1 - 4", "0 -> 9"), a capitalised word, or a lower-case word
-# (group 1), read by `_numbered`
-_AFTER_NUMBER = re.compile(r"\s*(?:$|[.;:!?()\[\]\"'\u201d\u2019]|,(?!\d)|(?=[A-Z])|([a-z][a-z'\u2019]*))")
-# the stop words that may follow a name's number: function words and auxiliaries ("was", "and", "of"),
-# not a title, a count or a quantifier ("ms", "one", "first", "many": "CPU 30 ms", "Gate 7 first")
-_AFTER_NAME = _STOP - frozenset(
-    "mr mrs ms dr st one two three first second last new old other another such many much more most all "
-    "some each every no".split()
+# what may follow a name's number: the sentence's end, punctuation or markup ("95.", "95**", "95)") but
+# not a figure, a range, a score or a sum ("95 %", "1/2", "1 - 4", "1\u20140", "0 -> 9", "1 + 1") nor a
+# thousands group ("1,000"), a capitalised word, or a lower-case word (group 1), read by `_numbered`
+_AFTER_NUMBER = re.compile(r"\s*(?:$|(?![%/\-\u2013\u2014+=<>]|,\d)[^\w\s]|(?=[A-Z])|([a-z][a-z'\u2019]*))")
+# the lower-case words that may follow a name's number: function words, auxiliaries and particles
+# ("was", "and", "of", "first", "up": "the Semmeth 95 was", "took the Vask 95 up"), not a title's
+# abbreviation that is a unit too ("ms": "CPU 30 ms")
+_AFTER_NAME = (_STOP - frozenset("mr mrs ms dr st".split())) | frozenset(
+    "up down out off over into onto under near through across between against around via per back away".split()
 )
-_VERB_S = re.compile(r"[a-z]{2,}[^su\W]s$|[a-z]{3,}ed$")  # "supports", "runs", "carried"; not "ms", "class"
+_VERB_S = re.compile(r"[a-z]{2,}[^su\W]s$")  # a present verb's "-s": "supports", "runs"; not "ms", "class"
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
 _BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone opening participle
 # a word of address: an opening word or two ("Sir", "Dear Sir") set off by a comma (a dash may follow)
@@ -334,7 +334,7 @@ def _numbered(tokens: list[re.Match[str]], i: int, j: int, body: str) -> bool:
     auxiliary ("the Semmeth 95 was ...", "Windows 10 and 11"). Any other lower-case word makes the
     number a count or a measure ("Kelby 12 times", "Rome 3 km", "Paris 1 day", "CPU 30 ms"), except
     a verb's present or past form when the name opens its sentence, the verb's subject ("Python 3
-    supports type hints", "The Semmeth 95 carries ..."). A score ("Leeds 2, Hull 1") or an age ("John
+    supports type hints", "The Semmeth 95 came out of ..."). A score ("Leeds 2, Hull 1") or an age ("John
     Smith 42, a teacher") reads as a model's number: grammar alone does not tell them from a list of
     models ("Windows 10, Windows 11") or an apposition ("the Boeing 747, a wide-body jet")."""
     if not (
@@ -350,4 +350,8 @@ def _numbered(tokens: list[re.Match[str]], i: int, j: int, body: str) -> bool:
         return False
     word = after.group(1)
     opens = i == 0 or (i == 1 and tokens[0].group() in ("the", "a", "an"))  # "* the Semmeth 95 carries ..."
-    return word is None or word in _AFTER_NAME or (opens and _VERB_S.search(word) is not None)
+    return (
+        word is None
+        or word in _AFTER_NAME
+        or (opens and (_VERB_S.search(word) is not None or _PAST.search(word.capitalize()) is not None))
+    )

@@ -43,6 +43,13 @@ def test_a_verb_after_the_number_of_the_sentences_subject_keeps_it() -> None:
     # the subject's verb, not a counted noun: one page must not key one model two ways
     assert _names("Python 3 supports type hints.") == ["Python 3"]
     assert _names("the Semmeth 95 carries ten.") == ["Semmeth 95"]
+    assert _names("Vask 95 came out of the works.") == ["Vask 95"]  # an irregular past
+
+
+def test_a_number_before_markup_a_particle_or_an_adverb_is_the_names() -> None:
+    assert _names("**Vask 95**\n\nIt flew.") == ["Vask 95"]  # markup, not only a sentence's punctuation
+    assert _names("They took the Vask 95 up for a flight.") == ["Vask 95"]  # a particle
+    assert _names("The Vask 95 first flew in 1976.") == ["Vask 95"]  # an adverb among the stop words
 
 
 @pytest.mark.parametrize(
@@ -57,6 +64,7 @@ def test_a_verb_after_the_number_of_the_sentences_subject_keeps_it() -> None:
         ("CPU 30 ms is the budget.", ["CPU"]),  # "ms": a stop word (a title's), still a unit
         ("Kelby 95 % up.", ["Kelby"]),  # a figure
         ("Bin 0 -> 358596 bytes.", ["Bin"]),  # a range
+        ("Kelby Town 1\u20140 Orlo Rovers.", ["Kelby Town", "Orlo Rovers"]),  # a score
         ("By 30, Ada Vell was famous.", ["Ada Vell"]),  # a function word is no name a number follows
     ],
 )
