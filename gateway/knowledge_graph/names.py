@@ -330,8 +330,9 @@ def _numbered(tokens: list[re.Match[str]], i: int, j: int, body: str) -> bool:
     ("the Semmeth 95", "Boeing 747", "GCC 12"): a title named before its page is known must be found
     whole, or its link is stored under "semmeth" and never meets the title's page. Not a date's day
     ("Oct 5", "Sun 25 Apr"), not after a function word, and only when what follows the number ends
-    the name: the sentence's end, a clause's punctuation, a capitalised word or a function word or
-    auxiliary ("the Semmeth 95 was ...", "Windows 10 and 11"). Any other lower-case word makes the
+    the name: the sentence's end, punctuation or markup but a figure's, a range's or a score's
+    ("95 %", "1\u20140"), a capitalised word, or a function word, auxiliary or particle ("the Semmeth
+    95 was ...", "Windows 10 and 11", "took the Vask 95 up"). Any other lower-case word makes the
     number a count or a measure ("Kelby 12 times", "Rome 3 km", "Paris 1 day", "CPU 30 ms"), except
     a verb's present or past form when the name opens its sentence, the verb's subject ("Python 3
     supports type hints", "The Semmeth 95 came out of ..."). A score ("Leeds 2, Hull 1") or an age ("John
