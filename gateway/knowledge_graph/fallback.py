@@ -41,6 +41,12 @@ _KEY = re.compile(
     r"^\s*[*\-\u2022]?\s*([A-Za-z][a-z\-']+(?: [A-Za-z][a-z\-']*){0,3})\s*:\s*"
 )  # "Birthplace: P", not "A:"
 _FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)  # a code block's fence: its lines are no prose
+# markdown's inline code span (`like this`; it may run on past a line break, not past a blank line):
+# an identifier, a command or a path, no name the page relates to, and no words of a relation ("The
+# answer is `CompactedResponse`"); only a lone backtick opens or closes one, so a fence's ``` pairs
+# with no later backtick of the prose (which would blank the prose between); each match ends at the
+# next backtick, so finding them is linear
+_INLINE = re.compile(r"(?<!`)`(?!`)(?:[^`\n]|\n(?![ \t]*\n))+(?<!`)`(?!`)")
 # keys that announce a remark or an attribution, not a relation ("Note: A and B", "See also: A",
 # "Source: W", "Photo: P")
 _REMARK = frozenset(
@@ -142,6 +148,21 @@ def _code(text: str) -> list[tuple[int, int]]:
     return list(zip(fences[::2], fences[1::2], strict=True))
 
 
+def _plain(text: str) -> tuple[str, list[int]]:
+    """`text` with each inline code span blanked (same length, so offsets hold), and the spans'
+    bounds in order (start, end, start, end, ...) for a binary search: one pass over the text."""
+    bounds: list[int] = []
+    for m in _INLINE.finditer(text):
+        bounds += [m.start(), m.end()]
+    if not bounds:
+        return text, bounds
+    pieces, pos = [], 0
+    for a, b in zip(bounds[::2], bounds[1::2], strict=True):
+        pieces += [text[pos:a], " " * (b - a)]
+        pos = b
+    return "".join(pieces) + text[pos:], bounds
+
+
 def _keyed(text: str, sentences: list[tuple[int, str]], starts: list[int]) -> list[tuple[int, str, bool]]:
     """The sentences, a bare "Key:" piece joined to its value (extraction cuts a sentence at ":"
     and ";"): the piece after it on its line and the key-less pieces that piece continues with ";"
@@ -221,6 +242,7 @@ def fallback_links(
     out: dict[tuple[str, str], tuple[str, float]] = {}
     starts = [s.start for s in spans]
     code = _code(text)
+    text, inline = _plain(text)  # a name in `code` gets no link; code's words label none
     block = first = last = 0
     for start, sentence, register in _keyed(text, sentences, starts):
         end = start + len(sentence)
@@ -256,6 +278,7 @@ def fallback_links(
                 and not (s.start == lead and " " not in s.text.strip() and keys[s.start] not in known)
                 and not _OWNER.match(text, s.end)
                 and not _OWNER.search(s.text)
+                and bisect_right(inline, s.start) % 2 == 0  # not inside an inline code span
             ):
                 lone[keys[s.start]] = s
         if key and not field:

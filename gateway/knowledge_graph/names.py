@@ -24,9 +24,31 @@ from gateway.knowledge_graph.lists import plural_subject
 from gateway.knowledge_graph.tables import sentences as _sentences
 
 _WORD = re.compile(r"[^\W_][\w'\u2019\-\.&]*[^\W_]|[^\W_]", re.UNICODE)
-_TITLE_THE = re.compile(r"(?:[,;]|\b(?:and|or|to|at|by|from|of|with|for|in|on))\s+$")  # "..., The X Y"
+# a capitalised "The" after a comma or a lower-case word inside a sentence is a title's own: "..., The X
+# Y", "at The X Y", and after a verb, "He wrote The Broken Masque", "Its plays include The X Y" (only a
+# title keeps a capital there; at a sentence's start it is as often the article)
+_TITLE_THE = re.compile(r"(?:[,;]|\b[a-z][a-z'\u2019]*)\s+$")
 _I_CONTRACTION = re.compile(r"['\u2019](?:m|ve|d|ll)$")
 _CODE = re.compile(r"^(?=[^\d]*\d)(?=.*[^\W\d_])[\w\-\.]+$")  # letters and digits: X7, ZX-81, A320neo
+# a model's number after its name, "the Semmeth 95", "Boeing 747", "Route 66": one to three digits, a
+# word that is no date's (a month's or a weekday's short name before a day, "Oct 5", "Sun 25 Apr", is a
+# date; a full name is a stop word)
+_NUMBER = re.compile(r"\d{1,3}")
+_DATED = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun".split()
+)
+# what may follow a name's number: the sentence's end, punctuation or markup ("95.", "95**", "95)") but
+# not a figure, a range, a score or a sum ("95 %", "1/2", "1 - 4", "1\u20140", "0 -> 9", "1 + 1") nor a
+# thousands group ("1,000"), a capitalised word, or a lower-case word (group 1), read by `_numbered`
+_AFTER_NUMBER = re.compile(r"\s*(?:$|(?![%/\-\u2013\u2014+=<>]|,\d)[^\w\s]|(?=[A-Z])|([a-z][a-z'\u2019]*))")
+# the lower-case words that may follow a name's number: function words, auxiliaries and particles
+# ("was", "and", "of", "first", "up": "the Semmeth 95 was", "took the Vask 95 up"), not a title's
+# abbreviation that is a unit too ("ms": "CPU 30 ms")
+_AFTER_NAME = (_STOP - frozenset("mr mrs ms dr st".split())) | frozenset(
+    "up down out off over into onto under near through across between against around via per back away".split()
+)
+_VERB_S = re.compile(r"[a-z]{2,}[^su\W]s$")  # a present verb's "-s": "supports", "runs"; not "ms", "class"
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
 _BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone opening participle
 # a word of address: an opening word or two ("Sir", "Dear Sir") set off by a comma (a dash may follow)
@@ -218,6 +240,8 @@ class RuleExtractor:
                     and body[tokens[j].end() : tokens[j + 1].start()] == " "
                 ):
                     j += 1
+                if _numbered(tokens, i, j, body):  # "the Semmeth 95": the number is the name's own
+                    j += 1
                 words = [t.group() for t in tokens[i : j + 1]]
                 a = i
                 # drop capitalised function words that open the span ("The Orbis", "After Quillon")
@@ -229,6 +253,7 @@ class RuleExtractor:
                     and words[0] == "The"
                     and len(words) >= 3
                     and _TITLE_THE.search(body[max(0, tokens[i].start() - 12) : tokens[i].start()])
+                    and " ".join(words[1:]).lower() not in known.lower  # "The Hague Court" of a title "Hague Court"
                 )
                 while words and not title_the and normalise(words[0]) in _STOP and not _CODE.match(words[0]):  # "It's"
                     words.pop(0)
@@ -298,3 +323,36 @@ class _Taken:
 def _namelike(word: str) -> bool:
     # "I" and its contractions ("I'm", "I've", "I'd", "I'll") are the pronoun, no name
     return bool(word[:1].isupper() or _CODE.match(word)) and _I_CONTRACTION.sub("", word.lower()) != "i"
+
+
+def _numbered(tokens: list[re.Match[str]], i: int, j: int, body: str) -> bool:
+    """Whether the one-to-three-digit number straight after the name `tokens[i..j]` is the name's own
+    ("the Semmeth 95", "Boeing 747", "GCC 12"): a title named before its page is known must be found
+    whole, or its link is stored under "semmeth" and never meets the title's page. Not a date's day
+    ("Oct 5", "Sun 25 Apr"), not after a function word, and only when what follows the number ends
+    the name: the sentence's end, punctuation or markup but a figure's, a range's or a score's
+    ("95 %", "1\u20140"), a capitalised word, or a function word, auxiliary or particle ("the Semmeth
+    95 was ...", "Windows 10 and 11", "took the Vask 95 up"). Any other lower-case word makes the
+    number a count or a measure ("Kelby 12 times", "Rome 3 km", "Paris 1 day", "CPU 30 ms"), except
+    a verb's present or past form when the name opens its sentence, the verb's subject ("Python 3
+    supports type hints", "The Semmeth 95 came out of ..."). A score ("Leeds 2, Hull 1") or an age ("John
+    Smith 42, a teacher") reads as a model's number: grammar alone does not tell them from a list of
+    models ("Windows 10, Windows 11") or an apposition ("the Boeing 747, a wide-body jet")."""
+    if not (
+        j + 1 < len(tokens)
+        and _NUMBER.fullmatch(tokens[j + 1].group())
+        and body[tokens[j].end() : tokens[j + 1].start()] == " "
+        and tokens[j].group().lower() not in _DATED
+        and normalise(tokens[j].group()) not in _STOP
+    ):
+        return False
+    after = _AFTER_NUMBER.match(body, tokens[j + 1].end())
+    if after is None:
+        return False
+    word = after.group(1)
+    opens = i == 0 or (i == 1 and tokens[0].group() in ("the", "a", "an"))  # "* the Semmeth 95 carries ..."
+    return (
+        word is None
+        or word in _AFTER_NAME
+        or (opens and (_VERB_S.search(word) is not None or _PAST.search(word.capitalize()) is not None))
+    )

@@ -89,9 +89,37 @@ def test_a_name_a_rule_relates_gets_no_fallback() -> None:
         "The Tarn River rises in the Orlo Hills.\n\nSource: Kelby Press",  # an attribution
         "From: Bob Lee\nTo: Ada Vell\nCc: Carl Berg",  # keys of a function word or two letters
         "A sample page:\n\n```markdown\nAda Vell founded us in 1961.\n```\n",  # a code block
+        "Backend: `Orlo Cache`",  # an inline code span: an identifier, no name the page relates to
+        "Delete specified Globals from Orlo Cache.",  # an imperative (`_instruction`)
+        "After Ada Vell sold the farm beside it, the road was widened.",  # "it" is the farm's (a determiner)
     ],
 )
 def test_look_alikes_give_no_fallback_link(body: str) -> None:
     links = _links(f"# Tarn Guild\n\n{body}")
     # the fallback's links either way (a rule's weigh 1.0: "depends: Orlo Cache" is the field rule's)
     assert not any("tarn guild" in pair and weight <= WEIGHT for pair, (_, weight) in links.items()), links
+
+
+def test_the_guards_look_alikes_link_without_what_they_guard() -> None:
+    # each look-alike above gives its link once the guarded word goes: the guards, not some other
+    # rule, keep those links out
+    links = _links("# Tarn Guild\n\nBackend: Orlo Cache")
+    assert links[("tarn guild", "orlo cache")] == ("~backend", WEIGHT)
+    links = _links("# Tarn Guild\n\nAfter Ada Vell bought it, the road was widened.")
+    assert links[("ada vell", "tarn guild")] == ("~bought", WEIGHT)
+    links = _links("# Tarn Guild\n\nThey deleted specified Globals from Orlo Cache.")
+    assert links[("tarn guild", "orlo cache")] == ("~deleted specified from", WEIGHT)
+
+
+def test_prose_after_a_code_block_keeps_its_link_before_an_inline_code_span() -> None:
+    # the fence's closing ``` is no inline code span's opening backtick: the prose up to `tg` is prose
+    links = _links("# Tarn Guild\n\n```\nx = 1\n```\nAfter Ada Vell bought it, the road was widened. Run `tg`.\n")
+    assert links[("ada vell", "tarn guild")] == ("~bought", WEIGHT)
+
+
+def test_a_name_in_inline_code_gets_no_fallback_link_but_its_field_neighbour_does() -> None:
+    # the key's value names two: the one in `code` is an identifier, the other keeps the whole link
+    links = _links("# Tarn Guild\n\nBackend: Orlo Cache or `Vask Store`")
+    assert {pair: kind for pair, kind in links.items() if kind[1] <= WEIGHT} == {
+        ("tarn guild", "orlo cache"): ("~backend", WEIGHT)
+    }

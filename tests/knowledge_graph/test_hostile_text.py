@@ -119,7 +119,7 @@ def test_a_capitalised_the_in_a_sentence_without_end_looks_back_a_few_characters
     scanned = _Scanned(names._TITLE_THE)
     monkeypatch.setattr(names, "_TITLE_THE", scanned)
     spans = {s.text for s in RuleExtractor().spans(text, Gazetteer([]))}
-    assert {"Orrin Table Guide", "The Vask House"} <= spans  # after "word": the article; after "of": the title
+    assert {"The Orrin Table Guide", "The Vask House"} <= spans  # a capital "The" after a lower-case word: a title's
     assert 0 < scanned.chars < 20 * len(text)  # the whole prefix at each "The": 10**9 characters
 
 
@@ -139,6 +139,11 @@ _FALLBACK_SHAPES = {
     "colons after names": lambda n: "Kelby: " * n,
     "a remark field of one name": lambda n: "Note: " + "; ".join(["Kelby"] * n) + "\n",
     "one name a sentence": lambda n: " ".join(f"Name{i} Town." for i in range(n)),
+    # markdown's inline code spans (each scan stops at the next backtick or blank line): runs of
+    # backticks, lone backticks between names, one unclosed backtick before a long page
+    "runs of backticks": lambda n: "Kelby ``` " * n,
+    "lone backticks": lambda n: "Kelby `a " * n,
+    "an unclosed backtick": lambda n: "`" + "Kelby was here.\n" * n,
 }
 
 
