@@ -18,9 +18,18 @@ for (all fits 0), or one that matched nothing, passes unchanged. Only entities t
 chain are touched, and only their gain over the best potential of the paths completing fewer steps
 (as `specific.py` does), so a completed chain still outranks every unfinished one. Read from the
 walk's result and the vectors the walk embedded already: no graph read, no embedding.
+
+Relative to the best-stated completer, which keeps its weight: the product itself (two or three
+cosines, 0.05 to 0.3) sank every completer toward the unfinished paths, and the graph signal with
+it (veiled three-hop 16 -> 11 top-10 hits). Its square root rather than the ratio itself: on the
+eight spent corpora together the ratio added 13 top-10 hits and lost blind two, the root added 20
+and lost no corpus (MRR@10 up on every one either way; `/work/wt/h28_tools/diag.md`,
+docs/ARCHITECTURE.md "Step evidence").
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -51,7 +60,9 @@ def evidenced(reached: dict[str, Reached], relate: Likeness | None, hops: int) -
     best = max(fit.values())
     out = dict(reached)
     for e in done:
-        r, g = reached[e], fit[e] / best  # relative: the best-stated completer keeps its weight
+        # relative (the best-stated completer keeps its weight), square-rooted: `_fit` multiplies two
+        # or three cosines, a wider spread than the walk's own step weights (measured below)
+        r, g = reached[e], math.sqrt(fit[e] / best)
         was = r.potential()
         if g >= 1.0 or was <= 0.0:
             continue

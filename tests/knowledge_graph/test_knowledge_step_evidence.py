@@ -7,7 +7,7 @@ each trained under one teacher. Edda Harrow "spent her childhood in" Dunmere; Be
 years in" Kiel. Each teacher has one phrase, so each is the likest at its entity and the walk
 takes both as the chain's last step at the same weight (it judges a phrase against the other
 relations *of its entity*): Dunmere and Kiel tie, and the vector and keyword signals put Kiel,
-whose page talks of a garden designer growing up, first. Read against the question's
+whose page talks of a designer growing up, first. Read against the question's
 own words for that hop ("grow up"), "spent her childhood in" states it better than "spent her last years
 in", so Dunmere ranks first; Kiel still follows.
 """
@@ -30,7 +30,7 @@ PAGES = {
     "harrow.md": "# Edda Harrow\n\nEdda Harrow is a plant collector. Harrow spent her childhood in Dunmere.",
     "lorn.md": "# Bea Lorn\n\nBea Lorn is a gardener. Lorn spent her last years in Kiel.",
     "dunmere.md": "# Dunmere\n\nDunmere is a hamlet of slate cottages at the head of a long lake.",
-    "kiel.md": "# Kiel\n\nKiel is a town where a garden designer grew up.",
+    "kiel.md": "# Kiel\n\nKiel is a town where a designer grew up.",
 }
 
 CHAIN = "Where did the mentor of the Orrin Physic Garden's designer grow up?"
