@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 from gateway.knowledge_graph import spread as pagerank
 from gateway.knowledge_graph.blend import RankedHit, blend
+from gateway.knowledge_graph.evidence import evidenced
 from gateway.knowledge_graph.expand import completing, expansion, interleave, phrased
 from gateway.knowledge_graph.extract import Extractor
 from gateway.knowledge_graph.hops import hop_plan
@@ -200,6 +201,7 @@ class Ranker:
         # it is the question's own relation word for that hop (a name's words are none: `specific.py`)
         named = {t for key in q_entities for t in key.split()}
         reached = specific(reached, [[w for w in hop if w not in named] for hop in hop_plan(query).words], hops)
+        reached = evidenced(reached, relate, hops)  # completers by how well each step states its hop
         found = _Found({h.chunk_id: h for h in [*kw_hits, *vec_hits]}, vec_hits, kw_hits)
         if (not asked and not any(len(r.matched) >= hops for r in reached.values())) or (
             hops >= 2 and not chained(reached, hops)
