@@ -307,8 +307,8 @@ async def print_paths(r: Retrieval, store_id: str, questions: list[Question], co
     how many multi-hop questions took it and each method's top-10 hit rate on them; then the same
     by the number of entities completing the chain at the best weight
     (`RankOutcome.tied`, walk paths only; counted after `specific.py`'s division since #28 session
-    11, so groups from before it hold other questions): where the kg ranker loses to two-hop
-    expansion (#28)."""
+    11 and after `evidence.py`'s reweighing since session 14, which spreads ties apart, so groups
+    from before either hold other questions): where the kg ranker loses to two-hop expansion (#28)."""
     knowledge = await r.knowledge()
     backend = await r.backend()
     embedder = await r.embedder()
