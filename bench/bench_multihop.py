@@ -310,9 +310,10 @@ async def print_paths(
     how many multi-hop questions took it and each method's top-10 hit rate on them; then the same
     by the number of entities completing the chain at the best weight
     (`RankOutcome.tied`, walk paths only; counted after `specific.py`'s division since #28 session
-    11, so groups from before it hold other questions): where the kg ranker loses to two-hop
-    expansion (#28). The questions of the paths in `show` are printed with their hop count, the
-    entities the ranker read and each method's hit (`--show-path`, spent corpora only)."""
+    11 and after `evidence.py`'s reweighing since session 14, which spreads ties apart, so groups
+    from before either hold other questions): where the kg ranker loses to two-hop expansion (#28).
+    The questions of the paths in `show` are printed with their hop count, the entities the ranker
+    read and each method's hit (`--show-path`, spent corpora only)."""
     knowledge = await r.knowledge()
     backend = await r.backend()
     embedder = await r.embedder()

@@ -7,24 +7,28 @@ entity has some likest phrase, so a chain of passing mentions ("~ran on the", "~
 listing's caption) completes as surely as the chain the question describes, and three-hop
 questions end with several entities completing at the same or nearly the same weight. On the spent
 corpora most three-hop misses with tied completions had the answer completing the chain below (or
-level with) a wrong completer whose steps were each the best of a poor lot (`/work/wt/h28_tools`,
-docs/ARCHITECTURE.md "Three-hop chains").
+level with) a wrong completer whose steps were each the best of a poor lot (docs/ARCHITECTURE.md
+"Step evidence").
 
 What tells them apart is read from the question, not from the entity: each step's relation words
 against the question's relation words *for that hop* (`Likeness.fits`, innermost first; 1 for a
 shared stem, the asked type's words for a hop whose cue placed it). A completed path's weight gain
-is multiplied by the product of its steps' fits; a step at a hop the question names no word or type
-for (all fits 0), or one that matched nothing, passes unchanged. Only entities that complete the
-chain are touched, and only their gain over the best potential of the paths completing fewer steps
-(as `specific.py` does), so a completed chain still outranks every unfinished one. Read from the
-walk's result and the vectors the walk embedded already: no graph read, no embedding.
+is multiplied by the product of its steps' fits (each `FLOOR` at least, a negative cosine too: it is
+the least like, not no measure); a step at a hop the question names no word or type for
+(`Likeness.named`: the same for every completer) passes unchanged. If a step's words have no vector
+(evicted from the cache mid-query) the completers cannot be compared fairly, and the question is left
+as `specific.py` left it: counted 1 that step would be the best fit there is, counted `FLOOR` the
+worst, both for no reason in the text. Only entities that complete the chain are touched, and only
+their gain over the best potential of the paths completing fewer steps (as `specific.py` does), so a
+completer above the best unfinished path stays above it. Read from the walk's result and the vectors
+the walk embedded already: no graph read, no embedding.
 
 Relative to the best-stated completer, which keeps its weight: the product itself (two or three
 cosines, 0.05 to 0.3) sank every completer toward the unfinished paths, and the graph signal with
 it (veiled three-hop 16 -> 11 top-10 hits). Its square root rather than the ratio itself: on the
 eight spent corpora together the ratio added 13 top-10 hits and lost blind two, the root added 20
-and lost no corpus (MRR@10 up on every one either way; `/work/wt/h28_tools/diag.md`,
-docs/ARCHITECTURE.md "Step evidence").
+and lost no corpus (MRR@10 up on every one either way): a mildly fitted two-way choice that only
+unseen corpora confirm (docs/ARCHITECTURE.md "Step evidence").
 """
 
 from __future__ import annotations
@@ -55,8 +59,12 @@ def evidenced(reached: dict[str, Reached], relate: Likeness | None, hops: int) -
         steps[e] = _steps(reached[e])
     words = sorted({w for path in steps.values() for w, _ in path})
     known, table = relate.table(words)
-    fits = relate.fits(known, table) if known else {}
-    fit = {e: _fit(steps[e], fits) for e in done}
+    if len(known) < len(words):
+        return reached  # a step with no vector: no fair comparison (module docstring)
+    fits = relate.fits(known, table)
+    if not fits:
+        return reached  # the question's own words not all embedded: nothing to weigh by
+    fit = {e: _fit(steps[e], fits, relate) for e in done}
     best = max(fit.values())
     out = dict(reached)
     for e in done:
@@ -71,15 +79,14 @@ def evidenced(reached: dict[str, Reached], relate: Likeness | None, hops: int) -
     return out
 
 
-def _fit(path: list[tuple[str, int]], fits: dict[str, np.ndarray]) -> float:
-    """The product of a path's steps' fits to their hops (`FLOOR` at least); a step at a hop the
-    question names nothing for, or whose words were never embedded, counts 1."""
+def _fit(steps: list[tuple[str, int]], fits: dict[str, np.ndarray], relate: Likeness) -> float:
+    """The product of a path's steps' fits to their hops, each `FLOOR` at least (a negative cosine
+    too); a step at a hop the question names nothing for (`Likeness.named`) counts 1."""
     g = 1.0
-    for w, hop in path:
-        row = fits.get(w)
-        if row is None or hop >= len(row) or row[hop] <= 0.0:
+    for w, hop in steps:
+        if not relate.named(hop):
             continue
-        g *= max(float(row[hop]), FLOOR)
+        g *= max(float(fits[w][hop]), FLOOR)
     return g
 
 

@@ -178,6 +178,11 @@ class Likeness:
             self._word_rows = self._vectors.matrix([PHRASE_MARK + w for w in self._words])
         return self._word_rows
 
+    def named(self, hop: int) -> bool:
+        """Whether the question names hop `hop` of its chain: one of its words, or an asked type its
+        cue placed there. `fits` gives an unnamed hop 0 for every phrase, which is no measure of fit."""
+        return 0 <= hop < self.hop_count and (bool(self._hop_columns[hop]) or hop in self.hop_types.values())
+
     def fits(self, phrases: Sequence[str], table: np.ndarray) -> dict[str, np.ndarray]:
         """Per phrase (`table`'s rows), its likeness to each hop of the chain: the highest of its
         cosines with that hop's words (1 for a shared stem) and with the words of the asked types

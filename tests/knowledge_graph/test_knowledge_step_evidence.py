@@ -10,14 +10,23 @@ relations *of its entity*): Dunmere and Kiel tie, and the vector and keyword sig
 whose page talks of a designer growing up, first. Read against the question's
 own words for that hop ("grow up"), "spent her childhood in" states it better than "spent her last years
 in", so Dunmere ranks first; Kiel still follows.
+
+In process, on hand-built walks with set vectors: a step least like its hop (a negative cosine) fits
+no better than `FLOOR`, never as if the question named nothing there; a hop the question names no
+word for weighs no completer.
 """
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import numpy as np
 from openai import OpenAI
 
+from gateway.knowledge_graph.evidence import evidenced
+from gateway.knowledge_graph.phrases import PhraseVectors
+from gateway.knowledge_graph.walk import Reached
 from tests.knowledge_graph.test_knowledge_graph import KG
 from tests.support.procs import Backend, gateway
 from tests.support.retrieval_helpers import upload_pages
@@ -52,3 +61,44 @@ def test_the_chain_whose_last_step_states_the_asked_relation_ranks_first(backend
         kg = ranked(True)
         placed = [name for name in kg if name in {"dunmere.md", "kiel.md"}]
         assert placed == ["dunmere.md", "kiel.md"], kg
+
+
+# "alpha" and "beta" the question's words; "~near" a little like "beta", "~away" unlike it (cosine < 0)
+AXES = {"alpha": [1.0, 0.0, 0.0], "beta": [0.0, 1.0, 0.0], "near": [0.0, 0.1, 0.995], "away": [0.0, -0.3, 0.954]}
+
+
+async def _embed(texts: list[str]) -> list[list[float]]:
+    return [AXES.get(t, [0.0, 0.0, 1.0]) for t in texts]
+
+
+def _weighed(hops: list[list[str]]) -> dict[str, float]:
+    """Two chains completing at the same weight, one whose last step is "~near", the other "~away",
+    and an unfinished path below them, reweighed for a question whose words by hop are `hops`."""
+
+    async def run() -> dict[str, float]:
+        vectors = PhraseVectors(_embed)
+        await vectors.warm(["~alpha", "~near", "~away"])
+        relate = vectors.relate([0.0, 0.0, 1.0], ["alpha", "beta"], plan=lambda: (hops, {}))
+        await relate.prepare()
+        seed = Reached(1.0, 0, frozenset())
+        a, b = (
+            Reached(1.0, 1, frozenset({"~alpha"}), "S", prior=seed),
+            Reached(1.0, 1, frozenset({"~alpha"}), "T", prior=seed),
+        )
+        reached = {
+            "S": seed,
+            "T": seed,
+            "A": a,
+            "B": b,
+            "near": Reached(1.0, 2, frozenset({"~alpha", "~near"}), "A", prior=a),
+            "away": Reached(1.0, 2, frozenset({"~alpha", "~away"}), "B", prior=b),
+        }
+        return {e: r.potential() for e, r in evidenced(reached, relate, 2).items()}
+
+    return asyncio.run(run())
+
+
+def test_a_step_unlike_its_hop_fits_no_better_than_one_a_little_like_it() -> None:
+    out = _weighed([["alpha"], ["beta"]])
+    assert out["near"] > out["away"] > out["A"], out  # reweighed above the unfinished paths
+    assert np.isclose(out["near"], Reached(1.0, 2, frozenset({"x", "y"})).potential())  # the best keeps its weight
