@@ -118,6 +118,51 @@ def side(rng: random.Random, fwd: int, both: int, back: int) -> str:
     return rng.choices(["fwd", "both", "back"], [fwd, both, back])[0]
 
 
+@dataclass
+class People:
+    """People with fresh names, each born in one of `towns`; up to `max_shared` surnames end up shared
+    by two people (the shared-surname trap), each new person taking a used surname with chance
+    `share`. hushed, shrouded and swathed draw their people this way: the random draws are made in
+    one fixed order (given name, the share draw while sharing is open, surname, year, town, side), so a
+    corpus's pages depend only on its seed and these settings."""
+
+    rng: random.Random
+    nm: Names
+    w: World
+    towns: list[Ent]
+    given: Sequence[str]  # given names to draw from
+    female: set[str]  # which of them are women's
+    surname_ends: Sequence[str]  # endings for fresh surnames (`Names.word(last=...)`)
+    side: Callable[[random.Random], str]  # which page states the "born" link
+    max_shared: int = 6
+    share: float = 0.07
+    role_fact: bool = False  # also record the role as the fact "role"
+    surnames: list[str] = field(default_factory=list)
+    titles: set[str] = field(default_factory=set)
+    shared: int = 0
+
+    def make(self, role: str, n: int, years: tuple[int, int]) -> list[Ent]:
+        """`n` people of one role (their files `<role>_NN.md`), born in a year of `years`."""
+        out = []
+        for i in range(n):
+            while True:
+                given = self.rng.choice(self.given)
+                again = bool(self.surnames) and self.shared < self.max_shared and self.rng.random() < self.share
+                surname = self.rng.choice(self.surnames) if again else self.nm.word(last=self.surname_ends)
+                if f"{given} {surname}" not in self.titles:
+                    break
+            self.shared += again
+            self.surnames.append(surname)
+            self.titles.add(f"{given} {surname}")
+            facts: dict[str, Any] = {"female": given in self.female, "year": self.rng.randint(*years)}
+            if self.role_fact:
+                facts["role"] = role
+            p = self.w.add(Ent(f"{role}_{i:02d}.md", f"{given} {surname}", "person", role, facts))
+            self.w.tie("born", p, self.rng.choice(self.towns), self.side(self.rng))
+            out.append(p)
+        return out
+
+
 def stated(w: World, text: dict[str, str], a: str, b: str) -> bool:
     """Whether the link between `a` and `b` is stated: either's page names the other."""
     return names(text[a], w.ents[b].title) or names(text[b], w.ents[a].title)

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import random
 
-from bench.corpus_world import FUNCTION_WORDS, Ent, Names, Recipe, World, stemmed_words
+from bench.corpus_world import FUNCTION_WORDS, Ent, Names, People, Recipe, World, stemmed_words
 from bench.corpus_world import side as world_side
 from bench.multihop_hushed_questions import make_questions
 from bench.multihop_hushed_text import render
@@ -93,36 +93,6 @@ def _names(rng: random.Random) -> Names:
     return Names(rng, (_ON, _NU, _CO, _END), shortest=5, reject=_NOT_NAMES)
 
 
-class _People:
-    """People with fresh names; a few surnames (up to seven) end up shared by two people."""
-
-    def __init__(self, rng: random.Random, nm: Names, w: World, towns: list[Ent]) -> None:
-        self.rng, self.nm, self.w, self.towns = rng, nm, w, towns
-        self.surnames: list[str] = []
-        self.shared = 0
-        self.titles: set[str] = set()
-
-    def make(self, domain: str, n: int, years: tuple[int, int]) -> list[Ent]:
-        out = []
-        for i in range(n):
-            while True:
-                given = self.rng.choice(_GIVEN)
-                if self.surnames and self.shared < 7 and self.rng.random() < 0.06:
-                    surname, again = self.rng.choice(self.surnames), True
-                else:
-                    surname, again = self.nm.word(last=_SURN), False
-                if f"{given} {surname}" not in self.titles:
-                    break
-            self.shared += again
-            self.surnames.append(surname)
-            self.titles.add(f"{given} {surname}")
-            facts = {"female": given in FEMALE, "year": self.rng.randint(*years)}
-            p = self.w.add(Ent(f"{domain}_{i:02d}.md", f"{given} {surname}", "person", domain, facts))
-            self.w.tie("born", p, self.rng.choice(self.towns), side(self.rng))
-            out.append(p)
-        return out
-
-
 def _orgs(
     rng: random.Random, w: World, kind: str, titles: list[str], towns: list[Ent], years: tuple[int, int]
 ) -> list[Ent]:
@@ -151,7 +121,7 @@ def _populate(rng: random.Random, nm: Names) -> World:
     towns = [w.add(Ent(f"town_{i:02d}.md", nm.word(last=_PLACE), "town", facts={"year": 1700})) for i in range(40)]
     for t in towns:
         w.tie("region", t, rng.choice(regions), side(rng))
-    people = _People(rng, nm, w, towns)
+    people = People(rng, nm, w, towns, _GIVEN, FEMALE, _SURN, side, max_shared=7, share=0.06)
     founders = people.make("founder", 18, (1880, 1950))
     pilots = people.make("pilot", 32, (1925, 1985))
     surgeons = people.make("surgeon", 70, (1930, 1990))

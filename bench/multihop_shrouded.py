@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import random
 
-from bench.corpus_world import FUNCTION_WORDS, Ent, Names, Recipe, World, stemmed_words
+from bench.corpus_world import FUNCTION_WORDS, Ent, Names, People, Recipe, World, stemmed_words
 from bench.corpus_world import side as world_side
 from bench.multihop_shrouded_questions import make_questions
 from bench.multihop_shrouded_text import render
@@ -97,34 +97,6 @@ def side(rng: random.Random) -> str:
 
 def _names(rng: random.Random) -> Names:
     return Names(rng, (_ON, _NU, _CO, _END), shortest=5, reject=_NOT_NAMES)
-
-
-class _People:
-    """People with fresh names; a few surnames (up to six) shared by two people."""
-
-    def __init__(self, rng: random.Random, nm: Names, w: World, towns: list[Ent]) -> None:
-        self.rng, self.nm, self.w, self.towns = rng, nm, w, towns
-        self.surnames: list[str] = []
-        self.titles: set[str] = set()
-        self.shared = 0
-
-    def make(self, domain: str, n: int, years: tuple[int, int]) -> list[Ent]:
-        out = []
-        for i in range(n):
-            while True:
-                given = self.rng.choice(_GIVEN)
-                again = bool(self.surnames) and self.shared < 6 and self.rng.random() < 0.07
-                surname = self.rng.choice(self.surnames) if again else self.nm.word(last=_SURN)
-                if f"{given} {surname}" not in self.titles:
-                    break
-            self.shared += again
-            self.surnames.append(surname)
-            self.titles.add(f"{given} {surname}")
-            facts = {"female": given in FEMALE, "year": self.rng.randint(*years)}
-            p = self.w.add(Ent(f"{domain}_{i:02d}.md", f"{given} {surname}", "person", domain, facts))
-            self.w.tie("born", p, self.rng.choice(self.towns), side(self.rng))
-            out.append(p)
-        return out
 
 
 def _orgs(
@@ -162,7 +134,7 @@ def _populate(rng: random.Random, nm: Names) -> World:
     towns = [w.add(Ent(f"town_{i:02d}.md", nm.word(last=_PLACE), "town", facts={"year": 1700})) for i in range(40)]
     for t in towns:
         w.tie("region", t, rng.choice(regions), side(rng))
-    people = _People(rng, nm, w, towns)
+    people = People(rng, nm, w, towns, _GIVEN, FEMALE, _SURN, side, max_shared=6, share=0.07)
     founders = people.make("founder", 22, (1800, 1930))
     guides = people.make("guide", 26, (1810, 1960))
     surveyors = people.make("surveyor", 22, (1790, 1960))

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import random
 
-from bench.corpus_world import FUNCTION_WORDS, Ent, Names, Recipe, World, stemmed_words
+from bench.corpus_world import FUNCTION_WORDS, Ent, Names, People, Recipe, World, stemmed_words
 from bench.corpus_world import side as world_side
 from bench.multihop_swathed_questions import make_questions
 from bench.multihop_swathed_text import render
@@ -99,34 +99,6 @@ def _names(rng: random.Random) -> Names:
     return Names(rng, (_ON, _NU, _CO, _END), shortest=5, reject=_NOT_NAMES)
 
 
-class _People:
-    """People with fresh names; up to six surnames end up shared by two people (a trap)."""
-
-    def __init__(self, rng: random.Random, nm: Names, w: World, towns: list[Ent]) -> None:
-        self.rng, self.nm, self.w, self.towns = rng, nm, w, towns
-        self.surnames: list[str] = []
-        self.titles: set[str] = set()
-        self.shared = 0
-
-    def make(self, role: str, n: int, years: tuple[int, int]) -> list[Ent]:
-        out = []
-        for i in range(n):
-            while True:
-                given = self.rng.choice(_GIVEN)
-                again = bool(self.surnames) and self.shared < 6 and self.rng.random() < 0.08
-                surname = self.rng.choice(self.surnames) if again else self.nm.word(last=_SURN)
-                if f"{given} {surname}" not in self.titles:
-                    break
-            self.shared += again
-            self.surnames.append(surname)
-            self.titles.add(f"{given} {surname}")
-            facts = {"female": given in FEMALE, "year": self.rng.randint(*years), "role": role}
-            p = self.w.add(Ent(f"{role}_{i:02d}.md", f"{given} {surname}", "person", role, facts))
-            self.w.tie("born", p, self.rng.choice(self.towns), side(self.rng))
-            out.append(p)
-        return out
-
-
 def _orgs(
     rng: random.Random, nm: Names, w: World, kind: str, spec: tuple[int, list[str], tuple[int, int]], extra: list[str]
 ) -> list[Ent]:
@@ -158,7 +130,7 @@ def _populate(rng: random.Random, nm: Names) -> World:
     towns = [w.add(Ent(f"town_{i:02d}.md", nm.word(last=_PLACE), "town", facts={"year": 1600})) for i in range(40)]
     for t in towns:
         w.tie("province", t, rng.choice(provinces), side(rng))
-    people = _People(rng, nm, w, towns)
+    people = People(rng, nm, w, towns, _GIVEN, FEMALE, _SURN, side, max_shared=6, share=0.08, role_fact=True)
     founders = people.make("founder", 16, (1790, 1930))
     composers = people.make("composer", 20, (1800, 1960))
     singers = people.make("singer", 44, (1860, 1990))
