@@ -2,13 +2,13 @@
 ranker's tied completions).
 
 The walk (`walk.py`) takes a phrase relation as a step when it is the likest, *at its entity*, to
-what the question still asks (`walk_step.PHRASE_STEP` times its share of that entity's best): every
-entity has some likest phrase, so a chain of passing mentions ("~ran on the", "~stampa by", a
-listing's caption) completes as surely as the chain the question describes, and three-hop
-questions end with several entities completing at the same or nearly the same weight. On the spent
-corpora most three-hop misses with tied completions had the answer completing the chain below (or
-level with) a wrong completer whose steps were each the best of a poor lot (docs/ARCHITECTURE.md
-"Step evidence").
+what the question still asks (`walk_step.PHRASE_STEP` times its share of that entity's best, and at
+least `walk_step.WEAK_MIN` like it since session 14): most entities have some likest phrase, so a
+chain of passing mentions ("~ran on the", "~stampa by", a listing's caption) completes as surely as
+the chain the question describes, and three-hop questions end with several entities completing at
+the same or nearly the same weight. On the spent corpora most three-hop misses with tied completions
+had the answer completing the chain below (or level with) a wrong completer whose steps were each
+the best of a poor lot (docs/ARCHITECTURE.md "Step evidence").
 
 What tells them apart is read from the question, not from the entity: each step's relation words
 against the question's relation words *for that hop* (`Likeness.fits`, innermost first; 1 for a

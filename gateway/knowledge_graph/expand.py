@@ -215,8 +215,8 @@ def completing(reached: dict[str, Reached], hops: int) -> list[str]:
 
 def phrased(reached: dict[str, Reached], best: list[str]) -> bool:
     """Whether every entity completing the chain got there by phrase relations alone (`~words`: no
-    relation type the question's wording asked for, and no phrase standing for one). Some phrase
-    at every entity is always the likest to what the question still asks, so a chain of them
-    completes wherever the graph has phrases: a how-to question naming a product ("find the version
-    of the installed PostgreSQL") walks one to a page that answers nothing it asked."""
+    relation type the question's wording asked for, and no phrase standing for one). Some phrase at
+    most entities is the likest to what the question still asks (and `WEAK_MIN` like it), so a chain
+    of them completes wherever the graph has phrases: a how-to question naming a product ("find the
+    version of the installed PostgreSQL") walks one to a page that answers nothing it asked."""
     return bool(best) and all(all(m.startswith(PHRASE) for m in reached[e].matched) for e in best)

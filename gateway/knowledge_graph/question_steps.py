@@ -70,13 +70,15 @@ _KIND_HEAD = re.compile(
 )
 # a kind's copula question ending on a bare noun and a stranded "of" ("... part of?", "... a member of?")
 _STRANDED_OF_END = re.compile(r"\s(?:an?\s+)?[a-z]\w*\s+of\s*\?\s*$")
-_PARTICLE_OF_END = re.compile(r"\s(?:out|off)\s+of\s*\??\s*$", re.I)
-_COPULA_NOUN_OF_END = re.compile(r"\s(?:is|are|was|were)\s+(?:an?\s+)?[a-z]\w*\s+of\s*\??\s*$", re.I)
+_PARTICLE_OF_END = re.compile(r"\s(?:out|off)\s+of\s*(?:\?\s*)?$", re.I)
+_COPULA_NOUN_OF_END = re.compile(r"\s(?:is|are|was|were)\s+(?:an?\s+)?[a-z]\w*\s+of\s*(?:\?\s*)?$", re.I)
 _STRANDED_END = re.compile(r"\s(?:in|from|at|on|to|for|with|under|by|near)\s*\?\s*$", re.I)
 # the same stranded preposition closing a contact clause, asked or requested ("... lies in"): the
 # locative clause `_KIND_HEAD` reads; "the genre of the film the director of X made" asks the
 # genre of the film, its "of" a relation
-_STRANDED_CLAUSE_END = re.compile(r"\s(?:in|from|at|on|to|for|with|under|by|near)\s*\??\s*$", re.I)
+# (each optional "?" at the end written so that a long run of spaces before a last word is read
+# once, not once for each way of splitting it between two `\s*`: quadratic on the event loop)
+_STRANDED_CLAUSE_END = re.compile(r"\s(?:in|from|at|on|to|for|with|under|by|near)\s*(?:\?\s*)?$", re.I)
 # a copula's complement that is a bare noun with "to": "Which harbour is home to ..."
 _BARE_TO = re.compile(rf"\s+(?!{DETERMINER}\b)[a-z]\w*\s+to\b", re.I)
 # a possessive naming a relation of what it follows: "X's founder", "the Skiers' captain" (not "it's")

@@ -69,6 +69,23 @@ def test_a_huge_question_is_read_in_linear_time_with_a_bounded_word_list() -> No
     assert len(words) == MAX_RELATION_WORDS  # each one is embedded: a question cannot send 15,000
 
 
+# a long run of spaces before a question's last word, after the endings `steps` tests for (a
+# stranded preposition, "out of", "a member of"): each ending is tried once, not once for each way
+# of splitting the run between two optional spaces (the first took 3.9 s at 40,000 spaces)
+_QUESTION_ENDS = {
+    "stranded preposition": "What is the part of the country the Morrowby lies in",
+    "particle and of": "Which club did Ada Vell drop out of",
+    "copula's noun and of": "Which band is Ada Vell a member of",
+}
+
+
+@pytest.mark.parametrize("end", sorted(_QUESTION_ENDS))
+def test_a_question_ending_on_a_run_of_spaces_is_read_in_linear_time(end: str) -> None:
+    started = time.process_time()
+    assert steps(_QUESTION_ENDS[end] + _SPACES + "x") >= 1
+    assert time.process_time() - started < 2, end
+
+
 def test_long_text_is_not_kept_by_the_key_cache() -> None:
     before = _normalise_name.cache_info().currsize
     for i in range(50):
