@@ -137,13 +137,14 @@ class Ranker:
             keys = query_keys(self.extractor, query)
         else:
             keys = await asyncio.to_thread(query_keys, self.extractor, query)
-        # entities and their spread in one round (keys the graph does not know count nothing)
-        known, spread = await self.graph.entity_counts(store_id, keys) if keys else ({}, {})
         chain = steps(query)  # relations in the question's chain, by its grammar alone
         # the question's entities are lower-case runs (page titles): a chain's, or (placing only the
         # pages one phrase step away after hybrid's first hit, `_one_phrase`) a one-relation question's
         # (a key opening on a number, "2012 documentary", names nothing: a year before a title)
         lowered = all(map(numeric, keys)) and (chain >= 2 or (chain == 1 and relate is not None))
+        # entities and their spread in one round (keys the graph does not know count nothing); a
+        # lower-case question's keys are looked up with its runs below, in that one round
+        known, spread = await self.graph.entity_counts(store_id, keys) if keys and not lowered else ({}, {})
         if lowered:
             # a chain question typed in lower case names nothing capitalised: its plain word runs
             # are looked up instead (one batch), the longest known kept, a single word only if rare;
