@@ -50,6 +50,7 @@ from bench.multihop_draped import build_draped
 from bench.multihop_fresh import build_fresh
 from bench.multihop_hard import build_hard
 from bench.multihop_heldout import build_heldout
+from bench.multihop_hooded import build_hooded
 from bench.multihop_hushed import build_hushed
 from bench.multihop_masked import build_masked
 from bench.multihop_muffled import build_muffled
@@ -448,6 +449,7 @@ async def main(args: argparse.Namespace) -> None:
         "hushed": build_hushed(),
         "shrouded": build_shrouded(),
         "swathed": build_swathed(),
+        "hooded": build_hooded(),
     }
     with tempfile.TemporaryDirectory() as tmp:
         for label in args.corpus:
@@ -489,6 +491,7 @@ if __name__ == "__main__":
             "hushed",
             "shrouded",
             "swathed",
+            "hooded",
             "real",
         ],
         default=["easy", "hard"],

@@ -1,0 +1,250 @@
+"""The hooded multi-hop corpus (#28): a tenth blind check of the `kg` ranker, never tuned on.
+
+(Docstring completed with the shape and calibration once measured.)
+"""
+
+from __future__ import annotations
+
+import random
+
+from bench.corpus_world import FUNCTION_WORDS, Ent, Names, People, Recipe, World, stemmed_words
+from bench.corpus_world import side as world_side
+from bench.multihop_hooded_questions import make_questions
+from bench.multihop_hooded_text import render
+from bench.multihop_hooded_traps import add_traps
+
+_ON = ["h", "m", "n", "p", "t", "s", "f", "w", "th", "ch", "br", "pl", "st", "gw", "ol", "an", "ur"]
+_NU = ["a", "e", "i", "o", "u", "au", "ea", "oo", "ie", "ay"]
+_CO = ["lm", "nt", "rth", "ff", "ck", "mb", "ss", "ld", "nch", "rv", "sp", "pp", "lk", "ft"]
+_END = ["ary", "en", "ock", "ish", "ett", "ard", "ew", "um", "ilt", "on"]
+_PLACE = ["combe", "ford", "leigh", "thorpe", "stow", "mere", "ham", "well", "by", "cott", "hurst", "mouth"]
+_SURN = ["ley", "ard", "wick", "more", "ing", "son", "ell", "hart", "ridge", "low"]
+_GIVEN = (
+    "Agnes Basil Cecily Edmund Frieda Gideon Hester Isaac Juno Kester Lavinia Mordecai Nell Oswin Prudence "
+    "Quentin Rosalind Silas Thea Ulric Winifred Ambrose Beatrix Cyril Dorcas Ezra Florence Godfrey Imogen Jasper"
+).split()
+FEMALE = set("Agnes Cecily Frieda Hester Juno Lavinia Nell Prudence Rosalind Thea Winifred Beatrix Dorcas "
+             "Florence Imogen".split())  # fmt: skip
+_NOT_NAMES = r"(.)\1\1|^(thaw|sham|shoo|stock|smock|spell|wool|hamb|pump|month|fell|mist)"
+
+_FUNCTION = FUNCTION_WORDS | {
+    "name", "tell", "find", "know", "looking", "could", "would", "please", "wonder", "wondering",
+    "curious", "someone", "anyone", "need", "want", "help", "which", "wish", "like",
+}  # fmt: skip
+
+
+def words(text: str) -> set[str]:
+    """Crude stems of the content words: a multi-hop question and its answer page share none."""
+    return stemmed_words(text, _FUNCTION)
+
+
+def side(rng: random.Random) -> str:
+    return world_side(rng, 50, 22, 28)
+
+
+def _names(rng: random.Random) -> Names:
+    return Names(rng, (_ON, _NU, _CO, _END), shortest=5, reject=_NOT_NAMES)
+
+
+def _orgs(
+    rng: random.Random, nm: Names, w: World, kind: str, spec: tuple[int, list[str], tuple[int, int]], extra: list[str]
+) -> list[Ent]:
+    """`spec`'s count of organisations of one kind (a fresh word and a suffix, then `extra`'s titles,
+    the traps), each in a town its title does not name."""
+    n, suffixes, years = spec
+    titles = [f"{nm.word()} {rng.choice(suffixes)}" for _ in range(n)] + extra
+    towns = [e for e in w.ents.values() if e.kind == "town"]
+    out = []
+    for i, title in enumerate(titles):
+        e = w.add(Ent(f"{kind}_{i:02d}.md", title, kind, facts={"year": rng.randint(*years)}))
+        w.tie("in", e, rng.choice([t for t in towns if t.title not in title]), side(rng))
+        out.append(e)
+    return out
+
+
+def _works(rng: random.Random, nm: Names, w: World, kind: str, n: int, forms: list[str]) -> list[Ent]:
+    return [
+        w.add(Ent(f"{kind}_{i:02d}.md", rng.choice(forms).format(nm.word()), kind, facts={"year": 0})) for i in range(n)
+    ]
+
+
+def _found(rng: random.Random, w: World, orgs: list[Ent], founders: list[Ent]) -> None:
+    """A founder of 25 to 70 at the organisation's own date where one fits, else the nearest founder
+    with the date moved into their span."""
+    for org in orgs:
+        year = int(org.facts["year"])
+        fit = [f for f in founders if 25 <= year - int(f.facts["year"]) <= 70]
+        founder = rng.choice(fit) if fit else min(founders, key=lambda f: abs(year - int(f.facts["year"]) - 47))
+        born = int(founder.facts["year"])
+        org.facts["year"] = min(max(year, born + 25), born + 70)
+        w.tie("founded", org, founder, side(rng))
+
+
+def _populate(rng: random.Random, nm: Names) -> World:
+    w = World()
+    counties = [
+        w.add(Ent(f"county_{i}.md", f"{nm.word()} {s}", "province", facts={"year": 1600}))
+        for i, s in enumerate(["Wold", "Fells", "Hundred", "Vale", "Moor", "Carse", "Weald", "Heath"])
+    ]
+    towns = [w.add(Ent(f"town_{i:02d}.md", nm.word(last=_PLACE), "town", facts={"year": 1550})) for i in range(40)]
+    for t in towns:
+        w.tie("region", t, rng.choice(counties), side(rng))
+    people = People(rng, nm, w, towns, _GIVEN, FEMALE, _SURN, side, max_shared=6, share=0.08, role_fact=True)
+    founders = people.make("founder", 14, (1770, 1925))
+    astronomers = people.make("astronomer", 32, (1790, 1988))
+    makers = people.make("maker", 18, (1770, 1975))
+    vintners = people.make("vintner", 28, (1790, 1990))
+    stem = [nm.word() for _ in range(3)]  # three stems, each borne by two organisations
+    named = [t.title for t in rng.sample(towns, 6)]  # organisations named after towns they are not in
+    obs = _orgs(rng, nm, w, "observatory", (7, ["Observatory", "Star Station"], (1700, 1925)), [
+        f"{named[0]} Observatory", f"{stem[0]} Observatory"])  # fmt: skip
+    shops = _orgs(rng, nm, w, "workshop", (5, ["& Sons", "Optical Works", "Instrument Company"], (1740, 1950)), [
+        f"{named[1]} Optical Works", f"{stem[1]} & Sons"])  # fmt: skip
+    foundries = _orgs(rng, nm, w, "foundry", (5, ["Bell Foundry", "Bellhangers"], (1650, 1900)), [
+        f"{named[2]} Bell Foundry"])  # fmt: skip
+    estates = _orgs(rng, nm, w, "estate", (6, ["Estate", "Cellars", "Winery"], (1700, 1960)), [
+        f"{named[3]} Estate", f"{stem[2]} Cellars"])  # fmt: skip
+    coopers = _orgs(rng, nm, w, "cooperage", (4, ["Cooperage", "Stave Works"], (1740, 1960)), [
+        f"{named[4]} Cooperage", f"{stem[1]} Cooperage"])  # fmt: skip
+    colleges = _orgs(rng, nm, w, "university", (4, ["College", "Polytechnic", "Institute"], (1500, 1880)), [
+        f"{stem[0]} College", f"{stem[2]} Institute"])  # fmt: skip
+    _found(rng, w, obs + shops + foundries + estates + coopers, founders)
+    for p in astronomers + makers:  # a student of 18 to 24 at a college already open
+        born = int(p.facts["year"])
+        open_ = [c for c in colleges if int(c.facts["year"]) < born + 24]
+        if open_ and rng.random() < 0.9:
+            c = rng.choice(open_)
+            p.facts["y_studied"] = max(born + 18, int(c.facts["year"]) + 1)
+            w.tie("studied", p, c, side(rng))
+    for a in astronomers:  # an assistant to an astronomer 15 to 50 years older (then 37 to 72)
+        elders = [m for m in astronomers if 15 <= int(a.facts["year"]) - int(m.facts["year"]) <= 50]
+        if elders:
+            a.facts["y_mentor"] = int(a.facts["year"]) + 22
+            w.tie("mentor", a, rng.choice(elders), side(rng))
+    # an observatory's director is its present one, so a living astronomer (born 1950 to 1985)
+    heads = rng.sample(astronomers, len(obs))
+    for a in heads:
+        a.facts["year"] = rng.randint(1950, 1985)
+        a.facts["living"] = True
+    for a in astronomers:  # keep studies and mentors consistent with the new birth years
+        _refit(w, a, colleges, astronomers, rng)
+    for o, a in zip(obs, heads, strict=True):
+        o.facts["y_director"] = max(int(a.facts["year"]) + rng.randint(30, 40), int(o.facts["year"]) + 1)
+        w.tie("director", o, a, side(rng))
+    _sky(rng, nm, w, astronomers, makers, obs, shops)
+    _cellar(rng, nm, w, vintners, foundries, estates, coopers)
+    _deaths(rng, w)
+    return w
+
+
+def _refit(w: World, a: Ent, colleges: list[Ent], astronomers: list[Ent], rng: random.Random) -> None:
+    """After a birth year moves: a college studied at at 18 to 24, a mentor 15 to 50 years older, or none."""
+    born = int(a.facts["year"])
+    if "studied" in w.link and a.file in w.link["studied"]:
+        c = w.ents[w.link["studied"][a.file]]
+        if int(c.facts["year"]) >= born + 24:
+            del w.link["studied"][a.file]
+        else:
+            a.facts["y_studied"] = max(born + 18, int(c.facts["year"]) + 1)
+    for s, m in list(w.link.get("mentor", {}).items()):
+        gap = int(w.ents[s].facts["year"]) - int(w.ents[m].facts["year"])
+        if not 15 <= gap <= 50:
+            del w.link["mentor"][s]
+        else:
+            w.ents[s].facts["y_mentor"] = int(w.ents[s].facts["year"]) + 22
+
+
+def _sky(
+    rng: random.Random, nm: Names, w: World, astronomers: list[Ent], makers: list[Ent], obs: list[Ent], shops: list[Ent]
+) -> None:
+    """Comets found by astronomers of 22 to 80 from observatories already open; telescopes built by a
+    firm already trading, designed by a maker of 25 to 75 and mounted at an observatory already open."""
+    comets = _works(rng, nm, w, "comet", 30, ["Comet {}", "{}'s Comet", "Comet {}-Brook"])
+    for c in comets:
+        while True:
+            a, o = rng.choice(astronomers), rng.choice(obs)
+            lo = max(int(a.facts["year"]) + 22, int(o.facts["year"]) + 1)
+            hi = min(int(a.facts["year"]) + 80, 2024)
+            if lo <= hi:
+                break
+        c.facts["year"] = rng.randint(lo, hi)
+        w.tie("discovered", c, a, side(rng))
+        w.tie("sighted", c, o, side(rng))
+    scopes = _works(rng, nm, w, "telescope", 16, ["{} Refractor", "{} Reflector", "Great {} Telescope"])
+    for t in scopes:
+        while True:
+            m, s, o = rng.choice(makers), rng.choice(shops), rng.choice(obs)
+            lo = max(int(m.facts["year"]) + 25, int(s.facts["year"]) + 1, int(o.facts["year"]) + 1)
+            hi = min(int(m.facts["year"]) + 75, 2024)
+            if lo <= hi:
+                break
+        t.facts["year"] = rng.randint(lo, hi)
+        t.facts["y_housed"] = rng.randint(t.facts["year"], min(t.facts["year"] + 3, 2024))
+        w.tie("built", t, s, side(rng))
+        w.tie("designed", t, m, side(rng))
+        w.tie("housed", t, o, side(rng))
+
+
+def _cellar(
+    rng: random.Random,
+    nm: Names,
+    w: World,
+    vintners: list[Ent],
+    foundries: list[Ent],
+    estates: list[Ent],
+    coopers: list[Ent],
+) -> None:
+    """Bells cast by a foundry already working and given by a winegrower of 30 to 85; wines of an
+    estate and a cooperage already trading, blended by a winegrower of 22 to 75."""
+    bells = _works(rng, nm, w, "bell", 20, ["{} Bell", "Great {}", "{} Tenor"])
+    for b in bells:
+        while True:
+            v, f = rng.choice(vintners), rng.choice(foundries)
+            lo = max(int(v.facts["year"]) + 30, int(f.facts["year"]) + 1)
+            hi = min(int(v.facts["year"]) + 85, 2024)
+            if lo <= hi:
+                break
+        b.facts["year"] = rng.randint(lo, hi)
+        w.tie("cast", b, f, side(rng))
+        w.tie("donated", b, v, side(rng))
+    wines = _works(rng, nm, w, "wine", 30, ["{} Reserve", "Clos {}", "{} Cuvée", "{} Old Vines"])
+    for x in wines:
+        while True:
+            v, e, c = rng.choice(vintners), rng.choice(estates), rng.choice(coopers)
+            lo = max(int(v.facts["year"]) + 22, int(e.facts["year"]) + 1, int(c.facts["year"]) + 1)
+            hi = min(int(v.facts["year"]) + 75, 2023)
+            if lo <= hi:
+                break
+        x.facts["year"] = rng.randint(lo, hi)
+        w.tie("produced", x, e, side(rng))
+        w.tie("barrels", x, c, side(rng))
+        w.tie("vinified", x, v, side(rng))
+
+
+def _deaths(rng: random.Random, w: World) -> None:
+    """Everyone born before 1935 (and no director) has died: at 72 to 94, after their last dated
+    link, never after 2025."""
+    last: dict[str, int] = {}
+    for rel, links in w.link.items():
+        for s, d in links.items():
+            y = int(w.ents[s].facts.get(f"y_{rel}", w.ents[s].facts["year"]))
+            for f in (s, d):
+                last[f] = max(last.get(f, 0), y)
+    for e in w.ents.values():
+        if e.kind == "person" and int(e.facts["year"]) < 1935 and not e.facts.get("living"):
+            born = int(e.facts["year"])
+            e.facts["died"] = min(max(born + rng.randint(72, 94), last.get(e.file, 0) + rng.randint(1, 6)), 2025)
+
+
+_RECIPE = Recipe(
+    names=_names,
+    populate=_populate,
+    render=render,
+    traps=add_traps,
+    questions=lambda w, docs, rng: make_questions(w, docs, rng, words),
+    seed=113,
+)
+
+build_hooded = _RECIPE.build
+hooded_world = _RECIPE.world
+hooded_chains = _RECIPE.chains
