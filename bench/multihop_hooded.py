@@ -25,7 +25,10 @@ _GIVEN = (
 ).split()
 FEMALE = set("Agnes Cecily Frieda Hester Juno Lavinia Nell Prudence Rosalind Thea Winifred Beatrix Dorcas "
              "Florence Imogen".split())  # fmt: skip
-_NOT_NAMES = r"(.)\1\1|^(thaw|sham|shoo|stock|smock|spell|wool|hamb|pump|month|fell|mist)"
+_NOT_NAMES = (  # English words, and no rude syllables in a name
+    r"(.)\1\1|^(thaw|sham|shoo|stock|smock|spell|wool|hamb|pump|month|fell|mist)"
+    r"|fuck|shit|cunt|piss|cock|dick|wank|slut|nigg|fag|twat|arse|tits|porn|rape"
+)
 
 _FUNCTION = FUNCTION_WORDS | {
     "name", "tell", "find", "know", "looking", "could", "would", "please", "wonder", "wondering",

@@ -117,8 +117,8 @@ def _wrap(form: str, x: str) -> str:
 
 def _np(pattern: tuple[str, ...], start: str, rng: random.Random) -> tuple[str, int]:
     """The chain's end as one noun phrase built outwards from the start's name, and how many forms
-    with words after their phrase close it (at most two close together; no form wraps one of the
-    same opening)."""
+    with words after their phrase close it (never two together: "the county the town X operates
+    from is part of" is not how people write; no form wraps one of the same opening)."""
     x, i, last, depth = start, 0, "", 0
     while i < len(pattern):
         pair = (pattern[i], pattern[i + 1]) if i + 1 < len(pattern) else None
@@ -127,10 +127,10 @@ def _np(pattern: tuple[str, ...], start: str, rng: random.Random) -> tuple[str, 
         step = 2 if form else 1
         if not form:
             forms = [f for f in ASK[pattern[i]] if i == 0 or "{x}'s" not in f]
-            fits = [f for f in forms if not (_tail(f) and depth and (depth >= 2 or f.split("{")[0] == last))]
+            fits = [f for f in forms if not (_tail(f) and depth)]  # no clause closing right on another
             fits = [f for f in fits if f.split("{")[0] != last] or fits
             form = rng.choice(fits or [f for f in forms if not _tail(f)])
-        depth = depth + 1 if _tail(form) else 0
+        depth += _tail(form)  # a phrase ends with the words after it until another form closes them
         last = form.split("{")[0]
         x, i = _wrap(form, x), i + step
     return x, depth
@@ -141,11 +141,11 @@ def phrase(w: World, files: list[str], pattern: tuple[str, ...], rng: random.Ran
     start = w.ents[files[0]].title
     if rng.random() < 0.3:
         inner, depth = _np(pattern[:-1], start, rng)
-        forms = [f for f in WHICH[pattern[-1]] if depth < 2 or not _tail(f.rstrip("?"))]
+        forms = [f for f in WHICH[pattern[-1]] if not (depth and _tail(f.rstrip("?")))]
         forms = [f for f in forms if "{x}'s" not in f or inner == start]
         if forms:
             return _wrap(rng.choice(forms), inner)
-    np, _depth = _np(pattern, start, rng)
+    np, depth = _np(pattern, start, rng)
     who = "Who" if pattern[-1] in PERSON_ENDS else "What"
     asks = [
         f"{who} is {np}?",
@@ -158,7 +158,7 @@ def phrase(w: World, files: list[str], pattern: tuple[str, ...], rng: random.Ran
         f"I need {np}.",
         f"Help me find {np}, please.",
     ]
-    q = rng.choice(asks)
+    q = rng.choice([a for a in asks if not (depth and a.endswith(" is."))])  # "... operates from is."
     return q[0].upper() + q[1:] if q[0].islower() and rng.random() < 0.5 else q
 
 

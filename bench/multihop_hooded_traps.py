@@ -157,14 +157,17 @@ _NOTES = [
 
 def add_traps(w: World, nm: Names, rng: random.Random) -> list[Doc]:
     docs = _namesakes(w, rng)
+    headings: set[str] = set()
     for n, (prefix, make) in enumerate(_LISTINGS):
         for i in range(7):
-            while True:  # a year with enough entities of the listing's kinds alive or made
+            while True:  # a year with enough entities of the listing's kinds alive or made, a title not yet used
                 try:
                     text = make(w, rng, i, rng.randint(1900, 2024))
-                    break
                 except ValueError:
                     continue
+                if text.splitlines()[0] not in headings:
+                    break
+            headings.add(text.splitlines()[0])
             docs.append(Doc(f"{prefix}_{n}{i}.md", text))
     for i, (title, body) in enumerate(_NOTES):
         docs.append(Doc(f"note_{i:02d}.md", f"# {title}\n\n{body}\n"))

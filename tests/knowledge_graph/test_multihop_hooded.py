@@ -116,7 +116,7 @@ def test_no_page_contradicts_a_link(made: tuple[World, list[Doc], Chains]) -> No
 
 def test_links_are_stated_on_either_side_or_both(made: tuple[World, list[Doc], Chains]) -> None:
     subject_only, other_only, both, total = link_sides(Pages(made[1]), made[2])
-    assert total > 250 and min(subject_only, other_only, both) >= 40, (subject_only, other_only, both)
+    assert total > 230 and min(subject_only, other_only, both) >= 40, (subject_only, other_only, both)
 
 
 def test_questions_as_people_write_them(made: tuple[World, list[Doc], Chains]) -> None:
@@ -189,7 +189,7 @@ def test_pages_read_as_english(made: tuple[World, list[Doc], Chains]) -> None:
         for line in d.text.splitlines():
             said = re.split(r"(?<=[.\]]) (?=[A-Z])", line)
             for before, s in itertools.pairwise(said):
-                led = [e for e in w.ents.values() if e.title != own and before.startswith(e.title)]
+                led = [e for e in w.ents.values() if before.startswith(e.title) and not before.startswith(own)]
                 pronoun = r"(He|She|His|Her) " if any(e.kind == "person" for e in led) else r"(It|Its) "
                 assert not (led and re.match(pronoun, s)), (d.name, before, s)
     for e in w.ents.values():
@@ -360,10 +360,10 @@ def test_pages_tidy(made: tuple[World, list[Doc], Chains]) -> None:
 
 
 def test_questions_nest_as_people_write(made: tuple[World, list[Doc], Chains]) -> None:
-    """No word said twice in a row, no phrase opened twice in a row ("the town the town"), no three
-    clauses closing together."""
+    """No word said twice in a row, no phrase opened twice in a row ("the town the town"), no two
+    clauses closing together ("... operates from is part of")."""
     texts = [q.text for q, _files in made[2]]
     assert not [t for t in texts if re.search(r"\b(\w+) \1\b", t, re.I)]
     assert not [t for t in texts if re.search(r"\b(the \w+ (?:that|who|where|whose) )\w+ \1", t, re.I)]
-    tails = r"(?:came from|grew up in|operates from|went to|part of|is|was spotted|sits|in)"
-    assert not [t for t in texts if re.search(rf"\b{tails} {tails} {tails}\b", t)]
+    tails = r"(?:came from|grew up in|operates from|went to|is part of|was spotted|sits|is)"
+    assert not [t for t in texts if re.search(rf"\b{tails} {tails}\b", t)]
