@@ -78,6 +78,20 @@ WHICH: dict[str, list[str]] = {
     "director": ["Who runs {x}?", "Who heads {x}?"],
 }
 
+# a one-hop control in the words people use for the relation itself (a multi-hop question's words
+# must avoid its answer page's; a control's need not)
+CONTROL: dict[str, list[str]] = {
+    "born": ["Where was {x} born?", "In which town was {x} born?"],
+    "in": ["Where does {x} have its seat?", "Which town is {x} based in?"],
+    "discovered": ["Who discovered {x}?", "Which astronomer discovered {x}?"],
+    "built": ["Which workshop built {x}?", "Who built {x}?"],
+    "cast": ["Which foundry cast {x}?", "Where was {x} cast?"],
+    "produced": ["Which estate produced {x}?", "Where was {x} produced?"],
+    "studied": ["Where was {x} educated?", "Which college did {x} graduate from?"],
+    "designed": ["Who designed {x}?", "Who drew up the design of {x}?"],
+    "vinified": ["Which winemaker blended {x}?", "Who was the winemaker of {x}?"],
+}
+
 PERSON_ENDS = {"founded", "mentor", "discovered", "designed", "donated", "vinified", "director"}
 
 ONE_HOP: list[tuple[str, ...]] = [
@@ -139,6 +153,8 @@ def _np(pattern: tuple[str, ...], start: str, rng: random.Random) -> tuple[str, 
 def phrase(w: World, files: list[str], pattern: tuple[str, ...], rng: random.Random) -> str:
     """One way a person might ask for the end of `pattern`'s chain from its start."""
     start = w.ents[files[0]].title
+    if len(pattern) == 1 and rng.random() < 0.6:
+        return rng.choice(CONTROL[pattern[0]]).format(x=start)
     if rng.random() < 0.3:
         inner, depth = _np(pattern[:-1], start, rng)
         forms = [f for f in WHICH[pattern[-1]] if not (depth and _tail(f.rstrip("?")))]
