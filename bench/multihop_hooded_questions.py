@@ -183,4 +183,4 @@ def make_questions(
 ) -> list[tuple[Question, list[str]]]:
     """36 one-hop controls, 90 two-hop and 48 three-hop questions with their chains' files."""
     plan = ((ONE_HOP, 36), (THREE_HOP, 48), (TWO_HOP, 90))
-    return draw_questions(w, docs, rng, words, phrase, plan, lambda i: i % 5 == 3, controls_by_fame=True)
+    return draw_questions(w, docs, rng, words, phrase, plan, lambda i: i % 5 == 3)
