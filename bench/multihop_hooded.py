@@ -1,6 +1,60 @@
 """The hooded multi-hop corpus (#28): a tenth blind check of the `kg` ranker, never tuned on.
 
-(Docstring completed with the shape and calibration once measured.)
+Written by a helper (n29, session 15) that read no code under gateway/knowledge_graph/, not the
+knowledge-graph section of docs/ARCHITECTURE.md and no other corpus's questions (only swathed's
+builder and contract test, for the return type and the checklist), and that never ran `kg` (or
+`kg+2hop`) on it; it is calibrated with hybrid search, two-hop expansion and PPR only. Nobody
+tuning a ranker is to read this file, bench/multihop_hooded_text.py, _words.py, _traps.py or
+_questions.py, or its test.
+
+A fictional gazetteer of astronomy and instrument-making, bell-founding, and viticulture and
+cooperage generated from a fixed seed (domains no other corpus uses): comets, the astronomers who
+found them and the observatories they were first seen from; telescopes, the optical firms that
+built them, the makers who designed them and the observatories housing them; observatories'
+present directors; astronomers' mentors and the colleges astronomers and makers studied at; bells,
+the foundries that cast them and the winegrowers who gave them; wines, their estates, the
+cooperages that made their casks and the winegrowers who blended them; founders of observatories,
+firms, foundries, estates and cooperages; where people were born, where organisations are and the
+counties the towns lie in (17 relation types, each worded three ways in prose, two as key-value
+lines, and in the first person where a living person tells it: bench/multihop_hooded_words.py).
+Pages are narrative articles, infoboxes, obituaries, interview transcripts, minutes of board
+meetings, museum catalogue entries and scholarly notes with footnotes
+(bench/multihop_hooded_text.py).
+
+Questions (bench/multihop_hooded_questions.py): 36 one-hop controls, 90 two-hop and 48 three-hop,
+a fifth typed all in lower case: of-chains, relative clauses, "whose" clauses folding two hops,
+possessives, wh-questions on the last hop, requests and indirect questions; at most one clause
+closing at a question's end. A multi-hop answer page shares no content word (a crude stem) with its
+question and does not name the start, the start's page does not name the answer, no page off the
+chain names both ends, no chain visits a page twice, no start is a name a namesake also bears.
+Dates agree (founders 25 to 70, comets found at 22 to 80 from an observatory already open,
+telescopes after their firm and designed at 25 to 75, bells after their foundry and given at 30 to
+85, wines after their estate and cooperage and blended at 22 to 75, students of 18 to 24 at a
+college already open, mentors 15 to 50 years older and alive at the first lesson, directors
+living and appointed at 30 to 44; everyone born before 1935 dead, at 72 or older, after their last
+dated link, by 2025; obituaries, minutes and interviews dated no earlier than anything they
+mention; listings naming only what existed in their year; nothing after 2025).
+Traps (bench/multihop_hooded_traps.py): 12 namesakes, four shared surnames, five organisations
+named after towns they are not in, three stems borne by two organisations each, 49 listings naming
+entities in passing (star-party programmes, saleroom catalogues, tasting sheets, ringing rotas,
+subscription lists, mileage tables, parish almanacs) and 14 glossary notes sharing the relation
+words.
+
+Shape: 353 pages (92 people: 32 astronomers, 28 winegrowers, 18 makers, 14 founders; 40 towns, 8
+counties; 42 organisations: 9 observatories, 8 estates, 7 optical firms, 6 foundries, 6
+cooperages, 6 colleges; 96 works: 30 comets, 30 wines, 20 bells, 16 telescopes; 75 trap pages);
+514 links, 262 meant for the subject's page only, 126 for both, 126 for the other end's only; of the
+259 links the questions walk, 130 are named on the subject's page only, 66 on both and 63 on the
+other end's only (tests.support.corpus_pages.link_sides). Styles of the 278 entity pages: 81
+narrative, 54 infobox, 39 footnoted note, 38 catalogue entry, 25 minutes, 23 interview, 18 obituary.
+
+Calibrated without `kg` (`flock /work/wt/kg.lock env PYTHONPATH=$PWD .venv/bin/python -m
+bench.bench_multihop --corpus hooded --per-hops 0 --speed-repeat 1 --no-single --methods hybrid
+two-hop ppr`), top-10 hit rate / MRR@10 on the 138 multi-hop questions (hybrid / two-hop expansion
+/ PPR): 0.0 % / 31.2 % / 7.2 % (MRR 0.000 / 0.063 / 0.012); two-hop expansion 46.7 % on two-hop
+and 2.1 % on three-hop questions; one-hop controls 69.4 % / 77.8 % / 94.4 % (hybrid's control
+misses, 11, are pages whose titles end in a word their kind shares, "Old Vines", "Reflector",
+"Star Station", ..., ranked below other pages of their kind).
 """
 
 from __future__ import annotations
