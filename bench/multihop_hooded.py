@@ -53,8 +53,8 @@ bench.bench_multihop --corpus hooded --per-hops 0 --speed-repeat 1 --no-single -
 two-hop ppr`), top-10 hit rate / MRR@10 on the 138 multi-hop questions (hybrid / two-hop expansion
 / PPR): 0.0 % / 31.2 % / 7.2 % (MRR 0.000 / 0.063 / 0.012); two-hop expansion 46.7 % on two-hop
 and 2.1 % on three-hop questions; one-hop controls 69.4 % / 77.8 % / 94.4 % (hybrid's control
-misses, 11, are pages whose titles end in a word their kind shares, "Old Vines", "Reflector",
-"Star Station", ..., ranked below other pages of their kind).
+misses, 11, are pages whose titles end in a word others of their kind share, ranked below
+those others).
 """
 
 from __future__ import annotations
