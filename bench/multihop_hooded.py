@@ -52,9 +52,9 @@ Calibrated without `kg` (`flock /work/wt/kg.lock env PYTHONPATH=$PWD .venv/bin/p
 bench.bench_multihop --corpus hooded --per-hops 0 --speed-repeat 1 --no-single --methods hybrid
 two-hop ppr`), top-10 hit rate / MRR@10 on the 138 multi-hop questions (hybrid / two-hop expansion
 / PPR): 0.0 % / 31.2 % / 7.2 % (MRR 0.000 / 0.063 / 0.012); two-hop expansion 46.7 % on two-hop
-and 2.1 % on three-hop questions; one-hop controls 69.4 % / 77.8 % / 94.4 % (hybrid's control
-misses, 11, are pages whose titles end in a word others of their kind share, ranked below
-those others).
+and 2.1 % on three-hop questions; one-hop controls 69.4 % / 77.8 % / 94.4 % (hybrid's 11
+control misses start on an entity whose title ends in a word others of its kind share, and
+hybrid ranks those others' pages first).
 """
 
 from __future__ import annotations
