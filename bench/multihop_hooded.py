@@ -126,14 +126,23 @@ def _works(rng: random.Random, nm: Names, w: World, kind: str, n: int, forms: li
 
 
 def _found(rng: random.Random, w: World, orgs: list[Ent], founders: list[Ent]) -> None:
-    """A founder of 25 to 70 at the organisation's own date where one fits, else the nearest founder
-    with the date moved into their span."""
+    """A founder of 25 to 70 at the organisation's own date where one fits, else the nearest of the
+    least busy founders with the date moved into their span; no founder sets up more than four
+    organisations, nor two in one year (the nearest founder alone once set up every old one, all in
+    the first year of their span)."""
+    used: dict[str, list[int]] = {f.file: [] for f in founders}
     for org in orgs:
         year = int(org.facts["year"])
-        fit = [f for f in founders if 25 <= year - int(f.facts["year"]) <= 70]
-        founder = rng.choice(fit) if fit else min(founders, key=lambda f: abs(year - int(f.facts["year"]) - 47))
+        free = [f for f in founders if len(used[f.file]) < 4]
+        fit = [f for f in free if 25 <= year - int(f.facts["year"]) <= 70 and year not in used[f.file]]
+        gap = {f.file: (len(used[f.file]), abs(year - int(f.facts["year"]) - 47)) for f in free}
+        founder = rng.choice(fit) if fit else min(free, key=lambda f: gap[f.file])
         born = int(founder.facts["year"])
-        org.facts["year"] = min(max(year, born + 25), born + 70)
+        year = min(max(year, born + 25), born + 70)
+        while year in used[founder.file]:
+            year = year + 1 if year < born + 70 else born + 25 + rng.randint(0, 45)
+        used[founder.file].append(year)
+        org.facts["year"] = year
         w.tie("founded", org, founder, side(rng))
 
 

@@ -17,6 +17,7 @@ from bench.multihop_hooded_words import FIRST, REL
 
 _STREETS = ["Lantern", "Cooper", "Vane", "Cistern", "Meridian", "Granary", "Belfry", "Tithe", "Sextant", "Quarry"]
 _WAYS = ["Yard", "Close", "Steps", "Parade", "Terrace", "Wynd"]
+_AGAIN = ["Any others?", "And besides that?", "Anything more along those lines?", "And after that?"]
 _MONTHS = ["January", "March", "April", "June", "September", "October", "November"]
 
 Statement = tuple[str, str, Ent]  # relation, "fwd" (this page is the subject's) or "back", the other end
@@ -102,14 +103,29 @@ def statements(w: World, e: Ent) -> list[Statement]:
     return out
 
 
-def say(e: Ent, st: Statement, kv: bool, full: bool, rng: random.Random) -> tuple[str, bool]:
-    """One statement of a link, and whether its sentence is led by the page's own entity."""
+def say(e: Ent, st: Statement, kv: bool, full: bool, rng: random.Random, tpl: str = "") -> tuple[str, bool]:
+    """One statement of a link (in `tpl`, else a wording drawn), and whether its sentence is led by
+    the page's own entity."""
     rel, way, other = st
     src = e if way == "fwd" else other
-    tpl = rng.choice(REL[rel][f"{way}_kv" if kv else way])
+    tpl = tpl or rng.choice(REL[rel][f"{way}_kv" if kv else way])
     where = {"no": rng.randint(1, 140), "street": f"{rng.choice(_STREETS)} {rng.choice(_WAYS)}"}
     said = tpl.format(t=other.title, y=_year(rel, src), **where, **_refs(e, full, rng))
     return (said if kv else cap(said)), tpl.startswith(("{S}", "{P_cap}"))
+
+
+def _box(e: Ent, sts: list[Statement], rng: random.Random) -> list[str]:
+    """Key-value lines, one key per relation and direction: "Parishes: A, B", not a line for each."""
+    groups: dict[tuple[str, str], list[Statement]] = {}
+    for st in sts:
+        groups.setdefault((st[0], st[1]), []).append(st)
+    lines = []
+    for (rel, way), group in groups.items():
+        tpl = rng.choice(REL[rel][f"{way}_kv"])
+        said = [say(e, st, True, True, rng, tpl)[0] for st in group]
+        key = said[0].split(": ")[0] + ": "
+        lines.append(key + ", ".join(x.removeprefix(key) for x in said))
+    return lines
 
 
 def _prose(e: Ent, sts: list[Statement], rng: random.Random, full: bool = False) -> list[str]:
@@ -163,12 +179,12 @@ def render(w: World, e: Ent, rng: random.Random) -> str:
         style = "interview"  # the living are few: most of them were interviewed
     titles = [x.title for x in w.ents.values()]
     if style == "infobox":
-        return head + "\n\n" + "\n".join(say(e, st, True, True, rng)[0] for st in sts) + "\n"
+        return head + "\n\n" + "\n".join(_box(e, sts, rng)) + "\n"
     if style == "catalogue":
         kv = sts[: max(1, len(sts) // 2)]
         rest = sts[len(kv) :]
         text = f"# {e.title}\n\nCatalogue entry, accession no. HD.{rng.randint(100, 999)}/{rng.randint(1, 40)}\n\n"
-        text += f"Object: {intro(e, rng)}\n" + "\n".join(say(e, st, True, True, rng)[0] for st in kv) + "\n"
+        text += f"Object: {intro(e, rng)}\n" + "\n".join(_box(e, kv, rng)) + "\n"
         if rest:
             text += "\nProvenance. " + " ".join(_prose(e, rest, rng, full=True)) + "\n"
         return text
@@ -191,8 +207,11 @@ def render(w: World, e: Ent, rng: random.Random) -> str:
         year = min(max(_years(w, e, sts) + 1, rng.randint(2008, 2025)), 2025)
         text = head + ("\n\n" + " ".join(_prose(e, other, rng)) if other else "")
         text += f"\n\nTranscript of a conversation recorded in {year}.\n"
-        for rel, way, o in told:
+        asked: set[str] = set()
+        for rel, way, o in told:  # a question asked again is a follow-up, not the same words twice
             ask, answer = FIRST[(rel, way)]
+            ask = rng.choice([x for x in _AGAIN if x not in asked]) if ask in asked else ask
+            asked.add(ask)
             src = e if way == "fwd" else o
             text += f"\nQ: {ask}\nA: {answer.format(t=o.title, y=_year(rel, src))}"
         return text + "\n"
@@ -200,16 +219,25 @@ def render(w: World, e: Ent, rng: random.Random) -> str:
         he = "She" if e.facts["female"] else "He"
         age = int(e.facts["died"]) - int(e.facts["year"])
         lead = f"{e.title}, who has died aged {age}, was {article(ROLE[str(e.facts['role'])])}."
-        life = " ".join(_prose(e, sts, rng))
         died = e.facts["died"]
-        return f"# {e.title}\n\nObituary, printed in {died}\n\n{lead} {life} {he} died in {died}.\n"
+        said = _prose(e, sts, rng)
+        life = " ".join(said)
+        last = said[-1] if said else lead  # "She died" only after a sentence she leads
+        own = (e.title, e.title.split()[-1], he, "His " if he == "He" else "Her ")
+        who = he if last.startswith(own) else e.title.split()[-1]
+        return f"# {e.title}\n\nObituary, printed in {died}\n\n{lead} {life} {who} died in {died}.\n"
     if style == "footnoted" and len(sts) >= 2:
         body = _prose(e, sts[:-1], rng)
-        marked = [f"{s}[{i}]" if i in (1, 3, 5) else s for i, s in enumerate(body, 1)]
-        notes = [f"[{i}] See the county survey, vol. {rng.randint(2, 9)}, p. {rng.randint(3, 300)}." for i in (1, 3, 5)]
-        notes = [x for i, x in zip((1, 3, 5), notes, strict=True) if i <= len(body)]
+        # sources cited on the 1st, 3rd and 5th sentences but not the last (which carries the
+        # further note), numbered in order: [1], [2], [3], never "[3][4]" nor a gap
+        cited = [i for i in (1, 3, 5) if i < len(body)]
+        marked = [f"{s}[{cited.index(i) + 1}]" if i in cited else s for i, s in enumerate(body, 1)]
+        notes = [
+            f"[{n}] See the county survey, vol. {rng.randint(2, 9)}, p. {rng.randint(3, 300)}."
+            for n in range(1, len(cited) + 1)
+        ]
         tail = say(e, sts[-1], False, True, rng)[0]
-        n = len(body) + 1
+        n = len(cited) + 1
         notes.append(f"[{n}] Further, {_clause(tail, titles)}.")
         return f"{head} " + " ".join(marked) + f"[{n}]\n\nNotes\n\n" + "\n".join(notes) + "\n"
     return head + (" " + " ".join(_prose(e, sts, rng)) if sts else "") + "\n"

@@ -17,6 +17,7 @@ import pytest
 from bench.corpus_world import World
 from bench.multihop_corpus import Doc
 from bench.multihop_hooded import build_hooded, hooded_chains, hooded_world, words
+from bench.multihop_hooded_questions import ASK, WHICH, WHOSE
 from bench.multihop_hooded_words import CUES
 from tests.support.corpus_pages import (
     Chains,
@@ -367,3 +368,61 @@ def test_questions_nest_as_people_write(made: tuple[World, list[Doc], Chains]) -
     assert not [t for t in texts if re.search(r"\b(the \w+ (?:that|who|where|whose) )\w+ \1", t, re.I)]
     tails = r"(?:came from|grew up in|operates from|went to|is part of|was spotted|sits|is)"
     assert not [t for t in texts if re.search(rf"\b{tails} {tails}\b", t)]
+
+
+def test_a_founder_sets_up_a_few_ventures_in_different_years(made: tuple[World, list[Doc], Chains]) -> None:
+    """No benefactor sets up eight organisations, nor two in one year (a clamp once gave the earliest
+    benefactor every organisation older than the others, all in the same year)."""
+    w = made[0]
+    years: dict[str, list[int]] = {}
+    for o, p in w.link["founded"].items():
+        years.setdefault(p, []).append(int(w.ents[o].facts["year"]))
+    assert all(len(ys) <= 4 and len(set(ys)) == len(ys) for ys in years.values()), years
+
+
+def test_one_phrase_one_relation(made: tuple[World, list[Doc], Chains]) -> None:
+    """A question's phrase for a hop fits only that hop: no two relations from one kind of entity share
+    a phrase ("the maker of" a wine: its estate or its winemaker?), no phrase names the role of
+    another relation's far end ("the maker of" a telescope designed by an instrument maker), and a
+    "whose" form folds two hops only where the middle entity has one link to the end's kind ("the
+    person whose station keeps X": its director or its founder?)."""
+    w = made[0]
+    kind = {f: str(e.facts.get("role", e.kind)) for f, e in w.ents.items()}
+    broad = {f: e.kind for f, e in w.ents.items()}
+    ends: dict[str, dict[str, set[str]]] = {}  # subject kind -> relation -> far ends' kinds
+    for rel, links in w.link.items():
+        for s, d in links.items():
+            ends.setdefault(broad[s], {}).setdefault(rel, set()).add(kind[d])
+    roles = {"astronomer": "astronomer", "maker": "maker", "vintner": "winegrower", "founder": "benefactor"}
+    for rels in ends.values():
+        for a, b in itertools.permutations(rels, 2):
+            forms_a = {f.lower() for f in ASK[a] + WHICH[a]}
+            assert not forms_a & {f.lower() for f in ASK[b] + WHICH[b]}, (a, b)
+            for role in rels[b] & set(roles):
+                assert not [f for f in forms_a if re.search(rf"\b{roles[role]}", f)] or role in rels[a], (a, b)
+    broad_end = {r: {broad[d] for d in links.values()} for r, links in w.link.items()}
+    for (a, b), _forms in WHOSE.items():
+        middles = {broad[d] for d in w.link[a].values()}
+        rivals = [r for m in middles for r in ends.get(m, {}) if r != b and broad_end[r] & broad_end[b]]
+        assert not rivals, (a, b, rivals)
+
+
+def test_interviews_and_infoboxes_say_a_thing_once(made: tuple[World, list[Doc], Chains]) -> None:
+    """An interviewer asks each question once; an infobox gives one key per relation (not "Natives: X"
+    and "Born here: Y" for the same thing); footnotes are numbered 1, 2, 3... and one marker ends a
+    sentence."""
+    w, docs, _chains = made
+    for d in docs:
+        asked = re.findall(r"^Q: (.*)$", d.text, re.M)
+        assert len(set(asked)) == len(asked), d.name
+        e = w.ents.get(d.name)
+        if e is not None:
+            kv = [ln for ln in d.text.splitlines() if re.match(r"[A-Z][\w ]+: \S", ln) and not ln.startswith("Object:")]
+            for rel in w.link:
+                others = w.incoming(rel, e)
+                lines = {ln for ln in kv for x in others if names(ln, x.title)}
+                assert len(lines) <= 1, (d.name, rel, lines)
+        if "\nNotes\n" in d.text:
+            body, notes = d.text.split("\nNotes\n")
+            numbers = [int(n) for n in re.findall(r"^\[(\d+)\]", notes, re.M)]
+            assert numbers == list(range(1, len(numbers) + 1)) and "][" not in body, d.name
