@@ -36,7 +36,7 @@ REL: dict[str, dict[str, list[str]]] = {
         "fwd": ["{S} lies within {t}.", "{S} is a parish of {t}.", "For administration {N} falls under {t}."],
         "back": ["{t} lies within {P} bounds.", "{t} is a parish of {O}.", "{t} falls under {O} for administration."],
         "fwd_kv": ["Region: {t}", "County: {t}"],
-        "back_kv": ["Parishes: {t}", "Parish within: {t}"],
+        "back_kv": ["Parishes: {t}", "Towns: {t}"],
     },
     "founded": {
         "fwd": [
@@ -193,7 +193,7 @@ FIRST: dict[tuple[str, str], tuple[str, str]] = {  # (relation, way) -> (the int
 CUES: dict[str, str] = {
     "born": r"\bborn\b|\bbirth|\bnatives?\b",
     "in": r"\bseat\b|\bpremises\b|\bstood in\b",
-    "region": r"\blies within\b|\bparish of\b|\bfalls under\b|\bregion:|\bcounty:|\bparishes:|\bparish within\b",
+    "region": r"\blies within\b|\bparish of\b|\bfalls under\b|\bregion:|\bcounty:|\bparishes:|\btowns:",
     "founded": r"\bestablish|\bset up\b|\bventure",
     "studied": r"\bnatural philosophy\b|\bdegree\b|\beducat|\bgraduates\b|\balma mater\b|\balumni\b",
     "mentor": r"\bassistant|\bobserving under\b|\binstruct|\bmentor",

@@ -426,3 +426,12 @@ def test_interviews_and_infoboxes_say_a_thing_once(made: tuple[World, list[Doc],
             body, notes = d.text.split("\nNotes\n")
             numbers = [int(n) for n in re.findall(r"^\[(\d+)\]", notes, re.M)]
             assert numbers == list(range(1, len(numbers) + 1)) and "][" not in body, d.name
+
+
+def test_a_county_infobox_lists_its_towns(made: tuple[World, list[Doc], Chains]) -> None:
+    """A county's key-value lines read from the county's side: its towns, not "Parish within: X" (which
+    says the county is a parish within the town)."""
+    w, docs, _chains = made
+    counties = {e.file for e in w.ents.values() if e.kind == "province"}
+    wrong = re.compile(r"^(?:Parish within|County|Region|Within)\b[^:\n]*: ", re.M)
+    assert not [d.name for d in docs if d.name in counties and wrong.search(d.text)]
