@@ -226,6 +226,12 @@ class RuleExtractor:
                 while j + 1 < len(tokens):
                     nxt = tokens[j + 1].group()
                     gap = body[tokens[j].end() : tokens[j + 1].start()]
+                    if gap.strip() == "&" and gap != "&" and _namelike(nxt) and not _run_on(tokens, j + 1, body):
+                        # an ampersand before one last capitalised word joins it to the name, a
+                        # firm's ("Geithen & Co.", "Marks & Spencer"); two full names ("Anna Jones &
+                        # Bob Smith") are two, as prose coordinates them with "and"
+                        j += 1
+                        continue
                     if gap.strip() not in ("", "-"):
                         break
                     if _namelike(nxt):
@@ -318,6 +324,15 @@ class _Taken:
         self.starts.insert(i, span.start)
         self.ends.insert(i, span.end if end is None else end)
         self.spans.insert(i, span)
+
+
+def _run_on(tokens: list[re.Match[str]], k: int, body: str) -> bool:
+    """Whether the capitalised word `tokens[k]` is followed by another of the same name run."""
+    return (
+        k + 1 < len(tokens)
+        and not body[tokens[k].end() : tokens[k + 1].start()].strip()
+        and _namelike(tokens[k + 1].group())
+    )
 
 
 def _namelike(word: str) -> bool:
