@@ -51,6 +51,12 @@ _AFTER_NAME = (_STOP - frozenset("mr mrs ms dr st".split())) | frozenset(
 _VERB_S = re.compile(r"[a-z]{2,}[^su\W]s$")  # a present verb's "-s": "supports", "runs"; not "ms", "class"
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
 _BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone opening participle
+# a past participle opening the sentence, its preposition and a name, then the comma closing the phrase
+# ("Trained at N, ...", "Situated in P, ..."): a participial phrase fronted before its subject
+# "-ed" after one consonant after a vowel ("Trained", "Situated", "Based"), not after two consonants
+# as in given names ("Alfred", "Ahmed", "Wilfred")
+_ED_WORD = re.compile(r"[A-Z][a-z]*[aeiouy][b-df-hj-np-tv-z]ed")
+_FRONTED_PREP = re.compile(r" (?:at|in|on|near|from|under|with|for|to|into|as) (?:the )?[A-Z][^,.;:!?]*,")
 # a word of address: an opening word or two ("Sir", "Dear Sir") set off by a comma (a dash may follow)
 # from a clause whose subject is "I", "we" or "you" ("Sir, — I write ...", "Friends, we ...",
 # "Yesterday, I went"): the clause's subject is the speaker, not the word, which names no one the
@@ -269,6 +275,7 @@ class RuleExtractor:
                 if (a == 0 and len(words) == 1) and (
                     words[0].lower() in lower_words
                     or (PARTICIPLE.search(words[0]) and _BY_NEXT.match(body, tokens[a].end()))
+                    or _opening_participle(words[0], body, tokens[a].end(), text)
                 ):
                     words = []
                 if (
@@ -324,6 +331,19 @@ class _Taken:
         self.starts.insert(i, span.start)
         self.ends.insert(i, span.end if end is None else end)
         self.spans.insert(i, span)
+
+
+def _opening_participle(word: str, body: str, end: int, text: str) -> bool:
+    """Whether a lone capitalised word opening the sentence is a past participle heading a fronted
+    phrase ("Trained at N, D designed ...", "Situated in P, the club ..."), not a name: "-ed" in
+    form (`_ED_WORD`), a preposition, a capitalised word and a comma after it, and the text never
+    writes it capitalised after a lower-case word (a name is capitalised mid-sentence too: "Jared in
+    Paris, ... met Jared")."""
+    return bool(
+        _ED_WORD.fullmatch(word)
+        and _FRONTED_PREP.match(body, end)
+        and not re.search(rf"\b[a-z]+[ \t]+{re.escape(word)}\b", text)
+    )
 
 
 def _run_on(tokens: list[re.Match[str]], k: int, body: str) -> bool:
