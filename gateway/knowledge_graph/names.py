@@ -56,6 +56,7 @@ _BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone o
 # "-ed" after one consonant after a vowel ("Trained", "Situated", "Based"), not after two consonants
 # as in given names ("Alfred", "Ahmed", "Wilfred")
 _ED_WORD = re.compile(r"[A-Z][a-z]*[aeiouy][b-df-hj-np-tv-z]ed")
+_MID_SENTENCE = re.compile(r"\b[a-z]+[ \t]+([A-Z][a-z]+)\b")
 _FRONTED_PREP = re.compile(r" (?:at|in|on|near|from|under|with|for|to|into|as) (?:the )?[A-Z][^,.;:!?]*,")
 # a word of address: an opening word or two ("Sir", "Dear Sir") set off by a comma (a dash may follow)
 # from a clause whose subject is "I", "we" or "you" ("Sir, — I write ...", "Friends, we ...",
@@ -220,6 +221,7 @@ class RuleExtractor:
             if not taken.overlaps(a, b):
                 taken.add(Span(text[a:b], "work", a, b))
         lower_words = {w.lower() for w in _WORD.findall(text) if w[:1].islower()}
+        mid = _MidSentence(text)
         for sentence in _sentences(text):
             start0, body = sentence
             tokens = list(_WORD.finditer(body))
@@ -275,7 +277,7 @@ class RuleExtractor:
                 if (a == 0 and len(words) == 1) and (
                     words[0].lower() in lower_words
                     or (PARTICIPLE.search(words[0]) and _BY_NEXT.match(body, tokens[a].end()))
-                    or _opening_participle(words[0], body, tokens[a].end(), text)
+                    or _opening_participle(words[0], body, tokens[a].end(), mid)
                 ):
                     words = []
                 if (
@@ -333,17 +335,27 @@ class _Taken:
         self.spans.insert(i, span)
 
 
-def _opening_participle(word: str, body: str, end: int, text: str) -> bool:
+class _MidSentence:
+    """The capitalised words a text writes after a lower-case word ("met Jared"), collected once per
+    text when first asked (one search of the whole text per opening word was quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._words: frozenset[str] | None = None
+
+    def __contains__(self, word: str) -> bool:
+        if self._words is None:
+            self._words = frozenset(m.group(1) for m in _MID_SENTENCE.finditer(self.text))
+        return word in self._words
+
+
+def _opening_participle(word: str, body: str, end: int, mid: _MidSentence) -> bool:
     """Whether a lone capitalised word opening the sentence is a past participle heading a fronted
     phrase ("Trained at N, D designed ...", "Situated in P, the club ..."), not a name: "-ed" in
     form (`_ED_WORD`), a preposition, a capitalised word and a comma after it, and the text never
     writes it capitalised after a lower-case word (a name is capitalised mid-sentence too: "Jared in
     Paris, ... met Jared")."""
-    return bool(
-        _ED_WORD.fullmatch(word)
-        and _FRONTED_PREP.match(body, end)
-        and not re.search(rf"\b[a-z]+[ \t]+{re.escape(word)}\b", text)
-    )
+    return bool(_ED_WORD.fullmatch(word) and _FRONTED_PREP.match(body, end) and word not in mid)
 
 
 def _run_on(tokens: list[re.Match[str]], k: int, body: str) -> bool:
