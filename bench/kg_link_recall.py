@@ -53,6 +53,8 @@ from bench.multihop_hushed import hushed_chains, hushed_world
 from bench.multihop_masked import masked_chains, masked_world
 from bench.multihop_muffled import muffled_chains, muffled_world
 from bench.multihop_sealed import build_sealed, sealed_chains
+from bench.multihop_shrouded import shrouded_chains, shrouded_world
+from bench.multihop_swathed import swathed_chains, swathed_world
 from bench.multihop_unseen import build_unseen
 from bench.multihop_veiled import veiled_chains, veiled_world
 from gateway.knowledge_graph import fallback
@@ -132,6 +134,8 @@ CORPORA: dict[str, Callable[[], tuple[list[Doc], Chains]]] = {
     "draped": lambda: (draped_world()[1], [(q, [path]) for q, path in draped_chains()]),
     "hushed": lambda: (hushed_world()[1], [(q, [path]) for q, path in hushed_chains()]),
     "muffled": lambda: (muffled_world()[1], [(q, [path]) for q, path in muffled_chains()]),
+    "swathed": lambda: (swathed_world()[1], [(q, [path]) for q, path in swathed_chains()]),
+    "shrouded": lambda: (shrouded_world()[1], [(q, [path]) for q, path in shrouded_chains()]),
     "fresh": _fresh,
     "heldout": _heldout,
     "sealed": _sealed,

@@ -51,6 +51,13 @@ _AFTER_NAME = (_STOP - frozenset("mr mrs ms dr st".split())) | frozenset(
 _VERB_S = re.compile(r"[a-z]{2,}[^su\W]s$")  # a present verb's "-s": "supports", "runs"; not "ms", "class"
 _QUOTED = re.compile(r"[\"\u201c]([A-Z0-9][^\"\u201d\n]{0,78}[^\s\"\u201d])[\"\u201d]")
 _BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone opening participle
+# a past participle opening the sentence, its preposition and a name, then the comma closing the phrase
+# ("Trained at N, ...", "Situated in P, ..."): a participial phrase fronted before its subject
+# "-ed" after one consonant after a vowel ("Trained", "Situated", "Based"), not after two consonants
+# as in given names ("Alfred", "Ahmed", "Wilfred")
+_ED_WORD = re.compile(r"[A-Z][a-z]*[aeiouy][b-df-hj-np-tv-z]ed")
+_MID_SENTENCE = re.compile(r"\b[a-z]+[ \t]+([A-Z][a-z]+)\b")
+_FRONTED_PREP = re.compile(r" (?:at|in|on|near|from|under|with|for|to|into|as) (?:the )?[A-Z][^,.;:!?]*,")
 # a word of address: an opening word or two ("Sir", "Dear Sir") set off by a comma (a dash may follow)
 # from a clause whose subject is "I", "we" or "you" ("Sir, — I write ...", "Friends, we ...",
 # "Yesterday, I went"): the clause's subject is the speaker, not the word, which names no one the
@@ -214,6 +221,7 @@ class RuleExtractor:
             if not taken.overlaps(a, b):
                 taken.add(Span(text[a:b], "work", a, b))
         lower_words = {w.lower() for w in _WORD.findall(text) if w[:1].islower()}
+        mid = _MidSentence(text)
         for sentence in _sentences(text):
             start0, body = sentence
             tokens = list(_WORD.finditer(body))
@@ -226,6 +234,12 @@ class RuleExtractor:
                 while j + 1 < len(tokens):
                     nxt = tokens[j + 1].group()
                     gap = body[tokens[j].end() : tokens[j + 1].start()]
+                    if gap.strip() == "&" and gap != "&" and _namelike(nxt) and not _run_on(tokens, j + 1, body):
+                        # an ampersand before one last capitalised word joins it to the name, a
+                        # firm's ("Geithen & Co.", "Marks & Spencer"); two full names ("Anna Jones &
+                        # Bob Smith") are two, as prose coordinates them with "and"
+                        j += 1
+                        continue
                     if gap.strip() not in ("", "-"):
                         break
                     if _namelike(nxt):
@@ -263,6 +277,7 @@ class RuleExtractor:
                 if (a == 0 and len(words) == 1) and (
                     words[0].lower() in lower_words
                     or (PARTICIPLE.search(words[0]) and _BY_NEXT.match(body, tokens[a].end()))
+                    or _opening_participle(words[0], body, tokens[a].end(), mid)
                 ):
                     words = []
                 if (
@@ -318,6 +333,38 @@ class _Taken:
         self.starts.insert(i, span.start)
         self.ends.insert(i, span.end if end is None else end)
         self.spans.insert(i, span)
+
+
+class _MidSentence:
+    """The capitalised words a text writes after a lower-case word ("met Jared"), collected once per
+    text when first asked (one search of the whole text per opening word was quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._words: frozenset[str] | None = None
+
+    def __contains__(self, word: str) -> bool:
+        if self._words is None:
+            self._words = frozenset(m.group(1) for m in _MID_SENTENCE.finditer(self.text))
+        return word in self._words
+
+
+def _opening_participle(word: str, body: str, end: int, mid: _MidSentence) -> bool:
+    """Whether a lone capitalised word opening the sentence is a past participle heading a fronted
+    phrase ("Trained at N, D designed ...", "Situated in P, the club ..."), not a name: "-ed" in
+    form (`_ED_WORD`), a preposition, a capitalised word and a comma after it, and the text never
+    writes it capitalised after a lower-case word (a name is capitalised mid-sentence too: "Jared in
+    Paris, ... met Jared")."""
+    return bool(_ED_WORD.fullmatch(word) and _FRONTED_PREP.match(body, end) and word not in mid)
+
+
+def _run_on(tokens: list[re.Match[str]], k: int, body: str) -> bool:
+    """Whether the capitalised word `tokens[k]` is followed by another of the same name run."""
+    return (
+        k + 1 < len(tokens)
+        and not body[tokens[k].end() : tokens[k + 1].start()].strip()
+        and _namelike(tokens[k + 1].group())
+    )
 
 
 def _namelike(word: str) -> bool:

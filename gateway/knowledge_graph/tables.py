@@ -92,6 +92,13 @@ _FIELD_END = re.compile(r"[.!?](?=\s|$)|$", re.MULTILINE)
 _MAX_CAPTION_WORDS = 6
 _QUALIFIER = re.compile(r"[ \t]+\([^()|]{1,30}\)")  # "Players (selected)": a label's bracketed note
 _COORDINATION = re.compile(r",[ \t]+(?:and[ \t]+)?|[ \t]+and[ \t]+")  # "A, B and C", "A, B, and C"
+# what may close a key-value row's value after its name: a bracketed year or note ("N (1883)", "N
+# (b. 1950)") or a year after a comma ("Trouddstead, 1927"), when the row's fact happened or a
+# person's dates; no other words ("N, Kelby" may be a place of N's, "N and more" a value)
+_CELL_NOTE = re.compile(r"[ \t]*(?:\([^()|]{1,30}\)|,[ \t]*\d{4})[ \t]*")
+# a key-value row's value opening on a year, then a preposition: "| Founded | 1901, by N |", "| Born |
+# 1927 in P |" (the preposition joins the label's words, as a field line's date does: `_DATED`)
+_CELL_DATED = re.compile(r"\d{4},?[ \t]+(by|in|at|near)[ \t]+(?=[A-Z])")
 _MIN_FIELDS = 2  # a record's fields: a lone "Label: Value" line is no record unless its label names a relation
 _BLANK = re.compile(r"\n[ \t]*\n")
 # a value opening on an "-ing" form reads as a clause, not a name ("Getting Started", "Using X")
@@ -249,6 +256,8 @@ def _listed(names: _Names, a: int, b: int) -> list[str]:
     "A, B and C"), every part wholly a name (a cell with any other words in it is a value or a
     note: "Former students include A and B" is read as a sentence)."""
     key = names.cell(a, b)
+    if key is None and (span := names.starting.get(a)) is not None and _CELL_NOTE.fullmatch(names.text, span.end, b):
+        key = names.cell(a, span.end)  # "N (1883)", "N, 1927": a name and the year or note of the row's fact
     if key is not None:
         return [key]
     parts, pos = [], a
@@ -287,10 +296,13 @@ def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: _Names,
         rows = [header, *body] if pair else body
         labels = [_unqualified(text, *row[0]) for row in rows]
         plain = all(_PLAIN.fullmatch(text[a:b]) and text[a].isupper() for a, b in labels)
-        values = [_listed(names, *row[1]) for row in rows]
+        dated = [_CELL_DATED.match(text, row[1][0], row[1][1]) for row in rows]
+        values = [_listed(names, d.end() if d else row[1][0], row[1][1]) for row, d in zip(rows, dated, strict=True)]
         if plain and any(values):
-            for row, (a, b), keys in zip(rows, labels, values, strict=True):
+            for row, (a, b), keys, d in zip(rows, labels, values, dated, strict=True):
                 label = _label(text[a:b], row=True) if not names.is_name(*row[0]) else []
+                if label and d is not None:
+                    label = [*label, d.group(1)]  # "Founded" and "1901, by N": `founded by`
                 out += [rel for key in keys if label and (rel := typed(subject, key, label))]
             return out
     firsts = [names.cell(*row[0]) for row in body]

@@ -46,6 +46,12 @@ _SHAPES = {
     "a list item, spaces": "Halls:\n- Alpha Bridge" + _SPACES + "x\n- Beta Town\n",
     "a heading, spaces": "## Alpha" + _SPACES + "x #\n- Beta Town\n",
     "a table row, pipes": "| Alpha Bridge |" + " |" * 50_000 + "\n|---|---|\n| Beta Town |" + _SPACES + "|\n",
+    # session 15 (#28): a fronted participle opening every sentence (its name check read the whole
+    # text once per sentence: 12,000 took 85 s), an ampersand run, a key-value table of dated values
+    "fronted participles": "Trained at Alpha Hall, Beta Vell sang. " * 12_000,
+    "an ampersand run": " & ".join(f"Name{i}" for i in range(12_000)) + " founded Beta Town.",
+    "a table of dated values": "| Field | Detail |\n|---|---|\n"
+    + "".join(f"| Born | Beta Town, {1800 + i % 200} |\n| Founded | 1901, by Name{i} Hall |\n" for i in range(6_000)),
 }
 
 

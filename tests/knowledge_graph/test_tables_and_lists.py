@@ -183,3 +183,31 @@ def test_a_long_table_cut_into_chunks_gives_no_rows_as_key_value_pairs(door: Gat
     rows = "".join(f"| widget {chr(97 + i % 26)} | {_GIVEN[i % 10]} {_FAMILY[(i // 10) % 10]} |\n" for i in range(400))
     relations = _typed_relations(door, "catalogue.md", "# Catalogue\n\n| Product | Maker |\n|---|---|\n" + rows)
     assert relations == set(), sorted(relations)[:5]
+
+
+def test_a_rows_value_with_its_year_or_a_dated_preposition_is_the_name(door: Gateway) -> None:
+    """A key-value row's value is its name when only the year or a bracketed note of the row's fact
+    closes it ("N (1883)", "P, 1927"), or when a year and a preposition open it ("1901, by N": the
+    label's relation with that preposition); a name followed by other words ("N, retired", "N and
+    friends") or coming after them ("62 Tower Street, P") is no value (#28, session 15: the swathed
+    corpus's infoboxes; before, every such row was unread)."""
+    sheet = (
+        "# Orrin Hall\n\nOrrin Hall is a concert hall.\n\n| Field | Detail |\n|---|---|\n"
+        "| Designed by | Ada Vell (1883) |\n| Based in | Kelby, 1927 |\n| Founded | 1901, by Bo Sarn |\n"
+        "| Patron | Cai Morl (b. 1950) |\n| Address | 62 Tower Street, Lunde |\n"
+        "| Organist | Dag Holt, retired |\n| Tenants | Eir Stam and friends |\n"
+    )
+    people = ("Ada Vell", "Bo Sarn", "Cai Morl", "Dag Holt", "Eir Stam")
+    others = {
+        "kelby.md": "# Kelby\n\nKelby is a town.",
+        "lunde.md": "# Lunde\n\nLunde is a town.",
+        **{f"p{i}.md": f"# {n}\n\n{n} is a musician." for i, n in enumerate(people)},
+    }
+    relations = _typed_relations(door, "orrin-hall.md", sheet, others)
+    out = {(a, rel, b) for a, rel, b, d in relations if d == "out" and a == "Orrin Hall"}
+    assert out == {
+        ("Orrin Hall", "made_by", "Ada Vell"),
+        ("Orrin Hall", "located_in", "Kelby"),
+        ("Orrin Hall", "founded_by", "Bo Sarn"),
+        ("Orrin Hall", "~patron", "Cai Morl"),
+    }, relations
