@@ -181,9 +181,9 @@ def as_question(query: str) -> str:
         # person who ..."), which every count reads as the copula it is
         return _WH_IS.sub(lambda m: m.group(1) + " is", query, count=1)
     if (lead := _REQUEST_LEAD.match(query) or _PHRASAL_REQUEST.match(query)) is not None and (
-        asked := _whoever_question(query[lead.end() :])
+        who := _whoever_question(query[lead.end() :])
     ) is not None:
-        return asked  # "look up whoever set up the label X worked for": "Who set up the label ...?"
+        return who  # "look up whoever set up the label X worked for": "Who set up the label ...?"
     if (lead := _REQUEST_LEAD.match(query)) is not None and _BARE_NP.match(query[lead.end() :]):
         # a possessive determiner's owner is the speaker's or one named elsewhere ("i need my mom's
         # friend's number"): no chain from a name
