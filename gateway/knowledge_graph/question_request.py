@@ -103,8 +103,10 @@ _POLITE_LEAD = re.compile(
     re.I,
 )
 # a request's closing "please" ("..., please.", "... please?"), said to the reader: no word of the
-# phrase asked for (read with it, a contact clause's stranded preposition no longer ends the text)
-_PLEASE_END = re.compile(r"(?:,\s*|\s)please\W*$", re.I)
+# phrase asked for (read with it, a contact clause's stranded preposition no longer ends the text).
+# Lower case only: a capitalised "Please" closing the text is a title's word ("the producer of the
+# album Please", "the singer of Please Please Please")
+_PLEASE_END = re.compile(r"(?:,\s*|\s)please\W*$")
 
 
 # a definite noun phrase standing alone as the query, in either case, with or without "?": "The
@@ -285,13 +287,10 @@ def _links(tokens: list[str], text: str) -> int:
     company") or as the parser reads them ("the school director N attended"), whichever is more."""
     words = [t.lower() for t in tokens]
     links = sum((t in _NP_LINKS and t not in ARTICLES) or is_possessive(t) for t in words)
-    # a present participle straight after a determined noun, a reduced relative clause ("the county
-    # CONTAINING the place ...", as `question_steps` counts it in a question); not a preposition
-    # spelt like one ("the war during ...")
-    participles = {i for i, t in enumerate(words) if _participle(words, i)}
     # a present participle straight after a determined noun, before its object: a reduced relative
     # clause ("the county CONTAINING the place ...", as `question_steps` counts it in a question);
     # not a noun spelt like one ("the timeout setting of X"), nor a preposition ("the war during ...")
+    participles = {i for i, t in enumerate(words) if _participle(words, i)}
     links += len(participles)
     opened = sum(
         t in ARTICLES and not function_word(bare(words[i - 1])) and words[i - 1] not in _STOP
@@ -303,7 +302,8 @@ def _links(tokens: list[str], text: str) -> int:
 
 def _participle(words: list[str], i: int) -> bool:
     """Whether the lower-case word at `i` is a present participle after a determined noun ("the
-    county containing"), with a determined or capitalised object after it."""
+    county containing"), with a determiner opening its object ("the place", "its maker"; the words
+    are lower-cased, so a name straight after it is not seen)."""
     t = words[i]
     return (
         1 < i < len(words) - 1

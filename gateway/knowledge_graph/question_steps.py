@@ -92,21 +92,6 @@ _POSSESSED_END = re.compile(
 # a participle after a noun, then "by": a reduced relative clause, "the peak attempted by X", "the
 # hospital set up by Y" (after an auxiliary, "was headed by", it is the question's own verb)
 _PARTICIPLE_BY = re.compile(r"\b(\w+)\s+(\w+)(?:\s+(?:up|out|off|down|over))?\s+by\b", re.I)
-# a past participle after a determined noun, then a preposition before a name: a reduced passive
-# relative clause, "the opera captured ON X", "the artist commemorated IN Y" (as "the peak attempted
-# BY X" is, `_PARTICIPLE_BY`): the noun's relation to the name. A regular participle ("-ed") or an
-# irregular one (a closed class of English); only before a capitalised name, with or without "the"
-# ("the film released in 1999", "the file saved in the folder" name no entity); not after an
-# auxiliary or a relative ("was recorded on X", "that was heard in X": the clause's own verb)
-_PAST_PARTICIPLE = (
-    r"(?:[a-z]\w+ed|heard|shown|sung|written|drawn|made|built|held|sold|told|found|won|worn|grown|seen|known"
-    r"|born|set|kept|taught|brought|bought|thrown|given|taken|shot|led|run|begun)"
-)
-_PARTICIPLE_PREP = re.compile(
-    r"\b(?:the|a|an|its|their|his|her)\s+(?:(?!(?:the|a|an)\s)[a-z]\w*\s+){0,2}?([a-z]\w+)\s+"
-    r"(?:(?:first|later|once|newly|originally)\s+)?"
-    rf"{_PAST_PARTICIPLE}\s+(?:on|in|at|from|for|into|onto|with|under|near)\s+(?=(?:the\s+)?[A-Z])"
-)
 # a present participle after a determined noun: the noun's own relation to what follows, "the ship
 # carrying X", "a film starring Y" (a reduced relative clause, as "the peak attempted by X"). Not a
 # preposition after the noun ("the timeout for X", "the race at Y": the noun's modifier, one
@@ -118,15 +103,6 @@ _WHOSE_NOUN = re.compile(r"^\W*whose\s+[a-z]", re.I)
 # not when the noun is the object of an auxiliary's clause, "Whose research centre did X's adviser
 # run?": its possessor is that clause's subject, no relation of its own
 _WHOSE_OBJECT = re.compile(r"^\W*whose(?:\s+\w+){1,3}?\s+(?:do|does|did|is|are|was|were|has|have|had)\b", re.I)
-# a relative "whose" after a noun, its noun the subject of the clause's verb: "the person WHOSE firm
-# introduced X", "the town whose native sings on Y" are two relations (the noun's owner, and the
-# verb's), where "the person who introduced X" is one (the "whose" link counts one already). Not when
-# a "do" auxiliary or a name follows its noun, the noun then the object of a clause with its own
-# subject ("the firm whose shares did Ada buy", "the firm whose shares Ada bought": one relation)
-_WHOSE_SUBJECT = re.compile(
-    r"(?<=[a-z] )whose\s+(?:[a-z][\w\-]*\s+){1,3}?(?:(?:first|later|once|also|never)\s+)?"
-    rf"(?:(?:is|are|was|were)\s+{_PAST_PARTICIPLE}|(?!(?:is|was|has|does|its|this|his|thus|as|us)\b)[a-z]\w*(?:ed|s))\b"
-)
 # a relative "where" after a noun opens that noun's own clause: "the yard where X was built" is a
 # relation of the yard's. Only after a determined noun phrase ("the yard", "its old yard"): not
 # after a verb ("check where X writes", "happens where"), an auxiliary or a cleft ("Which town is
@@ -204,11 +180,6 @@ def steps(query: str) -> int:
             for m in _PARTICIPLE.finditer(query, wh.end())
         )
         links += bool(_WHOSE_NOUN.match(query)) and not _WHOSE_OBJECT.match(query)
-        links += sum(
-            m.group(1).lower() not in AUXILIARY | _STOP | RELATIVES and not _after_auxiliary(query, m.start())
-            for m in _PARTICIPLE_PREP.finditer(query, wh.end())
-        )
-        links += sum(1 for _ in _WHOSE_SUBJECT.finditer(query, wh.end()))
         links += sum(
             m.group(1).lower() not in AUXILIARY | _STOP and _subject_position(query, m.start())
             for m in _NOUN_AT.finditer(query, wh.end())
@@ -297,14 +268,6 @@ def _subject_position(text: str, at: int) -> bool:
     return bool(before) and (
         before[-1].lower() in VERB_AUX | RELATIVES | {"of"} or WH.fullmatch(before[-1]) is not None
     )
-
-
-def _after_auxiliary(text: str, at: int) -> bool:
-    """Whether the noun phrase opening at `at` follows an auxiliary or a modal, the subject of a
-    question's verb group ("Where WAS the album recorded in X?": its participle is that verb, no
-    reduced relative clause of the noun's)."""
-    before = TOKEN.findall(text[max(0, at - _BEFORE_WINDOW) : at])  # a window: linear
-    return bool(before) and before[-1].lower() in VERB_AUX
 
 
 def _first_link_of(text: str, at: int) -> bool:
