@@ -87,8 +87,9 @@ def test_a_question_ending_on_a_run_of_spaces_is_read_in_linear_time(end: str) -
 
 
 # the question forms read since session 15 (`question_request`'s polite leads, closing "please",
-# "whoever" requests and bare phrases; `question_steps`' reduced passive clauses and "whose" subjects):
-# runs of spaces inside each shape, and each shape repeated thousands of times
+# "whoever" requests and bare phrases; a participle and a mid-sentence "whose", whose `question_steps`
+# rules were dropped, kept as hostile shapes): runs of spaces inside each shape, and each shape
+# repeated thousands of times. Only the time is asserted (what a hostile text reads as is no contract)
 _FORMS = {
     "polite lead, spaces": "Could you" + _SPACES + "tell me the river the inventor of Brask Lamp settled in",
     "do you know, spaces": "do you know the river the inventor of Brask Lamp settled in" + _SPACES + ", please",
@@ -108,7 +109,7 @@ _FORMS = {
 @pytest.mark.parametrize("form", sorted(_FORMS))
 def test_the_question_forms_are_read_in_linear_time(form: str) -> None:
     started = time.process_time()
-    assert steps(_FORMS[form]) >= 1
+    steps(_FORMS[form])
     assert time.process_time() - started < 2, form
 
 
