@@ -5,7 +5,8 @@ then need no merging).
 
     .venv/bin/python -m bench.question_parse [--corpus easy hard ...] [--show-misses CORPUS ...]
 
-Every corpus offered is spent and run by default (`fresh` and `hushed` since #28 session 13).
+Every corpus offered is spent and run by default (`fresh` and `hushed` since #28 session 13, `swathed` and
+`shrouded` since session 15).
 Figures "before" come from running this file against an older tree, from outside the worktree
 (`cd /tmp; PYTHONPATH=<old tree>:<worktree>`: `-m` puts the current directory first on the path, so
 run from the worktree `gateway` is the new one);
@@ -29,6 +30,8 @@ from bench.multihop_hushed import build_hushed
 from bench.multihop_masked import build_masked
 from bench.multihop_muffled import build_muffled
 from bench.multihop_sealed import build_sealed
+from bench.multihop_shrouded import build_shrouded
+from bench.multihop_swathed import build_swathed
 from bench.multihop_unseen import build_unseen
 from bench.multihop_veiled import build_veiled
 from gateway.knowledge_graph import question
@@ -47,6 +50,8 @@ CORPORA: dict[str, Callable[[], tuple[list[Doc], list[Question]]]] = {
     "draped": build_draped,
     "muffled": build_muffled,
     "hushed": build_hushed,
+    "swathed": build_swathed,
+    "shrouded": build_shrouded,
 }
 
 

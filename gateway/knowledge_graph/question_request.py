@@ -91,6 +91,24 @@ _PHRASAL_REQUEST = re.compile(
 )
 
 
+# a request asked as a question of ability or knowledge ("Could you tell me the ...", "can you
+# please show us ...", "do you know the ..."): a closed class of polite leads (a modal and "you"
+# before `_REQUEST_LEAD`'s addressed verbs; "do you know" before a definite noun phrase), asking
+# what the bare request or noun phrase asks. "do you know" is read only before a chain's noun
+# phrase alone (`_noun_phrase`: "Do you know the founder of Acme was born in Leeds?" is a content
+# clause, "do you know the way" a plain phrase)
+_POLITE_LEAD = re.compile(
+    r"^\W*(?:(?P<modal>(?:can|could|would|will)\s+you\s+(?:please\s+)?)(?=(?:tell|show|give|find|name|list|get)\s+(?:me|us)\s)"
+    r"|(?P<know>do\s+you\s+know\s+))",
+    re.I,
+)
+# a request's closing "please" ("..., please.", "... please?"), said to the reader: no word of the
+# phrase asked for (read with it, a contact clause's stranded preposition no longer ends the text).
+# Lower case only: a capitalised "Please" closing the text is a title's word ("the producer of the
+# album Please", "the singer of Please Please Please")
+_PLEASE_END = re.compile(r"(?:,\s*|\s)please\W*$")
+
+
 # a definite noun phrase standing alone as the query, in either case, with or without "?": "The
 # town the founder of X was born in", "the alma mater of the producer who set up Y?", "X's
 # editor's birthplace" (a search box's phrasing of "What is ...?"): it opens on "the" and a
@@ -152,10 +170,22 @@ def as_question(query: str) -> str:
         # the direct question in the case the question was typed in ("Do you know who ..." -> "Who ...")
         word = word.capitalize() if query.lstrip()[:1].isupper() else word
         query = f"{word} {indirect.group(3).lower()} {indirect.group(2)}?"
+    if (polite := _POLITE_LEAD.match(query)) is not None:
+        rest = query[polite.end() :]
+        if polite.group("modal") is not None:
+            asked = as_question(rest)  # "Could you tell me the ..." asks what "tell me the ..." does
+            if asked != rest:
+                return asked
+        elif _BARE_NP.match(rest) and _noun_phrase(rest):
+            return _np_question(rest)
     if WH.match(query.lstrip()):
         # a question already; a question word's "'s" is "is" ("What's the town ...", "who's the
         # person who ..."), which every count reads as the copula it is
         return _WH_IS.sub(lambda m: m.group(1) + " is", query, count=1)
+    if (lead := _REQUEST_LEAD.match(query) or _PHRASAL_REQUEST.match(query)) is not None and (
+        who := _whoever_question(query[lead.end() :])
+    ) is not None:
+        return who  # "look up whoever set up the label X worked for": "Who set up the label ...?"
     if (lead := _REQUEST_LEAD.match(query)) is not None and _BARE_NP.match(query[lead.end() :]):
         # a possessive determiner's owner is the speaker's or one named elsewhere ("i need my mom's
         # friend's number"): no chain from a name
@@ -180,10 +210,26 @@ def as_question(query: str) -> str:
     return _np_question(query[m.end() :])
 
 
+# a request's object that is a fused relative, "whoever" and its clause's verb ("tell me whoever
+# edited X", "look up whoever first mapped the summit X serves"): the person the clause names
+_WHOEVER_OBJECT = re.compile(r"\s*whoever\s+(?=[a-z])", re.I)
+
+
+def _whoever_question(rest: str) -> str | None:
+    """A request's "whoever" object as the question it asks ("whoever set up the label X worked
+    for" -> "Who set up the label X worked for?": the fused relative's clause is the question's, as
+    `_WHOEVER` reads a question opening on it), or None."""
+    fused = _WHOEVER_OBJECT.match(rest)
+    if fused is None:
+        return None
+    clause = _PLEASE_END.sub("", rest[fused.end() :].strip()).rstrip("?.!").rstrip()
+    return "Who " + clause + "?"
+
+
 def _np_question(np: str) -> str:
     """ "What is <np>?", the phrase's capitalised opening article lowered ("The town ..." -> "What is
     the town ...?"), a title's kept ("The Last of X's editor")."""
-    np = np.strip().rstrip("?.!").rstrip()
+    np = _PLEASE_END.sub("", np.strip()).rstrip("?.!").rstrip()
     if re.match(r"The\s+[a-z0-9]", np):
         np = "t" + np[1:]
     return "What is " + np + "?"
@@ -241,17 +287,37 @@ def _links(tokens: list[str], text: str) -> int:
     company") or as the parser reads them ("the school director N attended"), whichever is more."""
     words = [t.lower() for t in tokens]
     links = sum((t in _NP_LINKS and t not in ARTICLES) or is_possessive(t) for t in words)
+    # a present participle straight after a determined noun, before its object: a reduced relative
+    # clause ("the county CONTAINING the place ...", as `question_steps` counts it in a question);
+    # not a noun spelt like one ("the timeout setting of X"), nor a preposition ("the war during ...")
+    participles = {i for i, t in enumerate(words) if _participle(words, i)}
+    links += len(participles)
     opened = sum(
         t in ARTICLES and not function_word(bare(words[i - 1])) and words[i - 1] not in _STOP
         for i, t in enumerate(words)
-        if i
-    )
+        if i and i - 1 not in participles
+    )  # (a participle's determined object opens no contact clause: "the server handling THE requests")
     return links + max(opened, parse(_np_question(text))[1])
+
+
+def _participle(words: list[str], i: int) -> bool:
+    """Whether the lower-case word at `i` is a present participle after a determined noun ("the
+    county containing"), with a determiner opening its object ("the place", "its maker"; the words
+    are lower-cased, so a name straight after it is not seen)."""
+    t = words[i]
+    return (
+        1 < i < len(words) - 1
+        and t.endswith("ing")
+        and len(t) > 5
+        and t not in ING_PREPOSITIONS
+        and words[i - 2] in ARTICLES
+        and words[i + 1] in DETS
+    )
 
 
 # a chain's links inside a noun phrase: "of", a relative word, a determiner opening a contact
 # clause's subject ("the town THE founder ... was born in"), a possessive
-_NP_LINKS = frozenset("of behind who whom whose that which where the a an".split())
+_NP_LINKS = frozenset("of behind who whom whose whoever that which where the a an".split())
 _MAX_HEAD = 3  # a head noun's words before its first link ("the alma mater of", "the home town the")
 
 

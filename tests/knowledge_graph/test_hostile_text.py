@@ -92,6 +92,33 @@ def test_a_question_ending_on_a_run_of_spaces_is_read_in_linear_time(end: str) -
     assert time.process_time() - started < 2, end
 
 
+# the question forms read since session 15 (`question_request`'s polite leads, closing "please",
+# "whoever" requests and bare phrases; a participle and a mid-sentence "whose", whose `question_steps`
+# rules were dropped, kept as hostile shapes): runs of spaces inside each shape, and each shape
+# repeated thousands of times. Only the time is asserted (what a hostile text reads as is no contract)
+_FORMS = {
+    "polite lead, spaces": "Could you" + _SPACES + "tell me the river the inventor of Brask Lamp settled in",
+    "do you know, spaces": "do you know the river the inventor of Brask Lamp settled in" + _SPACES + ", please",
+    "closing please, spaces": "I'd like to know the river the founder of Brask settled in,"
+    + _SPACES
+    + "please"
+    + _SPACES,
+    "whoever request, spaces": "look up whoever" + _SPACES + "set up the label Tove Lind worked for",
+    "participle, repeated": "Which house staged " + "the opera captured on " * 12_000 + "Brask Live?",
+    "participle, spaces": "Which house staged the opera" + _SPACES + "captured" + _SPACES + "on Brask Live?",
+    "whose, repeated": "Who is the person " + "whose firm introduced the town " * 12_000 + "Brask?",
+    "whose, spaces": "Who is the person whose" + _SPACES + "firm" + _SPACES + "introduced Brask?",
+    "participle in a phrase, repeated": "the county " + "containing the place " * 12_000 + "Tove Lind came from?",
+}
+
+
+@pytest.mark.parametrize("form", sorted(_FORMS))
+def test_the_question_forms_are_read_in_linear_time(form: str) -> None:
+    started = time.process_time()
+    steps(_FORMS[form])
+    assert time.process_time() - started < 2, form
+
+
 def test_long_text_is_not_kept_by_the_key_cache() -> None:
     before = _normalise_name.cache_info().currsize
     for i in range(50):
