@@ -107,27 +107,21 @@ def number(env: Mapping[str, str], name: str, default: int) -> int:
     return value if value > 0 else default
 
 
-def resource_of(env: Mapping[str, str], door: str, default_service: str) -> Any:
-    """The process's SDK `Resource` (`Resource.create`: `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`,
-    its detectors), ``door`` added, and ``default_service`` when the environment names no service."""
-    from opentelemetry.sdk.resources import Resource
-
-    attributes: dict[str, Any] = {"gateway.door": door}
-    named = env.get("OTEL_SERVICE_NAME") or "service.name=" in env.get("OTEL_RESOURCE_ATTRIBUTES", "")
-    if not named:
-        attributes["service.name"] = default_service
-    return Resource.create(attributes)
-
-
 def from_env(env: Mapping[str, str], door: str, default_service: str, scope: str) -> tuple[Recorder, Any]:
     """The process's `Recorder` and the OTLP exporter under it, as the environment configures them
     (`OTEL_BSP_*`, the exporters' `OTEL_EXPORTER_OTLP_*`; `gateway.telemetry.tracing.setup`). The
     `Resource` is the SDK's (`Resource.create`: `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, its
     detectors), ``door`` added; the process has one resource and one scope, so their encodings are
     made here once."""
+    from opentelemetry.sdk.resources import Resource
+
     from gateway.telemetry import otlp_encode, otlp_exporter
 
-    resource = resource_of(env, door, default_service)
+    attributes: dict[str, Any] = {"gateway.door": door}
+    named = env.get("OTEL_SERVICE_NAME") or "service.name=" in env.get("OTEL_RESOURCE_ATTRIBUTES", "")
+    if not named:
+        attributes["service.name"] = default_service
+    resource = Resource.create(attributes)
     encoded_resource = otlp_encode.resource_part(resource.attributes, resource.schema_url or "")
     encoded_scope = otlp_encode.scope_part(scope)
     recorder: Recorder  # (made below, around the exporter: a record that fails to encode is dropped)

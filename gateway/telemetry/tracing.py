@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import logging
 import os
 import re
 import threading
@@ -36,8 +35,6 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.telemetry.context_bridge import CURRENT_SPAN
 from gateway.telemetry.presets import Preset
-
-log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -56,7 +53,7 @@ SHUTDOWN_SECONDS = 3.0  # at exit: the most a flush to a slow or dead collector 
 SCOPE = "gateway"  # the instrumentation scope of every span
 
 _tracer: LeanTracer | None = None
-_recorder: Any = None  # a `Recorder`, or `native_export.NativeExport`
+_recorder: Recorder | None = None
 _exporter_obj: Any = None
 # The API, bound once by `setup` (a `from … import` inside a function costs microseconds per call,
 # and these run several times per request): `opentelemetry.trace`, `.propagate`, `Context`, keys.
@@ -120,13 +117,8 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
 
     from gateway.telemetry import context_bridge, lean_tracer, sampling, span_queue
 
-    native = _native_export(env, door)
-    if native is not None:  # fastotel's processor (`native_export`): http/protobuf, when it imports
-        _recorder, _exporter_obj = native, None
-        lean_tracer.LeanSpan._queue = native_export_queue  # type: ignore[assignment]
-    else:
-        _recorder, _exporter_obj = span_queue.from_env(env, door, DEFAULT_SERVICE_NAME, SCOPE)
-    lean_tracer.LeanSpan.recorder = _recorder  # type: ignore[assignment]
+    _recorder, _exporter_obj = span_queue.from_env(env, door, DEFAULT_SERVICE_NAME, SCOPE)
+    lean_tracer.LeanSpan.recorder = _recorder
     limit = span_queue.number(env, "OTEL_ATTRIBUTE_COUNT_LIMIT", 128)
     lean_tracer.LeanSpan.limit = span_queue.number(env, "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", limit)
     _tracer = lean_tracer.LeanTracer(
@@ -155,33 +147,6 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     return True
 
 
-def _native_export(env: Mapping[str, str], door: str) -> Any:
-    """fastotel's native processor when the protocol is `http/protobuf`, it imports and
-    `GATEWAY_OTEL_NATIVE` is not `0`/`false` (the bench's switch); else None: our `Recorder` path."""
-    from gateway.telemetry.otlp_exporter import protocol_of
-
-    if env.get("GATEWAY_OTEL_NATIVE", "").strip().lower() in ("0", "false", "no", "off"):
-        return None
-    if protocol_of(env) != "http/protobuf":
-        return None
-    try:
-        import fastotel  # noqa: F401
-
-        from gateway.telemetry import native_export
-    except ImportError:  # fastotel (an optional native wheel) missing or unloadable
-        return None
-    global native_export_queue
-    native_export_queue = native_export.queue
-    try:
-        return native_export.NativeExport(env, door, DEFAULT_SERVICE_NAME, SCOPE)
-    except Exception:  # a configuration it refuses (e.g. a TLS file): our path reports it its way
-        log.exception("fastotel's span processor could not be made; exporting through our own")
-        return None
-
-
-native_export_queue: Any = None
-
-
 def shutdown() -> None:
     """Flush what is queued and stop, waiting at most `SHUTDOWN_SECONDS` (a dead collector must not
     hold a stopping process: the flush runs in a daemon thread that is abandoned after that)."""
@@ -193,8 +158,7 @@ def shutdown() -> None:
 
     def flush() -> None:
         recorder.stop()
-        if exporter is not None:
-            exporter.shutdown()
+        exporter.shutdown()
 
     worker = threading.Thread(target=flush, name="otel-shutdown", daemon=True)
     worker.start()

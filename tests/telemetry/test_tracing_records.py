@@ -211,8 +211,7 @@ from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, Trace
 import gateway.telemetry.tracing as t
 from gateway.engine import spans
 from gateway.telemetry import lean_tracer
-assert t.setup("http", {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", "OTEL_TRACES_SAMPLER": "always_off",
-                        "GATEWAY_OTEL_NATIVE": "0"})  # (our queue: what it checks is empty)
+assert t.setup("http", {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", "OTEL_TRACES_SAMPLER": "always_off"})
 queue = lean_tracer.LeanSpan.recorder.queue
 def api_carrier():
     out = {}
