@@ -1,7 +1,7 @@
 """Probe trees for `bench.tracing_paired --off2-src DIR`: this checkout's code with one layer of
 tracing's work cut out, so `off2 - off` prices the layers below it in the same blocks as `on - off` (#31).
 
-    .venv/bin/python -m bench.tracing_variants DIR {noqueue,drop}
+    .venv/bin/python -m bench.tracing_variants DIR {noqueue,drop,native}
     .venv/bin/python -m bench.tracing_paired --no-streams --seconds 200 --restarts 3 --off2-src DIR
 
 Variants (each one exact edit of a copy of `gateway extproc storage vectorstore`; the checkout is
@@ -13,6 +13,9 @@ never touched, and the copy fails loudly when the edited line has moved):
 - ``drop``: spans are queued as records and the export thread takes its batches, then drops them
   (`Recorder.drain` does not call the exporter): everything but the encoding and the POST.
 So on - off2 is, respectively, the queueing and the export path, and the export path alone.
+- ``native``: not a layer cut out but another export path: spans go to fastotel's native processor
+  (`bench.tracing_native.install` in `setup`'s place of `span_queue.from_env`; fastotel installed,
+  http/protobuf), so on - off2 is ours against it (reversed: off2 - on is what it would save).
 """
 
 from __future__ import annotations
@@ -29,6 +32,12 @@ EDITS = {
         "gateway/telemetry/span_records.py",
         "    attributes, events, recorder = span.attributes, span.events, span.recorder\n",
         "    return  # PROBE (bench.tracing_variants noqueue): made and ended, never queued\n",
+    ),
+    "native": (
+        "gateway/telemetry/tracing.py",
+        "    _recorder, _exporter_obj = span_queue.from_env(env, door, DEFAULT_SERVICE_NAME, SCOPE)\n",
+        "    from bench.tracing_native import install  # PROBE (bench.tracing_variants native): fastotel's processor\n"
+        "    _recorder, _exporter_obj = install(env, door, DEFAULT_SERVICE_NAME, SCOPE)\n",
     ),
     "drop": (
         "gateway/telemetry/span_queue.py",
