@@ -11,12 +11,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import fastotel  # noqa: F401  (the test extra installs it: pyproject.toml)
 import pytest
 
 from tests.support.procs import free_port
 from tests.telemetry.test_tracing import lean_spans
-
-pytest.importorskip("fastotel")
 
 
 @contextmanager
