@@ -42,7 +42,7 @@ def build_file_graph(
     """The graph of one file from its chunks `(chunk_id, text)`; `titles` are the store's known titles."""
     title = title_of(filename, chunks[0][1] if chunks else "")
     subject = (title, guess_type(title))
-    known = Gazetteer([*titles, title])
+    known = Gazetteer([*titles, title], document=[text for _, text in chunks])  # the file's words, for every chunk
     subject_key = normalise(title)
     entities: dict[str, Entity] = {}
     mentions: dict[tuple[str, str], Mention] = {}

@@ -57,6 +57,10 @@ _BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone o
 # as in given names ("Alfred", "Ahmed", "Wilfred")
 _ED_WORD = re.compile(r"[A-Z][a-z]*[aeiouy][b-df-hj-np-tv-z]ed")
 _MID_SENTENCE = re.compile(r"\b[a-z]+[ \t]+([A-Z][a-z]+)\b")
+# the closed class of English firm-name endings that an ampersand joins to the names before it ("Geithen
+# & Co.", "Dombey & Son", "Lehman & Brothers", "Jones & Partners"); any other "&" coordinates two names
+# ("Alice & Bob", "Linux & Windows", "HTML & CSS")
+_FIRM_ENDS = frozenset("co co. company cie cie. son sons brothers bros bros. partners associates".split())
 _FRONTED_PREP = re.compile(r" (?:at|in|on|near|from|under|with|for|to|into|as) (?:the )?[A-Z][^,.;:!?]*,")
 # a word of address: an opening word or two ("Sir", "Dear Sir") set off by a comma (a dash may follow)
 # from a clause whose subject is "I", "we" or "you" ("Sir, — I write ...", "Friends, we ...",
@@ -132,7 +136,8 @@ class Gazetteer:
     compilation cost tens of milliseconds a file. The same matches as that expression (whole words,
     any case, the longest title first); titles whose lower case changes length keep to that expression."""
 
-    def __init__(self, titles: Sequence[str]) -> None:
+    def __init__(self, titles: Sequence[str], document: Sequence[str] = ()) -> None:
+        self.document = _MidSentence(*document)  # the file's chunks: words it writes capitalised mid-sentence
         names = sorted({t.strip() for t in titles if 2 <= len(t.strip()) <= 80}, key=len, reverse=True)
         self.names = names
         self.lower = frozenset(n.lower() for n in names)  # titles as a set: is this word one?
@@ -221,7 +226,7 @@ class RuleExtractor:
             if not taken.overlaps(a, b):
                 taken.add(Span(text[a:b], "work", a, b))
         lower_words = {w.lower() for w in _WORD.findall(text) if w[:1].islower()}
-        mid = _MidSentence(text)
+        mid = (_MidSentence(text), known.document)
         for sentence in _sentences(text):
             start0, body = sentence
             tokens = list(_WORD.finditer(body))
@@ -234,10 +239,9 @@ class RuleExtractor:
                 while j + 1 < len(tokens):
                     nxt = tokens[j + 1].group()
                     gap = body[tokens[j].end() : tokens[j + 1].start()]
-                    if gap.strip() == "&" and gap != "&" and _namelike(nxt) and not _run_on(tokens, j + 1, body):
-                        # an ampersand before one last capitalised word joins it to the name, a
-                        # firm's ("Geithen & Co.", "Marks & Spencer"); two full names ("Anna Jones &
-                        # Bob Smith") are two, as prose coordinates them with "and"
+                    if gap.strip() == "&" and nxt[:1].isupper() and nxt.lower() in _FIRM_ENDS:
+                        # an ampersand before a firm-name ending joins it to the name ("Geithen &
+                        # Co.", "Dombey & Sons"); any other "&" coordinates ("Alice & Bob")
                         j += 1
                         continue
                     if gap.strip() not in ("", "-"):
@@ -336,35 +340,28 @@ class _Taken:
 
 
 class _MidSentence:
-    """The capitalised words a text writes after a lower-case word ("met Jared"), collected once per
-    text when first asked (one search of the whole text per opening word was quadratic)."""
+    """The capitalised words texts write after a lower-case word ("met Jared"), collected once when
+    first asked (one search of the whole text per opening word was quadratic). A file's chunks are
+    extracted one by one, so `Gazetteer.document` holds one of these over every chunk of the file: a
+    name written mid-sentence in another chunk is still a name."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, *texts: str) -> None:
+        self.texts = texts
         self._words: frozenset[str] | None = None
 
     def __contains__(self, word: str) -> bool:
         if self._words is None:
-            self._words = frozenset(m.group(1) for m in _MID_SENTENCE.finditer(self.text))
+            self._words = frozenset(m.group(1) for text in self.texts for m in _MID_SENTENCE.finditer(text))
         return word in self._words
 
 
-def _opening_participle(word: str, body: str, end: int, mid: _MidSentence) -> bool:
+def _opening_participle(word: str, body: str, end: int, mid: tuple[_MidSentence, _MidSentence]) -> bool:
     """Whether a lone capitalised word opening the sentence is a past participle heading a fronted
     phrase ("Trained at N, D designed ...", "Situated in P, the club ..."), not a name: "-ed" in
     form (`_ED_WORD`), a preposition, a capitalised word and a comma after it, and the text never
     writes it capitalised after a lower-case word (a name is capitalised mid-sentence too: "Jared in
-    Paris, ... met Jared")."""
-    return bool(_ED_WORD.fullmatch(word) and _FRONTED_PREP.match(body, end) and word not in mid)
-
-
-def _run_on(tokens: list[re.Match[str]], k: int, body: str) -> bool:
-    """Whether the capitalised word `tokens[k]` is followed by another of the same name run."""
-    return (
-        k + 1 < len(tokens)
-        and not body[tokens[k].end() : tokens[k + 1].start()].strip()
-        and _namelike(tokens[k + 1].group())
-    )
+    Paris, ... met Jared"): neither this chunk nor any chunk of its file (`mid`)."""
+    return bool(_ED_WORD.fullmatch(word) and _FRONTED_PREP.match(body, end) and not any(word in m for m in mid))
 
 
 def _namelike(word: str) -> bool:

@@ -95,10 +95,11 @@ _COORDINATION = re.compile(r",[ \t]+(?:and[ \t]+)?|[ \t]+and[ \t]+")  # "A, B an
 # what may close a key-value row's value after its name: a bracketed year or note ("N (1883)", "N
 # (b. 1950)") or a year after a comma ("Trouddstead, 1927"), when the row's fact happened or a
 # person's dates; no other words ("N, Kelby" may be a place of N's, "N and more" a value)
-_CELL_NOTE = re.compile(r"[ \t]*(?:\([^()|]{1,30}\)|,[ \t]*\d{4})[ \t]*")
+_YEAR = r"(?<!\d)(?:1[0-9]{3}|20[0-9]{2})(?!\d)"  # a plausible year, four digits alone: not a port, a size
+_CELL_NOTE = re.compile(rf"[ \t]*(?:\((?=[^()|]{{1,30}}\))[^()|\d]*{_YEAR}[^()|]*\)|,[ \t]*{_YEAR})[ \t]*")
 # a key-value row's value opening on a year, then a preposition: "| Founded | 1901, by N |", "| Born |
 # 1927 in P |" (the preposition joins the label's words, as a field line's date does: `_DATED`)
-_CELL_DATED = re.compile(r"\d{4},?[ \t]+(by|in|at|near)[ \t]+(?=[A-Z])")
+_CELL_DATED = re.compile(rf"{_YEAR},?[ \t]+(by|in|at|near)[ \t]+(?=[A-Z])")
 _MIN_FIELDS = 2  # a record's fields: a lone "Label: Value" line is no record unless its label names a relation
 _BLANK = re.compile(r"\n[ \t]*\n")
 # a value opening on an "-ing" form reads as a clause, not a name ("Getting Started", "Using X")
@@ -280,6 +281,17 @@ def _listed(names: _Names, a: int, b: int) -> list[str]:
     return [k for k in keys if k is not None] if all(keys) else []
 
 
+def _dated_cell(text: str, row: list[tuple[int, int]]) -> re.Match[str] | None:
+    """A key-value row's value opening on a year and a preposition ("| Founded | 1901, by N |"), as a
+    field line's date (`_DATED`): only beside a participle label, alone or with that preposition
+    ("Founded", "Born in"); "| Suite | 2000 at N |", "| Population | 2021 in P |" are no dates."""
+    words = normalise(text[row[0][0] : row[0][1]]).split()
+    d = _CELL_DATED.match(text, row[1][0], row[1][1])
+    if d is None or not words or not PARTICIPLE.search(words[0]):
+        return None
+    return d if len(words) == 1 or (len(words) == 2 and words[1] == d.group(1)) else None
+
+
 def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: _Names, subject: str) -> list[Relation]:
     """One table's relations (module doc). `rows` are its rows of cells, the header first ([]
     when the table has none)."""
@@ -296,12 +308,12 @@ def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: _Names,
         rows = [header, *body] if pair else body
         labels = [_unqualified(text, *row[0]) for row in rows]
         plain = all(_PLAIN.fullmatch(text[a:b]) and text[a].isupper() for a, b in labels)
-        dated = [_CELL_DATED.match(text, row[1][0], row[1][1]) for row in rows]
+        dated = [_dated_cell(text, row) for row in rows]
         values = [_listed(names, d.end() if d else row[1][0], row[1][1]) for row, d in zip(rows, dated, strict=True)]
         if plain and any(values):
             for row, (a, b), keys, d in zip(rows, labels, values, dated, strict=True):
                 label = _label(text[a:b], row=True) if not names.is_name(*row[0]) else []
-                if label and d is not None:
+                if label and d is not None and label[-1] != d.group(1):
                     label = [*label, d.group(1)]  # "Founded" and "1901, by N": `founded by`
                 out += [rel for key in keys if label and (rel := typed(subject, key, label))]
             return out

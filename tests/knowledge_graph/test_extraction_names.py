@@ -1,13 +1,13 @@
 """What is a name (#28, session 15, the shrouded corpus's diagnosis). A firm's name joined by an
-ampersand ("Geithen & Co.", "Marks & Spencer") is one name (before, "Geithen & Co." was read as
-"Geithen" and "Co", so no link met the page titled "Geithen & Co."), while two full names joined by
-one ("Anna Vik & Bo Sarn") stay two people. A past participle opening a sentence before a
-preposition, a name and a comma ("Trained at N, D designed ...") heads a phrase fronted before its
-subject, no name (before, "Trained" was taken for one and the phrase said nothing of D), while a
-name the text writes mid-sentence too stays one ("Jared in Paris, ... married Jared"; "Alfred",
-"-ed" after two consonants, is no participle: test_extraction_shapes). Pinned through the entities
-route with `file_id`; the texts are this test's own, and the first and third tests fail
-on the extraction before them."""
+ampersand to a firm-name ending ("Geithen & Co.", "Dombey & Sons") is one name (before, "Geithen &
+Co." was read as "Geithen" and "Co", so no link met the page titled "Geithen & Co."), while names
+joined by one otherwise ("Anna Vik & Bo Sarn"; "Alice & Bob": test_extraction_guards) stay two. A
+past participle opening a sentence before a preposition, a name and a comma ("Trained at N, D
+designed ...") heads a phrase fronted before its subject, no name (before, "Trained" was taken for
+one and the phrase said nothing of D), while a name the text writes mid-sentence too stays one
+("Jared in Paris, ... married Jared"; "Alfred", "-ed" after two consonants, is no participle:
+test_extraction_shapes). Pinned through the entities route with `file_id`; the texts are this
+test's own, and the first and third tests fail on the extraction before them."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def _out(door: Gateway, name: str, text: str) -> set[tuple[str, str, str]]:
     }
 
 
-def test_an_ampersand_before_a_last_word_joins_one_name(door: Gateway) -> None:
+def test_an_ampersand_before_a_firm_ending_joins_one_name(door: Gateway) -> None:
     page = "# Hedda Moor\n\nHedda Moor is a tailor. Hedda Moor designed for Geithen & Co. from 1962."
     assert ("Hedda Moor", "~designed for", "Geithen & Co") in _out(door, "moor.md", page)
 
