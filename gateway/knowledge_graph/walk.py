@@ -47,9 +47,6 @@ of the graph store's relation index, typed relations first (`GraphStore.edges` o
   of R"), and the question's grammar has a step its wording named no type for; only when the phrase
   stands for the path's type, not when it is as like the path's last relation as `SAME` (mostly
   that relation from the other side: "was trained at", then "trained", reaches another pupil);
-* a phrase that is no step by its label is one when the entity it leads to names the hop's kind:
-  its name's head (last word) is like the hop's words (`walk_heads.py`: "the mill" of "X's mill's
-  city" and "Zervik Mills ~include X", a link stored from the far end, walked backwards);
 * a step is worth a little less (`UNSUPPORTED`) when no file stating it also names the entity
   before it on the path: of two people called the same (one entity, keys are names), the
   birthplace stated in the biography that names the company they founded wins.
