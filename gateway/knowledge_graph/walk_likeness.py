@@ -18,7 +18,6 @@ import numpy as np
 
 from gateway.knowledge_graph.extract import PHRASE
 from gateway.knowledge_graph.phrases import Likeness as Relate
-from gateway.knowledge_graph.walk_heads import head_fits
 from gateway.knowledge_graph.walk_path import Reached
 from storage.graph import Edge
 
@@ -39,7 +38,6 @@ class Tables:
     strength: Likes = field(default_factory=dict)  # a phrase's best likeness to the question's rest or words
     other: Likes = field(default_factory=dict)  # a phrase's likeness to the question's words no asked type names
     fit: dict[str, np.ndarray] = field(default_factory=dict)  # per phrase, its likeness to each hop's words
-    heads: dict[str, np.ndarray] = field(default_factory=dict)  # per entity stepped to, its name head's (`walk_heads`)
 
 
 def compared_words(kind: str, asked: set[str], hops: int) -> str | None:
@@ -153,5 +151,4 @@ async def likeness(
         shares = ratio[:, valid].max(axis=1)
         out[u] = {w: float(x) for w, x in zip(mine, shares, strict=True)}
         strength[u] = {w: float(x) for w, x in zip(mine, sims.max(axis=1), strict=True)}
-    heads = await head_fits(edges, inside, start, relate)
-    return Tables(out, kinds, again, strength, other, fit, heads)
+    return Tables(out, kinds, again, strength, other, fit)

@@ -40,8 +40,6 @@ PHRASE_NEAR = 0.75  # a phrase much less like the question than the entity's bes
 # at all. A thin margin on the spent corpora (`ARCHITECTURE.md`): blind lost a step 0.094 like its
 # question and gained two ranks from non-steps 0.02 and 0.08 like theirs; no other corpus lost any
 WEAK_MIN = 0.1
-HEAD_MIN = 0.45  # a phrase step to an entity whose name's head is this like the hop's words is that hop
-HEAD_SHARE = 0.9  # such a step counts this much of one by the label's own likeness
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,23 +141,6 @@ def step(e: Edge, u: str, v: str, at: Reached, hop: Hop) -> tuple[float, frozens
             factor, matched = PHRASE_STEP * like[u][words], at.matched | {e.type}
             if at.via is not None and not hop.files_of.get(at.via, set()) & set(e.files):
                 factor *= UNSUPPORTED
-    elif (
-        relate is not None
-        and words is not None
-        and e.type not in at.matched
-        and e.type.startswith(PHRASE)
-        and (kind_fit := t.heads.get(v)) is not None
-        and at.hops < len(kind_fit)
-        and float(kind_fit[at.hops]) >= HEAD_MIN
-        and own(relate, kind_fit, at.hops)
-        and again.get(u, {}).get(words, 0.0) < SAME
-        and not passed(relate, e.type, at.hops, len(at.matched))
-    ):
-        # the entity stepped to is of the kind the hop's words name ("the mill" of "X's mill's
-        # city", "Zervik Mills ~include X"): the step is the hop whatever its label says (`walk_heads`)
-        factor, matched = PHRASE_STEP * HEAD_SHARE * min(1.0, float(kind_fit[at.hops])), at.matched | {e.type}
-        if at.via is not None and not hop.files_of.get(at.via, set()) & set(e.files):
-            factor *= UNSUPPORTED
     else:
         factor, matched = UNASKED * (0.5 if e.type.startswith(PHRASE) else 1.0), at.matched
     if matched == at.matched and weak(e):

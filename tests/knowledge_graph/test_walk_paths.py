@@ -341,24 +341,3 @@ def test_a_link_is_weak_when_the_fallback_made_it_not_a_rule() -> None:
     }
     # a one-name key line is read by a rule; the two-name one only by the fallback
     assert links == {("~travels", "dorn"): False, ("~burial", "kessel"): True, ("~burial", "ulm"): True}, links
-
-
-def test_the_next_entitys_kind_in_its_name_is_a_step_whatever_the_label() -> None:
-    """ "In which city is the mill of Ravel Worsted?": the mill's page says "Kello Mills counts Ravel
-    Worsted among its customers", a link stored from the far end whose label says what the mill
-    does, nothing like "mill", and much less like the question than the worsted's other phrase ("was
-    milled by", sharing the hop word's stem): no step by its label. The name's head ("Mills") is the
-    hop's word: the step is the chain's first hop all the same, and the mill's city completes the
-    chain (`walk_heads`); a person's name (a surname, no kind) gains nothing by it."""
-    question = "In which city is the mill of Ravel Worsted?"
-    assert "mill" in hop_plan(question).words[0]
-    label = "~counts among its customers"
-    edges = [_edge("kello mills", "S", label), _edge("kello mills", "gristmere", "located_in")]
-    edges += [_edge("S", "dana berg", "~was milled by"), _edge("dana berg", "holt", "located_in")]
-    edges += [_edge("ada orm", "S", label)]  # a person's page: no kind in the name
-    reached = _minilm_walk(question, edges)
-    assert reached["dana berg"].matched == {"~was milled by"}, reached["dana berg"]
-    assert reached["kello mills"].matched == {label}, reached["kello mills"]
-    assert reached["gristmere"].matched == {label, "located_in"}, reached["gristmere"]
-    assert not reached["ada orm"].matched, reached["ada orm"]
-    assert reached["gristmere"].potential() > 0.5 * reached["holt"].potential()
