@@ -222,8 +222,8 @@ def _whoever_question(rest: str) -> str | None:
     fused = _WHOEVER_OBJECT.match(rest)
     if fused is None:
         return None
-    clause = _PLEASE_END.sub("", rest[fused.end() :].strip()).rstrip("?.!").rstrip()
-    return "Who " + clause + "?"
+    clause = _PLEASE_END.sub("", " " + rest[fused.end() :].strip()).rstrip("?.!").strip()
+    return "Who " + clause + "?" if clause else None  # "find whoever please" asks nothing
 
 
 def _np_question(np: str) -> str:

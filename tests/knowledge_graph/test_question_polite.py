@@ -74,6 +74,12 @@ def test_a_request_for_whoever_reads_as_a_who_question(text: str, asked: str, co
     assert steps(text) == count
 
 
+def test_whoever_with_no_clause_is_no_request() -> None:
+    # "please" alone after "whoever" is no clause: nothing is asked (it read "Who please?")
+    for text in ("find whoever please", "Tell me whoever, please."):
+        assert as_question(text) == text
+
+
 def test_a_command_for_whoever_is_no_request() -> None:
     text = "send whoever set up the label Tove Lind worked for a message"
     assert as_question(text) == text
