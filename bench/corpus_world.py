@@ -327,3 +327,32 @@ class Recipe:
         seed = self.seed if seed is None else seed
         w, docs = self.world(seed)
         return docs, [q for q, _files in self.questions(w, docs, random.Random(seed + 1))]
+
+
+def place_orgs(
+    rng: random.Random,
+    nm: Names,
+    w: World,
+    kind: str,
+    spec: tuple[int, list[str], tuple[int, int]],
+    extra: list[str],
+    side_of: Callable[[random.Random], str],
+) -> list[Ent]:
+    """`spec`'s count of organisations of one kind (a fresh word and a suffix, then `extra`'s titles,
+    the traps), each in a town its title does not name, the link stated on `side_of`'s page."""
+    n, suffixes, years = spec
+    titles = [f"{nm.word()} {rng.choice(suffixes)}" for _ in range(n)] + extra
+    towns = [e for e in w.ents.values() if e.kind == "town"]
+    out = []
+    for i, title in enumerate(titles):
+        e = w.add(Ent(f"{kind}_{i:02d}.md", title, kind, facts={"year": rng.randint(*years)}))
+        w.tie("in", e, rng.choice([t for t in towns if t.title not in title]), side_of(rng))
+        out.append(e)
+    return out
+
+
+def make_works(rng: random.Random, nm: Names, w: World, kind: str, n: int, forms: list[str]) -> list[Ent]:
+    """`n` works of one kind, each titled by one of `forms` around a fresh word."""
+    return [
+        w.add(Ent(f"{kind}_{i:02d}.md", rng.choice(forms).format(nm.word()), kind, facts={"year": 0})) for i in range(n)
+    ]

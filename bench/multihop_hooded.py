@@ -63,7 +63,8 @@ from __future__ import annotations
 
 import random
 
-from bench.corpus_world import FUNCTION_WORDS, Ent, Names, People, Recipe, World, stemmed_words
+from bench.corpus_world import FUNCTION_WORDS, Ent, Names, People, Recipe, World, place_orgs, stemmed_words
+from bench.corpus_world import make_works as _works
 from bench.corpus_world import side as world_side
 from bench.multihop_hooded_questions import make_questions
 from bench.multihop_hooded_text import render
@@ -108,23 +109,7 @@ def _names(rng: random.Random) -> Names:
 def _orgs(
     rng: random.Random, nm: Names, w: World, kind: str, spec: tuple[int, list[str], tuple[int, int]], extra: list[str]
 ) -> list[Ent]:
-    """`spec`'s count of organisations of one kind (a fresh word and a suffix, then `extra`'s titles,
-    the traps), each in a town its title does not name."""
-    n, suffixes, years = spec
-    titles = [f"{nm.word()} {rng.choice(suffixes)}" for _ in range(n)] + extra
-    towns = [e for e in w.ents.values() if e.kind == "town"]
-    out = []
-    for i, title in enumerate(titles):
-        e = w.add(Ent(f"{kind}_{i:02d}.md", title, kind, facts={"year": rng.randint(*years)}))
-        w.tie("in", e, rng.choice([t for t in towns if t.title not in title]), side(rng))
-        out.append(e)
-    return out
-
-
-def _works(rng: random.Random, nm: Names, w: World, kind: str, n: int, forms: list[str]) -> list[Ent]:
-    return [
-        w.add(Ent(f"{kind}_{i:02d}.md", rng.choice(forms).format(nm.word()), kind, facts={"year": 0})) for i in range(n)
-    ]
+    return place_orgs(rng, nm, w, kind, spec, extra, side)
 
 
 def _found(rng: random.Random, w: World, orgs: list[Ent], founders: list[Ent]) -> None:

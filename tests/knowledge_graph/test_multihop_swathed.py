@@ -24,6 +24,8 @@ from tests.support.corpus_pages import (
     check_answers_hidden,
     check_deterministic_and_sized,
     check_links_stated,
+    check_links_worded,
+    check_no_page_contradicts,
     check_no_page_off_the_chain_names_both_ends,
     link_sides,
     names,
@@ -39,16 +41,6 @@ def made() -> tuple[World, list[Doc], Chains]:
 def _units(text: str) -> list[str]:
     """A page's sentences, key-value pairs and table rows: the spans one link is stated in."""
     return [u for line in text.splitlines() for u in re.split(r"(?<=\.) (?=[A-Z])|; ", line) if u.strip()]
-
-
-def _named(text: str, titles: list[str]) -> set[str]:
-    """The titles `text` names, the longest first (a town's name inside an organisation's is not the town)."""
-    found: set[str] = set()
-    for t in sorted(titles, key=len, reverse=True):
-        for m in re.finditer(rf"(?<!\w){re.escape(t)}(?!\w)", text):
-            found.add(t)
-            text = text[: m.start()] + "#" * len(t) + text[m.end() :]
-    return found
 
 
 def test_deterministic_sized_and_every_start_once(made: tuple[World, list[Doc], Chains]) -> None:
@@ -72,42 +64,11 @@ def test_answers_hidden_links_stated_and_no_page_off_the_chain_names_both_ends(
 
 
 def test_every_walked_link_is_stated_in_a_wording_of_its_relation(made: tuple[World, list[Doc], Chains]) -> None:
-    w, docs, chains = made
-    pages = Pages(docs)
-    for q, files in chains:
-        for a, b in itertools.pairwise(files):
-            rels = [r for r, links in w.link.items() if links.get(a) == b]
-            assert len(rels) == 1, (q.text, a, b)
-            cue = re.compile(CUES[rels[0]], re.I)
-            said = [u for u in _units(pages.by_name[a].text) if names(u, pages.title(b))]
-            said += [u for u in _units(pages.by_name[b].text) if names(u, pages.title(a))]
-            assert any(cue.search(u) for u in said), (q.text, a, b, said)
+    check_links_worded(*made, CUES, _units)
 
 
 def test_no_page_contradicts_a_link(made: tuple[World, list[Doc], Chains]) -> None:
-    """Where a span names a link's subject (or is on its page) with the relation's wording, it names no
-    other entity of the link's target's kind in its target's place: one birthplace, one composer, ..."""
-    w, docs, _chains = made
-    by_title = {e.title: e for e in w.ents.values()}
-    titles = list(by_title)
-    for d in docs:
-        if d.name.startswith("namesake_"):  # another person of the same name: checked in test_traps
-            continue
-        own = Pages([d]).title(d.name)
-        for u in _units(d.text)[1:]:
-            here = _named(u, titles) | ({own} if own in by_title else set())
-            for rel, links in w.link.items():
-                if not re.search(CUES[rel], u, re.I):
-                    continue
-                for s in here:
-                    dst = links.get(by_title[s].file)
-                    if dst is None:
-                        continue
-                    kind = w.ents[dst].facts.get("role", w.ents[dst].kind)
-                    # the same relation the other way ("X was coached by S" on S's page) is no rival
-                    pupils = {t for t in here if links.get(by_title[t].file) == by_title[s].file}
-                    rivals = {t for t in here - {s} - pupils if by_title[t].facts.get("role", by_title[t].kind) == kind}
-                    assert not rivals or w.ents[dst].title in here, (d.name, rel, u)
+    check_no_page_contradicts(made[0], made[1], CUES, _units)
 
 
 def test_links_are_stated_on_either_side_or_both(made: tuple[World, list[Doc], Chains]) -> None:

@@ -8,6 +8,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable
 
+from bench.corpus_world import World
 from bench.multihop_corpus import Doc, Question
 
 
@@ -96,3 +97,57 @@ def check_no_page_off_the_chain_names_both_ends(pages: Pages, chains: Chains) ->
             start, end = pages.title(files[0]), pages.title(files[-1])
             both = {name for name, d in pages.by_name.items() if names(d.text, start) and names(d.text, end)}
             assert both <= set(files), (q.text, both)
+
+
+def named_titles(text: str, titles: list[str]) -> set[str]:
+    """The titles `text` names, the longest first (a town's name inside an organisation's is not the town)."""
+    found: set[str] = set()
+    for t in sorted(titles, key=len, reverse=True):
+        for m in re.finditer(rf"(?<!\w){re.escape(t)}(?!\w)", text):
+            found.add(t)
+            text = text[: m.start()] + "#" * len(t) + text[m.end() :]
+    return found
+
+
+def check_links_worded(
+    w: World, docs: list[Doc], chains: Chains, cues: dict[str, str], units: Callable[[str], list[str]]
+) -> None:
+    """Every link a question walks is stated, on one of its two pages, in a span (`units`) naming the
+    other end with a wording of its relation (`cues`, a pattern per relation)."""
+    pages = Pages(docs)
+    for q, files in chains:
+        for a, b in itertools.pairwise(files):
+            rels = [r for r, links in w.link.items() if links.get(a) == b]
+            assert len(rels) == 1, (q.text, a, b)
+            cue = re.compile(cues[rels[0]], re.I)
+            said = [u for u in units(pages.by_name[a].text) if names(u, pages.title(b))]
+            said += [u for u in units(pages.by_name[b].text) if names(u, pages.title(a))]
+            assert any(cue.search(u) for u in said), (q.text, a, b, said)
+
+
+def check_no_page_contradicts(
+    w: World, docs: list[Doc], cues: dict[str, str], units: Callable[[str], list[str]]
+) -> None:
+    """Where a span names a link's subject (or is on its page) with the relation's wording, it names no
+    other entity of the link's target's kind in its target's place: one birthplace, one maker, ...
+    (namesakes' pages, another person of the same name, are each corpus's trap test's)."""
+    by_title = {e.title: e for e in w.ents.values()}
+    titles = list(by_title)
+    for d in docs:
+        if d.name.startswith("namesake_"):
+            continue
+        own = Pages([d]).title(d.name)
+        for u in units(d.text)[1:]:
+            here = named_titles(u, titles) | ({own} if own in by_title else set())
+            for rel, links in w.link.items():
+                if not re.search(cues[rel], u, re.I):
+                    continue
+                for s in here:
+                    dst = links.get(by_title[s].file)
+                    if dst is None:
+                        continue
+                    kind = w.ents[dst].facts.get("role", w.ents[dst].kind)
+                    # the same relation the other way ("X was coached by S" on S's page) is no rival
+                    pupils = {t for t in here if links.get(by_title[t].file) == by_title[s].file}
+                    rivals = {t for t in here - {s} - pupils if by_title[t].facts.get("role", by_title[t].kind) == kind}
+                    assert not rivals or w.ents[dst].title in here, (d.name, rel, u)
