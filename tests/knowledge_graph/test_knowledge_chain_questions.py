@@ -56,3 +56,22 @@ def test_possessive_and_three_step_questions_are_walked_as_chains(
         store = upload_pages(own, "kg-possessives", GARDENS)
         via = "Where did the mentor of the Orrin Physic Garden's designer grow up?"
         assert_chain_answers_first(own, backend, marker, store, QUESTIONS, via_file_search=via, model=MODEL, kg=KG)
+
+
+# the same chains asked politely (#28, session 15): a modal's request lead and a closing "please"
+# are no words of the chain ("please" hid the contact clause's stranded "in")
+POLITE = {
+    "Could you tell me the village the Orrin Physic Garden's designer was raised in, please?": "pellby.md",
+    "do you know the hamlet the mentor of the Orrin Physic Garden's designer grew up in": "dunmere.md",
+}
+
+
+def test_polite_requests_are_walked_as_the_chains_they_ask(backend: Backend, tmp_path: Path, marker: str) -> None:
+    """A polite lead ("Could you tell me", "do you know") before a chain's noun phrase and a closing
+    "please" read as the question asked: both answers first through the search endpoint and through
+    file_search, where hybrid search ranks neither first."""
+    with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
+        own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
+        store = upload_pages(own, "kg-polite", GARDENS)
+        via = "Could you tell me the village the Orrin Physic Garden's designer was raised in, please?"
+        assert_chain_answers_first(own, backend, marker, store, POLITE, via_file_search=via, model=MODEL, kg=KG)
