@@ -8,8 +8,8 @@ share it; relations in other word orders and phrase relations come from `clauses
 fallback links of names no rule relates (`ChunkGraph.loose`) from `fallback`. Everything here is
 plain CPU work, run in a thread by the caller.
 
-`RuleExtractor` (the default), the corpus's titles (`Gazetteer`) and `guess_type` are `names.py`'s,
-re-exported here.
+`RuleExtractor` (the default) and `guess_type` are `names.py`'s, the corpus's titles (`Gazetteer`)
+`gazetteer.py`'s, re-exported here.
 """
 
 from __future__ import annotations
@@ -34,11 +34,11 @@ from gateway.knowledge_graph.clauses import (
 )
 from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.coref import Coreference as Coreference  # read here by the index
+from gateway.knowledge_graph.gazetteer import Gazetteer
 from gateway.knowledge_graph.here import here_relations
 from gateway.knowledge_graph.layouts import read_layouts
 from gateway.knowledge_graph.lists import coordinated, enumerated, included, spread, unpaired
 from gateway.knowledge_graph.names import _CONNECTORS as _CONNECTORS  # read here by keys
-from gateway.knowledge_graph.names import Gazetteer
 from gateway.knowledge_graph.names import RuleExtractor as RuleExtractor  # read here by the service and benches
 from gateway.knowledge_graph.names import guess_type as guess_type  # read here by the index and gliner
 from gateway.knowledge_graph.patterns import PATTERNS

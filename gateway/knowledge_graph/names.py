@@ -1,7 +1,8 @@
-"""Finding entity names in text: the corpus's titles (`Gazetteer`), the default extractor's spans
-(`RuleExtractor`) and a name's guessed type (`guess_type`). Split out of `extract.py` (which
-re-exports them, where their callers import them) to keep it under ~400 lines; relations between
-the names found are `extract.extract`'s, for every extractor.
+"""Finding entity names in text: the default extractor's spans (`RuleExtractor`) and a name's guessed
+type (`guess_type`). Split out of `extract.py` (which re-exports them, where their callers import
+them) to keep it under ~400 lines; relations between the names found are `extract.extract`'s, for
+every extractor. The store's titles it finds first, and the words a file writes capitalised
+mid-sentence, are `gazetteer.py`'s (`Gazetteer`, `MidSentence`: split out of here in turn).
 
 `RuleExtractor` (the default) finds proper-noun spans (capitalised words, joined by "of", "de",
 "van", ...), model codes ("ZX-81", "Orbis 9X"), titles of works in quotes ('"The Quiet Harbour"'),
@@ -15,11 +16,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections import Counter
-from collections.abc import Sequence
-from functools import lru_cache
 
 from gateway.knowledge_graph.clauses import _STOP, PARTICIPLE, Span, normalise
+from gateway.knowledge_graph.gazetteer import Gazetteer, MidSentence
 from gateway.knowledge_graph.lists import plural_subject
 from gateway.knowledge_graph.tables import sentences as _sentences
 
@@ -56,7 +55,6 @@ _BY_NEXT = re.compile(r" by ", re.IGNORECASE)  # "Composed by X": after a lone o
 # "-ed" after one consonant after a vowel ("Trained", "Situated", "Based"), not after two consonants
 # as in given names ("Alfred", "Ahmed", "Wilfred")
 _ED_WORD = re.compile(r"[A-Z][a-z]*[aeiouy][b-df-hj-np-tv-z]ed")
-_MID_SENTENCE = re.compile(r"\b[a-z]+[ \t]+([A-Z][a-z]+)\b")
 # the closed class of English firm-name endings that an ampersand joins to the names before it ("Geithen
 # & Co.", "Dombey & Son", "Lehman & Brothers", "Jones & Partners"); any other "&" coordinates two names
 # ("Alice & Bob", "Linux & Windows", "HTML & CSS")
@@ -113,10 +111,6 @@ _VERB_OBJECT = re.compile(
     r"(?:the|a|an|his|her|their|its|my|our|your) [A-Za-z]"
     r"| of (?:the|a|an) [A-Z]"  # a role's noun before a name: "Winner of the N Award", "Holder of the N Star"
 )
-# a lower-case word ends names ("the Mivdrark line") once it ends this many titles of the store: one
-# title ("Meeting notes") is no naming habit, and a verb-looking word ("notes", "failed") is none
-MIN_HEAD_TITLES = 3
-_VERBISH = re.compile(r"(?:[^s]s|ed|ing)$")
 _CONNECTORS = frozenset({"of", "de", "del", "della", "da", "di", "von", "van", "der", "den", "la", "le", "du", "&"})
 _ORG_WORDS = frozenset(
     """inc corp corporation co company ltd llc gmbh ag sa group labs lab laboratories systems industries
@@ -126,74 +120,6 @@ _ORG_WORDS = frozenset(
     analytics energy pharma pharmaceuticals foods airlines shipping mining chemicals""".split()
 )
 _PLACE_WORDS = frozenset("city town village river lake mount island bay valley county province port".split())
-
-
-class Gazetteer:
-    """The corpus's titles as entity names, found in any case as whole words.
-
-    Built once per file from the store's titles (hundreds, growing with the store), so it is a plain
-    lookup by a title's first two letters rather than one regular expression of every title, whose
-    compilation cost tens of milliseconds a file. The same matches as that expression (whole words,
-    any case, the longest title first); titles whose lower case changes length keep to that expression."""
-
-    def __init__(self, titles: Sequence[str], document: Sequence[str] = ()) -> None:
-        self.document = _MidSentence(*document)  # the file's chunks: words it writes capitalised mid-sentence
-        names = sorted({t.strip() for t in titles if 2 <= len(t.strip()) <= 80}, key=len, reverse=True)
-        self.names = names
-        self.lower = frozenset(n.lower() for n in names)  # titles as a set: is this word one?
-        self._by_start: dict[str, list[str]] = {}
-        for name in names:  # longest first under each key
-            self._by_start.setdefault(name.lower()[:2], []).append(name.lower())
-        self._odd = any(len(n.lower()) != len(n) for n in names)
-        # lower-case last words of titles that are otherwise names ("Harrow line", "Kell station"): the
-        # corpus names things with them, so "the Mivdrark line" is one name before its page is known
-        ends = Counter(
-            words[-1]
-            for words in (n.split() for n in names)
-            if len(words) >= 2
-            and words[-1].isalpha()
-            and words[-1].islower()
-            and words[-1] not in _STOP
-            and not _VERBISH.search(words[-1])
-            and all(w[:1].isupper() for w in words[:-1])
-        )
-        self.heads = frozenset(w for w, n in ends.items() if n >= MIN_HEAD_TITLES)
-
-    def find(self, text: str) -> list[tuple[int, int]]:
-        if not self.names:
-            return []
-        low = text.lower()
-        if self._odd or len(low) != len(text):
-            return _slow_find(tuple(self.names), text)
-        found: list[tuple[int, int]] = []
-        after = 0
-        for m in _START.finditer(text):
-            i = m.start()
-            if i < after:
-                continue
-            for name in self._by_start.get(low[i : i + 2], ()):
-                e = i + len(name)
-                if low.startswith(name, i) and not (e < len(text) and _wordchar(text[e])):
-                    found.append((i, e))
-                    after = e
-                    break
-        return found
-
-
-_START = re.compile(r"(?<!\w)(?=\S)")  # where a whole-word title can begin
-
-
-def _wordchar(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
-
-
-@lru_cache(maxsize=8)
-def _slow_find_regex(names: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, names)) + r")(?!\w)", re.IGNORECASE)
-
-
-def _slow_find(names: tuple[str, ...], text: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _slow_find_regex(names).finditer(text)]
 
 
 def guess_type(name: str, context: str = "") -> str:
@@ -226,7 +152,7 @@ class RuleExtractor:
             if not taken.overlaps(a, b):
                 taken.add(Span(text[a:b], "work", a, b))
         lower_words = {w.lower() for w in _WORD.findall(text) if w[:1].islower()}
-        mid = (_MidSentence(text), known.document)
+        mid = (MidSentence(text), known.document)
         for sentence in _sentences(text):
             start0, body = sentence
             tokens = list(_WORD.finditer(body))
@@ -339,23 +265,7 @@ class _Taken:
         self.spans.insert(i, span)
 
 
-class _MidSentence:
-    """The capitalised words texts write after a lower-case word ("met Jared"), collected once when
-    first asked (one search of the whole text per opening word was quadratic). A file's chunks are
-    extracted one by one, so `Gazetteer.document` holds one of these over every chunk of the file: a
-    name written mid-sentence in another chunk is still a name."""
-
-    def __init__(self, *texts: str) -> None:
-        self.texts = texts
-        self._words: frozenset[str] | None = None
-
-    def __contains__(self, word: str) -> bool:
-        if self._words is None:
-            self._words = frozenset(m.group(1) for text in self.texts for m in _MID_SENTENCE.finditer(text))
-        return word in self._words
-
-
-def _opening_participle(word: str, body: str, end: int, mid: tuple[_MidSentence, _MidSentence]) -> bool:
+def _opening_participle(word: str, body: str, end: int, mid: tuple[MidSentence, MidSentence]) -> bool:
     """Whether a lone capitalised word opening the sentence is a past participle heading a fronted
     phrase ("Trained at N, D designed ...", "Situated in P, the club ..."), not a name: "-ed" in
     form (`_ED_WORD`), a preposition, a capitalised word and a comma after it, and the text never

@@ -24,7 +24,8 @@ only when every row or item is one; a caption only when it is a few plain words 
 ending on no function word ("See also:" names no relation).
 Also, `extract` reads a table row's cells as sentences of their own, so that no prose rule links
 two cells ("| -n | Dry Run |" was the page's subject `~n` Dry Run). Plain CPU work, linear in the
-chunk.
+chunk. What one cell, item or label says (is it wholly a name, does it name a relation) is
+`table_cells.py`'s, split out of here; this module finds the structure and states its relations.
 """
 
 from __future__ import annotations
@@ -32,8 +33,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gateway.knowledge_graph.clauses import FUNCTION, MAX_PHRASE_WORDS, PARTICIPLE, Span, normalise, typed
+from gateway.knowledge_graph.clauses import FUNCTION, PARTICIPLE, Span, normalise, typed
 from gateway.knowledge_graph.lists import PLURAL, PLURAL_HEADING
+from gateway.knowledge_graph.table_cells import (
+    MAX_CAPTION_WORDS,
+    PLAIN,
+    PRONOUNS,
+    ChunkNames,
+    dated_cell,
+    label_words,
+    listed,
+    unqualified,
+)
 
 Relation = tuple[str, str, str, float]
 
@@ -46,12 +57,6 @@ _RULE = re.compile(r"\s*:?-{2,}:?\s*")  # "|---|:--:|": the line under a table's
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)(?P<mark>[-*+]|\d{1,3}[.)])[ \t]+(\S(?:.*\S)?)[ \t]*$")
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(\S(?:.*\S)?)[ \t]*$")  # its closing "#"s are stripped after
 _LABEL_LINE = re.compile(r"^[ \t]*([^|#\-*+\s][^:|]{0,60}):[ \t]*$")
-# a label: plain words, the first perhaps capitalised ("Designer", "Place of birth", "Hulls built")
-_PLAIN = re.compile(r"[A-Za-z][a-z\-]*(?: [a-z][a-z\-]*){0,5}")
-# what may follow an item's name: a description after a comma, a year or note in brackets
-_ITEM_REST = re.compile(r"\s*(?:[,;\u2013\u2014:]\s*[^|]*|\([^()]*\)\s*)?\.?")
-_PRONOUNS = frozenset("i you he she it we they his her its their my our your".split())
-_SUBJECTS_OWN = frozenset({"its", "their"})
 # a field of a card or a record written as a line of prose: "Maker: N, 1877.", "Engine shed: N.", a
 # label in sentence case opening the line or a sentence, then ":" and the value; or a list item's
 # field, "- Maker: N", and in a list item only, a spaced dash for the colon, "- Maker — N" (a
@@ -89,17 +94,6 @@ _JUDGEMENT = frozenset(
 )
 _ADJECTIVE = re.compile(r"[a-z](?:ful|less|ous|ive|able|ible)$", re.IGNORECASE)
 _FIELD_END = re.compile(r"[.!?](?=\s|$)|$", re.MULTILINE)
-_MAX_CAPTION_WORDS = 6
-_QUALIFIER = re.compile(r"[ \t]+\([^()|]{1,30}\)")  # "Players (selected)": a label's bracketed note
-_COORDINATION = re.compile(r",[ \t]+(?:and[ \t]+)?|[ \t]+and[ \t]+")  # "A, B and C", "A, B, and C"
-# what may close a key-value row's value after its name: a bracketed year or note ("N (1883)", "N
-# (b. 1950)") or a year after a comma ("Trouddstead, 1927"), when the row's fact happened or a
-# person's dates; no other words ("N, Kelby" may be a place of N's, "N and more" a value)
-_YEAR = r"(?<!\d)(?:1[0-9]{3}|20[0-9]{2})(?!\d)"  # a plausible year, four digits alone: not a port, a size
-_CELL_NOTE = re.compile(rf"[ \t]*(?:\((?=[^()|]{{1,30}}\))[^()|\d]*{_YEAR}[^()|]*\)|,[ \t]*{_YEAR})[ \t]*")
-# a key-value row's value opening on a year, then a preposition: "| Founded | 1901, by N |", "| Born |
-# 1927 in P |" (the preposition joins the label's words, as a field line's date does: `_DATED`)
-_CELL_DATED = re.compile(rf"{_YEAR},?[ \t]+(by|in|at|near)[ \t]+(?=[A-Z])")
 _MIN_FIELDS = 2  # a record's fields: a lone "Label: Value" line is no record unless its label names a relation
 _BLANK = re.compile(r"\n[ \t]*\n")
 # a value opening on an "-ing" form reads as a clause, not a name ("Getting Started", "Using X")
@@ -142,72 +136,7 @@ def _cells(start: int, line: str) -> list[tuple[int, int]] | None:
     return out
 
 
-def _label(text: str, row: bool = False) -> list[str]:
-    """The words of a label or caption when it is plain words naming no one, else none. A label of
-    a relation's participle and its preposition ("Based in", "Born", "Founded by") names the
-    relation: only function words name none ("In", "Of the"). A key-value row's label (`row`) may
-    say "its" or "their", the page's subject's ("Towns within its borders")."""
-    words = text.strip()
-    if not _PLAIN.fullmatch(words) or len(words.split()) > _MAX_CAPTION_WORDS:
-        return []
-    out = normalise(words).split()[:MAX_PHRASE_WORDS]
-    if (_PRONOUNS - (_SUBJECTS_OWN if row else frozenset())) & set(out) or all(w in FUNCTION for w in out):
-        return []
-    return out
-
-
 _SEQUENCE = frozenset("next previous prev see related back".split())  # a navigation label's first word
-_MID_SENTENCE = re.compile(r"\b[a-z]+[ \t]+([A-Z][a-z]+)\b")  # "moved to Kelby": a capitalised word mid-sentence
-
-
-class _Names:
-    """The names of a chunk by their span, so a cell or item is a name when one span is it exactly.
-    A lone word only when it is a title of the store: capitalised single words in tables are as often
-    values ("None", "Auto", "Always") as names, and nothing else in a cell tells them apart."""
-
-    def __init__(self, text: str, spans: list[Span], keys: dict[int, str], titles: frozenset[str]) -> None:
-        self.text = text
-        self.at = {(s.start, s.end): keys[s.start] for s in spans if s.start in keys}
-        self.starting = {s.start: s for s in spans if s.start in keys}
-        self.keys = keys
-        self.titles = titles
-        self._in_prose: frozenset[str] | None = None
-
-    def in_prose(self, word: str) -> bool:
-        """Whether the page writes `word` capitalised after a lower-case word, in the middle of a
-        sentence ("moved to Kelby"): a name's use; a value ("Fast", "Auto") is capitalised only as a
-        cell's first word. Collected once per chunk (a table of thousands of rows asks for each)."""
-        if self._in_prose is None:
-            self._in_prose = frozenset(m.group(1) for m in _MID_SENTENCE.finditer(self.text))
-        return word in self._in_prose
-
-    def is_name(self, a: int, b: int) -> bool:
-        """Whether text[a:b] is itself a name: a title of the store, or a name of two or more words the
-        extractor found ("## Oslo", "| Anna Jones | ... |"); a lone capitalised word it found is as
-        often a label's noun ("Founders", "Mayor")."""
-        return self.text[a:b].strip().lower() in self.titles or self.cell(a, b) is not None
-
-    def _named(self, name: str) -> bool:
-        return " " in name.strip() or name.strip().lower() in self.titles
-
-    def cell(self, a: int, b: int) -> str | None:
-        """The key of the name that is the whole of text[a:b] (a trailing "." aside), else None."""
-        if self.text[a:b].endswith("."):
-            b -= 1
-        key = self.at.get((a, b))
-        return key if key is not None and self._named(self.text[a:b]) else None
-
-    def word(self, a: int, b: int) -> str | None:
-        """The key of a lone capitalised word the extractor found that is the whole of text[a:b]."""
-        key = self.at.get((a, b))
-        return key if key is not None and self.text[a:b].isalpha() and self.text[a].isupper() else None
-
-    def item(self, a: int, b: int) -> str | None:
-        """The key of the name an item opens with, when only a description or a note follows it."""
-        span = self.starting.get(a)
-        if span is None or not _ITEM_REST.fullmatch(self.text, span.end, b) or not self._named(span.text):
-            return None
-        return self.keys[a]
 
 
 def _plural_head(caption: str) -> bool:
@@ -221,7 +150,7 @@ def _plural_head(caption: str) -> bool:
     )
 
 
-def _caption(lines: list[tuple[int, str]], i: int, subject: str | None, names: _Names) -> list[str]:
+def _caption(lines: list[tuple[int, str]], i: int, subject: str | None, names: ChunkNames) -> list[str]:
     """The words of the heading or label line right above line i (blank lines between allowed) when
     it names what the items are: a plural noun at its head ("Founders", "Notable pupils"), no name
     ("## Oslo"), no section heading of a document ("## Contact", "### Fixed", "## Related") and no
@@ -241,58 +170,11 @@ def _caption(lines: list[tuple[int, str]], i: int, subject: str | None, names: _
         return []
     if any(w in FUNCTION for w in normalise(caption).split()):  # "Table of contents": its head is "table"
         return []
-    words = _label(caption)
+    words = label_words(caption)
     return words if words and words[-1] not in FUNCTION else []  # "See also": ends on no noun
 
 
-def _unqualified(text: str, a: int, b: int) -> tuple[int, int]:
-    """A label cell without the bracketed qualifier closing it ("Players (selected)", "Population
-    (2021)"): the qualifier says which or when, the words before it what the row states."""
-    m = _QUALIFIER.search(text, a, b)
-    return (a, m.start()) if m and m.end() == b and m.start() > a else (a, b)
-
-
-def _listed(names: _Names, a: int, b: int) -> list[str]:
-    """The keys of the names a value cell holds: one name, or a coordination of names ("A and B",
-    "A, B and C"), every part wholly a name (a cell with any other words in it is a value or a
-    note: "Former students include A and B" is read as a sentence)."""
-    key = names.cell(a, b)
-    if key is None and (span := names.starting.get(a)) is not None and _CELL_NOTE.fullmatch(names.text, span.end, b):
-        key = names.cell(a, span.end)  # "N (1883)", "N, 1927": a name and the year or note of the row's fact
-    if key is not None:
-        return [key]
-    parts, pos = [], a
-    for m in _COORDINATION.finditer(names.text, a, b):
-        parts.append((pos, m.start()))
-        pos = m.end()
-    parts.append((pos, b))
-    # in a list of two or more, a lone capitalised word the extractor found is a name too ("Prannport
-    # and Veyrtton" before their pages are in the store) when the page also writes it in a sentence's
-    # middle ("moved to Prannport") or another part is a name already: a value, "None" or "Auto",
-    # stands alone, and a list of values ("Fast, Slow and Auto") is written nowhere else
-    if len(parts) < 2:
-        return []
-    named = [names.cell(*part) for part in parts]
-    lone = [names.word(*part) for part in parts]
-    keys = [
-        n or (w if w is not None and (any(named) or names.in_prose(names.text[p[0] : p[1]].strip())) else None)
-        for n, w, p in zip(named, lone, parts, strict=True)
-    ]
-    return [k for k in keys if k is not None] if all(keys) else []
-
-
-def _dated_cell(text: str, row: list[tuple[int, int]]) -> re.Match[str] | None:
-    """A key-value row's value opening on a year and a preposition ("| Founded | 1901, by N |"), as a
-    field line's date (`_DATED`): only beside a participle label, alone or with that preposition
-    ("Founded", "Born in"); "| Suite | 2000 at N |", "| Population | 2021 in P |" are no dates."""
-    words = normalise(text[row[0][0] : row[0][1]]).split()
-    d = _CELL_DATED.match(text, row[1][0], row[1][1])
-    if d is None or not words or not PARTICIPLE.search(words[0]):
-        return None
-    return d if len(words) == 1 or (len(words) == 2 and words[1] == d.group(1)) else None
-
-
-def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: _Names, subject: str) -> list[Relation]:
+def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: ChunkNames, subject: str) -> list[Relation]:
     """One table's relations (module doc). `rows` are its rows of cells, the header first ([]
     when the table has none)."""
     text = names.text
@@ -306,13 +188,13 @@ def _table(rows: list[list[tuple[int, int]]], caption: list[str], names: _Names,
     pair = bool(header) and len(header) == 2 and names.cell(*header[1]) is not None
     if all(len(row) == 2 for row in body) and (not header or len(header) == 2):
         rows = [header, *body] if pair else body
-        labels = [_unqualified(text, *row[0]) for row in rows]
-        plain = all(_PLAIN.fullmatch(text[a:b]) and text[a].isupper() for a, b in labels)
-        dated = [_dated_cell(text, row) for row in rows]
-        values = [_listed(names, d.end() if d else row[1][0], row[1][1]) for row, d in zip(rows, dated, strict=True)]
+        labels = [unqualified(text, *row[0]) for row in rows]
+        plain = all(PLAIN.fullmatch(text[a:b]) and text[a].isupper() for a, b in labels)
+        dated = [dated_cell(text, row) for row in rows]
+        values = [listed(names, d.end() if d else row[1][0], row[1][1]) for row, d in zip(rows, dated, strict=True)]
         if plain and any(values):
             for row, (a, b), keys, d in zip(rows, labels, values, dated, strict=True):
-                label = _label(text[a:b], row=True) if not names.is_name(*row[0]) else []
+                label = label_words(text[a:b], row=True) if not names.is_name(*row[0]) else []
                 if label and d is not None and label[-1] != d.group(1):
                     label = [*label, d.group(1)]  # "Founded" and "1901, by N": `founded by`
                 out += [rel for key in keys if label and (rel := typed(subject, key, label))]
@@ -332,7 +214,7 @@ def _blocks(text: str, at: int) -> tuple[int, int]:
     return (before, after.start() if after else len(text))
 
 
-def _fields(text: str, names: _Names, subject: str) -> list[Relation]:
+def _fields(text: str, names: ChunkNames, subject: str) -> list[Relation]:
     """Field lines (module doc): a label in sentence case, ":", and a value that is wholly one name
     (a note naming no one after a comma or in brackets aside, as in a list's item) up to the
     sentence's end, or a date and a locative preposition before it ("Born: 1938 in P": `~born in`,
@@ -366,7 +248,7 @@ def _fields(text: str, names: _Names, subject: str) -> list[Relation]:
         label = normalise(m.group("label")).split()
         if m.group("item") and len(label) == 1 and not prep and not _item_label(label[0], text[m.end("label")]):
             continue  # "- Windows \u2014 Chocolatey", "- Good: Python", "- Thanks \u2014 N"
-        if len(label) > _MAX_CAPTION_WORDS or _PRONOUNS & set(label) or all(w in FUNCTION for w in label):
+        if len(label) > MAX_CAPTION_WORDS or PRONOUNS & set(label) or all(w in FUNCTION for w in label):
             continue
         if label[-1] in FUNCTION and not (len(label) > 1 and PARTICIPLE.search(label[-2])):
             continue
@@ -400,7 +282,7 @@ def structured(
     `titles` are the store's titles in lower case."""
     if not subject or ("\n" not in text and ": " not in text):
         return []  # one line with no field: no table, list or record (the common chunk, kept cheap)
-    names = _Names(text, spans, keys, titles)
+    names = ChunkNames(text, spans, keys, titles)
     fielded = ": " in text or "\u2014 " in text or "\u2013 " in text
     out: list[Relation] = _fields(text, names, subject) if fielded else []
     if "\n" not in text:
