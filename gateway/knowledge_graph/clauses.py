@@ -1,79 +1,33 @@
-"""One sentence's relations beyond the patterns: phrase relations, and the grammar that puts a
-relation's words elsewhere than between its two names (relative clauses, clefts, appositives, words
-that refer back to the page's subject). Also the keys and spans both sides share (`normalise`,
-`Span`) and the function words. Plain CPU work on one sentence at a time, as `extract` calls it.
+"""One sentence's phrase relations (`_phrases`: relations no pattern names, typed by the words that
+link two mentions), and the grammar that puts a relation's words elsewhere than between its two
+names: relative clauses, clefts, appositives, a place set off by commas, nominalised clauses, words
+after the last name that refer back to the page's subject. Plain CPU work on one sentence at a time,
+as `extract` calls it.
+
+What it shares with the other extraction modules (`normalise`, `Span`, the function words, `typed`)
+is `lexicon.py`'s, and which name a phrase is said of when it is not the one before it (the head of
+"B in T", an aside's, a fronted phrase's) `heads.py`'s: both were split out of this module to keep
+it under ~400 lines.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
-from dataclasses import dataclass
-from functools import lru_cache
 
-from gateway.knowledge_graph.patterns import PATTERNS
-
-# Capitalised words that open sentences or headings and are no names.
-STOP = frozenset(
-    """a an the this that these those it its he she his her they their them we our you your i my
-    in on at by for from to of with as and or but if when while after before during since until
-    today yesterday later also however although though because so then there here what which who
-    whom whose where why how all some many most each every no not one two three first second last
-    new old other another such many much more founded born made based located built designed
-    developed established started led owned part mr mrs ms dr st january february march april may
-    june july august september october november december monday tuesday wednesday thursday friday
-    saturday sunday is was are were be been has had have do does did will would can could should
-    among between both either neither""".split()
+from gateway.knowledge_graph.heads import fronted, head_mention, set_off_from
+from gateway.knowledge_graph.lexicon import (
+    AUX,
+    BREAK,
+    FUNCTION,
+    GOVERNED,
+    MAX_PHRASE_WORDS,
+    PHRASE,
+    Span,
+    typed,
 )
-_STOP = STOP  # the name other modules have read it by
+from gateway.knowledge_graph.lexicon import STOP as STOP  # read here by blend and by this module
+from gateway.knowledge_graph.lexicon import normalise as normalise  # read here by blend and by this module
 
-
-def normalise(name: str) -> str:
-    """The key an entity is stored and looked up by: case, accents, punctuation and spacing ignored.
-    Names are kept per process (they recur in every question and chunk); longer text, such as a
-    stretch of a sentence, is not, or the cache would hold megabytes of a tenant's text."""
-    return _normalise_name(name) if len(name) <= _CACHED_UP_TO else _normalise(name)
-
-
-_CACHED_UP_TO = 80
-
-
-@lru_cache(maxsize=65536)
-def _normalise_name(name: str) -> str:
-    return _normalise(name)
-
-
-def _normalise(name: str) -> str:
-    text = unicodedata.normalize("NFKD", name)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
-    text = re.sub(r"[\u2019']s\b", "", text)
-    text = re.sub(r"[^\w]+", " ", text)
-    return " ".join(text.split())
-
-
-@dataclass(frozen=True, slots=True)
-class Span:
-    text: str
-    type: str
-    start: int
-    end: int
-
-
-# the endings of English past participles ("composed", "written", "drawn", "built", "bought", "run",
-# "made", "held"); "Einstein by all accounts", "Berlin by night" are names, and keep them
-PARTICIPLE = re.compile(r"(?:ed|en|wn|rn|un|ung|und|ade|lt|pt|ght|eld|old|ot|id|et|ut|nt|one|uck)$", re.IGNORECASE)
-PHRASE = "~"  # the type prefix of a relation named by its own words ("~came into the world in")
-MAX_PHRASE_WORDS = 8
-BREAK = re.compile(r",|\s(?:and|but|then|while)\s", re.IGNORECASE)
-# Function words: a phrase made of nothing else names no relation. The participles of STOP
-# ("built", "designed") are words of a relation here, not sentence openers.
-FUNCTION = STOP - frozenset(
-    "founded born made based located built designed developed established started led owned".split()
-)
-_PASSIVE = re.compile(r"\b(?:is|are|was|were|been|be|being)\s+$", re.IGNORECASE)
-_BY = re.compile(r"\bby\s*$", re.IGNORECASE)
-# "X in Y": a name after a preposition belongs to the name before it, which heads the phrase
-_ATTACHED = re.compile(r"\s+(?:in|at|on|near|of|from|outside|off)\s+(?:the\s+)?", re.IGNORECASE)
 # grammar that puts a relation's words elsewhere than between its two names
 # "B, which N designed" (one \s* per run of spaces: a run shared by two is quadratic on a tenant's text)
 _RELATIVE = re.compile(r"\s*(?:,\s*)?(?:which|that|whom|who)\s+", re.IGNORECASE)
@@ -105,26 +59,12 @@ _APPOSITIVE_AFTER = re.compile(r"\s*,\s*(?:its|his|her|their)\s+(?P<noun>[^,;()]
 _BACK = re.compile(r"\b(?:it|its|him|her|his|them|their|the)\b", re.IGNORECASE)
 _WHICH = re.compile(r"\s*(?:which|who|that)\s+", re.IGNORECASE)  # a subject relative: its antecedent acts
 _SUBJECT_PRONOUNS = frozenset("he she it they".split())
-GOVERNED = re.compile(
-    r"\b(?:in|at|on|from|of|with|by|near|to|for|under|about|into|over|after|before|since|than)\s+(?:the\s+)?$",
-    re.IGNORECASE,
-)
-AUX = frozenset("is are was were has have had be been being will would can could does did do also".split())
-# "The estate, in P, belongs to N": a name set off by commas is an aside, and what follows the closing
-# comma is said of what it is set off from; the aside's own "in P" says where that is
-_ASIDE_CLOSE = re.compile(r"\s*,\s*(?:(?:is|are|was|were|has|have|had)\s+)?", re.IGNORECASE)
+# "The estate, in P, belongs to N": the aside's own "in P" says where what it is set off from
+# (`heads.set_off_from`) is
 _LOCATIVE_ASIDE = re.compile(r",\s*(?:in|at)\s+(?:the\s+)?", re.IGNORECASE)
 _ASIDE_END = re.compile(r"\s*,")
-# "The estate" / "This mill": a description of the page's subject only when its noun is the page's
-# kind (a word of its title, or of an "is a N" in the page); never a possessive ("Its rival", "His son"
-# are someone else) and never any other noun ("The next year, in P, ...")
-_DESCRIPTION = re.compile(r"\s*(?:the|this)\s+(?:[a-z][a-z\-]*\s+)?([a-z][a-z\-]*)\s*", re.IGNORECASE)
+# a sentence opening on a possessive ("Its rival", "His son") says nothing of the page's subject
 _POSSESSED = re.compile(r"(?:its|his|her|their)\s+[a-z]", re.IGNORECASE)
-_KIND = re.compile(r"\b(?:is|was)\s+(?:a|an)\s+((?:[a-z][a-z\-]*\s*){1,3})", re.IGNORECASE)
-# "Composed by X in 1903, W calls for ...": a phrase opening the sentence is said of the name after its
-# comma when the subject's verb follows it (case-sensitive: no name), not a coordinator ("Written by A,
-# B and C": a list, no subject)
-_VERB_NEXT = re.compile(r" (?!(?:and|or|nor)\b)[a-z]")
 # a nominalised clause: "the <noun> of A <preposition> B" states A's <noun> with B ("The foundation of
 # W by N", "the apprenticeship of N under W", "The sale of B to C", "the schooling of N at S"): the
 # noun names an act, a verb's noun by its suffix (-tion, -sion, -ment, -ship, -ance, -ence, -al,
@@ -138,57 +78,6 @@ _NOMINAL_OF = re.compile(
     re.IGNORECASE,
 )
 _NOMINAL_PREP = re.compile(r"\s+(by|to|under|with|from|at|in|on)\s+(?:the\s+)?", re.IGNORECASE)
-_FRONTED_GAP = re.compile(r"[^,.;:!?]{0,40},\s*(?:the\s+)?", re.IGNORECASE)
-
-
-def _set_off_from(
-    text: str, start: int, before: list[Span], comma: int, keys: dict[int, str], subject: str | None
-) -> str | None:
-    """What an aside opening at `comma` is set off from: the name just before the comma ("Domaine X,
-    in P, ..."), or the page's subject when a description with no name opens the sentence ("The
-    estate, in P, ..." when "estate" names the page's kind); "" when it is set off from something the
-    sentence does not name ("Its rival, in P, ..."); None otherwise (a list, "A, B, C", sets nothing off)."""
-    if before:
-        last = before[-1]
-        return keys[_head(text, before).start] if text[last.end : comma].strip() == "" else None
-    described = _DESCRIPTION.fullmatch(text, start, comma)
-    if subject and described and described.group(1).lower() in _kinds(text, subject):
-        return subject
-    return ""  # "Its rival, in P, ...", "The next year, in P, ...": set off from something unnamed
-
-
-@lru_cache(maxsize=8)
-def _kinds(text: str, subject: str) -> frozenset[str]:
-    """The nouns that name the page's kind of thing: its title's words ("Sela Mill": mill) and the
-    words of an "is a N" in the page ("X is a water mill"); cached, as one chunk asks for each aside."""
-    words = set(subject.split())
-    for m in _KIND.finditer(text):
-        words.update(w for w in m.group(1).lower().split() if w not in STOP)
-    return frozenset(words)
-
-
-def aside_head(
-    text: str, start: int, before: list[Span], at: int, keys: dict[int, str], subject: str | None
-) -> str | None:
-    """The head a verb at `at` belongs to when the name before it is set off by commas ("The orchestra,
-    founded in K, is directed by C": the orchestra is; "" for something unnamed, "Its rival, in P, is
-    owned by O": not P), else None."""
-    last = before[-1]
-    if not _ASIDE_CLOSE.fullmatch(text, last.end, at):
-        return None
-    prev_end = before[-2].end if len(before) > 1 else start
-    comma = text.rfind(",", prev_end, last.start)
-    if comma < 0 or not any(ch.isalpha() for ch in text[comma : last.start]):  # "A, B, made by": a list
-        return None
-    return _set_off_from(text, start, before[:-1], comma, keys, subject)
-
-
-def fronted(text: str, first: Span, nxt: Span, keys: dict[int, str]) -> str | None:
-    """The name a phrase opening the sentence is said of ("Engineered by E, the L climbs": L, not the
-    page's subject), when `nxt` follows the comma that closes the phrase after `first`; else None."""
-    if _FRONTED_GAP.fullmatch(text, first.end, nxt.start) and _VERB_NEXT.match(text, nxt.end):
-        return keys[nxt.start]
-    return None  # "Written by A, B and C": a list, no subject after the comma
 
 
 def _modified_noun(text: str, words: list[str], span: Span, end: int) -> str | None:
@@ -248,15 +137,6 @@ def _verb_group(words: str) -> bool:
     return all(w.isalpha() and w.islower() and w not in _NOT_VERB_GROUP for w in words.split())
 
 
-def _head(text: str, before: list[Span]) -> Span:
-    """The mention a phrase after `before` belongs to: the last one, unless it only completes the
-    one before it ("The Stoeljuk Bridge in Jyngbaar was designed by ...": the bridge was)."""
-    k = len(before) - 1
-    while k > 0 and _ATTACHED.fullmatch(text, before[k - 1].end, before[k].start):
-        k -= 1
-    return before[k]
-
-
 # a stative location: a present be-form and "in"/"near" alone between two names ("P is in R"); a past
 # one or "at" tells a visit or an event ("Smith was at Wembley"), a time phrase after the place a
 # transient stay ("Alice is in London this week", "... on Monday", "... when ..."), and a name after
@@ -296,20 +176,6 @@ def _words(text: str) -> list[str]:
     while words and words[-1] in FUNCTION:
         words.pop()
     return words if any(w not in FUNCTION for w in words) else []
-
-
-def typed(src: str, dst: str, words: list[str]) -> tuple[str, str, str, float] | None:
-    """`src words dst` as a relation: a pattern's type when the words are exactly one of its
-    phrases (so "grew up in" is `born_in` however the sentence ordered it), else a phrase relation."""
-    if not words or src == dst:
-        return None
-    phrase = " ".join(words)
-    core = " ".join(words[next((i for i, w in enumerate(words) if w not in AUX), 0) :])  # "was born in"
-    for pattern in PATTERNS:
-        m = pattern.regex.search(core)
-        if m and m.start() == 0 and m.end() == len(core):
-            return (src, dst, pattern.type, 1.0) if pattern.forward else (dst, src, pattern.type, 1.0)
-    return (src, dst, PHRASE + phrase, 1.0)
 
 
 def _clause(text: str, pos: int, end: int) -> str:
@@ -357,13 +223,13 @@ def _phrases(
         right = span_keys[span.start]
         comma = text.rfind(",", a, b)
         if comma >= 0 and _LOCATIVE_ASIDE.fullmatch(text, comma, b) and _ASIDE_END.match(text, span.end, end):
-            owner = _set_off_from(text, start, inside[:k], comma, span_keys, subject)  # "The estate, in P,"
+            owner = set_off_from(text, start, inside[:k], comma, span_keys, subject)  # "The estate, in P,"
             # only the sentence's subject is located so ("A met B, in P, and ...": B only met A there)
-            subject_of = not k or (_head(text, inside[:k]) is inside[0] and opener == span_keys[inside[0].start])
+            subject_of = not k or (head_mention(text, inside[:k]) is inside[0] and opener == span_keys[inside[0].start])
             if owner and owner != right and subject_of:
                 out.append((owner, right, "located_in", 1.0))
         front = fronted(text, span, inside[1], span_keys) if k == 0 and len(inside) > 1 else None
-        head = span_keys[_head(text, inside[:k]).start] if k else None
+        head = span_keys[head_mention(text, inside[:k]).start] if k else None
         owned = k > 0 and inside[k - 1].text.endswith(("'s", "\u2019s"))  # "Harrow Line's surveyor, N,"
         appositive = _APPOSITIVE.search("'s " + between.lstrip() if owned else between)
         # the sentence's subject a role of the page's subject, the name set off after it ("The head
@@ -442,7 +308,7 @@ def _phrases(
         prev_end, left = span.end, right
     if inside and subject and free(prev_end, end):
         tail = _clause(text, prev_end, end)
-        final = _head(text, inside)
+        final = head_mention(text, inside)
         last = span_keys[final.start]
         cleft = _CLEFT_PRONOUN.match(tail)
         if cleft:  # "P is where she grew up"

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from gateway.knowledge_graph.clauses import _STOP, normalise
+from gateway.knowledge_graph.lexicon import _STOP, normalise
 
 _BOUNDARY = re.compile(r"[.!?;:\n]")
 _DEFINED = re.compile(r"\s+(?:is|was|are|were)\s+(?:a|an|the)\b", re.IGNORECASE)

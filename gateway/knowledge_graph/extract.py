@@ -4,9 +4,10 @@ An extractor only finds entity spans (`spans`); relations come from the same pla
 extractor (`extract`): a relation pattern between two mentions in one sentence ("X was founded by
 Y"), with the document's subject (its title) standing in when the sentence opens with a pronoun
 ("It was founded by Y"), and co-occurrence within a chunk otherwise, weighted by how many entities
-share it; relations in other word orders and phrase relations come from `clauses`, and the weak
-fallback links of names no rule relates (`ChunkGraph.loose`) from `fallback`. Everything here is
-plain CPU work, run in a thread by the caller.
+share it; relations in other word orders and phrase relations come from `clauses`, which name a
+phrase is said of when not the one before it from `heads`, and the weak fallback links of names no
+rule relates (`ChunkGraph.loose`) from `fallback`. Everything here is plain CPU work, run in a
+thread by the caller.
 
 `RuleExtractor` (the default) and `guess_type` are `names.py`'s, the corpus's titles (`Gazetteer`)
 `gazetteer.py`'s, re-exported here.
@@ -21,22 +22,14 @@ from typing import Protocol
 
 from gateway.knowledge_graph import fallback
 from gateway.knowledge_graph.captions import read_captions
-from gateway.knowledge_graph.clauses import (
-    _BY,
-    _PASSIVE,
-    _STOP,
-    Span,
-    _head,
-    _phrases,
-    aside_head,
-    fronted,
-    normalise,
-)
-from gateway.knowledge_graph.clauses import PHRASE as PHRASE  # read here by the walk and the service
+from gateway.knowledge_graph.clauses import _phrases
 from gateway.knowledge_graph.coref import Coreference as Coreference  # read here by the index
 from gateway.knowledge_graph.gazetteer import Gazetteer
+from gateway.knowledge_graph.heads import aside_head, fronted, head_mention
 from gateway.knowledge_graph.here import here_relations
 from gateway.knowledge_graph.layouts import read_layouts
+from gateway.knowledge_graph.lexicon import _STOP, Span, normalise
+from gateway.knowledge_graph.lexicon import PHRASE as PHRASE  # read here by the walk and the service
 from gateway.knowledge_graph.lists import coordinated, enumerated, included, spread, unpaired
 from gateway.knowledge_graph.names import _CONNECTORS as _CONNECTORS  # read here by keys
 from gateway.knowledge_graph.names import RuleExtractor as RuleExtractor  # read here by the service and benches
@@ -45,6 +38,9 @@ from gateway.knowledge_graph.patterns import PATTERNS
 from gateway.knowledge_graph.tables import sentences as _sentences  # read here by gliner
 from gateway.knowledge_graph.tables import structured
 
+# an active pattern in the passive ("X was founded in 1881 by Y"): a be-form before it, "by" after it
+_PASSIVE = re.compile(r"\b(?:is|are|was|were|been|be|being)\s+$", re.IGNORECASE)
+_BY = re.compile(r"\bby\s*$", re.IGNORECASE)
 _CLAUSE = re.compile(r"\s(?:and|but|then|while)\s", re.IGNORECASE)  # a new clause: its subject is the sentence's
 _NO_OBJECT = re.compile(r"\s+(?:in|at|on|during|near|from)\s", re.IGNORECASE)  # after an active verb
 # (not a dummy "it" before its object complement: "makes it easy to branch", "keeps it safe")
@@ -146,7 +142,7 @@ def extract(
                 before = [s for s in inside if s.end <= a]
                 after = [s for s in inside if s.start >= b]
                 # no name before the phrase ("It was founded by ...", "Born in ..."): the document's subject
-                left = span_keys[_head(text, before).start] if before else subject_key
+                left = span_keys[head_mention(text, before).start] if before else subject_key
                 if before and (aside := aside_head(text, start, before, a, span_keys, subject_key)) is not None:
                     left = aside  # "The orchestra, founded in K, is directed by C": the orchestra is
                     if not aside:  # "Its rival, in P, is owned by O": not P; the phrase's opener decides

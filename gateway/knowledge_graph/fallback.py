@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 
-from gateway.knowledge_graph.clauses import FUNCTION, MAX_PHRASE_WORDS, PHRASE, STOP, Span
+from gateway.knowledge_graph.lexicon import FUNCTION, MAX_PHRASE_WORDS, PHRASE, STOP, Span
 from gateway.knowledge_graph.names import _PAST
 
 ENABLED = True  # off only in benches that measure what it adds (`bench/kg_link_recall.py --fallback`)

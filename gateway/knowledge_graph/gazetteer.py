@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 
-from gateway.knowledge_graph.clauses import _STOP
+from gateway.knowledge_graph.lexicon import _STOP
 
 # a capitalised word after a lower-case word, mid-sentence ("met Jared"): a name's use, not an opening word's
 _MID_SENTENCE = re.compile(r"\b[a-z]+[ \t]+([A-Z][a-z]+)\b")

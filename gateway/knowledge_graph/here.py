@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from gateway.knowledge_graph.clauses import AUX, BREAK, FUNCTION, GOVERNED, PHRASE, Span, normalise, typed
+from gateway.knowledge_graph.lexicon import AUX, BREAK, FUNCTION, GOVERNED, PHRASE, Span, normalise, typed
 
 Relation = tuple[str, str, str, float]
 

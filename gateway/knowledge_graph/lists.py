@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from gateway.knowledge_graph.clauses import GOVERNED, MAX_PHRASE_WORDS, PARTICIPLE, STOP, Span, normalise, typed
+from gateway.knowledge_graph.lexicon import GOVERNED, MAX_PHRASE_WORDS, PARTICIPLE, STOP, Span, normalise, typed
 
 # "A, B and C", "A and the B", "A or B": names joined by commas and a last "and"/"or" (a comma alone,
 # "Paris, France", joins no list)

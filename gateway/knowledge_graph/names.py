@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from gateway.knowledge_graph.clauses import _STOP, PARTICIPLE, Span, normalise
 from gateway.knowledge_graph.gazetteer import Gazetteer, MidSentence
+from gateway.knowledge_graph.lexicon import _STOP, PARTICIPLE, Span, normalise
 from gateway.knowledge_graph.lists import plural_subject
 from gateway.knowledge_graph.tables import sentences as _sentences
 

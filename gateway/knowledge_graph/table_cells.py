@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from gateway.knowledge_graph.clauses import FUNCTION, MAX_PHRASE_WORDS, PARTICIPLE, Span, normalise
+from gateway.knowledge_graph.lexicon import FUNCTION, MAX_PHRASE_WORDS, PARTICIPLE, Span, normalise
 
 # a label: plain words, the first perhaps capitalised ("Designer", "Place of birth", "Hulls built")
 PLAIN = re.compile(r"[A-Za-z][a-z\-]*(?: [a-z][a-z\-]*){0,5}")

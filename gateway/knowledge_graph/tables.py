@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gateway.knowledge_graph.clauses import FUNCTION, PARTICIPLE, Span, normalise, typed
+from gateway.knowledge_graph.lexicon import FUNCTION, PARTICIPLE, Span, normalise, typed
 from gateway.knowledge_graph.lists import PLURAL, PLURAL_HEADING
 from gateway.knowledge_graph.table_cells import (
     MAX_CAPTION_WORDS,

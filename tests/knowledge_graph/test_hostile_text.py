@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from gateway.knowledge_graph import names, question_steps
-from gateway.knowledge_graph.clauses import _normalise_name, normalise
 from gateway.knowledge_graph.extract import Gazetteer, RuleExtractor, extract
 from gateway.knowledge_graph.hops import CACHED_QUERY_CHARS, _cached_plan, hop_plan
+from gateway.knowledge_graph.lexicon import _normalise_name, normalise
 from gateway.knowledge_graph.question import MAX_RELATION_WORDS, relation_words, steps
 
 
