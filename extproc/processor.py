@@ -52,7 +52,8 @@ from gateway.common.jsonutil import (
 from gateway.common.redact import hide_internal
 from gateway.engine.context import EngineDeps, Prepared
 from gateway.engine.events import Event
-from gateway.engine.runner import ResponseRun, interrupted
+from gateway.engine.run_lifecycle import interrupted
+from gateway.engine.runner import ResponseRun
 from gateway.engine.service import ResponsesService
 from gateway.engine.sse_writer import sse_frame
 from gateway.engine.turn import TurnAssembler
