@@ -273,7 +273,7 @@ def door_picking_cost(replicas: int, n: int = 50_000) -> tuple[float, float]:
     from extproc.fleet import EndpointPicker
     from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
     from gateway.config import BackendPool
-    from gateway.engine.runner import affinity_key
+    from gateway.engine.run_lifecycle import affinity_key
     from gateway.inference.client import BackendClient, Pool
     from gateway.inference.picker import Affinity
 

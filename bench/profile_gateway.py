@@ -73,7 +73,10 @@ CATEGORIES: list[tuple[str, Any]] = [
         "aiohttp server (web_*, http_writer)",
         lambda f: "aiohttp/web" in f or "aiohttp/http_writer.py" in f or "aiohttp/base_protocol.py" in f,
     ),
-    ("engine loop (runner.py, service.py)", lambda f: "engine/runner.py" in f or "engine/service.py" in f),
+    (
+        "engine loop (runner.py, run_lifecycle.py, service.py)",
+        lambda f: "engine/runner.py" in f or "engine/run_lifecycle.py" in f or "engine/service.py" in f,
+    ),
     ("other gateway code", lambda f: "gateway/" in f),
     ("asyncio event loop + socket I/O", lambda f: "asyncio/" in f or "selectors.py" in f or "socket" in f),
 ]

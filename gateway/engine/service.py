@@ -27,7 +27,8 @@ from gateway.engine.feed import Feed
 from gateway.engine.leases import LeaseKeeper
 from gateway.engine.owner import OWNER
 from gateway.engine.relay import EventRelay, follow
-from gateway.engine.runner import TERMINAL_EVENT, ResponseRun, interrupted
+from gateway.engine.run_lifecycle import TERMINAL_EVENT, interrupted
+from gateway.engine.runner import ResponseRun
 from gateway.research.models import is_research
 from gateway.research.responses import ResearchRun
 from gateway.telemetry import metrics

@@ -32,7 +32,7 @@ from gateway.auth.authenticator import Authenticator, revoked_mid_stream
 from gateway.common.errors import APIError, InvalidRequest, RateLimited
 from gateway.common.jsonutil import dumps_str, parse_request_body
 from gateway.engine.events import EventStream
-from gateway.engine.runner import TERMINAL_EVENT
+from gateway.engine.run_lifecycle import TERMINAL_EVENT
 from gateway.engine.service import ResponsesService
 from gateway.http.common import error_response
 from gateway.http.guard import TenantSlots, tenant_of

@@ -5,7 +5,7 @@
    cache holds its history: that replica is stored with the chain (`Affinity.stored`, read by the
    engine with the history; see `storage/sqlite/replicas.py`), so every process of every gateway replica
    and both doors agree. While it is up and within the load bound, the chain stays there. Else,
-   and for a chain nothing was stored for yet, the chain's key (`gateway.engine.runner.affinity_key`)
+   and for a chain nothing was stored for yet, the chain's key (`gateway.engine.run_lifecycle.affinity_key`)
    on a consistent-hash ring of the pool's replicas names the place: the same in every process. The
    replica that served (`Affinity.served`) is stored when it differs, so a chain moves once and
    then stays on its new replica; it does not bounce back when the load falls.
