@@ -25,7 +25,6 @@ the stream loop (tracing, drain, the key watcher) and what ends a run whose stre
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -49,8 +48,6 @@ from gateway.research.models import is_research
 from gateway.telemetry import tracing
 from gateway.tools.tool_search import is_server_search
 from storage.scope import act_for, project_scope
-
-log = logging.getLogger(__name__)
 
 ROUTE_HEADER = "x-gateway-route"  # matched by route (1) of envoy/envoy.yaml.tmpl
 # Client credentials for the gateway must not reach the inference backend.
