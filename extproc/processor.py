@@ -64,7 +64,8 @@ from gateway.inference.chat_translate import (
     chunk_deltas,
     completion_deltas,
 )
-from gateway.inference.client import BackendClient, Replica
+from gateway.inference.client import BackendClient
+from gateway.inference.replicas import Replica
 from gateway.inference.sse_reader import SSEParser
 from gateway.research.models import is_research
 from gateway.telemetry import tracing
