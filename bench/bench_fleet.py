@@ -274,8 +274,9 @@ def door_picking_cost(replicas: int, n: int = 50_000) -> tuple[float, float]:
     from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
     from gateway.config import BackendPool
     from gateway.engine.run_lifecycle import affinity_key
-    from gateway.inference.client import BackendClient, Pool
+    from gateway.inference.client import BackendClient
     from gateway.inference.picker import Affinity
+    from gateway.inference.replicas import Pool
 
     spec = BackendPool(name="chat", urls=[f"http://10.0.0.{i}:8000/v1" for i in range(replicas)], models=["m"])
     client = BackendClient([Pool(spec, "sk-pool-key", 1.25)], connect_timeout=5, read_timeout=300)

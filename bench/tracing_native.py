@@ -15,7 +15,7 @@ be an SDK `ReadableSpan`: `name`, `start_time`, `end_time`, `attributes` (a mapp
 left out, as the library's encoder does (fastotel sends an empty value). The collector gets what
 the library's encoder makes for the same spans (`tests/telemetry/test_tracing_native.py`).
 
-`install` puts it in `tracing.setup`'s place of `span_queue.from_env` (`bench.tracing_variants
+`install` puts it in `tracing_setup.install`'s place of `span_queue.from_env` (`bench.tracing_variants
 native`, for `bench.tracing_paired --off2-src`). Run as a module, the in-process comparison: the
 spans of one non-streamed request (`bench.tracing_micro.make_request`: server, `invoke_agent`,
 `chat`) made ``--n`` times, exported to `bench.otlp_sink` (a process of its own), then flushed. Per

@@ -14,8 +14,9 @@ never touched, and the copy fails loudly when the edited line has moved):
   (`Recorder.drain` does not call the exporter): everything but the encoding and the POST.
 So on - off2 is, respectively, the queueing and the export path, and the export path alone.
 - ``native``: not a layer cut out but another export path: spans go to fastotel's native processor
-  (`bench.tracing_native.install` in `setup`'s place of `span_queue.from_env`; fastotel installed,
-  http/protobuf), so on - off2 is ours against it (reversed: off2 - on is what it would save).
+  (`bench.tracing_native.install` in `tracing_setup.install`'s place of `span_queue.from_env`;
+  fastotel installed, http/protobuf), so on - off2 is ours against it (reversed: off2 - on is what
+  it would save).
 """
 
 from __future__ import annotations
@@ -34,10 +35,10 @@ EDITS = {
         "    return  # PROBE (bench.tracing_variants noqueue): made and ended, never queued\n",
     ),
     "native": (
-        "gateway/telemetry/tracing.py",
-        "    _recorder, _exporter_obj = span_queue.from_env(env, door, DEFAULT_SERVICE_NAME, SCOPE)\n",
-        "    from bench.tracing_native import install  # PROBE (bench.tracing_variants native): fastotel's processor\n"
-        "    _recorder, _exporter_obj = install(env, door, DEFAULT_SERVICE_NAME, SCOPE)\n",
+        "gateway/telemetry/tracing_setup.py",
+        "    recorder, exporter = span_queue.from_env(env, door, service_name, scope)\n",
+        "    from bench.tracing_native import install as native  # PROBE (bench.tracing_variants native): fastotel's\n"
+        "    recorder, exporter = native(env, door, service_name, scope)\n",
     ),
     "drop": (
         "gateway/telemetry/span_queue.py",

@@ -27,8 +27,9 @@ from google.protobuf import struct_pb2
 from extproc.pb.envoy.config.core.v3 import base_pb2 as core_pb2
 from extproc.pb.envoy.service.ext_proc.v3 import external_processor_pb2 as ep
 from gateway.common.errors import APIError
-from gateway.inference.client import BackendClient, Pool, Replica
+from gateway.inference.client import BackendClient
 from gateway.inference.picker import Affinity
+from gateway.inference.replicas import Pool, Replica
 from gateway.process.envoy_runner import DESTINATION_HEADER
 from gateway.telemetry import metrics
 

@@ -22,7 +22,7 @@ from gateway.engine.events import Event
 from gateway.engine.runner import ResponseRun
 from gateway.engine.turn import TurnAssembler
 from gateway.inference.chat_translate import build_chat_body
-from gateway.inference.client import Replica
+from gateway.inference.replicas import Replica
 from gateway.telemetry import tracing
 from gateway.usage.admission import CallAdmission, admit_call
 from gateway.usage.recorder import caller_key

@@ -23,21 +23,19 @@ import contextlib
 import errno as errnos
 import logging
 import os
-import socket
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
-from yarl import URL
 
 from gateway.common.errors import STREAM_INTERRUPTED, BackendError, BackendTimeout, NotFound
 from gateway.common.jsonutil import dumps, loads
-from gateway.config import BackendPool, Settings
+from gateway.config import Settings
 from gateway.inference.base import map_backend_error
-from gateway.inference.picker import Affinity, Picker
+from gateway.inference.picker import Affinity
+from gateway.inference.replicas import Pool, Replica, parse_vllm_metrics
 from gateway.telemetry import metrics, tracing
 from gateway.telemetry.logs import request_context
 
@@ -50,82 +48,6 @@ DROPPED = "the inference backend dropped the connection"
 class ClientGone(Exception):
     """The gateway's own client went away while a backend reply was relayed to it: not the
     backend's failure, so it is neither mapped nor counted against the replica."""
-
-
-@dataclass(eq=False)
-class Replica:
-    """One inference server: its base URL (…/v1) and what this process knows about it."""
-
-    base_url: str
-    headers: dict[str, str] = field(default_factory=dict)
-    name: str = ""  # how logs and metrics name it (the URL's host:port)
-    in_flight: int = 0  # calls open now from this process
-    down_until: float = 0.0  # monotonic time until which it gets no traffic (0: up)
-    # what its vLLM /metrics said at `scraped_at` (waiting None: unknown or stale)
-    waiting: int | None = None
-    running: int = 0
-    kv_cache: float = 0.0
-    scraped_at: float = 0.0
-    _urls: dict[str, URL] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.base_url = self.base_url.rstrip("/")
-        if not self.name:
-            url = URL(self.base_url)
-            self.name = f"{url.host}:{url.port}"
-
-    @property
-    def root_url(self) -> str:
-        """The server's URL without its API prefix (`http://vllm:8000/v1` -> `http://vllm:8000`)."""
-        return self.base_url.removesuffix("/v1")
-
-    def url(self, path: str, *, root: bool = False) -> URL:
-        """The URL of `path` under the API prefix (or the server's root), parsed once (yarl parsing
-        is a visible share of a request's CPU)."""
-        key = ("/" if root else "") + path
-        url = self._urls.get(key)
-        if url is None:
-            url = self._urls[key] = URL((self.root_url if root else self.base_url) + path)
-        return url
-
-
-class Pool:
-    """The replicas serving one set of models, with one API, key and picker."""
-
-    def __init__(self, spec: BackendPool, api_key: str | None, bound: float) -> None:
-        self.name, self.api, self.dns = spec.name, spec.api, spec.dns
-        self.headers = {"Content-Type": "application/json"}
-        if api_key:
-            self.headers["Authorization"] = f"Bearer {api_key}"
-        self.static_models = set(spec.models) if spec.models else None
-        self.discovered: set[str] = set()  # the ids its replicas' /v1/models named last
-        self.replicas = [Replica(url, self.headers) for url in spec.urls]
-        self.picker = Picker(bound)
-        self.resolved_at = 0.0
-
-    def serves(self, model: str) -> bool:
-        return model in self.static_models if self.static_models is not None else model in self.discovered
-
-    async def resolve(self) -> None:
-        """A DNS pool's replicas: one per address its name resolves to now (state kept for those
-        that stay; an address gone is a replica gone)."""
-        if self.dns is None:
-            return
-        host, _, port = self.dns.rpartition(":")
-        self.resolved_at = time.monotonic()
-        try:
-            infos = await asyncio.get_running_loop().getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
-        except OSError as exc:
-            log.warning("backend pool %s: %s did not resolve: %s", self.name, self.dns, exc)
-            return
-        known = {r.base_url: r for r in self.replicas}
-        replicas = []
-        for address in sorted({str(info[4][0]) for info in infos}):
-            shown = f"[{address}]" if ":" in address else address
-            url = f"http://{shown}:{port}/v1"
-            replicas.append(known.get(url) or Replica(url, self.headers))
-        if replicas:
-            self.replicas = replicas
 
 
 def transport_error(exc: BaseException) -> BackendError:
@@ -149,30 +71,6 @@ TRANSPORT = (aiohttp.ClientError, ConnectionRefusedError, TimeoutError)
 PROBE_SECONDS = 1.0
 DNS_REFRESH_SECONDS = 30.0
 STALE_AFTER = 5.0  # scrape periods a report counts for at most: then the replica's load is unknown
-VLLM_GAUGES = {
-    b"vllm:num_requests_waiting": "waiting",
-    b"vllm:num_requests_running": "running",
-    b"vllm:kv_cache_usage_perc": "kv_cache",
-    b"vllm:gpu_cache_usage_perc": "kv_cache",  # its name before vLLM 0.10
-}
-
-
-def parse_vllm_metrics(text: bytes) -> dict[str, float]:
-    """The load gauges of a vLLM `/metrics` page, summed over their label sets (one per engine)."""
-    found: dict[str, float] = {}
-    for line in text.splitlines():
-        if not line.startswith(b"vllm:"):
-            continue
-        ends = [i for i in (line.find(b"{"), line.find(b" ")) if i >= 0]
-        field_name = VLLM_GAUGES.get(line[: min(ends)] if ends else line)
-        if field_name is None:
-            continue
-        try:
-            value = float(line.rsplit(b" ", 1)[1])
-        except (IndexError, ValueError):
-            continue
-        found[field_name] = found.get(field_name, 0.0) + value
-    return found
 
 
 class BackendClient:

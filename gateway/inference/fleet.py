@@ -14,9 +14,10 @@ from typing import Any
 from gateway.common.errors import APIError
 from gateway.inference.base import TurnRequest
 from gateway.inference.chat_completions import ChatCompletionsBackend
-from gateway.inference.client import BackendClient, Pool
+from gateway.inference.client import BackendClient
 from gateway.inference.deltas import Delta
 from gateway.inference.http_client import HTTPBackend
+from gateway.inference.replicas import Pool
 from gateway.inference.responses_api import ResponsesBackend
 
 

@@ -1,6 +1,6 @@
 """Envoy's own OpenTelemetry tracer (`envoy.tracers.opentelemetry`), from the same `OTEL_*` variables.
 
-When tracing is on (`gateway.telemetry.tracing.endpoint_of`), the rendered Envoy configuration gets a
+When tracing is on (`gateway.telemetry.tracing_setup.endpoint_of`), the rendered Envoy configuration gets a
 `tracing` block on its HTTP connection manager and an `otel_collector` cluster, so Envoy exports
 its spans to the endpoint the doors export to, over the same protocol. Envoy then starts (or joins,
 from a client's `traceparent`) the trace of every request, gives the ext_proc gRPC call a child span
@@ -21,7 +21,8 @@ from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from gateway.telemetry.otlp_exporter import protocol_of
-from gateway.telemetry.tracing import DEFAULT_SERVICE_NAME, endpoint_of
+from gateway.telemetry.tracing import DEFAULT_SERVICE_NAME
+from gateway.telemetry.tracing_setup import endpoint_of
 
 _HCM_TRACING = """\
           tracing:

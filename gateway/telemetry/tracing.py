@@ -1,10 +1,5 @@
-"""OpenTelemetry tracing, configured only by the standard `OTEL_*` variables.
-
-Tracing is on when `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT` is set (and
-`OTEL_SDK_DISABLED` is not `true`, `OTEL_TRACES_EXPORTER` not `none`); the rest is read as the SDK
-reads it: `OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL` (`grpc` or `http/protobuf`, the default), the
-exporters' endpoint, headers, timeout and compression, `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`,
-`OTEL_TRACES_SAMPLER`/`_ARG`, `OTEL_BSP_*`, `OTEL_PROPAGATORS`.
+"""OpenTelemetry tracing, configured only by the standard `OTEL_*` variables (`tracing_setup` says
+which, and reads them when `setup` turns tracing on).
 
 Why a module of our own in front of the API: off must cost nothing. Every call site asks `ON` (a
 module global) before it does anything, and nothing of OpenTelemetry is imported until `setup` finds
@@ -33,8 +28,10 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from gateway.telemetry import tracing_setup
 from gateway.telemetry.context_bridge import CURRENT_SPAN
 from gateway.telemetry.presets import Preset
+from gateway.telemetry.tracing_setup import endpoint_of
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -82,19 +79,6 @@ _set_ours, _reset_ours = CURRENT_SPAN.set, CURRENT_SPAN.reset
 CURRENT: Any = object()  # `start_span`'s default parent: the current span
 
 
-def endpoint_of(environ: Mapping[str, str]) -> str | None:
-    """The OTLP endpoint tracing exports to, or None when tracing is off."""
-    if environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
-        return None
-    if environ.get("OTEL_TRACES_EXPORTER", "otlp").strip().lower() == "none":
-        return None
-    return (
-        environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip()
-        or environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip()
-        or None
-    )
-
-
 def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     """Turn tracing on in this process when the environment names an endpoint; True if it did.
 
@@ -106,42 +90,18 @@ def setup(door: str, environ: Mapping[str, str] | None = None) -> bool:
     env = os.environ if environ is None else environ
     if endpoint_of(env) is None or ON:
         return ON
-    import opentelemetry.context as api_context
-    from opentelemetry import propagate, trace
-    from opentelemetry.baggage import _BAGGAGE_KEY as baggage_key
-    from opentelemetry.context import _RUNTIME_CONTEXT, Context
-    from opentelemetry.context.contextvars_context import ContextVarsRuntimeContext
-    from opentelemetry.trace.propagation import _SPAN_KEY as span_key
-    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
-    from opentelemetry.trace.span import DEFAULT_TRACE_STATE
-
-    from gateway.telemetry import context_bridge, lean_tracer, sampling, span_queue
-
-    _recorder, _exporter_obj = span_queue.from_env(env, door, DEFAULT_SERVICE_NAME, SCOPE)
-    lean_tracer.LeanSpan.recorder = _recorder
-    limit = span_queue.number(env, "OTEL_ATTRIBUTE_COUNT_LIMIT", 128)
-    lean_tracer.LeanSpan.limit = span_queue.number(env, "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", limit)
-    _tracer = lean_tracer.LeanTracer(
-        lean_tracer.Sampler(env.get("OTEL_TRACES_SAMPLER", ""), env.get("OTEL_TRACES_SAMPLER_ARG"))
-    )
-    _follows_parent = _tracer.follows_parent
-    _trace, _propagate, _Context, _SPAN_KEY = trace, propagate, Context, span_key
-    bridge = context_bridge.bridge_class()
-    inner: Any = _RUNTIME_CONTEXT  # (the configured runtime context; under our bridge if set up before)
-    if isinstance(inner, bridge):
-        inner = inner.inner
-    _get_context = inner._current_context.get if type(inner) is ContextVarsRuntimeContext else inner.get_current
-    # the API's readers and writers (`get_current_span`, `context.attach`...) see ours through it
-    api_context._RUNTIME_CONTEXT = bridge(inner)
-    _LeanSpan, _BAGGAGE_KEY, _new_span = lean_tracer.LeanSpan, baggage_key, lean_tracer.new_span
-    _Unsampled, _left_out, _bits = sampling.UnsampledSpan, sampling.left_out, sampling._bits
-    propagators = env.get("OTEL_PROPAGATORS", "tracecontext,baggage").replace(" ", "").lower()
-    if propagators in ("tracecontext,baggage", "tracecontext", "baggage,tracecontext"):
-        _w3c = TraceContextTextMapPropagator._TRACEPARENT_HEADER_FORMAT_RE
-    _SpanContext, _NO_STATE = trace.SpanContext, DEFAULT_TRACE_STATE
-    _FLAGS.update({f"{n:02x}": trace.TraceFlags(n) for n in range(256)})
-    _KINDS.update(lean_tracer.KINDS)
-    CAPTURE_CONTENT = env.get("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "").strip().lower() == "true"
+    made = tracing_setup.install(env, door, DEFAULT_SERVICE_NAME, SCOPE)
+    _recorder, _exporter_obj, _tracer = made.recorder, made.exporter, made.tracer
+    _follows_parent = made.tracer.follows_parent
+    _trace, _propagate, _Context, _SPAN_KEY = made.trace, made.propagate, made.context, made.span_key
+    _get_context, _LeanSpan, _BAGGAGE_KEY, _new_span = made.get_context, made.lean_span, made.baggage_key, made.new_span
+    _Unsampled, _left_out, _bits = made.unsampled, made.left_out, made.bits
+    if made.w3c is not None:
+        _w3c = made.w3c
+    _SpanContext, _NO_STATE = made.span_context, made.no_state
+    _FLAGS.update(made.flags)
+    _KINDS.update(made.kinds)
+    CAPTURE_CONTENT = made.capture_content
     ON = True
     atexit.register(shutdown)
     return True

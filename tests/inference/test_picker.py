@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gateway.inference.client import parse_vllm_metrics
 from gateway.inference.picker import Picker
+from gateway.inference.replicas import parse_vllm_metrics
 
 
 @dataclass(eq=False)

@@ -1,4 +1,4 @@
-"""The README's settings table names every setting of `gateway/config.py`, and nothing else (#25).
+"""The README's settings table names every setting of `gateway.config.Settings`, and nothing else (#25).
 
 A row's first cell names one or more variables: `GATEWAY_EMBEDDING_URL` / `_MODEL` / `_API_KEY`
 is three (a suffix replaces the end of the full name before it)."""
