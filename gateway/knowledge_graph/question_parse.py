@@ -8,6 +8,9 @@ subject ("the town where [the founder of X] was BORN": the founding is inner, th
 the question is read left to right with a stack of open clauses, and each relation is emitted when
 its clause closes: the innermost comes first, the one whose target is the answer last.
 
+The reader here holds the read's state (the stack, the class of the word before); the tests that
+look ahead of it over the tokens alone are `question_lookahead`'s.
+
 No relation word, template or domain is named here: only function words (determiners,
 prepositions, auxiliaries, relative and question words) and the shapes of the clauses they open.
 """
@@ -17,6 +20,15 @@ from __future__ import annotations
 import functools
 
 from gateway.knowledge_graph.extract import _STOP
+from gateway.knowledge_graph.question_lookahead import MAX_TOKENS as MAX_TOKENS  # `question_steps` imports it from here
+from gateway.knowledge_graph.question_lookahead import (
+    is_name,
+    possessive_name,
+    question_tokens,
+    run,
+    starts_np,
+    verbs_after,
+)
 from gateway.knowledge_graph.question_words import (
     ADVERBS,
     AUXILIARY,
@@ -28,10 +40,7 @@ from gateway.knowledge_graph.question_words import (
     PARTICIPLE_DETS,
     PARTICLES,
     PREPS,
-    PRONOUNS,
-    PTOKEN,
     RELATIVES,
-    TITLE_CONNECTORS,
     VERB_AUX,
     WH,
     bare,
@@ -43,7 +52,6 @@ from gateway.knowledge_graph.question_words import (
     stranded,
 )
 
-MAX_TOKENS = 80
 _AT_DETS = frozenset("the a an its their his her our your my".split())  # not "that": a relative
 
 
@@ -82,9 +90,7 @@ class _Reader:
     """A left-to-right read of one question (see the module's docstring)."""
 
     def __init__(self, query: str) -> None:
-        # a chain of three hops is a short sentence: a longer text is read no further (the read looks
-        # ahead from some words, so its cost would grow with the square of the length)
-        self.tokens = [m.group(0) for m, _ in zip(PTOKEN.finditer(query), range(MAX_TOKENS), strict=False)]
+        self.tokens = question_tokens(query)  # the first MAX_TOKENS only
         # the question word opens the question, after prepositions only ("Under WHOM did ..."); a
         # later one is a relative ("Name the town WHERE ...")
         lead = next((i for i, t in enumerate(self.tokens) if t.lower() not in PREPS), None)
@@ -99,15 +105,6 @@ class _Reader:
         self.verbal = False
         self.after_prep = False
         self.second = False
-
-    def is_name(self, i: int) -> bool:
-        return i > 0 and looks_like_name(self.tokens[i])
-
-    def starts_np(self, i: int) -> bool:
-        if i >= len(self.tokens):
-            return False
-        w = bare(self.tokens[i])
-        return w in DETS or w in PRONOUNS or w == "whoever" or self.is_name(i)
 
     def noun_at(self, i: int) -> bool:
         """Whether "at" at `i` follows a determined noun and comes before a noun phrase or a name ("the
@@ -129,80 +126,13 @@ class _Reader:
         nxt = self.tokens[i + 1]
         return nxt[:1].isupper() or (bare(nxt) in DETS and any(t[:1].isupper() for t in self.tokens[i + 2 : i + 5]))
 
-    def possessive_name(self, i: int) -> bool:
-        """Whether the name starting at `i` ends in a possessive ("the singer Ada Vell's real
-        name"): after a noun it is an apposition that owns what follows, no contact clause's
-        subject (the owned noun phrase's words would be read as that clause's verbs). Unless a verb
-        group follows what it owns, an auxiliary or a verb before a stranded preposition: "the
-        yard Ada Vell's tutor was apprenticed to", "the firm Ada Vell's tutor trained at" (the
-        possessive's noun phrase is that clause's subject). A title's lower-case connector between
-        two capitalised words is the name's ("the novel The House on Ash Lane's editor")."""
-        j = i
-        while j + 1 < len(self.tokens) and not is_possessive(self.tokens[j]):
-            if self.is_name(j + 1):
-                j += 1
-            elif j + 2 < len(self.tokens) and self.tokens[j + 1] in TITLE_CONNECTORS and self.is_name(j + 2):
-                j += 2
-            else:
-                break
-        return is_possessive(self.tokens[j]) and not self._verb_group_after(j + 1)
-
-    def _verb_group_after(self, start: int) -> bool:
-        for k in range(start, len(self.tokens)):
-            w = bare(self.tokens[k])
-            if w in RELATIVES or WH.fullmatch(w) or self.is_name(k):
-                return False
-            if w in VERB_AUX and w not in ADVERBS:
-                return True
-            nxt = bare(self.tokens[k + 1]) if k + 1 < len(self.tokens) else ""
-            if k > start and w in PREPS and (not nxt or nxt in PREPS or nxt in RELATIVES):
-                return True  # "... trained AT" (the end), "... worked at IN 1900" is no such
-        return False
-
-    def verbs_after(self, start: int) -> int:
-        """How many verbs close clauses from `start` on: content words read as `verbal`."""
-        n, verbal, poss, after_prep, owned = 0, False, False, False, False
-        for j in range(start, len(self.tokens)):
-            tok, w = self.tokens[j], bare(self.tokens[j])
-            nxt = bare(self.tokens[j + 1]) if j + 1 < len(self.tokens) else ""
-            if owned and not function_word(w) and nxt in VERB_AUX and nxt not in ADVERBS:
-                owned = False  # "X's youth ACADEMY is based in": the owned compound's head, no verb
-                continue
-            owned = False
-            if self.is_name(j):
-                verbal, poss, after_prep = not is_possessive(tok), is_possessive(tok), False
-            elif verbal and not after_prep and be_stranded(self.tokens, j):
-                n += 1
-            elif w in ADVERBS or w in VERB_AUX or w in PARTICLES:
-                continue
-            elif w in PREPS and j > start and self.is_name(j - 1) and not is_possessive(self.tokens[j - 1]):
-                verbal = after_prep = False  # "the restaurant X TO cook": no verb between, an infinitive's
-            elif w in PREPS:
-                after_prep = verbal
-            elif function_word(w):
-                verbal = poss = after_prep = False
-            elif verbal and (not after_prep or stranded(self.tokens, j)):
-                n, after_prep = n + 1, False
-            else:
-                verbal, poss, after_prep, owned = poss, False, False, poss
-        return n
-
-    def run(self, i: int) -> int:
-        """How many content words follow from `i` on, without a function word or a name between."""
-        n = 0
-        for tok in self.tokens[i:]:
-            if looks_like_name(tok) or function_word(bare(tok)):
-                break
-            n += 1
-        return n
-
     def nominal(self, i: int) -> bool:
         """Whether a content word after a name or a possessive's noun is a noun, not a verb: an
         auxiliary follows it, or more content words follow than open clauses wait for verbs."""
         nxt = bare(self.tokens[i + 1]) if i + 1 < len(self.tokens) else ""
         if nxt in VERB_AUX and nxt not in ADVERBS:
             return True
-        return self.run(i) > sum(f.waits() for f in self.stack)
+        return run(self.tokens, i) > sum(f.waits() for f in self.stack)
 
     def contact(self, i: int, strict: bool) -> bool:
         """Whether the noun before `i` heads a contact relative clause whose subject starts at `i`
@@ -210,7 +140,7 @@ class _Reader:
         clauses after it than the open clauses wait for. Else `i` starts an apposition ("the
         trawler X") or a verb's second object. After a name (`strict`) a copula's clause waits
         too ("In which town was the captain of the barque X born?")."""
-        return self.verbs_after(i) > sum(f.waits(strict) for f in self.stack)
+        return verbs_after(self.tokens, i) > sum(f.waits(strict) for f in self.stack)
 
     def open_contact(self) -> None:
         self.stack.append(_Frame(self.stack[-1].take_np(), pending=True))
@@ -249,13 +179,13 @@ class _Reader:
     def step(self, i: int, start: int) -> None:
         tok, w = self.tokens[i], bare(self.tokens[i])
         cur = self.stack[-1]
-        if self.is_name(i):
+        if is_name(self.tokens, i):
             np = len(cur.words) - cur.mark
             if self.prev == "noun" and np == 1 and bare(self.tokens[i - 2]) in RELATIVES:
                 cur.take_np()  # "where chef X learned": a title before the name, the name's kind
             elif self.prev == "noun" and i - 1 - np >= 0 and bare(self.tokens[i - 1 - np]) in VERB_AUX:
                 cur.take_np()  # "Who does footballer X play for?": a bare title after an auxiliary, the name's kind
-            elif self.prev == "noun" and not self.possessive_name(i) and self.contact(i, strict=True):
+            elif self.prev == "noun" and not possessive_name(self.tokens, i) and self.contact(i, strict=True):
                 self.open_contact()
             elif self.prev == "noun" and bare(self.tokens[i - 1 - (len(cur.words) - cur.mark)]) in DETS:
                 cur.take_np()  # an apposition, "the trawler X": the name's kind, no relation
@@ -277,7 +207,7 @@ class _Reader:
             self.prev, self.verbal = "rel", False
         elif w == "whoever" or (w in RELATIVES and self.prev in ("noun", "prep", "name")):
             head = cur.take_np() if self.prev in ("noun", "prep") else []
-            self.stack.append(_Frame(head, pending=self.starts_np(i + 1) or w == "where"))
+            self.stack.append(_Frame(head, pending=starts_np(self.tokens, i + 1) or w == "where"))
             self.prev, self.verbal = "rel", False
         elif w in DETS:
             if self.prev == "noun" and self.contact(i, strict=False):
@@ -288,7 +218,7 @@ class _Reader:
             self.prev, self.verbal = "det", False
         elif w in ADVERBS:
             return
-        elif w in ("have", "has", "had") and self.verbal and self.starts_np(i + 1):
+        elif w in ("have", "has", "had") and self.verbal and starts_np(self.tokens, i + 1):
             self.close((w, i))  # "have" as a verb after its subject: "Where does X HAVE its office?"
             self.prev, self.verbal = "have", False
         elif self.verbal and not self.after_prep and be_stranded(self.tokens, i):
@@ -296,7 +226,7 @@ class _Reader:
             self.prev, self.after_prep = "verb", False
         elif w in VERB_AUX:
             pronoun = self.prev == "open" and self.tokens[start - 1].lower() in ("what", "who")
-            if self.prev in ("open", "whnoun") and self.starts_np(i + 1) and not (pronoun and w in BE):
+            if self.prev in ("open", "whnoun") and starts_np(self.tokens, i + 1) and not (pronoun and w in BE):
                 # "Where WAS the founder of X born", "In which town DID ... grow up": the subject
                 # follows, the verb closes the question; a copula's may close with none. (In "What
                 # IS the birthplace of X", the question word is the copula's complement: no verb)
@@ -388,10 +318,10 @@ class _Reader:
 
 def opens_clause(text: str) -> bool:
     """Whether the name `text` opens, after a head noun, is a contact clause's subject as the read
-    takes it (`_Reader.possessive_name`): a name with no possessive, or a possessive whose noun
+    takes it (`question_lookahead.possessive_name`): a name with no possessive, or a possessive whose noun
     phrase a verb group follows. `question_steps.steps` asks it so its count and the read agree."""
     reader = _Reader("the " + text)  # a word before it: the read takes no name as the text's first
-    return not reader.possessive_name(1)
+    return not possessive_name(reader.tokens, 1)
 
 
 def parse(query: str) -> tuple[list[list[str]], int]:
