@@ -145,7 +145,7 @@ def interleave(first: list[H], second: list[H], k: int, lead: int = 1, slots: in
     """`first`'s first `lead` hits, then the two rankings taken in turn (second's next, first's
     next, ...), each chunk once, `second` adding at most `slots` hits (None: no cap).
 
-    Scores (`_levelled`): a hit of `first` in its own order keeps its score (so a score threshold
+    Scores (`levelled`): a hit of `first` in its own order keeps its score (so a score threshold
     means what it meant; its breakdown is `first`'s); a hit placed by `second`'s turn takes the
     score of the hit of `first` it displaced (the next below it), never lowering the scores of
     the hits after it."""
@@ -163,10 +163,10 @@ def interleave(first: list[H], second: list[H], k: int, lead: int = 1, slots: in
             seen.add(ranking[i].chunk_id)
             taken += expanded
             order.append((own.get(ranking[i].chunk_id, ranking[i]), expanded))
-    return _levelled(order, first, k)
+    return levelled(order, first, k)
 
 
-def _levelled(order: list[tuple[H, bool]], first: list[H], k: int) -> list[H]:
+def levelled(order: list[tuple[H, bool]], first: list[H], k: int) -> list[H]:
     """The first k of `order`, scored from the bottom up: each hit at the score of the hit of
     `first` it displaces (the next one below it; below the last, the best of `first`'s hits left
     out, else 0), a hit of `first` at its own score if that is higher. So no page scores above a

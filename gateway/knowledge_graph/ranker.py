@@ -32,7 +32,7 @@ with it; this is the signal that finds it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -41,6 +41,7 @@ from gateway.knowledge_graph.blend import RankedHit, blend
 from gateway.knowledge_graph.evidence import evidenced
 from gateway.knowledge_graph.expand import completing, expansion, interleave, phrased
 from gateway.knowledge_graph.extract import Extractor
+from gateway.knowledge_graph.fuse import fuse, started, vote
 from gateway.knowledge_graph.hops import hop_plan
 from gateway.knowledge_graph.keys import longest, lower_keys, numeric, query_keys, rare_lower
 from gateway.knowledge_graph.one_phrase import one_phrase
@@ -195,15 +196,53 @@ class Ranker:
         kw_job = backend.search(store_id, vector=None, query=query, k=n, filters=filters, mode="keyword")
         # entities named in many files say little about any one of them
         seeds = {key: Reached(share(spread.get(key, 1)), 0, frozenset()) for key in q_entities}
-        vec_hits, kw_hits, reached = await asyncio.gather(
-            vec_job, kw_job, walk(self.graph, store_id, seeds, asked, hops=hops, relate=relate)
-        )
+
+        async def searched() -> _Found:
+            vec_hits, kw_hits = await asyncio.gather(vec_job, kw_job)
+            return _Found({h.chunk_id: h for h in [*kw_hits, *vec_hits]}, vec_hits, kw_hits)
+
+        retrieval = asyncio.ensure_future(searched())
+        # a chain's two-hop expansion (`expand.py`) needs only hybrid's best hit: it starts as soon
+        # as retrieval is in, beside the walk, since every path after the walk reads it but one
+        # (the expansion's reads on a completed chain cost masked's kg p50 0.3x hybrid's, after it)
+        early = asyncio.ensure_future(self._expanded_after(search, retrieval, q_entities, chain)) if hops >= 2 else None
+        try:
+            return await self._rank_walked(
+                search, retrieval, early, q_entities, seeds, asked, hops, chain, lowered, relate
+            )
+        finally:
+            if early is not None:
+                early.cancel()  # unread (a path that does not use it, or an error): nothing more is read
+
+    async def _rank_walked(
+        self,
+        search: _Search,
+        retrieval: Awaitable[_Found],
+        early: Awaitable[list[RankedHit]] | None,
+        q_entities: list[str],
+        seeds: dict[str, Reached],
+        asked: set[str],
+        hops: int,
+        chain: int,
+        lowered: bool,
+        relate: Relate | None,
+    ) -> RankOutcome:
+        """Phases 3 to 5 for a question the graph steers: the walk, then the ranking its outcome
+        picks (`RankOutcome.path`)."""
+        store_id, query, k = search.store_id, search.query, search.k
+        reached = await walk(self.graph, store_id, seeds, asked, hops=hops, relate=relate)
+        found = await retrieval
+
+        def expansion_pages() -> Awaitable[list[RankedHit]]:
+            """Two-hop expansion's pages: the early one for a chain, else read now (a copy of the
+            hits: each reads the chunks only it found)."""
+            return early if early is not None else self._expanded(search, found.copy(), q_entities, chain)
+
         # a phrase step taken from one entity to many by the same phrase is worth less to each, unless
         # it is the question's own relation word for that hop (a name's words are none: `specific.py`)
         named = {t for key in q_entities for t in key.split()}
         reached = specific(reached, [[w for w in hop if w not in named] for hop in hop_plan(query).words], hops)
         reached = evidenced(reached, relate, hops)  # completers by how well each step states its hop
-        found = _Found({h.chunk_id: h for h in [*kw_hits, *vec_hits]}, vec_hits, kw_hits)
         if (not asked and not any(len(r.matched) >= hops for r in reached.values())) or (
             hops >= 2 and not chained(reached, hops)
         ):
@@ -211,10 +250,7 @@ class Ranker:
             # step of: personalised PageRank around the question's entities (`spread.py`), which
             # needs no relation words, fused with hybrid's ranking; beside it, two-hop expansion
             # (`expand.py`), which reads none either, and the two interleaved
-            scored, expanded = await asyncio.gather(
-                self._spread(search, found, seeds, hops),
-                self._expanded(search, found.copy(), q_entities, chain),
-            )
+            scored, expanded = await asyncio.gather(self._spread(search, found, seeds, hops), expansion_pages())
             return RankOutcome(interleave(scored, expanded, k), q_entities, {}, path="fallback")
         # phase 4: candidates and their signals. The walk's ranking stands when an entity completes
         # the chain; when none does (steps followed, no answer reached), two-hop expansion from
@@ -232,12 +268,17 @@ class Ranker:
             # at most half the places (bench/doc_questions.py)
             (scored, ranked_entities), plain = await asyncio.gather(walked, self._hybrid(search))
             scored = interleave(plain, scored, k, slots=(k - 1) // 2)
+        elif best and hops >= 2:
+            # a completed chain: when hybrid's best hit is the page of the question's own entity
+            # (the chain's start), the walk's ranking fused with two-hop expansion's from there by
+            # page, the walk's first pages kept, the expansion's vote growing with the ties (`fuse.py`)
+            (scored, ranked_entities), expanded = await asyncio.gather(walked, expansion_pages())
+            if started(expanded):
+                scored = fuse(scored, expanded, k, vote(len(best)))
         elif best:
             scored, ranked_entities = await walked
         else:
-            (scored, ranked_entities), expanded = await asyncio.gather(
-                walked, self._expanded(search, found.copy(), q_entities, chain)
-            )
+            (scored, ranked_entities), expanded = await asyncio.gather(walked, expansion_pages())
             scored = interleave(scored, expanded, k, slots=(k - 1) // 2)
         entities = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
         if not best:
@@ -324,6 +365,13 @@ class Ranker:
             await self._load_chunks(search, wanted, hits)
         # the last chunks read are in `hits` (those the filters passed); the rest are never read
         return blend(query, hits, vec_hits, kw_hits, graph_score, times, weights, k)
+
+    async def _expanded_after(
+        self, search: _Search, retrieval: Awaitable[_Found], q_entities: list[str], steps: int
+    ) -> list[RankedHit]:
+        """`_expanded` once retrieval is in (on a copy of its hits, taken before any other phase adds to them)."""
+        found = await retrieval
+        return await self._expanded(search, found.copy(), q_entities, steps)
 
     async def _expanded(self, search: _Search, found: _Found, q_entities: list[str], steps: int) -> list[RankedHit]:
         """The pages two-hop expansion reaches from hybrid's best hit (`expand.expansion`), as kg
