@@ -18,9 +18,11 @@ Five phases, per (store, query):
    followed, no entity completing it) or fell back to PageRank, two-hop expansion from hybrid's
    best hit (`expand.py`: the pages about the names its page mentions, then once more; no relation
    word read) is interleaved after the graph's first hit, so that a chain the walk cannot complete
-   still gets the pages its names lead to; a completed chain keeps the walk's ranking, unless it
-   was completed by phrase relations alone from a start no page is about (or a lower-case title)
-   in a question naming no relation type: then hybrid's ranking leads, the walk's interleaved;
+   still gets the pages its names lead to. A completed chain of two or three relations, when
+   hybrid's best hit is its start's page, gets the walk's ranking fused with the expansion's by
+   weighted reciprocal rank, the walk's first two pages kept (`fuse.py`); unless it was completed
+   by phrase relations alone from a start no page is about (or a lower-case title) in a question
+   naming no relation type: then hybrid's ranking leads, the walk's interleaved;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
@@ -46,6 +48,11 @@ from gateway.knowledge_graph.hops import hop_plan
 from gateway.knowledge_graph.keys import longest, lower_keys, numeric, query_keys, rare_lower
 from gateway.knowledge_graph.one_phrase import one_phrase
 from gateway.knowledge_graph.one_phrase import paged as titled_pages
+from gateway.knowledge_graph.parts import Found as _Found
+from gateway.knowledge_graph.parts import Search as _Search
+from gateway.knowledge_graph.parts import hybrid_hit as _hybrid_hit
+from gateway.knowledge_graph.parts import nothing as _nothing
+from gateway.knowledge_graph.parts import pending as _pending
 from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.question import steps
 from gateway.knowledge_graph.specific import share, specific
@@ -71,37 +78,12 @@ class RankOutcome:
     # completed none when no relation type was asked: PageRank fused with hybrid, two-hop expansion
     # interleaved), "unsure" (the walk followed steps of the chain but no entity completes it: its
     # ranking with two-hop expansion interleaved), "chain" (entities complete a two- or
-    # three-relation chain: the walk's ranking), "one-step" (the same for a one-relation
-    # question walked one hop), or "one-phrase" (a one-relation question naming no relation type:
-    # hybrid's ranking with the pages one phrase step away after its first hit)
+    # three-relation chain: the walk's ranking, fused with the expansion's from the chain's start,
+    # `fuse.py`), "one-step" (the walk's ranking for a one-relation question walked one hop), or
+    # "one-phrase" (a one-relation question naming no relation type: hybrid's ranking with the
+    # pages one phrase step away after its first hit)
     path: Literal["hybrid", "fallback", "unsure", "chain", "one-step", "one-phrase"]
     tied: int = 0  # entities completing the chain at the best weight (the walk's paths; else 0)
-
-
-@dataclass(frozen=True, slots=True)
-class _Search:
-    """One search's fixed inputs, which every phase reads."""
-
-    backend: VectorBackend
-    store_id: str
-    query: str
-    vector: list[float] | None
-    k: int
-    filters: dict[str, Any] | None
-
-
-@dataclass(frozen=True, slots=True)
-class _Found:
-    """What retrieval found: the hits by chunk id (the graph's chunks are added as they are read)
-    and the vector and keyword lists, whose ranks the blend reads."""
-
-    hits: dict[str, Hit]
-    vec_hits: list[Hit]
-    kw_hits: list[Hit]
-
-    def copy(self) -> _Found:
-        """The same with its own `hits`: a concurrent phase reads the chunks only it found."""
-        return _Found(dict(self.hits), self.vec_hits, self.kw_hits)
 
 
 class Ranker:
@@ -201,18 +183,20 @@ class Ranker:
             vec_hits, kw_hits = await asyncio.gather(vec_job, kw_job)
             return _Found({h.chunk_id: h for h in [*kw_hits, *vec_hits]}, vec_hits, kw_hits)
 
+        async def expanded() -> list[RankedHit]:  # on a copy of the hits, before any phase adds to them
+            return await self._expanded(search, (await retrieval).copy(), q_entities, chain)
+
         retrieval = asyncio.ensure_future(searched())
-        # a chain's two-hop expansion (`expand.py`) needs only hybrid's best hit: it starts as soon
-        # as retrieval is in, beside the walk, since every path after the walk reads it but one
-        # (the expansion's reads on a completed chain cost masked's kg p50 0.3x hybrid's, after it)
-        early = asyncio.ensure_future(self._expanded_after(search, retrieval, q_entities, chain)) if hops >= 2 else None
+        # a chain's two-hop expansion (`expand.py`) needs only hybrid's best hit: it starts once
+        # retrieval is in, beside the walk (every path after the walk but one reads it)
+        early = asyncio.ensure_future(expanded()) if hops >= 2 else None
         try:
             return await self._rank_walked(
                 search, retrieval, early, q_entities, seeds, asked, hops, chain, lowered, relate
             )
         finally:
             if early is not None:
-                early.cancel()  # unread (a path that does not use it, or an error): nothing more is read
+                early.cancel()  # not read (a path that does not use it, or an error)
 
     async def _rank_walked(
         self,
@@ -366,13 +350,6 @@ class Ranker:
         # the last chunks read are in `hits` (those the filters passed); the rest are never read
         return blend(query, hits, vec_hits, kw_hits, graph_score, times, weights, k)
 
-    async def _expanded_after(
-        self, search: _Search, retrieval: Awaitable[_Found], q_entities: list[str], steps: int
-    ) -> list[RankedHit]:
-        """`_expanded` once retrieval is in (on a copy of its hits, taken before any other phase adds to them)."""
-        found = await retrieval
-        return await self._expanded(search, found.copy(), q_entities, steps)
-
     async def _expanded(self, search: _Search, found: _Found, q_entities: list[str], steps: int) -> list[RankedHit]:
         """The pages two-hop expansion reaches from hybrid's best hit (`expand.expansion`), as kg
         hits; pages hybrid did not find are read from the backend (filters applied)."""
@@ -403,18 +380,3 @@ class Ranker:
         for h in await search.backend.chunks(search.store_id, wanted):
             if filters is None or flt.matches(filters, h.attributes):
                 hits[h.chunk_id] = h
-
-
-async def _nothing() -> list[Hit]:
-    return []
-
-
-def _hybrid_hit(h: Hit) -> RankedHit:
-    """A hit of hybrid search, for a question the graph does not steer: its breakdown says so."""
-    breakdown = {"hybrid": round(h.score, 4), "graph": 0.0}
-    return RankedHit(h.chunk_id, h.file_id, h.filename, h.text, h.score, h.attributes, score_breakdown=breakdown)
-
-
-def _pending(row: MentionRow) -> Hit:
-    """A chunk the graph found, before its text is read: ranked on its graph, recency and title."""
-    return Hit(row.chunk_id, row.file_id, "", "", 0.0)
