@@ -11,8 +11,8 @@ points to the walk's top 10 and is left out.
 
 The expansion is trusted only where it starts where the chain starts: when hybrid's best hit is
 the page of an entity the question names (`expand.pages` then lists the farthest hop first, where a
-two-relation chain ends). There, over those corpora, fusing put 67 answers in the top 10 that were
-not and pushed 21 out; where hybrid's best is some other page, 4 and 2 (held-out and sealed, the
+two-relation chain ends). There, over those corpora, fusing put 65 answers in the top 10 that were
+not and pushed 19 out; where hybrid's best is some other page, 4 and 2 (on held-out and sealed, the
 next corpora: 3 and 1 against 0 and 3 and a one-hop control lost), so there the walk's ranking
 stands (`started`).
 
@@ -28,7 +28,8 @@ per-question dump and simulation under `/work/wt/e30_tools/`; no corpus tuned al
 top 10 65.4 -> 68.8 %, no corpus losing a question, MRR@10 up on eight (fresh -0.007, hushed
 -0.004). Around them: a fixed vote of 0.7 gains 0.6 points more but loses a question on hushed and
 one on cloaked (0.6 / 1.0 for one / several completers: cloaked -1); the walk's first page alone
-kept instead of two lifts the pooled MRR 0.003 more but costs fresh 0.015; `RRF_K` 10 gains half.
+kept instead of two lifts the pooled MRR 0.003 more but costs fresh 0.015; `RRF_K` 10 gains 2.0
+points, 2 gains 4.0 and loses a question on hushed.
 
 A pure function of the two rankings: no graph or backend call here, the same on every store.
 """
