@@ -33,9 +33,7 @@ PAGES = {
 QUESTION = "Where was the composer of Nahan Tone Poem born?"
 
 
-def test_a_completed_chain_gains_the_expansions_page_and_keeps_its_first_hits(
-    backend: Backend, tmp_path: Path
-) -> None:
+def test_a_completed_chain_gains_the_expansions_page_and_keeps_its_first_hits(backend: Backend, tmp_path: Path) -> None:
     with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
         own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
         store = upload_pages(own, "kg-fuse", PAGES)
