@@ -37,6 +37,15 @@ class Found:
         return Found(dict(self.hits), self.vec_hits, self.kw_hits)
 
 
+# a chain's early two-hop expansion (`Ranker._early`): its pages (None: not read, hybrid's best is
+# not the chain's start) and the best hit's mention rows (None: not read, no hits)
+Early = tuple[list[RankedHit] | None, list[MentionRow] | None]
+
+
+async def no_early() -> Early:
+    return None, None
+
+
 async def nothing() -> list[Hit]:
     return []
 

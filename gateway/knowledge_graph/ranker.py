@@ -41,16 +41,18 @@ from typing import Any, Literal
 from gateway.knowledge_graph import spread as pagerank
 from gateway.knowledge_graph.blend import RankedHit, blend
 from gateway.knowledge_graph.evidence import evidenced
-from gateway.knowledge_graph.expand import completing, expansion, interleave, phrased
+from gateway.knowledge_graph.expand import completing, expansion, interleave, opening, phrased
 from gateway.knowledge_graph.extract import Extractor
 from gateway.knowledge_graph.fuse import fuse, started, vote
 from gateway.knowledge_graph.hops import hop_plan
 from gateway.knowledge_graph.keys import longest, lower_keys, numeric, query_keys, rare_lower
 from gateway.knowledge_graph.one_phrase import one_phrase
 from gateway.knowledge_graph.one_phrase import paged as titled_pages
+from gateway.knowledge_graph.parts import Early as _Early
 from gateway.knowledge_graph.parts import Found as _Found
 from gateway.knowledge_graph.parts import Search as _Search
 from gateway.knowledge_graph.parts import hybrid_hit as _hybrid_hit
+from gateway.knowledge_graph.parts import no_early as _early_none
 from gateway.knowledge_graph.parts import nothing as _nothing
 from gateway.knowledge_graph.parts import pending as _pending
 from gateway.knowledge_graph.patterns import cues
@@ -183,12 +185,12 @@ class Ranker:
             vec_hits, kw_hits = await asyncio.gather(vec_job, kw_job)
             return _Found({h.chunk_id: h for h in [*kw_hits, *vec_hits]}, vec_hits, kw_hits)
 
-        async def expanded() -> list[RankedHit]:  # on a copy of the hits, before any phase adds to them
-            return await self._expanded(search, (await retrieval).copy(), q_entities, chain)
+        async def expanded() -> _Early:  # on a copy of the hits, before any phase adds to them
+            return await self._early(search, (await retrieval).copy(), q_entities, chain)
 
         retrieval = asyncio.ensure_future(searched())
         # a chain's two-hop expansion (`expand.py`) needs only hybrid's best hit: it starts once
-        # retrieval is in, beside the walk (every path after the walk but one reads it)
+        # retrieval is in, beside the walk, when hybrid's best is the chain's start (`_early`)
         early = asyncio.ensure_future(expanded()) if hops >= 2 else None
         try:
             return await self._rank_walked(
@@ -202,7 +204,7 @@ class Ranker:
         self,
         search: _Search,
         retrieval: Awaitable[_Found],
-        early: Awaitable[list[RankedHit]] | None,
+        early: Awaitable[_Early] | None,
         q_entities: list[str],
         seeds: dict[str, Reached],
         asked: set[str],
@@ -218,9 +220,9 @@ class Ranker:
         found = await retrieval
 
         def expansion_pages() -> Awaitable[list[RankedHit]]:
-            """Two-hop expansion's pages: the early one for a chain, else read now (a copy of the
-            hits: each reads the chunks only it found)."""
-            return early if early is not None else self._expanded(search, found.copy(), q_entities, chain)
+            """Two-hop expansion's pages: the early one when it ran, else read now (on a copy of the
+            hits taken now, before a phase adds to them: each reads the chunks only it found)."""
+            return self._expansion(search, found.copy(), early, q_entities, chain)
 
         # a phrase step taken from one entity to many by the same phrase is worth less to each, unless
         # it is the question's own relation word for that hop (a name's words are none: `specific.py`)
@@ -256,9 +258,9 @@ class Ranker:
             # a completed chain: when hybrid's best hit is the page of the question's own entity
             # (the chain's start), the walk's ranking fused with two-hop expansion's from there by
             # page, the walk's first pages kept, the expansion's vote growing with the ties (`fuse.py`)
-            (scored, ranked_entities), expanded = await asyncio.gather(walked, expansion_pages())
-            if started(expanded):
-                scored = fuse(scored, expanded, k, vote(len(best)))
+            (scored, ranked_entities), (far, _first) = await asyncio.gather(walked, early or _early_none())
+            if far is not None and started(far):
+                scored = fuse(scored, far, k, vote(len(best)))
         elif best:
             scored, ranked_entities = await walked
         else:
@@ -350,9 +352,32 @@ class Ranker:
         # the last chunks read are in `hits` (those the filters passed); the rest are never read
         return blend(query, hits, vec_hits, kw_hits, graph_score, times, weights, k)
 
-    async def _expanded(self, search: _Search, found: _Found, q_entities: list[str], steps: int) -> list[RankedHit]:
+    async def _early(self, search: _Search, found: _Found, q_entities: list[str], steps: int) -> _Early:
+        """A chain's two-hop expansion begun beside the walk: its first read (`expand.opening`),
+        then the rest only when hybrid's best hit is the chain's start's page, the one case a
+        completed chain fuses it (`fuse.started`); else None and that read, which the fallback and
+        unsure paths, reading the expansion after the walk as they did before, do not repeat."""
+        if not found.hits:
+            return [], None
+        vec = {h.chunk_id: h.score for h in found.vec_hits}
+        kw = {h.chunk_id: h.score for h in found.kw_hits}
+        first, opens = await opening(self.graph, search.store_id, found.hits, vec, kw, q_entities)
+        return (await self._expanded(search, found, q_entities, steps, first) if opens else None), first
+
+    async def _expansion(
+        self, search: _Search, found: _Found, early: Awaitable[_Early] | None, q_entities: list[str], steps: int
+    ) -> list[RankedHit]:
+        """Two-hop expansion's pages for the fallback and unsure paths: the early ones when they were
+        read, else read now on `found` (its first read shared with `_early`'s)."""
+        expanded, first = await early if early is not None else (None, None)
+        return expanded if expanded is not None else await self._expanded(search, found, q_entities, steps, first)
+
+    async def _expanded(
+        self, search: _Search, found: _Found, q_entities: list[str], steps: int, first: list[MentionRow] | None = None
+    ) -> list[RankedHit]:
         """The pages two-hop expansion reaches from hybrid's best hit (`expand.expansion`), as kg
-        hits; pages hybrid did not find are read from the backend (filters applied)."""
+        hits; pages hybrid did not find are read from the backend (filters applied). `first`: the
+        best hit's mention rows when already read."""
 
         hits = found.hits
 
@@ -361,7 +386,7 @@ class Ranker:
 
         vec = {h.chunk_id: h.score for h in found.vec_hits}
         kw = {h.chunk_id: h.score for h in found.kw_hits}
-        pages = await expansion(self.graph, search.store_id, hits, vec, kw, q_entities, search.k, load, steps)
+        pages = await expansion(self.graph, search.store_id, hits, vec, kw, q_entities, search.k, load, steps, first)
         return [RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, b) for h, b in pages]
 
     async def _hybrid(self, search: _Search) -> list[RankedHit]:
