@@ -172,16 +172,16 @@ class Ranker:
             # expansion pushed one out (bench/doc_questions.py; docs/ARCHITECTURE.md, step 3c)
             return RankOutcome(plain, q_entities, {}, path="hybrid")
         # phase 2: retrieval and (phase 3) the relation-aware walk from the question's entities, concurrently
-        vec_job = (
-            backend.search(store_id, vector=vector, query=query, k=n, filters=filters, mode="vector")
-            if vector is not None
-            else _nothing()
-        )
-        kw_job = backend.search(store_id, vector=None, query=query, k=n, filters=filters, mode="keyword")
         # entities named in many files say little about any one of them
         seeds = {key: Reached(share(spread.get(key, 1)), 0, frozenset()) for key in q_entities}
 
-        async def searched() -> _Found:
+        async def searched() -> _Found:  # the searches made here: a task cancelled unstarted leaves none unawaited
+            vec_job = (
+                backend.search(store_id, vector=vector, query=query, k=n, filters=filters, mode="vector")
+                if vector is not None
+                else _nothing()
+            )
+            kw_job = backend.search(store_id, vector=None, query=query, k=n, filters=filters, mode="keyword")
             vec_hits, kw_hits = await asyncio.gather(vec_job, kw_job)
             return _Found({h.chunk_id: h for h in [*kw_hits, *vec_hits]}, vec_hits, kw_hits)
 
@@ -197,8 +197,11 @@ class Ranker:
                 search, retrieval, early, q_entities, seeds, asked, hops, chain, lowered, relate
             )
         finally:
-            if early is not None:
-                early.cancel()  # not read (a path that does not use it, or an error)
+            # every task the search started ends with it: on a path that does not read it, an
+            # error, or the search cancelled (the backend's searches stop, no exception goes unread)
+            for task in (early, retrieval):
+                if task is not None:
+                    task.cancel()
 
     async def _rank_walked(
         self,
