@@ -17,10 +17,11 @@ next corpora: 3 and 1 against 0 and 3 and a one-hop control lost), so there the 
 stands (`started`).
 
 The two rankings are fused by weighted reciprocal rank, by page (a file: the expansion lists one
-chunk a page, the walk may list two of one page): a page scores 1 / (`RRF_K` + its rank in the
-walk's list) + vote / (`RRF_K` + its rank in the expansion's), the walk's first `LEAD` pages kept
-first whatever the expansion says. A page both lists hold is lifted; a page only the expansion
-lists enters after the walk's pages it does not outscore. The expansion's vote follows the walk's
+chunk a page, the walk may list two of one page, its later ones placed after every page's first):
+a page scores 1 / (`RRF_K` + its rank in the walk's list) + vote / (`RRF_K` + its rank in the
+expansion's), the walk's first `LEAD` pages kept first whatever the expansion says. A page both
+lists hold is lifted; a page only the expansion lists enters after the walk's pages it does not
+outscore. The expansion's vote follows the walk's
 own doubt, the number of entities completing the chain at the best weight (`tied`):
 1 - `DOUBT` / tied, 0.6 when one entity completes it, 0.8 when two tie, nearer the walk's own 1 the
 more tie (the walk cannot tell its answers apart). Chosen on the ten spent corpora pooled (the
@@ -57,10 +58,11 @@ def started(expanded: list[RankedHit]) -> bool:
 
 def fuse(walked: list[RankedHit], expanded: list[RankedHit], k: int, weight: float) -> list[RankedHit]:
     """The top k of the walk's hits and the expansion's, fused by page (weighted reciprocal rank,
-    the walk's first `LEAD` pages first). A page's hits are the walk's (in its order) when it
-    lists the page, else the expansion's. Scores as `expand.interleave` gives them: a hit the
-    walk ranks keeps its score in its own order, one the expansion brings in takes the score of
-    the walk's hit it displaced, and the list never rises."""
+    the walk's first `LEAD` pages first). A page is placed by its first hit, the walk's when it
+    lists the page, else the expansion's; the walk's later hits of a page come after every page's
+    first, in the walk's order (a page's tenth hit never jumps to second). Scores as
+    `expand.interleave` gives them: a hit the walk ranks keeps its score in its own order, one the
+    expansion brings in takes the score of the walk's hit it displaced, and the list never rises."""
     walk_rank = _ranks(walked)
     expand_rank = _ranks(expanded)
     score = {f: 1.0 / (RRF_K + r) for f, r in walk_rank.items()}
@@ -71,12 +73,13 @@ def fuse(walked: list[RankedHit], expanded: list[RankedHit], k: int, weight: flo
         (f for f in score if f not in first),
         key=lambda f: (-score[f], walk_rank.get(f, len(walk_rank) + 1), expand_rank.get(f, 0)),
     )
-    by_file: dict[str, list[RankedHit]] = {}
-    for h in walked:
-        by_file.setdefault(h.file_id, []).append(h)
-    for h in expanded:
-        by_file.setdefault(h.file_id, [h])
-    order = [(h, h.file_id not in walk_rank) for f in [*first, *rest] for h in by_file[f]]
+    # each page's first hit at the page's place (the walk's when it lists the page); a page's later
+    # walk hits after every page's first, in the walk's order, so none rides up with its page
+    head: dict[str, RankedHit] = {}
+    for h in [*walked, *expanded]:
+        head.setdefault(h.file_id, h)
+    later = [h for h in walked if head[h.file_id] is not h]
+    order = [(head[f], f not in walk_rank) for f in [*first, *rest]] + [(h, False) for h in later]
     return levelled(order, walked, k)
 
 

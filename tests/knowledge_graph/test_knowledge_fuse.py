@@ -81,3 +81,17 @@ def test_the_fusion_keeps_the_walks_first_pages_lifts_shared_ones_and_never_rise
     assert vote(1) < vote(2) < vote(5) < 1.0
     # the expansion is trusted only from the chain's start: a list holding hybrid's best (hop 0) is not
     assert started(expansion[:2]) and not started([*_hits("b", 1, hops=0.0), *expansion[:2]]) and not started([])
+
+
+def test_a_pages_later_hit_keeps_its_place_behind_the_pages_first_hits() -> None:
+    # the walk lists nine pages, then page A's second chunk; the expansion brings one new page
+    walk = [*_hits("p", 9), RankedHit("p0-2", "f-p0", "", "", 0.05, score_breakdown={"graph": 0.1})]
+    expansion = _hits("x", 1, hops=2.0)
+    fused = fuse(walk, expansion, 10, vote(1))
+    ids = [h.chunk_id for h in fused]
+    # page A's second chunk does not ride up with its first: a distinct page (the walk's ninth) is
+    # kept and the second chunk is what the new page pushes out
+    assert ids[:2] == ["p0", "p1"] and "x0" in ids and "p8" in ids and "p0-2" not in ids, ids
+    # with room for every hit, the second chunk comes after every page's first, at no borrowed score
+    whole = fuse(walk, expansion, 11, vote(1))
+    assert [h.chunk_id for h in whole][-1] == "p0-2" and whole[-1].score == 0.05, whole
