@@ -23,7 +23,7 @@ expansion from hybrid's best hit, interleaved even after hybrid's first half, pu
 the top 10 for one cloaked answer gained (bench/doc_questions.py; docs/ARCHITECTURE.md, step 3c).
 
 Indexed reads only (a `chunk_mentions` and one `mentions` per name followed, each round), bounded
-by `NAMES`, `PER_NAME` and `PAGES`; nothing is scanned or loaded whole, so the same on SQLite,
+by `NAMES`, `ROWS` and `PAGES`; nothing is scanned or loaded whole, so the same on SQLite,
 PostgreSQL and Neo4j.
 """
 
@@ -35,6 +35,7 @@ from typing import TypeVar
 
 from gateway.knowledge_graph.blend import HYBRID_VECTOR
 from gateway.knowledge_graph.extract import PHRASE
+from gateway.knowledge_graph.spread import shared_mentions
 from gateway.knowledge_graph.walk import Reached
 from storage.graph import GraphStore, MentionRow
 from vectorstore.base import Hit
@@ -44,11 +45,10 @@ H = TypeVar("H", bound=Hit)
 ROUNDS = 2  # hops out from the best hit's page (a three-hop answer is the second)
 NAMES = 40  # names of a round's pages followed (most mentioned first)
 PAGES = 12  # pages a round adds (the next round starts from them)
-# mention rows read per name followed (its subject rows first, the chunk naming it most first: the
-# page a round takes is that first row; two keep a namesake's second page). It was a share of 400
-# rows a round (10 a name): the same pages on the spent corpora, at twice the read time, which a
-# completed chain pays now (`fuse.py`)
-PER_NAME = 2
+# mention rows read per round, each name followed its share (subject rows first, one per chunk of
+# a page): 10 a name at 40 names, more when fewer, 400 for one. Fewer (two a name, session 16)
+# halved the read but lost a name's second page (a namesake) behind the first page's chunks
+ROWS = 400
 
 
 async def expand(
@@ -71,7 +71,7 @@ async def expand(
         names = _most_named([m for m in named if m.entity not in own], NAMES)
         if not names:
             break
-        rows = await graph.mentions_each(store_id, names, PER_NAME)
+        rows = await shared_mentions(graph, store_id, names, ROWS, 1)
         found = _pages(rows, names, seen_files)[:PAGES]
         if not found:
             break
