@@ -9,28 +9,31 @@ no relation word, so it misreads none) for 78.2 %; the expansion's own first pag
 those it alone found (its ranks 1-4: 89 of 125). Personalised PageRank (`spread.py`) added 0.6
 points to the walk's top 10 and is left out.
 
-The expansion is trusted only where it starts where the chain starts: when hybrid's best hit is
-the page of an entity the question names (`expand.pages` then lists the farthest hop first, where a
-two-relation chain ends). There, over those corpora, fusing put 65 answers in the top 10 that were
-not and pushed 19 out; where hybrid's best is some other page, 4 and 2 (on held-out and sealed, the
-next corpora: 3 and 1 against 0 and 3 and a one-hop control lost), so there the walk's ranking
-stands (`started`).
+The expansion is trusted only where it starts where the chain starts: when hybrid's best hit is the
+page of an entity the question names (`expand.opening`, read beside the walk; then, for a question
+whose grammar reads a chain, `question.steps` >= 2, `expand.pages` lists the farthest hop first,
+where a two-relation chain ends; one counted a chain by its relation types alone gets the nearest
+first). There, over those corpora, fusing put 65 answers in the top 10 that were not and pushed 19
+out; where hybrid's best is some other page, 4 and 2 (on held-out and sealed, the next corpora: 3
+and 1 against 0 and 3 and a one-hop control lost; they helped decide this gate, so they are no
+independent evidence for it), so there the walk's ranking stands (the expansion is not even read
+past its first row: `Ranker._early`).
 
 The two rankings are fused by weighted reciprocal rank, by page (a file: the expansion lists one
-chunk a page, the walk may list two of one page, its later ones placed after every page's first):
-a page scores 1 / (`RRF_K` + its rank in the walk's list) + vote / (`RRF_K` + its rank in the
+chunk a page, the walk may list two of one page, its later ones placed after every page's first): a
+page scores 1 / (`RRF_K` + its rank in the walk's list) + vote / (`RRF_K` + its rank in the
 expansion's), the walk's first `LEAD` pages kept first whatever the expansion says. A page both
 lists hold is lifted; a page only the expansion lists enters after the walk's pages it does not
-outscore. The expansion's vote follows the walk's
-own doubt, the number of entities completing the chain at the best weight (`tied`):
-1 - `DOUBT` / tied, 0.6 when one entity completes it, 0.8 when two tie, nearer the walk's own 1 the
-more tie (the walk cannot tell its answers apart). Chosen on the ten spent corpora pooled (the
-per-question dump and simulation under `/work/wt/e30_tools/`; no corpus tuned alone): multi-hop
-top 10 65.4 -> 68.8 %, no corpus losing a question, MRR@10 up on eight (fresh -0.007, hushed
--0.004). Around them: a fixed vote of 0.7 gains 0.6 points more but loses a question on hushed and
-one on cloaked (0.6 / 1.0 for one / several completers: cloaked -1); the walk's first page alone
-kept instead of two lifts the pooled MRR 0.003 more but costs fresh 0.015; `RRF_K` 10 gains 2.0
-points, 2 gains 4.0 and loses a question on hushed.
+outscore. The expansion's vote follows the walk's own doubt, the number of entities completing the
+chain at the best weight (`tied`): 1 - `DOUBT` / tied, 0.6 when one entity completes it, 0.8 when
+two tie, nearer the walk's own 1 the more tie (the walk cannot tell its answers apart). Chosen on
+the ten spent corpora pooled (the per-question dump and simulation under `/work/wt/e30_tools/`; no
+corpus tuned alone): simulated multi-hop top 10 65.4 -> 68.8 % (the bench's per-corpus figures:
+docs/ARCHITECTURE.md, step 3d), no corpus losing a question, MRR@10 up on eight (fresh -0.007,
+hushed -0.004). Around them: a fixed vote of 0.7 gains 0.6 points more but loses a question on
+hushed and one on cloaked (0.6 / 1.0 for one / several completers: cloaked -1); the walk's first
+page alone kept instead of two lifts the pooled MRR 0.003 more but costs fresh 0.015; `RRF_K` 10
+gains 2.0 points, 2 gains 4.0 and loses a question on hushed.
 
 A pure function of the two rankings: no graph or backend call here, the same on every store.
 """
@@ -48,12 +51,6 @@ DOUBT = 0.4  # the expansion's vote is 1 - DOUBT / tied: 0.6 when one entity com
 def vote(tied: int) -> float:
     """The expansion's weight beside the walk's (1), from the walk's doubt: the entities tied."""
     return 1.0 - DOUBT / max(tied, 1)
-
-
-def started(expanded: list[RankedHit]) -> bool:
-    """Whether the expansion started at the page of an entity the question names: it then lists
-    no hop-0 page (hybrid's best itself, `expand.pages`), only the pages hops away from it."""
-    return bool(expanded) and all(h.score_breakdown.get("hops", 0.0) > 0 for h in expanded)
 
 
 def fuse(walked: list[RankedHit], expanded: list[RankedHit], k: int, weight: float) -> list[RankedHit]:

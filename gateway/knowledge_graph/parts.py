@@ -3,12 +3,16 @@ holds the phases): what every phase reads, and hits made for hybrid's and the gr
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gateway.knowledge_graph.blend import RankedHit
 from storage.graph import MentionRow
+from vectorstore import filters as flt
 from vectorstore.base import Hit, VectorBackend
+
+MAX_GRAPH_FILES = 30  # files whose chunks only the graph found are read in one search's read
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,3 +63,23 @@ def hybrid_hit(h: Hit) -> RankedHit:
 def pending(row: MentionRow) -> Hit:
     """A chunk the graph found, before its text is read: ranked on its graph, recency and title."""
     return Hit(row.chunk_id, row.file_id, "", "", 0.0)
+
+
+async def hybrid(search: Search) -> list[RankedHit]:
+    """Hybrid search's own top k (keyword search's when the question has no vector)."""
+    mode: Any = "hybrid" if search.vector is not None else "keyword"
+    plain = await search.backend.search(
+        search.store_id, vector=search.vector, query=search.query, k=search.k, filters=search.filters, mode=mode
+    )
+    return [hybrid_hit(h) for h in plain]
+
+
+async def load_chunks(search: Search, rows: Sequence[Hit], hits: dict[str, Hit]) -> None:
+    """The text of chunks only the graph found (one read by chunk id, attribute filters applied),
+    added to `hits`."""
+    filters = search.filters
+    files = set(list(dict.fromkeys(m.file_id for m in rows))[:MAX_GRAPH_FILES])
+    wanted = [(m.file_id, m.chunk_id) for m in rows if m.file_id in files]
+    for h in await search.backend.chunks(search.store_id, wanted):
+        if filters is None or flt.matches(filters, h.attributes):
+            hits[h.chunk_id] = h

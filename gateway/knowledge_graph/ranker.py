@@ -43,7 +43,7 @@ from gateway.knowledge_graph.blend import RankedHit, blend
 from gateway.knowledge_graph.evidence import evidenced
 from gateway.knowledge_graph.expand import completing, expansion, interleave, opening, phrased
 from gateway.knowledge_graph.extract import Extractor
-from gateway.knowledge_graph.fuse import fuse, started, vote
+from gateway.knowledge_graph.fuse import fuse, vote
 from gateway.knowledge_graph.hops import hop_plan
 from gateway.knowledge_graph.keys import longest, lower_keys, numeric, query_keys, rare_lower
 from gateway.knowledge_graph.one_phrase import one_phrase
@@ -51,7 +51,8 @@ from gateway.knowledge_graph.one_phrase import paged as titled_pages
 from gateway.knowledge_graph.parts import Early as _Early
 from gateway.knowledge_graph.parts import Found as _Found
 from gateway.knowledge_graph.parts import Search as _Search
-from gateway.knowledge_graph.parts import hybrid_hit as _hybrid_hit
+from gateway.knowledge_graph.parts import hybrid as _hybrid
+from gateway.knowledge_graph.parts import load_chunks as _load_chunks
 from gateway.knowledge_graph.parts import no_early as _early_none
 from gateway.knowledge_graph.parts import nothing as _nothing
 from gateway.knowledge_graph.parts import pending as _pending
@@ -60,13 +61,11 @@ from gateway.knowledge_graph.question import steps
 from gateway.knowledge_graph.specific import share, specific
 from gateway.knowledge_graph.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
-from vectorstore import filters as flt
 from vectorstore.base import Hit, VectorBackend
 
 MAX_FRONTIER = 40
 MAX_ENTITIES = 24  # reached entities whose chunks become candidates
 MAX_MENTIONS = 150
-MAX_GRAPH_FILES = 30
 MAX_GRAPH_CHUNKS = 60  # chunks only the graph found that are ranked (their text is read for the top k only)
 
 
@@ -163,7 +162,7 @@ class Ranker:
         if q_entities and (not asked or lowered) and relate is not None and chain == 1:
             return await self._one_phrase(search, q_entities, spread, relate, asked)
         if not q_entities or not (asked or (relate is not None and hops >= 2)):
-            plain = await self._hybrid(search)
+            plain = await _hybrid(search)
             # a chain question (by its grammar) naming no entity the graph knows keeps hybrid's
             # ranking too: two-hop expansion from hybrid's best hit put cloaked answers in the top
             # 10 (ahead of hybrid's later hits 12.1 % of this path's questions, after its first
@@ -255,14 +254,15 @@ class Ranker:
             # the likest to the rest of the question, so nothing says this is the chain's start and
             # a chain at all: hybrid's ranking leads, the walk's interleaved after its first hit in
             # at most half the places (bench/doc_questions.py)
-            (scored, ranked_entities), plain = await asyncio.gather(walked, self._hybrid(search))
+            (scored, ranked_entities), plain = await asyncio.gather(walked, _hybrid(search))
             scored = interleave(plain, scored, k, slots=(k - 1) // 2)
         elif best and hops >= 2:
             # a completed chain: when hybrid's best hit is the page of the question's own entity
             # (the chain's start), the walk's ranking fused with two-hop expansion's from there by
             # page, the walk's first pages kept, the expansion's vote growing with the ties (`fuse.py`)
+            # (`far`: None unless hybrid's best is the chain's start, `expand.opening` says so)
             (scored, ranked_entities), (far, _first) = await asyncio.gather(walked, early or _early_none())
-            if far is not None and started(far):
+            if far:
                 scored = fuse(scored, far, k, vote(len(best)))
         elif best:
             scored, ranked_entities = await walked
@@ -284,10 +284,10 @@ class Ranker:
 
         async def load(rows: Sequence[Hit]) -> dict[str, Hit]:
             hits: dict[str, Hit] = {}
-            await self._load_chunks(search, rows, hits)
+            await _load_chunks(search, rows, hits)
             return hits
 
-        hybrid = self._hybrid(search)
+        hybrid = _hybrid(search)
         ranked, entities = await one_phrase(
             self.graph, search.store_id, hybrid, load, search.k, q_entities, spread, relate, asked
         )
@@ -351,14 +351,14 @@ class Ranker:
             wanted = [pending.pop(r.chunk_id) for r in scored[:k] if r.chunk_id in pending]
             if not wanted:
                 return scored[:k]
-            await self._load_chunks(search, wanted, hits)
+            await _load_chunks(search, wanted, hits)
         # the last chunks read are in `hits` (those the filters passed); the rest are never read
         return blend(query, hits, vec_hits, kw_hits, graph_score, times, weights, k)
 
     async def _early(self, search: _Search, found: _Found, q_entities: list[str], steps: int) -> _Early:
         """A chain's two-hop expansion begun beside the walk: its first read (`expand.opening`),
         then the rest only when hybrid's best hit is the chain's start's page, the one case a
-        completed chain fuses it (`fuse.started`); else None and that read, which the fallback and
+        completed chain fuses it (`expand.opening` tells); else None and that read, which the fallback and
         unsure paths, reading the expansion after the walk as they did before, do not repeat."""
         if not found.hits:
             return [], None
@@ -385,26 +385,9 @@ class Ranker:
         hits = found.hits
 
         async def load(rows: list[Hit]) -> None:
-            await self._load_chunks(search, rows, hits)
+            await _load_chunks(search, rows, hits)
 
         vec = {h.chunk_id: h.score for h in found.vec_hits}
         kw = {h.chunk_id: h.score for h in found.kw_hits}
         pages = await expansion(self.graph, search.store_id, hits, vec, kw, q_entities, search.k, load, steps, first)
         return [RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, b) for h, b in pages]
-
-    async def _hybrid(self, search: _Search) -> list[RankedHit]:
-        """Hybrid search's own top k (keyword search's when the question has no vector)."""
-        mode: Any = "hybrid" if search.vector is not None else "keyword"
-        plain = await search.backend.search(
-            search.store_id, vector=search.vector, query=search.query, k=search.k, filters=search.filters, mode=mode
-        )
-        return [_hybrid_hit(h) for h in plain]
-
-    async def _load_chunks(self, search: _Search, rows: Sequence[Hit], hits: dict[str, Hit]) -> None:
-        """The text of chunks only the graph found (one read by chunk id, attribute filters applied)."""
-        filters = search.filters
-        files = set(list(dict.fromkeys(m.file_id for m in rows))[:MAX_GRAPH_FILES])
-        wanted = [(m.file_id, m.chunk_id) for m in rows if m.file_id in files]
-        for h in await search.backend.chunks(search.store_id, wanted):
-            if filters is None or flt.matches(filters, h.attributes):
-                hits[h.chunk_id] = h
