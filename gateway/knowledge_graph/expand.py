@@ -45,19 +45,25 @@ H = TypeVar("H", bound=Hit)
 ROUNDS = 2  # hops out from the best hit's page (a three-hop answer is the second)
 NAMES = 40  # names of a round's pages followed (most mentioned first)
 PAGES = 12  # pages a round adds (the next round starts from them)
-ROWS = 400  # mention rows read per round, shared among the names (subject rows first, one per chunk of a page)
+# mention rows read per round, each name followed its share (subject rows first, one per chunk of
+# a page): 10 a name at 40 names, more when fewer, 400 for one. Fewer (two a name, session 16)
+# halved the read but lost a name's second page (a namesake) behind the first page's chunks
+ROWS = 400
 
 
-async def expand(graph: GraphStore, store_id: str, start: MentionRow) -> tuple[list[list[MentionRow]], frozenset[str]]:
+async def expand(
+    graph: GraphStore, store_id: str, start: MentionRow, first: list[MentionRow] | None = None
+) -> tuple[list[list[MentionRow]], frozenset[str]]:
     """The pages two-hop expansion reaches from `start` (a chunk's row: its chunk and file), one
     list per hop in the order found, each page once (its chunk naming its subject most), never
-    `start`'s own file; second, what `start`'s page is about (its subjects)."""
+    `start`'s own file; second, what `start`'s page is about (its subjects). `first`: `start`'s
+    mention rows when already read (`Opening`), else read here."""
     seen_files = {start.file_id}
     frontier = [start.chunk_id]
     rounds: list[list[MentionRow]] = []
     about: frozenset[str] = frozenset()
     for round_ in range(ROUNDS):
-        named = await graph.chunk_mentions(store_id, frontier)
+        named = first if round_ == 0 and first is not None else await graph.chunk_mentions(store_id, frontier)
         # a page's own subject is where the hop starts, not where it goes
         own = {m.entity for m in named if m.subject}
         if round_ == 0:
@@ -76,7 +82,13 @@ async def expand(graph: GraphStore, store_id: str, start: MentionRow) -> tuple[l
 
 
 async def pages(
-    graph: GraphStore, store_id: str, best: Hit, own: Collection[str], k: int, steps: int = 0
+    graph: GraphStore,
+    store_id: str,
+    best: Hit,
+    own: Collection[str],
+    k: int,
+    steps: int = 0,
+    first: list[MentionRow] | None = None,
 ) -> list[tuple[int, MentionRow]]:
     """The pages two-hop expansion reaches from hybrid's best hit `best`, with the hop each was
     found at, but not the pages about the question's own entities `own` (where a chain starts,
@@ -92,7 +104,7 @@ async def pages(
     question miscounted as a chain) the pages it names are the related ones. Each hop is cut to k
     before they are merged, so the nearer one is never cut out whole."""
     start = MentionRow("", best.file_id, best.chunk_id, 0, True)
-    rounds, about = await expand(graph, store_id, start)
+    rounds, about = await expand(graph, store_id, start, first)
     hops = [[(hop, m) for m in row if m.entity not in own][:k] for hop, row in enumerate(rounds, 1)]
     started = bool(about & set(own))  # hybrid's best is the page of an entity the question names
     if steps >= 2 and len(hops) == 2 and started:
@@ -116,15 +128,16 @@ async def expansion(
     k: int,
     load: Callable[[list[Hit]], Awaitable[None]],
     steps: int = 0,
+    first: list[MentionRow] | None = None,
 ) -> list[tuple[Hit, dict[str, float]]]:
     """The pages two-hop expansion reaches from hybrid's best hit among `hits` (`pages`), each with
     the signals every kg hit carries (no walk or PageRank relevance; `hops` says how it was found,
     0 for hybrid's best). Pages not in `hits` are read by `load` (the ranker's chunk loader: it
-    applies the attribute filters and adds what passes to `hits`); a page it drops is left out."""
+    applies the attribute filters and adds what passes to `hits`); a page it drops is left out.
+    `first`: the best hit's mention rows when already read (`opening`)."""
     if not hits:
         return []
-    best = hits[max(hits, key=lambda c: HYBRID_VECTOR * vec.get(c, 0.0) + (1 - HYBRID_VECTOR) * kw.get(c, 0.0))]
-    found = await pages(graph, store_id, best, own, k, steps)
+    found = await pages(graph, store_id, best_hit(hits, vec, kw), own, k, steps, first)
     unread = [Hit(m.chunk_id, m.file_id, "", "", 0.0) for _hop, m in found if m.chunk_id not in hits]
     if unread:
         await load(unread)
@@ -141,11 +154,32 @@ async def expansion(
     return out
 
 
+def best_hit(hits: dict[str, Hit], vec: dict[str, float], kw: dict[str, float]) -> Hit:
+    """Hybrid's best hit among `hits` (non-empty): where the expansion starts."""
+    return hits[max(hits, key=lambda c: HYBRID_VECTOR * vec.get(c, 0.0) + (1 - HYBRID_VECTOR) * kw.get(c, 0.0))]
+
+
+async def opening(
+    graph: GraphStore,
+    store_id: str,
+    hits: dict[str, Hit],
+    vec: dict[str, float],
+    kw: dict[str, float],
+    own: Collection[str],
+) -> tuple[list[MentionRow], bool]:
+    """The expansion's first read, the mention rows of hybrid's best hit among `hits` (non-empty),
+    and whether that is the page of an entity the question names (`own`: its subject): the start
+    `pages` lists the far hop first from and `fuse.started` reads, known before the walk ends, so a
+    completed chain pays for the rest of the expansion only when the fusion can use it."""
+    rows = await graph.chunk_mentions(store_id, [best_hit(hits, vec, kw).chunk_id])
+    return rows, bool({m.entity for m in rows if m.subject} & set(own))
+
+
 def interleave(first: list[H], second: list[H], k: int, lead: int = 1, slots: int | None = None) -> list[H]:
     """`first`'s first `lead` hits, then the two rankings taken in turn (second's next, first's
     next, ...), each chunk once, `second` adding at most `slots` hits (None: no cap).
 
-    Scores (`_levelled`): a hit of `first` in its own order keeps its score (so a score threshold
+    Scores (`levelled`): a hit of `first` in its own order keeps its score (so a score threshold
     means what it meant; its breakdown is `first`'s); a hit placed by `second`'s turn takes the
     score of the hit of `first` it displaced (the next below it), never lowering the scores of
     the hits after it."""
@@ -163,10 +197,10 @@ def interleave(first: list[H], second: list[H], k: int, lead: int = 1, slots: in
             seen.add(ranking[i].chunk_id)
             taken += expanded
             order.append((own.get(ranking[i].chunk_id, ranking[i]), expanded))
-    return _levelled(order, first, k)
+    return levelled(order, first, k)
 
 
-def _levelled(order: list[tuple[H, bool]], first: list[H], k: int) -> list[H]:
+def levelled(order: list[tuple[H, bool]], first: list[H], k: int) -> list[H]:
     """The first k of `order`, scored from the bottom up: each hit at the score of the hit of
     `first` it displaces (the next one below it; below the last, the best of `first`'s hits left
     out, else 0), a hit of `first` at its own score if that is higher. So no page scores above a

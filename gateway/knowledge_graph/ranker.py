@@ -18,9 +18,11 @@ Five phases, per (store, query):
    followed, no entity completing it) or fell back to PageRank, two-hop expansion from hybrid's
    best hit (`expand.py`: the pages about the names its page mentions, then once more; no relation
    word read) is interleaved after the graph's first hit, so that a chain the walk cannot complete
-   still gets the pages its names lead to; a completed chain keeps the walk's ranking, unless it
-   was completed by phrase relations alone from a start no page is about (or a lower-case title)
-   in a question naming no relation type: then hybrid's ranking leads, the walk's interleaved;
+   still gets the pages its names lead to. A completed chain of two or three relations, when
+   hybrid's best hit is its start's page, gets the walk's ranking fused with the expansion's by
+   weighted reciprocal rank, the walk's first two pages kept (`fuse.py`); unless it was completed
+   by phrase relations alone from a start no page is about (or a lower-case title) in a question
+   naming no relation type: then hybrid's ranking leads, the walk's interleaved;
 5. results as search hits carrying `score_breakdown`, plus the question's and the expanded entities.
 
 Graph relevance of a chunk is what makes multi-hop questions work: an entity reached through a chain
@@ -32,31 +34,38 @@ with it; this is the signal that finds it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from gateway.knowledge_graph import spread as pagerank
 from gateway.knowledge_graph.blend import RankedHit, blend
 from gateway.knowledge_graph.evidence import evidenced
-from gateway.knowledge_graph.expand import completing, expansion, interleave, phrased
+from gateway.knowledge_graph.expand import completing, expansion, interleave, opening, phrased
 from gateway.knowledge_graph.extract import Extractor
+from gateway.knowledge_graph.fuse import fuse, vote
 from gateway.knowledge_graph.hops import hop_plan
 from gateway.knowledge_graph.keys import longest, lower_keys, numeric, query_keys, rare_lower
 from gateway.knowledge_graph.one_phrase import one_phrase
 from gateway.knowledge_graph.one_phrase import paged as titled_pages
+from gateway.knowledge_graph.parts import Early as _Early
+from gateway.knowledge_graph.parts import Found as _Found
+from gateway.knowledge_graph.parts import Search as _Search
+from gateway.knowledge_graph.parts import hybrid as _hybrid
+from gateway.knowledge_graph.parts import load_chunks as _load_chunks
+from gateway.knowledge_graph.parts import no_early as _early_none
+from gateway.knowledge_graph.parts import nothing as _nothing
+from gateway.knowledge_graph.parts import pending as _pending
 from gateway.knowledge_graph.patterns import cues
 from gateway.knowledge_graph.question import steps
 from gateway.knowledge_graph.specific import share, specific
 from gateway.knowledge_graph.walk import MAX_HOPS, Reached, Relate, chained, chunk_scores, walk
 from storage.graph import GraphStore, MentionRow
-from vectorstore import filters as flt
 from vectorstore.base import Hit, VectorBackend
 
 MAX_FRONTIER = 40
 MAX_ENTITIES = 24  # reached entities whose chunks become candidates
 MAX_MENTIONS = 150
-MAX_GRAPH_FILES = 30
 MAX_GRAPH_CHUNKS = 60  # chunks only the graph found that are ranked (their text is read for the top k only)
 
 
@@ -70,37 +79,12 @@ class RankOutcome:
     # completed none when no relation type was asked: PageRank fused with hybrid, two-hop expansion
     # interleaved), "unsure" (the walk followed steps of the chain but no entity completes it: its
     # ranking with two-hop expansion interleaved), "chain" (entities complete a two- or
-    # three-relation chain: the walk's ranking), "one-step" (the same for a one-relation
-    # question walked one hop), or "one-phrase" (a one-relation question naming no relation type:
-    # hybrid's ranking with the pages one phrase step away after its first hit)
+    # three-relation chain: the walk's ranking, fused with the expansion's from the chain's start,
+    # `fuse.py`), "one-step" (the walk's ranking for a one-relation question walked one hop), or
+    # "one-phrase" (a one-relation question naming no relation type: hybrid's ranking with the
+    # pages one phrase step away after its first hit)
     path: Literal["hybrid", "fallback", "unsure", "chain", "one-step", "one-phrase"]
     tied: int = 0  # entities completing the chain at the best weight (the walk's paths; else 0)
-
-
-@dataclass(frozen=True, slots=True)
-class _Search:
-    """One search's fixed inputs, which every phase reads."""
-
-    backend: VectorBackend
-    store_id: str
-    query: str
-    vector: list[float] | None
-    k: int
-    filters: dict[str, Any] | None
-
-
-@dataclass(frozen=True, slots=True)
-class _Found:
-    """What retrieval found: the hits by chunk id (the graph's chunks are added as they are read)
-    and the vector and keyword lists, whose ranks the blend reads."""
-
-    hits: dict[str, Hit]
-    vec_hits: list[Hit]
-    kw_hits: list[Hit]
-
-    def copy(self) -> _Found:
-        """The same with its own `hits`: a concurrent phase reads the chunks only it found."""
-        return _Found(dict(self.hits), self.vec_hits, self.kw_hits)
 
 
 class Ranker:
@@ -178,7 +162,7 @@ class Ranker:
         if q_entities and (not asked or lowered) and relate is not None and chain == 1:
             return await self._one_phrase(search, q_entities, spread, relate, asked)
         if not q_entities or not (asked or (relate is not None and hops >= 2)):
-            plain = await self._hybrid(search)
+            plain = await _hybrid(search)
             # a chain question (by its grammar) naming no entity the graph knows keeps hybrid's
             # ranking too: two-hop expansion from hybrid's best hit put cloaked answers in the top
             # 10 (ahead of hybrid's later hits 12.1 % of this path's questions, after its first
@@ -187,23 +171,66 @@ class Ranker:
             # expansion pushed one out (bench/doc_questions.py; docs/ARCHITECTURE.md, step 3c)
             return RankOutcome(plain, q_entities, {}, path="hybrid")
         # phase 2: retrieval and (phase 3) the relation-aware walk from the question's entities, concurrently
-        vec_job = (
-            backend.search(store_id, vector=vector, query=query, k=n, filters=filters, mode="vector")
-            if vector is not None
-            else _nothing()
-        )
-        kw_job = backend.search(store_id, vector=None, query=query, k=n, filters=filters, mode="keyword")
         # entities named in many files say little about any one of them
         seeds = {key: Reached(share(spread.get(key, 1)), 0, frozenset()) for key in q_entities}
-        vec_hits, kw_hits, reached = await asyncio.gather(
-            vec_job, kw_job, walk(self.graph, store_id, seeds, asked, hops=hops, relate=relate)
-        )
+
+        async def searched() -> _Found:  # the searches made here: a task cancelled unstarted leaves none unawaited
+            vec_job = (
+                backend.search(store_id, vector=vector, query=query, k=n, filters=filters, mode="vector")
+                if vector is not None
+                else _nothing()
+            )
+            kw_job = backend.search(store_id, vector=None, query=query, k=n, filters=filters, mode="keyword")
+            vec_hits, kw_hits = await asyncio.gather(vec_job, kw_job)
+            return _Found({h.chunk_id: h for h in [*kw_hits, *vec_hits]}, vec_hits, kw_hits)
+
+        async def expanded() -> _Early:  # on a copy of the hits, before any phase adds to them
+            return await self._early(search, (await retrieval).copy(), q_entities, chain)
+
+        retrieval = asyncio.ensure_future(searched())
+        # a chain's two-hop expansion (`expand.py`) needs only hybrid's best hit: it starts once
+        # retrieval is in, beside the walk, when hybrid's best is the chain's start (`_early`)
+        early = asyncio.ensure_future(expanded()) if hops >= 2 else None
+        try:
+            return await self._rank_walked(
+                search, retrieval, early, q_entities, seeds, asked, hops, chain, lowered, relate
+            )
+        finally:
+            # every task the search started ends with it: on a path that does not read it, an
+            # error, or the search cancelled (the backend's searches stop, no exception goes unread)
+            for task in (early, retrieval):
+                if task is not None:
+                    task.cancel()
+
+    async def _rank_walked(
+        self,
+        search: _Search,
+        retrieval: Awaitable[_Found],
+        early: Awaitable[_Early] | None,
+        q_entities: list[str],
+        seeds: dict[str, Reached],
+        asked: set[str],
+        hops: int,
+        chain: int,
+        lowered: bool,
+        relate: Relate | None,
+    ) -> RankOutcome:
+        """Phases 3 to 5 for a question the graph steers: the walk, then the ranking its outcome
+        picks (`RankOutcome.path`)."""
+        store_id, query, k = search.store_id, search.query, search.k
+        reached = await walk(self.graph, store_id, seeds, asked, hops=hops, relate=relate)
+        found = await retrieval
+
+        def expansion_pages() -> Awaitable[list[RankedHit]]:
+            """Two-hop expansion's pages: the early one when it ran, else read now (on a copy of the
+            hits taken now, before a phase adds to them: each reads the chunks only it found)."""
+            return self._expansion(search, found.copy(), early, q_entities, chain)
+
         # a phrase step taken from one entity to many by the same phrase is worth less to each, unless
         # it is the question's own relation word for that hop (a name's words are none: `specific.py`)
         named = {t for key in q_entities for t in key.split()}
         reached = specific(reached, [[w for w in hop if w not in named] for hop in hop_plan(query).words], hops)
         reached = evidenced(reached, relate, hops)  # completers by how well each step states its hop
-        found = _Found({h.chunk_id: h for h in [*kw_hits, *vec_hits]}, vec_hits, kw_hits)
         if (not asked and not any(len(r.matched) >= hops for r in reached.values())) or (
             hops >= 2 and not chained(reached, hops)
         ):
@@ -211,10 +238,7 @@ class Ranker:
             # step of: personalised PageRank around the question's entities (`spread.py`), which
             # needs no relation words, fused with hybrid's ranking; beside it, two-hop expansion
             # (`expand.py`), which reads none either, and the two interleaved
-            scored, expanded = await asyncio.gather(
-                self._spread(search, found, seeds, hops),
-                self._expanded(search, found.copy(), q_entities, chain),
-            )
+            scored, expanded = await asyncio.gather(self._spread(search, found, seeds, hops), expansion_pages())
             return RankOutcome(interleave(scored, expanded, k), q_entities, {}, path="fallback")
         # phase 4: candidates and their signals. The walk's ranking stands when an entity completes
         # the chain; when none does (steps followed, no answer reached), two-hop expansion from
@@ -230,14 +254,20 @@ class Ranker:
             # the likest to the rest of the question, so nothing says this is the chain's start and
             # a chain at all: hybrid's ranking leads, the walk's interleaved after its first hit in
             # at most half the places (bench/doc_questions.py)
-            (scored, ranked_entities), plain = await asyncio.gather(walked, self._hybrid(search))
+            (scored, ranked_entities), plain = await asyncio.gather(walked, _hybrid(search))
             scored = interleave(plain, scored, k, slots=(k - 1) // 2)
+        elif best and hops >= 2:
+            # a completed chain: when hybrid's best hit is the page of the question's own entity
+            # (the chain's start), the walk's ranking fused with two-hop expansion's from there by
+            # page, the walk's first pages kept, the expansion's vote growing with the ties (`fuse.py`)
+            # (`far`: None unless hybrid's best is the chain's start, `expand.opening` says so)
+            (scored, ranked_entities), (far, _first) = await asyncio.gather(walked, early or _early_none())
+            if far:
+                scored = fuse(scored, far, k, vote(len(best)))
         elif best:
             scored, ranked_entities = await walked
         else:
-            (scored, ranked_entities), expanded = await asyncio.gather(
-                walked, self._expanded(search, found.copy(), q_entities, chain)
-            )
+            (scored, ranked_entities), expanded = await asyncio.gather(walked, expansion_pages())
             scored = interleave(scored, expanded, k, slots=(k - 1) // 2)
         entities = {e: round(reached[e].potential(), 4) for e in ranked_entities if e not in q_entities}
         if not best:
@@ -254,10 +284,10 @@ class Ranker:
 
         async def load(rows: Sequence[Hit]) -> dict[str, Hit]:
             hits: dict[str, Hit] = {}
-            await self._load_chunks(search, rows, hits)
+            await _load_chunks(search, rows, hits)
             return hits
 
-        hybrid = self._hybrid(search)
+        hybrid = _hybrid(search)
         ranked, entities = await one_phrase(
             self.graph, search.store_id, hybrid, load, search.k, q_entities, spread, relate, asked
         )
@@ -321,52 +351,43 @@ class Ranker:
             wanted = [pending.pop(r.chunk_id) for r in scored[:k] if r.chunk_id in pending]
             if not wanted:
                 return scored[:k]
-            await self._load_chunks(search, wanted, hits)
+            await _load_chunks(search, wanted, hits)
         # the last chunks read are in `hits` (those the filters passed); the rest are never read
         return blend(query, hits, vec_hits, kw_hits, graph_score, times, weights, k)
 
-    async def _expanded(self, search: _Search, found: _Found, q_entities: list[str], steps: int) -> list[RankedHit]:
+    async def _early(self, search: _Search, found: _Found, q_entities: list[str], steps: int) -> _Early:
+        """A chain's two-hop expansion begun beside the walk: its first read (`expand.opening`),
+        then the rest only when hybrid's best hit is the chain's start's page, the one case a
+        completed chain fuses it (`expand.opening` tells); else None and that read, which the fallback and
+        unsure paths, reading the expansion after the walk as they did before, do not repeat."""
+        if not found.hits:
+            return [], None
+        vec = {h.chunk_id: h.score for h in found.vec_hits}
+        kw = {h.chunk_id: h.score for h in found.kw_hits}
+        first, opens = await opening(self.graph, search.store_id, found.hits, vec, kw, q_entities)
+        return (await self._expanded(search, found, q_entities, steps, first) if opens else None), first
+
+    async def _expansion(
+        self, search: _Search, found: _Found, early: Awaitable[_Early] | None, q_entities: list[str], steps: int
+    ) -> list[RankedHit]:
+        """Two-hop expansion's pages for the fallback and unsure paths: the early ones when they were
+        read, else read now on `found` (its first read shared with `_early`'s)."""
+        expanded, first = await early if early is not None else (None, None)
+        return expanded if expanded is not None else await self._expanded(search, found, q_entities, steps, first)
+
+    async def _expanded(
+        self, search: _Search, found: _Found, q_entities: list[str], steps: int, first: list[MentionRow] | None = None
+    ) -> list[RankedHit]:
         """The pages two-hop expansion reaches from hybrid's best hit (`expand.expansion`), as kg
-        hits; pages hybrid did not find are read from the backend (filters applied)."""
+        hits; pages hybrid did not find are read from the backend (filters applied). `first`: the
+        best hit's mention rows when already read."""
 
         hits = found.hits
 
         async def load(rows: list[Hit]) -> None:
-            await self._load_chunks(search, rows, hits)
+            await _load_chunks(search, rows, hits)
 
         vec = {h.chunk_id: h.score for h in found.vec_hits}
         kw = {h.chunk_id: h.score for h in found.kw_hits}
-        pages = await expansion(self.graph, search.store_id, hits, vec, kw, q_entities, search.k, load, steps)
+        pages = await expansion(self.graph, search.store_id, hits, vec, kw, q_entities, search.k, load, steps, first)
         return [RankedHit(h.chunk_id, h.file_id, h.filename, h.text, 0.0, h.attributes, b) for h, b in pages]
-
-    async def _hybrid(self, search: _Search) -> list[RankedHit]:
-        """Hybrid search's own top k (keyword search's when the question has no vector)."""
-        mode: Any = "hybrid" if search.vector is not None else "keyword"
-        plain = await search.backend.search(
-            search.store_id, vector=search.vector, query=search.query, k=search.k, filters=search.filters, mode=mode
-        )
-        return [_hybrid_hit(h) for h in plain]
-
-    async def _load_chunks(self, search: _Search, rows: Sequence[Hit], hits: dict[str, Hit]) -> None:
-        """The text of chunks only the graph found (one read by chunk id, attribute filters applied)."""
-        filters = search.filters
-        files = set(list(dict.fromkeys(m.file_id for m in rows))[:MAX_GRAPH_FILES])
-        wanted = [(m.file_id, m.chunk_id) for m in rows if m.file_id in files]
-        for h in await search.backend.chunks(search.store_id, wanted):
-            if filters is None or flt.matches(filters, h.attributes):
-                hits[h.chunk_id] = h
-
-
-async def _nothing() -> list[Hit]:
-    return []
-
-
-def _hybrid_hit(h: Hit) -> RankedHit:
-    """A hit of hybrid search, for a question the graph does not steer: its breakdown says so."""
-    breakdown = {"hybrid": round(h.score, 4), "graph": 0.0}
-    return RankedHit(h.chunk_id, h.file_id, h.filename, h.text, h.score, h.attributes, score_breakdown=breakdown)
-
-
-def _pending(row: MentionRow) -> Hit:
-    """A chunk the graph found, before its text is read: ranked on its graph, recency and title."""
-    return Hit(row.chunk_id, row.file_id, "", "", 0.0)

@@ -373,3 +373,21 @@ async def test_two_hop_expansion_follows_the_names_of_pages(graph: GraphStore) -
     rounds, _about = await expand(graph, sid, MentionRow("", "tool", f"{sid}:tool:0", 0, True))
     # one page, by its chunk naming the manual most
     assert [[(m.file_id, m.chunk_id) for m in pages] for pages in rounds] == [[("long", f"{sid}:long:7")]], rounds
+
+
+async def test_two_hop_expansion_keeps_a_names_namesake_pages(graph: GraphStore) -> None:
+    """Two pages about one name the start mentions (namesakes), the first of three chunks each
+    carrying its title as subject: the expansion reaches both (it reads each name's share of a
+    round's rows, not its first rows only, which the first page's chunks fill)."""
+    from gateway.knowledge_graph.expand import expand
+    from storage.graph import MentionRow
+
+    sid = _sid()
+    dorn = Entity("dorn", "Dorn", "x")
+    start = [Mention("start", f"{sid}:s:0", 1, True), Mention("dorn", f"{sid}:s:0", 1)]
+    await graph.replace_file(FileGraph(sid, "s", "Start", "t", [Entity("start", "Start", "x"), dorn], start, []))
+    first = [Mention("dorn", f"{sid}:d1:{i}", 1, True) for i in range(3)]
+    await graph.replace_file(FileGraph(sid, "d1", "Dorn", "t", [dorn], first, []))
+    await graph.replace_file(FileGraph(sid, "d2", "Dorn", "t", [dorn], [Mention("dorn", f"{sid}:d2:0", 1, True)], []))
+    rounds, _about = await expand(graph, sid, MentionRow("", "s", f"{sid}:s:0", 0, True))
+    assert [m.file_id for m in rounds[0]] == ["d1", "d2"], rounds
