@@ -169,8 +169,9 @@ async def opening(
 ) -> tuple[list[MentionRow], bool]:
     """The expansion's first read, the mention rows of hybrid's best hit among `hits` (non-empty),
     and whether that is the page of an entity the question names (`own`: its subject): the start
-    `pages` lists the far hop first from and `fuse.started` reads, known before the walk ends, so a
-    completed chain pays for the rest of the expansion only when the fusion can use it."""
+    `pages` lists the far hop first from and the ranker fuses a completed chain from (step 3d), known
+    before the walk ends, so a completed chain pays for the rest of the expansion only when the
+    fusion can use it."""
     rows = await graph.chunk_mentions(store_id, [best_hit(hits, vec, kw).chunk_id])
     return rows, bool({m.entity for m in rows if m.subject} & set(own))
 
