@@ -93,3 +93,27 @@ def test_a_pages_later_hit_keeps_its_place_behind_the_pages_first_hits() -> None
     # with room for every hit, the second chunk comes after every page's first, at no borrowed score
     whole = fuse(walk, expansion, 11, vote(1))
     assert [h.chunk_id for h in whole][-1] == "p0-2" and whole[-1].score == 0.05, whole
+
+
+def test_a_chain_whose_start_has_no_page_keeps_the_walks_ranking(backend: Backend, tmp_path: Path) -> None:
+    # the piece has no page of its own: hybrid's best hit is the composer's page, no page of an
+    # entity the question names, so the completed chain is not fused and Tarrin's page, one name
+    # out from that hit (the expansion's first hop), stays out of the top 10
+    pages = {
+        **NOTES,
+        "hensa.md": "# Hensa Grethm\n\nHensa Grethm is an oboist. Hensa Grethm composed Nahan Tone Poem. "
+        "Hensa Grethm was born in Dorn. Letters: Tarrin, Ulm.",
+        "tarrin.md": PAGES["tarrin.md"],
+    }
+    with gateway(backend.url, tmp_path, GATEWAY_AUTH="none") as gw:
+        own = OpenAI(base_url=gw.url, api_key="unused", max_retries=0)
+        store = upload_pages(own, "kg-fuse-no-start", pages)
+        names = store.names
+        hybrid = [names[h.file_id] for h in own.vector_stores.search(store.id, query=QUESTION).data]
+        assert hybrid[0] == "hensa.md" and "tarrin.md" not in hybrid, hybrid
+        found = own.vector_stores.search(store.id, query=QUESTION, ranking_options=KG)  # type: ignore[arg-type]
+        ranked = list(dict.fromkeys(names[h.file_id] for h in found.data))
+        breakdown = {names[h.file_id]: (h.model_extra or {})["score_breakdown"] for h in found.data}
+        assert ranked[0] == "hensa.md" and breakdown["hensa.md"]["graph"] > 0, (ranked, breakdown)
+        assert "tarrin.md" not in ranked[:10], ranked
+        assert not any("hops" in b for b in breakdown.values()), breakdown  # no expansion page
