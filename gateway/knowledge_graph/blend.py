@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from gateway.knowledge_graph.clauses import STOP, normalise
+from gateway.knowledge_graph.lexicon import STOP, normalise
 from vectorstore.base import Hit
 from vectorstore.fusion import Fusion
 

@@ -22,11 +22,11 @@ from gateway.knowledge_graph.lexicon import (
     GOVERNED,
     MAX_PHRASE_WORDS,
     PHRASE,
+    STOP,
     Span,
+    normalise,
     typed,
 )
-from gateway.knowledge_graph.lexicon import STOP as STOP  # read here by blend and by this module
-from gateway.knowledge_graph.lexicon import normalise as normalise  # read here by blend and by this module
 
 # grammar that puts a relation's words elsewhere than between its two names
 # "B, which N designed" (one \s* per run of spaces: a run shared by two is quadratic on a tenant's text)

@@ -57,7 +57,7 @@ async def expand(
     """The pages two-hop expansion reaches from `start` (a chunk's row: its chunk and file), one
     list per hop in the order found, each page once (its chunk naming its subject most), never
     `start`'s own file; second, what `start`'s page is about (its subjects). `first`: `start`'s
-    mention rows when already read (`Opening`), else read here."""
+    mention rows when already read (`opening`), else read here."""
     seen_files = {start.file_id}
     frontier = [start.chunk_id]
     rounds: list[list[MentionRow]] = []
